@@ -1,0 +1,36 @@
+# The two commands a newcomer needs: `make demo` runs the product, `make test` passes the tests.
+# Both set up .venv/ themselves.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(STAMP)
+	$(BIN)/kiosk rules list
+	$(BIN)/kiosk rules show xiamen-2015
+	$(BIN)/kiosk replay examples/xiamen-2015-example.json
+	$(BIN)/kiosk replay examples/xiamen-2015-example.json --format sheet
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy --strict kiosk/rules
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench_rules.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,1 @@
+"""The `kiosk` command and its subcommands."""

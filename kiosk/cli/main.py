@@ -1,0 +1,55 @@
+"""`kiosk`: one command with subcommands. Errors a person can fix print one line and exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from ..i18n import DEFAULT_LANG, LANGS
+from ..rules import RulesError, Rulesets
+from . import replay_cmd, rules_cmd
+
+RULES_DIR_ENV = "KIOSK_RULES_DIR"
+EXIT_USAGE = 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kiosk", description="80分 tournament table kiosk and scorer")
+    parser.add_argument(
+        "--rules-dir", action="append", default=[], metavar="DIR",
+        help=f"add the house rulesets (*.toml) in DIR; may be repeated; also read from "
+             f"${RULES_DIR_ENV} (directories separated by '{os.pathsep}')")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    rules_cmd.add_parser(commands, add_lang)
+    replay_cmd.add_parser(commands, add_lang)
+    return parser
+
+
+def add_lang(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
+                        help=f"language of the output (default {DEFAULT_LANG})")
+
+
+def load_rulesets(args: argparse.Namespace) -> Rulesets:
+    """Built-in rulesets plus the house rulesets of --rules-dir and $KIOSK_RULES_DIR."""
+    from_env = [d for d in os.environ.get(RULES_DIR_ENV, "").split(os.pathsep) if d]
+    return Rulesets.load([*from_env, *args.rules_dir])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except RulesError as exc:
+        print(f"kiosk {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # e.g. `kiosk replay … | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

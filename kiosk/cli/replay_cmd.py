@@ -1,0 +1,61 @@
+"""`kiosk replay FILE|-`: recompute a match record (RULES.md §9) and print one JSON object per
+hand, or a score sheet. A bad record prints the lines before the problem, then the problem on
+stderr, and exits 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..rules import RecordError, replay
+from ..sheet import score_sheet
+
+
+def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+    parser = commands.add_parser("replay", help="recompute a match record (RULES.md §9)")
+    parser.add_argument("file", help="the record, a JSON file, or - for standard input")
+    parser.add_argument("--format", choices=("json", "sheet"), default="json",
+                        help="json: one object per hand (default); sheet: a score sheet")
+    add_lang(parser)
+    parser.set_defaults(run=run)
+
+
+def read_record(name: str) -> Any:
+    """The parsed record in file `name` (- for stdin). Raises RecordError when it cannot be read
+    or is not JSON."""
+    try:
+        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError("record", "", f"cannot read {name}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError("record", "", f"not JSON: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from .main import EXIT_USAGE, load_rulesets
+
+    rulesets = load_rulesets(args)
+    record = read_record(args.file)
+    lines: list[dict[str, Any]] = []
+    error: RecordError | None = None
+    try:
+        for line in replay(record, rulesets):
+            if args.format == "json":
+                print(json.dumps(line, ensure_ascii=False), flush=True)
+            lines.append(line)
+    except RecordError as exc:
+        error = exc
+    if args.format == "sheet" and isinstance(record, dict) and record.get("ruleset") in rulesets:
+        ruleset = rulesets[record["ruleset"]]
+        print(score_sheet(record, ruleset, lines, args.lang, str(error) if error else None),
+              end="")
+    if error is not None:
+        print(f"kiosk replay: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return 0

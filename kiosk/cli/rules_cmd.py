@@ -1,0 +1,35 @@
+"""`kiosk rules list` and `kiosk rules show ID`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from ..ruleset_text import list_rulesets, show_ruleset
+
+
+def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+    rules = commands.add_parser("rules", help="list and show the rulesets")
+    sub = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
+    listing = sub.add_parser("list", help="list the rulesets, built-in and house")
+    add_lang(listing)
+    listing.set_defaults(run=run_list)
+    show = sub.add_parser("show", help="print one ruleset as readable tables")
+    show.add_argument("id", help="ruleset id, e.g. xiamen-2015")
+    add_lang(show)
+    show.set_defaults(run=run_show)
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from .main import load_rulesets
+
+    print(list_rulesets(load_rulesets(args), args.lang))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from .main import load_rulesets
+
+    print(show_ruleset(load_rulesets(args).require(args.id), args.lang), end="")
+    return 0

@@ -1,0 +1,189 @@
+"""shuangsheng-2011: an individual round of fixed deals with partners drawn by card (RULES.md §6).
+
+Players are named by the seat letter they drew (E, N, W, S). Each deal's dealer comes in turn,
+the partner is drawn by a card, and every player scores big points from the defenders' total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from .errors import EntryError, MatchOver
+from .hand import KittyEntry, PenaltyEntry, score_hand
+from .ruleset import Ruleset
+from .seats import PARTNER_OF, RANKS, SEATS, next_seat, previous_seat
+
+_SELF: Final = {seat: seat for seat in SEATS}
+_JOKERS: Final = frozenset({"joker", "JOKER", "Joker", "大王", "小王", "王"})
+
+
+@dataclass(frozen=True, slots=True)
+class DealEntry:
+    """What the players entered for one deal. Give `partner` (a player letter) or `partner_card`
+    (the rank the dealer turned), or both when they agree."""
+
+    points: int | None = None
+    kitty: KittyEntry | None = None
+    penalties: tuple[PenaltyEntry, ...] = ()
+    partner: str | None = None
+    partner_card: str | None = None
+    dealer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    deal: int
+    level: str
+    dealer: str
+    partner: str
+    total: int
+    awards: dict[str, int]
+    totals: dict[str, int]
+    penalties: tuple[Any, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "deal": self.deal, "level": self.level, "dealer": self.dealer,
+            "partner": self.partner, "total": self.total, "awards": dict(self.awards),
+            "totals": dict(self.totals),
+        }
+        if self.penalties:
+            out["penalties"] = [p.to_json() for p in self.penalties]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class IndividualRound:
+    """The state of a round after some deals: big-point totals by player letter."""
+
+    ruleset: Ruleset
+    deals: int = 0
+    totals: tuple[tuple[str, int], ...] = ()
+
+    @classmethod
+    def start(cls, ruleset: Ruleset) -> IndividualRound:
+        """A new round. Raises EntryError for a team ruleset."""
+        if ruleset.kind != "individual" or ruleset.deals is None:
+            raise EntryError("ruleset", f"{ruleset.id} is not an individual ruleset")
+        order = ruleset.deals.dealer_order
+        return cls(ruleset, 0, tuple((player, 0) for player in order))
+
+    @property
+    def finished(self) -> bool:
+        assert self.ruleset.deals is not None
+        return self.deals >= len(self.ruleset.deals.levels)
+
+    def next_dealer(self) -> str:
+        assert self.ruleset.deals is not None
+        order = self.ruleset.deals.dealer_order
+        return order[self.deals % len(order)]
+
+    def partner_by_card(self, dealer: str, rank: Any) -> str:
+        """The partner the turned card names (drawn seats: right is the next to play).
+        Raises EntryError for a joker or a rank that is not a card."""
+        assert self.ruleset.deals is not None
+        if rank in _JOKERS:
+            raise EntryError("partner_card", "a joker is turned again; give the card that "
+                             "named the partner")
+        where = self.ruleset.deals.partner_by_card.get(rank) if isinstance(rank, str) else None
+        if where is None:
+            raise EntryError("partner_card", f"{rank!r} is not a card rank; give one of "
+                             f"{' '.join(RANKS)}")
+        direction = self.ruleset.dealer.direction
+        if where == "right":
+            return next_seat(dealer, direction)
+        if where == "left":
+            return previous_seat(dealer, direction)
+        return PARTNER_OF[dealer]
+
+    def play(self, entry: DealEntry) -> tuple[IndividualRound, DealResult]:
+        """Apply one deal. Raises EntryError naming the field, MatchOver after the last deal."""
+        deals = self.ruleset.deals
+        assert deals is not None
+        if self.finished:
+            raise MatchOver("", f"a {self.ruleset.id} round is {len(deals.levels)} deals")
+        dealer = self.next_dealer()
+        if entry.dealer is not None and entry.dealer != dealer:
+            raise EntryError("dealer", f"{entry.dealer!r} is not the dealer: deal "
+                             f"{self.deals + 1} is dealt by {dealer}")
+        partner = self._partner(dealer, entry)
+        dealer_side = frozenset({dealer, partner})
+        score, _ = score_hand(self.ruleset, entry.points, entry.kitty, entry.penalties,
+                              dealer_side, {}, _SELF)
+        assert score.total is not None
+        band = self.ruleset.big_points_for(score.total)
+        awards = {p: band.dealer_side if p in dealer_side else band.defenders
+                  for p, _ in self.totals}
+        if score.big_points is not None and score.big_points_seat is not None:
+            outcome = score.big_points
+            erring = dealer_side if score.big_points_seat in dealer_side else (
+                frozenset(SEATS) - dealer_side)
+            for player in awards:
+                awards[player] = (outcome.erring if player in erring
+                                  else max(outcome.other_at_least, awards[player]))
+        totals = tuple((p, t + awards[p]) for p, t in self.totals)
+        state = replace(self, deals=self.deals + 1, totals=totals)
+        level = deals.levels[self.deals]
+        return state, DealResult(state.deals, level, dealer, partner, score.total, awards,
+                                 dict(totals), score.penalties)
+
+    def _partner(self, dealer: str, entry: DealEntry) -> str:
+        by_card = (self.partner_by_card(dealer, entry.partner_card)
+                   if entry.partner_card is not None else None)
+        given = entry.partner
+        if given is None:
+            if by_card is None:
+                raise EntryError("partner", "give the partner (a player letter) or the "
+                                 "partner_card the dealer turned")
+            return by_card
+        if given not in SEATS or given == dealer:
+            raise EntryError("partner", f"{given!r} cannot partner the dealer {dealer}; give "
+                             "one of the other three players")
+        if by_card is not None and by_card != given:
+            raise EntryError("partner", f"'{given}' disagrees with partner_card "
+                             f"'{entry.partner_card}', which names '{by_card}'")
+        return given
+
+
+@dataclass(frozen=True, slots=True)
+class PrizeFinals:
+    """The prize-final groups, best first, and the players whose place across a cut between
+    groups was decided only by input order (equal totals): the head referee should confirm."""
+
+    groups: tuple[tuple[str, ...], ...]
+    ties_at_cuts: tuple[str, ...]
+
+
+def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4) -> PrizeFinals:
+    """Form the prize-final groups from prelim results (RULES.md §6). Each group lists its
+    players as (name, total) in final order (ties already ordered by the head referee). Group
+    winners come first and group lasts last, each block by total; the ranking is cut into groups
+    of `size` from the top. Raises EntryError when the field does not divide into groups."""
+    if any(len(g) < 2 for g in groups):
+        raise EntryError("groups", "every prelim group needs at least a first and a last")
+    players = [p for g in groups for p in g]
+    if len({name for name, _ in players}) != len(players):
+        raise EntryError("groups", "a player appears twice")
+    if not players or len(players) % size:
+        raise EntryError("groups", f"{len(players)} players do not divide into final groups "
+                         f"of {size}")
+    firsts = [g[0] for g in groups]
+    lasts = [g[-1] for g in groups]
+    middles = [p for g in groups for p in g[1:-1]]
+    ranking: list[tuple[str, int]] = []
+    for block in (firsts, middles, lasts):
+        ranking.extend(sorted(block, key=lambda p: -p[1]))  # stable: input order breaks ties
+    finals = tuple(tuple(name for name, _ in ranking[i:i + size])
+                   for i in range(0, len(ranking), size))
+    ties: list[str] = []
+    for cut in range(size, len(ranking), size):
+        above, below = ranking[cut - 1], ranking[cut]
+        if above[1] == below[1] and _same_block(above, below, firsts, middles, lasts):
+            ties.extend([above[0], below[0]])
+    return PrizeFinals(finals, tuple(ties))
+
+
+def _same_block(a: tuple[str, int], b: tuple[str, int], *blocks: list[tuple[str, int]]) -> bool:
+    return any(a in block and b in block for block in blocks)

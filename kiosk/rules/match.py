@@ -1,0 +1,297 @@
+"""A team match as a fold of hands into a state (RULES.md §2–§5 and §8).
+
+`TeamMatch` is immutable: `play` returns the next state and what the hand did. The same fold
+serves `kiosk replay`, the table session and the scorer's recomputation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from .errors import EntryError, MatchOver
+from .hand import HandScore, KittyEntry, PenaltyEntry, score_hand
+from .ruleset import Ruleset
+from .seats import OTHER_TEAM, PARTNER_OF, SEATS, TEAM_OF, TEAMS, next_seat
+
+_TEAM_SEATS = {"NS": frozenset({"N", "S"}), "EW": frozenset({"E", "W"})}
+_NO_COUNTS: Mapping[tuple[str, str, str], int] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class HandEntry:
+    """What the referee entered for one hand of a team match (RULES.md §9)."""
+
+    points: int | None = None
+    kitty: KittyEntry | None = None
+    penalties: tuple[PenaltyEntry, ...] = ()
+    redeal: bool = False
+    dealer: str | None = None
+    as_played: bool = False  # played after a correction: the dealer is taken as given
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """What one hand did, as `kiosk replay` prints it."""
+
+    hand: int
+    dealer: str
+    level: str
+    total: int | None
+    result: str  # "hold", "take-over", "redeal" or "match-loss"
+    advance: int | None
+    levels: tuple[str, str]  # NS, EW after the hand
+    next_dealer: str | None
+    winner: str | None = None
+    by: str | None = None
+    penalties: tuple[Any, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "hand": self.hand, "dealer": self.dealer, "level": self.level, "total": self.total,
+            "result": self.result, "advance": self.advance,
+            "levels": {"NS": self.levels[0], "EW": self.levels[1]},
+            "next_dealer": self.next_dealer, "winner": self.winner,
+        }
+        if self.by is not None:
+            out["by"] = self.by
+        if self.penalties:
+            out["penalties"] = [p.to_json() for p in self.penalties]
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """The end of a match (RULES.md §8): big points and net levels by team."""
+
+    winner: str
+    by: str  # "ladder", "time-up", "forfeit" or "penalty"
+    levels: tuple[str, str]
+    big_points: tuple[int, int]
+    net_levels: tuple[int, int] | None  # only where the ruleset breaks ties by net levels
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"winner": self.winner, "by": self.by,
+                               "big_points": dict(zip(TEAMS, self.big_points, strict=True))}
+        if self.net_levels is not None:
+            out["net_levels"] = dict(zip(TEAMS, self.net_levels, strict=True))
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class TimeUpDecision:
+    """What happens when the match time runs out: a winner now, or finish the hand in play."""
+
+    winner: str | None
+    finish_hand: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TeamMatch:
+    """The state of a team match after some hands. Levels are indices into `ruleset.ladder`;
+    `reached` is the hand at which each team reached its current level (0: at the start)."""
+
+    ruleset: Ruleset
+    next_dealer: str | None  # None: grabbed at the table
+    levels: tuple[int, int] = (0, 0)
+    reached: tuple[int, int] = (0, 0)
+    hands: int = 0  # hands entered, redeals included
+    played: int = 0  # hands played out
+    last_hand_winner: str | None = None
+    counts: Mapping[tuple[str, str, str], int] = field(default_factory=lambda: _NO_COUNTS)
+    winner: str | None = None
+    by: str | None = None
+    time_up_pending: bool = False  # time ran out during the hand in play: it is the last
+
+    @classmethod
+    def start(cls, ruleset: Ruleset, first_dealer: str | None = None) -> TeamMatch:
+        """A new match at 2–2. `first_dealer` None: the first hand's entry names the grabbed
+        dealer. Raises EntryError for a bad seat or an individual ruleset."""
+        if ruleset.kind != "team":
+            raise EntryError("ruleset", f"{ruleset.id} is not a team ruleset")
+        if first_dealer is not None and first_dealer not in SEATS:
+            raise EntryError("first_dealer", f"{first_dealer!r} is not a seat; give N, E, S or W")
+        return cls(ruleset, first_dealer)
+
+    # -- levels -----------------------------------------------------------------------------
+
+    def level_of(self, team: str) -> str:
+        """The level `team` is playing at (its final level once it has won)."""
+        return self.ruleset.ladder[self.levels[TEAMS.index(team)]]
+
+    def shown_levels(self) -> tuple[str, str]:
+        ladder = self.ruleset.ladder
+        return ladder[self.levels[0]], ladder[self.levels[1]]
+
+    # -- playing ----------------------------------------------------------------------------
+
+    def play(self, entry: HandEntry) -> tuple[TeamMatch, HandResult]:
+        """Apply one hand. Raises EntryError (naming the field) when the entry is refused and
+        MatchOver when the match already has a winner; the state is then unchanged."""
+        if self.winner is not None:
+            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+        dealer = self._dealer_for(entry)
+        hand = self.hands + 1
+        team = TEAM_OF[dealer]
+        t = TEAMS.index(team)
+        level = self.ruleset.ladder[self.levels[t]]
+        if entry.redeal:
+            return self._redeal(entry, dealer, hand, level)
+        score, counts = score_hand(
+            self.ruleset, entry.points, entry.kitty, entry.penalties, _TEAM_SEATS[team],
+            self.counts, TEAM_OF)
+        state = replace(self, hands=hand, played=self.played + 1,
+                        counts=MappingProxyType(counts) if counts is not None else self.counts)
+        if score.result == "match-loss":
+            assert score.match_loser_seat is not None
+            state = state._end(OTHER_TEAM[TEAM_OF[score.match_loser_seat]], "penalty")
+            return state, HandResult(hand, dealer, level, score.total, "match-loss", None,
+                                     state.shown_levels(), None, state.winner, state.by,
+                                     score.penalties)
+        return state._advance(score, dealer, hand, level)
+
+    def _dealer_for(self, entry: HandEntry) -> str:
+        given = entry.dealer
+        if given is not None and given not in SEATS:
+            raise EntryError("dealer", f"{given!r} is not a seat; give N, E, S or W")
+        if entry.as_played:
+            if given is None:
+                raise EntryError("dealer", "a hand played after a correction carries the dealer "
+                                 "it was played with")
+            return given
+        if self.next_dealer is None:
+            if given is None:
+                raise EntryError("dealer", "the dealer is grabbed at the table here; give it")
+            return given
+        if given is not None and given != self.next_dealer:
+            raise EntryError("dealer", f"'{given}' is not the dealer: by {self.ruleset.id} "
+                             f"the dealer is '{self.next_dealer}'")
+        return self.next_dealer
+
+    def _redeal(self, entry: HandEntry, dealer: str, hand: int, level: str
+                ) -> tuple[TeamMatch, HandResult]:
+        redeal = self.ruleset.redeal
+        if redeal is None:
+            raise EntryError("redeal", f"{self.ruleset.id} has no redeal")
+        if entry.points is not None or entry.kitty is not None or entry.penalties:
+            raise EntryError("redeal", "a redeal scores nothing: give no points, kitty or "
+                             "penalties with it")
+        if self.time_up_pending:
+            raise EntryError("redeal", "time is up: the hand in play is finished, not redealt")
+        rule = redeal.dealer_before_first_hand if self.played == 0 else redeal.dealer_after
+        next_dealer = dealer if rule == "same" else None
+        state = replace(self, hands=hand, next_dealer=next_dealer)
+        return state, HandResult(hand, dealer, level, None, "redeal", None, state.shown_levels(),
+                                 next_dealer)
+
+    def _advance(self, score: HandScore, dealer: str, hand: int, level: str
+                 ) -> tuple[TeamMatch, HandResult]:
+        rules = self.ruleset
+        dealer_team = TEAM_OF[dealer]
+        hold = score.result == "hold"
+        mover = dealer_team if hold else OTHER_TEAM[dealer_team]
+        m = TEAMS.index(mover)
+        start = self.levels[m]
+        if score.straight:
+            won = start == len(rules.ladder) - 1
+            final = len(rules.ladder) - 1
+            new, moved = (start, 1) if won else (final, final - start)
+        else:
+            new, moved, won = climb(rules, start, score.advance, first_step_free=hold)
+        levels = list(self.levels)
+        reached = list(self.reached)
+        levels[m] = new
+        if moved and not won:
+            reached[m] = hand
+        for seat, down in score.level_losses:
+            t = TEAMS.index(TEAM_OF[seat])
+            levels[t] = max(0, levels[t] - down)
+            reached[t] = hand
+        if hold:
+            next_dealer = PARTNER_OF[dealer] if rules.dealer.hold == "partner" else dealer
+        else:
+            next_dealer = next_seat(dealer, rules.dealer.direction)
+        state = replace(self, levels=(levels[0], levels[1]), reached=(reached[0], reached[1]),
+                        next_dealer=next_dealer, last_hand_winner=mover)
+        if won:
+            state = state._end(mover, "ladder")
+        elif self.time_up_pending:
+            state = state._end(state._time_up_winner(after_hand=True), "time-up")
+        return state, HandResult(hand, dealer, level, score.total, score.result, moved,
+                                 state.shown_levels(), next_dealer, state.winner, state.by,
+                                 score.penalties)
+
+    # -- endings ----------------------------------------------------------------------------
+
+    def _end(self, winner: str, by: str) -> TeamMatch:
+        return replace(self, winner=winner, by=by, time_up_pending=False)
+
+    def time_up(self, hand_in_progress: bool) -> tuple[TeamMatch, TimeUpDecision]:
+        """The match time ran out (RULES.md §5). Returns the new state and the decision: a winner
+        now, or finish the hand in play (the next `play` then ends the match). Raises EntryError
+        when the ruleset has no time-up rule or no hand was played, MatchOver after a winner."""
+        if self.winner is not None:
+            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+        rule = self.ruleset.time.time_up
+        if rule == "none":
+            raise EntryError("end.time_up", f"{self.ruleset.id} has no time-up rule; the event "
+                             "must set one in a house ruleset")
+        equal = self.levels[0] == self.levels[1]
+        if hand_in_progress and (rule == "finish-hand-then-leader" or equal):
+            return replace(self, time_up_pending=True), TimeUpDecision(None, True)
+        winner = self._time_up_winner(after_hand=False)
+        return self._end(winner, "time-up"), TimeUpDecision(winner, False)
+
+    def _time_up_winner(self, after_hand: bool) -> str:
+        ns, ew = self.levels
+        if ns != ew:
+            return "NS" if ns > ew else "EW"
+        if (not after_hand and self.ruleset.time.time_up == "higher-level-now"
+                and self.reached[0] != self.reached[1]):
+            return "NS" if self.reached[0] < self.reached[1] else "EW"
+        if self.last_hand_winner is None:
+            raise EntryError("end.time_up", "no hand was played, so time up cannot pick a "
+                             "winner; the referee rules (record a forfeit)")
+        return self.last_hand_winner
+
+    def forfeit(self, loser: str) -> TeamMatch:
+        """`loser` forfeits (late, disqualified, a ruling): the other team wins. Raises
+        EntryError for a bad team, MatchOver after a winner."""
+        if self.winner is not None:
+            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+        if loser not in TEAMS:
+            raise EntryError("end.forfeit", f"{loser!r} is not a team; give NS or EW")
+        return self._end(OTHER_TEAM[loser], "forfeit")
+
+    def result(self) -> MatchResult | None:
+        """The match result once there is a winner (RULES.md §8), else None."""
+        if self.winner is None or self.by is None:
+            return None
+        scoring = self.ruleset.result
+        w = TEAMS.index(self.winner)
+        net = max(0, self.levels[w] - self.levels[1 - w] - 1)
+        big = [scoring.loss_points, scoring.loss_points]
+        big[w] = scoring.win_points
+        nets = (net, -net) if w == 0 else (-net, net)
+        return MatchResult(self.winner, self.by, self.shown_levels(), (big[0], big[1]),
+                           nets if scoring.tie_break == "net-levels" else None)
+
+
+def climb(ruleset: Ruleset, start: int, steps: int, first_step_free: bool
+          ) -> tuple[int, int, bool]:
+    """Advance `steps` levels from ladder index `start` (RULES.md §3). A step out of a must-play
+    level is allowed only as the first step of a hand won as the dealer side at that level
+    (`first_step_free`); stepping out of the final level wins. Returns the new index, the levels
+    actually moved, and whether the team won."""
+    ladder = ruleset.ladder
+    final = len(ladder) - 1
+    index = start
+    for step in range(steps):
+        if ladder[index] in ruleset.must_play and not (step == 0 and first_step_free):
+            return index, step, False
+        if index == final:
+            return index, step + 1, True
+        index += 1
+    return index, steps, False

@@ -1,0 +1,219 @@
+"""Match records (RULES.md §9): parse one, replay it through the fold, and yield the printed lines.
+
+A record is untrusted input: every structural problem and every refused entry becomes a
+`RecordError` naming the hand (or deal) and the field. `replay` yields the lines of the hands
+before the bad one first, so a caller can print them and then the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Final
+
+from .errors import EntryError, RecordError, RulesError
+from .hand import KittyEntry, PenaltyEntry
+from .individual import DealEntry, IndividualRound
+from .match import HandEntry, TeamMatch
+from .registry import Rulesets
+from .ruleset import Ruleset
+
+#: Informational fields a record may carry for score sheets (event, teams, players…).
+_INFO: Final = frozenset({"event", "round", "table", "teams", "players", "note", "group"})
+_TEAM_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "first_dealer", "hands", "end"}) | _INFO
+_INDIVIDUAL_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "deals"}) | _INFO
+_HAND_KEYS: Final = frozenset(
+    {"points", "kitty", "penalties", "redeal", "dealer", "as_played", "trump", "note"})
+_DEAL_KEYS: Final = frozenset(
+    {"points", "kitty", "penalties", "partner", "partner_card", "dealer", "trump", "note"})
+_KITTY_KEYS: Final = frozenset({"points", "shape"})
+_PENALTY_KEYS: Final = frozenset(
+    {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by"})
+_END_KEYS: Final = frozenset({"time_up", "forfeit", "reason"})
+_TIME_UP: Final = ("between-hands", "during-last-hand")
+
+
+def replay(record: Any, rulesets: Rulesets) -> Iterator[dict[str, Any]]:
+    """Recompute a match record and yield one JSON-ready object per hand (or deal). Raises
+    RecordError at the first problem, after yielding the lines of the hands before it."""
+    if not isinstance(record, dict):
+        raise RecordError("record", "", "a match record is a JSON object")
+    try:
+        ruleset = rulesets.require(record.get("ruleset"))
+    except RulesError as exc:
+        raise RecordError("record", "ruleset", str(exc)) from None
+    expected = record.get("ruleset_sha256")
+    if expected is not None and expected != ruleset.sha256:
+        raise RecordError("record", "ruleset_sha256", f"the record was scored with a "
+                          f"{ruleset.id} file of sha256 {expected}, but this {ruleset.id} has "
+                          f"sha256 {ruleset.sha256}")
+    if ruleset.kind == "team":
+        _check_keys(record, _TEAM_KEYS, "record", "")
+        yield from _replay_team(record, ruleset)
+    else:
+        _check_keys(record, _INDIVIDUAL_KEYS, "record", "")
+        yield from _replay_individual(record, ruleset)
+
+
+def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str, Any]]:
+    hands = _list(record.get("hands", []), "record", "hands")
+    end = _parse_end(record.get("end"))
+    first = record.get("first_dealer")
+    first_hand_dealer = hands[0].get("dealer") if hands and isinstance(hands[0], dict) else None
+    if first is not None and first_hand_dealer is not None and first != first_hand_dealer:
+        raise RecordError("record", "first_dealer", f"'{first}' differs from hand 1's dealer "
+                          f"'{first_hand_dealer}'; give one of them")
+    if hands and first is None and first_hand_dealer is None:
+        raise RecordError("hand 1", "dealer", "give the first dealer as first_dealer or as "
+                          "hand 1's dealer")
+    try:
+        state = TeamMatch.start(ruleset, first)
+    except EntryError as exc:
+        raise RecordError("record", exc.field, exc.problem) from None
+    line: dict[str, Any] | None = None  # held back: an ending may amend it
+    for number, raw in enumerate(hands, 1):
+        try:
+            entry = _parse_hand(raw)
+            if end.get("time_up") == "during-last-hand" and number == len(hands):
+                state, decision = state.time_up(hand_in_progress=True)
+                if decision.winner is not None:
+                    raise EntryError("end.time_up", f"at time up the levels differed, so "
+                                     f"{ruleset.id} ends at once ({decision.winner} wins) and "
+                                     "the hand in play is not finished; record 'between-hands' "
+                                     "without that hand")
+            state, result = state.play(entry)
+        except EntryError as exc:
+            if line is not None:
+                yield line
+            raise RecordError(f"hand {number}", exc.field, exc.problem) from None
+        if line is not None:
+            yield line
+        line = result.to_json()
+    try:
+        if end.get("time_up") == "between-hands":
+            state, _ = state.time_up(hand_in_progress=False)
+        elif end.get("time_up") == "during-last-hand" and not hands:
+            raise EntryError("end.time_up", "'during-last-hand' needs the hand that was in play")
+        elif "forfeit" in end:
+            state = state.forfeit(end["forfeit"])
+    except EntryError as exc:
+        if line is not None:
+            yield line
+        raise RecordError("end", exc.field.removeprefix("end").lstrip("."), exc.problem) from None
+    outcome = state.result()
+    if line is None:
+        if outcome is None:
+            return
+        line = {"hand": None, "dealer": None, "level": None, "total": None, "result": "end",
+                "advance": None, "levels": dict(zip(("NS", "EW"), state.shown_levels(),
+                                                    strict=True)),
+                "next_dealer": None, "winner": None}
+    if outcome is not None:
+        line.update(outcome.to_json())
+        if "reason" in end:
+            line["reason"] = end["reason"]
+    yield line
+
+
+def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str, Any]]:
+    deals = _list(record.get("deals", []), "record", "deals")
+    state = IndividualRound.start(ruleset)
+    for number, raw in enumerate(deals, 1):
+        try:
+            state, result = state.play(_parse_deal(raw))
+        except EntryError as exc:
+            raise RecordError(f"deal {number}", exc.field, exc.problem) from None
+        yield result.to_json()
+
+
+# -- parsing -------------------------------------------------------------------------------
+
+
+def _parse_hand(raw: Any) -> HandEntry:
+    _check_keys(raw, _HAND_KEYS, "", "")
+    for flag in ("redeal", "as_played"):
+        if not isinstance(raw.get(flag, False), bool):
+            raise EntryError(flag, f"{raw[flag]!r}: give true or false")
+    return HandEntry(
+        points=raw.get("points"),
+        kitty=_parse_kitty(raw.get("kitty")),
+        penalties=_parse_penalties(raw.get("penalties", [])),
+        redeal=raw.get("redeal", False),
+        dealer=raw.get("dealer"),
+        as_played=raw.get("as_played", False),
+    )
+
+
+def _parse_deal(raw: Any) -> DealEntry:
+    _check_keys(raw, _DEAL_KEYS, "", "")
+    return DealEntry(
+        points=raw.get("points"),
+        kitty=_parse_kitty(raw.get("kitty")),
+        penalties=_parse_penalties(raw.get("penalties", [])),
+        partner=raw.get("partner"),
+        partner_card=raw.get("partner_card"),
+        dealer=raw.get("dealer"),
+    )
+
+
+def _parse_kitty(raw: Any) -> KittyEntry | None:
+    if raw is None:
+        return None
+    _check_keys(raw, _KITTY_KEYS, "", "kitty.")
+    for key in ("points", "shape"):
+        if key not in raw:
+            raise EntryError(f"kitty.{key}", "missing; the kitty needs points and shape")
+    return KittyEntry(raw["points"], raw["shape"])
+
+
+def _parse_penalties(raw: Any) -> tuple[PenaltyEntry, ...]:
+    if not isinstance(raw, list):
+        raise EntryError("penalties", "give a list of penalties")
+    entries = []
+    for i, item in enumerate(raw):
+        where = f"penalties[{i}]."
+        _check_keys(item, _PENALTY_KEYS, "", where)
+        for key in ("code", "seat"):
+            if key not in item:
+                raise EntryError(f"{where}{key}", "missing; a penalty needs code and seat")
+        entries.append(PenaltyEntry(
+            code=item["code"], seat=item["seat"], cards=item.get("cards"),
+            points=item.get("points"), levels=item.get("levels"), choice=item.get("choice"),
+            late=item.get("late", False)))
+    return tuple(entries)
+
+
+def _parse_end(raw: Any) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    try:
+        _check_keys(raw, _END_KEYS, "", "")
+    except EntryError as exc:
+        raise RecordError("end", exc.field, exc.problem) from None
+    if ("time_up" in raw) == ("forfeit" in raw):
+        raise RecordError("end", "", "give either time_up or forfeit")
+    if "time_up" in raw and raw["time_up"] not in _TIME_UP:
+        raise RecordError("end", "time_up", f"{raw['time_up']!r}; allowed: "
+                          f"{', '.join(_TIME_UP)}")
+    if "reason" in raw and not isinstance(raw["reason"], str):
+        raise RecordError("end", "reason", "give the reason as text")
+    return dict(raw)
+
+
+def _check_keys(raw: Any, allowed: frozenset[str], where: str, prefix: str) -> None:
+    if not isinstance(raw, dict):
+        what = prefix.rstrip(".") or "entry"
+        if where:
+            raise RecordError(where, prefix.rstrip("."), "must be a JSON object")
+        raise EntryError(what, "must be a JSON object")
+    for key in raw:
+        if key not in allowed:
+            problem = f"unknown field; allowed: {', '.join(sorted(allowed))}"
+            if where:
+                raise RecordError(where, f"{prefix}{key}", problem)
+            raise EntryError(f"{prefix}{key}", problem)
+
+
+def _list(value: Any, where: str, field: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise RecordError(where, field, "give a list")
+    return value
