@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         for line in replay(record, rulesets):
             if args.format == "json":
-                print(json.dumps(line, ensure_ascii=False), flush=True)
+                print(json.dumps(line, ensure_ascii=False))
             lines.append(line)
     except RecordError as exc:
         error = exc

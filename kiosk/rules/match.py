@@ -139,18 +139,18 @@ class TeamMatch:
         level = self.ruleset.ladder[self.levels[t]]
         if entry.redeal:
             return self._redeal(entry, dealer, hand, level)
-        score, counts = score_hand(
+        score, new_counts = score_hand(
             self.ruleset, entry.points, entry.kitty, entry.penalties, _TEAM_SEATS[team],
             self.counts, TEAM_OF)
-        state = replace(self, hands=hand, played=self.played + 1,
-                        counts=MappingProxyType(counts) if counts is not None else self.counts)
+        counts = self.counts if new_counts is None else MappingProxyType(new_counts)
         if score.result == "match-loss":
             assert score.match_loser_seat is not None
-            state = state._end(OTHER_TEAM[TEAM_OF[score.match_loser_seat]], "penalty")
+            state = replace(self, hands=hand, played=self.played + 1, counts=counts)._end(
+                OTHER_TEAM[TEAM_OF[score.match_loser_seat]], "penalty")
             return state, HandResult(hand, dealer, level, score.total, "match-loss", None,
                                      state.shown_levels(), None, state.winner, state.by,
                                      score.penalties)
-        return state._advance(score, dealer, hand, level)
+        return self._advance(score, dealer, hand, level, counts)
 
     def _dealer_for(self, entry: HandEntry) -> str:
         given = entry.dealer
@@ -186,8 +186,8 @@ class TeamMatch:
         return state, HandResult(hand, dealer, level, None, "redeal", None, state.shown_levels(),
                                  next_dealer)
 
-    def _advance(self, score: HandScore, dealer: str, hand: int, level: str
-                 ) -> tuple[TeamMatch, HandResult]:
+    def _advance(self, score: HandScore, dealer: str, hand: int, level: str,
+                 counts: Mapping[tuple[str, str, str], int]) -> tuple[TeamMatch, HandResult]:
         rules = self.ruleset
         dealer_team = TEAM_OF[dealer]
         hold = score.result == "hold"
@@ -213,8 +213,10 @@ class TeamMatch:
             next_dealer = PARTNER_OF[dealer] if rules.dealer.hold == "partner" else dealer
         else:
             next_dealer = next_seat(dealer, rules.dealer.direction)
-        state = replace(self, levels=(levels[0], levels[1]), reached=(reached[0], reached[1]),
-                        next_dealer=next_dealer, last_hand_winner=mover)
+        # One constructor call, not dataclasses.replace: this is the scorer's hot path.
+        state = TeamMatch(rules, next_dealer, (levels[0], levels[1]), (reached[0], reached[1]),
+                          hand, self.played + 1, mover, counts, None, None,
+                          self.time_up_pending)
         if won:
             state = state._end(mover, "ladder")
         elif self.time_up_pending:

@@ -1,0 +1,38 @@
+"""The README's examples run: every `$ kiosk …` line, and the Python example's commented values."""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from .helpers import ROOT, kiosk
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+
+
+def test_every_console_line_runs():
+    commands = [line[2:] for block in blocks("console") for line in block.splitlines()
+                if line.startswith("$ kiosk ")]
+    assert len(commands) >= 5
+    for command in commands:
+        done = kiosk(*shlex.split(command)[1:])
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout.strip(), command
+
+
+def test_python_example_gives_the_values_in_its_comments():
+    (code,) = blocks("python")
+    namespace: dict = {}
+    checked = 0
+    for line in code.splitlines():
+        statement, _, comment = line.partition("  # ")
+        if "=" not in statement and comment.startswith("("):
+            assert repr(eval(statement, namespace)) == comment.strip()
+            checked += 1
+        else:
+            exec(statement, namespace)
+    assert checked == 1

@@ -1,0 +1,173 @@
+"""`kiosk replay` and the record contract of RULES.md §9, through the real command line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .helpers import EXAMPLES, jsonl, kiosk
+
+EXAMPLE_IDS = ["xiamen-2015", "standard-80fen", "chaodipi-2011", "shuangsheng-2011"]
+
+
+def replay(record: dict, *args: str):
+    return kiosk("replay", "-", *args, stdin=json.dumps(record, ensure_ascii=False))
+
+
+@pytest.mark.parametrize("name", EXAMPLE_IDS)
+def test_shipped_examples_replay_to_the_expected_lines(name):
+    done = kiosk("replay", str(EXAMPLES / f"{name}-example.json"))
+    assert done.returncode == 0, done.stderr
+    expected = jsonl((EXAMPLES / f"{name}-example.expected.jsonl").read_text())
+    got = jsonl(done.stdout)
+    assert len(got) == len(expected)
+    for line, want in zip(got, expected, strict=True):
+        assert {k: line.get(k) for k in want} == want
+
+
+def test_shuangsheng_deal_of_255_card_points_is_refused():
+    # The shared example's deal 16 enters 255 card points; two decks hold 200 (RULES.md §1).
+    # The shipped copy reaches T = 255 with 95 points and a kitty of 40 taken by a pair.
+    record = json.loads((EXAMPLES / "shuangsheng-2011-example.json").read_text())
+    record["deals"][15] = {"partner_card": "Q", "points": 255}
+    done = replay(record)
+    assert done.returncode == 2
+    assert len(jsonl(done.stdout)) == 15
+    assert done.stderr.strip() == ("kiosk replay: deal 16: points: 255 is not a card-point "
+                                   "count; give a multiple of 5 from 0 to 200")
+
+
+def test_stdin_and_file_give_the_same_lines():
+    path = EXAMPLES / "chaodipi-2011-example.json"
+    assert kiosk("replay", str(path)).stdout == kiosk("replay", "-",
+                                                      stdin=path.read_text()).stdout
+
+
+def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
+    done = replay({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [
+        {"points": 45}, {"points": 60}, {"points": 30, "penalties": [
+            {"code": "exposed-card", "seat": "Q"}]}, {"points": 10}]})
+    assert done.returncode == 2
+    assert [line["hand"] for line in jsonl(done.stdout)] == [1, 2]
+    assert done.stderr.startswith("kiosk replay: hand 3: penalties[0].seat: 'Q' is not a seat")
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("record", "message"), [
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 0}] * 9},
+     "hand 4: the match is over: NS won (ladder)"),
+    ({"ruleset": "nope", "hands": []}, "record: ruleset: unknown ruleset 'nope'"),
+    ({"ruleset": "xiamen-2015", "hands": [{"points": 45}]},
+     "hand 1: dealer: give the first dealer"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"dealer": "E", "points": 5}]},
+     "record: first_dealer: 'N' differs from hand 1's dealer 'E'"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "pionts": 3}]},
+     "hand 1: pionts: unknown field"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
+      "ruleset_sha256": "0" * 64}, "record: ruleset_sha256: the record was scored with"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": "lots"}, "record: hands: give"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [7]}, "hand 1: entry: must be"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "kitty": 30}]},
+     "hand 1: kitty: must be a JSON object"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "redeal": 1}]},
+     "hand 1: redeal: 1: give true or false"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
+      "end": {"time_up": "later"}}, "end: time_up: 'later'"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
+      "end": {"forfeit": "NS", "time_up": "between-hands"}}, "end: give either"),
+    ({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [{"points": 45}],
+      "end": {"time_up": "between-hands"}}, "end: time_up: standard-80fen has no time-up"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}, {"points": 60}],
+      "end": {"time_up": "during-last-hand"}}, "hand 2: end.time_up: at time up the levels"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
+      "end": {"forfeit": "SN"}}, "end: forfeit: 'SN' is not a team"),
+    ({"ruleset": "shuangsheng-2011", "deals": [{"partner_card": "2", "points": 45}] * 17},
+     "deal 17: a shuangsheng-2011 round is 16 deals"),
+    ([1, 2], "record: a match record is a JSON object"),
+])
+def test_bad_records_are_refused_with_a_clear_message(record, message):
+    done = replay(record)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"kiosk replay: {message}"), done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("{not json", "record: not JSON: Expecting property name"),
+    ("", "record: not JSON: Expecting value"),
+])
+def test_unreadable_input(text, message):
+    done = kiosk("replay", "-", stdin=text)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"kiosk replay: {message}")
+
+
+def test_missing_file():
+    done = kiosk("replay", "/nonexistent/record.json")
+    assert done.returncode == 2 and "cannot read /nonexistent/record.json" in done.stderr
+
+
+def test_time_up_between_hands_marks_the_last_line():
+    lines = jsonl(replay({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [
+        {"points": 45}, {"points": 100}], "end": {"time_up": "between-hands"}}).stdout)
+    assert lines[-1]["levels"] == {"NS": "4", "EW": "3"}
+    assert (lines[-1]["winner"], lines[-1]["by"], lines[-1]["big_points"]) == (
+        "NS", "time-up", {"NS": 3, "EW": 0})
+    assert lines[0]["winner"] is None
+
+
+def test_time_up_during_last_hand_finishes_it():
+    lines = jsonl(replay({"ruleset": "chaodipi-2011", "first_dealer": "N", "hands": [
+        {"points": 60}, {"points": 140}], "end": {"time_up": "during-last-hand"}}).stdout)
+    # NS 2 -> 4; then EW take over +6 -> 8 and lead when the finished hand ends the match.
+    assert (lines[-1]["levels"], lines[-1]["winner"], lines[-1]["by"]) == (
+        {"NS": "4", "EW": "8"}, "EW", "time-up")
+
+
+def test_forfeit_before_any_hand_prints_one_end_line():
+    lines = jsonl(replay({"ruleset": "standard-80fen", "hands": [],
+                          "end": {"forfeit": "EW", "reason": "late 15 min"}}).stdout)
+    assert lines == [{"hand": None, "dealer": None, "level": None, "total": None,
+                      "result": "end", "advance": None, "levels": {"NS": "2", "EW": "2"},
+                      "next_dealer": None, "winner": "NS", "by": "forfeit",
+                      "big_points": {"NS": 1, "EW": 0}, "reason": "late 15 min"}]
+
+
+def test_corrected_match_replays_as_played_dealers():
+    lines = jsonl(replay({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [
+        {"points": 100}, {"dealer": "W", "as_played": True, "points": 45}]}).stdout)
+    assert [(x["dealer"], x["levels"]) for x in lines] == [
+        ("N", {"NS": "2", "EW": "3"}), ("W", {"NS": "2", "EW": "5"})]
+
+
+def test_matching_sha256_is_accepted(rulesets):
+    record = json.loads((EXAMPLES / "standard-80fen-example.json").read_text())
+    record["ruleset_sha256"] = rulesets["standard-80fen"].sha256
+    assert replay(record).returncode == 0
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_score_sheet(lang):
+    done = kiosk("replay", str(EXAMPLES / "xiamen-2015-example.json"), "--format", "sheet",
+                 "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    head = {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang]
+    winner = {"zh-Hans": "胜方：东西", "zh-Hant": "勝方：東西", "en": "Winner: EW"}[lang]
+    assert head in done.stdout and winner in done.stdout
+    hand_rows = [line.split() for line in done.stdout.splitlines() if line[:4].strip().isdigit()]
+    assert [row[:3] for row in hand_rows][-1] == ["8", "E", "K"]
+
+
+def test_score_sheet_for_shuangsheng_ranks_players():
+    done = kiosk("replay", str(EXAMPLES / "shuangsheng-2011-example.json"), "--format",
+                 "sheet", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    assert "N 121 > E 88 > S 78 > W 67" in done.stdout
+
+
+def test_score_sheet_shows_where_replay_stopped():
+    done = replay({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [
+        {"points": 45}, {"points": 3}]}, "--format", "sheet", "--lang", "en")
+    assert done.returncode == 2
+    assert "Stopped at an error: hand 2: points" in done.stdout

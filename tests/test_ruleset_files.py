@@ -1,0 +1,179 @@
+"""Ruleset files: the shipped four, house rulesets, and broken files refused with a message that
+names the file, the key, the bad value and what is allowed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from kiosk.rules import BUILTIN_IDS, RulesetError, Rulesets, parse_ruleset
+
+from .helpers import ROOT, jsonl, kiosk
+
+DATA = ROOT / "kiosk" / "rules" / "data"
+XIAMEN = (DATA / "xiamen-2015.toml").read_text(encoding="utf-8")
+
+
+def house(text: str, ruleset_id: str = "house-club") -> str:
+    return text.replace('id = "xiamen-2015"', f'id = "{ruleset_id}"', 1)
+
+
+def broken(old: str, new: str) -> str:
+    assert old in XIAMEN, old
+    return house(XIAMEN.replace(old, new, 1))
+
+
+def test_the_four_rulesets_ship_with_their_content_hash(rulesets):
+    assert list(rulesets) == list(BUILTIN_IDS)
+    for ruleset_id in BUILTIN_IDS:
+        data = (DATA / f"{ruleset_id}.toml").read_bytes()
+        assert rulesets[ruleset_id].sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_every_reading_of_rules_md_is_written_in_its_ruleset(rulesets):
+    topics = {r: {x.topic for x in rulesets[r].readings} for r in BUILTIN_IDS}
+    assert {"kitty-shape", "redeal-dealer", "time-up", "net-levels", "swiss-rematch"} <= topics[
+        "xiamen-2015"]
+    assert {"failed-throw", "first-dealer", "timing"} <= topics["standard-80fen"]
+    assert {"kitty-shape", "dealer-rotation", "time-up", "counters"} <= topics["chaodipi-2011"]
+    assert {"kitty-shape", "direction", "seats", "joker", "ties", "finals"} <= topics[
+        "shuangsheng-2011"]
+    for ruleset_id in BUILTIN_IDS:
+        for reading in rulesets[ruleset_id].readings:
+            assert all(reading.text(lang) for lang in ("zh-Hans", "zh-Hant", "en"))
+
+
+def test_timing_and_penalty_catalog_as_rules_md_gives(rulesets):
+    xiamen, chaodipi = rulesets["xiamen-2015"], rulesets["chaodipi-2011"]
+    assert (xiamen.time.play_seconds, xiamen.time.bury_seconds, xiamen.time.match_minutes) == (
+        5, 10, 90)
+    assert (chaodipi.time.play_seconds, chaodipi.time.bury_seconds,
+            chaodipi.time.rebury_seconds, chaodipi.time.match_minutes) == (15, 60, 60, 60)
+    assert rulesets["standard-80fen"].time.match_minutes is None
+    assert set(rulesets["shuangsheng-2011"].penalties) == {
+        "failed-throw", "hidden-card", "card-count", "time-overrun"}
+    assert {"kitty-recount", "bad-trump-show", "hidden-card-trump"} <= set(xiamen.penalties)
+    assert {"rearranged", "partner-silent", "kitty-underdrawn"} <= set(chaodipi.penalties)
+    assert chaodipi.frying and not xiamen.frying
+
+
+def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(("old", "new", "key", "words"), [
+    ("from = 20\nto = 35", "from = 25\nto = 35", "bands[2].from",
+     "25 is refused; a gap: after a band ending at 15 the next must start at 20"),
+    ("from = 20\nto = 35", "from = 15\nto = 35", "bands[2].from",
+     "15 is refused; an overlap: after a band ending at 15 the next must start at 20"),
+    ("[dealer]\n", "[dealer]\nholds = \"partner\"\n", "dealer.holds",
+     "unknown key; allowed here: direction, first, hold, take_over"),
+    ('must_play = []', 'must_play = ["2", "B"]', "ladder.must_play[1]",
+     "'B' is refused; not on the ladder; allowed: 2 3 4 5 6 7 8 9 10 J Q K A"),
+    ("play_seconds = 5", "play_seconds = -5", "time.play_seconds",
+     "-5 is refused; allowed: a number of seconds"),
+    ('effect = "dealer-steps-down"', 'effect = "banish"', "penalties.kitty-wrong.effect",
+     "'banish' is refused; allowed: points, referee-points, warning"),
+    ("points = 10\nper = \"card\"", "points = 12\nper = \"card\"",
+     "penalties.failed-throw.points", "12 is refused; allowed: a multiple of 5"),
+    ('final = "A"', 'final = "B"', "ladder.final", "'B' is refused; allowed: 2, 3, 4"),
+    ("every = 20", "every = 20\nto = 400", "bands[5].to",
+     "400 is refused; the last band has no upper end"),
+    ('time_up = "higher-level-now"', 'time_up = "coin-toss"', "time.time_up",
+     "'coin-toss' is refused; allowed: none, higher-level-now, finish-hand-then-leader"),
+    ('[summary]\nzh-Hans', '[summary]\nfr = "non"\nzh-Hans', "summary.fr", "unknown key"),
+    ('tractor_growth = "double"', 'tractor_growth = "triple"', "kitty.tractor_growth",
+     "'triple' is refused; allowed: double, add"),
+    ('effect = "record"', 'effect = "big-points"\nerring = -2\nother_at_least = 2',
+     "penalties.card-count.choices.opponents.effect",
+     "'big-points' is refused; not available in this kind of ruleset"),
+])
+def test_broken_ruleset_files_are_refused(tmp_path, old, new, key, words):
+    path = write(tmp_path, broken(old, new)) / "house.toml"
+    with pytest.raises(RulesetError) as err:
+        Rulesets.load([tmp_path])
+    assert (err.value.file, err.value.key) == (str(path), key)
+    assert str(err.value) == f"{path}: {key}: {err.value.problem}"
+    assert words in err.value.problem
+    done = kiosk("--rules-dir", str(tmp_path), "rules", "list")
+    assert done.returncode == 2
+    assert done.stderr.strip() == f"kiosk rules: {err.value}"
+
+
+def test_toml_syntax_error_names_its_line(tmp_path):
+    text = house(XIAMEN).replace('en = "Xiamen grain-system games 2015"', 'en = Xiamen', 1)
+    line = text.splitlines().index("en = Xiamen") + 1
+    write(tmp_path, text)
+    with pytest.raises(RulesetError, match=rf"TOML syntax error: .*\(at line {line}, column"):
+        Rulesets.load([tmp_path])
+
+
+def test_file_that_is_not_utf8(tmp_path):
+    (tmp_path / "house.toml").write_bytes(house(XIAMEN).encode("gb18030"))
+    with pytest.raises(RulesetError, match="not UTF-8"):
+        Rulesets.load([tmp_path])
+
+
+def test_missing_key_and_duplicate_id_and_missing_directory(tmp_path):
+    write(tmp_path, re.sub(r"\[redeal\]\n(.*\n){3}", "", house(XIAMEN)).replace(
+        "[time]\n", "[time]\n", 1).replace("bury_seconds = 10\n", ""))
+    with pytest.raises(RulesetError, match=r"time\.bury_seconds: missing; this key is required"):
+        Rulesets.load([tmp_path])
+    write(tmp_path, XIAMEN)
+    with pytest.raises(RulesetError, match="'xiamen-2015' is already used by kiosk/rules/data"):
+        Rulesets.load([tmp_path])
+    with pytest.raises(RulesetError, match="no such directory"):
+        Rulesets.load([tmp_path / "nowhere"])
+
+
+def test_parse_refuses_a_wrong_kind():
+    with pytest.raises(RulesetError, match="kind: 'pairs' is refused; allowed: team, individual"):
+        parse_ruleset(XIAMEN.replace('kind = "team"', 'kind = "pairs"').encode(), "x.toml")
+
+
+def test_house_ruleset_from_rules_dir_and_environment(tmp_path):
+    text = house(XIAMEN).replace("play_seconds = 5", "play_seconds = 8")
+    write(tmp_path, text)
+    done = kiosk("--rules-dir", str(tmp_path), "rules", "show", "house-club", "--lang", "en")
+    assert done.returncode == 0, done.stderr
+    assert "Play: 8 s" in done.stdout
+    assert hashlib.sha256(text.encode()).hexdigest() in done.stdout
+    env = {**os.environ, "KIOSK_RULES_DIR": str(tmp_path)}
+    listed = kiosk("rules", "list", "--lang", "en", env=env)
+    assert "house-club" in listed.stdout
+    record = '{"ruleset": "house-club", "first_dealer": "N", "hands": [{"points": 45}]}'
+    assert jsonl(kiosk("replay", "-", stdin=record, env=env).stdout)[0]["levels"] == {
+        "NS": "4", "EW": "2"}
+
+
+@pytest.mark.parametrize("ruleset_id", BUILTIN_IDS)
+@pytest.mark.parametrize(("lang", "words"), [
+    ("zh-Hans", ["罚则", "解释"]), ("zh-Hant", ["罰則", "解釋"]),
+    ("en", ["Penalties", "Readings"])])
+def test_rules_show_in_every_language(rulesets, ruleset_id, lang, words):
+    done = kiosk("rules", "show", ruleset_id, "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    ruleset = rulesets[ruleset_id]
+    for text in [*words, ruleset.name(lang), ruleset.sha256]:
+        assert text in done.stdout
+    for penalty in ruleset.penalties.values():
+        assert penalty.code in done.stdout and penalty.name(lang) in done.stdout
+    for reading in ruleset.readings:
+        assert reading.text(lang) in done.stdout
+
+
+def test_rules_show_unknown_id():
+    done = kiosk("rules", "show", "nope")
+    assert done.returncode == 2
+    assert "unknown ruleset 'nope'; known: xiamen-2015" in done.stderr
+
+
+def test_rules_list():
+    done = kiosk("rules", "list", "--lang", "en")
+    assert done.returncode == 0
+    assert [line.split()[0] for line in done.stdout.splitlines()[2:] if line] == list(BUILTIN_IDS)
