@@ -9,7 +9,9 @@ from collections.abc import Sequence
 
 from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import RulesError, Rulesets
-from . import replay_cmd, rules_cmd
+from ..table.journal import JournalError
+from ..table.state import SessionError
+from . import replay_cmd, rules_cmd, table_cmd
 
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
 EXIT_USAGE = 2
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     rules_cmd.add_parser(commands, add_lang)
     replay_cmd.add_parser(commands, add_lang)
+    table_cmd.add_parsers(commands, add_lang)
     return parser
 
 
@@ -43,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except RulesError as exc:
+    except (RulesError, SessionError, JournalError) as exc:
         print(f"kiosk {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `kiosk replay … | head`

@@ -27,7 +27,8 @@ _DEAL_KEYS: Final = frozenset(
     {"points", "kitty", "penalties", "partner", "partner_card", "dealer", "trump", "note"})
 _KITTY_KEYS: Final = frozenset({"points", "shape"})
 _PENALTY_KEYS: Final = frozenset(
-    {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by"})
+    {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by",
+     "over_seconds"})
 _END_KEYS: Final = frozenset({"time_up", "forfeit", "reason"})
 _TIME_UP: Final = ("between-hands", "during-last-hand")
 

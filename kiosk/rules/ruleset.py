@@ -198,6 +198,9 @@ class Timing:
     rebury_seconds: float | None
     match_minutes: float | None  # None: no match time
     time_up: str  # "none", "higher-level-now" or "finish-hand-then-leader"
+    # the choice of the time-overrun penalty the kiosk records for a play or bury overrun
+    overrun_play: str | None = None
+    overrun_bury: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +314,15 @@ def _build(top: _Table, kind: str, file: str, sha256: str) -> Ruleset:
     ruleset_id = top.string("id")
     if not _ID.fullmatch(ruleset_id):
         top.fail("id", ruleset_id, "allowed: lower-case letters, digits and '-', 2 to 63 long")
+    time_table = top.table("time")
+    penalties = _penalties(top.table("penalties"), kind)
+    timing = _timing(time_table)
+    overrun = penalties.get("time-overrun")
+    for key in ("overrun_play", "overrun_bury"):
+        choice = getattr(timing, key)
+        if choice is not None and (overrun is None or choice not in overrun.choices):
+            allowed = ", ".join(overrun.choices) if overrun else "none: no time-overrun penalty"
+            time_table.fail(key, choice, f"a choice of penalties.time-overrun; allowed: {allowed}")
     common: dict[str, Any] = {
         "id": ruleset_id,
         "kind": kind,
@@ -321,10 +333,10 @@ def _build(top: _Table, kind: str, file: str, sha256: str) -> Ruleset:
         "summary": top.text("summary"),
         "kitty": _kitty(top.table("kitty")),
         "dealer": _dealer(top.table("dealer"), kind),
-        "time": _timing(top.table("time")),
+        "time": timing,
         "result": _result(top.table("result")),
         "event": _event(top.table("event")),
-        "penalties": _penalties(top.table("penalties"), kind),
+        "penalties": penalties,
         "readings": tuple(
             Reading(r.string("topic"), r.text_here()) for r in top.tables("readings", default=[])
         ),
@@ -479,6 +491,8 @@ def _timing(table: _Table) -> Timing:
         rebury_seconds=rebury,
         match_minutes=minutes or None,
         time_up=table.choice("time_up", ("none", "higher-level-now", "finish-hand-then-leader")),
+        overrun_play=table.string("overrun_play", default=None),
+        overrun_bury=table.string("overrun_bury", default=None),
     )
     table.done()
     return timing

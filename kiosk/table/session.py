@@ -1,0 +1,330 @@
+"""The table session: what a referee and four players do at one table, without any screen.
+
+Every command is checked against the state, appended to the journal (durably), and only then
+folded into the state: the state on screen is always the fold of what is on disk. The Kivy app
+and the scorer sync call this API; hardware reaches it through one door (a later issue).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..rules import Rulesets
+from .clock import Clock, SystemClock
+from .journal import Event, Journal, table_path
+from .state import MatchState, SessionError
+
+__all__ = ["SessionConfig", "SessionError", "Signal", "TableSession"]
+
+
+@dataclass(frozen=True)
+class SessionConfig:
+    """Table settings. `warn_before`: seconds before the limit for the short signal."""
+
+    warn_before: float = 2.0
+    pin: str = "0000"
+    pin_attempts: int = 3  # wrong PINs in a row before a lockout
+    pin_lockout: float = 60.0  # seconds
+    unlocked_for: float = 120.0  # the referee menu stays open this long after the last action
+
+
+@dataclass(frozen=True)
+class Signal:
+    """Something the hardware turns into sound and light: ``warn`` (short, before the limit),
+    ``limit`` (long, at the limit) for the seat to move in `phase` (bury or play)."""
+
+    kind: str
+    seat: str | None
+    phase: str
+
+
+@dataclass
+class _Signals:
+    move: tuple[Any, ...] = ()
+    sent: set[str] = field(default_factory=set)
+
+
+class TableSession:
+    """One table: the current match, its clocks and its journal."""
+
+    def __init__(self, journal: Journal, rulesets: Rulesets, table: int,
+                 clock: Clock | None = None, config: SessionConfig | None = None) -> None:
+        self.journal = journal
+        self.rulesets = rulesets
+        self.table = table
+        self.clock = clock or SystemClock()
+        self.config = config or SessionConfig()
+        self.state = MatchState(rulesets)
+        self.match = ""
+        self._unlocked_until = float("-inf")
+        self._signals = _Signals()
+        matches = journal.matches()
+        if matches:
+            self._load(matches[-1])
+
+    @classmethod
+    def open(cls, data_dir: str | Path, table: int, rulesets: Rulesets,
+             clock: Clock | None = None, config: SessionConfig | None = None,
+             device: str | None = None) -> TableSession:
+        """The session of `table` in `data_dir`, resumed from its journal. A move or match clock
+        that was running when the kiosk stopped is paused, for the referee to resume."""
+        session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
+                      config)
+        state = session.state
+        running = (state.clock is not None and state.clock.running) or (
+            state.match_clock is not None and state.match_clock.running)
+        if running and not state.paused:
+            last = state.last_mono
+            data: dict[str, Any] = {"reason": "restart"}
+            if state.clock is not None and state.clock.running:
+                data["move_elapsed"] = state.clock.elapsed_at(last)
+            if state.match_clock is not None and state.match_clock.running:
+                data["match_elapsed"] = state.match_clock.elapsed_at(last)
+            session._record("system", ("pause", data))
+        return session
+
+    def _load(self, match: str) -> None:
+        self.match = match
+        self.state = MatchState(self.rulesets)
+        for event in self.journal.events(match):
+            self.state.apply(event)
+
+    def close(self) -> None:
+        self.journal.close()
+
+    # -- recording --------------------------------------------------------------------------
+
+    def _record(self, actor: str, *facts: tuple[str, dict[str, Any]]) -> list[Event]:
+        """Check, journal, then fold. Raises SessionError (nothing recorded) or JournalError."""
+        now, wall = self.clock.now(), self.clock.wall()
+        for kind, data in facts[-1:]:
+            self.state.check(kind, data, now, wall)
+        events = self.journal.append(self.match, list(facts), now, wall, actor)
+        for event in events:
+            self.state.apply(event)
+        return events
+
+    def _referee(self) -> None:
+        now = self.clock.now()
+        if now > self._unlocked_until:
+            raise SessionError("referee only: unlock with the PIN first")
+        self._unlocked_until = now + self.config.unlocked_for
+
+    # -- match setup ------------------------------------------------------------------------
+
+    def setup_match(self, *, event: str, round: str, teams: dict[str, str],
+                    players: dict[str, str], ruleset: str,
+                    match_minutes: float | None = None) -> None:
+        """Start a new match at this table (one per round). `match_minutes` None: the
+        ruleset's. Raises SessionError for an unknown ruleset or a round already played."""
+        if self.state.phase not in ("setup", "over"):
+            raise SessionError(f"round {self.match} is still being played")
+        chosen = self.rulesets.get(ruleset)
+        if chosen is None:
+            raise SessionError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
+        if str(round) in self.journal.matches():
+            raise SessionError(f"round {round} was already played at this table")
+        minutes = chosen.time.match_minutes if match_minutes is None else match_minutes
+        data = {"table": self.table, "event": event, "round": str(round), "teams": teams,
+                "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
+                "match_minutes": minutes or None}
+        previous = (self.match, self.state)
+        self.match, self.state = str(round), MatchState(self.rulesets)
+        try:
+            self._record("referee", ("setup", data))
+        except Exception:
+            self.match, self.state = previous
+            raise
+
+    def start_match_clock(self, actor: str = "referee") -> None:
+        self._record(actor, ("match-clock-start", {}))
+
+    # -- before and during the hand ---------------------------------------------------------
+
+    def grab_dealer(self, seat: str) -> None:
+        self._record("referee", ("dealer", {"seat": seat}))
+
+    def draw_partner(self, partner: str | None = None, card: str | None = None) -> None:
+        """shuangsheng-2011: the partner by player letter or by the card the dealer turned."""
+        self._record("referee", ("partner", {"partner": partner, "card": card}))
+
+    def declare_trump(self, suit: str, seat: str) -> None:
+        self._record("referee", ("trump", {"suit": suit, "seat": seat}))
+
+    def redeal(self, seat: str) -> None:
+        self._record("referee", ("redeal", {"seat": seat}))
+
+    def start_bury(self) -> None:
+        self._record("referee", ("bury-start", {}))
+
+    def fry(self, seat: str) -> None:
+        """chaodipi-2011: `seat` fries the kitty and re-buries on its own clock."""
+        self._record(f"seat:{seat}", ("fry", {"seat": seat}))
+
+    def press(self, seat: str) -> None:
+        """A seat's button. Bury: the bury is done. Play: that seat's move is done and the next
+        seat's time starts. Result: that seat's side confirms. An overrun is recorded with
+        the press, as a `time-overrun` event with how far over it went."""
+        state, now = self.state, self.clock.now()
+        facts: list[tuple[str, dict[str, Any]]] = []
+        clock = state.clock
+        if state.phase in ("bury", "play") and clock is not None and not state.paused:
+            state.check("press", {"seat": seat}, now, self.clock.wall())
+            over = clock.elapsed_at(now) - clock.limit
+            if over > 0:
+                penalty_id = f"p{self.journal.last_seq + 1}"
+                facts.append(("time-overrun", {"id": penalty_id, "seat": seat,
+                                               "phase": clock.kind, "over": over}))
+        ids = [data["id"] for _, data in facts]
+        self._record(f"seat:{seat}", *facts, ("press", {"seat": seat, "overrun_ids": ids}))
+
+    def set_leader(self, seat: str) -> None:
+        """The referee corrects who led the current trick."""
+        self._record("referee", ("leader", {"seat": seat}))
+
+    def undo(self) -> None:
+        """Undo the last press, fry or leader correction of this hand."""
+        self._record("referee", ("undo", {}))
+
+    def end_play(self) -> None:
+        """The last trick is done: on to the entries."""
+        self._record("referee", ("play-end", {}))
+
+    # -- entries ----------------------------------------------------------------------------
+
+    def enter_points(self, points: int, kitty: dict[str, Any] | None = None) -> None:
+        """The defenders' card points, and the kitty (points and shape) when they won the last
+        trick. Refused with the reason when the rules core refuses them."""
+        self._record("referee", ("points", {"points": points, "kitty": kitty}))
+
+    def add_penalty(self, code: str, seat: str, **details: Any) -> str:
+        """A penalty for this hand (cards, points, levels, choice, late as the ruleset asks).
+        Outside the entry of a finished hand it is a referee action. Returns its id."""
+        if self.state.phase not in ("entry", "result"):
+            self._referee()
+        penalty_id = f"p{self.journal.last_seq + 1}"
+        data = {"id": penalty_id, "code": code, "seat": seat,
+                **{k: v for k, v in details.items() if v is not None}}
+        self._record("referee", ("penalty", data))
+        return penalty_id
+
+    def remove_penalty(self, penalty_id: str) -> None:
+        self._record("referee", ("penalty-removed", {"id": penalty_id}))
+
+    def finish_entries(self) -> Any:
+        """Show the result: total, level change, next dealer. Returns the core's result."""
+        self._record("referee", ("entries-done", {}))
+        return self.state.preview()
+
+    def confirm(self, seat: str) -> None:
+        """A player of `seat`'s side agrees (the seat button in the result phase)."""
+        self._record(f"seat:{seat}", ("confirm", {"seat": seat}))
+
+    def dispute(self, seat: str) -> None:
+        """`seat`'s side disputes the result: the hand freezes until the referee rules."""
+        self._record(f"seat:{seat}", ("dispute", {"seat": seat}))
+
+    # -- the referee menu (PIN) -------------------------------------------------------------
+
+    def unlock(self, pin: str) -> bool:
+        """Open the referee menu. Wrong PINs are journaled; after `pin_attempts` in a row the
+        menu stays locked for `pin_lockout` seconds (across restarts)."""
+        failures = self.state.pin_failures
+        wall = self.clock.wall()
+        if len(failures) >= self.config.pin_attempts and \
+                wall - failures[-1] < self.config.pin_lockout:
+            raise SessionError(f"locked after {len(failures)} wrong PINs; try again in "
+                               f"{self.config.pin_lockout - (wall - failures[-1]):.0f} s")
+        if not hmac.compare_digest(_digest(pin), _digest(self.config.pin)):
+            self._record("referee", ("pin-failed", {}))
+            return False
+        self._record("referee", ("referee-unlocked", {}))
+        self._unlocked_until = self.clock.now() + self.config.unlocked_for
+        return True
+
+    def lock(self) -> None:
+        self._unlocked_until = float("-inf")
+
+    def rule_dispute(self, note: str) -> None:
+        """The referee rules on a disputed hand (after any edits): it is confirmed."""
+        self._referee()
+        self._record("referee", ("ruling", {"note": note}))
+
+    def correct_hand(self, hand: int, entry: dict[str, Any], reason: str
+                     ) -> list[tuple[int, Any, Any]]:
+        """Correct a confirmed hand (`entry` in record form: points, kitty, penalties). Later
+        hands keep their dealers; levels are recomputed. Returns (hand, old levels, new levels)
+        for every hand whose levels changed."""
+        self._referee()
+        before = [p.result.levels for p in self.state.played]
+        self._record("referee", ("correction", {"hand": hand, "entry": entry,
+                                                "reason": reason}))
+        after = [p.result.levels for p in self.state.played]
+        return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
+                if old != new]
+
+    def pause(self, reason: str = "referee") -> None:
+        self._referee()
+        self._record("referee", ("pause", {"reason": reason}))
+
+    def resume(self) -> None:
+        self._referee()
+        self._record("referee", ("resume", {}))
+
+    def declare_time_up(self) -> None:
+        self._referee()
+        self._record("referee", ("time-up", {}))
+
+    def end_match(self, loser: str, kind: str, reason: str) -> None:
+        """End the match by forfeit or disqualification of `loser`."""
+        self._referee()
+        if kind not in ("forfeit", "disqualification"):
+            raise SessionError(f"{kind!r}: give forfeit or disqualification")
+        self._record("referee", ("match-end", {"loser": loser, "kind": kind, "reason": reason}))
+
+    # -- time -------------------------------------------------------------------------------
+
+    def tick(self) -> list[Signal]:
+        """Call often (the UI's frame loop): returns the warnings due now, and records time up
+        when the match clock runs out."""
+        state, now = self.state, self.clock.now()
+        mc = state.match_clock
+        if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit:
+            self._record("system", ("time-up", {}))
+        clock = state.clock
+        if clock is None or not clock.running:
+            return []
+        move = (state.draft.number if state.draft else 0, clock.kind, clock.trick, clock.plays,
+                clock.seat, clock.started)
+        if move != self._signals.move:
+            self._signals = _Signals(move)
+        left = clock.limit - clock.elapsed_at(now)
+        due = [kind for kind, at in (("warn", self.config.warn_before), ("limit", 0.0))
+               if left <= at and kind not in self._signals.sent]
+        self._signals.sent.update(due)
+        return [Signal(kind, clock.seat, clock.kind) for kind in due]
+
+    def move_time_left(self) -> float | None:
+        """Seconds left for the move (negative once over), None when no move clock runs."""
+        clock = self.state.clock
+        if clock is None:
+            return None
+        return clock.limit - clock.elapsed_at(self.clock.now())
+
+    def match_time_left(self) -> float | None:
+        mc = self.state.match_clock
+        return None if mc is None else mc.limit - mc.elapsed_at(self.clock.now())
+
+    # -- records ----------------------------------------------------------------------------
+
+    def export(self) -> dict[str, Any]:
+        """The current match as a RULES.md §9 record."""
+        return self.state.export()
+
+
+def _digest(pin: str) -> bytes:
+    return hashlib.sha256(f"kiosk-pin:{pin}".encode()).digest()

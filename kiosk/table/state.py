@@ -1,0 +1,735 @@
+"""The state of one match at a table, as a fold of its journal events.
+
+`MatchState.apply` takes events one by one; `check` runs the same validation without changing
+anything, so the session can refuse a command before it is journaled. Every rule decision is the
+rules core's: this module only tracks phases, clocks and the entries of the hand in progress.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules import (
+    DealEntry,
+    EntryError,
+    HandEntry,
+    IndividualRound,
+    KittyEntry,
+    PenaltyEntry,
+    Ruleset,
+    Rulesets,
+    TeamMatch,
+    score_hand,
+)
+from ..rules.seats import OTHER_TEAM, PARTNER_OF, SEATS, TEAM_OF, next_seat
+from .journal import Event
+
+#: The phases of a match. A hand runs ready → bury → play → entry → result; a dispute freezes it.
+PHASES = ("setup", "ready", "bury", "play", "entry", "result", "disputed", "over")
+#: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
+IN_HAND = ("bury", "play", "entry")
+_PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late")
+
+
+class SessionError(Exception):
+    """A command is refused: wrong phase, invalid entry, missing PIN. Nothing was recorded."""
+
+
+@dataclass
+class MoveClock:
+    """Whose move it is and since when. `seat` None: a new trick's lead time, charged to the
+    seat that presses first. While paused `elapsed` holds the time so far."""
+
+    kind: str  # "bury" or "play"
+    seat: str | None
+    limit: float
+    started: float
+    running: bool = True
+    elapsed: float = 0.0
+    plays: int = 0  # plays made in the current trick
+    trick: int = 1
+    leader: str | None = None
+
+    def elapsed_at(self, now: float) -> float:
+        return now - self.started if self.running else self.elapsed
+
+
+@dataclass
+class Draft:
+    """The hand in progress: who deals and everything entered so far."""
+
+    number: int
+    dealer: str | None
+    as_played: bool = False
+    partner: str | None = None
+    partner_card: str | None = None
+    trump: dict[str, Any] | None = None
+    points: int | None = None
+    kitty: dict[str, Any] | None = None
+    penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
+    buriers: list[str] = field(default_factory=list)
+    undo: list[tuple[str, MoveClock | None, list[str], list[str]]] = field(default_factory=list)
+    confirmed: set[str] = field(default_factory=set)
+    disputed_by: str | None = None
+
+
+@dataclass
+class Played:
+    """A confirmed hand: the record entry, the core's result, and how it was entered."""
+
+    record: dict[str, Any]
+    result: Any
+    corrected: bool = False
+
+
+class MatchState:
+    """One match, folded from its events."""
+
+    def __init__(self, rulesets: Rulesets) -> None:
+        self.rulesets = rulesets
+        self.phase = "setup"
+        self.setup: dict[str, Any] = {}
+        self.ruleset: Ruleset | None = None
+        self.core: TeamMatch | IndividualRound | None = None
+        self.played: list[Played] = []
+        self.draft: Draft | None = None
+        self.clock: MoveClock | None = None
+        self.paused = False
+        self.match_clock: MoveClock | None = None  # kind "match"; limit in seconds
+        self.match_started = False
+        self.time_up: dict[str, Any] | None = None
+        self.time_up_after_hand = False  # time ran out while a finished hand awaited confirmation
+        self.needs_ruling: str | None = None  # time up could not pick a winner
+        self.end: dict[str, Any] | None = None
+        self.pin_failures: list[float] = []
+        self.last_event: Event | None = None
+
+    # -- the fold ---------------------------------------------------------------------------
+
+    def apply(self, event: Event) -> None:
+        """Fold one event in. Raises SessionError when it does not fit the state."""
+        handler = getattr(self, "_on_" + event.kind.replace("-", "_"), None)
+        if handler is None:
+            raise SessionError(f"unknown event kind {event.kind!r}")
+        handler(event.data, event, True)
+        self.last_event = event
+
+    def check(self, kind: str, data: dict[str, Any], mono: float, wall: float) -> None:
+        """Raise SessionError if an event (kind, data) would be refused now; change nothing."""
+        handler = getattr(self, "_on_" + kind.replace("-", "_"), None)
+        if handler is None:
+            raise SessionError(f"unknown event kind {kind!r}")
+        handler(data, Event(0, "", "", kind, data, mono, wall, ""), False)
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    @property
+    def team(self) -> bool:
+        return self.ruleset is not None and self.ruleset.kind == "team"
+
+    def _need(self, *phases: str) -> None:
+        if self.phase not in phases:
+            raise SessionError(f"not now: the table is in phase '{self.phase}', this needs "
+                               f"{' or '.join(phases)}")
+
+    def side_of(self, seat: str) -> str:
+        """The side a seat's player is on: a team, or in shuangsheng "dealer"/"defenders"."""
+        if self.team:
+            return TEAM_OF[seat]
+        draft = self.draft
+        assert draft is not None and draft.dealer is not None
+        partner = self.partner()
+        if partner is None:
+            raise SessionError("the partner is not drawn yet")
+        player = self.player_at(seat)
+        return "dealer" if player in (draft.dealer, partner) else "defenders"
+
+    def partner(self) -> str | None:
+        draft = self.draft
+        if draft is None or draft.dealer is None:
+            return None
+        if draft.partner is not None:
+            return draft.partner
+        if draft.partner_card is not None:
+            assert isinstance(self.core, IndividualRound)
+            return self.core.partner_by_card(draft.dealer, draft.partner_card)
+        return None
+
+    def player_at(self, chair: str) -> str:
+        """shuangsheng: the player in `chair` this deal (the partner swaps chairs with whoever
+        sits opposite the dealer). Team rulesets: the seat itself."""
+        draft, partner = self.draft, self.partner()
+        if self.team or draft is None or draft.dealer is None or partner is None:
+            return chair
+        opposite = PARTNER_OF[draft.dealer]
+        if chair == opposite:
+            return partner
+        if chair == partner:
+            return opposite
+        return chair
+
+    def _new_draft(self) -> None:
+        core = self.core
+        number = len(self.played) + 1
+        if isinstance(core, TeamMatch):
+            self.draft = Draft(number, core.next_dealer)
+        else:
+            assert isinstance(core, IndividualRound)
+            self.draft = Draft(number, None if core.finished else core.next_dealer())
+        self.phase = "ready"
+
+    def entry(self, draft: Draft | None = None) -> HandEntry | DealEntry:
+        """The core entry for the hand in progress."""
+        draft = draft or self.draft
+        assert draft is not None
+        kitty = KittyEntry(draft.kitty["points"], draft.kitty["shape"]) if draft.kitty else None
+        penalties = tuple(
+            PenaltyEntry(p["code"], p["seat"], **{k: p[k] for k in _PENALTY_FIELDS if k in p})
+            for p in draft.penalties.values())
+        if self.team:
+            return HandEntry(points=draft.points, kitty=kitty, penalties=penalties,
+                             dealer=draft.dealer, as_played=draft.as_played)
+        return DealEntry(points=draft.points, kitty=kitty, penalties=penalties,
+                         partner=draft.partner, partner_card=draft.partner_card,
+                         dealer=draft.dealer)
+
+    def preview(self) -> Any:
+        """What the hand in progress would give if confirmed now. Raises SessionError."""
+        assert self.core is not None
+        try:
+            return self.core.play(self.entry())[1]  # type: ignore[arg-type]
+        except EntryError as exc:
+            raise SessionError(str(exc)) from None
+
+    def _record(self, draft: Draft) -> dict[str, Any]:
+        """The hand as a RULES.md §9 record entry (with the dealer always named)."""
+        record: dict[str, Any] = {"dealer": draft.dealer}
+        if draft.as_played:
+            record["as_played"] = True
+        if not self.team:
+            record.pop("dealer")
+            for key in ("partner", "partner_card"):
+                if getattr(draft, key) is not None:
+                    record[key] = getattr(draft, key)
+        if draft.points is not None:
+            record["points"] = draft.points
+        if draft.kitty:
+            record["kitty"] = dict(draft.kitty)
+        if draft.penalties:
+            record["penalties"] = [dict(p) for p in draft.penalties.values()]
+        if draft.trump:
+            record["trump"] = dict(draft.trump)
+        return record
+
+    def _commit_hand(self, event: Event) -> None:
+        """Apply the confirmed hand to the core, then start the next one or end."""
+        draft, core = self.draft, self.core
+        assert draft is not None and core is not None
+        try:
+            core, result = core.play(self.entry())  # type: ignore[arg-type]
+        except EntryError as exc:
+            raise SessionError(str(exc)) from None
+        self.core = core
+        self.played.append(Played(self._record(draft), result))
+        if isinstance(core, TeamMatch) and self.time_up_after_hand and core.winner is None:
+            self._decide_time_up(hand_in_progress=False)
+        self._after_hand()
+
+    def _after_hand(self) -> None:
+        core = self.core
+        over = (core.winner is not None if isinstance(core, TeamMatch)
+                else isinstance(core, IndividualRound) and core.finished)
+        if over:
+            self.phase, self.draft = "over", None
+            if self.match_clock:
+                self._stop_clock(self.match_clock, self.last_mono)
+        else:
+            self._new_draft()
+
+    @property
+    def last_mono(self) -> float:
+        return self.last_event.mono if self.last_event else 0.0
+
+    def _stop_clock(self, clock: MoveClock, mono: float) -> None:
+        if clock.running:
+            clock.elapsed, clock.running = mono - clock.started, False
+
+    def _push_undo(self, label: str, added: list[str] | None = None) -> None:
+        draft = self.draft
+        assert draft is not None
+        draft.undo.append((self.phase, copy.copy(self.clock), list(draft.buriers), added or []))
+
+    def _validate_penalty(self, penalty: dict[str, Any]) -> None:
+        """Check a penalty entry with the rules core, as part of the hand in progress."""
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        if penalty.get("seat") not in SEATS:
+            raise SessionError(f"penalty seat {penalty.get('seat')!r}: give N, E, S or W")
+        trial = copy.copy(draft)
+        trial.penalties = {**draft.penalties, "new": penalty}
+        entry = self.entry(trial)
+        dealer = draft.dealer or "N"
+        dealer_side = (frozenset({dealer, PARTNER_OF[dealer]}) if self.team
+                       else frozenset({dealer, self.partner() or PARTNER_OF[dealer]}))
+        side_key = TEAM_OF if self.team else {s: s for s in SEATS}
+        try:
+            score_hand(ruleset, entry.points if entry.points is not None else 0, entry.kitty,
+                       entry.penalties, dealer_side, {}, side_key)
+        except EntryError as exc:
+            raise SessionError(str(exc)) from None
+
+    # -- event handlers: (data, event, commit) ----------------------------------------------
+
+    def _on_setup(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("setup")
+        ruleset = self.rulesets.get(data.get("ruleset", ""))
+        if ruleset is None:
+            raise SessionError(f"unknown ruleset {data.get('ruleset')!r}; known: "
+                               f"{', '.join(self.rulesets)}")
+        if data.get("ruleset_sha256") != ruleset.sha256:
+            raise SessionError(f"the match was set up with {ruleset.id} sha256 "
+                               f"{data.get('ruleset_sha256')}, but this kiosk's {ruleset.id} "
+                               f"has sha256 {ruleset.sha256}")
+        minutes = data.get("match_minutes")
+        if minutes is not None and (not isinstance(minutes, int | float) or minutes < 0):
+            raise SessionError(f"match time {minutes!r}: give minutes, 0 or more")
+        if not commit:
+            return
+        self.setup, self.ruleset = dict(data), ruleset
+        self.core = (TeamMatch.start(ruleset, None) if ruleset.kind == "team"
+                     else IndividualRound.start(ruleset))
+        limit = (minutes or 0) * 60
+        self.match_clock = MoveClock("match", None, limit, 0.0, running=False) if limit else None
+        self._new_draft()
+
+    def _on_dealer(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready")
+        assert self.draft is not None and isinstance(self.core, TeamMatch | IndividualRound)
+        seat = data.get("seat")
+        if seat not in SEATS:
+            raise SessionError(f"dealer {seat!r}: give N, E, S or W")
+        if not isinstance(self.core, TeamMatch) or self.core.next_dealer is not None:
+            raise SessionError(f"the dealer is not grabbed here: {self.draft.dealer} deals")
+        if commit:
+            self.draft.dealer = seat
+
+    def _on_partner(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready", "bury", "play", "entry", "result")
+        if self.team:
+            raise SessionError("partners are drawn only in individual events")
+        draft = self.draft
+        assert draft is not None and isinstance(self.core, IndividualRound)
+        trial = copy.copy(draft)
+        trial.partner, trial.partner_card = data.get("partner"), data.get("card")
+        try:
+            self.core._partner(draft.dealer or "E", self.entry(trial))  # type: ignore[arg-type]
+        except EntryError as exc:
+            raise SessionError(str(exc)) from None
+        if commit:
+            draft.partner, draft.partner_card = trial.partner, trial.partner_card
+            self._back_to_entry()
+
+    def _on_trump(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready", "bury", "play")
+        if data.get("seat") not in SEATS or not isinstance(data.get("suit"), str):
+            raise SessionError("trump: give the suit and the seat that declared it")
+        if commit:
+            assert self.draft is not None
+            self.draft.trump = {"suit": data["suit"], "seat": data["seat"]}
+
+    def _on_redeal(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready", "bury", "play")
+        draft, core = self.draft, self.core
+        assert draft is not None
+        if not isinstance(core, TeamMatch) or self.ruleset is None or not self.ruleset.redeal:
+            raise SessionError(f"{self.ruleset.id if self.ruleset else 'this ruleset'} has no "
+                               "redeal")
+        if draft.dealer is None:
+            raise SessionError("give the grabbed dealer first")
+        if data.get("seat") not in SEATS or TEAM_OF[data["seat"]] == TEAM_OF[draft.dealer]:
+            raise SessionError("a redeal is called by a defender: give their seat")
+        if draft.penalties or draft.points is not None:
+            raise SessionError("remove the entries of this hand before a redeal")
+        entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played)
+        try:
+            new_core, result = core.play(entry)
+        except EntryError as exc:
+            raise SessionError(str(exc)) from None
+        if not commit:
+            return
+        record = {"redeal": True, "dealer": draft.dealer, "called_by": data["seat"]}
+        if draft.as_played:
+            record["as_played"] = True
+        self.core, self.clock = new_core, None
+        self.played.append(Played(record, result))
+        self._new_draft()
+
+    def _on_bury_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready")
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        if draft.dealer is None:
+            raise SessionError("the dealer is grabbed here: give the dealer first")
+        if self.paused:
+            raise SessionError("the clocks are paused: resume first")
+        if commit:
+            draft.buriers = [draft.dealer]
+            self.clock = MoveClock("bury", draft.dealer, ruleset.time.bury_seconds, ev.mono)
+            self.phase = "bury"
+
+    def _on_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("play")
+        draft, ruleset, clock = self.draft, self.ruleset, self.clock
+        assert draft is not None and ruleset is not None and clock is not None
+        if not ruleset.frying:
+            raise SessionError(f"{ruleset.id} has no kitty frying")
+        if clock.trick != 1 or clock.plays != 0 or clock.seat != draft.dealer:
+            raise SessionError("frying is over once the first card is led")
+        seat = data.get("seat")
+        if seat not in SEATS or seat == draft.buriers[-1]:
+            raise SessionError(f"fry by {seat!r}: another seat than the last to bury")
+        if commit:
+            self._push_undo("fry")
+            draft.buriers.append(seat)
+            limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
+            self.clock = MoveClock("bury", seat, limit, ev.mono)
+            self.phase = "bury"
+
+    def _on_press(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        seat = data.get("seat")
+        if seat not in SEATS:
+            raise SessionError(f"press by {seat!r}: give N, E, S or W")
+        if self.phase == "result":
+            return self._on_confirm(data, ev, commit)
+        self._need("bury", "play")
+        if self.paused:
+            raise SessionError("the clocks are paused")
+        clock, draft, ruleset = self.clock, self.draft, self.ruleset
+        assert clock is not None and draft is not None and ruleset is not None
+        if clock.seat is not None and seat != clock.seat:
+            raise SessionError(f"not {seat}'s turn: {clock.seat} is to move")
+        if not commit:
+            return None
+        self._push_undo("press", list(data.get("overrun_ids", [])))
+        if self.phase == "bury":
+            self.phase = "play"
+            self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, ev.mono,
+                                   leader=draft.dealer)
+            return None
+        if clock.seat is None:
+            clock.leader = seat
+        clock.plays += 1
+        clock.started = ev.mono
+        if clock.plays == 4:
+            clock.trick, clock.plays, clock.seat, clock.leader = clock.trick + 1, 0, None, None
+        else:
+            clock.seat = next_seat(seat, ruleset.dealer.direction)
+        return None
+
+    def _on_time_overrun(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("bury", "play")
+        ruleset, draft = self.ruleset, self.draft
+        assert ruleset is not None and draft is not None
+        if not commit or "time-overrun" not in ruleset.penalties:
+            return
+        choice = ruleset.time.overrun_bury if data["phase"] == "bury" else \
+            ruleset.time.overrun_play
+        penalty = {"code": "time-overrun", "seat": self.player_at(data["seat"]),
+                   "over_seconds": round(data["over"], 1)}
+        if choice:
+            penalty["choice"] = choice
+        draft.penalties[data["id"]] = penalty
+
+    def _on_leader(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("play")
+        clock, ruleset = self.clock, self.ruleset
+        assert clock is not None and ruleset is not None
+        seat = data.get("seat")
+        if seat not in SEATS:
+            raise SessionError(f"leader {seat!r}: give N, E, S or W")
+        if not commit:
+            return
+        self._push_undo("leader")
+        clock.leader = seat
+        if clock.plays or clock.seat is not None:
+            current = seat
+            for _ in range(clock.plays):
+                current = next_seat(current, ruleset.dealer.direction)
+            clock.seat = current
+        else:
+            clock.seat = seat
+
+    def _on_undo(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("bury", "play")
+        draft = self.draft
+        assert draft is not None
+        if not draft.undo:
+            raise SessionError("nothing to undo in this hand")
+        if not commit:
+            return
+        phase, clock, buriers, added = draft.undo.pop()
+        self.phase, self.clock, draft.buriers = phase, clock, buriers
+        for penalty_id in added:
+            draft.penalties.pop(penalty_id, None)
+
+    def _on_play_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("play")
+        if commit:
+            self.clock, self.phase = None, "entry"
+
+    def _back_to_entry(self) -> None:
+        draft = self.draft
+        assert draft is not None
+        draft.confirmed.clear()
+        if self.phase == "result":
+            self.phase = "entry"
+
+    def _on_points(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("entry", "result", "disputed")
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        from ..rules.hand import check_points
+
+        kitty = data.get("kitty")
+        try:
+            check_points(data.get("points"), KittyEntry(kitty["points"], kitty["shape"])
+                         if kitty else None, ruleset)
+        except (EntryError, KeyError, TypeError) as exc:
+            raise SessionError(str(exc)) from None
+        if commit:
+            draft.points, draft.kitty = data["points"], dict(kitty) if kitty else None
+            self._back_to_entry()
+
+    def _on_penalty(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready", "bury", "play", "entry", "result", "disputed")
+        penalty = {k: v for k, v in data.items() if k != "id"}
+        self._validate_penalty(penalty)
+        draft = self.draft
+        assert draft is not None
+        if data.get("id") in draft.penalties:
+            raise SessionError(f"penalty {data['id']} already exists")
+        if commit:
+            penalty["entered_by"] = ev.actor
+            draft.penalties[data["id"]] = penalty
+            self._back_to_entry()
+
+    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("ready", "bury", "play", "entry", "result", "disputed")
+        draft = self.draft
+        assert draft is not None
+        if data.get("id") not in draft.penalties:
+            raise SessionError(f"no penalty {data.get('id')!r} in this hand")
+        if commit:
+            del draft.penalties[data["id"]]
+            self._back_to_entry()
+
+    def _on_entries_done(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("entry")
+        self.preview()
+        if commit:
+            self.phase = "result"
+
+    def _on_confirm(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("result")
+        draft = self.draft
+        assert draft is not None
+        side = self.side_of(data["seat"])
+        if not commit:
+            return
+        draft.confirmed.add(side)
+        if len(draft.confirmed) == 2:
+            self._commit_hand(ev)
+
+    def _on_dispute(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("result")
+        seat = data.get("seat")
+        if seat not in SEATS:
+            raise SessionError(f"dispute by {seat!r}: give N, E, S or W")
+        if commit:
+            assert self.draft is not None
+            self.draft.disputed_by, self.phase = self.side_of(seat), "disputed"
+
+    def _on_ruling(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        self._need("disputed")
+        self.preview()
+        if commit:
+            self._commit_hand(ev)
+
+    def _on_correction(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if self.phase == "setup" or not self.team:
+            raise SessionError("corrections are for confirmed hands of a team match")
+        number = data.get("hand")
+        if not isinstance(number, int) or not 1 <= number <= len(self.played):
+            raise SessionError(f"hand {number!r}: give a confirmed hand, 1 to "
+                               f"{len(self.played)}")
+        old = self.played[number - 1]
+        if old.record.get("redeal"):
+            raise SessionError(f"hand {number} was a redeal; nothing to correct")
+        if not str(data.get("reason", "")).strip():
+            raise SessionError("a correction needs a reason")
+        new_record = {"dealer": old.record["dealer"], **data["entry"]}
+        if old.record.get("as_played"):
+            new_record["as_played"] = True
+        records = [p.record for p in self.played]
+        records[number - 1] = new_record
+        core, results = self._refold(records, from_hand=number)
+        if not commit:
+            return
+        for i, (record, result) in enumerate(zip(records, results, strict=True)):
+            if i >= number - 1:
+                corrected = i == number - 1 or self.played[i].corrected
+                self.played[i] = Played(record, result, corrected)
+        self.core = core
+        draft = self.draft
+        if core.winner is not None:
+            self.phase, self.draft, self.clock = "over", None, None
+        elif draft is not None:
+            # The hand in progress keeps the dealer it is played with; one not yet dealt takes
+            # the dealer the corrected match gives.
+            computed = core.next_dealer
+            if self.phase == "ready" and computed is not None:
+                draft.dealer, draft.as_played = computed, False
+            elif draft.dealer != computed:
+                draft.as_played = True
+
+    def _refold(self, records: list[dict[str, Any]], from_hand: int
+                ) -> tuple[TeamMatch, list[Any]]:
+        """Replay the confirmed hands with one replaced; hands after it keep their dealers."""
+        from ..rules.record import _parse_hand
+
+        assert self.ruleset is not None
+        core = TeamMatch.start(self.ruleset, None)
+        results = []
+        for i, record in enumerate(records, 1):
+            if i > from_hand:
+                record["as_played"] = True
+            try:
+                entry = _parse_hand({k: v for k, v in record.items() if k != "called_by"})
+                core, result = core.play(entry)
+            except EntryError as exc:
+                raise SessionError(f"hand {i}: {exc}") from None
+            results.append(result)
+        return core, results
+
+    def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if self.paused or self.phase in ("setup", "over"):
+            raise SessionError("the clocks are not running")
+        if commit:
+            self.paused = True
+            for clock in (self.clock, self.match_clock):
+                if clock is not None:
+                    self._stop_clock(clock, ev.mono)
+            if "move_elapsed" in data and self.clock is not None:
+                self.clock.elapsed = data["move_elapsed"]
+            if "match_elapsed" in data and self.match_clock is not None:
+                self.match_clock.elapsed = data["match_elapsed"]
+
+    def _on_resume(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if not self.paused:
+            raise SessionError("the clocks are not paused")
+        if commit:
+            self.paused = False
+            if self.clock is not None:
+                self.clock.started, self.clock.running = ev.mono - self.clock.elapsed, True
+            mc = self.match_clock
+            if mc is not None and self.match_started and self.time_up is None:
+                mc.started, mc.running = ev.mono - mc.elapsed, True
+
+    def _on_match_clock_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        mc = self.match_clock
+        if mc is None:
+            raise SessionError("this match has no match time")
+        if self.match_started:
+            raise SessionError("the match clock has already started")
+        if commit:
+            self.match_started = True
+            mc.started, mc.running = ev.mono, not self.paused
+
+    def _on_time_up(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if self.phase in ("setup", "over") or self.time_up is not None:
+            raise SessionError("time up does not apply now")
+        if not commit:
+            return
+        # How the record will end: the hand in play is finished only where the rules say so.
+        self.time_up = {"end": "between-hands", "by": ev.actor}
+        if self.match_clock is not None:
+            self._stop_clock(self.match_clock, ev.mono)
+        if self.phase in ("result", "disputed"):
+            self.time_up_after_hand = True
+            return
+        self._decide_time_up(self.phase in IN_HAND)
+        if isinstance(self.core, TeamMatch) and self.core.winner is not None:
+            self.phase, self.draft, self.clock = "over", None, None
+        elif isinstance(self.core, TeamMatch) and self.core.time_up_pending:
+            self.time_up["end"] = "during-last-hand"
+
+    def _decide_time_up(self, hand_in_progress: bool) -> None:
+        if not isinstance(self.core, TeamMatch):
+            self.needs_ruling = "individual rounds have no time-up rule"
+            return
+        try:
+            self.core, _ = self.core.time_up(hand_in_progress)
+        except EntryError as exc:
+            self.needs_ruling = str(exc)
+
+    def _on_match_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if self.phase in ("setup", "over"):
+            raise SessionError("no match in progress")
+        loser = data.get("loser")
+        if loser not in ("NS", "EW") or not isinstance(self.core, TeamMatch):
+            raise SessionError(f"{loser!r}: give the team that loses, NS or EW")
+        if not str(data.get("reason", "")).strip():
+            raise SessionError("ending a match needs a reason")
+        if commit:
+            self.core = self.core.forfeit(loser)
+            self.end = {"forfeit": loser, "reason": f"{data.get('kind', 'forfeit')}: "
+                        f"{data['reason']}"}
+            self.phase, self.draft, self.clock = "over", None, None
+
+    def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if commit:
+            self.pin_failures.append(ev.wall)
+
+    def _on_referee_unlocked(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        if commit:
+            self.pin_failures.clear()
+
+    # -- what the table shows ---------------------------------------------------------------
+
+    def winner(self) -> str | None:
+        return self.core.winner if isinstance(self.core, TeamMatch) else None
+
+    def levels(self) -> tuple[str, str] | None:
+        return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
+
+    def export(self) -> dict[str, Any]:
+        """The match as a RULES.md §9 record: `kiosk replay` of it reproduces every result."""
+        ruleset = self.ruleset
+        assert ruleset is not None
+        setup = self.setup
+        record: dict[str, Any] = {"ruleset": ruleset.id, "ruleset_sha256": ruleset.sha256}
+        for key in ("event", "round", "table", "teams", "players"):
+            if setup.get(key) is not None:
+                record[key] = setup[key]
+        hands = [{k: v for k, v in p.record.items() if k != "called_by"} for p in self.played]
+        if self.team:
+            record["hands"] = hands
+            end = self._export_end()
+            if end:
+                record["end"] = end
+        else:
+            record["deals"] = hands
+        return record
+
+    def _export_end(self) -> dict[str, Any] | None:
+        if self.end is not None:
+            return dict(self.end)
+        core = self.core
+        if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":
+            return None
+        return {"time_up": self.time_up["end"]}
+
+    def other_side(self, side: str) -> str:
+        return OTHER_TEAM.get(side, "defenders" if side == "dealer" else "dealer")
