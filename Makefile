@@ -31,6 +31,7 @@ test: lint
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_rules.py
+	$(BIN)/python bench/bench_session.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -108,7 +108,7 @@ class IndividualRound:
         if entry.dealer is not None and entry.dealer != dealer:
             raise EntryError("dealer", f"{entry.dealer!r} is not the dealer: deal "
                              f"{self.deals + 1} is dealt by {dealer}")
-        partner = self._partner(dealer, entry)
+        partner = self.partner_for(dealer, entry)
         dealer_side = frozenset({dealer, partner})
         score, _ = score_hand(self.ruleset, entry.points, entry.kitty, entry.penalties,
                               dealer_side, {}, _SELF)
@@ -129,7 +129,8 @@ class IndividualRound:
         return state, DealResult(state.deals, level, dealer, partner, score.total, awards,
                                  dict(totals), score.penalties)
 
-    def _partner(self, dealer: str, entry: DealEntry) -> str:
+    def partner_for(self, dealer: str, entry: DealEntry) -> str:
+        """The partner an entry names, by letter or card (both must agree). Raises EntryError."""
         by_card = (self.partner_by_card(dealer, entry.partner_card)
                    if entry.partner_card is not None else None)
         given = entry.partner

@@ -73,7 +73,7 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
     line: dict[str, Any] | None = None  # held back: an ending may amend it
     for number, raw in enumerate(hands, 1):
         try:
-            entry = _parse_hand(raw)
+            entry = parse_hand(raw)
             if end.get("time_up") == "during-last-hand" and number == len(hands):
                 state, decision = state.time_up(hand_in_progress=True)
                 if decision.winner is not None:
@@ -129,7 +129,8 @@ def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dic
 # -- parsing -------------------------------------------------------------------------------
 
 
-def _parse_hand(raw: Any) -> HandEntry:
+def parse_hand(raw: Any) -> HandEntry:
+    """A hand of a record (a JSON object) as a HandEntry. Raises EntryError or RecordError."""
     _check_keys(raw, _HAND_KEYS, "", "")
     for flag in ("redeal", "as_played"):
         if not isinstance(raw.get(flag, False), bool):

@@ -6,6 +6,6 @@ from .clock import Clock, ManualClock, SimulatedClock, SystemClock
 from .journal import Event, Journal, JournalError, table_path
 from .session import SessionConfig, SessionError, Signal, TableSession
 
-__all__ = ["Clock", "Event", "Journal", "JournalError", "ManualClock",
-           "SessionConfig", "SessionError", "Signal", "SimulatedClock", "SystemClock", "TableSession",
+__all__ = ["Clock", "Event", "Journal", "JournalError", "ManualClock", "SessionConfig",
+           "SessionError", "Signal", "SimulatedClock", "SystemClock", "TableSession",
            "table_path"]

@@ -324,7 +324,7 @@ class MatchState:
         trial = copy.copy(draft)
         trial.partner, trial.partner_card = data.get("partner"), data.get("card")
         try:
-            self.core._partner(draft.dealer or "E", self.entry(trial))  # type: ignore[arg-type]
+            self.core.partner_for(draft.dealer or "E", self.entry(trial))  # type: ignore[arg-type]
         except EntryError as exc:
             raise SessionError(str(exc)) from None
         if commit:
@@ -597,7 +597,7 @@ class MatchState:
     def _refold(self, records: list[dict[str, Any]], from_hand: int
                 ) -> tuple[TeamMatch, list[Any]]:
         """Replay the confirmed hands with one replaced; hands after it keep their dealers."""
-        from ..rules.record import _parse_hand
+        from ..rules.record import parse_hand
 
         assert self.ruleset is not None
         core = TeamMatch.start(self.ruleset, None)
@@ -606,7 +606,7 @@ class MatchState:
             if i > from_hand:
                 record["as_played"] = True
             try:
-                entry = _parse_hand({k: v for k, v in record.items() if k != "called_by"})
+                entry = parse_hand({k: v for k, v in record.items() if k != "called_by"})
                 core, result = core.play(entry)
             except EntryError as exc:
                 raise SessionError(f"hand {i}: {exc}") from None

@@ -1,0 +1,413 @@
+"""The table session: hands and matches through the real session, clocks and journal, on an
+injected clock (no test sleeps)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from kiosk.rules import replay
+from kiosk.table import ManualClock, SessionConfig, SessionError, Signal, TableSession
+from kiosk.table.journal import connect, table_path
+
+PIN = "1357"
+TEAMS = {"NS": "甲队", "EW": "乙队"}
+PLAYERS = {"N": "N1", "E": "E1", "S": "S1", "W": "W1"}
+
+
+@pytest.fixture
+def clock():
+    return ManualClock()
+
+
+def open_table(tmp_path, rulesets, clock, ruleset="xiamen-2015", **setup):
+    session = TableSession.open(tmp_path, 1, rulesets, clock, SessionConfig(pin=PIN))
+    if session.state.phase == "setup":
+        session.setup_match(event="test", round="1", teams=TEAMS, players=PLAYERS,
+                            ruleset=ruleset, **setup)
+    return session
+
+
+def play_hand(session, clock, points, kitty=None, dealer=None, tricks=2, move=2.0,
+              confirm=True):
+    """Deal, bury, play `tricks` tricks of four presses, enter the points, confirm."""
+    if session.state.draft.dealer is None:
+        session.grab_dealer(dealer or "N")
+    session.start_bury()
+    clock.advance(3)
+    session.press(session.state.clock.seat)
+    for _ in range(tricks * 4):
+        clock.advance(move)
+        session.press(session.state.clock.seat or session.state.draft.dealer)
+    session.end_play()
+    session.enter_points(points, kitty)
+    result = session.finish_entries()
+    if confirm:
+        session.confirm("N")
+        session.confirm("E")
+    return result
+
+
+def test_a_whole_hand_and_its_record(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    result = play_hand(s, clock, 60, kitty={"points": 10, "shape": "tractor2"}, dealer="N")
+    assert (result.total, result.result, result.levels, result.next_dealer) == (
+        140, "take-over", ("2", "5"), "E")
+    assert s.state.phase == "ready" and s.state.draft.dealer == "E"
+    record = s.export()
+    assert record["hands"] == [{"dealer": "N", "points": 60,
+                                "kitty": {"points": 10, "shape": "tractor2"}}]
+    assert record["ruleset_sha256"] == rulesets["xiamen-2015"].sha256
+    assert [line["levels"] for line in replay(record, rulesets)] == [{"NS": "2", "EW": "5"}]
+
+
+def test_move_clock_follows_play_direction_and_charges_the_lead(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")  # counter-clockwise
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")  # bury done: the dealer leads
+    order = []
+    for _ in range(4):
+        order.append(s.state.clock.seat)
+        s.press(s.state.clock.seat)
+    assert order == ["N", "W", "S", "E"]
+    assert s.state.clock.seat is None  # the lead of trick 2: whoever presses first
+    clock.advance(4)
+    s.press("S")
+    assert (s.state.clock.leader, s.state.clock.seat, s.state.clock.trick) == ("S", "E", 2)
+    with pytest.raises(SessionError, match="not W's turn: E is to move"):
+        s.press("W")
+
+
+def test_leader_correction_and_undo(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)  # clockwise
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    for seat in "NESW":
+        s.press(seat)
+    s.press("E")  # E pressed first, but W really led
+    assert s.state.clock.seat == "S"
+    s.set_leader("W")
+    assert (s.state.clock.leader, s.state.clock.seat) == ("W", "N")
+    s.undo()  # the correction
+    s.undo()  # E's mistaken press
+    assert s.state.clock.seat is None and s.state.clock.plays == 0
+    with pytest.raises(SessionError, match="nothing to undo"):
+        for _ in range(20):
+            s.undo()
+
+
+def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)  # xiamen: 5 s a play
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    clock.advance(2.9)
+    assert s.tick() == []
+    clock.advance(0.2)
+    assert s.tick() == [Signal("warn", "N", "play")]
+    assert s.tick() == []
+    clock.advance(2.0)
+    assert s.tick() == [Signal("limit", "N", "play")]
+    clock.advance(1.4)  # 1.5 s over the limit; the clock keeps counting
+    assert s.move_time_left() == pytest.approx(-1.5)
+    s.press("N")
+    kinds = [e.kind for e in s.journal.events()][-2:]
+    assert kinds == ["time-overrun", "press"]
+    (penalty,) = s.state.draft.penalties.values()
+    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5}
+    clock.advance(1.0)
+    assert s.tick() == []  # E's fresh move
+
+
+def test_chaodipi_bury_overrun_warns_then_costs_eighty(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    totals = []
+    for _ in range(2):
+        if s.state.draft.dealer is None:
+            s.grab_dealer("N")
+        s.start_bury()
+        clock.advance(61)  # 60 s to bury
+        s.press(s.state.clock.seat)
+        s.end_play()
+        s.enter_points(40)
+        totals.append(s.finish_entries().total)
+        s.confirm("N")
+        s.confirm("E")
+    assert totals == [40, 120]  # dealer N, then its partner S: NS's second bury overrun
+
+
+def test_chaodipi_fry_hands_the_kitty_and_the_clock_to_the_frier(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    s.grab_dealer("N")
+    s.start_bury()
+    clock.advance(20)
+    s.press("N")
+    s.fry("E")
+    assert (s.state.phase, s.state.clock.seat, s.state.clock.limit) == ("bury", "E", 60)
+    with pytest.raises(SessionError, match="not N's turn"):
+        s.press("N")
+    clock.advance(50)
+    s.press("E")
+    s.fry("W")
+    s.press("W")
+    assert (s.state.phase, s.state.clock.seat, s.state.draft.dealer) == ("play", "N", "N")
+    assert s.state.draft.buriers == ["N", "E", "W"]
+    s.press("N")
+    with pytest.raises(SessionError, match="frying is over"):
+        s.fry("S")
+
+
+def test_invalid_entries_are_refused_and_change_nothing(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    s.end_play()
+    before = s.journal.last_seq
+    for bad in (205, 42, -5, "sixty"):
+        with pytest.raises(SessionError, match="card-point count"):
+            s.enter_points(bad)
+    with pytest.raises(SessionError, match="two decks hold only 200"):
+        s.enter_points(150, {"points": 60, "shape": "pair"})
+    with pytest.raises(SessionError, match="not a penalty of xiamen-2015"):
+        s.add_penalty("rearranged", "E")
+    with pytest.raises(SessionError, match="needs a choice"):
+        s.add_penalty("card-count", "E")
+    with pytest.raises(SessionError, match="points"):
+        s.finish_entries()  # no points entered yet
+    assert s.journal.last_seq == before and s.state.draft.points is None
+
+
+def test_penalties_edit_until_confirmed(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    s.end_play()
+    s.enter_points(30)
+    first = s.add_penalty("exposed-card", "S")  # dealer side: +10
+    assert s.finish_entries().total == 40
+    s.confirm("E")
+    s.remove_penalty(first)  # an edit sends the hand back to entry and clears confirmations
+    assert s.state.phase == "entry" and not s.state.draft.confirmed
+    s.add_penalty("failed-throw", "W", cards=2)  # defenders: -20
+    assert s.finish_entries().total == 10
+    s.confirm("S")
+    s.confirm("W")
+    assert s.export()["hands"][0]["penalties"] == [
+        {"code": "failed-throw", "seat": "W", "cards": 2, "entered_by": "referee"}]
+
+
+def test_penalty_outside_the_entry_needs_the_referee(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    with pytest.raises(SessionError, match="referee only"):
+        s.add_penalty("signalling", "E")
+    assert s.unlock(PIN)
+    s.add_penalty("signalling", "E")
+    assert [p["code"] for p in s.state.draft.penalties.values()] == ["signalling"]
+
+
+def test_dispute_freezes_the_hand_until_the_referee_rules(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N", confirm=False)
+    s.confirm("N")
+    s.dispute("W")
+    assert (s.state.phase, s.state.draft.disputed_by) == ("disputed", "EW")
+    with pytest.raises(SessionError):
+        s.confirm("E")
+    with pytest.raises(SessionError, match="referee only"):
+        s.rule_dispute("checked")
+    s.unlock(PIN)
+    s.enter_points(50)  # the referee recounts
+    s.rule_dispute("recounted the tricks: 50")
+    assert s.state.phase == "ready" and s.state.levels() == ("4", "2")
+    assert s.export()["hands"][0]["points"] == 50
+
+
+def test_correction_recomputes_later_hands_and_keeps_their_dealers(tmp_path, rulesets,
+                                                                   clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N")   # NS hold +2 -> 4; S deals next
+    play_hand(s, clock, 60)               # S deals: NS +1 -> 5; N deals next
+    play_hand(s, clock, 100)              # N deals: EW take over +1 -> 3
+    dealers = [h["dealer"] for h in s.export()["hands"]]
+    with pytest.raises(SessionError, match="referee only"):
+        s.correct_hand(1, {"points": 85}, "miscounted")
+    s.unlock(PIN)
+    with pytest.raises(SessionError, match="needs a reason"):
+        s.correct_hand(1, {"points": 85}, " ")
+    changes = s.correct_hand(1, {"points": 85}, "miscounted the kitty")
+    # Hand 1 becomes a take-over +0; hands 2 and 3 keep their dealers (S, N) as played.
+    assert [h["dealer"] for h in s.export()["hands"]] == dealers
+    assert changes == [(1, ("4", "2"), ("2", "2")), (2, ("5", "2"), ("3", "2")),
+                       (3, ("5", "3"), ("3", "3"))]
+    record = s.export()
+    assert [h.get("as_played", False) for h in record["hands"]] == [False, True, True]
+    lines = list(replay(record, rulesets))
+    assert [tuple(x["levels"].values()) for x in lines] == [("2", "2"), ("3", "2"), ("3", "3")]
+    assert s.state.levels() == ("3", "3")
+
+
+def test_time_up_during_a_hand_finishes_it(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)  # xiamen: 90 minutes
+    s.start_match_clock()
+    play_hand(s, clock, 45, dealer="N")  # NS 4
+    play_hand(s, clock, 100)             # EW take over +1 -> 3
+    play_hand(s, clock, 75)              # E deals (EW at 3): +1 -> 4, levels equal
+    s.start_bury()
+    clock.advance(90 * 60)
+    s.tick()
+    assert s.state.time_up == {"end": "during-last-hand", "by": "system"}
+    assert s.state.phase == "bury"
+    s.press(s.state.clock.seat)
+    s.end_play()
+    s.enter_points(85)  # W deals at 4: NS take over +0, still 4-4: the side that won the hand
+    s.finish_entries()
+    s.confirm("N")
+    s.confirm("E")
+    assert (s.state.phase, s.state.winner()) == ("over", "NS")
+    record = s.export()
+    assert record["end"] == {"time_up": "during-last-hand"}
+    last = list(replay(record, rulesets))[-1]
+    assert (last["winner"], last["by"]) == ("NS", "time-up")
+
+
+def test_time_up_with_unequal_levels_ends_xiamen_at_once(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, match_minutes=30)
+    s.start_match_clock()
+    play_hand(s, clock, 45, dealer="N")
+    s.start_bury()
+    s.unlock(PIN)
+    s.declare_time_up()
+    assert (s.state.phase, s.state.winner()) == ("over", "NS")
+    record = s.export()
+    assert record["end"] == {"time_up": "between-hands"} and len(record["hands"]) == 1
+    assert list(replay(record, rulesets))[-1]["by"] == "time-up"
+
+
+def test_time_up_while_a_result_awaits_confirmation(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    s.start_match_clock()
+    play_hand(s, clock, 70, dealer="N", confirm=False)  # NS +1 -> 3
+    clock.advance(3600)
+    s.tick()
+    s.confirm("N")
+    s.confirm("E")
+    assert (s.state.winner(), s.export()["end"]) == ("NS", {"time_up": "between-hands"})
+
+
+def test_forfeit_and_disqualification(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")
+    s.unlock(PIN)
+    with pytest.raises(SessionError, match="forfeit or disqualification"):
+        s.end_match("EW", "walkover", "late")
+    s.end_match("EW", "disqualification", "signalling after a warning")
+    record = s.export()
+    assert record["end"] == {"forfeit": "EW",
+                             "reason": "disqualification: signalling after a warning"}
+    last = list(replay(record, rulesets))[-1]
+    assert (last["winner"], last["by"]) == ("NS", "forfeit")
+
+
+def test_redeal_of_the_first_hand_is_grabbed_again(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    with pytest.raises(SessionError, match="called by a defender"):
+        s.redeal("S")
+    s.redeal("E")
+    assert s.state.draft.dealer is None and s.state.draft.number == 2
+    play_hand(s, clock, 45, dealer="W")
+    assert [h.get("redeal", False) for h in s.export()["hands"]] == [True, False]
+    assert [x["result"] for x in replay(s.export(), rulesets)] == ["redeal", "hold"]
+
+
+def test_pin_lockout_survives_a_restart(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    assert [s.unlock("0000") for _ in range(3)] == [False, False, False]
+    with pytest.raises(SessionError, match="locked after 3 wrong PINs"):
+        s.unlock(PIN)
+    s.close()
+    s = open_table(tmp_path, rulesets, clock)
+    with pytest.raises(SessionError, match="locked"):
+        s.unlock(PIN)
+    clock.advance(61)
+    assert s.unlock(PIN)
+
+
+def test_restart_resumes_paused_on_the_seat_to_move(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.start_match_clock()
+    play_hand(s, clock, 45, dealer="N")
+    s.start_bury()
+    s.press("S")  # S (dealing) has buried
+    s.press("S")  # and led; clockwise, W follows
+    s.press("W")
+    clock.advance(3)  # N has been thinking for 3 s when the power goes
+    s.tick()
+    before = (s.state.levels(), s.state.clock.seat, s.state.draft.number)
+    s.journal.close()  # no orderly shutdown: the process just stops here
+    clock.advance(500)  # the kiosk reboots
+    s = open_table(tmp_path, rulesets, clock)
+    assert (s.state.levels(), s.state.clock.seat, s.state.draft.number) == before
+    assert s.state.paused and [e.kind for e in s.journal.events()][-1] == "pause"
+    assert s.move_time_left() == pytest.approx(5)  # paused at the last recorded moment
+    with pytest.raises(SessionError, match="paused"):
+        s.press("N")
+    s.unlock(PIN)
+    s.resume()
+    clock.advance(1)
+    s.press("N")
+    assert s.state.clock.seat == "E"
+
+
+def test_shuangsheng_deal_with_partner_by_card(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="shuangsheng-2011")
+    assert s.state.draft.dealer == "E"
+    s.draw_partner(card="A")  # the player on E's right: N, who swaps chairs with W
+    s.start_bury()
+    s.press("E")
+    s.end_play()
+    s.enter_points(45)
+    s.finish_entries()
+    assert {seat: s.state.side_of(seat) for seat in "NESW"} == {
+        "N": "defenders", "E": "dealer", "S": "defenders", "W": "dealer"}
+    s.press("E")
+    s.press("S")
+    assert s.state.phase == "ready" and s.state.draft.dealer == "N"
+    line = next(iter(replay(s.export(), rulesets)))
+    assert (line["partner"], line["awards"]) == ("N", {"E": 6, "N": 6, "W": 4, "S": 4})
+
+
+def test_every_connection_has_wal_and_full_sync(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N")
+    for db in (s.journal.db, connect(table_path(tmp_path, 1))):
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert db.execute("PRAGMA synchronous").fetchone()[0] == 2
+    seqs = [e.seq for e in s.journal.events()]
+    assert seqs == list(range(1, len(seqs) + 1))
+    applied = s.journal.db.execute("SELECT name FROM _sqlite_migrations").fetchall()
+    assert applied == [("create_events",)]
+    plain = sqlite3.connect(table_path(tmp_path, 1))
+    assert plain.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_second_round_is_a_new_match_at_the_same_table(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")
+    s.unlock(PIN)
+    with pytest.raises(SessionError, match="still being played"):
+        s.setup_match(event="test", round="2", teams=TEAMS, players=PLAYERS,
+                      ruleset="xiamen-2015")
+    s.end_match("NS", "forfeit", "late")
+    with pytest.raises(SessionError, match="already played"):
+        s.setup_match(event="test", round="1", teams=TEAMS, players=PLAYERS,
+                      ruleset="xiamen-2015")
+    s.setup_match(event="test", round="2", teams=TEAMS, players=PLAYERS, ruleset="xiamen-2015")
+    assert s.journal.matches() == ["1", "2"]
+    s.close()
+    s = open_table(tmp_path, rulesets, clock)
+    assert (s.match, s.state.ruleset.id, s.state.phase) == ("2", "xiamen-2015", "ready")

@@ -1,0 +1,144 @@
+"""Simulated tables, the journal commands, and crash safety under SIGKILL."""
+
+from __future__ import annotations
+
+import io
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from kiosk.rules import replay
+from kiosk.table import TableSession, table_path
+from kiosk.table.simulate import simulate
+
+from .helpers import ROOT, jsonl, kiosk
+
+HAND_FIELDS = ("hand", "deal", "dealer", "level", "total", "result", "advance", "levels",
+               "next_dealer", "partner", "awards", "totals")
+
+
+def same_hand(printed: dict, replayed: dict) -> bool:
+    return all(printed.get(k) == replayed.get(k) for k in HAND_FIELDS)
+
+
+def check_table(data, table, rulesets, printed):
+    """Every printed hand is in the journal's export, which replays to what the table shows."""
+    conn = sqlite3.connect(table_path(data, table))
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    seqs = [row[0] for row in conn.execute("SELECT seq FROM events ORDER BY seq")]
+    assert seqs == list(range(1, len(seqs) + 1))
+    conn.close()
+    session = TableSession.open(data, table, rulesets)
+    record = session.export()
+    lines = list(replay(record, rulesets))
+    key = "hand" if "hands" in record else "deal"
+    by_number = {line[key]: line for line in lines}
+    for line in printed:
+        assert same_hand(line, by_number[line[key]]), (line, by_number.get(line[key]))
+    if session.state.levels() is not None:
+        assert tuple(lines[-1]["levels"].values()) == session.state.levels()
+        assert lines[-1]["winner"] == session.state.winner()
+    else:
+        assert lines[-1]["totals"] == dict(session.state.core.totals)
+    session.close()
+    return record, lines
+
+
+@pytest.mark.parametrize("ruleset_id", ["xiamen-2015", "standard-80fen", "chaodipi-2011",
+                                        "shuangsheng-2011"])
+def test_whole_simulated_match(tmp_path, rulesets, ruleset_id):
+    out = io.StringIO()
+    session = simulate(tmp_path, 4, rulesets, ruleset_id, 1000, seed=11, speed=float("inf"),
+                       out=out)
+    assert session.state.phase == "over"
+    session.close()
+    printed = jsonl(out.getvalue())
+    _record, lines = check_table(tmp_path, 4, rulesets, printed)
+    assert len(printed) == len(lines)
+    if ruleset_id == "shuangsheng-2011":
+        assert len(lines) == 16
+    else:
+        assert lines[-1]["winner"] in ("NS", "EW")
+
+
+def test_simulate_command_resumes_a_match(tmp_path, rulesets):
+    args = ("simulate", "--data", str(tmp_path), "--table", "7", "--ruleset", "xiamen-2015",
+            "--speed", "1e9", "--seed", "2")
+    first = kiosk(*args, "--hands", "2")
+    assert first.returncode == 0, first.stderr
+    again = kiosk(*args[:6], "chaodipi-2011", *args[7:], "--hands", "4")  # the journal's wins
+    assert again.returncode == 0, again.stderr
+    printed = jsonl(first.stdout) + jsonl(again.stdout)
+    assert [line["hand"] for line in printed] == list(range(1, len(printed) + 1))
+    assert 3 <= len(printed) <= 4 or printed[-1]["winner"]
+    record, _ = check_table(tmp_path, 7, rulesets, printed)
+    assert record["ruleset"] == "xiamen-2015"
+
+
+def test_journal_show_and_export(tmp_path, rulesets):
+    simulate(tmp_path, 5, rulesets, "standard-80fen", 3, seed=4, speed=float("inf"),
+             out=io.StringIO()).close()
+    shown = kiosk("journal", "show", "--data", str(tmp_path), "--table", "5", "--lang", "en")
+    assert shown.returncode == 0, shown.stderr
+    assert " setup " in shown.stdout and " press " in shown.stdout
+    assert "Score sheet" in shown.stdout and "Signatures" in shown.stdout
+    exported = kiosk("journal", "export", "--data", str(tmp_path), "--table", "5",
+                     "--round", "1")
+    assert exported.returncode == 0
+    replayed = kiosk("replay", "-", stdin=exported.stdout)
+    assert replayed.returncode == 0 and len(jsonl(replayed.stdout)) == 3
+    missing = kiosk("journal", "export", "--data", str(tmp_path), "--table", "6")
+    assert missing.returncode == 2 and "no journal for table 6" in missing.stderr
+    no_round = kiosk("journal", "show", "--data", str(tmp_path), "--table", "5", "--round", "9")
+    assert no_round.returncode == 2 and "has no round '9'; rounds: 1" in no_round.stderr
+
+
+def test_simulate_refuses_an_unknown_ruleset(tmp_path):
+    done = kiosk("simulate", "--data", str(tmp_path), "--table", "1", "--ruleset", "nope")
+    assert done.returncode == 2 and "unknown ruleset 'nope'" in done.stderr
+
+
+def test_a_broken_journal_file_is_a_clear_error(tmp_path):
+    table_path(tmp_path, 3).write_bytes(b"this is not a database" * 100)
+    done = kiosk("journal", "show", "--data", str(tmp_path), "--table", "3")
+    assert done.returncode == 2 and "cannot open the journal" in done.stderr
+
+
+KILLS = 50
+
+
+def test_sigkill_at_random_moments_loses_nothing(tmp_path, rulesets):
+    rng = random.Random(20261129)
+    kills = table = 0
+    while kills < KILLS:
+        table += 1
+        ruleset_id = ("xiamen-2015", "chaodipi-2011", "standard-80fen")[table % 3]
+        printed: list[dict] = []
+        while True:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data", str(tmp_path),
+                 "--table", str(table), "--ruleset", ruleset_id, "--speed", "400",
+                 "--seed", str(table)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=ROOT)
+            try:
+                proc.wait(timeout=rng.uniform(0.2, 1.2))
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGKILL)
+                kills += 1
+            out, err = proc.communicate(timeout=60)
+            complete = out.decode()[: out.decode().rfind("\n") + 1]
+            printed.extend(jsonl(complete))
+            if proc.returncode == 0:
+                break
+            assert proc.returncode == -signal.SIGKILL, err.decode()
+            if kills > KILLS * 3:
+                pytest.fail("the simulated match never finished")
+        check_table(tmp_path, table, rulesets, printed)
+        numbers = [line["hand"] for line in printed]
+        assert numbers == sorted(set(numbers))  # no hand printed twice, none out of order
+    assert kills >= KILLS and table >= 1
+
