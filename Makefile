@@ -21,6 +21,9 @@ demo: $(STAMP)
 	$(BIN)/kiosk rules show xiamen-2015
 	$(BIN)/kiosk replay examples/xiamen-2015-example.json
 	$(BIN)/kiosk replay examples/xiamen-2015-example.json --format sheet
+	rm -rf .demo-data
+	$(BIN)/kiosk simulate --data .demo-data --table 1 --ruleset chaodipi-2011 --speed 1e9
+	$(BIN)/kiosk journal show --data .demo-data --table 1 | tail -n 30
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
