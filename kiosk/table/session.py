@@ -260,7 +260,7 @@ class TableSession:
         hands keep their dealers; levels are recomputed. Returns (hand, old levels, new levels)
         for every hand whose levels changed."""
         self._referee()
-        before = [p.result.levels for p in self.state.played]
+        before = [getattr(p.result, "levels", None) for p in self.state.played]
         self._record("referee", ("correction", {"hand": hand, "entry": entry,
                                                 "reason": reason}))
         after = [p.result.levels for p in self.state.played]

@@ -18,12 +18,13 @@ from ..rules import (
     IndividualRound,
     KittyEntry,
     PenaltyEntry,
+    RecordError,
     Ruleset,
     Rulesets,
     TeamMatch,
     score_hand,
 )
-from ..rules.seats import OTHER_TEAM, PARTNER_OF, SEATS, TEAM_OF, next_seat
+from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
 
 #: The phases of a match. A hand runs ready → bury → play → entry → result; a dispute freezes it.
@@ -235,18 +236,22 @@ class MatchState:
         self.played.append(Played(self._record(draft), result))
         if isinstance(core, TeamMatch) and self.time_up_after_hand and core.winner is None:
             self._decide_time_up(hand_in_progress=False)
-        self._after_hand()
+        self._after_hand(event.mono)
 
-    def _after_hand(self) -> None:
+    def _after_hand(self, mono: float) -> None:
         core = self.core
         over = (core.winner is not None if isinstance(core, TeamMatch)
                 else isinstance(core, IndividualRound) and core.finished)
         if over:
-            self.phase, self.draft = "over", None
-            if self.match_clock:
-                self._stop_clock(self.match_clock, self.last_mono)
+            self._finish(mono)
         else:
             self._new_draft()
+
+    def _finish(self, mono: float) -> None:
+        """The match is over: no hand, no move, and the match clock stops."""
+        self.phase, self.draft, self.clock = "over", None, None
+        if self.match_clock is not None:
+            self._stop_clock(self.match_clock, mono)
 
     @property
     def last_mono(self) -> float:
@@ -256,7 +261,7 @@ class MatchState:
         if clock.running:
             clock.elapsed, clock.running = mono - clock.started, False
 
-    def _push_undo(self, label: str, added: list[str] | None = None) -> None:
+    def _push_undo(self, added: list[str] | None = None) -> None:
         draft = self.draft
         assert draft is not None
         draft.undo.append((self.phase, copy.copy(self.clock), list(draft.buriers), added or []))
@@ -391,7 +396,7 @@ class MatchState:
         if seat not in SEATS or seat == draft.buriers[-1]:
             raise SessionError(f"fry by {seat!r}: another seat than the last to bury")
         if commit:
-            self._push_undo("fry")
+            self._push_undo()
             draft.buriers.append(seat)
             limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
             self.clock = MoveClock("bury", seat, limit, ev.mono)
@@ -402,7 +407,8 @@ class MatchState:
         if seat not in SEATS:
             raise SessionError(f"press by {seat!r}: give N, E, S or W")
         if self.phase == "result":
-            return self._on_confirm(data, ev, commit)
+            self._on_confirm(data, ev, commit)
+            return
         self._need("bury", "play")
         if self.paused:
             raise SessionError("the clocks are paused")
@@ -411,13 +417,13 @@ class MatchState:
         if clock.seat is not None and seat != clock.seat:
             raise SessionError(f"not {seat}'s turn: {clock.seat} is to move")
         if not commit:
-            return None
-        self._push_undo("press", list(data.get("overrun_ids", [])))
+            return
+        self._push_undo(list(data.get("overrun_ids", [])))
         if self.phase == "bury":
             self.phase = "play"
             self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, ev.mono,
                                    leader=draft.dealer)
-            return None
+            return
         if clock.seat is None:
             clock.leader = seat
         clock.plays += 1
@@ -426,7 +432,6 @@ class MatchState:
             clock.trick, clock.plays, clock.seat, clock.leader = clock.trick + 1, 0, None, None
         else:
             clock.seat = next_seat(seat, ruleset.dealer.direction)
-        return None
 
     def _on_time_overrun(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("bury", "play")
@@ -451,7 +456,7 @@ class MatchState:
             raise SessionError(f"leader {seat!r}: give N, E, S or W")
         if not commit:
             return
-        self._push_undo("leader")
+        self._push_undo()
         clock.leader = seat
         if clock.plays or clock.seat is not None:
             current = seat
@@ -535,6 +540,8 @@ class MatchState:
         self._need("result")
         draft = self.draft
         assert draft is not None
+        if data.get("seat") not in SEATS:
+            raise SessionError(f"confirmation by {data.get('seat')!r}: give N, E, S or W")
         side = self.side_of(data["seat"])
         if not commit:
             return
@@ -569,7 +576,10 @@ class MatchState:
             raise SessionError(f"hand {number} was a redeal; nothing to correct")
         if not str(data.get("reason", "")).strip():
             raise SessionError("a correction needs a reason")
-        new_record = {"dealer": old.record["dealer"], **data["entry"]}
+        entry = data.get("entry")
+        if not isinstance(entry, dict) or not set(entry) <= {"points", "kitty", "penalties"}:
+            raise SessionError("a corrected hand gives points, kitty and penalties only")
+        new_record = {"dealer": old.record["dealer"], **entry}
         if old.record.get("as_played"):
             new_record["as_played"] = True
         records = [p.record for p in self.played]
@@ -584,7 +594,7 @@ class MatchState:
         self.core = core
         draft = self.draft
         if core.winner is not None:
-            self.phase, self.draft, self.clock = "over", None, None
+            self._finish(ev.mono)
         elif draft is not None:
             # The hand in progress keeps the dealer it is played with; one not yet dealt takes
             # the dealer the corrected match gives.
@@ -608,7 +618,7 @@ class MatchState:
             try:
                 entry = parse_hand({k: v for k, v in record.items() if k != "called_by"})
                 core, result = core.play(entry)
-            except EntryError as exc:
+            except (EntryError, RecordError) as exc:
                 raise SessionError(f"hand {i}: {exc}") from None
             results.append(result)
         return core, results
@@ -661,7 +671,7 @@ class MatchState:
             return
         self._decide_time_up(self.phase in IN_HAND)
         if isinstance(self.core, TeamMatch) and self.core.winner is not None:
-            self.phase, self.draft, self.clock = "over", None, None
+            self._finish(ev.mono)
         elif isinstance(self.core, TeamMatch) and self.core.time_up_pending:
             self.time_up["end"] = "during-last-hand"
 
@@ -686,7 +696,7 @@ class MatchState:
             self.core = self.core.forfeit(loser)
             self.end = {"forfeit": loser, "reason": f"{data.get('kind', 'forfeit')}: "
                         f"{data['reason']}"}
-            self.phase, self.draft, self.clock = "over", None, None
+            self._finish(ev.mono)
 
     def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if commit:
@@ -731,5 +741,3 @@ class MatchState:
             return None
         return {"time_up": self.time_up["end"]}
 
-    def other_side(self, side: str) -> str:
-        return OTHER_TEAM.get(side, "defenders" if side == "dealer" else "dealer")
