@@ -171,3 +171,19 @@ def test_score_sheet_shows_where_replay_stopped():
         {"points": 45}, {"points": 3}]}, "--format", "sheet", "--lang", "en")
     assert done.returncode == 2
     assert "Stopped at an error: hand 2: points" in done.stdout
+
+
+@pytest.mark.parametrize("text", [
+    '{"ruleset": "shuangsheng-2011", "deals": [{"partner_card": [1], "points": 45}]}',
+    "[" * 100_000,
+    '{"ruleset": "xiamen-2015", "x": ' + "9" * 5000 + "}",
+    '{"ruleset": []}',
+    '{"ruleset": "xiamen-2015", "first_dealer": "N", "teams": ["x"], "hands": []}',
+    '{"ruleset": "xiamen-2015", "first_dealer": "N", "players": "NS", "hands": []}',
+    '{"ruleset": "xiamen-2015", "first_dealer": "N", "round": [], "hands": []}',
+])
+@pytest.mark.parametrize("form", ["json", "sheet"])
+def test_odd_input_is_a_clear_error_in_every_format(text, form):
+    done = kiosk("replay", "-", "--format", form, stdin=text)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("kiosk replay: ") and "Traceback" not in done.stderr

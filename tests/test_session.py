@@ -261,8 +261,8 @@ def test_time_up_during_a_hand_finishes_it(tmp_path, rulesets, clock):
     s.start_bury()
     clock.advance(90 * 60)
     s.tick()
-    assert s.state.time_up == {"end": "during-last-hand", "by": "system"}
-    assert s.state.phase == "bury"
+    assert s.state.time_up == {"at": 3, "in_hand": True, "by": "system"}
+    assert s.state.phase == "bury" and s.state.core.time_up_pending
     s.press(s.state.clock.seat)
     s.end_play()
     s.enter_points(85)  # W deals at 4: NS take over +0, still 4-4: the side that won the hand
@@ -411,3 +411,142 @@ def test_a_second_round_is_a_new_match_at_the_same_table(tmp_path, rulesets, clo
     s.close()
     s = open_table(tmp_path, rulesets, clock)
     assert (s.match, s.state.ruleset.id, s.state.phase) == ("2", "xiamen-2015", "ready")
+
+
+# Found in review: each of these once went wrong.
+
+def test_a_correction_keeps_a_time_up_ending(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    play_hand(s, clock, 70, dealer="N")  # NS +1 -> 3
+    s.unlock(PIN)
+    s.declare_time_up()
+    assert s.state.winner() == "NS"
+    s.correct_hand(1, {"points": 90}, "recount")  # now EW take over +1 -> 3... and lead
+    assert (s.state.phase, s.state.winner()) == ("over", "EW")
+    record = s.export()
+    assert record["end"] == {"time_up": "between-hands"}
+    assert list(replay(record, rulesets))[-1]["winner"] == "EW"
+
+
+def test_a_correction_keeps_a_pending_time_up(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    play_hand(s, clock, 70, dealer="N")
+    s.start_bury()
+    s.unlock(PIN)
+    s.declare_time_up()
+    s.correct_hand(1, {"points": 60}, "recount")
+    assert s.state.core.time_up_pending and s.state.phase == "bury"
+    s.press(s.state.clock.seat)
+    s.end_play()
+    s.enter_points(100)
+    s.finish_entries()
+    s.confirm("N")
+    s.confirm("E")
+    assert s.state.phase == "over" and s.export()["end"] == {"time_up": "during-last-hand"}
+
+
+@pytest.mark.parametrize("moment", ["entry", "result"])
+def test_time_up_after_the_last_trick_is_decided_after_the_hand(tmp_path, rulesets, clock,
+                                                                moment):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N")  # NS 4
+    play_hand(s, clock, 100)             # EW take over +1: 3
+    s.start_bury()
+    s.press(s.state.clock.seat)
+    s.end_play()
+    s.enter_points(100)                  # EW take over +1 -> 4: equal levels after the hand
+    if moment == "result":
+        s.finish_entries()
+    s.unlock(PIN)
+    s.declare_time_up()
+    if moment == "entry":
+        s.finish_entries()
+    s.confirm("N")
+    s.confirm("E")
+    # Between hands with equal levels: the team that reached 4 first, NS.
+    assert (s.state.winner(), s.export()["end"]) == ("NS", {"time_up": "between-hands"})
+
+
+def test_a_correction_asks_both_sides_to_confirm_again(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N")
+    play_hand(s, clock, 60, confirm=False)
+    s.confirm("N")
+    s.unlock(PIN)
+    s.correct_hand(1, {"points": 85}, "recount")
+    assert s.state.phase == "entry" and not s.state.draft.confirmed
+
+
+def test_a_refused_correction_changes_nothing(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")
+    for points in (0, 45, 45, 45):
+        play_hand(s, clock, points, dealer="N")  # NS holds: 7, 8, 9, 10
+    before = s.export()
+    s.unlock(PIN)
+    # With hand 2 at 0 points NS would stop at 10 and win in hand 3: hand 4 cannot have been.
+    with pytest.raises(SessionError, match="hand 4: the match is over"):
+        s.correct_hand(2, {"points": 0}, "recount")
+    with pytest.raises(SessionError, match="not a penalty"):
+        s.correct_hand(1, {"points": 0, "penalties": [{"code": "nope", "seat": "N"}]}, "x")
+    assert s.export() == before
+
+
+def test_entries_with_unknown_details_are_refused(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    s.end_play()
+    with pytest.raises(SessionError, match="kitty"):
+        s.enter_points(45, {"points": 10, "shape": "pair", "by": "E"})
+    with pytest.raises(SessionError, match="unknown detail 'foo'"):
+        s.add_penalty("exposed-card", "E", foo=1)
+    s.enter_points(45, {"points": 10, "shape": "pair"})
+    s.add_penalty("exposed-card", "E", note="card on the floor")
+    s.finish_entries()
+    s.confirm("N")
+    s.confirm("E")
+    assert len(list(replay(s.export(), rulesets))) == 1
+
+
+def test_paused_clocks_stay_paused(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    s.grab_dealer("N")
+    s.start_bury()
+    s.press("N")
+    s.unlock(PIN)
+    s.pause()
+    for action in (s.undo, lambda: s.fry("E"), lambda: s.press("N")):
+        with pytest.raises(SessionError, match="paused"):
+            action()
+    clock.advance(30)
+    assert s.tick() == [] and s.move_time_left() == pytest.approx(15)
+
+
+def test_bad_setup_and_late_clock_start_are_refused(tmp_path, rulesets, clock):
+    s = TableSession.open(tmp_path, 1, rulesets, clock, SessionConfig(pin=PIN))
+    for kwargs in ({"ruleset": ["xiamen-2015"]}, {"ruleset": "xiamen-2015",
+                                                  "match_minutes": float("nan")},
+                   {"ruleset": "xiamen-2015", "match_minutes": True}):
+        with pytest.raises(SessionError):
+            s.setup_match(event="e", round="1", teams=TEAMS, players=PLAYERS, **kwargs)
+    with pytest.raises(SessionError, match="teams"):
+        s.setup_match(event="e", round="1", teams=["A", "B"], players=PLAYERS,
+                      ruleset="xiamen-2015")
+    s.setup_match(event="e", round="1", teams=TEAMS, players=PLAYERS, ruleset="xiamen-2015")
+    s.unlock(PIN)
+    s.end_match("NS", "forfeit", "late")
+    with pytest.raises(SessionError):
+        s.start_match_clock()
+    clock.advance(6000)
+    assert s.tick() == []
+
+
+def test_removing_a_penalty_outside_the_entry_needs_the_referee(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    s.unlock(PIN)
+    penalty = s.add_penalty("signalling", "E")
+    s.lock()
+    with pytest.raises(SessionError, match="referee only"):
+        s.remove_penalty(penalty)

@@ -33,7 +33,7 @@ def read_record(name: str) -> Any:
         raise RecordError("record", "", f"cannot read {name}: {exc}") from None
     try:
         return json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, a number too long, nesting
         raise RecordError("record", "", f"not JSON: {exc}") from None
 
 
@@ -51,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
             lines.append(line)
     except RecordError as exc:
         error = exc
-    if args.format == "sheet" and isinstance(record, dict) and record.get("ruleset") in rulesets:
+    record_ok = error is None or error.where != "record"  # a sheet needs a readable record
+    if args.format == "sheet" and record_ok:
         ruleset = rulesets[record["ruleset"]]
         print(score_sheet(record, ruleset, lines, args.lang, str(error) if error else None),
               end="")

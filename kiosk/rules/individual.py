@@ -84,7 +84,7 @@ class IndividualRound:
         """The partner the turned card names (drawn seats: right is the next to play).
         Raises EntryError for a joker or a rank that is not a card."""
         assert self.ruleset.deals is not None
-        if rank in _JOKERS:
+        if isinstance(rank, str) and rank in _JOKERS:
             raise EntryError("partner_card", "a joker is turned again; give the card that "
                              "named the partner")
         where = self.ruleset.deals.partner_by_card.get(rank) if isinstance(rank, str) else None

@@ -47,6 +47,7 @@ def replay(record: Any, rulesets: Rulesets) -> Iterator[dict[str, Any]]:
         raise RecordError("record", "ruleset_sha256", f"the record was scored with a "
                           f"{ruleset.id} file of sha256 {expected}, but this {ruleset.id} has "
                           f"sha256 {ruleset.sha256}")
+    _check_info(record)
     if ruleset.kind == "team":
         _check_keys(record, _TEAM_KEYS, "record", "")
         yield from _replay_team(record, ruleset)
@@ -213,6 +214,19 @@ def _check_keys(raw: Any, allowed: frozenset[str], where: str, prefix: str) -> N
             if where:
                 raise RecordError(where, f"{prefix}{key}", problem)
             raise EntryError(f"{prefix}{key}", problem)
+
+
+def _check_info(record: dict[str, Any]) -> None:
+    """The informational fields, shaped as a score sheet can print them."""
+    for key in ("event", "round", "table", "note", "group"):
+        value = record.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
+            raise RecordError("record", key, "give text or a number")
+    for key, names in (("teams", ("NS", "EW")), ("players", ("N", "E", "S", "W"))):
+        value = record.get(key)
+        if value is not None and (not isinstance(value, dict) or not set(value) <= set(names)
+                                  or not all(isinstance(v, str) for v in value.values())):
+            raise RecordError("record", key, f"give names by {', '.join(names)}")
 
 
 def _list(value: Any, where: str, field: str) -> list[Any]:

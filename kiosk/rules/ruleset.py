@@ -44,7 +44,7 @@ _TEAM_ONLY_EFFECTS: Final = frozenset(
 )
 _INDIVIDUAL_ONLY_EFFECTS: Final = frozenset({"big-points"})
 
-_SHAPE = re.compile(r"(single|pair|pairs|tractor)(\d*)")
+_SHAPE = re.compile(r"(single|pair|pairs|tractor)([0-9]*)")
 #: A player holds 25 cards, so a shape has at most 12 pairs.
 MAX_PAIRS: Final = 12
 

@@ -123,7 +123,7 @@ class TableSession:
         ruleset's. Raises SessionError for an unknown ruleset or a round already played."""
         if self.state.phase not in ("setup", "over"):
             raise SessionError(f"round {self.match} is still being played")
-        chosen = self.rulesets.get(ruleset)
+        chosen = self.rulesets.get(ruleset) if isinstance(ruleset, str) else None
         if chosen is None:
             raise SessionError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
         if str(round) in self.journal.matches():
@@ -213,6 +213,8 @@ class TableSession:
         return penalty_id
 
     def remove_penalty(self, penalty_id: str) -> None:
+        if self.state.phase not in ("entry", "result"):
+            self._referee()
         self._record("referee", ("penalty-removed", {"id": penalty_id}))
 
     def finish_entries(self) -> Any:
@@ -293,7 +295,8 @@ class TableSession:
         when the match clock runs out."""
         state, now = self.state, self.clock.now()
         mc = state.match_clock
-        if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit:
+        if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit and \
+                state.time_up is None and state.phase not in ("setup", "over"):
             self._record("system", ("time-up", {}))
         clock = state.clock
         if clock is None or not clock.running:

@@ -30,7 +30,8 @@ from .journal import Event
 #: The phases of a match. A hand runs ready → bury → play → entry → result; a dispute freezes it.
 PHASES = ("setup", "ready", "bury", "play", "entry", "result", "disputed", "over")
 #: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
-IN_HAND = ("bury", "play", "entry")
+#: Once the last trick is played (entry, result) the hand is over, and time up counts after it.
+IN_HAND = ("bury", "play")
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late")
 
 
@@ -100,8 +101,9 @@ class MatchState:
         self.paused = False
         self.match_clock: MoveClock | None = None  # kind "match"; limit in seconds
         self.match_started = False
+        # When time ran out: `at` = hands confirmed before the decision is taken, `in_hand` =
+        # a hand was in play (it is finished first where the rules say so).
         self.time_up: dict[str, Any] | None = None
-        self.time_up_after_hand = False  # time ran out while a finished hand awaited confirmation
         self.needs_ruling: str | None = None  # time up could not pick a winner
         self.end: dict[str, Any] | None = None
         self.pin_failures: list[float] = []
@@ -234,8 +236,8 @@ class MatchState:
             raise SessionError(str(exc)) from None
         self.core = core
         self.played.append(Played(self._record(draft), result))
-        if isinstance(core, TeamMatch) and self.time_up_after_hand and core.winner is None:
-            self._decide_time_up(hand_in_progress=False)
+        if self.time_up and self.time_up["at"] == len(self.played) and core.winner is None:
+            self.core = self._decide_time_up(core, in_hand=False)
         self._after_hand(event.mono)
 
     def _after_hand(self, mono: float) -> None:
@@ -289,7 +291,8 @@ class MatchState:
 
     def _on_setup(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("setup")
-        ruleset = self.rulesets.get(data.get("ruleset", ""))
+        ruleset_id = data.get("ruleset")
+        ruleset = self.rulesets.get(ruleset_id) if isinstance(ruleset_id, str) else None
         if ruleset is None:
             raise SessionError(f"unknown ruleset {data.get('ruleset')!r}; known: "
                                f"{', '.join(self.rulesets)}")
@@ -298,8 +301,14 @@ class MatchState:
                                f"{data.get('ruleset_sha256')}, but this kiosk's {ruleset.id} "
                                f"has sha256 {ruleset.sha256}")
         minutes = data.get("match_minutes")
-        if minutes is not None and (not isinstance(minutes, int | float) or minutes < 0):
-            raise SessionError(f"match time {minutes!r}: give minutes, 0 or more")
+        if minutes is not None and (isinstance(minutes, bool) or not isinstance(
+                minutes, int | float) or not 0 <= minutes < 24 * 60):
+            raise SessionError(f"match time {minutes!r}: give minutes, 0 to a day")
+        for key, names in (("teams", ("NS", "EW")), ("players", SEATS)):
+            given = data.get(key)
+            if not isinstance(given, dict) or not set(given) <= set(names) or not all(
+                    isinstance(v, str) for v in given.values()):
+                raise SessionError(f"{key}: give names by {'/'.join(names)}")
         if not commit:
             return
         self.setup, self.ruleset = dict(data), ruleset
@@ -390,6 +399,8 @@ class MatchState:
         assert draft is not None and ruleset is not None and clock is not None
         if not ruleset.frying:
             raise SessionError(f"{ruleset.id} has no kitty frying")
+        if self.paused:
+            raise SessionError("the clocks are paused: resume first")
         if clock.trick != 1 or clock.plays != 0 or clock.seat != draft.dealer:
             raise SessionError("frying is over once the first card is led")
         seat = data.get("seat")
@@ -472,6 +483,8 @@ class MatchState:
         assert draft is not None
         if not draft.undo:
             raise SessionError("nothing to undo in this hand")
+        if self.paused:
+            raise SessionError("the clocks are paused: resume first")
         if not commit:
             return
         phase, clock, buriers, added = draft.undo.pop()
@@ -498,6 +511,9 @@ class MatchState:
         from ..rules.hand import check_points
 
         kitty = data.get("kitty")
+        if kitty is not None and (not isinstance(kitty, dict)
+                                  or set(kitty) != {"points", "shape"}):
+            raise SessionError("kitty: give its points and the shape that won the last trick")
         try:
             check_points(data.get("points"), KittyEntry(kitty["points"], kitty["shape"])
                          if kitty else None, ruleset)
@@ -510,6 +526,10 @@ class MatchState:
     def _on_penalty(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready", "bury", "play", "entry", "result", "disputed")
         penalty = {k: v for k, v in data.items() if k != "id"}
+        unknown = sorted(set(penalty) - {"code", "seat", *_PENALTY_FIELDS, "note"})
+        if unknown:
+            raise SessionError(f"penalty: unknown detail {unknown[0]!r}; allowed: "
+                               f"{', '.join(_PENALTY_FIELDS)}, note")
         self._validate_penalty(penalty)
         draft = self.draft
         assert draft is not None
@@ -584,8 +604,10 @@ class MatchState:
             new_record["as_played"] = True
         records = [p.record for p in self.played]
         records[number - 1] = new_record
+        needs_ruling = self.needs_ruling
         core, results = self._refold(records, from_hand=number)
         if not commit:
+            self.needs_ruling = needs_ruling
             return
         for i, (record, result) in enumerate(zip(records, results, strict=True)):
             if i >= number - 1:
@@ -596,8 +618,9 @@ class MatchState:
         if core.winner is not None:
             self._finish(ev.mono)
         elif draft is not None:
-            # The hand in progress keeps the dealer it is played with; one not yet dealt takes
-            # the dealer the corrected match gives.
+            # Both sides must agree to the result again. The hand in progress keeps the dealer
+            # it is played with; one not yet dealt takes the dealer the corrected match gives.
+            self._back_to_entry()
             computed = core.next_dealer
             if self.phase == "ready" and computed is not None:
                 draft.dealer, draft.as_played = computed, False
@@ -606,7 +629,8 @@ class MatchState:
 
     def _refold(self, records: list[dict[str, Any]], from_hand: int
                 ) -> tuple[TeamMatch, list[Any]]:
-        """Replay the confirmed hands with one replaced; hands after it keep their dealers."""
+        """Replay the confirmed hands with one replaced (`records` is updated in place: hands
+        after it keep their dealers, as played); a time up is applied where it happened."""
         from ..rules.record import parse_hand
 
         assert self.ruleset is not None
@@ -614,13 +638,17 @@ class MatchState:
         results = []
         for i, record in enumerate(records, 1):
             if i > from_hand:
-                record["as_played"] = True
+                records[i - 1] = record = {**record, "as_played": True}
+            if self.time_up and self.time_up["at"] == i - 1 and core.winner is None:
+                core = self._decide_time_up(core, self.time_up["in_hand"])
             try:
                 entry = parse_hand({k: v for k, v in record.items() if k != "called_by"})
                 core, result = core.play(entry)
             except (EntryError, RecordError) as exc:
                 raise SessionError(f"hand {i}: {exc}") from None
             results.append(result)
+        if self.time_up and self.time_up["at"] == len(records) and core.winner is None:
+            core = self._decide_time_up(core, self.time_up["in_hand"])
         return core, results
 
     def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
@@ -651,7 +679,7 @@ class MatchState:
         mc = self.match_clock
         if mc is None:
             raise SessionError("this match has no match time")
-        if self.match_started:
+        if self.match_started or self.phase == "over":
             raise SessionError("the match clock has already started")
         if commit:
             self.match_started = True
@@ -662,27 +690,27 @@ class MatchState:
             raise SessionError("time up does not apply now")
         if not commit:
             return
-        # How the record will end: the hand in play is finished only where the rules say so.
-        self.time_up = {"end": "between-hands", "by": ev.actor}
+        in_hand = self.phase in IN_HAND
+        finished_hand = self.phase in ("entry", "result", "disputed")  # decided after it
+        self.time_up = {"at": len(self.played) + finished_hand, "in_hand": in_hand,
+                        "by": ev.actor}
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, ev.mono)
-        if self.phase in ("result", "disputed"):
-            self.time_up_after_hand = True
-            return
-        self._decide_time_up(self.phase in IN_HAND)
-        if isinstance(self.core, TeamMatch) and self.core.winner is not None:
-            self._finish(ev.mono)
-        elif isinstance(self.core, TeamMatch) and self.core.time_up_pending:
-            self.time_up["end"] = "during-last-hand"
+        if not finished_hand:
+            self.core = self._decide_time_up(self.core, in_hand)
+            if isinstance(self.core, TeamMatch) and self.core.winner is not None:
+                self._finish(ev.mono)
 
-    def _decide_time_up(self, hand_in_progress: bool) -> None:
-        if not isinstance(self.core, TeamMatch):
+    def _decide_time_up(self, core: Any, in_hand: bool) -> Any:
+        """The core after time up; a time up the rules cannot decide waits for the referee."""
+        if not isinstance(core, TeamMatch):
             self.needs_ruling = "individual rounds have no time-up rule"
-            return
+            return core
         try:
-            self.core, _ = self.core.time_up(hand_in_progress)
+            return core.time_up(in_hand)[0]
         except EntryError as exc:
             self.needs_ruling = str(exc)
+            return core
 
     def _on_match_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if self.phase in ("setup", "over"):
@@ -739,5 +767,6 @@ class MatchState:
         core = self.core
         if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":
             return None
-        return {"time_up": self.time_up["end"]}
+        finished = self.time_up["in_hand"] and len(self.played) > self.time_up["at"]
+        return {"time_up": "during-last-hand" if finished else "between-hands"}
 

@@ -1,0 +1,80 @@
+"""The session's own thread: it drains the door, turns button edges into session actions,
+ticks the clocks and drives the lights. Nothing else touches the session."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from ..table.session import SessionError, TableSession
+from .buttons import Action, ButtonDecoder
+from .door import Door, Edge
+from .lights import Lights
+from .panel import Panel
+
+#: The referee's "next" button, by phase.
+NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
+
+
+class TableRunner:
+    def __init__(self, session: TableSession, door: Door, panel: Panel | None = None,
+                 decoder: ButtonDecoder | None = None, lights: Lights | None = None) -> None:
+        self.session, self.door, self.panel = session, door, panel
+        self.decoder = decoder or ButtonDecoder()
+        self.lights = lights or Lights()
+        self.refused: list[str] = []  # presses the session refused, for the screen
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- one step ---------------------------------------------------------------------------
+
+    def step(self, timeout: float = 0.0) -> None:
+        """Handle what came through the door (waiting up to `timeout`), then tick."""
+        for item in self.door.take(timeout):
+            if isinstance(item, Edge):
+                for action in self.decoder.edge(item):
+                    self._act(action)
+            else:
+                self._call(item)
+        now = self.session.clock.now()
+        for action in self.decoder.poll(now):
+            self._act(action)
+        for signal in self.session.tick():
+            self.lights.signal(signal, now)
+        if self.panel is not None:
+            self.panel.show(*self.lights.frame(self.session, now))
+
+    def _call(self, command: Callable[[TableSession], Any]) -> None:
+        try:
+            command(self.session)
+        except SessionError as exc:
+            self.refused.append(str(exc))
+
+    def _act(self, action: Action) -> None:
+        part = action.part
+        if part.startswith("seat.") and action.kind == "press":
+            self._call(lambda s: s.press(part.split(".")[1]))
+        elif part == "referee.pause" and action.kind == "tap":
+            self._call(lambda s: s.pause_key())
+        elif part == "referee.pause" and action.kind == "hold":
+            self.lights.muted = not self.lights.muted
+        elif part == "referee.confirm" and action.kind == "press":
+            name = NEXT.get(self.session.state.phase)
+            if name:
+                self._call(lambda s: getattr(s, name)())
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def start(self, interval: float = 0.02) -> None:
+        def loop() -> None:
+            while not self._stop.is_set():
+                self.step(timeout=interval)
+
+        self._thread = threading.Thread(target=loop, name="table-session", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
