@@ -24,6 +24,8 @@ demo: $(STAMP)
 	rm -rf .demo-data
 	$(BIN)/kiosk simulate --data .demo-data --table 1 --ruleset chaodipi-2011 --speed 1e9
 	$(BIN)/kiosk journal show --data .demo-data --table 1 | tail -n 30
+	$(BIN)/kiosk hw check
+	$(BIN)/kiosk slip --data .demo-data --table 1 --width 58
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -35,6 +37,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python bench/bench_rules.py
 	$(BIN)/python bench/bench_session.py
+	$(BIN)/python bench/bench_hw.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -7,11 +7,15 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..rules import replay
+from ..table.journal import JournalError
 from ..table.session import SessionError, TableSession
 from .buttons import Action, ButtonDecoder
 from .door import Door, Edge
 from .lights import Lights
 from .panel import Panel
+from .printer import PrintQueue, PrintResult
+from .slip import as_escpos, slip_lines
 
 #: The referee's "next" button, by phase.
 NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
@@ -19,11 +23,16 @@ NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
 
 class TableRunner:
     def __init__(self, session: TableSession, door: Door, panel: Panel | None = None,
-                 decoder: ButtonDecoder | None = None, lights: Lights | None = None) -> None:
+                 decoder: ButtonDecoder | None = None, lights: Lights | None = None,
+                 printer: PrintQueue | None = None, paper: int = 58,
+                 lang: str = "zh-Hans") -> None:
         self.session, self.door, self.panel = session, door, panel
+        self.printer, self.paper, self.lang = printer, paper, lang
+        self._slip_for: str | None = None  # the match whose slip was sent
         self.decoder = decoder or ButtonDecoder()
         self.lights = lights or Lights()
         self.refused: list[str] = []  # presses the session refused, for the screen
+        self.printed: list[PrintResult] = []  # what became of each slip, for the screen
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -35,6 +44,8 @@ class TableRunner:
             if isinstance(item, Edge):
                 for action in self.decoder.edge(item):
                     self._act(action)
+            elif isinstance(item, PrintResult):
+                self.printed.append(item)
             else:
                 self._call(item)
         now = self.session.clock.now()
@@ -42,6 +53,8 @@ class TableRunner:
             self._act(action)
         for signal in self.session.tick():
             self.lights.signal(signal, now)
+        if self.session.state.phase == "over" and self._slip_for != self.session.match:
+            self._print_slip()
         if self.panel is not None:
             self.panel.show(*self.lights.frame(self.session, now))
 
@@ -50,6 +63,8 @@ class TableRunner:
             command(self.session)
         except SessionError as exc:
             self.refused.append(str(exc))
+        except JournalError as exc:  # e.g. a full disk: nothing was recorded; say so, go on
+            self.refused.append(f"not recorded: {exc}")
 
     def _act(self, action: Action) -> None:
         part = action.part
@@ -63,6 +78,19 @@ class TableRunner:
             name = NEXT.get(self.session.state.phase)
             if name:
                 self._call(lambda s: getattr(s, name)())
+
+    def _print_slip(self) -> None:
+        """At the end of a match the slip goes to the printer (kept on disk first)."""
+        self._slip_for = self.session.match
+        if self.printer is None:
+            return
+        state = self.session.state
+        record = state.export()
+        assert state.ruleset is not None
+        slip = slip_lines(record, state.ruleset, list(replay(record, state.rulesets)),
+                          self.paper, self.lang)
+        self.printer.submit(f"table-{self.session.table}-round-{self.session.match}",
+                            as_escpos(slip))
 
     # -- the thread -------------------------------------------------------------------------
 

@@ -62,7 +62,10 @@ def connect(path: str | Path) -> sqlite_utils.Database:
     """Open a journal database with the durability settings every connection must have:
     WAL and ``synchronous=FULL``. Raises JournalError when they cannot be set."""
     try:
-        conn = sqlite3.connect(str(path), isolation_level=None, timeout=10)
+        # One thread at a time uses a journal (the session's runner once it starts), so the
+        # connection may move from the thread that opened it.
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=10,
+                               check_same_thread=False)
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=FULL")
         mode = conn.execute("PRAGMA journal_mode").fetchone()[0]

@@ -277,6 +277,14 @@ class TableSession:
         self._referee()
         self._record("referee", ("resume", {}))
 
+    def pause_key(self) -> None:
+        """The referee's pause button on the table: pause, or resume, without the PIN (the
+        button is the referee's own key, on the referee's side of the table)."""
+        if self.state.paused:
+            self._record("referee:key", ("resume", {}))
+        else:
+            self._record("referee:key", ("pause", {"reason": "referee key"}))
+
     def declare_time_up(self) -> None:
         self._referee()
         self._record("referee", ("time-up", {}))

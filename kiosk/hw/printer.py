@@ -1,0 +1,118 @@
+"""The score-slip printer: an ESC/POS thermal printer on a serial port, opened by pyserial URL
+(the Pi's UART ``/dev/serial0``, a USB printer's stable udev name, ``loop://`` or a pty in tests).
+
+Printing never blocks the clock or the journal: `PrintQueue` keeps every slip on disk first (for
+reprints), prints on its own thread, and reports the outcome through the door."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from queue import SimpleQueue
+
+import serial
+
+from .door import Door
+
+PAPER_STATUS = b"\x10\x04\x04"  # DLE EOT 4: the paper roll sensor
+PAPER_END = 0x60  # both "paper end" bits
+PAPER_LOW = 0x0C  # both "paper near end" bits
+CHUNK = 256
+
+
+class PrinterError(Exception):
+    """The slip did not print. `reason` is "not_answering", "no_paper" or "lost"."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        self.reason = reason
+        super().__init__(f"{reason}: {detail}")
+
+
+@dataclass(frozen=True)
+class PrintResult:
+    """What became of a slip, for the screen: `reason` is "printed", "paper_low" or one of
+    PrinterError's reasons."""
+
+    name: str
+    reason: str
+    detail: str = ""
+
+
+class SlipPrinter:
+    def __init__(self, url: str, baudrate: int = 9600, timeout: float = 1.0) -> None:
+        self.url, self.baudrate, self.timeout = url, baudrate, timeout
+
+    def _open(self) -> serial.SerialBase:
+        try:
+            return serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.timeout,
+                                         write_timeout=self.timeout * 5)
+        except (serial.SerialException, OSError, ValueError) as exc:
+            raise PrinterError("not_answering", f"{self.url}: {exc}") from None
+
+    def print_slip(self, data: bytes) -> str:
+        """Check the paper, then send the slip. Returns "printed" or "paper_low". Raises
+        PrinterError when the printer does not answer, has no paper, or goes away."""
+        port = self._open()
+        try:
+            try:
+                port.reset_input_buffer()
+                port.write(PAPER_STATUS)
+                port.flush()
+                status = port.read(1)
+            except (serial.SerialException, OSError) as exc:
+                raise PrinterError("not_answering", str(exc)) from None
+            if not status:
+                raise PrinterError("not_answering", f"no status from {self.url}")
+            if status[0] & PAPER_END:
+                raise PrinterError("no_paper", f"status byte {status[0]:#04x}")
+            try:
+                for start in range(0, len(data), CHUNK):
+                    port.write(data[start:start + CHUNK])
+                port.flush()
+            except (serial.SerialException, OSError) as exc:
+                raise PrinterError("lost", str(exc)) from None
+            return "paper_low" if status[0] & PAPER_LOW else "printed"
+        finally:
+            with contextlib.suppress(serial.SerialException, OSError):
+                port.close()
+
+
+class PrintQueue:
+    """Slips are saved to `directory` before printing and printed one at a time on a worker
+    thread; each outcome is put through `door` as a PrintResult."""
+
+    def __init__(self, printer: SlipPrinter, directory: str | Path, door: Door) -> None:
+        self.printer, self.door = printer, door
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._jobs: SimpleQueue[str | None] = SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name="slip-printer", daemon=True)
+        self._thread.start()
+
+    def submit(self, name: str, data: bytes) -> Path:
+        """Keep the slip as `name`.bin and queue it. Returns where it is kept."""
+        path = self.directory / f"{name}.bin"
+        temp = path.with_suffix(".tmp")
+        temp.write_bytes(data)
+        temp.replace(path)
+        self._jobs.put(name)
+        return path
+
+    def reprint(self, name: str) -> None:
+        self._jobs.put(name)
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join()
+
+    def _work(self) -> None:
+        while (name := self._jobs.get()) is not None:
+            try:
+                outcome = self.printer.print_slip((self.directory / f"{name}.bin").read_bytes())
+                self.door.put(PrintResult(name, outcome))
+            except PrinterError as exc:
+                self.door.put(PrintResult(name, exc.reason, str(exc)))
+            except OSError as exc:
+                self.door.put(PrintResult(name, "lost", str(exc)))

@@ -1,0 +1,215 @@
+"""The score slip and the ESC/POS printer, with a fake printer on a pty that parses the stream."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import re
+import threading
+import time
+
+import pytest
+
+from kiosk.hw.door import Door
+from kiosk.hw.printer import PrinterError, PrintQueue, SlipPrinter
+from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines
+from kiosk.rules import replay
+from kiosk.textfmt import width
+
+from .helpers import EXAMPLES, kiosk
+
+OK, NO_PAPER = 0x12, 0x12 | 0x60
+# ESC/POS commands the slip uses, to strip before decoding the text
+COMMANDS = re.compile(rb"\x1b@|\x1c&|\x1ba[\x00-\x02]|\x1bE[\x00\x01]|\x1bd.|\x1dVB.|\x10\x04.",
+                      flags=re.S)
+
+
+class FakePrinter:
+    """The printer end of a pty: answers the paper-status query, keeps what it is sent, and
+    can vanish after some bytes (a cable pulled mid-slip)."""
+
+    def __init__(self, status: int = OK, answer: bool = True, vanish_after: int | None = None):
+        self.master, self.slave = os.openpty()
+        self.path = os.ttyname(self.slave)
+        self.status, self.answer, self.vanish_after = status, answer, vanish_after
+        self.received = bytearray()
+        self.queries = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.master, 4096)
+            except OSError:
+                return
+            if not chunk:
+                return
+            if b"\x10\x04\x04" in chunk:
+                self.queries += 1
+                if self.answer:
+                    os.write(self.master, bytes([self.status]))
+                chunk = chunk.replace(b"\x10\x04\x04", b"")
+            self.received += chunk
+            if self.vanish_after is not None and len(self.received) >= self.vanish_after:
+                os.close(self.master)
+                os.close(self.slave)
+                return
+
+    def text(self) -> str:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not self.received.endswith(b"\x1dVB\x00"):
+            time.sleep(0.01)  # the pty hands bytes over asynchronously
+        return COMMANDS.sub(b"", bytes(self.received)).decode("gb18030")
+
+    def close(self) -> None:
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+@pytest.fixture
+def xiamen(rulesets):
+    record = json.loads((EXAMPLES / "xiamen-2015-example.json").read_text())
+    record.update({"event": "厦门粮食系统运动会", "round": "3", "table": 7,
+                   "teams": {"NS": "市购销公司", "EW": "粮食局"},
+                   "players": {"N": "张三", "S": "李四", "E": "王五", "W": "赵六"}})
+    return record, rulesets["xiamen-2015"], list(replay(record, rulesets))
+
+
+def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
+    record, ruleset, lines = xiamen
+    printer = FakePrinter()
+    data = as_escpos(slip_lines(record, ruleset, lines, 58, "zh-Hans"))
+    assert SlipPrinter(f"{printer.path}", timeout=2).print_slip(data) == "printed"
+    text = printer.text()
+    printer.close()
+    for needed in ("记分表", "赛事: 厦门粮食系统运动会", "轮次: 3  桌号: 7",
+                   "南北: 市购销公司 张三/李四", "3 E 暴露张 +10",
+                   "胜方：东西（打过终点级）", "大分: 南北 0  东西 3",
+                   "净胜级数: 南北 -9  东西 9", "裁判签名："):
+        assert needed in text, needed
+    table = text.split("-" * 32)[1].split("违例:")[0]
+    hand_rows = [row.split() for row in table.strip().splitlines()[1:]]
+    assert [row[:4] for row in hand_rows][:2] == [["1", "N", "2", "45"], ["2", "S", "4", "140"]]
+    assert len(hand_rows) == 8
+
+
+@pytest.mark.parametrize("paper", [58, 80])
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_slip_fits_the_paper(xiamen, paper, lang):
+    record, ruleset, lines = xiamen
+    text = as_text(slip_lines(record, ruleset, lines, paper, lang), paper)
+    assert max(width(line) for line in text.splitlines()) <= COLUMNS[paper]
+
+
+def test_no_paper_prints_nothing(xiamen):
+    record, ruleset, lines = xiamen
+    printer = FakePrinter(status=NO_PAPER)
+    with pytest.raises(PrinterError) as err:
+        SlipPrinter(printer.path, timeout=2).print_slip(as_escpos(
+            slip_lines(record, ruleset, lines, 58, "en")))
+    assert err.value.reason == "no_paper" and printer.queries == 1
+    time.sleep(0.1)
+    assert not printer.received
+    printer.close()
+
+
+def test_printer_not_answering_or_missing():
+    silent = FakePrinter(answer=False)
+    with pytest.raises(PrinterError) as err:
+        SlipPrinter(silent.path, timeout=0.3).print_slip(b"x")
+    assert err.value.reason == "not_answering"
+    silent.close()
+    with pytest.raises(PrinterError) as err:
+        SlipPrinter("/dev/no-such-printer", timeout=0.3).print_slip(b"x")
+    assert err.value.reason == "not_answering"
+
+
+def test_printer_that_vanishes_mid_slip(xiamen):
+    record, ruleset, lines = xiamen
+    printer = FakePrinter(vanish_after=200)
+    data = as_escpos(slip_lines(record, ruleset, lines, 80, "zh-Hans")) * 20
+    with pytest.raises(PrinterError) as err:
+        SlipPrinter(printer.path, timeout=1).print_slip(data)
+    assert err.value.reason == "lost"
+
+
+def test_print_queue_keeps_the_slip_and_reports_through_the_door(tmp_path, xiamen):
+    record, ruleset, lines = xiamen
+    door = Door()
+    printer = FakePrinter(status=NO_PAPER)
+    queue = PrintQueue(SlipPrinter(printer.path, timeout=1), tmp_path / "slips", door)
+    data = as_escpos(slip_lines(record, ruleset, lines, 58, "zh-Hans"))
+    kept = queue.submit("table-7-round-3", data)  # returns at once; printing is elsewhere
+    assert kept.read_bytes() == data
+    (result,) = door.take(timeout=5)
+    assert (result.name, result.reason) == ("table-7-round-3", "no_paper")
+    printer.status = OK  # paper loaded: reprint from the kept copy
+    queue.reprint("table-7-round-3")
+    (result,) = door.take(timeout=5)
+    assert result.reason == "printed"
+    assert "净胜级数" in printer.text()
+    queue.close()
+    printer.close()
+
+
+def test_slip_command(tmp_path, rulesets):
+    from kiosk.table.simulate import simulate
+
+    simulate(tmp_path, 2, rulesets, "chaodipi-2011", 5, seed=3, speed=float("inf"),
+             out=io.StringIO()).close()
+    text = kiosk("slip", "--data", str(tmp_path), "--table", "2", "--lang", "en", "--width",
+                 "80")
+    assert text.returncode == 0, text.stderr
+    assert "Score sheet" in text.stdout and "Referee signature" in text.stdout
+    out = tmp_path / "slip.bin"
+    done = kiosk("slip", "--data", str(tmp_path), "--table", "2", "--format", "escpos",
+                 "--out", str(out))
+    assert done.returncode == 0
+    data = out.read_bytes()
+    assert data.startswith(b"\x1b@\x1c&") and data.endswith(b"\x1dVB\x00")
+    assert "记分表" in COMMANDS.sub(b"", data).decode("gb18030")
+    missing = kiosk("slip", "--data", str(tmp_path), "--table", "9")
+    assert missing.returncode == 2 and "no journal for table 9" in missing.stderr
+
+
+def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
+    from kiosk.hw.runner import TableRunner
+    from kiosk.table import ManualClock, SessionConfig, TableSession
+
+    clock, door = ManualClock(), Door()
+    printer = FakePrinter()
+    queue = PrintQueue(SlipPrinter(printer.path, timeout=2), tmp_path / "slips", door)
+    session = TableSession.open(tmp_path, 4, rulesets, clock, SessionConfig(pin="1"))
+    session.setup_match(event="e", round="2", teams={"NS": "甲", "EW": "乙"}, players={},
+                        ruleset="standard-80fen")
+    runner = TableRunner(session, door, printer=queue, lang="en")
+    runner.step()
+    assert list((tmp_path / "slips").iterdir()) == []  # no slip while the match runs
+    session.unlock("1")
+    session.end_match("EW", "forfeit", "late by 15 minutes")
+    runner.step()
+    assert (tmp_path / "slips" / "table-4-round-2.bin").exists()
+    runner.step(timeout=5)
+    assert [(r.name, r.reason) for r in runner.printed] == [("table-4-round-2", "printed")]
+    assert "Winner: NS (forfeit)" in printer.text()
+    runner.step()
+    assert len(runner.printed) == 1  # one slip a match
+    queue.close()
+    session.close()
+    printer.close()
+
+
+def test_udev_rule_names_the_printer():
+    rules = (EXAMPLES.parent / "deploy" / "udev" / "99-kiosk-printer.rules").read_text()
+    lines = [line for line in rules.splitlines() if line and not line.startswith("#")]
+    assert lines
+    for line in lines:
+        pairs = [part.strip() for part in line.split(",")]
+        assert pairs[0] == 'SUBSYSTEM=="tty"'
+        assert 'SYMLINK+="kiosk-printer"' in pairs and 'GROUP="dialout"' in pairs
+        for pair in pairs:
+            assert re.fullmatch(r'[A-Z]+(\{\w+\})?(==|\+=|=)"[\w-]+"', pair), pair
