@@ -5,6 +5,7 @@ Button callbacks run on gpiozero's threads: they only put an `Edge` through the 
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import Any
 
@@ -15,6 +16,16 @@ from .door import Door, Edge
 from .pinmap import SEATS, PinMap
 
 BUTTONS = (*(f"seat.{s}.button" for s in SEATS), "referee.pause", "referee.confirm")
+
+
+def default_pin_factory(gpio_chip: str = "/dev/gpiochip0") -> Any:
+    """gpiozero's own choice on a Pi (lgpio), MockFactory on a machine without GPIO (the
+    kiosk then runs with keyboard keys for the seats), or whatever $GPIOZERO_PIN_FACTORY says."""
+    if os.environ.get("GPIOZERO_PIN_FACTORY") or os.path.exists(gpio_chip):
+        return None  # gpiozero picks
+    from gpiozero.pins.mock import MockFactory
+
+    return MockFactory()
 
 
 class Panel:
