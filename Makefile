@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean os-packages
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,17 +27,21 @@ demo: $(STAMP)
 	$(BIN)/kiosk hw check
 	$(BIN)/kiosk slip --data .demo-data --table 1 --width 58
 
+os-packages:
+	bash .ci/os-packages.sh
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict kiosk/rules
 
-test: lint
+test: lint os-packages
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_rules.py
 	$(BIN)/python bench/bench_session.py
 	$(BIN)/python bench/bench_hw.py
+	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python bench/bench_ui.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,7 +11,7 @@ from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import RulesError, Rulesets
 from ..table.journal import JournalError
 from ..table.state import SessionError
-from . import hw_cmd, replay_cmd, rules_cmd, table_cmd
+from . import hw_cmd, replay_cmd, rules_cmd, table_cmd, ui_cmd
 
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
 EXIT_USAGE = 2
@@ -29,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay_cmd.add_parser(commands, add_lang)
     table_cmd.add_parsers(commands, add_lang)
     hw_cmd.add_parsers(commands, add_lang)
+    ui_cmd.add_parsers(commands, add_lang)
     return parser
 
 

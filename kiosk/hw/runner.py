@@ -10,6 +10,7 @@ from typing import Any
 from ..rules import replay
 from ..table.journal import JournalError
 from ..table.session import SessionError, TableSession
+from ..table.view import TableView, snapshot
 from .buttons import Action, ButtonDecoder
 from .door import Door, Edge
 from .lights import Lights
@@ -35,6 +36,8 @@ class TableRunner:
         self.printed: list[PrintResult] = []  # what became of each slip, for the screen
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._seen: tuple[int, int, int] = (-1, 0, 0)
+        self.view: TableView = snapshot(session)  # what screens read: replaced, never changed
 
     # -- one step ---------------------------------------------------------------------------
 
@@ -57,6 +60,15 @@ class TableRunner:
             self._print_slip()
         if self.panel is not None:
             self.panel.show(*self.lights.frame(self.session, now))
+        seen = (self.session.journal.last_seq, len(self.refused), len(self.printed))
+        if seen != self._seen:
+            message = self.view.message
+            if seen[2] != self._seen[2]:
+                message = f"printer.{self.printed[-1].reason}"
+            if seen[1] != self._seen[1]:
+                message = self.refused[-1]
+            self._seen = seen
+            self.view = snapshot(self.session, message)
 
     def _call(self, command: Callable[[TableSession], Any]) -> None:
         try:

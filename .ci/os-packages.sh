@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The OS packages the tests need: a virtual screen for real Kivy windows (Xvfb, Mesa's software
+# GL), the CJK font, and libmtdev for Kivy's input providers. Installed with apt-get when root;
+# otherwise listed, and the tests that need them fail under CI=true (skip elsewhere).
+set -euo pipefail
+packages=(xvfb xauth libgl1-mesa-dri fonts-noto-cjk libmtdev1)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "missing OS packages (install as root): ${missing[*]}" >&2
+fi

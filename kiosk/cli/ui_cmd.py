@@ -1,0 +1,101 @@
+"""`kiosk table`: the touchscreen kiosk for one table."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..rules import RulesError
+
+
+class TableUIError(RulesError):
+    """The kiosk cannot start (a bad size, no font)."""
+
+
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+    table = commands.add_parser("table", help="run the touchscreen kiosk of a table")
+    table.add_argument("--data", metavar="DIR", help="the data directory (required unless "
+                       "--screenshots, which uses a scratch directory)")
+    table.add_argument("--table", type=int, default=1, metavar="N")
+    table.add_argument("--size", metavar="WxH", help="window size (default: full screen on a "
+                       "Pi, 800x480 elsewhere)")
+    table.add_argument("--pin", default=os.environ.get("KIOSK_PIN", "0000"),
+                       help="the referee PIN (default $KIOSK_PIN or 0000)")
+    table.add_argument("--pinmap", metavar="FILE")
+    table.add_argument("--printer", metavar="URL", help="the slip printer, e.g. /dev/serial0")
+    table.add_argument("--screenshots", metavar="DIR",
+                       help="play one scripted hand through every screen, save a PNG of each "
+                            "into DIR, and exit")
+    add_lang(table)
+    table.set_defaults(run=run_table)
+
+
+def run_table(args: argparse.Namespace) -> int:
+    size = _size(args.size)
+    if args.data is None and args.screenshots is None:
+        raise TableUIError("give --data DIR (or --screenshots DIR)")
+    from kivy.config import Config
+
+    if size:
+        Config.set("graphics", "width", str(size[0]))
+        Config.set("graphics", "height", str(size[1]))
+    elif os.path.exists("/dev/gpiochip0") and not os.environ.get("DISPLAY"):
+        Config.set("graphics", "fullscreen", "auto")
+    from ..hw.door import Door
+    from ..hw.panel import Panel, default_pin_factory
+    from ..hw.pinmap import PinMapError, load_pinmap
+    from ..hw.printer import PrintQueue, SlipPrinter
+    from ..hw.runner import TableRunner
+    from ..table import SessionConfig, SystemClock, TableSession
+    from ..ui.app import KioskApp
+    from ..ui.fonts import FontError
+    from .main import load_rulesets
+
+    data = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="kiosk-shots-"))
+    try:
+        pins = load_pinmap(args.pinmap)
+    except PinMapError as exc:
+        raise TableUIError(str(exc)) from None
+    clock, door = SystemClock(), Door()
+    session = TableSession.open(data, args.table, load_rulesets(args), clock,
+                                SessionConfig(pin=args.pin))
+    if args.screenshots:
+        from gpiozero.pins.mock import MockFactory
+
+        factory: Any = MockFactory()
+    else:
+        factory = default_pin_factory()
+    panel = Panel(pins, door, clock, pin_factory=factory)
+    printer = (PrintQueue(SlipPrinter(args.printer), data / "slips", door)
+               if args.printer else None)
+    runner = TableRunner(session, door, panel, printer=printer, lang=args.lang)
+    app = KioskApp(runner, lang=args.lang)
+    if args.screenshots:
+        from ..ui.script import run_script
+
+        run_script(app, factory, pins, Path(args.screenshots))
+    runner.start()
+    try:
+        app.run()
+    except FontError as exc:
+        raise TableUIError(str(exc)) from None
+    finally:
+        runner.stop()
+        panel.close()
+        if printer:
+            printer.close()
+        session.close()
+    return 0
+
+
+def _size(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    width, _, height = text.partition("x")
+    if not (width.isdigit() and height.isdigit()) or int(width) < 320 or int(height) < 320:
+        raise TableUIError(f"--size {text!r}: give WIDTHxHEIGHT, e.g. 800x480")
+    return int(width), int(height)

@@ -1,0 +1,1 @@
+"""The touchscreen app (Kivy): screens laid out in .kv files, presenters in plain Python."""
