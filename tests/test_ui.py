@@ -143,11 +143,14 @@ def png_size(path) -> tuple[int, int]:
 
 EXPECTED = {
     "zh-Hans": {"clock": "西出牌", "result": "旁家总分：100", "over": "胜方：南北（弃权）",
-                "history": "1  N   2  100  上台 +1  2:3"},
+                "history": "1  N   2  100  上台 +1  2:3",
+                "corrected": "1  N   2   85  上台 +0  2:2"},
     "zh-Hant": {"clock": "西出牌", "result": "旁家總分：100", "over": "勝方：南北（棄權）",
-                "history": "1  N   2  100  上台 +1  2:3"},
+                "history": "1  N   2  100  上台 +1  2:3",
+                "corrected": "1  N   2   85  上台 +0  2:2"},
     "en": {"clock": "West to play", "result": "Defenders' total: 100",
-           "over": "Winner: NS (forfeit)", "history": "1  N   2  100  take +1  2:3"},
+           "over": "Winner: NS (forfeit)", "history": "1  N   2  100  take +1  2:3",
+           "corrected": "1  N   2   85  take +0  2:2"},
 }
 
 
@@ -165,7 +168,7 @@ def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
     shots = sorted(p.name for p in out.glob("*.png"))
     assert shots == ["01-setup.png", "02-ready.png", "03-bury.png", "04-play.png",
                      "05-entry.png", "06-result.png", "07-history.png", "08-referee.png",
-                     "09-over.png"]
+                     "09-correction.png", "10-over.png"]
     width, height = (int(n) for n in size.split("x"))
     assert png_size(out / "04-play.png") == (width, height)
     screens = json.loads((out / "screens.json").read_text(encoding="utf-8"))
@@ -175,11 +178,11 @@ def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
     assert want["result"] in texts["result"]
     assert want["over"] in texts["over"]
     assert want["history"] in texts["history"]
+    assert want["corrected"] in texts["correction"]  # the referee corrected hand 1 to 85
     assert {"zh-Hans": "3号桌", "zh-Hant": "3號桌", "en": "Table 3"}[lang] in texts["setup"]
     # the hand the window played is in the journal, confirmed by both sides
     session = TableSession.open(tmp_path / "data", 3, rulesets)
     record = session.export()
     session.close()
-    assert record["hands"][0] == {"dealer": "N", "points": 60,
-                                  "kitty": {"points": 10, "shape": "pair"}}
+    assert record["hands"][0] == {"dealer": "N", "points": 85}  # as corrected
     assert record["end"]["forfeit"] == "EW"

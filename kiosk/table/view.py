@@ -41,7 +41,7 @@ class TableView:
     points: int | None = None
     kitty: dict[str, Any] | None = None
     penalties: tuple[tuple[str, dict[str, Any]], ...] = ()
-    penalty_codes: tuple[str, ...] = ()
+    penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     preview: dict[str, Any] | None = None
     confirmed: tuple[str, ...] = ()
     sides: dict[str, str] = field(default_factory=dict)  # seat -> side, in the result phase
@@ -101,7 +101,8 @@ def snapshot(session: TableSession, message: str | None = None) -> TableView:
         paused=state.paused, points=draft.points if draft else None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
-        penalty_codes=tuple(ruleset.penalties), preview=preview,
+        penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
+        preview=preview,
         confirmed=tuple(sorted(draft.confirmed)) if draft else (), sides=sides or {},
         disputed_by=draft.disputed_by if draft else None,
         history=tuple(p.result.to_json() for p in state.played), result=result,

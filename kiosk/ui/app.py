@@ -24,13 +24,15 @@ from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from ..hw.runner import TableRunner
 from ..i18n import LANGS, translator
 from . import fonts
-from .presenter import ScreenModel, history, present
+from .presenter import POINT_VALUES, ScreenModel, history, present
 
 KV = Path(__file__).parent / "kv"
 FILL = {"idle": (0.16, 0.16, 0.2, 1), "moving": (0.1, 0.55, 0.25, 1),
         "warn": (0.85, 0.6, 0.05, 1), "over": (0.8, 0.12, 0.12, 1),
         "paused": (0.35, 0.35, 0.45, 1), "empty": (0, 0, 0, 0)}
 KEYS = {"1": "N", "2": "E", "3": "S", "4": "W"}
+#: The screens the referee's and the history's overlays use.
+OVERLAY_SCREEN = {"history": "history", "referee": "referee", "correct": "referee"}
 REFEREE = ("start_clock", "pause", "resume", "time_up", "forfeit:NS", "forfeit:EW", "rule",
            "undo", "close")
 
@@ -47,7 +49,12 @@ class SeatBox(Label):
 
 
 class KioskScreen(Screen):
-    """A title, a message and a body of lines and buttons, rebuilt when its model changes."""
+    """A title, a message and a body of lines and buttons, rebuilt when its model changes.
+    Each screen's own .kv file sets how its title and body look."""
+
+    title_scale = NumericProperty(1.0)
+    title_color = ListProperty([1, 1, 1, 1])
+    body_spacing = NumericProperty(dp(6))
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
@@ -68,6 +75,39 @@ class KioskScreen(Screen):
             box.add_widget(part)
         if model.buttons:
             box.add_widget(_buttons(app, model.buttons, cols=2 if app.portrait else 4))
+
+
+class SetupScreen(KioskScreen):
+    pass
+
+
+class ReadyScreen(KioskScreen):
+    pass
+
+
+class EntryScreen(KioskScreen):
+    pass
+
+
+class ResultScreen(KioskScreen):
+    pass
+
+
+class OverScreen(KioskScreen):
+    pass
+
+
+class HistoryScreen(KioskScreen):
+    pass
+
+
+class RefereeScreen(KioskScreen):
+    pass
+
+
+SCREEN_CLASSES = {"setup": SetupScreen, "ready": ReadyScreen, "entry": EntryScreen,
+                  "result": ResultScreen, "over": OverScreen, "history": HistoryScreen,
+                  "referee": RefereeScreen}
 
 
 class ClockScreen(Screen):
@@ -133,6 +173,7 @@ class KioskApp(App):
         self.referee_open = False
         self.kitty: dict[str, Any] = {}
         self.pending_penalty: str | None = None
+        self.correcting: int | None = None  # the hand the referee is correcting
         self.frames = 0
 
     # -- building ---------------------------------------------------------------------------
@@ -140,11 +181,11 @@ class KioskApp(App):
     def build(self) -> ScreenManager:
         fonts.register()
         self.title = "80分"
-        Builder.load_file(str(KV / "common.kv"))
-        Builder.load_file(str(KV / "screens.kv"))
+        for name in ("common", "screens", *SCREEN_CLASSES, "clock"):  # one file a screen
+            Builder.load_file(str(KV / f"{name}.kv"))
         manager = ScreenManager(transition=NoTransition())
-        for name in ("setup", "ready", "entry", "result", "over", "history", "referee"):
-            manager.add_widget(KioskScreen(name=name))
+        for name, cls in SCREEN_CLASSES.items():
+            manager.add_widget(cls(name=name))
         manager.add_widget(ClockScreen(name="clock"))
         self._apply_language()
         Window.bind(on_key_down=self._key, size=lambda *_: self._sizes())
@@ -176,7 +217,7 @@ class KioskApp(App):
         view = self.runner.view
         model = present(view, self.runner.session.clock.now(), self.lang)
         self.model_status = model.status
-        name = self.overlay or model.screen
+        name = OVERLAY_SCREEN[self.overlay] if self.overlay else model.screen
         screen = self.root.get_screen(name)
         if self.root.current != name:
             self.root.current = name
@@ -184,10 +225,19 @@ class KioskApp(App):
 
     def _overlay_model(self, model: ScreenModel) -> ScreenModel:
         t = translator(self.lang)
+        view = self.runner.view
         if self.overlay == "history":
-            return ScreenModel("history", t("ui.history"), model.status,
-                               lines=history(self.runner.view, self.lang),
-                               buttons=(("close", t("ui.close")),))
+            fixes: tuple[tuple[str, str], ...] = ()
+            if self.referee_open and view.kind == "team":
+                fixes = tuple((f"correct:{h['hand']}", t("ui.correct", n=h["hand"]))
+                              for h in view.history if h["result"] != "redeal")
+            return ScreenModel("history", t("ui.history"), model.status, model.message,
+                               lines=history(view, self.lang),
+                               buttons=(*fixes, ("close", t("ui.close"))))
+        if self.overlay == "correct":
+            return ScreenModel("referee", t("ui.correct_title", n=self.correcting),
+                               model.status, model.message, values=POINT_VALUES,
+                               buttons=(("history", t("ui.close")),))
         if not self.referee_open:
             shown = "•" * len(self.pin) or "PIN"
             digits = tuple((f"pin:{d}", d) for d in "1234567890")
@@ -198,11 +248,15 @@ class KioskApp(App):
                            buttons=tuple((a, _referee_label(a, t)) for a in REFEREE))
 
     def body_key(self) -> tuple[Any, ...]:
-        """What, besides the model, the entry screen's body depends on."""
-        return (self.overlay, tuple(sorted(self.kitty.items())), self.pending_penalty)
+        """What, besides the model, the screen's keypads depend on."""
+        return (self.overlay, self.correcting, tuple(sorted(self.kitty.items())),
+                self.pending_penalty)
 
     def body(self, model: ScreenModel) -> list[Any]:
-        """The entry screen's keypads (other screens have none)."""
+        """The keypads: points for a correction, or the entry of a hand."""
+        if self.overlay == "correct":
+            return [_buttons(self, tuple((f"correct_points:{v}", str(v)) for v in model.values),
+                             9)]
         if self.overlay or model.screen != "entry":
             return []
         t = translator(self.lang)
@@ -236,6 +290,12 @@ class KioskApp(App):
             self.referee_open = False
         elif name == "pin":
             self._pin(arg)
+        elif name == "correct" and self.referee_open:
+            self.overlay, self.correcting = "correct", int(arg)
+        elif name == "correct_points" and self.correcting is not None:
+            hand, reason = self.correcting, translator(self.lang)("ui.correction_reason")
+            door.put(lambda s: s.correct_hand(hand, {"points": int(arg)}, reason))
+            self.overlay, self.correcting = "history", None
         elif name == "setup":
             door.put(lambda s: s.setup_match(event="", round=str(len(s.journal.matches()) + 1),
                                              teams={}, players={}, ruleset=arg))

@@ -60,7 +60,7 @@ def present(view: TableView, now: float, lang: str) -> ScreenModel:
     if view.phase in ("bury", "play"):
         return _clock(view, now, title, status, message, t)
     if view.phase == "entry":
-        return _entry(view, title, status, message, t)
+        return _entry(view, title, status, message, t, lang)
     if view.phase in ("result", "disputed"):
         return _result(view, title, status, message, t)
     return _over(view, title, status, message, t)
@@ -140,16 +140,18 @@ def _clock(view: TableView, now: float, title: str, status: str, message: str,
                        lines, tuple(buttons))
 
 
-def _entry(view: TableView, title: str, status: str, message: str, t: Any) -> ScreenModel:
+def _entry(view: TableView, title: str, status: str, message: str, t: Any,
+           lang: str) -> ScreenModel:
     kitty = view.kitty
     lines = [t("ui.points_now", points="—" if view.points is None else view.points)]
     if kitty:
         lines.append(t("ui.kitty_now", points=kitty["points"], shape=t("ui.shape." +
                                                                      kitty["shape"])))
+    names = {code: name(lang) for code, name in view.penalty_names}
     for _, penalty in view.penalties:
-        lines.append(f"{penalty['seat']} {penalty['code']}")
+        lines.append(f"{t('ui.seat.' + penalty['seat'])} {names.get(penalty['code'], '')}")
     buttons = [(f"kitty_shape:{s}", t("ui.shape." + s)) for s in SHAPES]
-    buttons += [(f"penalty:{code}", code) for code in view.penalty_codes]
+    buttons += [(f"penalty:{code}", name) for code, name in names.items()]
     return ScreenModel("entry", title, status, message, lines=tuple(lines),
                        buttons=tuple(buttons), values=POINT_VALUES,
                        extra={"kitty_values": KITTY_VALUES,

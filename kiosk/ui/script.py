@@ -29,7 +29,9 @@ SCRIPT: tuple[tuple[str, str], ...] = (
     ("wait", "ready"), ("touch", "history"), ("wait", "history"), ("shot", "history"),
     ("touch", "close"), ("touch", "referee"), ("wait", "referee"),
     ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"),
-    ("touch", "pin:ok"), ("shot", "referee"), ("touch", "forfeit:EW"),
+    ("touch", "pin:ok"), ("shot", "referee"), ("touch", "history"), ("wait", "history"),
+    ("touch", "correct:1"), ("touch", "correct_points:85"), ("wait", "history"),
+    ("shot", "correction"), ("touch", "referee"), ("touch", "forfeit:EW"),
     ("touch", "close"), ("wait", "over"), ("shot", "over"),
 )
 
