@@ -142,13 +142,13 @@ def png_size(path) -> tuple[int, int]:
 
 
 EXPECTED = {
-    "zh-Hans": {"clock": "西出牌", "result": "旁家总分：100", "over": "胜方：南北（弃权）",
+    "zh-Hans": {"clock": "西 Wang出牌", "result": "旁家总分：100", "over": "胜方：南北（弃权）",
                 "history": "1  N   2  100  上台 +1  2:3",
                 "corrected": "1  N   2   85  上台 +0  2:2"},
-    "zh-Hant": {"clock": "西出牌", "result": "旁家總分：100", "over": "勝方：南北（棄權）",
+    "zh-Hant": {"clock": "西 Wang出牌", "result": "旁家總分：100", "over": "勝方：南北（棄權）",
                 "history": "1  N   2  100  上台 +1  2:3",
                 "corrected": "1  N   2   85  上台 +0  2:2"},
-    "en": {"clock": "West to play", "result": "Defenders' total: 100",
+    "en": {"clock": "West Wang to play", "result": "Defenders' total: 100",
            "over": "Winner: NS (forfeit)", "history": "1  N   2  100  take +1  2:3",
            "corrected": "1  N   2   85  take +0  2:2"},
 }
@@ -180,9 +180,13 @@ def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
     assert want["history"] in texts["history"]
     assert want["corrected"] in texts["correction"]  # the referee corrected hand 1 to 85
     assert {"zh-Hans": "3号桌", "zh-Hant": "3號桌", "en": "Table 3"}[lang] in texts["setup"]
+    # touch targets: at least 9 mm on the 7" display (800x480 at about 133 px an inch: 47 px)
+    for name in ("ready", "entry", "result", "referee"):
+        assert float(screens[f"{name}:smallest-button-px"][0]) >= 47, name
     # the hand the window played is in the journal, confirmed by both sides
     session = TableSession.open(tmp_path / "data", 3, rulesets)
     record = session.export()
     session.close()
     assert record["hands"][0] == {"dealer": "N", "points": 85}  # as corrected
+    assert (record["teams"], record["players"]) == ({"NS": "厦门粮食局"}, {"W": "Wang"})
     assert record["end"]["forfeit"] == "EW"

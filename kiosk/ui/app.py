@@ -174,6 +174,7 @@ class KioskApp(App):
         self.kitty: dict[str, Any] = {}
         self.pending_penalty: str | None = None
         self.correcting: int | None = None  # the hand the referee is correcting
+        self.name_inputs: dict[str, Any] = {}
         self.frames = 0
 
     # -- building ---------------------------------------------------------------------------
@@ -257,6 +258,8 @@ class KioskApp(App):
         if self.overlay == "correct":
             return [_buttons(self, tuple((f"correct_points:{v}", str(v)) for v in model.values),
                              9)]
+        if not self.overlay and model.screen == "setup":
+            return self._name_fields()
         if self.overlay or model.screen != "entry":
             return []
         t = translator(self.lang)
@@ -274,6 +277,22 @@ class KioskApp(App):
             parts.append(_buttons(self, tuple((f"penalty_seat:{s}", t("ui.seat." + s))
                                               for s in "NESW"), 4))
         return parts
+
+    def _name_fields(self) -> list[Any]:
+        """Team and player names for a match set up by hand (the scorer will send them)."""
+        from kivy.uix.textinput import TextInput
+
+        t = translator(self.lang)
+        grid = GridLayout(cols=2, size_hint_y=None, spacing=dp(6))
+        grid.bind(minimum_height=grid.setter("height"))
+        self.name_inputs = {}
+        for key, label in (("NS", t("team.NS")), ("EW", t("team.EW")),
+                           *((s, t("ui.seat." + s)) for s in "NESW")):
+            field = TextInput(hint_text=label, multiline=False, font_name=self.font,
+                              font_size=self.text_size, size_hint_y=None, height=dp(56))
+            self.name_inputs[key] = field
+            grid.add_widget(field)
+        return [grid]
 
     # -- actions: everything that changes the table goes through the door ------------------
 
@@ -297,8 +316,11 @@ class KioskApp(App):
             door.put(lambda s: s.correct_hand(hand, {"points": int(arg)}, reason))
             self.overlay, self.correcting = "history", None
         elif name == "setup":
+            names = {k: f.text.strip() for k, f in self.name_inputs.items() if f.text.strip()}
+            teams = {k: v for k, v in names.items() if k in ("NS", "EW")}
+            players = {k: v for k, v in names.items() if k in "NESW"}
             door.put(lambda s: s.setup_match(event="", round=str(len(s.journal.matches()) + 1),
-                                             teams={}, players={}, ruleset=arg))
+                                             teams=teams, players=players, ruleset=arg))
         elif name == "dealer":
             door.put(lambda s: s.grab_dealer(arg))
         elif name == "card":

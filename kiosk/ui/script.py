@@ -18,7 +18,8 @@ from .app import KioskApp
 #: The steps: ("touch", action), ("seat", seat) for a GPIO button, ("shot", name), or
 #: ("wait", screen) until that screen shows.
 SCRIPT: tuple[tuple[str, str], ...] = (
-    ("wait", "setup"), ("shot", "setup"), ("touch", "setup:xiamen-2015"),
+    ("wait", "setup"), ("type", "NS=厦门粮食局"), ("type", "W=Wang"), ("shot", "setup"),
+    ("touch", "setup:xiamen-2015"),
     ("wait", "ready"), ("touch", "dealer:N"), ("shot", "ready"), ("touch", "start_bury"),
     ("wait", "clock"), ("shot", "bury"), ("seat", "N"),
     ("seat", "N"), ("seat", "E"), ("seat", "S"), ("shot", "play"), ("seat", "W"),
@@ -79,6 +80,9 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path,
             touch = UnitTestTouch(x, y)
             touch.touch_down()
             touch.touch_up()
+        elif kind == "type":  # as a keyboard would, into the named field
+            key, _, text = arg.partition("=")
+            app.name_inputs[key].insert_text(text)
         elif kind == "seat":
             pin = factory.pin(pins.seat_button(arg))
             pin.drive_low()
@@ -90,6 +94,7 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path,
             yield  # let the frame draw
             app.root.export_to_png(str(out / f"{shots:02d}-{arg}.png"))
             seen[arg] = _texts(app.root.current_screen)
+            seen[f"{arg}:smallest-button-px"] = [str(_smallest_button(app.root.current_screen))]
         for _ in range(3):
             yield
 
@@ -110,6 +115,14 @@ def _scroller(widget: Widget) -> Any:
             return None
         parent = parent.parent
     return parent
+
+
+def _smallest_button(root: Widget) -> float:
+    from kivy.uix.button import Button
+
+    sizes = [min(w.width, w.height) for w in root.walk() if isinstance(w, Button)
+             and w.get_root_window() is not None]
+    return min(sizes) if sizes else 0.0
 
 
 def _texts(root: Widget) -> list[str]:
