@@ -177,6 +177,7 @@ def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
     assert want["clock"] in texts["play"]
     assert want["result"] in texts["result"]
     assert want["over"] in texts["over"]
+    assert {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang] in texts["over"]
     assert want["history"] in texts["history"]
     assert want["corrected"] in texts["correction"]  # the referee corrected hand 1 to 85
     assert {"zh-Hans": "3号桌", "zh-Hant": "3號桌", "en": "Table 3"}[lang] in texts["setup"]

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from ..i18n import LANGS
 from ..rules import replay
 from ..table.journal import JournalError
 from ..table.session import SessionError, TableSession
@@ -16,7 +17,7 @@ from .door import Door, Edge
 from .lights import Lights
 from .panel import Panel
 from .printer import PrintQueue, PrintResult
-from .slip import as_escpos, slip_lines
+from .slip import as_escpos, as_text, slip_lines
 
 #: The referee's "next" button, by phase.
 NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
@@ -37,6 +38,7 @@ class TableRunner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._seen: tuple[int, int, int] = (-1, 0, 0)
+        self.slips: dict[str, str] = {}  # the last match's slip, by language
         self.view: TableView = snapshot(session)  # what screens read: replaced, never changed
 
     # -- one step ---------------------------------------------------------------------------
@@ -68,7 +70,7 @@ class TableRunner:
             if seen[1] != self._seen[1]:
                 message = self.refused[-1]
             self._seen = seen
-            self.view = snapshot(self.session, message)
+            self.view = snapshot(self.session, message, self.slips)
 
     def _call(self, command: Callable[[TableSession], Any]) -> None:
         try:
@@ -92,17 +94,20 @@ class TableRunner:
                 self._call(lambda s: getattr(s, name)())
 
     def _print_slip(self) -> None:
-        """At the end of a match the slip goes to the printer (kept on disk first)."""
+        """At the end of a match the slip goes to the printer (kept on disk first), and its
+        text, in every language, to the screen."""
         self._slip_for = self.session.match
-        if self.printer is None:
-            return
         state = self.session.state
         record = state.export()
         assert state.ruleset is not None
-        slip = slip_lines(record, state.ruleset, list(replay(record, state.rulesets)),
-                          self.paper, self.lang)
-        self.printer.submit(f"table-{self.session.table}-round-{self.session.match}",
-                            as_escpos(slip))
+        lines = list(replay(record, state.rulesets))
+        self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang),
+                                    self.paper) for lang in LANGS}
+        self._seen = (-1, 0, 0)  # show it
+        if self.printer is not None:
+            slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang)
+            self.printer.submit(f"table-{self.session.table}-round-{self.session.match}",
+                                as_escpos(slip))
 
     # -- the thread -------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
     out: list[tuple[str, str]] = [("title", line) for title in (t("sheet.title"),
                                                                    ruleset.name(lang))
                                   for line in wrap(title, cols)]
-    if "event" in record:
+    if record.get("event"):
         out += [("text", line) for line in wrap(f"{t('sheet.event')}: {record['event']}", cols)]
     where = [f"{t('sheet.' + key)}: {record[key]}" for key in ("round", "table") if key in record]
     out += [("text", line) for line in wrap("  ".join(where), cols) if line]

@@ -50,6 +50,7 @@ class TableView:
     result: dict[str, Any] | None = None  # the match result once over
     message: str | None = None  # the last refusal or printer report
     choices: tuple[str, ...] = ()  # the rulesets a new match can use
+    slips: dict[str, str] = field(default_factory=dict)  # the score slip, by language, once over
 
     def move_left(self, now: float) -> float | None:
         if self.clock_kind is None:
@@ -64,7 +65,8 @@ class TableView:
         return self.match_limit - elapsed
 
 
-def snapshot(session: TableSession, message: str | None = None) -> TableView:
+def snapshot(session: TableSession, message: str | None = None,
+             slips: dict[str, str] | None = None) -> TableView:
     """The table as it is now. Call it on the thread that owns the session."""
     state = session.state
     ruleset = state.ruleset
@@ -106,4 +108,4 @@ def snapshot(session: TableSession, message: str | None = None) -> TableView:
         confirmed=tuple(sorted(draft.confirmed)) if draft else (), sides=sides or {},
         disputed_by=draft.disputed_by if draft else None,
         history=tuple(p.result.to_json() for p in state.played), result=result,
-        message=message)
+        message=message, slips=dict(slips or {}) if state.phase == "over" else {})

@@ -63,7 +63,8 @@ class KioskScreen(Screen):
     def show(self, app: KioskApp, model: ScreenModel) -> None:
         self.ids.title.text = model.title
         self.ids.message.text = model.message
-        key = (model.lines, model.buttons, model.values, app.body_key(), app.lang)
+        key = (model.lines, model.buttons, model.values, app.body_key(), app.lang,
+               bool(model.extra.get("slip")))
         if key == self._shown:
             return
         self._shown = key
@@ -260,6 +261,10 @@ class KioskApp(App):
                              9)]
         if not self.overlay and model.screen == "setup":
             return self._name_fields()
+        if not self.overlay and model.screen == "over" and model.extra.get("slip"):
+            slip = _label(model.extra["slip"], self)
+            slip.font_size = self.text_size * 0.8
+            return [slip]
         if self.overlay or model.screen != "entry":
             return []
         t = translator(self.lang)
@@ -366,11 +371,12 @@ class KioskApp(App):
         self.runner.door.put(unlock)
 
     def _referee(self, name: str, arg: str) -> None:
+        ruled = translator(self.lang)("ui.referee_ruled")
         calls = {"start_clock": lambda s: s.start_match_clock(),
                  "pause": lambda s: s.pause(), "resume": lambda s: s.resume(),
                  "time_up": lambda s: s.declare_time_up(),
-                 "forfeit": lambda s: s.end_match(arg, "forfeit", "the referee ruled"),
-                 "rule": lambda s: s.rule_dispute("the referee ruled")}
+                 "forfeit": lambda s: s.end_match(arg, "forfeit", ruled),
+                 "rule": lambda s: s.rule_dispute(ruled)}
         if name in calls:
             self.runner.door.put(calls[name])
 

@@ -63,7 +63,7 @@ def present(view: TableView, now: float, lang: str) -> ScreenModel:
         return _entry(view, title, status, message, t, lang)
     if view.phase in ("result", "disputed"):
         return _result(view, title, status, message, t)
-    return _over(view, title, status, message, t)
+    return _over(view, title, status, message, t, lang)
 
 
 def _status(view: TableView, now: float, t: Any) -> str:
@@ -187,7 +187,8 @@ def _result(view: TableView, title: str, status: str, message: str, t: Any) -> S
     return ScreenModel("result", title, status, message, lines=tuple(lines), buttons=buttons)
 
 
-def _over(view: TableView, title: str, status: str, message: str, t: Any) -> ScreenModel:
+def _over(view: TableView, title: str, status: str, message: str, t: Any,
+          lang: str) -> ScreenModel:
     r = view.result or {}
     lines = []
     if r.get("winner"):
@@ -199,7 +200,8 @@ def _over(view: TableView, title: str, status: str, message: str, t: Any) -> Scr
         lines.append("  ".join(f"{k} {v}" for k, v in sorted(r["totals"].items(),
                                                               key=lambda kv: -kv[1])))
     return ScreenModel("over", title, status, message, lines=tuple(lines),
-                       buttons=(("reprint", t("ui.reprint")),))
+                       buttons=(("reprint", t("ui.reprint")),),
+                       extra={"slip": view.slips.get(lang, "")})
 
 
 def history(view: TableView, lang: str) -> tuple[str, ...]:
