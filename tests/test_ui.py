@@ -154,8 +154,11 @@ EXPECTED = {
 }
 
 
-@pytest.mark.parametrize("size", ["800x480", "720x1280"])
-@pytest.mark.parametrize("lang", LANGS)
+WINDOWS = [(lang, size) for size in ("800x480", "720x1280") for lang in LANGS]
+WINDOWS.append(("zh-Hans", "1920x1080"))
+
+
+@pytest.mark.parametrize(("lang", "size"), WINDOWS)
 def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
     out = tmp_path / "shots"
     env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(ROOT / ".venv" / "cache"),

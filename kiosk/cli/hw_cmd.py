@@ -64,9 +64,9 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_slip(args: argparse.Namespace) -> int:
     from ..hw.slip import as_escpos, as_text, slip_lines
-    from .table_cmd import _open
+    from .table_cmd import open_match
 
-    state, _ = _open(args)
+    state, _ = open_match(args)
     record = state.export()
     lines = list(replay(record, state.rulesets))
     slip = slip_lines(record, state.ruleset, lines, args.width, args.lang)

@@ -43,7 +43,9 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     sim.set_defaults(run=run_simulate)
 
 
-def _open(args: argparse.Namespace) -> Any:
+def open_match(args: argparse.Namespace) -> Any:
+    """The state and events of the match `args` name (--data, --table, --round). Raises
+    TableError when there is no such journal or round."""
     from ..table import Journal, table_path
     from ..table.state import MatchState
     from .main import load_rulesets
@@ -66,13 +68,13 @@ def _open(args: argparse.Namespace) -> Any:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    state, _ = _open(args)
+    state, _ = open_match(args)
     print(json.dumps(state.export(), ensure_ascii=False, indent=1))
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
-    state, events = _open(args)
+    state, events = open_match(args)
     for event in events:
         at = datetime.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S")
         data = json.dumps(event.data, ensure_ascii=False) if event.data else ""

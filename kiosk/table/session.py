@@ -101,6 +101,7 @@ class TableSession:
     def _record(self, actor: str, *facts: tuple[str, dict[str, Any]]) -> list[Event]:
         """Check, journal, then fold. Raises SessionError (nothing recorded) or JournalError."""
         now, wall = self.clock.now(), self.clock.wall()
+        # The last fact is the command; any before it (an overrun) follow from it.
         for kind, data in facts[-1:]:
             self.state.check(kind, data, now, wall)
         events = self.journal.append(self.match, list(facts), now, wall, actor)

@@ -24,6 +24,7 @@ from ..rules import (
     TeamMatch,
     score_hand,
 )
+from ..rules.hand import check_points
 from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
 
@@ -508,8 +509,6 @@ class MatchState:
         self._need("entry", "result", "disputed")
         draft, ruleset = self.draft, self.ruleset
         assert draft is not None and ruleset is not None
-        from ..rules.hand import check_points
-
         kitty = data.get("kitty")
         if kitty is not None and (not isinstance(kitty, dict)
                                   or set(kitty) != {"points", "shape"}):
