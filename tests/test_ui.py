@@ -142,14 +142,14 @@ def png_size(path) -> tuple[int, int]:
 
 
 EXPECTED = {
-    "zh-Hans": {"clock": "西 Wang出牌", "result": "旁家总分：100", "over": "胜方：南北（弃权）",
-                "history": "1  N   2  100  上台 +1  2:3",
+    "zh-Hans": {"clock": "西 Wang出牌", "result": "旁家总分：120", "over": "胜方：南北（弃权）",
+                "history": "1  N   2  120  上台 +2  2:4",
                 "corrected": "1  N   2   85  上台 +0  2:2"},
-    "zh-Hant": {"clock": "西 Wang出牌", "result": "旁家總分：100", "over": "勝方：南北（棄權）",
-                "history": "1  N   2  100  上台 +1  2:3",
+    "zh-Hant": {"clock": "西 Wang出牌", "result": "旁家總分：120", "over": "勝方：南北（棄權）",
+                "history": "1  N   2  120  上台 +2  2:4",
                 "corrected": "1  N   2   85  上台 +0  2:2"},
-    "en": {"clock": "West Wang to play", "result": "Defenders' total: 100",
-           "over": "Winner: NS (forfeit)", "history": "1  N   2  100  take +1  2:3",
+    "en": {"clock": "West Wang to play", "result": "Defenders' total: 120",
+           "over": "Winner: NS (forfeit)", "history": "1  N   2  120  take +2  2:4",
            "corrected": "1  N   2   85  take +0  2:2"},
 }
 

@@ -10,6 +10,37 @@ from .session import SessionError, TableSession
 
 
 @dataclass(frozen=True)
+class PenaltyOption:
+    """One way a penalty can be entered: its choice (None: the default), its name, and what the
+    referee must add: "" (nothing), "cards", "points" or "levels", from `values`."""
+
+    choice: str | None
+    name: Any  # a rules Text
+    asks: str = ""
+    values: tuple[int, ...] = ()
+
+
+def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
+    """The entry options of a ruleset penalty, for a form."""
+    options = [(None, penalty.name, penalty.default)] if penalty.default else []
+    options += [(key, choice.name, choice.outcome) for key, choice in penalty.choices.items()]
+    out = []
+    for choice, name, outcome in options:
+        if outcome.per_card:
+            out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 9))))
+        elif outcome.effect == "referee-points":
+            top = outcome.max if outcome.max is not None else max(200, outcome.min)
+            out.append(PenaltyOption(choice, name, "points",
+                                     tuple(range(outcome.min, top + 1, 5))))
+        elif outcome.effect == "referee-levels":
+            top = outcome.max if outcome.max is not None else 3
+            out.append(PenaltyOption(choice, name, "levels", tuple(range(outcome.min, top + 1))))
+        else:
+            out.append(PenaltyOption(choice, name))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
 class TableView:
     table: int
     match: str = ""
@@ -42,6 +73,7 @@ class TableView:
     kitty: dict[str, Any] | None = None
     penalties: tuple[tuple[str, dict[str, Any]], ...] = ()
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
+    penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
     preview: dict[str, Any] | None = None
     confirmed: tuple[str, ...] = ()
     sides: dict[str, str] = field(default_factory=dict)  # seat -> side, in the result phase
@@ -104,6 +136,7 @@ def snapshot(session: TableSession, message: str | None = None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
+        penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
         preview=preview,
         confirmed=tuple(sorted(draft.confirmed)) if draft else (), sides=sides or {},
         disputed_by=draft.disputed_by if draft else None,

@@ -173,7 +173,7 @@ class KioskApp(App):
         self.pin = ""
         self.referee_open = False
         self.kitty: dict[str, Any] = {}
-        self.pending_penalty: str | None = None
+        self.pending_penalty: dict[str, Any] = {}  # the penalty being entered, step by step
         self.correcting: int | None = None  # the hand the referee is correcting
         self.name_inputs: dict[str, Any] = {}
         self.frames = 0
@@ -252,7 +252,7 @@ class KioskApp(App):
     def body_key(self) -> tuple[Any, ...]:
         """What, besides the model, the screen's keypads depend on."""
         return (self.overlay, self.correcting, tuple(sorted(self.kitty.items())),
-                self.pending_penalty)
+                tuple(self.pending_penalty.items()))
 
     def body(self, model: ScreenModel) -> list[Any]:
         """The keypads: points for a correction, or the entry of a hand."""
@@ -277,11 +277,53 @@ class KioskApp(App):
                             self))
         parts.append(_buttons(self, tuple((f"kitty:{v}", str(v)) for v in
                                           model.extra["kitty_values"]), 9))
-        if self.pending_penalty:
-            parts.append(_label(self.pending_penalty, self))
+        parts += self._penalty_form(t)
+        return parts
+
+    def _options(self) -> tuple[Any, ...]:
+        return self.runner.view.penalty_forms.get(self.pending_penalty.get("code", ""), ())
+
+    def _penalty_form(self, t: Any) -> list[Any]:
+        """The next step of the penalty being entered: the seat, the choice, the count."""
+        pending = self.pending_penalty
+        if not pending:
+            return []
+        options = self._options()
+        names = dict(self.runner.view.penalty_names)
+        title = names[pending["code"]](self.lang) if pending["code"] in names else ""
+        parts: list[Any] = [_label(title, self)]
+        if "seat" not in pending:
             parts.append(_buttons(self, tuple((f"penalty_seat:{s}", t("ui.seat." + s))
                                               for s in "NESW"), 4))
+        elif "option" not in pending:
+            parts.append(_buttons(self, tuple((f"penalty_option:{i}", o.name(self.lang))
+                                              for i, o in enumerate(options)), 2))
+        else:
+            option = options[pending["option"]]
+            parts.append(_label(t(f"ui.penalty.{option.asks}"), self))
+            parts.append(_buttons(self, tuple((f"penalty_value:{v}", str(v))
+                                              for v in option.values), 9))
         return parts
+
+    def _penalty_step(self, step: str, arg: str) -> None:
+        pending, options = self.pending_penalty, self._options()
+        if step == "seat":
+            pending["seat"] = arg
+            if len(options) == 1:
+                pending["option"] = 0
+        elif step == "option":
+            pending["option"] = int(arg)
+        elif step == "value":
+            pending["value"] = int(arg)
+        if "option" in pending and (not options[pending["option"]].asks or "value" in pending):
+            option = options[pending["option"]]
+            details: dict[str, Any] = {"choice": option.choice}
+            if option.asks:
+                details[option.asks] = pending["value"]
+            code, seat = pending["code"], pending["seat"]
+            self.pending_penalty = {}
+            self.runner.door.put(lambda s: s.add_penalty(code, seat, **details))
+        self.pending_penalty = dict(self.pending_penalty)  # a new key: the form redraws
 
     def _name_fields(self) -> list[Any]:
         """Team and player names for a match set up by hand (the scorer will send them)."""
@@ -344,10 +386,9 @@ class KioskApp(App):
         elif name == "kitty_shape":
             self.kitty = {**self.kitty, "shape": arg}
         elif name == "penalty":
-            self.pending_penalty = arg
-        elif name == "penalty_seat" and self.pending_penalty:
-            code, self.pending_penalty = self.pending_penalty, None
-            door.put(lambda s: s.add_penalty(code, arg))
+            self.pending_penalty = {"code": arg}
+        elif name.startswith("penalty_") and self.pending_penalty:
+            self._penalty_step(name.removeprefix("penalty_"), arg)
         elif name in ("start_bury", "end_play", "finish_entries", "undo"):
             if name == "finish_entries":
                 self.kitty = {}
