@@ -550,3 +550,18 @@ def test_removing_a_penalty_outside_the_entry_needs_the_referee(tmp_path, rulese
     s.lock()
     with pytest.raises(SessionError, match="referee only"):
         s.remove_penalty(penalty)
+
+
+def test_a_match_ended_while_paused_stays_over(tmp_path, rulesets, clock):
+    # Found by the fuzz test: resuming after the end restarted the match clock.
+    s = open_table(tmp_path, rulesets, clock)
+    s.start_match_clock()
+    s.unlock(PIN)
+    s.pause()
+    s.end_match("NS", "forfeit", "late")
+    assert (s.state.phase, s.state.paused) == ("over", False)
+    with pytest.raises(SessionError):
+        s.resume()
+    s.close()
+    s = open_table(tmp_path, rulesets, clock)
+    assert s.state.phase == "over" and s.state.winner() == "EW"

@@ -77,7 +77,7 @@ class TableSession:
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
-        if running and not state.paused:
+        if running and not state.paused and state.phase not in ("setup", "over"):
             last = state.last_mono
             data: dict[str, Any] = {"reason": "restart"}
             if state.clock is not None and state.clock.running:

@@ -251,8 +251,8 @@ class MatchState:
             self._new_draft()
 
     def _finish(self, mono: float) -> None:
-        """The match is over: no hand, no move, and the match clock stops."""
-        self.phase, self.draft, self.clock = "over", None, None
+        """The match is over: no hand, no move, nothing paused, and the match clock stops."""
+        self.phase, self.draft, self.clock, self.paused = "over", None, None, False
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, mono)
 
@@ -664,7 +664,7 @@ class MatchState:
                 self.match_clock.elapsed = data["match_elapsed"]
 
     def _on_resume(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if not self.paused:
+        if not self.paused or self.phase in ("setup", "over"):
             raise SessionError("the clocks are not paused")
         if commit:
             self.paused = False
