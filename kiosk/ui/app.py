@@ -140,9 +140,11 @@ def _label(text: str, app: KioskApp) -> Label:
 
 
 def _button(app: KioskApp, action: str, text: str) -> TapButton:
+    # At least 9 mm, and room for two lines of the type at this screen's size.
     button = TapButton(text=text, action=action, font_name=app.font, font_size=app.text_size,
-                          size_hint_y=None, height=dp(56), background_normal="",
-                          background_color=(0.22, 0.33, 0.55, 1))
+                       size_hint_y=None, height=max(dp(56), app.text_size * 2.6),
+                       background_normal="",
+                       background_color=(0.22, 0.33, 0.55, 1))
     button.bind(on_release=lambda *_: app.act(action),
                 width=lambda b, w: setattr(b, "text_size", (w - dp(8), None)))
     button.halign = "center"
