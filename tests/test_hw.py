@@ -194,3 +194,35 @@ def test_without_gpio_the_kiosk_runs_on_the_mock_factory(tmp_path, monkeypatch):
     chip = tmp_path / "gpiochip0"
     chip.touch()
     assert default_pin_factory(str(chip)) is None  # on a Pi gpiozero chooses (lgpio)
+
+
+def test_a_late_bounce_edge_is_not_a_second_press():
+    # Edges can reach the door after the decoder settled past them: they are already judged.
+    from kiosk.hw.door import Edge
+
+    decoder = ButtonDecoder(debounce=0.05)
+    actions = decoder.edge(Edge("seat.N.button", True, 0.0))
+    actions += decoder.edge(Edge("seat.N.button", False, 0.01))
+    actions += decoder.poll(0.06)
+    actions += decoder.edge(Edge("seat.N.button", True, 0.02))  # queued late
+    actions += decoder.poll(0.2)
+    assert [a.kind for a in actions].count("press") == 1
+
+
+def test_the_runner_keeps_going_when_the_slip_cannot_be_kept(tmp_path, rulesets):
+    from kiosk.hw.printer import PrintQueue, SlipPrinter
+
+    clock, door = ManualClock(), Door()
+    session = TableSession.open(tmp_path, 2, rulesets, clock, SessionConfig(pin="1"))
+    session.setup_match(event="e", round="1", teams={}, players={}, ruleset="standard-80fen")
+    slips = tmp_path / "slips"
+    queue = PrintQueue(SlipPrinter("/dev/null-printer", timeout=0.1), slips, door)
+    runner = TableRunner(session, door, printer=queue)
+    slips.rmdir()  # the disk lets us down
+    session.unlock("1")
+    session.end_match("EW", "forfeit", "late")
+    runner.step()
+    assert [r.reason for r in runner.printed] == ["lost"]
+    assert runner.view.phase == "over" and runner.view.slips
+    queue.close()
+    session.close()

@@ -122,3 +122,23 @@ def test_boot_config_explains_every_line_and_covers_each_model():
         assert needed in text
     cmdline = (ROOT / "firmware_config" / "cmdline.md").read_text(encoding="utf-8")
     assert "console=serial0" in cmdline and "consoleblank=0" in cmdline
+
+
+@pytest.mark.parametrize(("config", "pin", "claim"), [
+    ("dtparam=i2c_arm=on,spi=on", 10, "SPI"),
+    ("dtparam=spi", 10, "SPI"),
+    ("dtparam=spi=true", 10, "SPI"),
+    ("dtoverlay=spi0-1cs", 10, "SPI"),
+    ("dtoverlay=gpio-shutdown\ndtparam=gpio_pin=17", 17, "the shutdown button"),
+    ("dtoverlay=gpio-shutdown,gpio_pin=0x11", 17, "the shutdown button"),
+    ("enable_uart=1", 14, "the UART (TXD)"),
+])
+def test_boot_config_claims_in_every_spelling(config, pin, claim):
+    assert claimed_pins(config)[pin] == claim
+
+
+def test_an_unreadable_shutdown_pin_is_a_clear_error(tmp_path):
+    config = tmp_path / "config.txt"
+    config.write_text("dtoverlay=gpio-shutdown,gpio_pin=x\n")
+    done = kiosk("hw", "check", "--boot-config", str(config))
+    assert done.returncode == 2 and "gpio_pin='x' is not a GPIO number" in done.stderr

@@ -111,7 +111,9 @@ def test_faces_are_simplified_and_traditional():
 
     names = {key: TTFont(str(path), lazy=True)["name"].getDebugName(1)
              for key, path in font_files().items()}
-    assert names == {"KioskSC": "Noto Sans CJK SC", "KioskTC": "Noto Sans CJK TC"}
+    assert names == {"KioskSC": "Noto Sans CJK SC", "KioskTC": "Noto Sans CJK TC",
+                     "KioskMonoSC": "Noto Sans Mono CJK SC",
+                     "KioskMonoTC": "Noto Sans Mono CJK TC"}
 
 
 # -- real windows under Xvfb -----------------------------------------------------------------

@@ -52,7 +52,10 @@ def run_check(args: argparse.Namespace) -> int:
             raise HardwareError(f"{args.boot_config}: cannot read: {exc}") from None
     else:
         source, text = default_boot_config()
-    problems = check(pinmap, text, source)
+    try:
+        problems = check(pinmap, text, source)
+    except PinMapError as exc:
+        raise HardwareError(f"{source}: {exc}") from None
     for problem in problems:
         print(f"kiosk hw check: {pinmap.source}: {problem}", file=sys.stderr)
     if problems:

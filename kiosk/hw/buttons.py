@@ -35,6 +35,8 @@ class ButtonDecoder:
 
     def edge(self, edge: Edge) -> list[Action]:
         button = self._buttons.setdefault(edge.part, _Button())
+        if edge.at < button.since:  # older than the state it settled to: already judged
+            return []
         button.raw = edge.pressed
         if edge.at - button.since < self.debounce:
             return []

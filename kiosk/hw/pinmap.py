@@ -102,35 +102,63 @@ def _collect(table: dict[str, object], prefix: str, pins: dict[str, int], source
                               "under its part")
 
 
+ON = frozenset({"on", "true", "yes", "1", ""})  # a bare `dtparam=spi` means on too
+SPI_PINS = {"spi0": (7, 8, 9, 10, 11), "spi1": (16, 17, 18, 19, 20, 21)}
+
+
 def claimed_pins(config_text: str) -> dict[int, str]:
     """The GPIOs a boot config gives to the UART, I2C, SPI and the shutdown button. Every
-    section counts (a line under [pi4] claims its pins too): the map must suit every model."""
+    section counts (a line under [pi4] claims its pins too): the map must suit every model.
+    Raises PinMapError for a pin number it cannot read."""
     claims: dict[int, str] = {}
-    for raw_line in config_text.splitlines():
+    overlay = ""  # dtparam lines after a dtoverlay line set that overlay's parameters
+    for number, raw_line in enumerate(config_text.splitlines(), 1):
         line = raw_line.split("#", 1)[0].strip()
         if not line or line.startswith("["):
             continue
         key, _, value = line.partition("=")
         key, value = key.strip(), value.strip()
-        params = dict(_params(value))
-        uart = (key == "enable_uart" and value == "1") or (
-            key == "dtparam" and params.get("uart0") == "on")
-        if uart:
+        if key == "enable_uart" and value == "1":
             claims.update({14: "the UART (TXD)", 15: "the UART (RXD)"})
-        elif key == "dtparam" and params.get("i2c_arm", params.get("i2c")) == "on":
-            claims.update({2: "I2C (SDA)", 3: "I2C (SCL)"})
-        elif key == "dtparam" and params.get("spi") == "on":
-            claims.update({n: "SPI" for n in (7, 8, 9, 10, 11)})
-        elif key == "dtoverlay" and value.split(",")[0] == "gpio-shutdown":
-            claims[int(params.get("gpio_pin", "3"))] = "the shutdown button"
+            continue
+        params = _params(value)
+        if key == "dtoverlay":
+            overlay = params[0][0] if params else ""
+            params = params[1:]
+            for bus, pins in SPI_PINS.items():
+                if overlay.startswith(bus):
+                    claims.update({n: "SPI" for n in pins})
+            if overlay == "gpio-shutdown":
+                claims[3] = "the shutdown button"
+        elif key != "dtparam":
+            continue
+        for name, setting in params:
+            if name == "gpio_pin" and overlay == "gpio-shutdown":
+                claims = {n: c for n, c in claims.items() if c != "the shutdown button"}
+                claims[_gpio(setting, number)] = "the shutdown button"
+            elif name in ("i2c_arm", "i2c") and setting in ON:
+                claims.update({2: "I2C (SDA)", 3: "I2C (SCL)"})
+            elif name == "spi" and setting in ON:
+                claims.update({n: "SPI" for n in SPI_PINS["spi0"]})
+            elif name == "uart0" and setting in ON:
+                claims.update({14: "the UART (TXD)", 15: "the UART (RXD)"})
     return claims
+
+
+def _gpio(text: str, line: int) -> int:
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise PinMapError(f"boot config line {line}: gpio_pin={text!r} is not a GPIO "
+                          "number") from None
 
 
 def _params(value: str) -> list[tuple[str, str]]:
     out = []
     for part in value.split(","):
         name, _, setting = part.partition("=")
-        out.append((name.strip(), setting.strip()))
+        if name.strip():
+            out.append((name.strip(), setting.strip().lower()))
     return out
 
 

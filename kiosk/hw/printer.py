@@ -71,8 +71,13 @@ class SlipPrinter:
                 for start in range(0, len(data), CHUNK):
                     port.write(data[start:start + CHUNK])
                 port.flush()
+                port.write(PAPER_STATUS)  # still there at the end of the slip?
+                port.flush()
+                after = port.read(1)
             except (serial.SerialException, OSError) as exc:
                 raise PrinterError("lost", str(exc)) from None
+            if not after:
+                raise PrinterError("lost", "no answer after the slip")
             return "paper_low" if status[0] & PAPER_LOW else "printed"
         finally:
             with contextlib.suppress(serial.SerialException, OSError):

@@ -106,15 +106,21 @@ class TableRunner:
         self._seen = (-1, 0, 0)  # show it
         if self.printer is not None:
             slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang)
-            self.printer.submit(f"table-{self.session.table}-round-{self.session.match}",
-                                as_escpos(slip))
+            name = f"table-{self.session.table}-round-{self.session.match}"
+            try:
+                self.printer.submit(name, as_escpos(slip))
+            except OSError as exc:  # the slip could not even be kept: say so, go on
+                self.printed.append(PrintResult(name, "lost", str(exc)))
 
     # -- the thread -------------------------------------------------------------------------
 
     def start(self, interval: float = 0.02) -> None:
         def loop() -> None:
             while not self._stop.is_set():
-                self.step(timeout=interval)
+                try:
+                    self.step(timeout=interval)
+                except Exception as exc:  # the clock must never stop: report it, go on
+                    self.refused.append(f"{type(exc).__name__}: {exc}")
 
         self._thread = threading.Thread(target=loop, name="table-session", daemon=True)
         self._thread.start()

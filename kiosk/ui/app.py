@@ -15,7 +15,7 @@ from kivy.clock import Clock
 from kivy.core.window import Window
 from kivy.lang import Builder
 from kivy.metrics import dp
-from kivy.properties import ListProperty, NumericProperty, StringProperty
+from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
@@ -167,6 +167,7 @@ class KioskApp(App):
     history_label = StringProperty("")
     referee_label = StringProperty("")
     next_language = StringProperty("")
+    portrait_mode = BooleanProperty(False)
 
     def __init__(self, runner: TableRunner, lang: str = "zh-Hans", **kw: Any) -> None:
         super().__init__(**kw)
@@ -174,6 +175,8 @@ class KioskApp(App):
         self.overlay: str | None = None  # "history" or "referee" over the phase's screen
         self.pin = ""
         self.referee_open = False
+        self._pin_round = 0  # bumped when the referee menu closes
+        self._entry_hand: int | None = None
         self.kitty: dict[str, Any] = {}
         self.pending_penalty: dict[str, Any] = {}  # the penalty being entered, step by step
         self.correcting: int | None = None  # the hand the referee is correcting
@@ -202,6 +205,7 @@ class KioskApp(App):
         return bool(Window.height > Window.width)
 
     def _sizes(self) -> None:
+        self.portrait_mode = self.portrait
         short = min(Window.width, Window.height)
         self.text_size = max(16, short / 26)
         self.title_size = max(22, short / 18)
@@ -219,6 +223,8 @@ class KioskApp(App):
         if self.frames == 1 and os.environ.get("KIOSK_FIRST_FRAME"):
             _first_frame(os.environ["KIOSK_FIRST_FRAME"])
         view = self.runner.view
+        if view.hand != self._entry_hand:  # a new hand starts with no kitty chosen
+            self._entry_hand, self.kitty = view.hand, {}
         model = present(view, self.runner.session.clock.now(), self.lang)
         self.model_status = model.status
         name = OVERLAY_SCREEN[self.overlay] if self.overlay else model.screen
@@ -243,10 +249,10 @@ class KioskApp(App):
                                model.status, model.message, values=POINT_VALUES,
                                buttons=(("history", t("ui.close")),))
         if not self.referee_open:
-            shown = "•" * len(self.pin) or "PIN"
+            shown = "•" * len(self.pin) or t("ui.pin")
             digits = tuple((f"pin:{d}", d) for d in "1234567890")
             return ScreenModel("referee", t("ui.referee"), model.status, model.message,
-                               lines=(shown,), buttons=(*digits, ("pin:ok", "OK"),
+                               lines=(shown,), buttons=(*digits, ("pin:ok", t("ui.ok")),
                                                         ("close", t("ui.close"))))
         return ScreenModel("referee", t("ui.referee"), model.status, model.message,
                            buttons=tuple((a, _referee_label(a, t)) for a in REFEREE))
@@ -265,6 +271,7 @@ class KioskApp(App):
             return self._name_fields()
         if not self.overlay and model.screen == "over" and model.extra.get("slip"):
             slip = _label(model.extra["slip"], self)
+            slip.font_name = fonts.MONO_FOR_LANG[self.lang]
             slip.font_size = self.text_size * 0.8
             return [slip]
         if self.overlay or model.screen != "entry":
@@ -356,6 +363,8 @@ class KioskApp(App):
         elif name == "close":
             self.overlay, self.pin = None, ""
             self.referee_open = False
+            self._pin_round += 1  # an unlock still on its way must not reopen the menu
+            door.put(lambda s: s.lock())
         elif name == "pin":
             self._pin(arg)
         elif name == "correct" and self.referee_open:
@@ -383,17 +392,18 @@ class KioskApp(App):
         elif name == "points":
             kitty = dict(self.kitty) if set(self.kitty) == {"points", "shape"} else None
             door.put(lambda s: s.enter_points(int(arg), kitty))
-        elif name == "kitty":
-            self.kitty = {**self.kitty, "points": int(arg)}
-        elif name == "kitty_shape":
-            self.kitty = {**self.kitty, "shape": arg}
+        elif name in ("kitty", "kitty_shape"):
+            key, value = ("points", int(arg)) if name == "kitty" else ("shape", arg)
+            self.kitty = {**self.kitty, key: value}
+            points = self.runner.view.points
+            if points is not None and set(self.kitty) == {"points", "shape"}:
+                kitty = dict(self.kitty)  # the points are in: send the kitty with them
+                door.put(lambda s: s.enter_points(points, kitty))
         elif name == "penalty":
             self.pending_penalty = {"code": arg}
         elif name.startswith("penalty_") and self.pending_penalty:
             self._penalty_step(name.removeprefix("penalty_"), arg)
         elif name in ("start_bury", "end_play", "finish_entries", "undo"):
-            if name == "finish_entries":
-                self.kitty = {}
             door.put(lambda s: getattr(s, name)())
         elif name == "reprint":
             printer = self.runner.printer
@@ -407,9 +417,12 @@ class KioskApp(App):
             self.pin = (self.pin + digit)[-8:]
             return
         pin, self.pin = self.pin, ""
+        asked_in = self._pin_round
 
-        def unlock(session: Any) -> None:
-            self.referee_open = session.unlock(pin)
+        def unlock(session: Any) -> None:  # on the runner's thread
+            opened = session.unlock(pin)
+            if asked_in == self._pin_round:
+                self.referee_open = opened
 
         self.runner.door.put(unlock)
 

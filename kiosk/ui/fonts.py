@@ -11,8 +11,11 @@ COLLECTIONS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
 )
-FACES = {"KioskSC": "Noto Sans CJK SC", "KioskTC": "Noto Sans CJK TC"}
+FACES = {"KioskSC": "Noto Sans CJK SC", "KioskTC": "Noto Sans CJK TC",
+         "KioskMonoSC": "Noto Sans Mono CJK SC", "KioskMonoTC": "Noto Sans Mono CJK TC"}
 FONT_FOR_LANG = {"zh-Hans": "KioskSC", "zh-Hant": "KioskTC", "en": "KioskSC"}
+#: The slip on screen lines up its columns as on paper: a Chinese character is two columns.
+MONO_FOR_LANG = {"zh-Hans": "KioskMonoSC", "zh-Hant": "KioskMonoTC", "en": "KioskMonoSC"}
 
 
 class FontError(Exception):

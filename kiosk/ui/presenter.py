@@ -101,7 +101,7 @@ def _ready(view: TableView, title: str, status: str, message: str, t: Any) -> Sc
         lines.append(t("ui.dealer", seat=_seat_label(view, view.dealer or "", t)))
     if view.kind == "individual":
         if view.partner:
-            lines.append(t("ui.partner", seat=view.partner))
+            lines.append(t("ui.partner", seat=_seat_label(view, view.partner, t)))
         else:
             lines.append(t("ui.partner_card"))
             buttons += [(f"card:{r}", r) for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9",

@@ -32,7 +32,8 @@ SCRIPT: tuple[tuple[str, str], ...] = (
     ("wait", "ready"), ("touch", "history"), ("wait", "history"), ("shot", "history"),
     ("touch", "close"), ("touch", "referee"), ("wait", "referee"),
     ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"),
-    ("touch", "pin:ok"), ("shot", "referee"), ("touch", "history"), ("wait", "history"),
+    ("touch", "pin:ok"), ("until", "pause"), ("shot", "referee"), ("touch", "history"),
+    ("wait", "history"),
     ("touch", "correct:1"), ("touch", "correct_points:85"), ("wait", "history"),
     ("shot", "correction"), ("touch", "referee"), ("touch", "forfeit:EW"),
     ("touch", "close"), ("wait", "over"), ("shot", "over"),
@@ -70,6 +71,13 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path,
                 yield
             else:
                 raise RuntimeError(f"the {arg} screen never showed (at {app.root.current})")
+        elif kind == "until":  # a button that shows once the runner has done its part
+            for _ in range(200):
+                if _find(app.root.current_screen, arg) is not None:
+                    break
+                yield
+            else:
+                raise RuntimeError(f"no {arg!r} button came on the {app.root.current} screen")
         elif kind == "touch":
             widget = _find(app.root.current_screen, arg)
             if widget is None:
