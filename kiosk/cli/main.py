@@ -9,8 +9,6 @@ from collections.abc import Sequence
 
 from ..i18n import DEFAULT_LANG, LANGS
 from ..rules import RulesError, Rulesets
-from ..table.journal import JournalError
-from ..table.state import SessionError
 from . import hw_cmd, replay_cmd, rules_cmd, table_cmd, ui_cmd
 
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
@@ -48,12 +46,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except (RulesError, SessionError, JournalError) as exc:
-        print(f"kiosk {args.command}: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:  # e.g. `kiosk replay … | head`
         sys.stderr.close()
         return 0
+    except Exception as exc:
+        if not isinstance(exc, _errors_a_person_can_fix()):
+            raise  # a traceback is a bug
+        print(f"kiosk {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
+    # Imported here, not at the top: `kiosk replay` and `kiosk rules` need no SQLite start-up.
+    from ..table.journal import JournalError
+    from ..table.state import SessionError
+
+    return RulesError, SessionError, JournalError
 
 
 if __name__ == "__main__":

@@ -174,8 +174,7 @@ class TableSession:
         facts: list[tuple[str, dict[str, Any]]] = []
         clock = state.clock
         if state.phase in ("bury", "play") and clock is not None and not state.paused:
-            state.check("press", {"seat": seat}, now, self.clock.wall())
-            over = clock.elapsed_at(now) - clock.limit
+            over = clock.elapsed_at(now) - clock.limit  # recorded only if the press is taken
             if over > 0:
                 penalty_id = f"p{self.journal.last_seq + 1}"
                 facts.append(("time-overrun", {"id": penalty_id, "seat": seat,
