@@ -33,13 +33,18 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     sim = commands.add_parser("simulate", help="play a match at a table with bots")
     sim.add_argument("--data", required=True, metavar="DIR")
     sim.add_argument("--table", required=True, type=int, metavar="N")
-    sim.add_argument("--ruleset", required=True, metavar="ID",
-                     help="for a new match (a resumed match keeps its journal's ruleset)")
+    sim.add_argument("--ruleset", metavar="ID",
+                     help="for a new match (a resumed match keeps its journal's ruleset; "
+                          "with --scorer, the scorer's assignment chooses)")
     sim.add_argument("--hands", type=int, default=1000, metavar="N",
                      help="hands in the match in all, resumes included (default: to the end)")
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--speed", type=float, default=1.0,
                      help="how much faster than real time the bots play (1e9: no waiting)")
+    sim.add_argument("--scorer", metavar="URL",
+                     help="sync with the scorer at URL (auto: find it by mDNS) and play "
+                          "the round it assigns")
+    sim.add_argument("--pair", metavar="CODE", help="the pairing code the head referee issued")
     sim.set_defaults(run=run_simulate)
 
 
@@ -96,8 +101,22 @@ def run_simulate(args: argparse.Namespace) -> int:
     from .main import load_rulesets
 
     rulesets = load_rulesets(args)
-    rulesets.require(args.ruleset)
-    session = simulate(args.data, args.table, rulesets, args.ruleset, args.hands, args.seed,
-                       args.speed)
+    if args.scorer is None and args.pair is None:
+        if args.ruleset is None:
+            raise TableError("give --ruleset ID (or --scorer URL to play the scorer's round)")
+        rulesets.require(args.ruleset)
+        session = simulate(args.data, args.table, rulesets, args.ruleset, args.hands,
+                           args.seed, args.speed)
+    else:
+        from ..sync.join import join
+        from ..sync.link import LinkError
+        from ..sync.simulated import simulate_synced
+
+        try:
+            link = join(args.data, args.table, args.scorer, args.pair, rulesets)
+            session = simulate_synced(args.data, args.table, rulesets, link, args.hands,
+                                      args.seed, args.speed)
+        except LinkError as exc:
+            raise TableError(str(exc)) from None
     session.close()
     return 0

@@ -33,21 +33,80 @@ def create_tables(db: sqlite_utils.Database) -> None:
     db["nonces"].create({"table_number": int, "nonce": str}, pk=("table_number", "nonce"))
 
 
+@migrations()
+def create_event_tables(db: sqlite_utils.Database) -> None:
+    # A table's events have one sequence across its kiosks: a replacement kiosk continues the
+    # journal it downloaded, so (table, seq) is unique too.
+    db["events"].create_index(["table_number", "seq"], unique=True)
+    db["nonces"].add_column("at", float)
+    db["nonces"].create_index(["at"])
+    db["settings"].create({"key": str, "value": str}, pk="key")
+    db["event"].create({"id": int, "name": str, "ruleset": str, "ruleset_sha256": str,
+                        "format": str, "rounds": int, "match_minutes": float, "seed": int,
+                        "status": str, "created": float}, pk="id")
+    db["teams"].create({"id": str, "name": str, "unit": str, "players": str,
+                        "withdrawn_after": int}, pk="id")
+    db["assignments"].create({"round": int, "table_number": int, "ns": str, "ew": str},
+                             pk=("round", "table_number"))
+    db["byes"].create({"round": int, "team": str}, pk=("round", "team"))
+    db["rounds"].create({"number": int, "start_at": float, "pairing_note": str},
+                        pk="number")
+    db["rulings"].create({"id": int, "round": int, "table_number": int, "kind": str,
+                          "loser": str, "data": str, "reason": str, "at": float}, pk="id")
+    db["sessions"].create({"token": str, "csrf": str, "expires": float}, pk="token")
+    db["orphans"].create({"device": str, "seq": int, "table_number": int, "event": str,
+                          "why": str, "at": float}, pk=("device", "seq"))
+    db["links"].create({"table_number": int, "last_seen": float, "behind": int},
+                       pk="table_number")
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
 
+EVENT_COLUMNS = "device, seq, match, kind, data, mono, wall, actor"
+
+
 class Store:
+    """The scorer's SQLite file. Every method commits before it returns."""
+
     def __init__(self, path: str | Path) -> None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.db = connect(path)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = connect(self.path)
         migrations.apply(self.db)
+        self._own_writes = 0  # data_version counts other connections' commits only
+
+    def close(self) -> None:
+        self.db.close()
+
+    def version(self) -> int:
+        """Changes whenever this or another connection (an admin command) commits."""
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0]) + self._own_writes
+
+    def _wrote(self) -> None:
+        self._own_writes += 1
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def setting(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM settings WHERE key = ?", [key]).fetchone()
+        return row[0] if row else None
+
+    def set_setting(self, key: str, value: str) -> None:
+        with self.db.atomic():
+            self.db.execute("INSERT OR REPLACE INTO settings VALUES (?, ?)", [key, value])
+        self._wrote()
+
+    # -- pairing ----------------------------------------------------------------------------
 
     def issue_code(self, table: int) -> str:
         """A one-time pairing code for `table` (the head referee hands it to the kiosk)."""
         code = f"{secrets.randbelow(10**6):06d}"
         with self.db.atomic():
+            self.db.execute("DELETE FROM codes WHERE table_number = ? AND used = 0", [table])
             self.db.execute("INSERT OR REPLACE INTO codes VALUES (?, ?, 0)", [code, table])
+        self._wrote()
         return code
 
     def pair(self, code: str, device: str, now: float) -> tuple[int, str]:
@@ -62,7 +121,19 @@ class Store:
             self.db.execute("UPDATE codes SET used = 1 WHERE code = ?", [code])
             self.db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?, ?, ?)",
                             [table, secret, device, now])
+        self._wrote()
         return table, secret
+
+    def code_table(self, code: str) -> int | None:
+        row = self.db.execute("SELECT table_number FROM codes WHERE code = ? AND used = 0",
+                              [code]).fetchone()
+        return int(row[0]) if row else None
+
+    def revoke(self, table: int) -> None:
+        """The table's kiosk loses its credential (it is being replaced)."""
+        with self.db.atomic():
+            self.db.execute("DELETE FROM tables WHERE number = ?", [table])
+        self._wrote()
 
     def credential(self, table: int) -> tuple[str, str] | None:
         """(secret, device) of a paired table, or None."""
@@ -70,39 +141,85 @@ class Store:
                               [table]).fetchone()
         return (row[0], row[1]) if row else None
 
-    def use_nonce(self, table: int, nonce: str) -> bool:
-        """Record a request's nonce; False if it was seen before (a replay)."""
+    def paired_tables(self) -> dict[int, str]:
+        return {n: d for n, d in self.db.execute("SELECT number, device FROM tables")}
+
+    def use_nonce(self, table: int, nonce: str, now: float, keep: float) -> bool:
+        """Record a request's nonce; False if it was seen before (a replay). Nonces older
+        than `keep` seconds are forgotten: a request that old is refused by its time."""
         try:
             with self.db.atomic():
-                self.db.execute("INSERT INTO nonces VALUES (?, ?)", [table, nonce])
+                self.db.execute("DELETE FROM nonces WHERE at < ?", [now - keep])
+                self.db.execute("INSERT INTO nonces VALUES (?, ?, ?)", [table, nonce, now])
         except sqlite3.IntegrityError:
             return False
         return True
 
-    def ingest(self, table: int, device: str, events: Iterable[dict[str, Any]]) -> int:
-        """Keep a batch of the table's events (duplicates ignored) and commit before answering.
-        Returns the high-water mark: the device's last sequence number with no gap before it."""
-        rows = [(device, int(e["seq"]), table, str(e["match"]), str(e["kind"]),
-                 json.dumps(e["data"], ensure_ascii=False, sort_keys=True), float(e["mono"]),
-                 float(e["wall"]), str(e["actor"])) for e in events]
-        with self.db.atomic():
-            self.db.conn.executemany(
-                "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        return self.high_water(device)
+    # -- events -----------------------------------------------------------------------------
 
-    def high_water(self, device: str) -> int:
-        seqs = [r[0] for r in self.db.execute(
-            "SELECT seq FROM events WHERE device = ? ORDER BY seq", [device])]
+    def ingest(self, table: int, events: Iterable[dict[str, Any]], now: float,
+               behind: int = 0) -> tuple[int, int]:
+        """Keep a batch of the table's events (duplicates ignored) and commit before answering.
+        An event whose place in the table's sequence is taken by another kiosk's event is kept
+        aside as an orphan, never lost. Returns (high-water mark, orphans in this batch)."""
+        orphans = 0
+        with self.db.atomic():
+            for e in events:
+                row = (str(e["device"]), int(e["seq"]), table, str(e["match"]), str(e["kind"]),
+                       json.dumps(e["data"], ensure_ascii=False, sort_keys=True),
+                       float(e["mono"]), float(e["wall"]), str(e["actor"]))
+                try:
+                    self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                except sqlite3.IntegrityError:
+                    if self.db.execute("SELECT 1 FROM events WHERE device = ? AND seq = ? AND "
+                                       "table_number = ?", [row[0], row[1], table]).fetchone():
+                        continue  # sent before: a duplicate
+                    orphans += 1
+                    self.db.execute(
+                        "INSERT OR IGNORE INTO orphans VALUES (?, ?, ?, ?, ?, ?)",
+                        [row[0], row[1], table, json.dumps(e, ensure_ascii=False),
+                         "its place in the table's sequence is taken", now])
+            mark = self.high_water(table)
+            self.db.execute("INSERT OR REPLACE INTO links VALUES (?, ?, ?)",
+                            [table, now, behind])
+        self._wrote()
+        return mark, orphans
+
+    def high_water(self, table: int) -> int:
+        """The table's last sequence number with no gap before it."""
         mark = 0
-        for seq in seqs:
+        for (seq,) in self.db.execute(
+                "SELECT seq FROM events WHERE table_number = ? ORDER BY seq", [table]):
             if seq != mark + 1:
                 break
             mark = seq
         return mark
 
-    def events(self, table: int) -> list[dict[str, Any]]:
+    def events(self, table: int, after: int = 0, upto: int | None = None
+               ) -> list[dict[str, Any]]:
+        """The table's events in sequence order, from after `after` to `upto`."""
         rows = self.db.execute(
-            "SELECT device, seq, match, kind, data, mono, wall, actor FROM events "
-            "WHERE table_number = ? ORDER BY device, seq", [table])
+            f"SELECT {EVENT_COLUMNS} FROM events WHERE table_number = ? AND seq > ? "
+            "AND seq <= ? ORDER BY seq", [table, after, upto if upto is not None else 2**62])
         return [{"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x),
                  "mono": mo, "wall": w, "actor": a} for d, s, m, k, x, mo, w, a in rows]
+
+    def links(self) -> dict[int, tuple[float, int]]:
+        """Each table's last contact (scorer time) and the events it said it had unsent."""
+        return {n: (seen, behind) for n, seen, behind in
+                self.db.execute("SELECT table_number, last_seen, behind FROM links")}
+
+    def orphans(self) -> list[dict[str, Any]]:
+        return [json.loads(e) for (e,) in self.db.execute(
+            "SELECT event FROM orphans ORDER BY table_number, seq")]
+
+    def backup(self, target: str | Path) -> Path:
+        """A consistent copy of the store (SQLite's online backup), safe while serving."""
+        target = Path(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        copy = sqlite3.connect(str(target))
+        try:
+            self.db.conn.backup(copy)
+        finally:
+            copy.close()
+        return target

@@ -1,9 +1,11 @@
-"""The tables' side of the LAN: pairing and the authenticated event ingest (a Starlette app).
+"""The tables' side of the LAN: pairing, the authenticated event ingest, assignments and the
+table download a replacement kiosk starts from.
 
-Every request from a table is signed: HMAC-SHA256 with the table's secret over the table
-number, the time, a nonce and the body. A missing, forged or other table's signature gets 401
-and changes nothing; a replayed request (a nonce seen before, or a time more than five minutes
-off) gets 401 too.
+Every request from a table is signed: HMAC-SHA256 with the table's secret over the method, the
+path, the table number, the time, a nonce and the body. A missing, forged or other table's
+signature gets 401 and changes nothing; a replayed request (a nonce seen before, or a time more
+than five minutes off) gets 401 too. Every answer carries the scorer's time (`now`), from which
+a kiosk measures its clock's offset.
 """
 
 from __future__ import annotations
@@ -11,87 +13,128 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from .store import Store, StoreError
+from .director import Director
+from .store import StoreError
 
 MAX_SKEW = 300.0  # seconds a request's time may be off the scorer's
-EVENT_FIELDS = ("seq", "match", "kind", "data", "mono", "wall", "actor")
+EVENT_FIELDS = ("device", "seq", "match", "kind", "data", "mono", "wall", "actor")
 
 
-def sign(secret: str, table: int, stamp: str, nonce: str, body: bytes) -> str:
+def sign(secret: str, method: str, path: str, table: int, stamp: str, nonce: str,
+         body: bytes) -> str:
     """The signature a table sends with a request."""
-    message = f"{table}\n{stamp}\n{nonce}\n".encode() + body
+    message = f"{method} {path}\n{table}\n{stamp}\n{nonce}\n".encode() + body
     return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
 
 
-def signed_headers(secret: str, table: int, body: bytes, now: float, nonce: str
-                   ) -> dict[str, str]:
+def signed_headers(secret: str, table: int, method: str, path: str, body: bytes, now: float,
+                   nonce: str) -> dict[str, str]:
     stamp = f"{now:.3f}"
     return {"X-Kiosk-Table": str(table), "X-Kiosk-Time": stamp, "X-Kiosk-Nonce": nonce,
-            "X-Kiosk-Signature": sign(secret, table, stamp, nonce, body)}
+            "X-Kiosk-Signature": sign(secret, method, path, table, stamp, nonce, body)}
 
 
-def create_app(store: Store, clock: Callable[[], float] = time.time) -> Starlette:
+def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None) -> str | None:
+    """Why a kiosk's copy of the event's ruleset is refused, or None if it is the same."""
+    event = director.event()
+    if event is None or ruleset != event.ruleset or sha256 == event.ruleset_sha256:
+        return None
+    return (f"ruleset {ruleset} differs: the scorer's has sha256 {event.ruleset_sha256}, "
+            f"this kiosk's has {sha256 or 'none'}")
+
+
+def routes(director: Director) -> list[Route]:
+    store, clock = director.store, director.clock
+
+    def answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
+        return JSONResponse({**body, "now": clock()}, status_code=status)
+
     async def pair(request: Request) -> JSONResponse:
         body = await _json(request)
         if not isinstance(body, dict) or not isinstance(body.get("code"), str) or \
                 not isinstance(body.get("device"), str):
-            return _error(400, "give the pairing code and the device id")
+            return answer({"error": "give the pairing code and the device id"}, 400)
+        event, kiosk_rulesets = director.event(), body.get("rulesets") or {}
+        if event is not None and isinstance(kiosk_rulesets, dict):
+            problem = ruleset_mismatch(director, event.ruleset,
+                                       kiosk_rulesets.get(event.ruleset))
+            if problem:
+                return answer({"error": problem}, 409)
         try:
             table, secret = store.pair(body["code"], body["device"], clock())
         except StoreError as exc:
-            return _error(403, str(exc))
-        return JSONResponse({"table": table, "secret": secret})
+            return answer({"error": str(exc)}, 403)
+        return answer({"table": table, "secret": secret})
 
     async def events(request: Request) -> JSONResponse:
-        table = request.path_params["table"]
-        raw = await request.body()
-        problem = _authenticate(store, request, table, raw, clock())
+        table, raw = request.path_params["table"], await request.body()
+        problem = _authenticate(director, request, table, raw)
         if problem:
-            return _error(401, problem)
+            return answer({"error": problem}, 401)
         try:
             body = json.loads(raw)
-            batch = body["events"]
+            batch, behind = body["events"], int(body.get("behind", 0))
             if not isinstance(batch, list) or not all(
                     isinstance(e, dict) and set(EVENT_FIELDS) <= set(e) for e in batch):
                 raise ValueError("each event needs " + ", ".join(EVENT_FIELDS))
-            credential = store.credential(table)
-            assert credential is not None
-            mark = store.ingest(table, credential[1], batch)
         except (ValueError, KeyError, TypeError) as exc:
-            return _error(400, f"bad batch: {exc}")
-        return JSONResponse({"high_water": mark})
+            return answer({"error": f"bad batch: {exc}"}, 400)
+        for e in batch:
+            if e["kind"] == "setup" and isinstance(e["data"], dict):
+                mismatch = ruleset_mismatch(director, str(e["data"].get("ruleset")),
+                                            e["data"].get("ruleset_sha256"))
+                if mismatch:
+                    return answer({"error": mismatch}, 409)
+        try:
+            mark, orphans = store.ingest(table, batch, clock(), behind)
+        except (ValueError, TypeError) as exc:
+            return answer({"error": f"bad batch: {exc}"}, 400)
+        return answer({"high_water": mark, "orphans": orphans, "muted": director.muted()})
 
-    return Starlette(routes=[Route("/api/pair", pair, methods=["POST"]),
-                             Route("/api/tables/{table:int}/events", events,
-                                   methods=["POST"])])
+    async def assignment(request: Request) -> JSONResponse:
+        table = request.path_params["table"]
+        problem = _authenticate(director, request, table, await request.body())
+        if problem:
+            return answer({"error": problem}, 401)
+        return answer({"assignment": director.assignment(table), "muted": director.muted(),
+                       "high_water": store.high_water(table)})
+
+    async def journal(request: Request) -> JSONResponse:
+        table = request.path_params["table"]
+        problem = _authenticate(director, request, table, await request.body())
+        if problem:
+            return answer({"error": problem}, 401)
+        mark = store.high_water(table)
+        return answer({"high_water": mark, "events": store.events(table, 0, mark)})
+
+    return [Route("/api/pair", pair, methods=["POST"]),
+            Route("/api/tables/{table:int}/events", events, methods=["POST"]),
+            Route("/api/tables/{table:int}/assignment", assignment, methods=["GET"]),
+            Route("/api/tables/{table:int}/journal", journal, methods=["GET"])]
 
 
-def _authenticate(store: Store, request: Request, table: int, body: bytes,
-                  now: float) -> str | None:
+def _authenticate(director: Director, request: Request, table: int, body: bytes) -> str | None:
     headers = request.headers
     claimed, stamp = headers.get("x-kiosk-table"), headers.get("x-kiosk-time", "")
     nonce, signature = headers.get("x-kiosk-nonce", ""), headers.get("x-kiosk-signature", "")
-    credential = store.credential(table)
+    credential = director.store.credential(table)
     if credential is None or claimed != str(table) or not nonce or not signature:
-        return "not signed by this table"
-    expected = sign(credential[0], table, stamp, nonce, body)
+        return "not signed by this table's kiosk"
+    expected = sign(credential[0], request.method, request.url.path, table, stamp, nonce, body)
     if not hmac.compare_digest(expected, signature):
         return "bad signature"
     try:
-        if abs(float(stamp) - now) > MAX_SKEW:
+        if abs(float(stamp) - director.clock()) > MAX_SKEW:
             return "request too old or from the future"
     except ValueError:
         return "bad time"
-    if not store.use_nonce(table, nonce):
+    if not director.store.use_nonce(table, nonce, director.clock(), 2 * MAX_SKEW):
         return "replayed request"
     return None
 
@@ -101,7 +144,3 @@ async def _json(request: Request) -> Any:
         return json.loads(await request.body())
     except ValueError:
         return None
-
-
-def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)

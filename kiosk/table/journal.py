@@ -131,6 +131,35 @@ class Journal:
         for seq, device, match_, kind, data, mono, wall, actor in cursor:
             yield Event(seq, device, match_, kind, json.loads(data), mono, wall, actor)
 
+    def events_after(self, seq: int, limit: int) -> list[Event]:
+        """Up to `limit` events after `seq`, in order (what the outbox sends next)."""
+        cursor = self.db.execute(
+            "SELECT seq, device, match, kind, data, mono, wall, actor FROM events WHERE seq > ? "
+            "ORDER BY seq LIMIT ?", [seq, limit])
+        return [Event(s, d, m, k, json.loads(x), mo, w, a) for s, d, m, k, x, mo, w, a in cursor]
+
+    def newest(self) -> int:
+        """The last sequence number on disk (another connection may have added events)."""
+        return int(self.db.execute("SELECT max(seq) FROM events").fetchone()[0] or 0)
+
+    def adopt(self, events: list[dict[str, Any]]) -> None:
+        """Start an empty journal from another kiosk's events for this table (a replacement
+        kiosk continues the table's sequence). Raises JournalError if this journal has events
+        or the events are not the table's from its first."""
+        if self.last_seq:
+            raise JournalError(f"{self.path}: already has {self.last_seq} events; a "
+                               "replacement kiosk starts from an empty journal")
+        if [e["seq"] for e in events] != list(range(1, len(events) + 1)):
+            raise JournalError("the downloaded events are not a whole sequence from 1")
+        rows = [(e["seq"], e["device"], e["match"], e["kind"],
+                 json.dumps(e["data"], ensure_ascii=False, sort_keys=True), e["mono"],
+                 e["wall"], e["actor"]) for e in events]
+        with self.db.atomic():
+            self.db.conn.executemany(
+                "INSERT INTO events (seq, device, match, kind, data, mono, wall, actor) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.last_seq = len(events)
+
     def matches(self) -> list[str]:
         """The matches recorded at this table, oldest first."""
         rows = self.db.execute(

@@ -25,9 +25,11 @@ PLAYERS = {"N": "赵", "E": "钱", "S": "孙", "W": "李"}
 
 def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: str,
              hands: int, seed: int, speed: float, out: TextIO = sys.stdout,
-             after_hand: Callable[[TableSession], None] | None = None) -> TableSession:
+             after_hand: Callable[[TableSession], None] | None = None,
+             assignment: dict[str, Any] | None = None) -> TableSession:
     """Play (or resume) the match at `table` until it ends or `hands` hands are confirmed,
-    printing each hand's replay line once its confirmation is durable."""
+    printing each hand's replay line once its confirmation is durable. `assignment`: the
+    scorer's (event, round, teams, players, ruleset); a new round's match is set up from it."""
     path = table_path(data_dir, table)
     start = 1000.0
     if path.exists():  # resume the clocks after the last recorded moment
@@ -37,8 +39,13 @@ def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: s
     clock = SimulatedClock(start, speed)
     session = TableSession.open(data_dir, table, rulesets, clock, SessionConfig(pin=PIN))
     bot = _Bot(session, clock, random.Random(seed * 1_000_003 + session.journal.last_seq))
-    state = session.state
-    if state.phase == "setup":
+    if assignment is not None and session.state.phase in ("setup", "over") and \
+            session.match != assignment["round"]:
+        session.setup_match(event=assignment["event"], round=assignment["round"],
+                            teams=assignment["teams"], players=assignment["players"],
+                            ruleset=assignment["ruleset"],
+                            match_minutes=assignment.get("match_minutes"))
+    elif session.state.phase == "setup":
         session.setup_match(event="simulated", round="1", teams=TEAMS, players=PLAYERS,
                             ruleset=ruleset_id)
     if session.state.paused:

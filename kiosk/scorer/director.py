@@ -1,0 +1,425 @@
+"""The head referee's operations and what the scorer computes from the tables' events.
+
+The admin page and `kiosk scorer admin …` both call these methods, on the same store, so the
+hall page sees every change whichever way it was made. Results are never stored: every match
+is recomputed from its table's events by the tables' own fold (the rules core), plus the
+rulings recorded here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules import Ruleset, Rulesets
+from ..table.journal import Event, Journal
+from ..table.state import MatchState
+from . import roster
+from .store import Store
+from .tournament import Result, Standing, Team, standings, swiss_pairing
+
+SESSION_HOURS = 12.0
+ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
+RULING_KINDS = ("forfeit", "disqualification", "adjusted")
+SWISS_FORMATS = ("swiss", "single")
+
+
+class AdminError(ValueError):
+    """An operation the head referee asked for that cannot be done; the message says why."""
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    name: str
+    ruleset: str
+    ruleset_sha256: str
+    format: str
+    rounds: int
+    match_minutes: float | None
+    seed: int
+    status: str  # "setup", "running" or "closed"
+
+
+@dataclass
+class _TableFold:
+    """A table's matches folded so far: events up to `seq` applied."""
+
+    seq: int = 0
+    matches: dict[str, MatchState] | None = None
+    error: str | None = None
+
+
+class Director:
+    def __init__(self, store: Store, rulesets: Rulesets,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store, self.rulesets, self.clock = store, rulesets, clock
+        self._folds: dict[int, _TableFold] = {}
+
+    # -- the admin password and sessions ----------------------------------------------------
+
+    def first_password(self) -> str | None:
+        """On the very first start: a new random password, to print once. Else None."""
+        if self.store.setting("password") is not None:
+            return None
+        password = secrets.token_urlsafe(9)
+        self.set_password(password)
+        return password
+
+    def set_password(self, password: str) -> None:
+        if len(password) < 8:
+            raise AdminError("the password needs at least 8 characters")
+        salt = secrets.token_bytes(16)
+        digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
+        self.store.set_setting("password", salt.hex() + ":" + digest.hex())
+
+    def check_password(self, password: str) -> bool:
+        stored = self.store.setting("password")
+        if stored is None:
+            return False
+        salt, digest = (bytes.fromhex(x) for x in stored.split(":"))
+        given = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
+        return hmac.compare_digest(given, digest)
+
+    def open_session(self) -> tuple[str, str]:
+        """A new admin session: (token for the cookie, CSRF token for the forms)."""
+        token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        db = self.store.db
+        with db.atomic():
+            db.execute("DELETE FROM sessions WHERE expires < ?", [self.clock()])
+            db.execute("INSERT INTO sessions VALUES (?, ?, ?)",
+                       [token, csrf, self.clock() + SESSION_HOURS * 3600])
+        return token, csrf
+
+    def session_csrf(self, token: str) -> str | None:
+        """The CSRF token of a live session, or None."""
+        row = self.store.db.execute("SELECT csrf FROM sessions WHERE token = ? AND expires > ?",
+                                    [token, self.clock()]).fetchone()
+        return row[0] if row else None
+
+    def close_session(self, token: str) -> None:
+        with self.store.db.atomic():
+            self.store.db.execute("DELETE FROM sessions WHERE token = ?", [token])
+
+    # -- the event --------------------------------------------------------------------------
+
+    def event(self) -> EventInfo | None:
+        row = self.store.db.execute(
+            "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status "
+            "FROM event WHERE id = 1").fetchone()
+        return EventInfo(*row) if row else None
+
+    def _event(self) -> EventInfo:
+        event = self.event()
+        if event is None:
+            raise AdminError("no event yet: create one first")
+        return event
+
+    def ruleset(self) -> Ruleset:
+        return self.rulesets.require(self._event().ruleset)
+
+    def create_event(self, name: str, ruleset: str, rounds: int | None = None,
+                     match_minutes: float | None = None, seed: int | None = None) -> EventInfo:
+        if self.event() is not None:
+            raise AdminError("this scorer already has an event; use a new data directory")
+        if not name.strip():
+            raise AdminError("give the event a name")
+        chosen = self.rulesets.get(ruleset)
+        if chosen is None:
+            raise AdminError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
+        fmt = chosen.event.format
+        if fmt not in SWISS_FORMATS:
+            raise AdminError(f"{ruleset}: the scorer runs Swiss and single-match events; "
+                             f"{fmt} events are not supported yet")
+        rounds = rounds or chosen.event.rounds or 1
+        if rounds < 1:
+            raise AdminError("an event needs at least one round")
+        minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
+        with self.store.db.atomic():
+            self.store.db.execute(
+                "INSERT INTO event VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'setup', ?)",
+                [name.strip(), chosen.id, chosen.sha256, fmt, rounds, minutes,
+                 seed if seed is not None else secrets.randbelow(10**6), self.clock()])
+        self.store._wrote()
+        return self._event()
+
+    def import_teams(self, data: bytes) -> int:
+        """Add the teams of a CSV file (see `roster`). Returns how many."""
+        event = self._event()
+        if event.status != "setup":
+            raise AdminError("teams are imported before the first round")
+        entrants = roster.parse(data)
+        known = {t.id for t in self.teams()}
+        clash = [e.id for e in entrants if e.id in known]
+        if clash:
+            raise AdminError(f"these ids are already in the event: {', '.join(clash)}")
+        with self.store.db.atomic():
+            self.store.db.conn.executemany(
+                "INSERT INTO teams VALUES (?, ?, ?, ?, NULL)",
+                [(e.id, e.name, e.unit, json.dumps(e.players, ensure_ascii=False))
+                 for e in entrants])
+        self.store._wrote()
+        return len(entrants)
+
+    def teams(self) -> list[Team]:
+        return [Team(i, n, u) for i, n, u in self.store.db.execute(
+            "SELECT id, name, unit FROM teams ORDER BY rowid")]
+
+    def _players(self, team: str) -> list[str]:
+        row = self.store.db.execute("SELECT players FROM teams WHERE id = ?", [team]).fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    def _team_names(self) -> dict[str, str]:
+        return {t.id: t.name for t in self.teams()}
+
+    def withdraw(self, team: str, after_round: int | None = None) -> None:
+        """The team plays no round after `after_round` (default: the current round)."""
+        if team not in self._team_names():
+            raise AdminError(f"no team {team!r}")
+        after = self.current_round() if after_round is None else after_round
+        with self.store.db.atomic():
+            self.store.db.execute("UPDATE teams SET withdrawn_after = ? WHERE id = ?",
+                                  [after, team])
+        self.store._wrote()
+
+    def _active(self, round_no: int) -> list[Team]:
+        withdrawn = {i: a for i, a in self.store.db.execute(
+            "SELECT id, withdrawn_after FROM teams WHERE withdrawn_after IS NOT NULL")}
+        return [t for t in self.teams() if t.id not in withdrawn or withdrawn[t.id] >= round_no]
+
+    # -- tables -----------------------------------------------------------------------------
+
+    def add_tables(self, count: int) -> dict[int, str]:
+        """Tables 1..count get a pairing code each (a table already paired keeps its kiosk)."""
+        if not 1 <= count <= 500:
+            raise AdminError("a hall has 1 to 500 tables")
+        self.store.set_setting("tables", str(count))
+        paired = self.store.paired_tables()
+        return {n: self.store.issue_code(n) for n in range(1, count + 1) if n not in paired}
+
+    def table_count(self) -> int:
+        return int(self.store.setting("tables") or 0)
+
+    def swap(self, table: int) -> str:
+        """Move `table` to a new kiosk: the old kiosk's credential is revoked now, and the
+        code pairs the new one, which downloads the table's events and resumes."""
+        if not 1 <= table <= self.table_count():
+            raise AdminError(f"there is no table {table}")
+        self.store.revoke(table)
+        return self.store.issue_code(table)
+
+    def import_journal(self, table: int, path: str | Path) -> tuple[int, int]:
+        """The events of an old kiosk's journal file (its SD card survived) that the scorer
+        does not have yet. Returns (events new to the scorer, events kept aside as orphans)."""
+        if not Path(path).is_file():
+            raise AdminError(f"{path}: no such journal file")
+        journal = Journal(path)
+        try:
+            events = [e.to_json() for e in journal.events()]
+        finally:
+            journal.close()
+        before = len(self.store.events(table))
+        _, orphans = self.store.ingest(table, events, self.clock())
+        return len(self.store.events(table)) - before, orphans
+
+    # -- rounds -----------------------------------------------------------------------------
+
+    def current_round(self) -> int:
+        row = self.store.db.execute("SELECT max(number) FROM rounds").fetchone()
+        return int(row[0] or 0)
+
+    def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
+        return list(self.store.db.execute(
+            "SELECT table_number, ns, ew FROM assignments WHERE round = ? ORDER BY table_number",
+            [round_no]))
+
+    def start_round(self, start_in: float = 30.0) -> int:
+        """Pair the next round, assign it to the tables, and start every table's match clock
+        together `start_in` seconds from now (scorer time). Returns the round number."""
+        event = self._event()
+        if event.status == "closed":
+            raise AdminError("the event is closed")
+        round_no = self.current_round() + 1
+        if round_no > event.rounds:
+            raise AdminError(f"all {event.rounds} rounds have been started")
+        if round_no > 1:
+            unfinished = [t for t, r in self._round_results(round_no - 1).items() if r is None]
+            if unfinished:
+                raise AdminError(f"round {round_no - 1} is still being played at table(s) "
+                                 f"{', '.join(map(str, unfinished))}")
+        teams = self._active(round_no)
+        if len(teams) < 2:
+            raise AdminError("import at least two teams first")
+        pairing = swiss_pairing(teams, self.results(), round_no, event.seed)
+        if len(pairing.pairs) > self.table_count():
+            raise AdminError(f"round {round_no} needs {len(pairing.pairs)} tables; "
+                             f"the hall has {self.table_count()} (add tables)")
+        note = (f"no pairing without rematches existed: {pairing.rematches} rematch(es)"
+                if pairing.rematches else "")
+        with self.store.db.atomic():
+            db = self.store.db
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?)",
+                       [round_no, self.clock() + start_in, note])
+            db.conn.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?)",
+                                [(round_no, n, a, b)
+                                 for n, (a, b) in enumerate(pairing.pairs, 1)])
+            if pairing.bye:
+                db.execute("INSERT INTO byes VALUES (?, ?)", [round_no, pairing.bye])
+            db.execute("UPDATE event SET status = 'running' WHERE id = 1")
+        self.store._wrote()
+        return round_no
+
+    def round_start(self, round_no: int) -> float | None:
+        row = self.store.db.execute("SELECT start_at FROM rounds WHERE number = ?",
+                                    [round_no]).fetchone()
+        return float(row[0]) if row else None
+
+    def assignment(self, table: int) -> dict[str, Any] | None:
+        """What `table` plays now: the kiosk sets its match up from this."""
+        event, round_no = self.event(), self.current_round()
+        row = self.store.db.execute(
+            "SELECT ns, ew FROM assignments WHERE round = ? AND table_number = ?",
+            [round_no, table]).fetchone()
+        if event is None or row is None:
+            return None
+        names = self._team_names()
+        ns, ew = self._players(row[0]), self._players(row[1])
+        players = {seat: name for seat, name in zip(
+            "NSEW", [*ns[:2], *[""] * (2 - len(ns[:2])), *ew[:2]], strict=False) if name}
+        return {"event": event.name, "round": str(round_no),
+                "teams": {"NS": names[row[0]], "EW": names[row[1]]}, "players": players,
+                "ruleset": event.ruleset, "ruleset_sha256": event.ruleset_sha256,
+                "match_minutes": event.match_minutes, "start_at": self.round_start(round_no)}
+
+    # -- rulings, mute, close ---------------------------------------------------------------
+
+    def record_ruling(self, table: int, kind: str, loser: str, reason: str,
+                      round_no: int | None = None, net: int = 0) -> None:
+        """A head referee's ruling on a match: `forfeit` or `disqualification` of the side
+        `loser` (NS or EW), or an `adjusted` result that `loser` loses by `net` levels."""
+        round_no = round_no or self.current_round()
+        if kind not in RULING_KINDS:
+            raise AdminError(f"a ruling is one of {', '.join(RULING_KINDS)}, not {kind!r}")
+        if loser not in ("NS", "EW"):
+            raise AdminError("the losing side is NS or EW")
+        if not reason.strip():
+            raise AdminError("a ruling needs its reason")
+        if not any(t == table for t, _, _ in self.assignments(round_no)):
+            raise AdminError(f"table {table} plays no match in round {round_no}")
+        if net < 0:
+            raise AdminError("net levels cannot be negative")
+        with self.store.db.atomic():
+            self.store.db.execute(
+                "INSERT INTO rulings (round, table_number, kind, loser, data, reason, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [round_no, table, kind, loser, json.dumps({"net": net}), reason.strip(),
+                 self.clock()])
+        self.store._wrote()
+
+    def rulings(self) -> list[dict[str, Any]]:
+        return [{"round": r, "table": t, "kind": k, "loser": lo, "net": json.loads(d)["net"],
+                 "reason": why, "at": at} for r, t, k, lo, d, why, at in self.store.db.execute(
+                    "SELECT round, table_number, kind, loser, data, reason, at FROM rulings "
+                    "ORDER BY id")]
+
+    def mute(self, on: bool) -> None:
+        self.store.set_setting("muted", "1" if on else "0")
+
+    def muted(self) -> bool:
+        return self.store.setting("muted") == "1"
+
+    def close_event(self) -> None:
+        self._event()
+        with self.store.db.atomic():
+            self.store.db.execute("UPDATE event SET status = 'closed' WHERE id = 1")
+        self.store._wrote()
+
+    # -- what the events say ----------------------------------------------------------------
+
+    def fold(self, table: int) -> _TableFold:
+        """The table's matches, folded from its events (only the new ones since last time)."""
+        fold = self._folds.setdefault(table, _TableFold(matches={}))
+        assert fold.matches is not None
+        if fold.error:
+            return fold
+        for e in self.store.events(table, fold.seq, self.store.high_water(table)):
+            event = Event(e["seq"], e["device"], e["match"], e["kind"], e["data"], e["mono"],
+                          e["wall"], e["actor"])
+            try:
+                if event.match:
+                    state = fold.matches.setdefault(event.match, MatchState(self.rulesets))
+                    state.apply(event)
+            except Exception as exc:  # a journal the rules core cannot fold
+                fold.error = f"event {event.seq} ({event.kind}): {exc}"
+                break
+            fold.seq = event.seq
+        return fold
+
+    def match_state(self, table: int, round_no: int) -> MatchState | None:
+        matches = self.fold(table).matches
+        return matches.get(str(round_no)) if matches else None
+
+    def _round_results(self, round_no: int) -> dict[int, Result | None]:
+        ruleset = self.ruleset()
+        rulings = {(r["round"], r["table"]): r for r in self.rulings()}
+        out: dict[int, Result | None] = {}
+        for table, ns, ew in self.assignments(round_no):
+            state = self.match_state(table, round_no)
+            ruling = rulings.get((round_no, table))
+            out[table] = _result(ruleset, round_no, ns, ew, state, ruling)
+        return out
+
+    def results(self) -> list[Result]:
+        """Every finished match and bye, recomputed from the events and the rulings."""
+        ruleset = self.ruleset() if self.event() else None
+        out: list[Result] = []
+        for round_no in range(1, self.current_round() + 1):
+            out += [r for r in self._round_results(round_no).values() if r is not None]
+            assert ruleset is not None
+            out += [Result(round_no, team, None, team, {team: ruleset.result.win_points},
+                           {team: 0}) for (team,) in self.store.db.execute(
+                    "SELECT team FROM byes WHERE round = ?", [round_no])]
+        return out
+
+    def standings(self) -> list[Standing]:
+        if self.event() is None:
+            return []
+        tie_breaks = ("net", "opponents", "head-to-head") \
+            if self.ruleset().result.tie_break == "net-levels" else ("opponents", "head-to-head")
+        return standings(self.teams(), self.results(), tie_breaks)
+
+
+def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState | None,
+            ruling: dict[str, Any] | None) -> Result | None:
+    """A match's result: the ruling if the head referee made one, else the table's."""
+    teams = {"NS": ns, "EW": ew}
+    scoring = ruleset.result
+    if ruling is not None:
+        winner = "EW" if ruling["loser"] == "NS" else "NS"
+        net = ruling["net"] if ruling["kind"] == "adjusted" else 0
+        if ruling["kind"] != "adjusted" and state is not None and state.core is not None \
+                and state.winner() is None and scoring.tie_break == "net-levels":
+            match = state.core.forfeit(ruling["loser"]).result()  # type: ignore[union-attr]
+            net = abs(match.net_levels[0]) if match and match.net_levels else 0
+        return _scored(round_no, teams, winner, net, scoring.win_points, scoring.loss_points)
+    if state is None or state.phase != "over" or state.core is None:
+        return None
+    match = state.core.result()  # type: ignore[union-attr]
+    if match is None:
+        return None
+    net = abs(match.net_levels[0]) if match.net_levels else 0
+    return _scored(round_no, teams, match.winner, net, scoring.win_points, scoring.loss_points)
+
+
+def _scored(round_no: int, teams: dict[str, str], winner: str, net: int, win: int,
+            loss: int) -> Result:
+    loser = "EW" if winner == "NS" else "NS"
+    w, lo = teams[winner], teams[loser]
+    return Result(round_no, teams["NS"], teams["EW"], w, {w: win, lo: loss},
+                  {w: net, lo: -net})

@@ -1,0 +1,81 @@
+"""Finding the scorer on the LAN: it announces itself by mDNS (DNS-SD) and kiosks browse for it.
+
+Service type `_kiosk80._tcp.local.`; the TXT record carries the URL path and the event name.
+Each side binds its Zeroconf to the address it was given, so a test can keep it inside a
+network namespace and a hall's laptop can pick the card facing the tables.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceListener, Zeroconf
+
+SERVICE = "_kiosk80._tcp.local."
+
+
+def _zeroconf(address: str | None) -> Zeroconf:
+    if address in (None, "", "0.0.0.0"):
+        return Zeroconf(ip_version=IPVersion.V4Only)
+    return Zeroconf(interfaces=[address], ip_version=IPVersion.V4Only)
+
+
+@contextmanager
+def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceInfo]:
+    """Announce a scorer listening on `address`:`port` for as long as the block runs."""
+    zc = _zeroconf(address)
+    info = ServiceInfo(SERVICE, f"{name}.{SERVICE}", port=port,
+                       addresses=[socket.inet_aton(address)], properties={"path": "/"},
+                       server=f"{socket.gethostname()}.local.")
+    zc.register_service(info, allow_name_change=True)
+    try:
+        yield info
+    finally:
+        zc.unregister_service(info)
+        zc.close()
+
+
+def find(address: str | None = None, timeout: float = 5.0) -> str | None:
+    """The URL of the first scorer announced on the LAN within `timeout` seconds, or None.
+    `address`: the local address to browse from (default: every interface)."""
+    zc = _zeroconf(address)
+    found: list[str] = []
+    done = threading.Event()
+
+    class Listener(ServiceListener):
+        def add_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+            info = zc.get_service_info(type_, name, timeout=int(timeout * 1000))
+            if info is None or not info.parsed_addresses():
+                return
+            path = (info.properties.get(b"path") or b"/").decode()
+            found.append(f"http://{info.parsed_addresses()[0]}:{info.port}{path}")
+            done.set()
+
+        def update_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+            pass
+
+        def remove_service(self, zc: Zeroconf, type_: str, name: str) -> None:
+            pass
+
+    browser = ServiceBrowser(zc, SERVICE, Listener())
+    try:
+        done.wait(timeout)
+    finally:
+        browser.cancel()
+        zc.close()
+    return found[0] if found else None
+
+
+def lan_address() -> str:
+    """This machine's address on the LAN (for the hall page's QR code), else loopback."""
+    import ifaddr
+
+    for adapter in ifaddr.get_adapters():
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str) and not ip.ip.startswith("127.") and \
+                    not ip.ip.startswith("169.254."):
+                return ip.ip
+    return "127.0.0.1"

@@ -1,0 +1,129 @@
+"""The scorer's ASGI app: the tables' sync API, the admin page, the read-only APIs, the
+exports and the hall page with its server-sent events."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import segno
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import admin, exports, hall, sync
+from .director import Director
+
+STATIC = Path(__file__).parent / "static"
+PING_EVERY = 5.0  # seconds between the feed's keep-alive pings
+WATCH_EVERY = 0.25  # seconds between looks at the store for changes
+
+
+class HallFeed:
+    """One snapshot for every screen: rebuilt when the store changes (whoever changed it: this
+    server, or an admin command in another process) and at every ping, when link health and
+    lateness move on with the time."""
+
+    def __init__(self, director: Director, address: str) -> None:
+        self.director, self.address = director, address
+        self.serial = 0
+        self.text = ""
+        self._version = -1
+        self._changed = asyncio.Condition()
+
+    def current(self) -> str:
+        version = self.director.store.version()
+        if version != self._version or not self.text:
+            self._version = version
+            self.text = json.dumps(hall.snapshot(self.director, self.address),
+                                   ensure_ascii=False)
+            self.serial += 1
+        return self.text
+
+    async def watch(self) -> None:
+        """Runs for the server's life: wakes the streams when the snapshot changes."""
+        since_ping = 0.0
+        while True:
+            await asyncio.sleep(WATCH_EVERY)
+            since_ping += WATCH_EVERY
+            serial = self.serial
+            if since_ping >= PING_EVERY:
+                self._version, since_ping = -1, 0.0  # rebuild: time has moved on
+            self.current()
+            if self.serial != serial:
+                async with self._changed:
+                    self._changed.notify_all()
+
+    async def stream(self) -> AsyncIterator[str]:
+        serial = -1
+        while True:
+            if self.serial != serial:
+                text, serial = self.current(), self.serial
+                yield f"event: snapshot\ndata: {text}\n\n"
+            try:
+                async with self._changed:
+                    await asyncio.wait_for(self._changed.wait(), PING_EVERY)
+            except TimeoutError:
+                pass
+            yield f"event: ping\ndata: {json.dumps({'now': self.director.clock()})}\n\n"
+
+
+def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
+    feed = HallFeed(director, address)
+
+    async def page(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "hall.html")
+
+    async def snapshot(request: Request) -> Response:
+        return Response(feed.current(), media_type="application/json")
+
+    async def stream(request: Request) -> StreamingResponse:
+        return StreamingResponse(feed.stream(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-store",
+                                          "X-Accel-Buffering": "no"})
+
+    async def standings(request: Request) -> JSONResponse:
+        return JSONResponse(hall.standings(director))
+
+    async def tables(request: Request) -> JSONResponse:
+        return JSONResponse(hall.tables(director))
+
+    async def qr(request: Request) -> Response:
+        code = segno.make(address, error="m")
+        return Response(code.svg_inline(scale=8, border=2), media_type="image/svg+xml")
+
+    async def export(request: Request) -> Response:
+        kind = request.path_params["name"]
+        if kind == "results.csv":
+            return PlainTextResponse(exports.results_csv(director), media_type="text/csv")
+        if kind == "results.json":
+            return JSONResponse(exports.results_json(director))
+        if kind == "sheets.txt":
+            lang = request.query_params.get("lang", "zh-Hans")
+            return PlainTextResponse(exports.sheets(director, lang))
+        return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
+
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(feed.watch())
+        yield
+        watcher.cancel()
+
+    return Starlette(
+        routes=[Route("/", page), Route("/api/hall", snapshot),
+                Route("/api/hall/stream", stream), Route("/api/standings", standings),
+                Route("/api/tables", tables), Route("/qr.svg", qr),
+                Route("/api/export/{name}", export),
+                *sync.routes(director), *admin.routes(director),
+                Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        lifespan=contextlib.asynccontextmanager(lifespan))

@@ -1,0 +1,48 @@
+"""Joining the hall: find the scorer, pair with the head referee's code (or reuse the saved
+credential), and, for a replacement kiosk, start from the table's events at the scorer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from ..rules import Rulesets
+from ..table.journal import Journal, table_path
+from .link import Credential, LinkError, ScorerLink
+
+
+def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
+         rulesets: Rulesets, client: httpx.Client | None = None) -> ScorerLink:
+    """The link of `table` to the scorer at `url` ("auto" or None with a saved credential:
+    the saved URL, else mDNS). With `code`, pair afresh; a kiosk whose journal is empty then
+    downloads what the scorer has for the table and continues from it."""
+    saved = Credential.load(data_dir, table)
+    if url in (None, "auto"):
+        url = saved.url if saved and not code else _discover()
+    link = ScorerLink(url, client, saved if saved and not code else None)
+    if code is None:
+        if saved is None:
+            raise LinkError(f"table {table} is not paired: give the pairing code (--pair)")
+        return link
+    journal = Journal(table_path(data_dir, table))
+    try:
+        credential = link.pair(code, journal.device,
+                               {r.id: r.sha256 for r in rulesets.values()})
+        if credential.table != table:
+            raise LinkError(f"that code pairs table {credential.table}, not table {table}")
+        credential.save(data_dir)
+        if journal.last_seq == 0:
+            journal.adopt(link.download())
+    finally:
+        journal.close()
+    return link
+
+
+def _discover() -> str:
+    from ..scorer.discovery import find
+
+    found = find(timeout=5.0)
+    if found is None:
+        raise LinkError("no scorer announced itself on the LAN; give its URL (--scorer URL)")
+    return found

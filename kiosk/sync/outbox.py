@@ -1,0 +1,154 @@
+"""The kiosk's outbox: a thread that sends the journal to the scorer.
+
+It reads the journal through its own connection (WAL lets it read while the session writes),
+sends the events after the scorer's high-water mark in batches, and takes the scorer's answer
+as the truth: a gap, or a scorer rebuilt from an older backup, answers a lower mark and the
+events from there are sent again. When the scorer cannot be reached it waits with exponential
+backoff (with jitter, so a hall's tables do not all knock at once) and the table goes on
+playing. Between batches it asks for the table's assignment, which carries the round start.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..table.journal import Journal
+from .link import LinkError, ScorerLink
+
+BATCH = 200
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0  # seconds
+ASK_EVERY = 2.0  # seconds between assignment requests while in sync
+
+
+@dataclass(frozen=True)
+class LinkState:
+    """What the kiosk shows about its link: `status` is "in-sync", "behind" (`behind` events
+    not yet at the scorer), "offline" (since `offline_since`, wall time) or "refused" (the
+    scorer's reason in `error`). `synchronised`: the wall clock agrees with the scorer's."""
+
+    status: str = "offline"
+    behind: int = 0
+    offline_since: float | None = None
+    error: str | None = None
+    synchronised: bool | None = None
+    offset: float | None = None
+    muted: bool = False
+
+
+class Outbox:
+    def __init__(self, journal_path: str | Path, link: ScorerLink,
+                 on_assignment: Callable[[dict[str, Any], ScorerLink], None] | None = None,
+                 on_state: Callable[[LinkState], None] | None = None,
+                 rng: random.Random | None = None) -> None:
+        self.journal_path, self.link = Path(journal_path), link
+        self.on_assignment, self.on_state = on_assignment, on_state
+        self.rng = rng or random.Random()
+        self.acked = 0  # the scorer's high-water mark, as last answered
+        self.state = LinkState(offline_since=time.time())
+        self._wake, self._stop = threading.Event(), threading.Event()
+        self._thread: threading.Thread | None = None
+        self._asked = 0.0
+        self._newest = 0  # the journal's last event, for the link state when offline
+
+    # -- one pass ---------------------------------------------------------------------------
+
+    def sync_once(self, journal: Journal) -> bool:
+        """Send what the scorer lacks and ask for the assignment. True when in sync.
+        Raises LinkError when the scorer cannot be reached or refuses."""
+        while True:
+            newest = journal.newest()
+            batch = [e.to_json() for e in journal.events_after(self.acked, BATCH)]
+            answer = self.link.send(batch, max(0, newest - self.acked - len(batch)))
+            mark = int(answer["high_water"])
+            progressed = mark > self.acked
+            self.acked = mark
+            self._set(status="in-sync" if mark >= newest else "behind",
+                      behind=max(0, newest - mark), muted=bool(answer.get("muted")))
+            if mark >= journal.newest():
+                break
+            if not progressed:  # the scorer keeps a gap we cannot fill: say so, retry later
+                raise LinkError(f"the scorer stays at event {mark}")
+        if time.monotonic() - self._asked >= ASK_EVERY:
+            self._asked = time.monotonic()
+            reply = self.link.assignment()
+            self._set(muted=bool(reply.get("muted")))
+            if reply.get("assignment") and self.on_assignment:
+                self.on_assignment(reply["assignment"], self.link)
+        return self.state.status == "in-sync"
+
+    def _set(self, **changes: Any) -> None:
+        now = time.time()
+        current = self.state.__dict__ | changes
+        if current["status"] in ("in-sync", "behind"):
+            current["offline_since"], current["error"] = None, None
+        elif current["offline_since"] is None:
+            current["offline_since"] = now
+        current["synchronised"], current["offset"] = self.link.synchronised, self.link.offset
+        self.state = LinkState(**current)
+        if self.on_state:
+            self.on_state(self.state)
+
+    def _failed(self, exc: LinkError) -> None:
+        refused = exc.status is not None and exc.status < 500
+        self._set(status="refused" if refused else "offline", error=str(exc),
+                  behind=max(0, self._newest - self.acked))
+
+    # -- the thread -------------------------------------------------------------------------
+
+    def poke(self) -> None:
+        """A new event was journaled: send it now rather than at the next round."""
+        self._wake.set()
+
+    def run(self, idle: float = 1.0) -> None:
+        journal = Journal(self.journal_path)
+        delay = 0.0
+        try:
+            while not self._stop.is_set():
+                self._newest = journal.newest()
+                try:
+                    self.sync_once(journal)
+                    delay = 0.0
+                    wait = idle
+                except LinkError as exc:
+                    self._failed(exc)
+                    delay = min(BACKOFF_MAX, max(BACKOFF_FIRST, delay * 2))
+                    wait = delay * self.rng.uniform(0.5, 1.0)
+                self._wake.wait(wait)
+                self._wake.clear()
+        finally:
+            journal.close()
+
+    def start(self, idle: float = 1.0) -> None:
+        self._thread = threading.Thread(target=self.run, args=(idle,), name="outbox",
+                                        daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def flush(self, timeout: float) -> bool:
+        """Keep syncing on this thread until in sync or `timeout` seconds pass."""
+        journal = Journal(self.journal_path)
+        deadline, delay = time.monotonic() + timeout, BACKOFF_FIRST
+        try:
+            while time.monotonic() < deadline:
+                self._newest = journal.newest()
+                try:
+                    if self.sync_once(journal):
+                        return True
+                except LinkError as exc:
+                    self._failed(exc)
+                    time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+                    delay = min(BACKOFF_MAX, delay * 2)
+            return False
+        finally:
+            journal.close()

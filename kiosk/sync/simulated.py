@@ -1,0 +1,39 @@
+"""A simulated table in the hall: the bots play the round the scorer assigns, and the outbox
+sends every event through the real sync path while they play."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from ..rules import Rulesets
+from ..table.journal import table_path
+from ..table.session import TableSession
+from ..table.simulate import simulate
+from .link import LinkError, ScorerLink
+from .outbox import Outbox
+
+
+def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: ScorerLink,
+                    hands: int, seed: int, speed: float, out: TextIO = sys.stdout,
+                    flush_timeout: float = 60.0) -> TableSession:
+    """Send what the scorer lacks, play (or resume) the assigned round, and send it all.
+    Raises LinkError when the scorer has no match for the table or cannot be reached."""
+    outbox = Outbox(table_path(data_dir, table), link)
+    if not outbox.flush(flush_timeout):
+        raise LinkError(f"cannot sync with the scorer: {outbox.state.error}")
+    assignment = link.assignment().get("assignment")
+    if assignment is None:
+        raise LinkError(f"the scorer has no match for table {table} yet (start a round)")
+    outbox.start(idle=0.5)
+    try:
+        session = simulate(data_dir, table, rulesets, assignment["ruleset"], hands, seed, speed,
+                           out, after_hand=lambda _: outbox.poke(), assignment=assignment)
+    finally:
+        outbox.stop()
+    if not outbox.flush(flush_timeout):
+        session.close()
+        raise LinkError(f"played, but {outbox.state.behind} events are not at the scorer yet: "
+                        f"{outbox.state.error}")
+    return session
