@@ -50,3 +50,50 @@ def kiosk(*args: str, stdin: str | None = None, env: dict | None = None
 
 def jsonl(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ScorerProcess:
+    """The real `kiosk scorer` in its own process on loopback; `kill()` is a power cut."""
+
+    def __init__(self, data: Path, port: int | None = None) -> None:
+        self.data, self.port = data, port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> ScorerProcess:
+        import time
+        import urllib.request
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(self.data),
+             "--port", str(self.port), "--no-mdns"], cwd=ROOT, text=True,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(self.url + "/api/standings", timeout=1).read()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"the scorer exited: {self.proc.stdout.read()}") from None
+                time.sleep(0.1)
+        raise RuntimeError("the scorer did not start within 30 s")
+
+    def kill(self, signal: int = 9) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal)
+            self.proc.wait(timeout=30)
+
+    def __enter__(self) -> ScorerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill(15)

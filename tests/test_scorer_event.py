@@ -1,0 +1,112 @@
+"""A whole tournament through the real sync path: the scorer in its own process on loopback,
+the head referee's admin commands, and eight simulated kiosks pairing, playing the rounds the
+scorer assigns and sending their journals. The scorer's standings must equal a recomputation
+from the kiosks' exported journals (the rules core's replay) plus the rulings."""
+
+from __future__ import annotations
+
+import io
+import json
+import urllib.request
+
+import pytest
+
+from kiosk.rules import Rulesets, replay
+from kiosk.scorer.tournament import Result, Team, standings
+from kiosk.sync.join import join
+from kiosk.sync.simulated import simulate_synced
+from kiosk.table.journal import Journal, table_path
+from kiosk.table.state import MatchState
+
+from .helpers import ScorerProcess, kiosk
+
+UNITS = ("厦门大学", "集美", "鼓浪屿", "同安")
+
+
+def roster_csv(teams: int) -> bytes:
+    """A roster as a Chinese spreadsheet saves it: GBK, Chinese column names."""
+    rows = ["编号,队名,单位,队员1,队员2"] + [
+        f"t{i:02d},第{i}队,{UNITS[i % 4]},张{i},王{i}" for i in range(1, teams + 1)]
+    return ("\n".join(rows) + "\n").encode("gbk")
+
+
+def admin(data, *args):
+    result = kiosk("scorer", "admin", "--data", str(data), *args)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+def recompute(kiosk_dirs, matches, rulings, teams, rulesets):
+    """Standings from the kiosks' journals exported as §9 records and replayed by the rules
+    core, with the assignments and the head referee's rulings."""
+    ruled = {(r["round"], r["table"]): r for r in rulings}
+    results = []
+    for m in matches:
+        if m["decided_by"] == "bye":
+            results.append(Result(m["round"], m["ns"], None, m["ns"], {m["ns"]: 3},
+                                  {m["ns"]: 0}))
+            continue
+        sides = {"NS": m["ns"], "EW": m["ew"]}
+        ruling = ruled.get((m["round"], m["table"]))
+        if ruling:
+            winner = "EW" if ruling["loser"] == "NS" else "NS"
+            net = ruling["net"]
+        else:
+            journal = Journal(table_path(kiosk_dirs[m["table"]], m["table"]))
+            state = MatchState(rulesets)
+            for event in journal.events(str(m["round"])):
+                state.apply(event)
+            journal.close()
+            last = list(replay(state.export(), rulesets))[-1]
+            winner, net = last["winner"], last["net_levels"][last["winner"]]
+        loser = "EW" if winner == "NS" else "NS"
+        results.append(Result(m["round"], m["ns"], m["ew"], sides[winner],
+                              {sides[winner]: 3, sides[loser]: 0},
+                              {sides[winner]: net, sides[loser]: -net}))
+    table = standings([Team(t) for t in teams], results)
+    return [(s.rank, s.team, s.points, s.net) for s in table]
+
+
+@pytest.mark.timeout(600)
+def test_a_16_team_swiss_event_on_8_tables_matches_a_recomputation(tmp_path):
+    rulesets = Rulesets.load([])
+    data = tmp_path / "scorer"
+    admin(data, "event", "--name", "厦门杯", "--ruleset", "xiamen-2015", "--seed", "7")
+    (tmp_path / "teams.csv").write_bytes(roster_csv(16))
+    assert admin(data, "teams", str(tmp_path / "teams.csv")).strip() == "16 imported"
+    codes = dict(line.split(": ") for line in admin(data, "tables", "8").splitlines())
+    dirs = {t: tmp_path / f"kiosk-{t}" for t in range(1, 9)}
+    with ScorerProcess(data) as scorer:
+        links = {t: join(dirs[t], t, scorer.url, codes[f"table {t}"], rulesets)
+                 for t in dirs}
+        for round_no in range(1, 6):
+            if round_no == 5:  # a team withdraws: 15 teams, so one gets the bye
+                admin(data, "withdraw", "t16", "--after-round", "4")
+            pairing = admin(data, "start-round", "--in", "0")
+            assert pairing.startswith(f"round {round_no}")
+            for table, link in links.items():
+                if f"table {table}:" in pairing:
+                    simulate_synced(dirs[table], table, rulesets, link, 1000,
+                                    seed=round_no * 10 + table, speed=1e9,
+                                    out=io.StringIO()).close()
+            if round_no == 4:  # a protest upheld after the match: the head referee adjusts
+                admin(data, "ruling", "--table", "3", "--kind", "adjusted", "--loser", "NS",
+                      "--net", "2", "--reason", "申诉成立 appeal upheld")
+        shown = get(scorer.url + "/api/standings")
+        exported = get(scorer.url + "/api/export/results.json")
+        tables = get(scorer.url + "/api/tables")
+    assert all(t["phase"] == "over" for t in tables if t["round"] == 5)
+    assert len(exported["matches"]) == 4 * 8 + 7 + 1  # round 5: 7 tables and a bye
+    assert next(m for m in exported["matches"] if m["decided_by"] == "bye")["round"] == 5
+    assert exported["rulings"][0]["reason"] == "申诉成立 appeal upheld"
+    expected = recompute(dirs, exported["matches"], exported["rulings"],
+                         [f"t{i:02d}" for i in range(1, 17)], rulesets)
+    assert [(s["rank"], s["team"], s["points"], s["net"]) for s in shown] == expected
+    assert sum(s["played"] for s in shown) == 2 * (4 * 8 + 7)
+    met = [frozenset((m["ns"], m["ew"])) for m in exported["matches"] if m["ew"]]
+    assert len(met) == len(set(met))  # no rematches in five rounds of sixteen teams

@@ -1,0 +1,191 @@
+"""The kiosk's outbox against the scorer when things go wrong: a scorer that is down, killed
+mid-ingest, lost and rebuilt from a backup; kiosks killed; a broken kiosk swapped mid-match;
+a kiosk with another copy of the ruleset. Afterwards every event is at the scorer once."""
+
+from __future__ import annotations
+
+import io
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from starlette.testclient import TestClient
+
+from kiosk.rules import Rulesets
+from kiosk.scorer.director import Director
+from kiosk.scorer.store import Store
+from kiosk.scorer.web import create_app
+from kiosk.sync.join import join
+from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.sync.outbox import Outbox
+from kiosk.sync.simulated import simulate_synced
+from kiosk.table.journal import Journal, table_path
+from kiosk.table.simulate import simulate
+from kiosk.table.state import MatchState
+
+from .helpers import ROOT, ScorerProcess, kiosk
+
+RULESETS = Rulesets.load([])
+TEAMS = "name,player1,player2\n甲队,赵,钱\n乙队,孙,李\n丙队,周,吴\n丁队,郑,王\n".encode()
+
+
+def hall(path, tables=2):
+    director = Director(Store(path / "scorer.sqlite"), RULESETS)
+    director.create_event("测试赛", "xiamen-2015", seed=1)
+    director.import_teams(TEAMS)
+    return director, director.add_tables(tables)
+
+
+def journal_events(data, table):
+    journal = Journal(table_path(data, table))
+    events = [e.to_json() for e in journal.events()]
+    journal.close()
+    return events
+
+
+def test_link_state_offline_behind_then_in_sync(tmp_path):
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    director.start_round(0)
+    simulate(tmp_path / "k", 1, RULESETS, "xiamen-2015", 2, 1, 1e9, io.StringIO(),
+             assignment=link.assignment()["assignment"]).close()
+    unsent = len(journal_events(tmp_path / "k", 1))
+    dead = ScorerLink("http://127.0.0.1:9", credential=link.credential, timeout=0.5)
+    offline = Outbox(table_path(tmp_path / "k", 1), dead)
+    assert not offline.flush(timeout=1.0)
+    state = offline.state
+    assert (state.status, state.behind) == ("offline", unsent)
+    assert state.offline_since is not None and "does not answer" in state.error
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    assert outbox.flush(timeout=10)
+    assert (outbox.state.status, outbox.state.behind, outbox.state.offline_since) == \
+        ("in-sync", 0, None)
+    assert outbox.state.synchronised is True  # same machine, same clock
+    assert director.store.events(1) == journal_events(tmp_path / "k", 1)
+
+
+def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    link = ScorerLink("http://testserver", client)
+    with pytest.raises(LinkError) as refused:
+        link.pair(codes[1], "kiosk-x", {"xiamen-2015": "ab" * 32})
+    sha = RULESETS["xiamen-2015"].sha256
+    assert refused.value.status == 409
+    assert sha in str(refused.value) and "ab" * 32 in str(refused.value)
+    link.pair(codes[1], "kiosk-x", {"xiamen-2015": sha})
+    setup = {"device": "kiosk-x", "seq": 1, "match": "1", "kind": "setup",
+             "data": {"ruleset": "xiamen-2015", "ruleset_sha256": "cd" * 32}, "mono": 1.0,
+             "wall": time.time(), "actor": "referee"}
+    with pytest.raises(LinkError, match="cd" * 32):
+        link.send([setup], 0)
+    assert director.store.events(1) == []
+
+
+def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    old, new = tmp_path / "old", tmp_path / "new"
+    link = join(old, 1, "http://testserver", codes[1], RULESETS, client)
+    director.start_round(0)
+    simulate_synced(old, 1, RULESETS, link, 3, 1, 1e9, io.StringIO()).close()
+    # Two more hands, then the kiosk breaks before it could send them.
+    simulate(old, 1, RULESETS, "xiamen-2015", 5, 1, 1e9, io.StringIO()).close()
+    assert len(journal_events(old, 1)) > len(director.store.events(1))
+    code = director.swap(1)
+    with pytest.raises(LinkError) as revoked:
+        link.send([], 0)
+    assert revoked.value.status == 401
+    # Its SD card survived: the head referee imports it before pairing the replacement.
+    imported, orphans = director.import_journal(1, table_path(old, 1))
+    assert imported > 0 and orphans == 0
+    assert director.store.events(1) == journal_events(old, 1)
+    replacement = join(new, 1, "http://testserver", code, RULESETS, client)
+    assert journal_events(new, 1) == journal_events(old, 1)  # it starts where the old left
+    simulate_synced(new, 1, RULESETS, replacement, 1000, 2, 1e9, io.StringIO()).close()
+    assert director.match_state(1, 1).phase == "over"
+    assert director.store.events(1) == journal_events(new, 1)
+    devices = {e["device"] for e in director.store.events(1)}
+    assert len(devices) == 2  # the old kiosk's events and the new one's, in one sequence
+
+
+def test_a_lost_scorer_is_rebuilt_from_its_backup_and_the_kiosks_resending(tmp_path):
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    dirs = {t: tmp_path / f"k{t}" for t in codes}
+    links = {t: join(dirs[t], t, "http://testserver", c, RULESETS, client)
+             for t, c in codes.items()}
+    director.start_round(0)
+    backup = director.store.backup(tmp_path / "backups" / "scorer.sqlite")
+    for t, link in links.items():
+        simulate_synced(dirs[t], t, RULESETS, link, 1000, t, 1e9, io.StringIO()).close()
+    before = director.standings()
+    assert sum(s.points for s in before) == 6  # two matches, 3 big points a win
+    director.store.close()
+    rebuilt_dir = tmp_path / "rebuilt"
+    rebuilt_dir.mkdir()
+    shutil.copy(backup, rebuilt_dir / "scorer.sqlite")
+    rebuilt = Director(Store(rebuilt_dir / "scorer.sqlite"), RULESETS)
+    assert rebuilt.standings() != before and rebuilt.store.events(1) == []
+    client = TestClient(create_app(rebuilt))
+    for t in dirs:  # each kiosk's outbox, told a lower high-water mark, sends it all again
+        link = ScorerLink("http://testserver", client, Credential.load(dirs[t], t))
+        assert Outbox(table_path(dirs[t], t), link).flush(timeout=10)
+        assert rebuilt.store.events(t) == journal_events(dirs[t], t)
+    assert rebuilt.standings() == before
+
+
+@pytest.mark.timeout(300)
+def test_sync_survives_a_killed_scorer_and_killed_kiosks(tmp_path):
+    """SIGKILL the scorer (restarting it after a pause) and the kiosk processes at random
+    moments while a match is played and sent; then every event is at the scorer once."""
+    rng = random.Random(11)
+    data = tmp_path / "scorer"
+    director, codes = hall(data)  # table 2's match is not played here
+    director.store.close()
+    scorer = ScorerProcess(data).start()
+    join(tmp_path / "k", 1, scorer.url, codes[1], RULESETS).client.close()
+    assert kiosk("scorer", "admin", "--data", str(data), "start-round", "--in", "0"
+                 ).returncode == 0
+    kills = {"scorer": 0, "kiosk": 0}
+    try:
+        for run_no in range(12):  # one more hand a run; a kill of some kind in most runs
+            run = subprocess.Popen(
+                [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data",
+                 str(tmp_path / "k"), "--table", "1", "--scorer", scorer.url, "--hands",
+                 str(run_no + 1), "--seed", "3", "--speed", "1e9"], cwd=ROOT,
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            time.sleep(rng.uniform(0.4, 1.2))
+            if run_no % 2 == 0:
+                scorer.kill()
+                kills["scorer"] += 1
+                time.sleep(rng.uniform(0.2, 1.0))
+                scorer.start()
+            if run_no % 3 == 1 and run.poll() is None:
+                run.kill()
+                kills["kiosk"] += 1
+            run.wait(timeout=120)
+        final = kiosk("simulate", "--data", str(tmp_path / "k"), "--table", "1",
+                      "--scorer", scorer.url, "--speed", "1e9")
+        assert final.returncode == 0, final.stderr
+    finally:
+        scorer.kill(15)
+    assert phase(tmp_path / "k") == "over"
+    assert kills["scorer"] == 6 and kills["kiosk"] >= 2, kills
+    store = Store(data / "scorer.sqlite")
+    assert store.events(1) == journal_events(tmp_path / "k", 1)
+    assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    store.close()
+
+
+def phase(data):
+    journal = Journal(table_path(data, 1))
+    state = MatchState(RULESETS)
+    for event in journal.events():
+        state.apply(event)
+    journal.close()
+    return state.phase
