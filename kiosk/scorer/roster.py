@@ -77,4 +77,6 @@ def parse(data: bytes) -> list[Entrant]:
         seen.add(entrant_id)
         players = tuple(p for p in (cell(f"player{i}") for i in range(1, 5)) if p)
         out.append(Entrant(entrant_id, name, cell("unit"), players))
+    if not out:
+        raise RosterError("the file is empty below its first row")
     return out
