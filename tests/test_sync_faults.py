@@ -14,6 +14,8 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.hw.door import Door
+from kiosk.hw.runner import TableRunner
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
@@ -22,9 +24,12 @@ from kiosk.sync.join import join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.simulated import simulate_synced
+from kiosk.sync.wiring import connect
+from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.simulate import simulate
 from kiosk.table.state import MatchState
+from kiosk.ui.presenter import present
 
 from .helpers import ROOT, ScorerProcess, kiosk
 
@@ -189,3 +194,36 @@ def phase(data):
         state.apply(event)
     journal.close()
     return state.phase
+
+
+def test_the_kiosk_sets_up_the_assigned_round_and_starts_it_with_the_hall(tmp_path):
+    """The app's wiring without a window: the outbox's thread reaches the runner only through
+    the door; the round's match clock starts at the scorer's start time; the hall mute and the
+    link's state reach the table."""
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    director.start_round(start_in=0.6)
+    director.mute(True)
+    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
+    door = Door()
+    runner = TableRunner(session, door)
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    connect(outbox, door, session.clock)
+    journal = Journal(table_path(tmp_path / "k", 1))
+    outbox.sync_once(journal)
+    runner.step()
+    assert session.state.phase == "ready"
+    assert session.state.setup["teams"] == director.assignment(1)["teams"]
+    assert not session.state.match_started and runner.lights.muted
+    deadline = time.monotonic() + 5
+    while not session.state.match_started and time.monotonic() < deadline:
+        runner.step(timeout=0.02)
+    assert session.state.match_started
+    outbox.sync_once(journal)
+    runner.step()
+    status = present(runner.view, session.clock.now(), "en").status
+    assert "Scorer: in sync" in status and "Table 1" in status
+    assert director.match_state(1, 1).match_started  # the scorer saw the start
+    journal.close()
+    session.close()

@@ -27,6 +27,11 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                        help="the referee PIN (default $KIOSK_PIN or 0000)")
     table.add_argument("--pinmap", metavar="FILE")
     table.add_argument("--printer", metavar="URL", help="the slip printer, e.g. /dev/serial0")
+    table.add_argument("--scorer", metavar="URL",
+                       help="sync with the hall's scorer at URL (auto: find it by mDNS; "
+                            "default: the one this table was paired with, if any)")
+    table.add_argument("--pair", metavar="CODE", help="the pairing code the head referee "
+                       "issued (a replacement kiosk also downloads the table's events)")
     table.add_argument("--screenshots", metavar="DIR",
                        help="play one scripted hand through every screen, save a PNG of each "
                             "into DIR, and exit")
@@ -61,8 +66,9 @@ def run_table(args: argparse.Namespace) -> int:
     except PinMapError as exc:
         raise TableUIError(str(exc)) from None
     clock, door = SystemClock(), Door()
-    session = TableSession.open(data, args.table, load_rulesets(args), clock,
-                                SessionConfig(pin=args.pin))
+    rulesets = load_rulesets(args)
+    outbox = _outbox(args, data, rulesets)  # before the session: a replacement downloads
+    session = TableSession.open(data, args.table, rulesets, clock, SessionConfig(pin=args.pin))
     if args.screenshots:
         from gpiozero.pins.mock import MockFactory
 
@@ -79,17 +85,40 @@ def run_table(args: argparse.Namespace) -> int:
 
         run_script(app, factory, pins, Path(args.screenshots))
     runner.start()
+    if outbox is not None:
+        from ..sync.wiring import connect
+
+        connect(outbox, door, clock)
+        outbox.start(idle=0.5)
     try:
         app.run()
     except FontError as exc:
         raise TableUIError(str(exc)) from None
     finally:
+        if outbox is not None:
+            outbox.stop()
         runner.stop()
         panel.close()
         if printer:
             printer.close()
         session.close()
     return 0
+
+
+def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
+    """The table's outbox to the scorer, if it is to sync: --scorer/--pair, or paired before."""
+    from ..sync.join import join
+    from ..sync.link import Credential, LinkError
+    from ..sync.outbox import Outbox
+    from ..table.journal import table_path
+
+    if args.scorer is None and args.pair is None and Credential.load(data, args.table) is None:
+        return None
+    try:
+        link = join(data, args.table, args.scorer, args.pair, rulesets)
+    except LinkError as exc:
+        raise TableUIError(f"cannot join the scorer: {exc}") from None
+    return Outbox(table_path(data, args.table), link)
 
 
 def _size(text: str | None) -> tuple[int, int] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..i18n import LANGS
@@ -23,6 +24,22 @@ from .slip import as_escpos, as_text, slip_lines
 NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
 
 
+@dataclass(frozen=True)
+class LinkUpdate:
+    """From the outbox's thread: the scorer link's state (shown; its hall mute obeyed)."""
+
+    state: Any
+
+
+@dataclass(frozen=True)
+class RoundStart:
+    """From the outbox's thread: start the match clock at `due` (this machine's monotonic
+    time), when the scorer starts the round for the whole hall."""
+
+    round: str
+    due: float
+
+
 class TableRunner:
     def __init__(self, session: TableSession, door: Door, panel: Panel | None = None,
                  decoder: ButtonDecoder | None = None, lights: Lights | None = None,
@@ -38,6 +55,9 @@ class TableRunner:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._seen: tuple[int, int, int] = (-1, 0, 0)
+        self.link: Any = None
+        self._muted_here = False  # the referee's own mute (hold pause); the hall's is apart
+        self._round_start: RoundStart | None = None
         self.slips: dict[str, str] = {}  # the last match's slip, by language
         self.view: TableView = snapshot(session)  # what screens read: replaced, never changed
 
@@ -51,9 +71,15 @@ class TableRunner:
                     self._act(action)
             elif isinstance(item, PrintResult):
                 self.printed.append(item)
+            elif isinstance(item, LinkUpdate):
+                self.link, self._seen = item.state, (-1, 0, 0)
+                self.lights.muted = self._muted_here or bool(getattr(item.state, "muted", 0))
+            elif isinstance(item, RoundStart):
+                self._round_start = item
             else:
                 self._call(item)
         now = self.session.clock.now()
+        self._start_round_clock(now)
         for action in self.decoder.poll(now):
             self._act(action)
         for signal in self.session.tick():
@@ -70,7 +96,16 @@ class TableRunner:
             if seen[1] != self._seen[1]:
                 message = self.refused[-1]
             self._seen = seen
-            self.view = snapshot(self.session, message, self.slips)
+            self.view = replace(snapshot(self.session, message, self.slips), link=self.link)
+
+    def _start_round_clock(self, now: float) -> None:
+        start, state = self._round_start, self.session.state
+        if start is None or now < start.due:
+            return
+        self._round_start = None
+        if self.session.match == start.round and state.match_clock is not None and \
+                not state.match_started and state.phase not in ("setup", "over"):
+            self._call(lambda s: s.start_match_clock("scorer"))
 
     def _call(self, command: Callable[[TableSession], Any]) -> None:
         try:
@@ -87,7 +122,8 @@ class TableRunner:
         elif part == "referee.pause" and action.kind == "tap":
             self._call(lambda s: s.pause_key())
         elif part == "referee.pause" and action.kind == "hold":
-            self.lights.muted = not self.lights.muted
+            self._muted_here = not self._muted_here
+            self.lights.muted = self._muted_here or bool(getattr(self.link, "muted", 0))
         elif part == "referee.confirm" and action.kind == "press":
             name = NEXT.get(self.session.state.phase)
             if name:

@@ -78,6 +78,7 @@ class TableView:
     confirmed: tuple[str, ...] = ()
     sides: dict[str, str] = field(default_factory=dict)  # seat -> side, in the result phase
     disputed_by: str | None = None
+    link: Any = None  # the scorer link's state (kiosk.sync.outbox.LinkState), when synced
     history: tuple[dict[str, Any], ...] = ()
     result: dict[str, Any] | None = None  # the match result once over
     message: str | None = None  # the last refusal or printer report

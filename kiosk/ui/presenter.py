@@ -3,6 +3,7 @@ language. No Kivy here, and no rules: every result comes from the session's view
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +78,25 @@ def _status(view: TableView, now: float, t: Any) -> str:
         parts.append(t("ui.match_left", time=_mmss(max(0.0, left))))
     if view.paused:
         parts.append(t("ui.paused"))
+    if view.link is not None:
+        parts.append(_link(view.link, t))
     return "   ".join(parts)
+
+
+def _link(link: Any, t: Any) -> str:
+    """The scorer link, as the top bar says it; a wall clock off the scorer's is said too."""
+    if link.status == "in-sync":
+        text = t("ui.link.in-sync")
+    elif link.status == "behind":
+        text = t("ui.link.behind", n=link.behind)
+    elif link.status == "refused":
+        text = t("ui.link.refused", why=link.error)
+    else:
+        since = time.strftime("%H:%M", time.localtime(link.offline_since or time.time()))
+        text = t("ui.link.offline", time=since)
+    if link.synchronised is False:
+        text += "   " + t("ui.link.clock", s=f"{link.offset:+.1f}")
+    return text
 
 
 def _message(message: str | None, t: Any) -> str:

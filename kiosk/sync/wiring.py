@@ -1,0 +1,40 @@
+"""The kiosk app's link to the hall: the outbox's thread reaches the table's runner only
+through the door, like the buttons do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..hw.door import Door
+from ..hw.runner import LinkUpdate, RoundStart
+from ..table.clock import Clock
+from ..table.session import TableSession
+from .link import ScorerLink
+from .outbox import LinkState, Outbox
+
+
+def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
+    """Show the link's state on the table, set up each round the scorer assigns, and start
+    its match clock when the scorer starts the round for the whole hall."""
+
+    def on_state(state: LinkState) -> None:
+        door.put(LinkUpdate(state))
+
+    def on_assignment(assignment: dict[str, Any], link: ScorerLink) -> None:
+        door.put(lambda session: set_up(session, assignment))
+        if assignment.get("start_at") is not None:
+            # Scorer time to this machine's monotonic clock, through the measured offset.
+            due = clock.now() + (float(assignment["start_at"]) - link.scorer_time())
+            door.put(RoundStart(str(assignment["round"]), due))
+
+    outbox.on_state, outbox.on_assignment = on_state, on_assignment
+
+
+def set_up(session: TableSession, assignment: dict[str, Any]) -> None:
+    """Set up the assigned round's match, once, when the table is free for it."""
+    round_no = str(assignment["round"])
+    if session.state.phase not in ("setup", "over") or round_no in session.journal.matches():
+        return
+    session.setup_match(event=assignment["event"], round=round_no, teams=assignment["teams"],
+                        players=assignment["players"], ruleset=assignment["ruleset"],
+                        match_minutes=assignment.get("match_minutes"))
