@@ -4,6 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+export PORT
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test lint bench clean os-packages
@@ -17,15 +18,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $@
 
 demo: $(STAMP)
-	$(BIN)/kiosk rules list
-	$(BIN)/kiosk rules show xiamen-2015
-	$(BIN)/kiosk replay examples/xiamen-2015-example.json
-	$(BIN)/kiosk replay examples/xiamen-2015-example.json --format sheet
-	rm -rf .demo-data
-	$(BIN)/kiosk simulate --data .demo-data --table 1 --ruleset chaodipi-2011 --speed 1e9
-	$(BIN)/kiosk journal show --data .demo-data --table 1 | tail -n 30
-	$(BIN)/kiosk hw check
-	$(BIN)/kiosk slip --data .demo-data --table 1 --width 58
+	$(BIN)/kiosk demo --data $(or $(DEMO_DATA),.demo-data) $(if $(FRESH),--fresh) $(if $(SPEED),--speed $(SPEED))
 
 os-packages:
 	bash .ci/os-packages.sh

@@ -66,16 +66,18 @@ class ScorerProcess:
     def __init__(self, data: Path, port: int | None = None) -> None:
         self.data, self.port = data, port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc: subprocess.Popen[str] | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> ScorerProcess:
         import time
         import urllib.request
 
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(self.data),
-             "--port", str(self.port), "--no-mdns"], cwd=ROOT, text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.data.mkdir(parents=True, exist_ok=True)
+        with open(self.data / "scorer.log", "a") as log:  # a pipe nobody reads could fill
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(self.data),
+                 "--port", str(self.port), "--no-mdns"], cwd=ROOT, stdout=log,
+                stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -83,7 +85,8 @@ class ScorerProcess:
                 return self
             except OSError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"the scorer exited: {self.proc.stdout.read()}") from None
+                    log_text = (self.data / "scorer.log").read_text()
+                    raise RuntimeError(f"the scorer exited: {log_text}") from None
                 time.sleep(0.1)
         raise RuntimeError("the scorer did not start within 30 s")
 

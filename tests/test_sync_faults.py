@@ -153,11 +153,11 @@ def test_sync_survives_a_killed_scorer_and_killed_kiosks(tmp_path):
     director, codes = hall(data)  # table 2's match is not played here
     director.store.close()
     scorer = ScorerProcess(data).start()
-    join(tmp_path / "k", 1, scorer.url, codes[1], RULESETS).client.close()
-    assert kiosk("scorer", "admin", "--data", str(data), "start-round", "--in", "0"
-                 ).returncode == 0
     kills = {"scorer": 0, "kiosk": 0}
     try:
+        join(tmp_path / "k", 1, scorer.url, codes[1], RULESETS).client.close()
+        assert kiosk("scorer", "admin", "--data", str(data), "start-round", "--in", "0"
+                     ).returncode == 0
         for run_no in range(12):  # one more hand a run; a kill of some kind in most runs
             run = subprocess.Popen(
                 [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data",

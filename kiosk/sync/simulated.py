@@ -4,6 +4,7 @@ sends every event through the real sync path while they play."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -17,7 +18,8 @@ from .outbox import Outbox
 
 def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: ScorerLink,
                     hands: int, seed: int, speed: float, out: TextIO = sys.stdout,
-                    flush_timeout: float = 60.0) -> TableSession:
+                    flush_timeout: float = 60.0,
+                    after_hand: Callable[[TableSession], None] | None = None) -> TableSession:
     """Send what the scorer lacks, play (or resume) the assigned round, and send it all.
     Raises LinkError when the scorer has no match for the table or cannot be reached."""
     outbox = Outbox(table_path(data_dir, table), link)
@@ -26,10 +28,15 @@ def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: 
     assignment = link.assignment().get("assignment")
     if assignment is None:
         raise LinkError(f"the scorer has no match for table {table} yet (start a round)")
+    def hand_done(session: TableSession) -> None:
+        outbox.poke()
+        if after_hand:
+            after_hand(session)
+
     outbox.start(idle=0.5)
     try:
         session = simulate(data_dir, table, rulesets, assignment["ruleset"], hands, seed, speed,
-                           out, after_hand=lambda _: outbox.poke(), assignment=assignment)
+                           out, after_hand=hand_done, assignment=assignment)
     finally:
         outbox.stop()
     if not outbox.flush(flush_timeout):

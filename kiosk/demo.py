@@ -1,0 +1,136 @@
+"""`kiosk demo`: the whole product on one machine. The scorer serves the hall page; a demo
+event (xiamen-2015 Swiss, 16 teams, 8 tables) is created once; eight simulated kiosks pair
+with it and play every round at accelerated time through the real sync path (HTTP on
+loopback, signed batches, the outbox). Run again on the same directory, it continues where it
+stopped; with --fresh it starts over."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+
+from .rules import Rulesets
+from .scorer.director import Director
+from .scorer.store import Store
+from .scorer.web import create_app
+from .sync.join import join
+from .sync.link import Credential, LinkError, ScorerLink
+from .sync.simulated import simulate_synced
+
+TABLES = 8
+CITIES = ("厦门", "福州", "泉州", "漳州", "莆田", "龙岩", "三明", "南平")
+NAMES = ("鼓浪屿队", "集美队", "思明队", "湖里队", "海沧队", "同安队", "翔安队", "南普陀队",
+         "白鹭队", "凤凰木队", "三角梅队", "筼筜队", "环岛路队", "曾厝垵队", "五缘湾队",
+         "植物园队")
+SURNAMES = "赵钱孙李周吴郑王冯陈褚卫蒋沈韩杨朱秦尤许何吕施张孔曹严华金魏陶姜"
+
+
+def roster() -> bytes:
+    rows = ["编号,队名,单位,队员1,队员2"]
+    for i, name in enumerate(NAMES, 1):
+        a, b = SURNAMES[(2 * i) % len(SURNAMES)], SURNAMES[(2 * i + 1) % len(SURNAMES)]
+        rows.append(f"t{i:02d},{name},{CITIES[i % len(CITIES)]},{a}明,{b}华")
+    return ("\n".join(rows) + "\n").encode()
+
+
+class Stopped(Exception):
+    """Ctrl-C: the simulated tables stop after their current hand."""
+
+
+def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Rulesets) -> int:
+    if fresh and data.exists():
+        shutil.rmtree(data)
+    store_path = data / "scorer" / "scorer.sqlite"
+    director = Director(Store(store_path), rulesets)  # the server's own connection
+    admin = Director(Store(store_path), rulesets)  # the head referee's, as a command has
+    password = director.first_password()
+    if admin.event() is None:
+        admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
+        admin.import_teams(roster())
+    codes = admin.add_tables(TABLES) if not admin.table_count() else {}
+    url = f"http://127.0.0.1:{port}"
+    server = uvicorn.Server(uvicorn.Config(create_app(director, url + "/"), host="127.0.0.1",
+                                           port=port, log_level="warning",
+                                           timeout_graceful_shutdown=1))
+    serving = threading.Thread(target=server.run, name="scorer", daemon=True)
+    serving.start()
+    while not server.started:
+        if not serving.is_alive():
+            print(f"demo: the scorer could not start on port {port} (in use? PORT=… make demo)")
+            return 1
+        time.sleep(0.05)
+    print(f"hall page: {url}/   admin: {url}/admin", flush=True)
+    if password:
+        print(f"admin password (shown once): {password}", flush=True)
+    stop = threading.Event()
+    try:
+        play_event(admin, data, url, codes, speed, rulesets, stop)
+        print("demo: the event is over; the hall page stays up until Ctrl-C", flush=True)
+        while True:
+            time.sleep(1)
+    except KeyboardInterrupt:
+        print("\ndemo: stopping", flush=True)
+    finally:
+        stop.set()
+        server.should_exit = True
+        serving.join(timeout=10)
+        director.store.close()
+        admin.store.close()
+    return 0
+
+
+def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], speed: float,
+               rulesets: Rulesets, stop: threading.Event) -> None:
+    """Every remaining round: start it, let each table's bots play it, until the last."""
+    event = admin.event()
+    assert event is not None
+    links = {}
+    for table in range(1, TABLES + 1):
+        kiosk = data / f"kiosk-{table}"
+        saved = Credential.load(kiosk, table)
+        links[table] = join(kiosk, table, url if saved is None else None,
+                            None if saved else codes[table], rulesets)
+    while not stop.is_set():
+        round_no = admin.current_round()
+        if round_no == 0 or _round_over(admin, round_no):
+            if round_no >= event.rounds:
+                admin.close_event()
+                return
+            round_no = admin.start_round(start_in=3.0)
+            print(f"demo: round {round_no} starts", flush=True)
+        players = [threading.Thread(target=_play, args=(data, t, links[t], round_no, speed,
+                                                       rulesets, stop), daemon=True)
+                   for t, _, _ in admin.assignments(round_no)]
+        for p in players:
+            p.start()
+        for p in players:
+            while p.is_alive():
+                p.join(timeout=0.5)
+        if stop.is_set():
+            return
+
+
+def _round_over(admin: Director, round_no: int) -> bool:
+    states = [admin.match_state(t, round_no) for t, _, _ in admin.assignments(round_no)]
+    return all(s is not None and s.phase == "over" for s in states)
+
+
+def _play(data: Path, table: int, link: ScorerLink, round_no: int, speed: float,
+          rulesets: Rulesets, stop: threading.Event) -> None:
+    def check_stop(_: object) -> None:
+        if stop.is_set():
+            raise Stopped
+
+    kiosk = data / f"kiosk-{table}"
+    try:
+        simulate_synced(kiosk, table, rulesets, link, 1000, seed=round_no * 100 + table,
+                        speed=speed, out=io.StringIO(), after_hand=check_stop).close()
+    except Stopped:
+        pass
+    except LinkError as exc:
+        print(f"demo: table {table}: {exc}", flush=True)

@@ -1,0 +1,57 @@
+"""`make demo` as a newcomer runs it: the hall page answers, tables make progress through the
+real sync path, and Ctrl-C stops everything, leaving no process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+import urllib.request
+
+import pytest
+
+from .helpers import ROOT, free_port
+
+
+def tables(url: str) -> list[dict]:
+    with urllib.request.urlopen(url + "/api/tables", timeout=5) as reply:
+        return json.loads(reply.read())
+
+
+@pytest.mark.timeout(180)
+def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "SPEED": "400", "DEMO_DATA": str(tmp_path)}
+    demo = subprocess.Popen(["make", "-s", "demo"], cwd=ROOT, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    seen: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            try:
+                hands = sum(t["hand"] or 0 for t in tables(url))
+            except OSError:
+                hands = None
+            if hands is not None:
+                seen.append(hands)
+            if len(seen) >= 2 and seen[-1] > seen[0] and seen[-1] >= 16:
+                break
+            assert demo.poll() is None, demo.stdout.read()
+            time.sleep(0.5)
+        with urllib.request.urlopen(url + "/", timeout=5) as page:
+            assert b"<html" in page.read().lower()
+        assert seen and seen[-1] > seen[0], seen  # hands are being played and synced
+        with urllib.request.urlopen(url + "/api/hall", timeout=5) as reply:
+            hall = json.loads(reply.read())
+        assert hall["event"]["name"].startswith("厦门") and len(hall["standings"]) == 16
+    finally:
+        os.killpg(demo.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
+        out, _ = demo.communicate(timeout=60)
+    assert f"hall page: {url}/" in out
+    assert "demo: stopping" in out
+    with pytest.raises(ProcessLookupError):
+        os.killpg(demo.pid, 0)  # nothing of the demo is left running
