@@ -1,0 +1,519 @@
+"""The hall page (kiosk/scorer/static/hall.*) in the OS's Chromium, against a stand-in scorer.
+
+The stand-in serves the real static files with the routes of the scorer's contract, and the
+test decides what its snapshot and its event stream say: a new snapshot, pings on or off,
+streams closed, the next connections refused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import segno
+from starlette.applications import Starlette
+from starlette.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+    StreamingResponse,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
+
+expect = playwright_sync_api().expect
+
+STATIC = Path(__file__).resolve().parent.parent / "kiosk" / "scorer" / "static"
+TIMEOUT = 10_000  # ms; generous for a loaded CI machine, never a measure of speed
+expect.set_options(timeout=TIMEOUT)
+TV = (1920, 1080)
+PHONE = (390, 844)
+
+NAMES = ["鼓浪屿队", "集美队", "思明队", "湖里队", "海沧队", "同安队", "翔安队", "厦大队"]
+RULESET_NAMES = {"zh-Hans": "厦门 2015", "zh-Hant": "廈門 2015", "en": "Xiamen 2015"}
+
+
+def team_name(i: int) -> str:
+    return NAMES[i] if i < len(NAMES) else f"第{i + 1}队"
+
+
+def table(n: int, **over) -> dict:
+    row = {"table": n, "round": 2, "ns": team_name(2 * n - 2), "ew": team_name(2 * n - 1),
+           "hand": 7, "levels": {"NS": "8", "EW": "5"}, "dealer": "N", "phase": "play",
+           "time_left": 1234.5, "clock_running": True,
+           "link": {"state": "ok", "behind": 0, "last_seen": None},
+           "late": False, "result": None}
+    row.update(over)
+    return row
+
+
+def snapshot(tables: int = 4, **over) -> dict:
+    """A snapshot of round 2 of 5; the first four tables differ in phase, link and lateness."""
+    rows = [table(n) for n in range(1, tables + 1)]
+    special = {
+        2: dict(phase="bury", hand=3, dealer="E", late=True, clock_running=False,
+                time_left=300.0, link={"state": "behind", "behind": 3, "last_seen": None}),
+        3: dict(phase="over", hand=12, dealer=None, clock_running=False, time_left=0.0,
+                result={"winner": "NS", "text": f"{team_name(4)} 胜"}),
+        4: dict(phase="setup", hand=None, levels=None, dealer=None, time_left=None,
+                clock_running=False, link={"state": "never", "behind": 0, "last_seen": None}),
+    }
+    for n, fields in special.items():
+        if n <= tables:
+            rows[n - 1].update(fields)
+    teams = 2 * tables
+    data = {
+        "generated": 0.0,
+        "address": "http://192.168.1.10:8080/",
+        "event": {"name": "厦门杯", "ruleset": "xiamen-2015", "ruleset_name": RULESET_NAMES,
+                  "format": "swiss", "round": 2, "rounds": 5, "status": "running"},
+        "round_clock": {"round": 2, "started_at": None, "minutes": 60},
+        "muted": False,
+        "standings": [{"rank": i + 1, "team": f"t{i + 1:02d}", "name": team_name(i),
+                       "points": 6 - i // 3, "net": 7 - i, "opponents": 9, "played": 2,
+                       "tied": False} for i in range(teams)],
+        "tables": rows,
+        "pairings_round": None,
+        "pairings": [],
+    }
+    data.update(over)
+    return data
+
+
+def with_table(data: dict, n: int, **fields) -> dict:
+    data["tables"][n - 1].update(fields)
+    return data
+
+
+def sse(event: str, data: dict) -> str:
+    return f"event: {event}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+
+class Feed:
+    """What the stand-in scorer serves; changed from the test's thread."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.shutdown = False
+        self.generation = 0
+        self.reset(snapshot())
+
+    def reset(self, data: dict, skew: float = 0.0) -> None:
+        """A new snapshot, pings on, counters at zero; streams of an earlier test end."""
+        with self.lock:
+            self.generation += 1
+            self.snapshot = data
+            self.skew = skew            # the scorer's clock minus the real one
+            self.messages: list[str] = []
+            self.pinging = True
+            self.ping_every = 0.5
+            self.refuse = 0             # answer the next N stream requests with 503
+            self.attempts = 0           # stream requests
+            self.connections = 0        # streams opened
+
+    def now(self) -> float:
+        return time.time() + self.skew
+
+    def current(self) -> dict:
+        with self.lock:
+            return {**self.snapshot, "generated": self.now()}
+
+    def publish(self, data: dict) -> None:
+        """A new snapshot, sent down every open stream."""
+        with self.lock:
+            self.snapshot = data
+            self.messages.append(sse("snapshot", {**data, "generated": self.now()}))
+
+    def replace_quietly(self, data: dict) -> None:
+        """A new snapshot that only GET /api/hall shows."""
+        with self.lock:
+            self.snapshot = data
+
+    def set_pinging(self, on: bool) -> None:
+        with self.lock:
+            self.pinging = on
+
+    def close_streams(self, refuse_next: int = 0) -> None:
+        with self.lock:
+            self.generation += 1
+            self.refuse = refuse_next
+
+
+def stand_in_scorer(feed: Feed) -> Starlette:
+    async def page(request):
+        return FileResponse(STATIC / "hall.html")
+
+    async def hall(request):
+        return JSONResponse(feed.current())
+
+    async def qr(request):
+        out = io.BytesIO()
+        segno.make(feed.current()["address"]).save(out, kind="svg", scale=4, border=2)
+        return Response(out.getvalue(), media_type="image/svg+xml")
+
+    async def stream(request):
+        with feed.lock:
+            feed.attempts += 1
+            if feed.refuse > 0:
+                feed.refuse -= 1
+                return PlainTextResponse("busy", status_code=503)
+            feed.connections += 1
+            generation, sent = feed.generation, len(feed.messages)
+
+        async def body(sent: int = sent):
+            yield "retry: 300\n\n"  # the browser's own reconnect, quicker than its 3 s default
+            last_ping = 0.0
+            while True:
+                with feed.lock:
+                    if feed.shutdown or feed.generation != generation:
+                        return  # the server ends the stream
+                    new, sent = feed.messages[sent:], len(feed.messages)
+                    ping = feed.pinging and time.monotonic() - last_ping >= feed.ping_every
+                for message in new:
+                    yield message
+                if ping:
+                    last_ping = time.monotonic()
+                    yield sse("ping", {"now": feed.now()})
+                await asyncio.sleep(0.05)
+
+        return StreamingResponse(body(), media_type="text/event-stream",
+                                 headers={"Cache-Control": "no-cache"})
+
+    return Starlette(routes=[
+        Route("/", page),
+        Route("/api/hall", hall),
+        Route("/api/hall/stream", stream),
+        Route("/qr.svg", qr),
+        Mount("/static", StaticFiles(directory=STATIC)),
+    ])
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium_browser() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def scorer():
+    feed = Feed()
+    with serve(stand_in_scorer(feed)) as server:
+        yield feed, server.url
+        feed.shutdown = True
+
+
+class Hall:
+    """Opens the hall page in fresh browser contexts; checks for script errors at the end."""
+
+    def __init__(self, browser, feed: Feed, url: str) -> None:
+        self.browser, self.feed, self.url = browser, feed, url
+        self.contexts: list = []
+        self.errors: list[str] = []
+
+    def open(self, query: str = "", size: tuple[int, int] = TV, wait: bool = True):
+        context = self.browser.new_context(viewport={"width": size[0], "height": size[1]})
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT)
+        self.errors = collect_page_errors(page)
+        page.goto(f"{self.url}/{query}")
+        if wait:  # first paint done: the snapshot's event name is on screen
+            name = (self.feed.current()["event"] or {}).get("name")
+            if name:
+                expect(page.locator("#event-name")).to_have_text(name)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def hall(browser, scorer):
+    feed, url = scorer
+    feed.reset(snapshot())
+    opened = Hall(browser, feed, url)
+    yield opened
+    opened.close()
+    assert opened.errors == []
+
+
+def row(page, n: int):
+    return page.locator(f'#tables [data-table="{n}"]')
+
+
+def visible_tables(page) -> list[int]:
+    return page.eval_on_selector_all(
+        "#tables [data-table]:not([hidden])", "rows => rows.map(r => Number(r.dataset.table))")
+
+
+# ---- first paint and the live feed ----------------------------------------------------------
+
+def test_first_paint_shows_the_snapshot(hall):
+    page = hall.open()
+    expect(page.locator("#round")).to_have_text("第 2/5 轮")
+    expect(page.locator("#ruleset")).to_have_text("厦门 2015")
+    expect(page.locator("#status")).to_have_text("比赛中")
+    expect(page.locator("#muted")).to_be_hidden()
+    expect(page.locator("#standings [data-team]")).to_have_count(8)
+    first = page.locator('#standings [data-team="t01"]')
+    expect(first.locator(".name")).to_have_text("鼓浪屿队")
+    expect(first.locator(".net")).to_have_text("+7")
+    expect(page.locator("#tables [data-table]")).to_have_count(4)
+    one = row(page, 1)
+    expect(one.locator(".ns")).to_have_text("鼓浪屿队")
+    expect(one.locator(".ew")).to_have_text("集美队")
+    expect(one.locator(".hand")).to_have_text("7")
+    expect(one.locator(".levels .lv-ns")).to_have_text("8")
+    expect(one.locator(".levels .lv-ew")).to_have_text("5")
+    expect(one.locator(".dealer")).to_have_text("北")
+    expect(one.locator(".phase")).to_have_text("出牌")
+    expect(one.locator(".link")).to_have_text("在线")
+    expect(row(page, 2).locator(".link")).to_have_text("待传 3")
+    expect(row(page, 4).locator(".link")).to_have_text("未连接")
+    expect(row(page, 4).locator(".levels")).to_have_text("—")
+    expect(page.locator("#pairings-box")).to_be_hidden()
+    qr = page.locator("#qr img")
+    expect(qr).to_have_attribute("src", "/qr.svg")
+    assert page.evaluate("document.querySelector('#qr img').naturalWidth") > 0
+    expect(page.locator("#address")).to_have_text("http://192.168.1.10:8080/")
+
+
+def test_a_snapshot_from_the_stream_updates_a_table(hall):
+    page = hall.open()
+    expect(row(page, 1).locator(".hand")).to_have_text("7")
+    data = with_table(snapshot(), 1, hand=8, levels={"NS": "9", "EW": "5"}, dealer="S")
+    hall.feed.publish(with_table(data, 4, phase="recess"))  # a phase this page does not know
+    expect(row(page, 1).locator(".hand")).to_have_text("8")
+    expect(row(page, 4).locator(".phase")).to_have_text("recess")
+    expect(row(page, 1).locator(".lv-ns")).to_have_text("9")
+    expect(row(page, 1).locator(".dealer")).to_have_text("南")
+
+
+def test_clocks_count_down_on_the_scorer_clock(hall):
+    # The scorer's clock is 400 days behind this machine's: only the offset between the
+    # two may matter, as for a TV whose own clock is wrong.
+    skew = -400 * 86400.0
+    data = snapshot()
+    data["round_clock"] = {"round": 2, "started_at": time.time() + skew - 600, "minutes": 60}
+    hall.feed.reset(data, skew=skew)
+    page = hall.open()
+    expect(page.locator("#round-clock")).to_have_text(re.compile(r"^(50:00|49:[0-5]\d)$"))
+    expect(page.locator("#round-clock-label")).to_have_text("本轮剩余")
+    running = row(page, 1).locator(".time")
+    expect(running).to_have_text(re.compile(r"^20:[23]\d$"))  # 1234.5 s
+    first = running.inner_text()
+    expect(running).not_to_have_text(first)  # it counts down by itself
+    expect(row(page, 2).locator(".time")).to_have_text("05:00")  # a stopped clock stays
+    expect(row(page, 4).locator(".time")).to_have_text("—")
+
+
+def test_round_clock_says_time_up(hall):
+    data = snapshot()
+    data["round_clock"] = {"round": 2, "started_at": time.time() - 3700, "minutes": 60}
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(page.locator("#round-clock")).to_have_text("时间到")
+    expect(page.locator("#round-clock")).to_have_class(re.compile(r"\bexpired\b"))
+
+
+def test_late_and_finished_tables(hall):
+    page = hall.open()
+    late = row(page, 2)
+    expect(late).to_have_class(re.compile(r"\blate\b"))
+    expect(late.locator(".late-badge")).to_have_text("超时")
+    expect(late.locator(".late-badge")).to_be_visible()
+    expect(row(page, 1)).not_to_have_class(re.compile(r"\blate\b"))
+    done = row(page, 3)
+    expect(done.locator(".phase")).to_have_text("海沧队 胜")
+    expect(done.locator(".ns")).to_have_class(re.compile(r"\bwinner\b"))
+    assert done.evaluate("r => getComputedStyle(r).backgroundColor") != late.evaluate(
+        "r => getComputedStyle(r).backgroundColor")
+
+
+def test_muted_mark_and_next_round_pairings(hall):
+    data = snapshot(muted=True, pairings_round=3,
+                    pairings=[{"table": 1, "ns": "鼓浪屿队", "ew": "湖里队"},
+                              {"table": 2, "ns": "集美队", "ew": "思明队"}])
+    data["event"]["status"] = "between"
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(page.locator("#muted")).to_be_visible()
+    expect(page.locator("#muted")).to_have_text("静音")
+    expect(page.locator("#status")).to_have_text("轮间休息")
+    expect(page.locator("#pairings-title")).to_have_text("第 3 轮对阵")
+    pairs = page.locator("#pairings [data-pairing-table]")
+    expect(pairs).to_have_count(2)
+    expect(pairs.nth(0)).to_contain_text("鼓浪屿队")
+    expect(pairs.nth(0)).to_contain_text("湖里队")
+    expect(page.locator("[data-table]")).to_have_count(4)  # pairings are not live tables
+
+
+def test_no_event_yet(hall):
+    hall.feed.reset(snapshot(tables=0, event=None, standings=[]))
+    page = hall.open(wait=False)
+    expect(page.locator("#event-name")).to_have_text("尚无赛事")
+    expect(page.locator("#standings-box .empty")).to_be_visible()
+    expect(page.locator("#tables-box .empty")).to_have_text("暂无比赛桌")
+    expect(page.locator("#round")).to_have_text("")
+
+
+# ---- a feed that stops, ends, fails ----------------------------------------------------------
+
+STALE = re.compile(r"\bstale\b")
+
+
+def test_stale_mark_when_pings_stop_and_gone_when_they_return(hall):
+    page = hall.open("?stale_seconds=1")
+    expect(page.locator("body")).not_to_have_class(STALE)
+    expect(page.locator("#stale")).to_be_hidden()
+    hall.feed.set_pinging(False)
+    expect(page.locator("body")).to_have_class(STALE)
+    banner = page.locator("#stale")
+    expect(banner).to_be_visible()
+    expect(banner).to_have_text(re.compile(r"^数据已中断 \d\d:\d\d:\d\d 起$"))
+    hall.feed.set_pinging(True)
+    expect(page.locator("body")).not_to_have_class(STALE)
+    expect(banner).to_be_hidden()
+
+
+def test_reconnects_and_refetches_after_the_server_ends_the_stream(hall):
+    page = hall.open()
+    expect(row(page, 1).locator(".hand")).to_have_text("7")
+    page.evaluate("""() => {
+        window.staleSeen = false;
+        new MutationObserver(() => {
+            if (document.body.classList.contains('stale')) window.staleSeen = true;
+        }).observe(document.body, {attributes: true, attributeFilter: ['class']});
+    }""")
+    # The stream ends; the browser's own retry is refused (503), which leaves the
+    # EventSource CLOSED, so the page must start a new one itself. Meanwhile the
+    # snapshot changed without a message: only a refetch of /api/hall can show it.
+    hall.feed.replace_quietly(with_table(snapshot(), 1, hand=9))
+    hall.feed.close_streams(refuse_next=1)
+    expect(row(page, 1).locator(".hand")).to_have_text("9")
+    expect(page.locator("body")).not_to_have_class(STALE)
+    assert page.evaluate("window.staleSeen") is True
+    assert hall.feed.attempts >= 3 and hall.feed.connections >= 2
+    hall.feed.publish(with_table(snapshot(), 1, hand=10))  # and the new stream is live
+    expect(row(page, 1).locator(".hand")).to_have_text("10")
+
+
+# ---- pages, phones, languages, names -----------------------------------------------------------
+
+PAGE_STATE = """() => {
+    const area = document.querySelector('#tables').parentElement.getBoundingClientRect();
+    const rows = [...document.querySelectorAll('#tables [data-table]:not([hidden])')];
+    return {
+        pager: document.querySelector('#tables-pager').textContent,
+        tables: rows.map(r => Number(r.dataset.table)),
+        fits: rows.every(r => r.getBoundingClientRect().bottom <= area.bottom + 0.5),
+    };
+}"""
+
+
+def test_pages_turn_when_forty_tables_do_not_fit_a_tv(hall):
+    hall.feed.reset(snapshot(tables=40))
+    page = hall.open("?page_seconds=1")
+    pager = page.locator("#tables-pager")
+    expect(pager).to_have_text(re.compile(r"^1/\d+$"))
+    count = int(pager.inner_text().split("/")[1])
+    assert count >= 2
+    expect(page.locator("#standings-pager")).to_have_text(re.compile(r"^\d+/\d+$"))
+    assert page.evaluate("document.documentElement.scrollHeight") <= TV[1]  # no scrolling
+    pages: dict[int, list[int]] = {}
+    for _ in range(3 * count):  # watch the pages turn until each was seen
+        state = page.evaluate(PAGE_STATE)  # indicator and rows read at one moment
+        number, total = map(int, state["pager"].split("/"))
+        assert total == count and state["fits"]  # each row wholly inside the list's area
+        assert 0 < len(state["tables"]) < 40
+        pages[number] = state["tables"]
+        if len(pages) == count:
+            break
+        expect(pager).not_to_have_text(state["pager"])
+    assert sorted(pages) == list(range(1, count + 1))
+    # each table on exactly one page, in order
+    assert [n for number in sorted(pages) for n in pages[number]] == list(range(1, 41))
+
+
+def test_phone_layout_is_one_scrolling_column_without_pages(hall):
+    hall.feed.reset(snapshot(tables=40))
+    page = hall.open("?page_seconds=1", size=PHONE)
+    expect(page.locator("#tables [data-table]")).to_have_count(40)
+    assert len(visible_tables(page)) == 40
+    expect(page.locator("#tables-pager")).to_be_hidden()
+    expect(page.locator("#standings-pager")).to_be_hidden()
+    boxes = {name: page.locator(name).bounding_box()
+             for name in ("#standings-box", "#tables-box", "#side")}
+    assert abs(boxes["#standings-box"]["x"] - boxes["#tables-box"]["x"]) < 1
+    assert boxes["#tables-box"]["y"] >= boxes["#standings-box"]["y"] + \
+        boxes["#standings-box"]["height"]
+    assert all(box["width"] <= PHONE[0] for box in boxes.values())
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+    assert page.evaluate("document.documentElement.scrollHeight") > PHONE[1]  # it scrolls
+    size = row(page, 1).locator(".ns").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 18
+    page.wait_for_timeout(1500)  # longer than a page turn: still every table shown
+    assert len(visible_tables(page)) == 40
+
+
+@pytest.mark.parametrize(("lang", "labels"), [
+    ("zh-Hans", {"#standings-box h2 > span": "排名", "#round": "第 2/5 轮",
+                 "#ruleset": "厦门 2015", "#status": "比赛中"}),
+    ("zh-Hant", {"#standings-box h2 > span": "排名", "#round": "第 2/5 輪",
+                 "#ruleset": "廈門 2015", "#status": "比賽中"}),
+    ("en", {"#standings-box h2 > span": "Standings", "#round": "Round 2/5",
+            "#ruleset": "Xiamen 2015", "#status": "In play"}),
+])
+def test_languages_show_their_labels(hall, lang, labels):
+    page = hall.open(f"?lang={lang}")
+    assert page.evaluate("document.documentElement.lang") == lang
+    for selector, text in labels.items():
+        expect(page.locator(selector).first).to_have_text(text)
+    dictionary = page.evaluate("window.hall.I18N")
+    assert set(dictionary) == {"zh-Hans", "zh-Hant", "en"}
+    assert dictionary[lang]["tables"] in page.locator("#tables-box h2").inner_text()
+    for key in ("col_hand", "col_link", "col_phase"):
+        expect(page.locator(f'[data-i18n="{key}"]')).to_have_text(dictionary[lang][key])
+    expect(row(page, 1).locator(".phase")).to_have_text(dictionary[lang]["phase_play"])
+
+
+def test_every_language_has_the_same_keys_and_the_switch_works(hall):
+    page = hall.open()
+    keys = page.evaluate("Object.values(window.hall.I18N).map(d => Object.keys(d).sort())")
+    assert keys[0] == keys[1] == keys[2]
+    expect(page.locator("#standings-box h2 > span").first).to_have_text("排名")
+    page.locator('#langs button[data-lang="en"]').click()
+    expect(page.locator("#standings-box h2 > span").first).to_have_text("Standings")
+    expect(row(page, 3).locator(".phase")).to_have_text("海沧队 won")
+    expect(page.locator('#langs button[data-lang="en"]')).to_have_attribute("aria-pressed", "true")
+    assert "lang=en" in page.url
+    page.locator('#langs button[data-lang="zh-Hant"]').click()
+    expect(page.locator("#tables-box h2 > span").first).to_have_text("各桌實況")
+    expect(row(page, 1).locator(".link")).to_have_text("在線")
+
+
+def test_names_are_shown_as_text_never_as_html(hall):
+    script = "<script>window.pwned = 1</script>"
+    image = '<img src="x" onerror="window.pwned = 2">'
+    data = with_table(snapshot(), 1, ns=script, ew=image)
+    data["standings"][0]["name"] = image
+    data["event"]["name"] = "<b>厦门杯</b>"
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(row(page, 1).locator(".ns")).to_have_text(script)
+    expect(row(page, 1).locator(".ew")).to_have_text(image)
+    expect(page.locator('#standings [data-team="t01"] .name')).to_have_text(image)
+    assert page.locator("#tables script, #tables img, #standings img, #event-name b").count() == 0
+    hall.feed.publish(data)  # the stream's path renders the same way
+    expect(row(page, 1).locator(".ns")).to_have_text(script)
+    assert page.evaluate("window.pwned") is None
