@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The OS packages the tests need: a virtual screen for real Kivy windows (Xvfb, Mesa's software
-# GL), the CJK font, and libmtdev for Kivy's input providers. Installed with apt-get when root;
+# GL), the CJK font, libmtdev for Kivy's input providers, and shellcheck and systemd
+# (systemd-analyze) for the deploy/ scripts and units. Installed with apt-get when root;
 # otherwise listed, and the tests that need them fail under CI=true (skip elsewhere).
 set -euo pipefail
-packages=(xvfb xauth libgl1-mesa-dri fonts-noto-cjk libmtdev1)
+packages=(xvfb xauth libgl1-mesa-dri fonts-noto-cjk libmtdev1 shellcheck systemd)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,277 @@
+# shellcheck shell=bash
+# Shared by the provisioning scripts (sourced, never run). Every change to the machine goes
+# through these helpers, so that the two options every script takes hold everywhere:
+#
+#   --dry-run   print each change that would be made, and make none.
+#   --root DIR  a scratch root: every file is written under DIR (/etc/x becomes DIR/etc/x).
+#               Commands that act on the running system (apt-get, useradd, pip, chown,
+#               systemctl, ...) are not run; they are listed, exactly as a real run on a fresh
+#               machine would run them, in DIR/var/lib/kiosk-provision/skipped.txt. The host
+#               says nothing about the target, so under --root no command is skipped because
+#               the host happens to have it done already: the list is the same every run.
+#
+# A change is counted only when something differs, so a second run reports "nothing changed".
+# (Feed put_file with <<< or < <(...), never a pipe: a pipe runs it in a subshell, whose count
+# of changes is lost.)
+
+ROOT=""
+DRY_RUN=0
+CHANGES=0
+SKIPPED=()
+DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck disable=SC2034  # read by the scripts that source this file
+PROJECT_DIR=$(dirname "$DEPLOY_DIR")
+VENV=/opt/kiosk/venv
+
+say() { printf '%s\n' "$*"; }
+die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 2; }
+
+# set_root DIR: the --root option, as an absolute path ("/" is the real system).
+set_root() {
+  [ -n "$1" ] || die "--root needs a directory"
+  ROOT=$(realpath -m "$1")
+  [ "$ROOT" != / ] || ROOT=""
+}
+
+# preflight: a real run must be root on a Debian-family system; a dry run may look as anyone.
+preflight() {
+  [ -z "$ROOT" ] || return 0
+  command -v apt-get >/dev/null || die "this needs Raspberry Pi OS or Debian (apt-get)"
+  [ "$DRY_RUN" = 1 ] || [ "$(id -u)" -eq 0 ] || die "run as root (sudo), or try --dry-run"
+}
+
+# note_change WHAT: count one change and say it (or that it would be made).
+note_change() {
+  CHANGES=$((CHANGES + 1))
+  if [ "$DRY_RUN" = 1 ]; then say "would $*"; else say "$*"; fi
+}
+
+# run CMD...: run a command that changes the system. Under --root it is only recorded.
+run() {
+  if [ -n "$ROOT" ]; then
+    SKIPPED+=("$*")
+    if [ "$DRY_RUN" = 1 ]; then say "would record (not run, --root): $*"
+    else say "not run (--root): $*"; fi
+    return 0
+  fi
+  note_change "run: $*"
+  [ "$DRY_RUN" = 1 ] || "$@"
+}
+
+# needs CHECK...: true when the change that CHECK tests for is still to be made: CHECK fails,
+# or we are under --root (where the host's state is no answer for the target).
+needs() {
+  [ -n "$ROOT" ] && return 0
+  ! "$@" >/dev/null 2>&1
+}
+
+# put_file PATH MODE [backup] < CONTENT: PATH gets exactly CONTENT. MODE "" leaves the mode
+# alone (the FAT boot partition has none). "backup" keeps the file as it was before the first
+# change, as PATH.pre-kiosk, never overwritten.
+put_file() {
+  local path=$1 mode=$2 backup=${3-} target="$ROOT$1" new
+  new=$(mktemp)
+  cat >"$new"
+  if [ -f "$target" ] && cmp -s "$new" "$target"; then
+    rm -f "$new"
+    if [ -n "$mode" ] && [ "$(stat -c %a "$target")" != "$mode" ]; then
+      note_change "chmod $mode $path"
+      [ "$DRY_RUN" = 1 ] || chmod "$mode" "$target"
+    fi
+    return 0
+  fi
+  if [ "$backup" = backup ] && [ -f "$target" ] && [ ! -e "$target.pre-kiosk" ]; then
+    note_change "back up $path as $path.pre-kiosk"
+    [ "$DRY_RUN" = 1 ] || cp -p "$target" "$target.pre-kiosk"
+  fi
+  if [ -f "$target" ]; then
+    note_change "update $path"
+    # The change itself, for the operator to read (not for a file that may hold the PIN).
+    if [ "$DRY_RUN" = 1 ] && [ "$mode" = 600 ]; then
+      say "    (not shown: the file is for root only)"
+    elif [ "$DRY_RUN" = 1 ]; then
+      diff -u "$target" "$new" | tail -n +3 | sed 's/^/    /' || true
+    fi
+  else
+    note_change "create $path"
+  fi
+  if [ "$DRY_RUN" = 0 ]; then
+    mkdir -p "$(dirname "$target")"
+    # Written beside the file, then renamed: a power cut leaves the old file or the new one.
+    cp "$new" "$target.kiosk-new"
+    [ -z "$mode" ] || chmod "$mode" "$target.kiosk-new"
+    mv -f "$target.kiosk-new" "$target"
+  fi
+  rm -f "$new"
+}
+
+# copy_file SRC PATH MODE: put_file with the content of a file from the project.
+copy_file() {
+  [ -f "$1" ] || die "missing $1: run from a whole copy of the project"
+  put_file "$2" "$3" <"$1"
+}
+
+# ensure_dir PATH MODE [OWNER:GROUP]. MODE "": created as 755, an existing one left as it is.
+ensure_dir() {
+  local path=$1 mode=$2 owner=${3-} target="$ROOT$1"
+  if [ ! -d "$target" ]; then
+    note_change "create directory $path"
+    [ "$DRY_RUN" = 1 ] || { mkdir -p "$target" && chmod "${mode:-755}" "$target"; }
+  elif [ -n "$mode" ] && [ "$(stat -c %a "$target")" != "$mode" ]; then
+    note_change "chmod $mode $path"
+    [ "$DRY_RUN" = 1 ] || chmod "$mode" "$target"
+  fi
+  [ -z "$owner" ] || ensure_owner "$path" "$owner"
+}
+
+# ensure_link PATH TARGET: PATH is a symbolic link to TARGET.
+ensure_link() {
+  [ "$(readlink "$ROOT$1")" != "$2" ] || return 0
+  [ ! -e "$ROOT$1" ] || [ -L "$ROOT$1" ] || die "$1 exists and is not a link: move it away first"
+  note_change "link $1 to $2"
+  [ "$DRY_RUN" = 1 ] || { mkdir -p "$(dirname "$ROOT$1")" && ln -sfn "$2" "$ROOT$1"; }
+}
+
+# ensure_owner PATH OWNER:GROUP (the user may not exist under --root: recorded, not run)
+ensure_owner() {
+  if [ -z "$ROOT" ] && [ -e "$1" ] && [ "$(stat -c %U:%G "$1")" = "$2" ]; then
+    return 0
+  fi
+  run chown "$2" "$1"
+}
+
+# install_packages PKG...: apt-get install those not installed yet.
+install_packages() {
+  local missing=() p
+  for p in "$@"; do
+    # shellcheck disable=SC2016  # ${Status} is dpkg-query's, not the shell's
+    if [ -n "$ROOT" ] || ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+        grep -q "install ok installed"; then
+      missing+=("$p")
+    fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    run apt-get update
+    run env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+  fi
+}
+
+# ensure_user NAME HOME GROUP,GROUP... [--no-create-home]: a system user with its own group
+# and no login shell, a member of those groups that exist here (gpio exists only on Raspberry
+# Pi OS).
+ensure_user() {
+  local name=$1 home=$2 groups=$3 create=${4:---create-home} missing=() g
+  if needs id "$name"; then
+    run useradd --system --user-group "$create" --home-dir "$home" \
+      --shell /usr/sbin/nologin "$name"
+  fi
+  [ -n "$groups" ] || return 0
+  for g in ${groups//,/ }; do
+    if [ -z "$ROOT" ] && ! getent group "$g" >/dev/null; then
+      say "note: there is no group $g on this machine; $name is not added to it"
+    elif [ -n "$ROOT" ] || ! id -nG "$name" 2>/dev/null | tr ' ' '\n' | grep -qx "$g"; then
+      missing+=("$g")
+    fi
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    run usermod --append --groups "$(IFS=,; echo "${missing[*]}")" "$name"
+  fi
+}
+
+# install_project SOURCE [--system-site-packages]: the project into $VENV, its dependencies
+# pinned by deploy/constraints.txt. SOURCE is the project's directory or a built wheel. Done
+# again only when SOURCE or the constraints changed (a fingerprint kept in the venv), so that a
+# second run does not rebuild and reinstall.
+install_project() {
+  local source=$1 venv_opt=${2-} stamp=$VENV/.kiosk-installed fingerprint=""
+  if [ -f "$source" ]; then
+    case $source in *.whl) ;; *) die "--source $source: give the project's directory or a .whl" ;; esac
+  elif [ ! -f "$source/pyproject.toml" ]; then
+    die "--source $source: no pyproject.toml there"
+  fi
+  if needs test -x "$VENV/bin/python"; then
+    run python3 -m venv ${venv_opt:+"$venv_opt"} "$VENV"
+  fi
+  if [ -z "$ROOT" ]; then
+    fingerprint=$(fingerprint "$source")
+    [ "$(cat "$stamp" 2>/dev/null)" != "$fingerprint" ] || return 0
+  fi
+  # Uninstall first: pip keeps an installed project of the same version number, even when its
+  # code changed; the dependencies stay installed.
+  run "$VENV/bin/pip" uninstall --yes --quiet kiosk80
+  run "$VENV/bin/pip" install --disable-pip-version-check --quiet \
+    --constraint "$DEPLOY_DIR/constraints.txt" "$source"
+  if [ -z "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
+    printf '%s\n' "$fingerprint" >"$stamp"
+  fi
+}
+
+# fingerprint SOURCE: a hash of the project's files (or the wheel) and the constraints.
+fingerprint() {
+  {
+    if [ -f "$1" ]; then
+      sha256sum <"$1"
+    else
+      (cd "$1" && find . \( -name .git -o -name .venv -o -name __pycache__ -o -name '*.egg-info' \
+          -o -name build -o -name dist -o -name '.*_cache' -o -name .hypothesis \
+          -o -name .demo-data \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
+    fi
+    sha256sum <"$DEPLOY_DIR/constraints.txt"
+  } | sha256sum | cut -d' ' -f1
+}
+
+# enable_unit UNIT [--now]: enable a systemd unit unless it is already.
+enable_unit() {
+  if needs systemctl is-enabled --quiet "$1"; then
+    run systemctl enable "${@:2}" "$1"
+  fi
+}
+
+# edit_cmdline "REMOVE..." "ADD...": change the one line of the Pi's kernel command line:
+# drop the tokens matching a REMOVE pattern, and set each ADD token (replacing a token of the
+# same key), keeping everything else in its place. Not a Pi (no cmdline.txt): left alone.
+edit_cmdline() {
+  local path=/boot/firmware/cmdline.txt tokens=() drop=() add=() out=() t p a skip
+  if [ ! -f "$ROOT$path" ]; then
+    say "note: no $path (not a Raspberry Pi?): kernel command line left alone"
+    return 0
+  fi
+  read -r -a drop <<<"$1"
+  read -r -a add <<<"$2"
+  read -r -a tokens <"$ROOT$path" || true
+  for a in "${add[@]}"; do drop+=("${a%%=*}" "${a%%=*}=*"); done
+  for t in "${tokens[@]}"; do
+    skip=0
+    for p in "${drop[@]}"; do
+      # shellcheck disable=SC2254  # p is a pattern on purpose
+      case $t in $p) skip=1 ;; esac
+    done
+    [ "$skip" = 1 ] || out+=("$t")
+  done
+  out+=("${add[@]}")
+  put_file "$path" "" backup <<<"${out[*]}"
+}
+
+# finish: write the --root record and say what happened.
+finish() {
+  local record=/var/lib/kiosk-provision/skipped.txt
+  if [ -n "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
+    mkdir -p "$ROOT${record%/*}"
+    {
+      printf '# Commands %s did not run under --root; a real run on a fresh machine runs\n' "${0##*/}"
+      printf '# them in this order.\n'
+      printf '%s\n' "${SKIPPED[@]}"
+    } >"$ROOT$record.new"
+    if cmp -s "$ROOT$record.new" "$ROOT$record"; then rm -f "$ROOT$record.new"
+    else mv -f "$ROOT$record.new" "$ROOT$record"; fi
+    say "commands not run (--root): ${#SKIPPED[@]}, listed in $ROOT$record"
+  fi
+  if [ "$DRY_RUN" = 1 ]; then
+    if [ "$CHANGES" -eq 0 ]; then say "dry run: nothing would change"
+    else say "dry run: changes that would be made: $CHANGES; nothing was changed"; fi
+  elif [ "$CHANGES" -eq 0 ]; then
+    say "nothing changed: already provisioned"
+  else
+    say "done: changes made: $CHANGES"
+  fi
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Provision a hall TV: a Raspberry Pi with Raspberry Pi OS (desktop), or any Debian machine
+# with a desktop, that shows the scorer's hall page full screen from the moment it boots.
+# Run it as root from a copy of the project; run it again at any time: it changes only what
+# differs and says so. See deploy/README.md.
+#
+#   sudo deploy/provision-hall-tv.sh --url http://scorer.local:8080/ --user pi
+#
+# Options:
+#   --url URL     the hall page (kept from /etc/kiosk/hall-tv.env when left out)
+#   --user NAME   the desktop user who is logged in on the TV (default: the one running sudo)
+#   --dry-run     print every change it would make; change nothing
+#   --root DIR    write into the scratch root DIR instead of /; commands are listed in
+#                 DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+URL="" TV_USER=${SUDO_USER:-} root_arg=""
+usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --url) URL=${2-}; shift ;;
+    --user) TV_USER=${2-}; shift ;;
+    --dry-run) DRY_RUN=1 ;;
+    --root) root_arg=${2-}; shift ;;
+    -h|--help) usage 0 ;;
+    *) say "unknown option: $1" >&2; usage >&2 ;;
+  esac
+  shift
+done
+[ -z "$root_arg" ] || set_root "$root_arg"
+preflight
+
+ENV_FILE=/etc/kiosk/hall-tv.env
+[ -n "$URL" ] || [ ! -f "$ROOT$ENV_FILE" ] || URL=$(sed -n 's/^KIOSK_HALL_URL=//p' "$ROOT$ENV_FILE")
+# Checked strictly: the URL ends up in a file the unit reads and on Chromium's command line.
+[[ $URL =~ ^https?://[]A-Za-z0-9.:[-]+(/[A-Za-z0-9._~/?=\&%#+-]*)?$ ]] ||
+  die "give --url http://HOST:PORT/PAGE (the scorer's hall page)"
+[[ $TV_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || die "give --user NAME: the TV's desktop user"
+if [ -n "$ROOT" ]; then
+  home=/home/$TV_USER
+else
+  home=$(getent passwd "$TV_USER" | cut -d: -f6) || die "no user $TV_USER on this machine"
+fi
+say "hall TV: $URL for $TV_USER${ROOT:+, root $ROOT}"
+
+# -- Chromium (Raspberry Pi OS desktop already has it), xset for X11 sessions, curl to wait
+# for the scorer before opening the page.
+packages=(x11-xserver-utils curl)
+if [ -n "$ROOT" ] || { ! command -v chromium && ! command -v chromium-browser; } >/dev/null; then
+  packages+=(chromium)
+fi
+install_packages "${packages[@]}"
+
+# -- The browser's launcher, its settings, its user unit and the autostart entry that starts
+# the unit inside the desktop session (where the display is).
+ensure_dir /etc/kiosk 755
+put_file "$ENV_FILE" 644 < <(
+  sed '/^KIOSK_HALL_URL=/d' "$DEPLOY_DIR/env/hall-tv.env"
+  printf 'KIOSK_HALL_URL=%s\n' "$URL"
+)
+copy_file "$DEPLOY_DIR/hall-tv/kiosk-hall-tv.sh" /usr/local/bin/kiosk-hall-tv 755
+before=$CHANGES
+copy_file "$DEPLOY_DIR/systemd/kiosk-hall-tv.service" /etc/systemd/user/kiosk-hall-tv.service 644
+if [ "$CHANGES" -gt "$before" ]; then
+  say "note: the TV's browser runs the new unit from the next login (or reboot)"
+fi
+# The user's own directories: created if missing, their modes left as the user has them.
+ensure_dir "$home/.config" "" "$TV_USER:$TV_USER"
+ensure_dir "$home/.config/autostart" "" "$TV_USER:$TV_USER"
+copy_file "$DEPLOY_DIR/hall-tv/kiosk-hall-tv.desktop" \
+  "$home/.config/autostart/kiosk-hall-tv.desktop" 644
+ensure_owner "$home/.config/autostart/kiosk-hall-tv.desktop" "$TV_USER:$TV_USER"
+
+# -- No blanking. The text console: consoleblank=0 (on a Pi). The desktop: on Raspberry Pi OS
+# raspi-config knows which compositor is in use (labwc, wayfire, X11) and how to keep it awake
+# (get_blanking prints 1 once blanking is off); under X11 the launcher also runs xset. Another
+# desktop: turn its screen saver and power saving off by hand (deploy/README.md).
+edit_cmdline "" "consoleblank=0"
+if [ -n "$ROOT" ] || { command -v raspi-config >/dev/null &&
+    [ "$(raspi-config nonint get_blanking 2>/dev/null)" != 1 ]; }; then
+  run raspi-config nonint do_blanking 1
+fi
+# Log the desktop user in by itself at boot (raspi-config's "Desktop Autologin"), so that the
+# TV needs no keyboard.
+if [ -n "$ROOT" ] || { command -v raspi-config >/dev/null &&
+    ! grep -qs "^autologin-user=$TV_USER\$" /etc/lightdm/lightdm.conf; }; then
+  # raspi-config logs in $SUDO_USER: make it the TV's user.
+  run env SUDO_USER="$TV_USER" raspi-config nonint do_boot_behaviour B4
+fi
+
+finish
+if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then
+  say "reboot to start the hall page: sudo reboot"
+fi

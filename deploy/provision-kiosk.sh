@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Provision a table kiosk: Raspberry Pi OS Bookworm (Lite, 64-bit) on a Pi 4, Pi 5 or Zero 2 W.
+# Run it as root from a copy of the project; run it again at any time: it changes only what
+# differs and says so. See deploy/README.md for the whole procedure.
+#
+#   sudo deploy/provision-kiosk.sh --table 7 --scorer scorer.local
+#
+# Options:
+#   --table N           this kiosk's table number (kept from /etc/kiosk/kiosk.env when left out)
+#   --scorer URL|HOST   the scorer: http://HOST:PORT, or a host name or address (then port
+#                       8080); the kiosk also takes its time from that host (chrony)
+#   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
+#   --dry-run           print every change it would make; change nothing
+#   --root DIR          write into the scratch root DIR instead of /; commands are listed in
+#                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" root_arg=""
+usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --table) TABLE=${2-}; shift ;;
+    --scorer) SCORER=${2-}; shift ;;
+    --source) SOURCE=${2-}; shift ;;
+    --hdmi-mode) HDMI_MODE=${2-}; shift ;;
+    --dry-run) DRY_RUN=1 ;;
+    --root) root_arg=${2-}; shift ;;
+    -h|--help) usage 0 ;;
+    *) say "unknown option: $1" >&2; usage >&2 ;;
+  esac
+  shift
+done
+[ -z "$root_arg" ] || set_root "$root_arg"
+preflight
+
+ENV_FILE=/etc/kiosk/kiosk.env
+# A second run may leave out --table and --scorer: they are in the env file from the first.
+env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" | tail -n 1; }
+[ -n "$TABLE" ] || TABLE=$(env_value KIOSK_TABLE)
+[ -n "$SCORER" ] || SCORER=$(env_value KIOSK_SCORER)
+[[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "give --table N (1-9999)"
+# Checked strictly: the host ends up in config files and on the kiosk's command line.
+[[ $SCORER =~ ^(https?://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$ ]] ||
+  die "give --scorer as http://HOST:PORT or a host name or address"
+SCORER_HOST=${BASH_REMATCH[2]}
+SCORER_HOST=${SCORER_HOST#[}
+SCORER_HOST=${SCORER_HOST%]}
+if [ -z "${BASH_REMATCH[1]}" ]; then
+  SCORER_URL="http://$SCORER"
+  [ -n "${BASH_REMATCH[3]}" ] || SCORER_URL="http://${BASH_REMATCH[2]}:8080${BASH_REMATCH[4]}"
+else
+  SCORER_URL=$SCORER
+fi
+[ -z "$HDMI_MODE" ] || [[ $HDMI_MODE =~ ^[0-9]+x[0-9]+(@[0-9]+)?$ ]] ||
+  die "--hdmi-mode $HDMI_MODE: give WIDTHxHEIGHT@HZ, e.g. 800x480@60"
+[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
+SOURCE=$(realpath -m "$SOURCE")
+say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
+
+# -- OS packages: the CJK font, the SDL2/GL libraries Kivy's window needs on KMS/DRM, mtdev for
+# touch, lgpio for the GPIO (gpiozero's pin factory on Bookworm, and the only one on a Pi 5),
+# venv, and chrony for the time.
+install_packages fonts-noto-cjk libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-mixer-2.0-0 \
+  libsdl2-ttf-2.0-0 libgl1-mesa-dri libegl1 libgles2 libgbm1 libmtdev1 python3-lgpio \
+  liblgpio1 python3-venv chrony
+
+# -- The kiosk's own user: GPIO (gpio), the serial or USB printer (dialout), the display
+# (video, render), the touchscreen (input). It can change its data, not its code.
+ensure_user kiosk /home/kiosk gpio,dialout,video,render,input
+
+# -- The project in a venv. --system-site-packages: the venv sees the OS's python3-lgpio, which
+# is built for this kernel's GPIO character device.
+install_project "$SOURCE" --system-site-packages
+# `kiosk` on the PATH for the people who administer the machine (sudo -u kiosk kiosk ...).
+ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
+
+# -- The data directory: the journal (table-N.sqlite), slips, the font cache, Kivy's log. With
+# a read-only root (overlay), mount a writable partition here (deploy/README.md).
+ensure_dir /var/lib/kiosk 750 kiosk:kiosk
+
+# -- Settings for the unit: the table and the scorer set here, anything else as edited.
+ensure_dir /etc/kiosk 755
+if [ -f "$ROOT$ENV_FILE" ]; then env_text=$(<"$ROOT$ENV_FILE"); else env_text=$(<"$DEPLOY_DIR/env/kiosk.env"); fi
+set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
+  env_text=$(awk -v n="$1" -v v="$2" 'index($0, n "=") == 1 { print n "=" v; done = 1; next }
+    { print } END { if (!done) print n "=" v }' <<<"$env_text")
+}
+set_var KIOSK_TABLE "$TABLE"
+set_var KIOSK_SCORER "$SCORER_URL"
+put_file "$ENV_FILE" 600 <<<"$env_text"
+
+# -- Kivy's configuration: one input provider for the touch display (why: in the file).
+ensure_dir /home/kiosk/.kivy 755 kiosk:kiosk
+copy_file "$DEPLOY_DIR/kivy/config.ini" /home/kiosk/.kivy/config.ini 644
+ensure_owner /home/kiosk/.kivy/config.ini kiosk:kiosk
+
+# -- Boot config: the Pi's own config.txt stays, the kiosk's lines (firmware_config/config.txt)
+# are appended as one marked block, replaced on every run. firmware_config asks for exactly
+# this; replacing the whole file would also drop the image's own lines (arm_64bit=1, which a
+# Zero 2 W needs to boot the 64-bit kernel, auto_initramfs, ...). The old file is kept as
+# config.txt.pre-kiosk.
+boot_cfg=/boot/firmware/config.txt
+firmware=$PROJECT_DIR/firmware_config/config.txt
+[ -f "$firmware" ] || die "missing $firmware: run from a whole copy of the project"
+boot_config() {  # the Pi's config.txt without our block, then our block
+  if [ -f "$ROOT$boot_cfg" ]; then
+    awk '/^# >>> 80fen kiosk/ { skip = 1 } !skip { print } /^# <<< 80fen kiosk/ { skip = 0 }' \
+      "$ROOT$boot_cfg" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'  # no trailing blank lines
+    printf '\n'
+  fi
+  printf '# >>> 80fen kiosk: firmware_config/config.txt, written by deploy/provision-kiosk.sh.\n'
+  printf '# Edit above this block; the block is replaced on every run.\n'
+  printf '[all]\n'
+  printf '# End the scope of the last overlay above, so that the dtparam lines below set the\n'
+  printf "# Pi's own parameters, not that overlay's (vc4-kms-v3d has an audio parameter too).\n"
+  printf 'dtoverlay=\n'
+  cat "$firmware"
+  printf '# <<< 80fen kiosk\n'
+}
+if [ -z "$ROOT" ] && [ ! -d /boot/firmware ]; then
+  say "note: no /boot/firmware (not Raspberry Pi OS Bookworm?): boot config left alone"
+else
+  put_file "$boot_cfg" "" backup < <(boot_config)
+fi
+
+# -- Kernel command line (firmware_config/cmdline.md): the UART is the printer's, not a login
+# console; no console blanking; a quiet boot; the HDMI display's mode on a Zero 2 W.
+edit_cmdline "console=serial0,* console=ttyAMA0,*" \
+  "consoleblank=0 logo.nologo quiet loglevel=3${HDMI_MODE:+ video=HDMI-A-1:$HDMI_MODE}"
+# Bluetooth is moved off the printer's UART (disable-bt); its UART service has nothing to do.
+if [ -n "$ROOT" ] || systemctl is-enabled --quiet hciuart.service 2>/dev/null; then
+  run systemctl disable hciuart.service
+fi
+
+# -- Time from the scorer, which serves the hall's time even without internet. "prefer": with
+# internet too, the tables still agree with the scorer first.
+before=$CHANGES
+put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
+# The hall's scorer (deploy/provision-kiosk.sh --scorer).
+server $SCORER_HOST iburst prefer
+EOF
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
+  run systemctl try-restart chrony.service
+fi
+
+# -- The printer's stable name, the units, and systemd feeding the hardware watchdog.
+before=$CHANGES
+copy_file "$DEPLOY_DIR/udev/99-kiosk-printer.rules" /etc/udev/rules.d/99-kiosk-printer.rules 644
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
+  run udevadm control --reload-rules
+fi
+before=$CHANGES
+copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
+  /etc/systemd/system.conf.d/kiosk-watchdog.conf 644
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
+  run systemctl daemon-reload
+fi
+enable_unit kiosk-table.service
+
+finish
+if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then
+  say "reboot to start the kiosk with its boot config: sudo reboot"
+fi

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Provision the hall's scorer: a laptop with Debian (or Ubuntu) or a Raspberry Pi with
+# Raspberry Pi OS. Run it as root from a copy of the project; run it again at any time: it
+# changes only what differs and says so. See deploy/README.md.
+#
+#   sudo deploy/provision-scorer.sh
+#
+# Options:
+#   --lan CIDR          a network whose kiosks and TVs may take their time from this machine
+#                       (repeatable; default: those of the last run, else the private ranges
+#                       10.0.0.0/8, 172.16.0.0/12 and 192.168.0.0/16)
+#   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --dry-run           print every change it would make; change nothing
+#   --root DIR          write into the scratch root DIR instead of /; commands are listed in
+#                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+SOURCE=$PROJECT_DIR LANS=() root_arg=""
+usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --lan) LANS+=("${2-}"); shift ;;
+    --source) SOURCE=${2-}; shift ;;
+    --dry-run) DRY_RUN=1 ;;
+    --root) root_arg=${2-}; shift ;;
+    -h|--help) usage 0 ;;
+    *) say "unknown option: $1" >&2; usage >&2 ;;
+  esac
+  shift
+done
+[ -z "$root_arg" ] || set_root "$root_arg"
+preflight
+CHRONY_CONF=/etc/chrony/conf.d/kiosk-scorer.conf
+# A second run without --lan keeps the networks of the first.
+if [ ${#LANS[@]} -eq 0 ] && [ -f "$ROOT$CHRONY_CONF" ]; then
+  mapfile -t LANS < <(sed -n 's/^allow //p' "$ROOT$CHRONY_CONF")
+fi
+[ ${#LANS[@]} -gt 0 ] || LANS=(10.0.0.0/8 172.16.0.0/12 192.168.0.0/16)
+for lan in "${LANS[@]}"; do
+  [[ $lan =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]] || die "--lan $lan: give an address or CIDR"
+done
+[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
+SOURCE=$(realpath -m "$SOURCE")
+DATA=/var/lib/kiosk-scorer
+say "scorer: data in $DATA, time served to ${LANS[*]}${ROOT:+, root $ROOT}"
+
+install_packages python3-venv chrony
+
+# -- The scorer's own user; its home is its data directory (it has no other files).
+ensure_user scorer "$DATA" "" --no-create-home
+code_before=$CHANGES
+install_project "$SOURCE"
+# `kiosk` on the PATH for the people who administer the machine (sudo -u scorer kiosk ...).
+ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
+ensure_dir "$DATA" 750 scorer:scorer
+# Backups sit beside the store, every 5 minutes (kiosk-scorer-backup.timer); copy them off
+# the machine as well (deploy/README.md).
+ensure_dir "$DATA/backups" 750 scorer:scorer
+
+# -- The hall's time server. The kiosks take their time from here (provision-kiosk.sh
+# --scorer), so every clock and every journal in the hall agree. "local stratum 8": serve time
+# even when this machine has no internet to take it from, at a stratum that any real source
+# outranks.
+before=$CHANGES
+put_file "$CHRONY_CONF" 644 < <(
+  printf '# The hall'"'"'s time server (deploy/provision-scorer.sh).\n'
+  printf 'allow %s\n' "${LANS[@]}"
+  printf 'local stratum 8\n'
+)
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
+  run systemctl try-restart chrony.service
+fi
+
+# -- The units: the scorer, and its backup every 5 minutes.
+before=$CHANGES
+for unit in kiosk-scorer.service kiosk-scorer-backup.service kiosk-scorer-backup.timer; do
+  copy_file "$DEPLOY_DIR/systemd/$unit" "/etc/systemd/system/$unit" 644
+done
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
+  run systemctl daemon-reload
+fi
+if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$code_before" ]; then
+  # A running scorer picks up a new version or unit; the kiosks resend whatever it missed.
+  run systemctl try-restart kiosk-scorer.service
+fi
+enable_unit kiosk-scorer.service --now
+enable_unit kiosk-scorer-backup.timer --now
+
+finish

@@ -1,0 +1,393 @@
+"""deploy/: the provisioning scripts (run into scratch roots with --root), the systemd units
+(systemd-analyze verify), and shellcheck. Reads files and runs shell tools only: no network,
+nothing installed, nothing outside tmp_path changed."""
+
+from __future__ import annotations
+
+import configparser
+import importlib.metadata
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .helpers import ROOT
+
+DEPLOY = ROOT / "deploy"
+SCRIPTS = sorted(DEPLOY.glob("*.sh")) + sorted(DEPLOY.glob("*/*.sh"))
+UNITS = DEPLOY / "systemd"
+USER_UNITS = {"kiosk-hall-tv.service"}  # systemd --user units
+
+# Raspberry Pi OS Bookworm's own boot files, as a fresh image has them.
+PI_CONFIG = """\
+# For more options and information see
+# http://rptl.io/configtxt
+
+dtparam=audio=on
+camera_auto_detect=1
+display_auto_detect=1
+auto_initramfs=1
+dtoverlay=vc4-kms-v3d
+max_framebuffers=2
+disable_fw_kms_setup=1
+arm_64bit=1
+disable_overscan=1
+arm_boost=1
+
+[cm4]
+otg_mode=1
+
+[cm5]
+dtoverlay=dwc2,dr_mode=host
+
+[all]
+"""
+PI_CMDLINE = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
+              "fsck.repair=yes rootwait quiet\n")
+
+
+def tool(name: str) -> str:
+    """The path of an OS tool the tests need: a failure under CI (.ci/os-packages.sh installs
+    it), a skip elsewhere."""
+    path = shutil.which(name)
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is missing: make test installs it (.ci/os-packages.sh)")
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+def provision(script: str, root: Path, *args: str, ok: bool = True):
+    result = subprocess.run(["bash", str(DEPLOY / script), "--root", str(root), *args],
+                            capture_output=True, text=True, timeout=60)
+    if ok:
+        assert result.returncode == 0, result.stdout + result.stderr
+    return result
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, bytes | str | None]]:
+    """Every path under root with its mode and its content (a link: its target)."""
+    def content(p: Path) -> bytes | str | None:
+        if p.is_symlink():
+            return os.readlink(p)
+        return p.read_bytes() if p.is_file() else None
+    return {str(p.relative_to(root)): (p.lstat().st_mode, content(p))
+            for p in sorted(root.rglob("*"))}
+
+
+def unit_lines(path: Path) -> list[tuple[str, str, str]]:
+    """A unit file as (section, key, value), duplicate keys kept (systemd allows them)."""
+    out, section = [], ""
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("["):
+            section = line.strip("[]")
+        else:
+            key, _, value = line.partition("=")
+            out.append((section, key, value))
+    return out
+
+
+def unit(path: Path) -> dict[str, str]:
+    return {f"{s}.{k}": v for s, k, v in unit_lines(path)}
+
+
+@pytest.fixture
+def pi_root(tmp_path):
+    """A scratch root with a fresh Raspberry Pi OS boot partition."""
+    boot = tmp_path / "boot" / "firmware"
+    boot.mkdir(parents=True)
+    (boot / "config.txt").write_text(PI_CONFIG)
+    (boot / "cmdline.txt").write_text(PI_CMDLINE)
+    return tmp_path
+
+
+# -- the scripts as shell code ---------------------------------------------------------------
+
+
+def test_shellcheck_passes_on_every_script():
+    shellcheck = tool("shellcheck")
+    result = subprocess.run([shellcheck, "-x", *map(str, SCRIPTS)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_bash_parses_every_script(script):
+    assert script.read_text().splitlines()[0] in ("#!/usr/bin/env bash", "# shellcheck shell=bash")
+    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_every_script_is_strict():
+    for script in SCRIPTS:
+        if script.name != "lib.sh":  # sourced by the others, after their own set -euo pipefail
+            assert "\nset -euo pipefail\n" in script.read_text(), script.name
+
+
+# -- the systemd units -----------------------------------------------------------------------
+
+
+def test_units_pass_systemd_analyze_verify(tmp_path):
+    """verify needs every ExecStart binary to exist: the copies point into a scratch root that
+    holds executable stubs. It does not mind a User= or EnvironmentFile= that is not there.
+    Unknown keys and bad values are only warnings (exit status 0), so stderr is checked too."""
+    analyze = tool("systemd-analyze")
+    units_dir, stubs = tmp_path / "units", tmp_path / "root"
+    units_dir.mkdir()
+    exec_line = re.compile(r"^(Exec\w+=[-@:+!]*)(/\S+)", re.M)
+    for source in sorted(UNITS.glob("*.service")) + sorted(UNITS.glob("*.timer")):
+        text = source.read_text()
+        for binary in exec_line.findall(text):
+            stub = stubs / binary[1].lstrip("/")
+            stub.parent.mkdir(parents=True, exist_ok=True)
+            stub.write_text("#!/bin/sh\n")
+            stub.chmod(0o755)
+        (units_dir / source.name).write_text(
+            exec_line.sub(lambda m: m.group(1) + str(stubs) + m.group(2), text))
+    system = sorted(p.name for p in units_dir.iterdir() if p.name not in USER_UNITS)
+    runtime = tmp_path / "run"
+    runtime.mkdir(mode=0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(runtime), "SYSTEMD_LOG_LEVEL": "warning"}
+    for flags, names in (([], system), (["--user"], sorted(USER_UNITS))):
+        result = subprocess.run([analyze, *flags, "verify", "--man=no", *names],
+                                capture_output=True, text=True, cwd=units_dir, env=env,
+                                timeout=60)
+        ours = [line for line in result.stderr.splitlines()
+                if str(units_dir) in line or any(name in line for name in names)]
+        assert result.returncode == 0 and not ours, result.stderr
+    assert system == ["kiosk-scorer-backup.service", "kiosk-scorer-backup.timer",
+                      "kiosk-scorer.service", "kiosk-table.service"]
+
+
+def test_table_unit_is_a_watched_notify_service_without_a_desktop():
+    table = unit(UNITS / "kiosk-table.service")
+    assert table["Service.ExecStart"] == (
+        "/opt/kiosk/venv/bin/kiosk table --data /var/lib/kiosk --table ${KIOSK_TABLE} "
+        "--scorer ${KIOSK_SCORER} $KIOSK_EXTRA_ARGS")
+    assert {k: table[f"Service.{k}"] for k in (
+        "Type", "NotifyAccess", "WatchdogSec", "Restart", "User", "EnvironmentFile")} == {
+        "Type": "notify", "NotifyAccess": "main", "WatchdogSec": "10", "Restart": "always",
+        "User": "kiosk", "EnvironmentFile": "/etc/kiosk/kiosk.env"}
+    environment = " ".join(v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
+                           if k == "Environment")
+    for setting in ("KIVY_WINDOW=sdl2", "SDL_VIDEODRIVER=kmsdrm", "KIVY_HOME=/home/kiosk/.kivy"):
+        assert setting in environment.split()
+
+
+def test_scorer_units_and_the_backup_every_five_minutes():
+    scorer = unit(UNITS / "kiosk-scorer.service")
+    assert scorer["Service.ExecStart"] == ("/opt/kiosk/venv/bin/kiosk scorer --data "
+                                           "/var/lib/kiosk-scorer --host 0.0.0.0 --port 8080")
+    assert (scorer["Service.Restart"], scorer["Service.User"]) == ("always", "scorer")
+    backup = unit(UNITS / "kiosk-scorer-backup.service")
+    assert backup["Service.ExecStart"] == (
+        "/opt/kiosk/venv/bin/kiosk scorer admin backup --data /var/lib/kiosk-scorer "
+        "--to /var/lib/kiosk-scorer/backups")
+    assert unit(UNITS / "kiosk-scorer-backup.timer")["Timer.OnCalendar"] == "*:0/5"
+
+
+# -- Kivy's input configuration --------------------------------------------------------------
+
+
+def test_kivy_config_has_one_input_provider():
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(DEPLOY / "kivy" / "config.ini")
+    assert dict(config["input"]) == {"%(name)s": "probesysfs,provider=hidinput"}
+    # Kivy re-adds `mouse = mouse` when it "upgrades" an older config_version: the file must
+    # carry the version of the Kivy the constraints pin.
+    pinned = re.search(r"^Kivy==(\S+)$", (DEPLOY / "constraints.txt").read_text(), re.M)
+    assert pinned and pinned.group(1) == "2.3.1"
+    assert config["kivy"]["config_version"] == "27"
+    # The installed Kivy, when it is the pinned one, says the same (read, not imported).
+    spec = importlib.util.find_spec("kivy")
+    if spec and spec.origin and importlib.metadata.version("kivy") == pinned.group(1):
+        source = (Path(spec.origin).parent / "config.py").read_text()
+        assert "\nKIVY_CONFIG_VERSION = 27\n" in source
+
+
+# -- provision-kiosk.sh ----------------------------------------------------------------------
+
+
+def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
+    first = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
+    assert "done: changes made:" in first.stdout
+    etc = pi_root / "etc"
+    assert (etc / "systemd/system/kiosk-table.service").read_text() == \
+        (UNITS / "kiosk-table.service").read_text()
+    assert (etc / "udev/rules.d/99-kiosk-printer.rules").read_text() == \
+        (DEPLOY / "udev/99-kiosk-printer.rules").read_text()
+    assert "RuntimeWatchdogSec=" in (etc / "systemd/system.conf.d/kiosk-watchdog.conf").read_text()
+    env = etc / "kiosk/kiosk.env"
+    assert {"KIOSK_TABLE=7", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+        env.read_text().splitlines())
+    assert env.stat().st_mode & 0o777 == 0o600  # it holds the referee PIN
+    assert "server scorer.local iburst" in (
+        etc / "chrony/sources.d/kiosk-scorer.sources").read_text()
+    assert (pi_root / "home/kiosk/.kivy/config.ini").read_text() == \
+        (DEPLOY / "kivy/config.ini").read_text()
+    assert (pi_root / "var/lib/kiosk").is_dir()
+    assert os.readlink(pi_root / "usr/local/bin/kiosk") == "/opt/kiosk/venv/bin/kiosk"
+
+    boot = pi_root / "boot/firmware"
+    config = (boot / "config.txt").read_text()
+    assert config.startswith(PI_CONFIG)  # the image's own lines stay, first
+    firmware = (ROOT / "firmware_config/config.txt").read_text()
+    assert firmware in config
+    # An empty dtoverlay= between the two, so the kiosk's dtparams set the Pi's own parameters,
+    # not those of the image's last overlay.
+    assert len(PI_CONFIG) < config.index("\ndtoverlay=\n") < config.index(firmware)
+    assert (boot / "config.txt.pre-kiosk").read_text() == PI_CONFIG
+    cmdline = (boot / "cmdline.txt").read_text()
+    assert cmdline.count("\n") == 1 and "console=serial0" not in cmdline
+    assert {"console=tty1", "fsck.repair=yes", "consoleblank=0", "loglevel=3"} <= set(
+        cmdline.split())
+
+    skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+    assert re.search(r"^env DEBIAN_FRONTEND=noninteractive apt-get install .*fonts-noto-cjk.*"
+                     r"libsdl2-2\.0-0.*python3-lgpio.*chrony$", skipped, re.M)
+    assert re.search(r"^useradd --system .*--home-dir /home/kiosk .* kiosk$", skipped, re.M)
+    assert "usermod --append --groups gpio,dialout,video,render,input kiosk" in skipped
+    assert "python3 -m venv --system-site-packages /opt/kiosk/venv" in skipped
+    assert f"--constraint {DEPLOY}/constraints.txt {ROOT}" in skipped
+    assert "systemctl enable kiosk-table.service" in skipped
+
+    before = snapshot(pi_root)
+    again = provision("provision-kiosk.sh", pi_root)  # table and scorer from the env file
+    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert snapshot(pi_root) == before
+
+
+def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
+    before = snapshot(pi_root)
+    result = provision("provision-kiosk.sh", pi_root, "--table", "3", "--scorer",
+                       "http://10.0.0.2:8080", "--dry-run")
+    assert snapshot(pi_root) == before
+    for line in ("would create /etc/systemd/system/kiosk-table.service",
+                 "would create /home/kiosk/.kivy/config.ini",
+                 "would back up /boot/firmware/config.txt as /boot/firmware/config.txt.pre-kiosk",
+                 "would update /boot/firmware/config.txt",
+                 "would create /etc/chrony/sources.d/kiosk-scorer.sources"):
+        assert line in result.stdout.splitlines()
+    assert "would record (not run, --root): useradd" in result.stdout
+    assert "nothing was changed" in result.stdout.splitlines()[-1]
+
+
+def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
+    env = pi_root / "etc/kiosk/kiosk.env"
+    env.write_text(env.read_text().replace("KIOSK_PIN=0000", "KIOSK_PIN=4321"))
+    before = snapshot(pi_root)
+    dry = provision("provision-kiosk.sh", pi_root, "--table", "9", "--dry-run")
+    assert snapshot(pi_root) == before
+    assert [line for line in dry.stdout.splitlines() if line.startswith("would ")
+            and "record" not in line] == ["would update /etc/kiosk/kiosk.env"]
+    provision("provision-kiosk.sh", pi_root, "--table", "9")
+    assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+        env.read_text().splitlines())
+
+
+def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp_path):
+    result = provision("provision-kiosk.sh", tmp_path, "--table", "1", "--scorer",
+                       "[fd00::5]:9000")
+    assert "kernel command line left alone" in result.stdout
+    assert not (tmp_path / "boot/firmware/cmdline.txt").exists()
+    assert (ROOT / "firmware_config/config.txt").read_text() in (
+        tmp_path / "boot/firmware/config.txt").read_text()
+    assert "KIOSK_SCORER=http://[fd00::5]:9000" in (tmp_path / "etc/kiosk/kiosk.env").read_text()
+    assert "server fd00::5 iburst" in (
+        tmp_path / "etc/chrony/sources.d/kiosk-scorer.sources").read_text()
+
+
+@pytest.mark.parametrize("args", [
+    ("--scorer", "scorer.local"),                        # no table
+    ("--table", "0", "--scorer", "scorer.local"),
+    ("--table", "7", "--scorer", "scorer.local; rm -rf /"),
+    ("--table", "7"),                                     # no scorer
+    ("--table", "7", "--scorer", "scorer.local", "--hdmi-mode", "big"),
+    ("--bogus",),
+])
+def test_kiosk_refuses_bad_options_before_changing_anything(tmp_path, args):
+    result = provision("provision-kiosk.sh", tmp_path, *args, ok=False)
+    assert result.returncode == 2 and result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- provision-scorer.sh ---------------------------------------------------------------------
+
+
+def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
+    provision("provision-scorer.sh", tmp_path, "--lan", "192.168.8.0/24")
+    for name in ("kiosk-scorer.service", "kiosk-scorer-backup.service",
+                 "kiosk-scorer-backup.timer"):
+        assert (tmp_path / "etc/systemd/system" / name).read_text() == (UNITS / name).read_text()
+    chrony = (tmp_path / "etc/chrony/conf.d/kiosk-scorer.conf").read_text().splitlines()
+    assert {"allow 192.168.8.0/24", "local stratum 8"} <= set(chrony)
+    assert (tmp_path / "var/lib/kiosk-scorer/backups").is_dir()
+    skipped = (tmp_path / "var/lib/kiosk-provision/skipped.txt").read_text()
+    assert re.search(r"^useradd --system .* scorer$", skipped, re.M)
+    assert "systemctl enable --now kiosk-scorer-backup.timer" in skipped
+
+    before = snapshot(tmp_path)
+    dry = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the --lan of the last run
+    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    again = provision("provision-scorer.sh", tmp_path)
+    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert snapshot(tmp_path) == before
+
+
+def test_scorer_dry_run_changes_nothing(tmp_path):
+    result = provision("provision-scorer.sh", tmp_path, "--dry-run")
+    assert list(tmp_path.iterdir()) == []
+    assert "would create /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
+    assert "would create directory /var/lib/kiosk-scorer" in result.stdout
+
+
+# -- provision-hall-tv.sh --------------------------------------------------------------------
+
+
+def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
+    url = "http://scorer.local:8080/hall"
+    provision("provision-hall-tv.sh", pi_root, "--url", url, "--user", "tv")
+    assert f"KIOSK_HALL_URL={url}" in (pi_root / "etc/kiosk/hall-tv.env").read_text().splitlines()
+    launcher = pi_root / "usr/local/bin/kiosk-hall-tv"
+    assert launcher.read_text() == (DEPLOY / "hall-tv/kiosk-hall-tv.sh").read_text()
+    assert launcher.stat().st_mode & 0o111
+    assert (pi_root / "etc/systemd/user/kiosk-hall-tv.service").read_text() == \
+        (UNITS / "kiosk-hall-tv.service").read_text()
+    autostart = pi_root / "home/tv/.config/autostart/kiosk-hall-tv.desktop"
+    assert "systemctl --user restart kiosk-hall-tv.service" in autostart.read_text()
+    assert "consoleblank=0" in (pi_root / "boot/firmware/cmdline.txt").read_text().split()
+    skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+    assert "raspi-config nonint do_blanking 1" in skipped
+
+    before = snapshot(pi_root)
+    dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
+    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    again = provision("provision-hall-tv.sh", pi_root, "--user", "tv")
+    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert snapshot(pi_root) == before
+
+
+def test_hall_tv_dry_run_changes_nothing(pi_root):
+    before = snapshot(pi_root)
+    result = provision("provision-hall-tv.sh", pi_root, "--url", "http://10.0.0.2:8080/",
+                       "--user", "tv", "--dry-run")
+    assert snapshot(pi_root) == before
+    assert "would create /usr/local/bin/kiosk-hall-tv" in result.stdout
+    assert "would update /boot/firmware/cmdline.txt" in result.stdout
+
+
+# -- CI installs the tools these tests use ---------------------------------------------------
+
+
+def test_ci_installs_shellcheck_and_systemd():
+    text = (ROOT / ".ci/os-packages.sh").read_text()
+    packages = re.search(r"^packages=\((.*)\)$", text, re.M)
+    assert packages and {"shellcheck", "systemd"} <= set(packages.group(1).split())
