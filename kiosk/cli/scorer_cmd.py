@@ -26,12 +26,14 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
-    admin.add_argument("--data", required=True, metavar="DIR")
+    admin.add_argument("--data", metavar="DIR", help="the scorer's data directory")
     ops = admin.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
     def op(name: str, text: str, run: Callable[[Any, argparse.Namespace], Any]
            ) -> argparse.ArgumentParser:
         parser = ops.add_parser(name, help=text)
+        # --data before or after the action, as a script or a unit file spells it
+        parser.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS)
         parser.set_defaults(run=lambda args: run_admin(args, run))
         return parser
 
@@ -107,6 +109,9 @@ def run_admin(args: argparse.Namespace, run: Callable[[Any, argparse.Namespace],
     from ..scorer.roster import RosterError
     from .main import EXIT_USAGE
 
+    if not args.data:
+        print("kiosk scorer admin: give --data DIR", file=sys.stderr)
+        return EXIT_USAGE
     director = _director(args)
     try:
         out = run(director, args)

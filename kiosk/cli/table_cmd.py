@@ -47,6 +47,14 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     sim.add_argument("--pair", metavar="CODE", help="the pairing code the head referee issued")
     sim.set_defaults(run=run_simulate)
 
+    pair = commands.add_parser("pair", help="pair this kiosk's table with the scorer, and exit")
+    pair.add_argument("--data", required=True, metavar="DIR")
+    pair.add_argument("--table", required=True, type=int, metavar="N")
+    pair.add_argument("--scorer", default="auto", metavar="URL",
+                      help="the scorer's URL (default auto: find it by mDNS)")
+    pair.add_argument("code", help="the pairing code the head referee issued")
+    pair.set_defaults(run=run_pair)
+
 
 def open_match(args: argparse.Namespace) -> Any:
     """The state and events of the match `args` name (--data, --table, --round). Raises
@@ -119,4 +127,23 @@ def run_simulate(args: argparse.Namespace) -> int:
         except LinkError as exc:
             raise TableError(str(exc)) from None
     session.close()
+    return 0
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    """Pair (a replacement kiosk also downloads the table's events), so that `kiosk table`
+    started by its service syncs with the saved credential."""
+    from ..sync.join import join
+    from ..sync.link import LinkError
+    from ..table.journal import Journal, table_path
+    from .main import load_rulesets
+
+    try:
+        link = join(args.data, args.table, args.scorer, args.code, load_rulesets(args))
+    except LinkError as exc:
+        raise TableError(f"cannot pair: {exc}") from None
+    journal = Journal(table_path(args.data, args.table))
+    events = journal.last_seq
+    journal.close()
+    print(f"table {args.table} paired with {link.url}; the journal has {events} events")
     return 0

@@ -161,6 +161,11 @@ class TableRunner:
         self._thread = threading.Thread(target=loop, name="table-session", daemon=True)
         self._thread.start()
 
+    @property
+    def alive(self) -> bool:
+        """The session's thread is running (False before `start`)."""
+        return self._thread is not None and self._thread.is_alive()
+
     def stop(self) -> None:
         self._stop.set()
         if self._thread is not None:

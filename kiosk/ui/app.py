@@ -22,6 +22,7 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
 from ..hw.runner import TableRunner
+from ..watchdog import Watchdog
 from ..i18n import LANGS, translator
 from . import fonts
 from .presenter import POINT_VALUES, ScreenModel, history, present
@@ -172,6 +173,7 @@ class KioskApp(App):
     def __init__(self, runner: TableRunner, lang: str = "zh-Hans", **kw: Any) -> None:
         super().__init__(**kw)
         self.runner, self.lang = runner, lang
+        self.watchdog = Watchdog()
         self.overlay: str | None = None  # "history" or "referee" over the phase's screen
         self.pin = ""
         self.referee_open = False
@@ -220,8 +222,12 @@ class KioskApp(App):
 
     def refresh(self, *_: Any) -> None:
         self.frames += 1
-        if self.frames == 1 and os.environ.get("KIOSK_FIRST_FRAME"):
-            _first_frame(os.environ["KIOSK_FIRST_FRAME"])
+        if self.frames == 1:
+            self.watchdog.ready()  # systemd (Type=notify): the window is up
+            if os.environ.get("KIOSK_FIRST_FRAME"):
+                _first_frame(os.environ["KIOSK_FIRST_FRAME"])
+        if self.runner.alive:  # fed from the UI loop: a frozen UI or clock thread is restarted
+            self.watchdog.ping()
         view = self.runner.view
         if view.hand != self._entry_hand:  # a new hand starts with no kitty chosen
             self._entry_hand, self.kitty = view.hand, {}
