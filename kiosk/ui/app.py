@@ -22,8 +22,8 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 
 from ..hw.runner import TableRunner
-from ..watchdog import Watchdog
 from ..i18n import LANGS, translator
+from ..watchdog import Watchdog
 from . import fonts
 from .presenter import POINT_VALUES, ScreenModel, history, present
 
