@@ -23,7 +23,7 @@ from ..table.journal import Event, Journal
 from ..table.state import MatchState
 from . import roster
 from .store import Store
-from .tournament import Result, Standing, Team, standings, swiss_pairing
+from .tournament import Pairing, Result, Standing, Team, standings, swiss_pairing
 
 SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
@@ -61,6 +61,7 @@ class Director:
                  clock: Callable[[], float] = time.time) -> None:
         self.store, self.rulesets, self.clock = store, rulesets, clock
         self._folds: dict[int, _TableFold] = {}
+        self._preview: tuple[Any, Any] | None = None
 
     # -- the admin password and sessions ----------------------------------------------------
 
@@ -239,9 +240,8 @@ class Director:
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? ORDER BY table_number",
             [round_no]))
 
-    def start_round(self, start_in: float = 30.0) -> int:
-        """Pair the next round, assign it to the tables, and start every table's match clock
-        together `start_in` seconds from now (scorer time). Returns the round number."""
+    def _next_pairing(self) -> tuple[int, Pairing]:
+        """The next round's number and pairing. Raises AdminError when it cannot be paired."""
         event = self._event()
         if event.status == "closed":
             raise AdminError("the event is closed")
@@ -260,6 +260,26 @@ class Director:
         if len(pairing.pairs) > self.table_count():
             raise AdminError(f"round {round_no} needs {len(pairing.pairs)} tables; "
                              f"the hall has {self.table_count()} (add tables)")
+        return round_no, pairing
+
+    def next_pairings(self) -> tuple[int, list[tuple[int, str, str]]] | None:
+        """What the next round would be, for the hall page, once it can be paired. Kept
+        while the results and the field stay the same: a big field's matching takes time."""
+        key = (self.current_round(), self.table_count(), tuple(self.results()),
+               tuple(t.id for t in self._active(self.current_round() + 1)))
+        if self._preview is None or self._preview[0] != key:
+            try:
+                round_no, pairing = self._next_pairing()
+                preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(pairing.pairs, 1)])
+            except AdminError:
+                preview = None
+            self._preview = (key, preview)
+        return self._preview[1]
+
+    def start_round(self, start_in: float = 30.0) -> int:
+        """Pair the next round, assign it to the tables, and start every table's match clock
+        together `start_in` seconds from now (scorer time). Returns the round number."""
+        round_no, pairing = self._next_pairing()
         note = (f"no pairing without rematches existed: {pairing.rematches} rematch(es)"
                 if pairing.rematches else "")
         with self.store.db.atomic():

@@ -33,6 +33,12 @@ def snapshot(director: Director, address: str) -> dict[str, Any]:
         out["round_clock"] = {"round": round_no, "started_at": director.round_start(round_no),
                               "minutes": event.match_minutes}
     out["standings"] = standings(director)
+    upcoming = director.next_pairings() if event.status != "closed" else None
+    if upcoming:
+        names = {t.id: t.name for t in director.teams()}
+        out["pairings_round"] = upcoming[0]
+        out["pairings"] = [{"table": n, "ns": names[a], "ew": names[b]}
+                           for n, a, b in upcoming[1]]
     return out
 
 

@@ -1,0 +1,82 @@
+"""What the hall's screens are told: the next round's pairings once a round is over, late
+tables, link health; and a kiosk whose clock is off still syncs and says so."""
+
+from __future__ import annotations
+
+import io
+import time
+from dataclasses import replace
+
+from starlette.testclient import TestClient
+
+from kiosk.rules import Rulesets
+from kiosk.scorer import hall
+from kiosk.scorer.director import Director
+from kiosk.scorer.store import Store
+from kiosk.scorer.web import create_app
+from kiosk.sync.join import join
+from kiosk.sync.outbox import Outbox
+from kiosk.sync.simulated import simulate_synced
+from kiosk.table import TableSession
+from kiosk.table.journal import table_path
+from kiosk.table.view import snapshot
+from kiosk.ui.presenter import present
+
+RULESETS = Rulesets.load([])
+TEAMS = "name\n甲\n乙\n丙\n丁\n".encode()
+
+
+class Hall:
+    def __init__(self, path, clock):
+        self.director = Director(Store(path / "scorer.sqlite"), RULESETS, clock=clock)
+        self.director.create_event("杯", "xiamen-2015", seed=5)
+        self.director.import_teams(TEAMS)
+        self.codes = self.director.add_tables(2)
+        self.client = TestClient(create_app(self.director))
+
+
+def test_pairings_late_tables_and_link_health(tmp_path):
+    now = [time.time()]
+    h = Hall(tmp_path / "scorer", lambda: now[0])
+    first = hall.snapshot(h.director, "http://x/")
+    assert first["pairings_round"] == 1 and len(first["pairings"]) == 2  # before round 1
+    assert [t["link"]["state"] for t in first["tables"]] == ["never", "never"]
+    h.director.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
+    during = hall.snapshot(h.director, "http://x/")
+    assert during["pairings"] == []  # table 2 is still to play round 1
+    one, two = during["tables"]
+    assert one["phase"] == "over" and one["result"]["winner"] in ("NS", "EW")
+    assert one["link"]["state"] == "ok" and two["phase"] == "idle" and not two["late"]
+    now[0] += 90 * 60 + 301  # the round's 90 minutes and 5 more
+    later = hall.snapshot(h.director, "http://x/")
+    assert later["tables"][1]["late"] and not later["tables"][0]["late"]
+    assert later["tables"][0]["link"]["state"] == "offline"  # not heard from since
+    link2 = join(tmp_path / "k2", 2, "http://testserver", h.codes[2], RULESETS, h.client)
+    simulate_synced(tmp_path / "k2", 2, RULESETS, link2, 1000, 2, 1e9, io.StringIO()).close()
+    after = hall.snapshot(h.director, "http://x/")
+    assert after["pairings_round"] == 2 and len(after["pairings"]) == 2
+    met = {frozenset((a, b)) for _, a, b in h.director.assignments(1)}
+    names = {t.id: t.name for t in h.director.teams()}
+    assert all(frozenset((n["ns"], n["ew"])) not in {frozenset(names[x] for x in m)
+                                                      for m in met} for n in after["pairings"])
+    h.director.start_round(0)
+    assert [(a, b) for _, a, b in h.director.assignments(2)] == [
+        (next(t for t, n in names.items() if n == p["ns"]),
+         next(t for t, n in names.items() if n == p["ew"])) for p in after["pairings"]]
+
+
+def test_a_kiosk_whose_clock_is_an_hour_off_syncs_and_says_so(tmp_path):
+    h = Hall(tmp_path / "scorer", lambda: time.time() + 3600)
+    h.director.start_round(0)
+    link = join(tmp_path / "k", 1, "http://testserver", h.codes[1], RULESETS, h.client)
+    assert link.synchronised is False and abs(link.offset - 3600) < 5
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 2, 1, 1e9, io.StringIO()).close()
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    assert outbox.flush(timeout=5)  # signed with the scorer's time, so not refused as stale
+    session = TableSession.open(tmp_path / "k", 1, RULESETS)
+    view = replace(snapshot(session), link=outbox.state)
+    status = present(view, session.clock.now(), "en").status
+    session.close()
+    assert "Scorer: in sync" in status and "Clock off by +3600" in status
