@@ -158,21 +158,28 @@ def test_sync_survives_a_killed_scorer_and_killed_kiosks(tmp_path):
         join(tmp_path / "k", 1, scorer.url, codes[1], RULESETS).client.close()
         assert kiosk("scorer", "admin", "--data", str(data), "start-round", "--in", "0"
                      ).returncode == 0
-        for run_no in range(12):  # one more hand a run; a kill of some kind in most runs
+        for run_no in range(12):  # one more hand a run, played at 300x: about a second
+            before = newest(tmp_path / "k")
             run = subprocess.Popen(
                 [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data",
                  str(tmp_path / "k"), "--table", "1", "--scorer", scorer.url, "--hands",
-                 str(run_no + 1), "--seed", "3", "--speed", "1e9"], cwd=ROOT,
+                 str(run_no + 1), "--seed", "3", "--speed", "300"], cwd=ROOT,
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(rng.uniform(0.4, 1.2))
-            if run_no % 2 == 0:
+            if run_no % 3 == 1:  # kill the kiosk mid-hand, once it is writing
+                deadline = time.monotonic() + 5  # (a finished match writes nothing)
+                while newest(tmp_path / "k") <= before and time.monotonic() < deadline:
+                    time.sleep(0.02)
+                time.sleep(rng.uniform(0.0, 0.3))
+                if run.poll() is None:
+                    run.kill()
+                    kills["kiosk"] += 1
+            else:
+                time.sleep(rng.uniform(0.3, 1.0))
+            if run_no % 2 == 0:  # and the scorer, while the kiosk sends
                 scorer.kill()
                 kills["scorer"] += 1
                 time.sleep(rng.uniform(0.2, 1.0))
                 scorer.start()
-            if run_no % 3 == 1 and run.poll() is None:
-                run.kill()
-                kills["kiosk"] += 1
             run.wait(timeout=120)
         final = kiosk("simulate", "--data", str(tmp_path / "k"), "--table", "1",
                       "--scorer", scorer.url, "--speed", "1e9")
@@ -185,6 +192,18 @@ def test_sync_survives_a_killed_scorer_and_killed_kiosks(tmp_path):
     assert store.events(1) == journal_events(tmp_path / "k", 1)
     assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     store.close()
+
+
+def newest(data):
+    """The kiosk journal's last sequence number, read as another process would."""
+    path = table_path(data, 1)
+    if not path.exists():
+        return 0
+    journal = Journal(path)
+    try:
+        return journal.newest()
+    finally:
+        journal.close()
 
 
 def phase(data):

@@ -54,6 +54,7 @@ class _TableFold:
     seq: int = 0
     matches: dict[str, MatchState] | None = None
     error: str | None = None
+    version: int = -1  # the store's version when last brought up to date
 
 
 class Director:
@@ -366,8 +367,10 @@ class Director:
         """The table's matches, folded from its events (only the new ones since last time)."""
         fold = self._folds.setdefault(table, _TableFold(matches={}))
         assert fold.matches is not None
-        if fold.error:
+        version = self.store.version()
+        if fold.error or fold.version == version:  # nothing committed since
             return fold
+        fold.version = version
         for e in self.store.events(table, fold.seq, self.store.high_water(table)):
             event = Event(e["seq"], e["device"], e["match"], e["kind"], e["data"], e["mono"],
                           e["wall"], e["actor"])

@@ -187,13 +187,18 @@ class Store:
 
     def high_water(self, table: int) -> int:
         """The table's last sequence number with no gap before it."""
-        mark = 0
-        for (seq,) in self.db.execute(
-                "SELECT seq FROM events WHERE table_number = ? ORDER BY seq", [table]):
-            if seq != mark + 1:
-                break
-            mark = seq
-        return mark
+        count, top = self.db.execute(
+            "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE table_number = ?",
+            [table]).fetchone()
+        if count == top:  # sequence numbers are unique per table: no gap (the usual case)
+            return int(top)
+        row = self.db.execute(  # the first event whose successor is missing
+            "SELECT min(seq) FROM events e WHERE table_number = ? AND NOT EXISTS (SELECT 1 "
+            "FROM events f WHERE f.table_number = e.table_number AND f.seq = e.seq + 1)",
+            [table]).fetchone()
+        has_first = self.db.execute("SELECT 1 FROM events WHERE table_number = ? AND seq = 1",
+                                    [table]).fetchone()
+        return int(row[0]) if has_first else 0
 
     def events(self, table: int, after: int = 0, upto: int | None = None
                ) -> list[dict[str, Any]]:
