@@ -1,0 +1,737 @@
+"""Benchmark: the scorer under a whole hall, over real HTTP.
+
+    .venv/bin/python bench/bench_scorer.py [--quick] [--tables 200] [--repeat 3]
+                                           [--duration 30] [--pace 1,2] [--dir DIR] [--keep]
+
+The scorer runs as it does in the hall: `kiosk scorer --data DIR --port P --no-mdns` in its
+own process (uvicorn on 127.0.0.1, a free port), its store prepared by `kiosk scorer admin`
+(event, tables, teams, round 1 started: the hall shows a table's hand only once the table has
+a match in the current round). One asyncio load generator (httpx.AsyncClient) plays every
+table: it pairs each one with its code and replays one real table journal, recorded first with
+`kiosk simulate`, as that table's events (its own device id), in signed batches.
+
+Prints
+  table → hall    tables post one hand's events at a time, every 1–2 s (jittered); a reader
+                  in another process follows /api/hall/stream and notes when each table's
+                  confirmed hands first reach the posted count: p50 and p99 of (seen − posted),
+                  and of the ingest answer alone
+  ingest          every table sends its first 500 events in batches of 50, each as soon as the
+                  last is answered:
+                  events acknowledged per second; in the same run, plain sqlite3 inserts of the
+                  same rows with the same durability (WAL, synchronous=FULL, one transaction per
+                  batch of 50) on the same disk; the ratio of the two
+  catch-up        every table has 500 events queued when the scorer (re)starts; each sends them
+                  as the kiosk outbox does (batches of kiosk.sync.outbox.BATCH, resuming from
+                  the answered high-water mark): time from the scorer answering until every
+                  table's high-water mark is 500; then how long the hall's parts
+                  (/api/tables, /api/standings) take to rebuild with every event in
+and any refused request (status and reason), with the CPU seconds the server process and the
+load generator spent in each part and the load average (they share this machine's cores, and
+other work on it shows in the figures).
+Medians over --repeat runs, each on a fresh copy of the store and a fresh server process.
+DIR defaults to a temporary directory on the disk that holds this checkout (/tmp may be RAM).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import itertools
+import json
+import multiprocessing
+import os
+import queue
+import random
+import secrets
+import shutil
+import socket
+import sqlite3
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kiosk.rules import Rulesets
+from kiosk.scorer.sync import signed_headers
+from kiosk.sync.outbox import BATCH as OUTBOX_BATCH
+from kiosk.table.journal import Event, Journal
+from kiosk.table.state import MatchState
+
+RULESET = "xiamen-2015"
+INGEST_BATCH = 50
+QUEUED = 500  # events each table has waiting when the scorer comes back
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def load() -> str:
+    """The machine's load average: other work on it slows the scorer and the generator."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "load unknown"
+    return f"load average {one:.1f} (1 min), {five:.1f} (5 min)"
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.0f} ms" if seconds >= 0.1 else f"{seconds * 1e3:.1f} ms"
+
+
+# -- the kiosk command line ---------------------------------------------------------------------
+
+def kiosk_command() -> list[str]:
+    script = Path(sys.executable).with_name("kiosk")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from kiosk.cli.main import main; "
+            "sys.argv[0] = 'kiosk'; sys.exit(main())"]
+
+
+def kiosk(*args: str) -> str:
+    done = subprocess.run([*kiosk_command(), *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"kiosk {' '.join(args)} failed ({done.returncode}):\n"
+                           f"{done.stderr.strip()}")
+    return done.stdout
+
+
+def record_journal(directory: Path) -> list[dict[str, Any]]:
+    """One real table's journal: a whole match played by the simulator's bots."""
+    kiosk("simulate", "--data", str(directory), "--table", "1", "--ruleset", RULESET,
+          "--speed", "1e9")
+    journal = Journal(directory / "table-1.sqlite")
+    try:
+        return [e.to_json() for e in journal.events()]
+    finally:
+        journal.close()
+
+
+def hand_ends(events: list[dict[str, Any]]) -> list[int]:
+    """The index (in `events`) of each event that confirms a hand, folded as the scorer does."""
+    state = MatchState(Rulesets.load([]))
+    ends, played = [], 0
+    for i, e in enumerate(events):
+        state.apply(Event(**e))
+        if len(state.played) > played:
+            played = len(state.played)
+            ends.append(i)
+    return ends
+
+
+def prepare_store(directory: Path, tables: int) -> dict[int, str]:
+    """A scorer store with the event, `tables` tables, twice as many teams and round 1 started
+    now; returns the tables' pairing codes."""
+    data = str(directory)
+    kiosk("scorer", "admin", "--data", data, "event", "--name", "Bench", "--ruleset", RULESET)
+    kiosk("scorer", "admin", "--data", data, "tables", str(tables))
+    roster = directory / "teams.csv"
+    roster.write_text("id,name,player1,player2\n" + "".join(
+        f"b{i:03d},Bench {i},P{i}a,P{i}b\n" for i in range(1, 2 * tables + 1)))
+    kiosk("scorer", "admin", "--data", data, "teams", str(roster))
+    kiosk("scorer", "admin", "--data", data, "start-round", "--in", "0")
+    codes = {}
+    for line in kiosk("scorer", "admin", "--data", data, "codes").splitlines():
+        name, code = line.split(":")
+        codes[int(name.split()[1])] = code.strip()
+    if len(codes) != tables:
+        raise RuntimeError(f"expected {tables} pairing codes, got {len(codes)}")
+    return codes
+
+
+# -- the scorer process -------------------------------------------------------------------------
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process, from /proc (0 where there is no /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Scorer:
+    """`kiosk scorer` in a child process; its output goes to scorer.log in the data dir."""
+
+    def __init__(self, data: Path) -> None:
+        self.data, self.port = data, free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.launched = self.ready = 0.0
+
+    def start(self, timeout: float = 30.0) -> None:
+        self.launched = time.monotonic()
+        with open(self.data / "scorer.log", "ab") as log:
+            self.process = subprocess.Popen(
+                [*kiosk_command(), "scorer", "--data", str(self.data), "--port", str(self.port),
+                 "--no-mdns"], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = self.launched + timeout
+        with httpx.Client(timeout=2.0) as client:
+            while time.monotonic() < deadline:
+                if self.process.poll() is not None:
+                    raise RuntimeError(f"the scorer exited with {self.process.returncode}:\n"
+                                       f"{self.log_tail()}")
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(self.url + "/api/hall").status_code == 200:
+                        self.ready = time.monotonic()
+                        return
+                time.sleep(0.02)
+        self.stop()
+        raise RuntimeError(f"the scorer did not answer within {timeout:.0f} s:\n"
+                           f"{self.log_tail()}")
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.process.pid) if self.process else 0.0
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+
+    def log_tail(self, lines: int = 20) -> str:
+        path = self.data / "scorer.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) \
+            if path.exists() else ""
+
+
+# -- simulated tables ---------------------------------------------------------------------------
+
+@dataclass
+class Table:
+    number: int
+    device: str
+    events: list[dict[str, Any]]  # the recorded journal, as this table's kiosk wrote it
+    secret: str = ""
+
+
+@dataclass
+class Tally:
+    """What the scorer answered, by status (and reason for refusals)."""
+
+    counts: collections.Counter[str] = field(default_factory=collections.Counter)
+
+    def add(self, what: str) -> None:
+        self.counts[what] += 1
+
+    def refused(self) -> dict[str, int]:
+        return {k: v for k, v in self.counts.items() if k != "200"}
+
+
+def tables_for(count: int, events: list[dict[str, Any]]) -> list[Table]:
+    out = []
+    for n in range(1, count + 1):
+        device = f"bench-kiosk-{n:03d}"
+        out.append(Table(n, device, [{**e, "device": device} for e in events]))
+    return out
+
+
+async def each_table(tables: list[Table],
+                     work: Callable[[httpx.AsyncClient, Table], Awaitable[None]]) -> None:
+    """Run `work` for every table at once, each table with its own client and connection as
+    in the hall (each kiosk is its own machine). One shared pool of 200 connections would cost
+    the generator more than the scorer: httpcore scans its whole pool for every request."""
+    tls = ssl.create_default_context()  # unused (plain HTTP), but each client would load one
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(httpx.AsyncClient(
+            timeout=120.0, verify=tls, limits=httpx.Limits(max_connections=1))) for _ in tables]
+        await asyncio.gather(*(work(c, t) for c, t in zip(clients, tables, strict=True)))
+
+
+async def pair_all(url: str, tables: list[Table], codes: dict[int, str]) -> None:
+    rulesets = {r.id: r.sha256 for r in Rulesets.load([]).values()}
+
+    async def pair(client: httpx.AsyncClient, table: Table) -> None:
+        reply = await client.post(url + "/api/pair", json={
+            "code": codes[table.number], "device": table.device, "rulesets": rulesets})
+        body = reply.json()
+        if reply.status_code != 200 or body.get("table") != table.number:
+            raise RuntimeError(f"pairing table {table.number}: {reply.status_code} {body}")
+        table.secret = body["secret"]
+
+    await each_table(tables, pair)
+
+
+async def send(client: httpx.AsyncClient, url: str, table: Table,
+               batch: list[dict[str, Any]], behind: int, tally: Tally) -> dict[str, Any] | None:
+    """One signed batch; the scorer's answer, or None when it refused (counted in `tally`)."""
+    path = f"/api/tables/{table.number}/events"
+    body = json.dumps({"events": batch, "behind": behind}, ensure_ascii=False).encode()
+    headers = {"Content-Type": "application/json"} | signed_headers(
+        table.secret, table.number, "POST", path, body, time.time(), secrets.token_hex(12))
+    try:
+        reply = await client.post(url + path, content=body, headers=headers)
+    except httpx.HTTPError as exc:
+        tally.add(f"no answer: {type(exc).__name__}")
+        return None
+    try:
+        answer = reply.json()
+    except ValueError:
+        answer = {"error": reply.text[:80]}
+    if reply.status_code != 200:
+        tally.add(f"{reply.status_code} {answer.get('error', '')}")
+        return None
+    tally.add("200")
+    return dict(answer)
+
+
+# -- 1. table → hall latency --------------------------------------------------------------------
+
+def hall_reader(url: str, out: Any, stop: Any) -> None:
+    """In its own process: follow the hall's event stream and report each table's confirmed
+    hands when they first grow, with the moment the snapshot line arrived."""
+    confirmed: dict[int, int] = {}
+    broken: set[int] = set()
+    try:
+        with httpx.Client(timeout=httpx.Timeout(30.0, read=30.0)) as client, \
+                client.stream("GET", url + "/api/hall/stream") as reply:
+            kind = ""
+            for line in reply.iter_lines():
+                now = time.monotonic()
+                if line.startswith("event:"):
+                    kind = line[6:].strip()
+                elif line.startswith("data:") and kind == "snapshot":
+                    snapshot = json.loads(line[5:])
+                    out.put(("snapshot", now, len(line)))
+                    for row in snapshot["tables"]:
+                        if row.get("error") and row["table"] not in broken:
+                            broken.add(row["table"])  # the scorer could not fold its events
+                            out.put(("error", f"table {row['table']}: {row['error']}"))
+                        if row.get("hand") is None:
+                            continue
+                        done = row["hand"] - (0 if row.get("phase") == "over" else 1)
+                        if done > confirmed.get(row["table"], 0):
+                            confirmed[row["table"]] = done
+                            out.put(("seen", row["table"], done, now))
+                if stop.is_set():
+                    break
+    except Exception as exc:  # the stream broke: say so rather than die silently
+        out.put(("error", f"{type(exc).__name__}: {exc}"))
+    out.put(("done",))
+
+
+async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple[float, float],
+                     duration: float, tally: Tally, rng: random.Random
+                     ) -> tuple[list[tuple[int, int, float, float]], float]:
+    """Each table sends one hand's events at a time, `pace` seconds apart (uniform), for at most
+    `duration` seconds. Returns (table, hands confirmed, posted, answered) per accepted batch."""
+    posts: list[tuple[int, int, float, float]] = []
+    deadline = time.monotonic() + duration
+    start_cpu = time.process_time()
+
+    async def play(client: httpx.AsyncClient, table: Table) -> None:
+        await asyncio.sleep(rng.uniform(0, pace[1]))  # tables do not start in step
+        acked = 0  # as the outbox: send everything after the scorer's high-water mark
+        for hands, last in enumerate(ends, 1):
+            if time.monotonic() >= deadline:
+                return
+            batch = table.events[acked:last + 1]
+            posted = time.monotonic()
+            answer = await send(client, url, table, batch, 0, tally)
+            answered = time.monotonic()
+            if answer is not None:
+                acked = int(answer["high_water"])
+                if acked == batch[-1]["seq"]:
+                    posts.append((table.number, hands, posted, answered))
+                else:
+                    tally.add(f"high water {acked} after seq {batch[-1]['seq']}")
+            pause = rng.uniform(*pace)
+            if time.monotonic() + pause >= deadline:
+                return
+            await asyncio.sleep(pause)
+
+    await each_table(tables, play)
+    return posts, time.process_time() - start_cpu
+
+
+def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
+                ends: list[int], pace: tuple[float, float], duration: float) -> None:
+    data = fresh_store(base, template, "latency")
+    scorer = Scorer(data)
+    tally = Tally()
+    context = multiprocessing.get_context("spawn")
+    seen_q, stop = context.Queue(), context.Event()
+    reader = None
+    try:
+        scorer.start()
+        asyncio.run(pair_all(scorer.url, tables, codes))
+        reader = context.Process(target=hall_reader, args=(scorer.url, seen_q, stop),
+                                 daemon=True)
+        reader.start()
+        message = seen_q.get(timeout=30)  # the first snapshot: the reader is following
+        if message[0] != "snapshot":
+            raise RuntimeError(f"the hall reader: {message}")
+        cpu0 = scorer.cpu()
+        started = time.monotonic()
+        posts, gen_cpu = asyncio.run(post_hands(scorer.url, tables, ends, pace, duration,
+                                                tally, random.Random(1)))
+        elapsed = time.monotonic() - started
+        server_cpu = scorer.cpu() - cpu0
+        # Let the hall catch up with the last posts, then stop the reader.
+        seen: dict[int, list[tuple[int, float]]] = collections.defaultdict(list)
+        snapshots: list[tuple[float, int]] = []
+        wanted = {(t, h) for t, h, _, _ in posts}
+        reached: dict[int, int] = {}
+        grace = time.monotonic() + 15.0
+        errors = []
+        done = False
+
+        def take(message: tuple[Any, ...]) -> None:
+            nonlocal done
+            if message[0] == "seen":
+                seen[message[1]].append((message[2], message[3]))
+                reached[message[1]] = message[2]
+            elif message[0] == "snapshot":
+                snapshots.append((message[1], message[2]))
+            elif message[0] == "error":
+                errors.append(message[1])
+            elif message[0] == "done":
+                done = True
+
+        while not done and time.monotonic() < grace and \
+                any(reached.get(t, 0) < h for t, h in wanted):
+            with contextlib.suppress(queue.Empty):
+                take(seen_q.get(timeout=0.5))
+        stop.set()
+        deadline = time.monotonic() + 10.0
+        while not done and time.monotonic() < deadline:
+            with contextlib.suppress(queue.Empty):
+                take(seen_q.get(timeout=0.5))
+    finally:
+        stop.set()
+        scorer.stop()
+        if reader is not None:
+            reader.join(5)
+            if reader.is_alive():
+                reader.terminate()
+                reader.join(5)
+
+    lags, missing = [], 0
+    for table, hands, posted, _ in posts:
+        first = next((t for h, t in seen[table] if h >= hands), None)
+        if first is None:
+            missing += 1
+        else:
+            lags.append(first - posted)
+    acks = [answered - posted for _, _, posted, answered in posts]
+    in_run = [s for s in snapshots if started <= s[0] <= started + elapsed]
+    print(f"table → hall ({len(tables)} tables, one hand a batch every {pace[0]:g}–{pace[1]:g} s, "
+          f"{len(posts)} batches in {elapsed:.1f} s, {len(posts) / elapsed:.0f} batches/s):")
+    if lags:
+        print(f"  seen in the hall feed: p50 {ms(percentile(lags, .5))}, "
+              f"p99 {ms(percentile(lags, .99))}, max {ms(max(lags))}"
+              + (f"; {missing} batches never seen" if missing else ""))
+    else:
+        print(f"  seen in the hall feed: none of {len(posts)} batches was seen")
+    if acks:
+        print(f"  ingest answer alone:   p50 {ms(percentile(acks, .5))}, "
+              f"p99 {ms(percentile(acks, .99))}, max {ms(max(acks))}")
+    if in_run:
+        gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
+        print(f"  snapshots: {len(in_run)} during the run"
+              + (f", every {ms(statistics.median(gaps))} (median), longest gap {ms(max(gaps))}"
+                 if gaps else "")
+              + f", {statistics.median(s[1] for s in in_run) / 1024:.0f} KiB each")
+    print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(posts)))} a batch, "
+          f"hall snapshots included), load generator {gen_cpu:.1f} s; {load()}")
+    report(tally, errors)
+
+
+def report(tally: Tally, errors: list[str] | None = None) -> None:
+    refused = tally.refused()
+    for what, count in sorted(refused.items()):
+        print(f"  refused or failed: {count} × {what}")
+    for error in errors or []:
+        print(f"  hall reader: {error}")
+
+
+# -- 2. ingest ----------------------------------------------------------------------------------
+
+async def ingest_all(url: str, tables: list[Table], per_table: int, batch: int,
+                     duration: float, tally: Tally) -> tuple[int, float, float]:
+    """Every table sends its first `per_table` events, `batch` at a time, each batch as soon as
+    the last one is answered. Returns (events acknowledged, seconds, generator CPU seconds)."""
+    acked = 0
+    started, cpu0 = time.monotonic(), time.process_time()
+    deadline = started + duration
+
+    async def run(client: httpx.AsyncClient, table: Table) -> None:
+        nonlocal acked
+        events = table.events[:per_table]
+        for first in range(0, len(events), batch):
+            if time.monotonic() >= deadline:
+                return
+            chunk = events[first:first + batch]
+            answer = await send(client, url, table, chunk, len(events) - first - len(chunk),
+                                tally)
+            if answer is None:
+                return
+            if answer["high_water"] != chunk[-1]["seq"]:
+                tally.add(f"high water {answer['high_water']} after seq {chunk[-1]['seq']}")
+                return
+            acked += len(chunk)
+
+    await each_table(tables, run)
+    return acked, time.monotonic() - started, time.process_time() - cpu0
+
+
+def plain_inserts(path: Path, tables: list[Table], per_table: int, batch: int) -> float:
+    """The same rows into a table of the store's shape, through plain sqlite3: WAL,
+    synchronous=FULL, one transaction a batch, tables taking turns as the server saw them.
+    Returns rows per second."""
+    conn = sqlite3.connect(str(path), isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("CREATE TABLE events (device TEXT, seq INTEGER, table_number INTEGER, "
+                 "match TEXT, kind TEXT, data TEXT, mono FLOAT, wall FLOAT, actor TEXT, "
+                 "PRIMARY KEY (device, seq))")
+    conn.execute("CREATE UNIQUE INDEX events_table_seq ON events (table_number, seq)")
+    batches = []
+    for first in range(0, per_table, batch):
+        for t in tables:
+            batches.append([(e["device"], e["seq"], t.number, e["match"], e["kind"],
+                             json.dumps(e["data"], ensure_ascii=False, sort_keys=True),
+                             e["mono"], e["wall"], e["actor"])
+                            for e in t.events[first:min(first + batch, per_table)]])
+    rows = sum(len(b) for b in batches)
+    started = time.perf_counter()
+    for rows_of in batches:
+        conn.execute("BEGIN")
+        conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows_of)
+        conn.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    conn.close()
+    return rows / elapsed
+
+
+def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
+                per_table: int, repeat: int, duration: float) -> None:
+    ours, plain, server_cpu, gen_cpu = [], [], [], []
+    tally = Tally()
+    for i in range(repeat):
+        data = fresh_store(base, template, f"ingest{i}")
+        scorer = Scorer(data)
+        try:
+            scorer.start()
+            asyncio.run(pair_all(scorer.url, tables, codes))
+            cpu0 = scorer.cpu()
+            acked, elapsed, gen = asyncio.run(ingest_all(scorer.url, tables, per_table,
+                                                         INGEST_BATCH, duration, tally))
+            server_cpu.append(scorer.cpu() - cpu0)
+            gen_cpu.append(gen)
+        finally:
+            scorer.stop()
+        if acked < len(tables) * per_table:
+            print(f"  run {i + 1}: only {acked} of {len(tables) * per_table} events acknowledged "
+                  f"within {duration:.0f} s")
+        ours.append(acked / elapsed)
+        plain.append(plain_inserts(data / "plain.sqlite", tables, per_table, INGEST_BATCH))
+    a, b = statistics.median(ours), statistics.median(plain)
+    print(f"ingest ({len(tables)} tables × {per_table} events, batches of {INGEST_BATCH}): "
+          f"{a:,.0f} events/s ({a / INGEST_BATCH:,.0f} batches/s); plain sqlite3, same rows, "
+          f"WAL + FULL, a transaction a batch: {b:,.0f} rows/s; ratio {a / b:.2f} "
+          f"(median of {repeat}: {', '.join(f'{x:,.0f}' for x in ours)})")
+    batches = len(tables) * -(-per_table // INGEST_BATCH)
+    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
+          f"({ms(statistics.median(server_cpu) / batches)} a batch), load generator "
+          f"{statistics.median(gen_cpu):.1f} s; {load()}")
+    report(tally)
+
+
+# -- 3. catch-up after an outage ----------------------------------------------------------------
+
+async def catch_up(url: str, tables: list[Table], queued: int, duration: float,
+                   tally: Tally) -> tuple[list[float], dict[int, int]]:
+    """Each table sends what the scorer lacks as the outbox does: a batch of BATCH after the
+    answered high-water mark, with how many are still behind it, until the mark is `queued`.
+    Returns each table's seconds until done and the marks reached."""
+    started = time.monotonic()
+    deadline = started + duration
+    marks: dict[int, int] = {}
+    finished: list[float] = []
+
+    async def run(client: httpx.AsyncClient, table: Table) -> None:
+        events, acked, delay = table.events[:queued], 0, 0.5
+        while acked < queued and time.monotonic() < deadline:
+            chunk = events[acked:acked + OUTBOX_BATCH]
+            answer = await send(client, url, table, chunk, queued - acked - len(chunk), tally)
+            if answer is None:  # the outbox backs off, with jitter, and tries again
+                await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+                delay = min(30.0, delay * 2)
+                continue
+            mark = int(answer["high_water"])
+            if mark <= acked:
+                tally.add(f"high water stays at {mark}")
+                return
+            acked = marks[table.number] = mark
+        if acked >= queued:
+            finished.append(time.monotonic() - started)
+
+    await each_table(tables, run)
+    return finished, marks
+
+
+def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
+                  repeat: int, duration: float) -> None:
+    totals, starts, medians, server_cpu = [], [], [], []
+    parts: dict[str, float] = {}
+    tally = Tally()
+    queued = min(QUEUED, len(tables[0].events))
+    for i in range(repeat):
+        data = fresh_store(base, template, f"catchup{i}")
+        scorer = Scorer(data)
+        try:
+            scorer.start()  # the tables pair while the scorer is up ...
+            asyncio.run(pair_all(scorer.url, tables, codes))
+            scorer.stop()  # ... then it goes down while they play on
+            scorer.start()
+            starts.append(scorer.ready - scorer.launched)
+            cpu0 = scorer.cpu()
+            finished, marks = asyncio.run(catch_up(scorer.url, tables, queued, duration, tally))
+            server_cpu.append(scorer.cpu() - cpu0)
+            if i == repeat - 1:
+                parts = hall_parts(scorer.url)
+        finally:
+            scorer.stop()
+        if len(finished) < len(tables):
+            late = [t.number for t in tables if marks.get(t.number, 0) < queued]
+            print(f"  run {i + 1}: {len(late)} tables not caught up within {duration:.0f} s "
+                  f"(e.g. table {late[0]} at {marks.get(late[0], 0)})")
+            totals.append(float("inf"))
+        else:
+            totals.append(max(finished))
+        medians.append(statistics.median(finished) if finished else float("inf"))
+    total = statistics.median(totals)
+    events = len(tables) * queued
+    print(f"catch-up ({len(tables)} tables × {queued} queued events, batches of {OUTBOX_BATCH}): "
+          f"all tables at {queued} after {total:.2f} s ({events / total:,.0f} events/s); "
+          f"half the tables after {statistics.median(medians):.2f} s; the scorer's own start "
+          f"{statistics.median(starts):.2f} s before that (median of {repeat}: "
+          f"{', '.join(f'{x:.2f}' for x in totals)} s)")
+    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s; {load()}")
+    print("  then, with every table's events at the scorer (median of 5 requests, one at a "
+          "time): " + ", ".join(f"GET {path} {ms(t)}" for path, t in parts.items()))
+    report(tally)
+
+
+def hall_parts(url: str) -> dict[str, float]:
+    """How long the scorer takes to answer the hall's parts, each rebuilt from the store."""
+    out = {}
+    with httpx.Client(timeout=60.0) as client:
+        for path in ("/api/tables", "/api/standings"):
+            times = []
+            for _ in range(5):
+                started = time.perf_counter()
+                client.get(url + path).raise_for_status()
+                times.append(time.perf_counter() - started)
+            out[path] = statistics.median(times)
+    return out
+
+
+# -- main ---------------------------------------------------------------------------------------
+
+def fresh_store(base: Path, template: Path, name: str) -> Path:
+    data = base / name
+    shutil.copytree(template, data)
+    return data
+
+
+def filesystem(path: Path) -> str:
+    """The file system type under `path`, from /proc/mounts (tmpfs means RAM: no fsync cost)."""
+    best, kind = "", "unknown"
+    with contextlib.suppress(OSError):
+        real = str(path.resolve())
+        for line in Path("/proc/mounts").read_text().splitlines():
+            parts = line.split()
+            mount = parts[1]
+            if (real == mount or real.startswith(mount.rstrip("/") + "/")) and \
+                    len(mount) >= len(best):
+                best, kind = mount, parts[2]
+    return kind
+
+
+@contextlib.contextmanager
+def workspace(parent: Path, keep: bool) -> Iterator[Path]:
+    if keep:
+        path = Path(tempfile.mkdtemp(prefix="bench-scorer-", dir=parent))
+        print(f"(keeping {path})")
+        yield path
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench-scorer-", dir=parent) as tmp:
+            yield Path(tmp)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="scorer benchmark (real server, real HTTP)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run to check that it works (20 tables, seconds)")
+    parser.add_argument("--tables", type=int, help="simulated tables (default 200; quick 20)")
+    parser.add_argument("--repeat", type=int, help="runs of ingest and catch-up (default 3)")
+    parser.add_argument("--duration", type=float,
+                        help="seconds of the latency run at most (default 30; quick 5)")
+    parser.add_argument("--pace", default=None, metavar="LO,HI",
+                        help="seconds between a table's batches in the latency run "
+                             "(default 1,2; quick 0.5,1)")
+    parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent,
+                        help="where the temporary data goes (default: beside this file)")
+    parser.add_argument("--keep", action="store_true", help="keep the data and server logs")
+    args = parser.parse_args()
+    count = args.tables or (20 if args.quick else 200)
+    repeat = args.repeat or (1 if args.quick else 3)
+    duration = args.duration or (5.0 if args.quick else 30.0)
+    if args.pace:
+        lo, hi = (float(x) for x in args.pace.split(","))
+        pace = (lo, hi)
+    else:
+        pace = (0.5, 1.0) if args.quick else (1.0, 2.0)
+    per_table = 200 if args.quick else 500
+    limit = 60.0 if args.quick else 120.0  # seconds any one load run may take
+
+    begun = time.monotonic()
+    with workspace(args.dir, args.keep) as base:
+        print(f"data in {base} ({filesystem(base)}); {os.cpu_count()} CPUs shared by the "
+              f"scorer and the load generator; {load()}")
+        events = record_journal(base / "kiosk")
+        ends = hand_ends(events)
+        if args.quick:
+            ends = ends[:4]
+        per_table = min(per_table, len(events))
+        print(f"recorded journal: {len(events)} events, {len(hand_ends(events))} hands "
+              f"({RULESET}, kiosk simulate)")
+        template = base / "template"
+        template.mkdir()
+        codes = prepare_store(template, count)
+        (template / "teams.csv").unlink()
+        tables = tables_for(count, events)
+
+        latency_run(base, template, codes, tables, ends, pace, duration)
+        ingest_runs(base, template, codes, tables, per_table, repeat, limit)
+        catch_up_runs(base, template, codes, tables, repeat, limit)
+    print(f"(whole benchmark {time.monotonic() - begun:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
