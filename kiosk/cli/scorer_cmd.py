@@ -51,8 +51,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
            lambda d, a: _lines(f"table {n}: {c}" for n, c in d.add_tables(a.count).items()))
     p.add_argument("count", type=int)
     op("codes", "print the pairing codes not used yet", lambda d, a: _lines(
-        f"table {n}: {c}" for c, n in d.store.db.execute(
-            "SELECT code, table_number FROM codes WHERE used = 0 ORDER BY table_number")))
+        f"table {n}: {c}" for n, c in d.store.open_codes().items()))
     p = op("swap", "move a table to a new kiosk: revoke the old one, print a new code",
            lambda d, a: f"table {a.table}: pair the new kiosk with {d.swap(a.table)}")
     p.add_argument("--table", type=int, required=True)

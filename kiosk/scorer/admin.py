@@ -193,8 +193,7 @@ def dashboard(director: Director, csrf: str) -> str:
 
 def codes_table(director: Director) -> str:
     paired = director.store.paired_tables()
-    codes = {t: c for c, t in director.store.db.execute(
-        "SELECT code, table_number FROM codes WHERE used = 0")}
+    codes = director.store.open_codes()
     rows = "".join(
         f"<tr><td>{n}</td><td>{html.escape(paired.get(n, ''))}</td>"
         f"<td>{codes.get(n, '')}</td></tr>" for n in range(1, director.table_count() + 1))

@@ -124,10 +124,10 @@ class Store:
         self._wrote()
         return table, secret
 
-    def code_table(self, code: str) -> int | None:
-        row = self.db.execute("SELECT table_number FROM codes WHERE code = ? AND used = 0",
-                              [code]).fetchone()
-        return int(row[0]) if row else None
+    def open_codes(self) -> dict[int, str]:
+        """The pairing codes not used yet, by table."""
+        return {t: c for c, t in self.db.execute(
+            "SELECT code, table_number FROM codes WHERE used = 0 ORDER BY table_number")}
 
     def revoke(self, table: int) -> None:
         """The table's kiosk loses its credential (it is being replaced)."""

@@ -14,7 +14,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -83,14 +83,13 @@ class Outbox:
         return self.state.status == "in-sync"
 
     def _set(self, **changes: Any) -> None:
-        now = time.time()
-        current = self.state.__dict__ | changes
-        if current["status"] in ("in-sync", "behind"):
-            current["offline_since"], current["error"] = None, None
-        elif current["offline_since"] is None:
-            current["offline_since"] = now
-        current["synchronised"], current["offset"] = self.link.synchronised, self.link.offset
-        self.state = LinkState(**current)
+        state = replace(self.state, **changes, synchronised=self.link.synchronised,
+                        offset=self.link.offset)
+        if state.status in ("in-sync", "behind"):
+            state = replace(state, offline_since=None, error=None)
+        elif state.offline_since is None:
+            state = replace(state, offline_since=time.time())
+        self.state = state
         if self.on_state:
             self.on_state(self.state)
 
