@@ -110,3 +110,52 @@ def test_a_16_team_swiss_event_on_8_tables_matches_a_recomputation(tmp_path):
     assert sum(s["played"] for s in shown) == 2 * (4 * 8 + 7)
     met = [frozenset((m["ns"], m["ew"])) for m in exported["matches"] if m["ew"]]
     assert len(met) == len(set(met))  # no rematches in five rounds of sixteen teams
+
+
+@pytest.mark.timeout(600)
+def test_a_groups_and_knockout_event_plays_to_its_places(tmp_path):
+    """chaodipi-2011 with 24 teams: 8 groups of 3 play round robins, level group leaders play
+    off, the 8 group winners play the knockout: places 1, 2, 3= ×2, 4= ×4."""
+    from starlette.testclient import TestClient
+
+    from kiosk.scorer.director import AdminError, Director
+    from kiosk.scorer.formats import draw_into_groups
+    from kiosk.scorer.store import Store
+    from kiosk.scorer.tournament import group_table
+    from kiosk.scorer.web import create_app
+
+    rulesets = Rulesets.load([])
+    director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), rulesets)
+    director.create_event("炒地皮杯", "chaodipi-2011", seed=3)
+    director.import_teams(("name\n" + "\n".join(f"队{i}" for i in range(1, 25))).encode())
+    codes = director.add_tables(12)
+    client = TestClient(create_app(director))
+    links = {t: join(tmp_path / f"k{t}", t, "http://testserver", c, rulesets, client)
+             for t, c in codes.items()}
+    while True:
+        try:
+            round_no = director.start_round(0)
+        except AdminError as exc:
+            assert "the knockout is decided" in str(exc)
+            break
+        for table, _, _ in director.assignments(round_no):
+            simulate_synced(tmp_path / f"k{table}", table, rulesets, links[table], 1000,
+                            round_no * 10 + table, 1e9, io.StringIO()).close()
+    stages = director.stages()
+    assert stages[:3] == ["group"] * 3 and stages[-3:] == ["quarter-final", "semi-final",
+                                                           "final"]
+    assert set(stages[3:-3]) <= {"playoff"}
+    places = [(s.rank, s.tied) for s in director.standings() if s.group == "KO"]
+    assert places == [(1, False), (2, False), (3, True), (3, True)] + [(4, True)] * 4
+    results = director.results()
+    final = next(r for r in results if r.round == len(stages))
+    assert director.standings()[0].team == final.winner
+    # Each group's winner is the top of its round-robin table, or won the playoff for it.
+    winners = {s.team for s in director.standings() if s.group == "KO"}
+    teams = [t.id for t in director.teams()]
+    group_rounds = [r for r in results if stages[r.round - 1] == "group"]
+    for group in draw_into_groups(teams, 8, 3):
+        (winner,) = set(group) & winners
+        table = group_table(group, [r for r in group_rounds if r.a in group and r.b in group])
+        assert winner in {s.team for s in table if s.points == table[0].points}
+        assert len(group) == 3 and len(table) == 3

@@ -88,8 +88,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                "scorer-%Y%m%d-%H%M%S.sqlite"))))
     p.add_argument("--to", required=True, metavar="DIR")
     op("standings", "print the standings", lambda d, a: _lines(
-        f"{s.rank:>3}{'=' if s.tied else ' '} {s.team:<6} {s.points:>3} {s.net:>4} "
-        f"{s.opponents:>4}" for s in d.standings()))
+        f"{s.group:<2} {s.rank:>3}{'=' if s.tied else ' '} {s.team:<6} {s.points:>3} "
+        f"{s.net:>4} {s.opponents:>4}".strip() for s in d.standings()))
     p = op("export", "print the results", _export)
     p.add_argument("--format", choices=("csv", "json", "sheets"), default="csv")
     add_lang(p)

@@ -21,14 +21,16 @@ from typing import Any
 from ..rules import Ruleset, Rulesets
 from ..table.journal import Event, Journal
 from ..table.state import MatchState
-from . import roster
+from . import formats, roster
+from .formats import RoundPlan
 from .store import Store
-from .tournament import Pairing, Result, Standing, Team, standings, swiss_pairing
+from .tournament import Result, Standing, Team, standings, swiss_pairing
 
 SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 SWISS_FORMATS = ("swiss", "single")
+FORMATS = (*SWISS_FORMATS, "groups-knockout")
 
 
 class AdminError(ValueError):
@@ -136,12 +138,15 @@ class Director:
         if chosen is None:
             raise AdminError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
         fmt = chosen.event.format
-        if fmt not in SWISS_FORMATS:
-            raise AdminError(f"{ruleset}: the scorer runs Swiss and single-match events; "
+        if fmt not in FORMATS:
+            raise AdminError(f"{ruleset}: the scorer runs {', '.join(FORMATS)} events; "
                              f"{fmt} events are not supported yet")
-        rounds = rounds or chosen.event.rounds or 1
-        if rounds < 1:
-            raise AdminError("an event needs at least one round")
+        if fmt in SWISS_FORMATS:
+            rounds = rounds or chosen.event.rounds or 1
+            if rounds < 1:
+                raise AdminError("an event needs at least one round")
+        else:
+            rounds = 0  # as many as its groups, playoffs and knockout take
         minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
         with self.store.db.atomic():
             self.store.db.execute(
@@ -241,13 +246,18 @@ class Director:
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? ORDER BY table_number",
             [round_no]))
 
-    def _next_pairing(self) -> tuple[int, Pairing]:
-        """The next round's number and pairing. Raises AdminError when it cannot be paired."""
+    def stages(self) -> list[str]:
+        """The stage of each round started so far, in order."""
+        return [stage or "" for (stage,) in self.store.db.execute(
+            "SELECT stage FROM rounds ORDER BY number")]
+
+    def _next_round(self) -> tuple[int, RoundPlan]:
+        """The next round's number and plan. Raises AdminError when there is none yet."""
         event = self._event()
         if event.status == "closed":
             raise AdminError("the event is closed")
         round_no = self.current_round() + 1
-        if round_no > event.rounds:
+        if event.rounds and round_no > event.rounds:
             raise AdminError(f"all {event.rounds} rounds have been started")
         if round_no > 1:
             unfinished = [t for t, r in self._round_results(round_no - 1).items() if r is None]
@@ -255,13 +265,27 @@ class Director:
                 raise AdminError(f"round {round_no - 1} is still being played at table(s) "
                                  f"{', '.join(map(str, unfinished))}")
         teams = self._active(round_no)
-        if len(teams) < 2:
-            raise AdminError("import at least two teams first")
-        pairing = swiss_pairing(teams, self.results(), round_no, event.seed)
-        if len(pairing.pairs) > self.table_count():
-            raise AdminError(f"round {round_no} needs {len(pairing.pairs)} tables; "
+        if event.format in SWISS_FORMATS:
+            if len(teams) < 2:
+                raise AdminError("import at least two teams first")
+            pairing = swiss_pairing(teams, self.results(), round_no, event.seed)
+            note = (f"no pairing without rematches existed: {pairing.rematches} rematch(es)"
+                    if pairing.rematches else "")
+            plan = RoundPlan(pairing.pairs, (pairing.bye,) if pairing.bye else (), "swiss",
+                             note, bye_scores=True)
+        else:
+            groups = self.ruleset().event.groups or 1
+            if len(self.teams()) < 2 * groups:
+                raise AdminError(f"{groups} groups need at least {2 * groups} teams")
+            next_plan = formats.groups_knockout_next([t.id for t in self.teams()], groups,
+                                                     event.seed, self.results(), self.stages())
+            if next_plan is None:
+                raise AdminError("the knockout is decided: close the event")
+            plan = next_plan
+        if len(plan.pairs) > self.table_count():
+            raise AdminError(f"round {round_no} needs {len(plan.pairs)} tables; "
                              f"the hall has {self.table_count()} (add tables)")
-        return round_no, pairing
+        return round_no, plan
 
     def next_pairings(self) -> tuple[int, list[tuple[int, str, str]]] | None:
         """What the next round would be, for the hall page, once it can be paired. Kept
@@ -270,8 +294,8 @@ class Director:
                tuple(t.id for t in self._active(self.current_round() + 1)))
         if self._preview is None or self._preview[0] != key:
             try:
-                round_no, pairing = self._next_pairing()
-                preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(pairing.pairs, 1)])
+                round_no, plan = self._next_round()
+                preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(plan.pairs, 1)])
             except AdminError:
                 preview = None
             self._preview = (key, preview)
@@ -280,18 +304,16 @@ class Director:
     def start_round(self, start_in: float = 30.0) -> int:
         """Pair the next round, assign it to the tables, and start every table's match clock
         together `start_in` seconds from now (scorer time). Returns the round number."""
-        round_no, pairing = self._next_pairing()
-        note = (f"no pairing without rematches existed: {pairing.rematches} rematch(es)"
-                if pairing.rematches else "")
+        round_no, plan = self._next_round()
         with self.store.db.atomic():
             db = self.store.db
-            db.execute("INSERT INTO rounds VALUES (?, ?, ?)",
-                       [round_no, self.clock() + start_in, note])
+            db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?)",
+                       [round_no, self.clock() + start_in, plan.note, plan.stage])
             db.conn.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?)",
-                                [(round_no, n, a, b)
-                                 for n, (a, b) in enumerate(pairing.pairs, 1)])
-            if pairing.bye:
-                db.execute("INSERT INTO byes VALUES (?, ?)", [round_no, pairing.bye])
+                                [(round_no, n, a, b) for n, (a, b) in enumerate(plan.pairs, 1)])
+            if plan.bye_scores:
+                db.conn.executemany("INSERT INTO byes VALUES (?, ?)",
+                                    [(round_no, team) for team in plan.byes])
             db.execute("UPDATE event SET status = 'running' WHERE id = 1")
         self.store._wrote()
         return round_no
@@ -411,8 +433,13 @@ class Director:
         return out
 
     def standings(self) -> list[Standing]:
-        if self.event() is None:
+        event = self.event()
+        if event is None:
             return []
+        if event.format == "groups-knockout":
+            return formats.groups_knockout_standings(
+                self.teams(), self.ruleset().event.groups or 1, event.seed, self.results(),
+                self.stages())
         tie_breaks = ("net", "opponents", "head-to-head") \
             if self.ruleset().result.tie_break == "net-levels" else ("opponents", "head-to-head")
         return standings(self.teams(), self.results(), tie_breaks)

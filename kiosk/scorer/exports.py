@@ -38,8 +38,8 @@ def results_json(director: Director) -> dict[str, Any]:
                      "points": r.points, "net": r.net, "decided_by": "bye"}
                     for r in director.results() if r.round == round_no and r.b is None]
     standings = [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
-                  "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied}
-                 for s in director.standings()]
+                  "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
+                  "group": s.group} for s in director.standings()]
     return {"event": event.name if event else None,
             "ruleset": event.ruleset if event else None,
             "ruleset_sha256": event.ruleset_sha256 if event else None,

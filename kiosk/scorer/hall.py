@@ -28,7 +28,8 @@ def snapshot(director: Director, address: str) -> dict[str, Any]:
     out["event"] = {"name": event.name, "ruleset": event.ruleset,
                     "ruleset_name": {lang: ruleset.name(lang) for lang in LANGS},
                     "format": event.format,
-                    "round": round_no or None, "rounds": event.rounds, "status": event.status}
+                    "round": round_no or None, "rounds": event.rounds or None,
+                    "status": event.status}
     if round_no:
         out["round_clock"] = {"round": round_no, "started_at": director.round_start(round_no),
                               "minutes": event.match_minutes}
@@ -45,8 +46,8 @@ def snapshot(director: Director, address: str) -> dict[str, Any]:
 def standings(director: Director) -> list[dict[str, Any]]:
     names = {t.id: t.name for t in director.teams()}
     return [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
-             "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied}
-            for s in director.standings()]
+             "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
+             "group": s.group} for s in director.standings()]
 
 
 def tables(director: Director) -> list[dict[str, Any]]:

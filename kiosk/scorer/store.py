@@ -60,6 +60,11 @@ def create_event_tables(db: sqlite_utils.Database) -> None:
                        pk="table_number")
 
 
+@migrations()
+def add_round_stages(db: sqlite_utils.Database) -> None:
+    db["rounds"].add_column("stage", str)  # "swiss", "group", "playoff", "final" …
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 

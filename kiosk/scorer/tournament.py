@@ -57,6 +57,7 @@ class Standing:
     opponents: int  # the big points of the teams it met (Buchholz)
     played: int
     tied: bool  # shares its rank: the tie-breaks could not separate it
+    group: str = ""  # groups formats: the group ("A" …) or "KO" for knockout places
 
 
 @dataclass(frozen=True)

@@ -380,8 +380,9 @@
       row.setAttribute('role', 'row');
       row.dataset.team = String(s.team);
       const signed = typeof s.net === 'number' && s.net > 0 ? `+${s.net}` : s.net;
-      row.append(
-        el('span', 'rank', s.tied ? `${s.rank}=` : s.rank),
+      const rank = s.tied ? `${s.rank}=` : `${s.rank}`;
+      row.append(  // a groups event says whose rank it is: A1, B2 … or KO for the knockout
+        el('span', 'rank', s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${rank}` : rank),
         el('span', 'name', s.name),
         el('span', 'num points', s.points),
         el('span', 'num net', signed),

@@ -1,0 +1,70 @@
+"""The groups-and-knockout format's decisions on hand-made results: draws, playoffs for a
+level group top, the knockout's seeding and places."""
+
+from __future__ import annotations
+
+from kiosk.scorer.formats import draw_into_groups, groups_knockout_next, groups_knockout_standings
+from kiosk.scorer.tournament import Result, Team
+
+TEAMS = [f"t{i:02d}" for i in range(1, 25)]
+
+
+def win(round_no: int, winner: str, loser: str) -> Result:
+    return Result(round_no, winner, loser, winner, {winner: 1, loser: 0}, {winner: 0, loser: 0})
+
+
+def test_groups_are_drawn_evenly_and_the_same_every_time():
+    groups = draw_into_groups(TEAMS[:20], 8, 5)
+    assert sorted(len(g) for g in groups) == [2, 2, 2, 2, 3, 3, 3, 3]
+    assert sorted(t for g in groups for t in g) == TEAMS[:20]
+    assert groups == draw_into_groups(TEAMS[:20], 8, 5)
+    assert groups != draw_into_groups(TEAMS[:20], 8, 6)
+
+
+def play_groups(groups, beats):
+    """Three group rounds in which `beats(a, b)` says whether a beats b."""
+    results, stages = [], []
+    for _ in range(3):
+        plan = groups_knockout_next(TEAMS, 8, 1, results, stages)
+        assert plan.stage == "group" and len(plan.pairs) == 8 and len(plan.byes) == 8
+        stages.append("group")
+        results += [win(len(stages), a, b) if beats(a, b) else win(len(stages), b, a)
+                    for a, b in plan.pairs]
+    return results, stages
+
+
+def test_a_three_way_tie_plays_off_until_one_leader_is_left():
+    groups = draw_into_groups(TEAMS, 8, 1)
+    cycle = groups[0]  # in group A each team beats the next: all on 1 point
+
+    def beats(a, b):
+        if a in cycle and b in cycle:
+            return cycle.index(b) == (cycle.index(a) + 1) % 3
+        return a < b
+
+    results, stages = play_groups(groups, beats)
+    plan = groups_knockout_next(TEAMS, 8, 1, results, stages)
+    assert plan.stage == "playoff" and len(plan.pairs) == 1
+    assert set(plan.pairs[0]) <= set(cycle)
+    a, b = plan.pairs[0]
+    stages.append("playoff")
+    results.append(win(len(stages), a, b))
+    plan = groups_knockout_next(TEAMS, 8, 1, results, stages)
+    (third,) = set(cycle) - {a, b}
+    assert plan.stage == "playoff" and set(plan.pairs[0]) == {a, third}
+    stages.append("playoff")
+    results.append(win(len(stages), third, a))
+    plan = groups_knockout_next(TEAMS, 8, 1, results, stages)
+    assert plan.stage == "quarter-final" and len(plan.pairs) == 4
+    winners = [third] + [min(g) for g in groups[1:]]  # the lowest id wins elsewhere
+    assert plan.pairs[0] == (winners[0], winners[7])  # seed 1 (group A) meets seed 8
+    for stage in ("quarter-final", "semi-final", "final"):
+        stages.append(stage)
+        results += [win(len(stages), min(p), max(p)) for p in plan.pairs]
+        plan = groups_knockout_next(TEAMS, 8, 1, results, stages)
+    assert plan is None
+    table = groups_knockout_standings([Team(t) for t in TEAMS], 8, 1, results, stages)
+    knockout = [(s.rank, s.team) for s in table if s.group == "KO"]
+    assert knockout[0] == (1, min(winners)) and [r for r, _ in knockout] == [1, 2, 3, 3, 4, 4,
+                                                                            4, 4]
+    assert len(table) == 24 and {s.group for s in table} == {"KO", *"ABCDEFGH"}
