@@ -159,3 +159,66 @@ def test_a_groups_and_knockout_event_plays_to_its_places(tmp_path):
         table = group_table(group, [r for r in group_rounds if r.a in group and r.b in group])
         assert winner in {s.team for s in table if s.points == table[0].points}
         assert len(group) == 3 and len(table) == 3
+
+
+@pytest.mark.timeout(600)
+def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
+    """shuangsheng-2011 with 12 players: three prelim groups of 4 drawn, then the prize-final
+    groups formed from the prelim totals as the kiosks' exported journals replay them."""
+    from starlette.testclient import TestClient
+
+    from kiosk.rules import form_prize_finals
+    from kiosk.scorer.director import AdminError, Director
+    from kiosk.scorer.store import Store
+    from kiosk.scorer.web import create_app
+
+    rulesets = Rulesets.load([])
+    director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), rulesets)
+    director.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    director.import_teams(("选手,单位\n" + "\n".join(f"选手{i},厦门" for i in range(1, 13))
+                           ).encode("gbk"))
+    codes = director.add_tables(3)
+    client = TestClient(create_app(director))
+    links = {t: join(tmp_path / f"k{t}", t, "http://testserver", c, rulesets, client)
+             for t, c in codes.items()}
+
+    def play(round_no):
+        for table in director.seats(round_no):
+            simulate_synced(tmp_path / f"k{table}", table, rulesets, links[table], 1000,
+                            round_no * 10 + table, 1e9, io.StringIO()).close()
+
+    def replayed_totals(round_no):
+        """Each group's totals by player id, from the kiosk journal's §9 export replayed."""
+        out = []
+        for table, seats in director.seats(round_no).items():
+            journal = Journal(table_path(tmp_path / f"k{table}", table))
+            state = MatchState(rulesets)
+            for event in journal.events(str(round_no)):
+                state.apply(event)
+            journal.close()
+            last = list(replay(state.export(), rulesets))[-1]
+            out.append({seats[letter]: total for letter, total in last["totals"].items()})
+        return out
+
+    director.start_round(0)
+    assert sorted(p for s in director.seats(1).values() for p in s.values()) == \
+        sorted(t.id for t in director.teams())
+    with pytest.raises(AdminError, match="still being played"):
+        director.start_round(0)
+    play(1)
+    prelims = replayed_totals(1)
+    assert [s.points for s in director.standings()] == sorted(
+        (t for g in prelims for t in g.values()), reverse=True)
+    director.start_round(0)
+    expected = form_prize_finals([sorted(g.items(), key=lambda p: -p[1]) for g in prelims])
+    assert [tuple(s.values()) for s in director.seats(2).values()] == list(expected.groups)
+    play(2)
+    finals = replayed_totals(2)
+    table = director.standings()
+    assert [s.group for s in table] == ["F1"] * 4 + ["F2"] * 4 + ["F3"] * 4
+    first = finals[0]
+    assert table[0].team in expected.groups[0] and table[0].points == max(first.values())
+    with pytest.raises(AdminError, match="all 2 rounds"):
+        director.start_round(0)
+    with pytest.raises(AdminError, match="no match results to rule on"):
+        director.record_ruling(1, "forfeit", "NS", "x")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..rules import Ruleset, Rulesets
+from ..rules import IndividualRound, Ruleset, Rulesets
 from ..table.journal import Event, Journal
 from ..table.state import MatchState
 from . import formats, roster
@@ -30,7 +30,7 @@ SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 SWISS_FORMATS = ("swiss", "single")
-FORMATS = (*SWISS_FORMATS, "groups-knockout")
+FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
 
 
 class AdminError(ValueError):
@@ -145,6 +145,8 @@ class Director:
             rounds = rounds or chosen.event.rounds or 1
             if rounds < 1:
                 raise AdminError("an event needs at least one round")
+        elif fmt == "individual-groups":
+            rounds = 2  # the prelims and the prize finals
         else:
             rounds = 0  # as many as its groups, playoffs and knockout take
         minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
@@ -260,7 +262,7 @@ class Director:
         if event.rounds and round_no > event.rounds:
             raise AdminError(f"all {event.rounds} rounds have been started")
         if round_no > 1:
-            unfinished = [t for t, r in self._round_results(round_no - 1).items() if r is None]
+            unfinished = self._unfinished(round_no - 1)
             if unfinished:
                 raise AdminError(f"round {round_no - 1} is still being played at table(s) "
                                  f"{', '.join(map(str, unfinished))}")
@@ -273,6 +275,11 @@ class Director:
                     if pairing.rematches else "")
             plan = RoundPlan(pairing.pairs, (pairing.bye,) if pairing.bye else (), "swiss",
                              note, bye_scores=True)
+        elif event.format == "individual-groups":
+            if not teams or len(teams) % 4:
+                raise AdminError(f"{len(teams)} players do not make groups of 4")
+            prelims = self.group_totals(1) if round_no == 2 else None
+            plan = formats.individual_next([t.id for t in teams], event.seed, prelims)
         else:
             groups = self.ruleset().event.groups or 1
             if len(self.teams()) < 2 * groups:
@@ -282,20 +289,47 @@ class Director:
             if next_plan is None:
                 raise AdminError("the knockout is decided: close the event")
             plan = next_plan
-        if len(plan.pairs) > self.table_count():
-            raise AdminError(f"round {round_no} needs {len(plan.pairs)} tables; "
+        if len(plan.tables) > self.table_count():
+            raise AdminError(f"round {round_no} needs {len(plan.tables)} tables; "
                              f"the hall has {self.table_count()} (add tables)")
         return round_no, plan
 
-    def next_pairings(self) -> tuple[int, list[tuple[int, str, str]]] | None:
+    def _unfinished(self, round_no: int) -> list[int]:
+        """Tables still playing `round_no` (a ruled match counts as finished)."""
+        if self._event().format == "individual-groups":
+            states = {t: self.match_state(t, round_no) for t in self.seats(round_no)}
+            return [t for t, s in states.items() if s is None or s.phase != "over"]
+        return [t for t, r in self._round_results(round_no).items() if r is None]
+
+    def seats(self, round_no: int) -> dict[int, dict[str, str]]:
+        """Individual events: each table's players by drawn seat letter."""
+        return {t: json.loads(seats) for t, seats in self.store.db.execute(
+            "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT NULL "
+            "ORDER BY table_number", [round_no])}
+
+    def group_totals(self, round_no: int) -> list[dict[str, int]] | None:
+        """Individual events: each table's {player: big-point total} once every table of the
+        round has finished, in table order; else None."""
+        if not self.seats(round_no) or self._unfinished(round_no):
+            return None
+        out = []
+        for table, seats in self.seats(round_no).items():
+            state = self.match_state(table, round_no)
+            assert state is not None and isinstance(state.core, IndividualRound)
+            out.append({seats[letter]: total for letter, total in state.core.totals})
+        return out
+
+    def next_pairings(self) -> tuple[int, list[tuple[int, tuple[str, ...], tuple[str, ...]]]
+                                     ] | None:
         """What the next round would be, for the hall page, once it can be paired. Kept
         while the results and the field stay the same: a big field's matching takes time."""
         key = (self.current_round(), self.table_count(), tuple(self.results()),
-               tuple(t.id for t in self._active(self.current_round() + 1)))
+               tuple(t.id for t in self._active(self.current_round() + 1)),
+               self._unfinished(self.current_round()) if self.current_round() else ())
         if self._preview is None or self._preview[0] != key:
             try:
                 round_no, plan = self._next_round()
-                preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(plan.pairs, 1)])
+                preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(plan.tables, 1)])
             except AdminError:
                 preview = None
             self._preview = (key, preview)
@@ -309,8 +343,12 @@ class Director:
             db = self.store.db
             db.execute("INSERT INTO rounds VALUES (?, ?, ?, ?)",
                        [round_no, self.clock() + start_in, plan.note, plan.stage])
-            db.conn.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?)",
+            db.conn.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?, NULL)",
                                 [(round_no, n, a, b) for n, (a, b) in enumerate(plan.pairs, 1)])
+            db.conn.executemany(
+                "INSERT INTO assignments VALUES (?, ?, '', '', ?)",
+                [(round_no, n, json.dumps(dict(zip(formats.DRAWN_SEATS, g, strict=True))))
+                 for n, g in enumerate(plan.groups, 1)])
             if plan.bye_scores:
                 db.conn.executemany("INSERT INTO byes VALUES (?, ?)",
                                     [(round_no, team) for team in plan.byes])
@@ -327,18 +365,22 @@ class Director:
         """What `table` plays now: the kiosk sets its match up from this."""
         event, round_no = self.event(), self.current_round()
         row = self.store.db.execute(
-            "SELECT ns, ew FROM assignments WHERE round = ? AND table_number = ?",
+            "SELECT ns, ew, seats FROM assignments WHERE round = ? AND table_number = ?",
             [round_no, table]).fetchone()
         if event is None or row is None:
             return None
         names = self._team_names()
-        ns, ew = self._players(row[0]), self._players(row[1])
-        players = {seat: name for seat, name in zip(
-            "NSEW", [*ns[:2], *[""] * (2 - len(ns[:2])), *ew[:2]], strict=False) if name}
-        return {"event": event.name, "round": str(round_no),
-                "teams": {"NS": names[row[0]], "EW": names[row[1]]}, "players": players,
-                "ruleset": event.ruleset, "ruleset_sha256": event.ruleset_sha256,
-                "match_minutes": event.match_minutes, "start_at": self.round_start(round_no)}
+        teams, players = {}, {}
+        if row[2]:  # an individual group: the players by their drawn seats
+            players = {seat: names[p] for seat, p in json.loads(row[2]).items()}
+        else:  # a team match: each team's first two players sit N and S, or E and W
+            teams = {"NS": names[row[0]], "EW": names[row[1]]}
+            for seats, team in (("NS", row[0]), ("EW", row[1])):
+                players |= dict(zip(seats, self._players(team), strict=False))
+        return {"event": event.name, "round": str(round_no), "teams": teams,
+                "players": players, "ruleset": event.ruleset,
+                "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
+                "start_at": self.round_start(round_no)}
 
     # -- rulings, mute, close ---------------------------------------------------------------
 
@@ -347,6 +389,9 @@ class Director:
         """A head referee's ruling on a match: `forfeit` or `disqualification` of the side
         `loser` (NS or EW), or an `adjusted` result that `loser` loses by `net` levels."""
         round_no = round_no or self.current_round()
+        if self._event().format == "individual-groups":
+            raise AdminError("an individual event has no match results to rule on; the "
+                             "referee records penalties at the table")
         if kind not in RULING_KINDS:
             raise AdminError(f"a ruling is one of {', '.join(RULING_KINDS)}, not {kind!r}")
         if loser not in ("NS", "EW"):
@@ -421,12 +466,15 @@ class Director:
         return out
 
     def results(self) -> list[Result]:
-        """Every finished match and bye, recomputed from the events and the rulings."""
-        ruleset = self.ruleset() if self.event() else None
+        """Every finished match and bye, recomputed from the events and the rulings (team
+        events; an individual event's results are its groups' totals)."""
+        event = self.event()
+        if event is None or event.format == "individual-groups":
+            return []
+        ruleset = self.ruleset()
         out: list[Result] = []
         for round_no in range(1, self.current_round() + 1):
             out += [r for r in self._round_results(round_no).values() if r is not None]
-            assert ruleset is not None
             out += [Result(round_no, team, None, team, {team: ruleset.result.win_points},
                            {team: 0}) for (team,) in self.store.db.execute(
                     "SELECT team FROM byes WHERE round = ?", [round_no])]
@@ -436,6 +484,9 @@ class Director:
         event = self.event()
         if event is None:
             return []
+        if event.format == "individual-groups":
+            totals = [self.group_totals(r) for r in range(1, self.current_round() + 1)]
+            return formats.individual_standings([t for t in totals if t is not None])
         if event.format == "groups-knockout":
             return formats.groups_knockout_standings(
                 self.teams(), self.ruleset().event.groups or 1, event.seed, self.results(),

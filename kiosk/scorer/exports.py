@@ -20,8 +20,17 @@ def results_json(director: Director) -> dict[str, Any]:
     event = director.event()
     names = {t.id: t.name for t in director.teams()}
     rulings = {(r["round"], r["table"]): r for r in director.rulings()}
-    matches = []
+    matches: list[dict[str, Any]] = []
     for round_no in range(1, director.current_round() + 1):
+        seats = director.seats(round_no)
+        if seats:  # an individual event: each group's totals
+            totals = director.group_totals(round_no)
+            for i, (table, players) in enumerate(seats.items()):
+                matches.append({"round": round_no, "table": table,
+                                "players": {s: names[p] for s, p in players.items()},
+                                "totals": {names[p]: t for p, t in totals[i].items()}
+                                if totals else None})
+            continue
         results = {(r.a, r.b): r for r in director.results() if r.round == round_no}
         for table, ns, ew in director.assignments(round_no):
             result = results.get((ns, ew))
@@ -51,6 +60,11 @@ def results_csv(director: Director) -> str:
     writer = csv.writer(out)
     writer.writerow(COLUMNS)
     for m in results_json(director)["matches"]:
+        if "totals" in m:  # an individual group: one row a player
+            for name, total in (m["totals"] or {}).items():
+                writer.writerow([m["round"], m["table"], name, "", "", total, "", "", "",
+                                 "table"])
+            continue
         points, net = m["points"] or {}, m["net"] or {}
         writer.writerow([m["round"], m["table"] or "", m["ns_name"], m["ew_name"] or "",
                          m["winner"] or "", points.get(m["ns"], ""), points.get(m["ew"], ""),

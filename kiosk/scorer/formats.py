@@ -9,6 +9,10 @@ the same rounds again.
   group plays a round robin (1 point a win); teams level at the top of a group play off, one
   match at a time, until one is left; the group winners play a knockout seeded in group order
   (A's winner is seed 1): places 1, 2, 3= and 4=.
+- Individual groups (shuangsheng-2011): players drawn into groups of 4 play the prelims, one
+  group a table; the prize-final groups are formed from the prelim totals (RULES.md §6,
+  `kiosk.rules.form_prize_finals`) and play a second round; final group 1 plays for the 1st
+  prize. A player's seat letter is the order of the draw: E, N, W, S.
 """
 
 from __future__ import annotations
@@ -17,22 +21,31 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .tournament import Result, Standing, Team, group_table, knockout, round_robin
+from ..rules import form_prize_finals
+from .tournament import Result, Standing, Team, draw_groups, group_table, knockout, round_robin
 
 KNOCKOUT_STAGES = {4: "quarter-final", 2: "semi-final", 1: "final"}
 PLACE_RANKS = {"1": 1, "2": 2, "3=": 3, "4=": 4}
+DRAWN_SEATS = ("E", "N", "W", "S")  # a group's players take these letters in draw order
 
 
 @dataclass(frozen=True)
 class RoundPlan:
-    """The matches of the next round. `byes` sit out; `bye_scores`: a bye counts as a win (the
-    Swiss custom), not in a group's round robin."""
+    """The matches of the next round, one a table: `pairs` of teams (NS, EW), or, in an
+    individual event, `groups` of four players in seat order. `byes` sit out; `bye_scores`: a
+    bye counts as a win (the Swiss custom), not in a group's round robin."""
 
-    pairs: tuple[tuple[str, str], ...]
+    pairs: tuple[tuple[str, str], ...] = ()
     byes: tuple[str, ...] = ()
     stage: str = ""
     note: str = ""
     bye_scores: bool = False
+    groups: tuple[tuple[str, ...], ...] = ()
+
+    @property
+    def tables(self) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+        """Each table's two sides (an individual group is one side of four)."""
+        return [((a,), (b,)) for a, b in self.pairs] + [(g, ()) for g in self.groups]
 
 
 def group_letter(index: int) -> str:
@@ -125,3 +138,47 @@ def groups_knockout_standings(teams: Sequence[Team], groups: int, seed: int,
                 out.append(Standing(s.rank, s.team, s.points, s.net, s.opponents, s.played,
                                     s.tied, group=group_letter(index)))
     return out
+
+
+# -- individual groups ---------------------------------------------------------------------
+
+
+def _ordered(totals: dict[str, int]) -> list[tuple[str, int]]:
+    """A group's players by total, best first; equal totals keep the seat order (the head
+    referee orders ties: RULES.md §6)."""
+    return sorted(totals.items(), key=lambda p: -p[1])
+
+
+def individual_next(players: Sequence[str], seed: int,
+                    prelims: Sequence[dict[str, int]] | None) -> RoundPlan:
+    """Round 1 (no prelims yet): the draw. Round 2: the prize finals from the prelim totals
+    (each group's {player: total}, in table order)."""
+    if prelims is None:
+        drawn = draw_groups(players, seed, 4)
+        return RoundPlan(groups=tuple(tuple(g) for g in drawn), stage="prelim")
+    finals = form_prize_finals([_ordered(g) for g in prelims])
+    note = (f"equal totals decided the order across a cut: {', '.join(finals.ties_at_cuts)}"
+            if finals.ties_at_cuts else "")
+    return RoundPlan(groups=finals.groups, stage="final", note=note)
+
+
+def individual_standings(rounds: Sequence[Sequence[dict[str, int]]]) -> list[Standing]:
+    """After the prize finals: final group by final group (1st prize first), each by its
+    total. Before: everyone by prelim total. `rounds`: the totals of each round that every
+    table has finished, group by group."""
+    if not rounds:
+        return []
+    last = rounds[-1]
+    if len(rounds) == 1:
+        ranked = _ordered({p: t for g in last for p, t in g.items()})
+        return _ranks(ranked, group="", played=1)
+    return [Standing(s.rank + 4 * index, s.team, s.points, 0, 0, 2, s.tied, s.group)
+            for index, group in enumerate(last)
+            for s in _ranks(_ordered(group), group=f"F{index + 1}", played=2)]
+
+
+def _ranks(ranked: Sequence[tuple[str, int]], group: str, played: int) -> list[Standing]:
+    """Competition ranks (1, 2, 2, 4): equal totals share a rank, marked tied."""
+    totals = [t for _, t in ranked]
+    return [Standing(totals.index(total) + 1, player, total, 0, 0, played,
+                     totals.count(total) > 1, group) for player, total in ranked]

@@ -38,8 +38,8 @@ def snapshot(director: Director, address: str) -> dict[str, Any]:
     if upcoming:
         names = {t.id: t.name for t in director.teams()}
         out["pairings_round"] = upcoming[0]
-        out["pairings"] = [{"table": n, "ns": names[a], "ew": names[b]}
-                           for n, a, b in upcoming[1]]
+        out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
+                            "ew": " · ".join(names[x] for x in b)} for n, a, b in upcoming[1]]
     return out
 
 
@@ -56,7 +56,10 @@ def tables(director: Director) -> list[dict[str, Any]]:
     names = {t.id: t.name for t in director.teams()}
     links = director.store.links()
     paired = director.store.paired_tables()
-    assigned = {t: (ns, ew) for t, ns, ew in director.assignments(round_no)}
+    assigned = {t: (names.get(ns, ""), names.get(ew, ""))
+                for t, ns, ew in director.assignments(round_no)}
+    for table, seats in director.seats(round_no).items():  # individual: four players
+        assigned[table] = (" · ".join(names[p] for p in seats.values()), "")
     event = director.event()
     start = director.round_start(round_no) if round_no else None
     minutes = event.match_minutes if event else None
@@ -66,7 +69,7 @@ def tables(director: Director) -> list[dict[str, Any]]:
         state = director.match_state(table, round_no) if table in assigned else None
         row: dict[str, Any] = {
             "table": table, "round": round_no if table in assigned else None,
-            "ns": names.get(ns, ""), "ew": names.get(ew, ""), "hand": None, "levels": None,
+            "ns": ns, "ew": ew, "hand": None, "levels": None,
             "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
             "link": _link(table in paired, links.get(table), now),
             "late": False, "result": None, "error": director.fold(table).error}

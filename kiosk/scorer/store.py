@@ -63,6 +63,8 @@ def create_event_tables(db: sqlite_utils.Database) -> None:
 @migrations()
 def add_round_stages(db: sqlite_utils.Database) -> None:
     db["rounds"].add_column("stage", str)  # "swiss", "group", "playoff", "final" …
+    # Individual events: the table's four players by drawn seat letter, as JSON.
+    db["assignments"].add_column("seats", str)
 
 
 class StoreError(Exception):
