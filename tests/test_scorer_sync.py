@@ -62,13 +62,63 @@ def test_ingest_commits_ignores_duplicates_and_reports_gaps(scorer):
     assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 4  # on disk
 
 
-def test_another_kiosks_event_in_a_taken_place_is_kept_aside(scorer):
+def test_events_with_one_device_id_at_two_tables_do_not_collide(scorer):
+    store, client, paired = scorer  # e.g. kiosks cloned from one image with its journal
+    other = client.post("/api/pair", json={"code": store.issue_code(8), "device": "kiosk-a"})
+    send(client, 7, paired["secret"], [event(1)], nonce="a")
+    assert send(client, 8, other.json()["secret"], [event(1)], nonce="b").json()[
+        "high_water"] == 1
+    assert len(store.events(7)) == len(store.events(8)) == 1 and store.orphans() == []
+
+
+def test_an_imported_event_in_a_taken_place_is_kept_aside(scorer):
     store, client, paired = scorer
     send(client, 7, paired["secret"], [event(1)], nonce="a")
-    reply = send(client, 7, paired["secret"], [event(1, device="kiosk-z")], nonce="b")
-    assert reply.json()["orphans"] == 1
+    assert store.ingest(7, [event(1, device="kiosk-z")], NOW) == (1, 1)  # (mark, orphans)
     assert [e["device"] for e in store.events(7)] == ["kiosk-a"]
     assert store.orphans()[0]["device"] == "kiosk-z"  # kept, not lost
+
+
+@pytest.mark.parametrize(("batch", "problem"), [
+    ({"events": [event(1)], "behind": 1e400}, "behind"),
+    ({"events": [{**event(1), "seq": 2**70}]}, "seq"),
+    ({"events": [{**event(1), "seq": 0}]}, "seq"),
+    ({"events": [{**event(1), "wall": float("nan")}]}, "finite"),
+    ({"events": [{**event(1), "data": "x"}]}, "data is an object"),
+    ({"events": "x"}, "events"), ([], "events")])
+def test_a_garbled_signed_batch_gets_400_and_changes_nothing(scorer, batch, problem):
+    store, client, paired = scorer
+    body = json.dumps(batch).encode()
+    headers = signed_headers(paired["secret"], 7, "POST", "/api/tables/7/events", body, NOW,
+                             "g")
+    reply = client.post("/api/tables/7/events", content=body, headers=headers)
+    assert reply.status_code == 400 and problem in reply.json()["error"]
+    assert store.events(7) == []
+
+
+def test_a_huge_body_is_refused_before_it_is_read(scorer):
+    store, client, _ = scorer
+    reply = client.post("/api/tables/7/events", content=b"x" * 5_000_000)
+    assert reply.status_code == 413 and store.events(7) == []
+
+
+def test_guessing_pairing_codes_is_slowed_to_30_a_minute(scorer):
+    store, client, _ = scorer
+    code = store.issue_code(9)
+    wrong = [client.post("/api/pair", json={"code": f"{n:06d}", "device": "x"}).status_code
+             for n in range(31) if f"{n:06d}" != code]
+    assert wrong[:30] == [403] * 30 and wrong[30:] == [429]
+    assert client.post("/api/pair", json={"code": code, "device": "y"}).status_code == 429
+
+
+def test_a_kiosk_whose_answer_was_lost_pairs_again_with_the_same_code(scorer):
+    store, client, _ = scorer
+    code = store.issue_code(9)
+    first = client.post("/api/pair", json={"code": code, "device": "kiosk-9"}).json()
+    again = client.post("/api/pair", json={"code": code, "device": "kiosk-9"}).json()
+    assert first["secret"] == again["secret"]
+    other = client.post("/api/pair", json={"code": code, "device": "kiosk-x"})
+    assert other.status_code == 403
 
 
 @pytest.mark.parametrize("attack", ["unsigned", "wrong-secret", "other-table", "tampered",
@@ -107,7 +157,8 @@ def test_a_new_kiosk_revokes_the_old_ones_credential(scorer):
     store, client, paired = scorer
     new = client.post("/api/pair", json={"code": store.issue_code(7), "device": "kiosk-new"})
     assert send(client, 7, paired["secret"], [event(1)], nonce="old").status_code == 401
-    assert send(client, 7, new.json()["secret"], [event(1)], nonce="new").status_code == 200
+    reply = send(client, 7, new.json()["secret"], [event(1, "kiosk-new")], nonce="new")
+    assert reply.status_code == 200
 
 
 def test_a_malformed_batch_is_refused_and_changes_nothing(scorer):

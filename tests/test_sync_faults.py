@@ -18,6 +18,7 @@ from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
+from kiosk.scorer.hall import tables as hall_tables
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 from kiosk.sync.join import join
@@ -83,12 +84,18 @@ def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     assert refused.value.status == 409
     assert sha in str(refused.value) and "ab" * 32 in str(refused.value)
     link.pair(codes[1], "kiosk-x", {"xiamen-2015": sha})
+    director.start_round(0)
+    # A match set up with another copy anyway: kept (nothing is lost), never scored, and
+    # the kiosk and the hall are told why, with both hashes.
     setup = {"device": "kiosk-x", "seq": 1, "match": "1", "kind": "setup",
-             "data": {"ruleset": "xiamen-2015", "ruleset_sha256": "cd" * 32}, "mono": 1.0,
-             "wall": time.time(), "actor": "referee"}
-    with pytest.raises(LinkError, match="cd" * 32):
-        link.send([setup], 0)
-    assert director.store.events(1) == []
+             "data": {**director.assignment(1), "table": 1, "ruleset_sha256": "cd" * 32},
+             "mono": 1.0, "wall": time.time(), "actor": "referee"}
+    answer = link.send([setup], 0)
+    assert answer["high_water"] == 1 and len(director.store.events(1)) == 1
+    (problem,) = answer["problems"]
+    assert "cd" * 32 in problem and sha in problem
+    assert director.match_state(1, 1) is None
+    assert hall_tables(director)[0]["error"] == problem
 
 
 def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):

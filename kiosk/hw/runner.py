@@ -36,6 +36,7 @@ class RoundStart:
     """From the outbox's thread: start the match clock at `due` (this machine's monotonic
     time), when the scorer starts the round for the whole hall."""
 
+    event: str
     round: str
     due: float
 
@@ -103,7 +104,8 @@ class TableRunner:
         if start is None or now < start.due:
             return
         self._round_start = None
-        if self.session.match == start.round and state.match_clock is not None and \
+        match = self.session.find_match(start.event, start.round)
+        if match and self.session.match == match and state.match_clock is not None and \
                 not state.match_started and state.phase not in ("setup", "over"):
             self._call(lambda s: s.start_match_clock("scorer"))
 

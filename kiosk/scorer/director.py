@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,11 +52,13 @@ class EventInfo:
 
 @dataclass
 class _TableFold:
-    """A table's matches folded so far: events up to `seq` applied."""
+    """A table's matches folded so far: events up to `seq` applied. A match the rules core
+    cannot fold (another copy of the ruleset, a practice's broken journal) is not scored: its
+    events are kept, and `errors` says why."""
 
     seq: int = 0
-    matches: dict[str, MatchState] | None = None
-    error: str | None = None
+    matches: dict[str, MatchState] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # by the journal's match name
     version: int = -1  # the store's version when last brought up to date
 
 
@@ -149,6 +152,9 @@ class Director:
             rounds = 2  # the prelims and the prize finals
         else:
             rounds = 0  # as many as its groups, playoffs and knockout take
+        if match_minutes is not None and not (math.isfinite(match_minutes) and
+                                              0 < match_minutes <= 24 * 60):
+            raise AdminError("match minutes: more than 0, at most a day")
         minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
         with self.store.db.atomic():
             self.store.db.execute(
@@ -233,6 +239,10 @@ class Director:
             events = [e.to_json() for e in journal.events()]
         finally:
             journal.close()
+        tables = {e["data"].get("table") for e in events if e["kind"] == "setup"}
+        if tables - {table}:
+            raise AdminError(f"{path} is the journal of table(s) "
+                             f"{', '.join(map(str, sorted(tables - {table})))}, not {table}")
         before = len(self.store.events(table))
         _, orphans = self.store.ingest(table, events, self.clock())
         return len(self.store.events(table)) - before, orphans
@@ -338,6 +348,8 @@ class Director:
     def start_round(self, start_in: float = 30.0) -> int:
         """Pair the next round, assign it to the tables, and start every table's match clock
         together `start_in` seconds from now (scorer time). Returns the round number."""
+        if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
+            raise AdminError("the round starts 0 to 3600 seconds from now")
         round_no, plan = self._next_round()
         with self.store.db.atomic():
             db = self.store.db
@@ -432,28 +444,39 @@ class Director:
 
     def fold(self, table: int) -> _TableFold:
         """The table's matches, folded from its events (only the new ones since last time)."""
-        fold = self._folds.setdefault(table, _TableFold(matches={}))
-        assert fold.matches is not None
+        fold = self._folds.setdefault(table, _TableFold())
         version = self.store.version()
-        if fold.error or fold.version == version:  # nothing committed since
+        if fold.version == version:  # nothing committed since
             return fold
         fold.version = version
         for e in self.store.events(table, fold.seq, self.store.high_water(table)):
             event = Event(e["seq"], e["device"], e["match"], e["kind"], e["data"], e["mono"],
                           e["wall"], e["actor"])
-            try:
-                if event.match:
-                    state = fold.matches.setdefault(event.match, MatchState(self.rulesets))
-                    state.apply(event)
-            except Exception as exc:  # a journal the rules core cannot fold
-                fold.error = f"event {event.seq} ({event.kind}): {exc}"
-                break
             fold.seq = event.seq
+            if not event.match or event.match in fold.errors:
+                continue
+            try:
+                fold.matches.setdefault(event.match, MatchState(self.rulesets)).apply(event)
+            except Exception as exc:  # the rules core cannot fold this match
+                fold.errors[event.match] = f"event {event.seq} ({event.kind}): {exc}"
+                fold.matches.pop(event.match, None)
         return fold
 
     def match_state(self, table: int, round_no: int) -> MatchState | None:
-        matches = self.fold(table).matches
-        return matches.get(str(round_no)) if matches else None
+        """The table's match for this event's round `round_no` (by its setup, not by the
+        journal's name for it: a kiosk may have played a practice match called "1")."""
+        event = self.event()
+        found = None
+        for state in self.fold(table).matches.values():
+            setup = state.setup
+            if event and setup.get("event") == event.name and \
+                    setup.get("round") == str(round_no) and setup.get("table") == table:
+                found = state
+        return found
+
+    def problems(self, table: int) -> list[str]:
+        """Why some of the table's matches are not scored, for the kiosk and the hall."""
+        return [f"match {name}: {why}" for name, why in self.fold(table).errors.items()]
 
     def _round_results(self, round_no: int) -> dict[int, Result | None]:
         ruleset = self.ruleset()

@@ -72,7 +72,8 @@ def tables(director: Director) -> list[dict[str, Any]]:
             "ns": ns, "ew": ew, "hand": None, "levels": None,
             "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
             "link": _link(table in paired, links.get(table), now),
-            "late": False, "result": None, "error": director.fold(table).error}
+            "late": False, "result": None,
+            "error": "; ".join(director.problems(table)) or None}
         if state is not None:
             row.update(_live(state, now))
         over = row["phase"] == "over"

@@ -67,6 +67,13 @@ def add_round_stages(db: sqlite_utils.Database) -> None:
     db["assignments"].add_column("seats", str)
 
 
+@migrations()
+def events_keyed_by_table(db: sqlite_utils.Database) -> None:
+    # Two tables' kiosks with one device id (cloned from one image) must not collide.
+    db["events"].transform(pk=("table_number", "device", "seq"))
+    db["orphans"].transform(pk=("table_number", "device", "seq"))
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
@@ -122,6 +129,11 @@ class Store:
         with self.db.atomic():
             row = self.db.execute("SELECT table_number, used FROM codes WHERE code = ?",
                                   [code]).fetchone()
+            if row is not None and row[1]:  # the same kiosk asking again (its answer lost)
+                again = self.db.execute("SELECT secret FROM tables WHERE number = ? AND "
+                                        "device = ?", [row[0], device]).fetchone()
+                if again:
+                    return row[0], again[0]
             if row is None or row[1]:
                 raise StoreError("unknown or used pairing code")
             table, secret = row[0], secrets.token_hex(32)

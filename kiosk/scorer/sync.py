@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
+from collections import deque
 from typing import Any
 
 from starlette.requests import Request
@@ -23,6 +25,8 @@ from .director import Director
 from .store import StoreError
 
 MAX_SKEW = 300.0  # seconds a request's time may be off the scorer's
+MAX_BODY = 4_000_000  # bytes: a batch of 200 events is about 60 KB
+MAX_SEQ = 2**53
 EVENT_FIELDS = ("device", "seq", "match", "kind", "data", "mono", "wall", "actor")
 
 
@@ -49,69 +53,108 @@ def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None) -> st
             f"this kiosk's has {sha256 or 'none'}")
 
 
+class FailureLimit:
+    """At most `limit` failures in any `window` seconds, whoever fails: it makes guessing a
+    6-digit pairing code or the admin password take days, not minutes."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit, self.window = limit, window
+        self.failures: deque[float] = deque()
+
+    def blocked(self, now: float) -> bool:
+        while self.failures and self.failures[0] < now - self.window:
+            self.failures.popleft()
+        return len(self.failures) >= self.limit
+
+    def failed(self, now: float) -> None:
+        self.failures.append(now)
+
+
+def check_batch(body: Any) -> tuple[list[dict[str, Any]], int]:
+    """The events and the `behind` count of a batch. Raises ValueError naming the problem."""
+    if not isinstance(body, dict) or not isinstance(body.get("events"), list):
+        raise ValueError("give {\"events\": [...]}")
+    behind = body.get("behind", 0)
+    if not isinstance(behind, int) or isinstance(behind, bool) or not 0 <= behind <= 10**9:
+        raise ValueError("behind: a count of events, 0 or more")
+    for i, e in enumerate(body["events"]):
+        if not isinstance(e, dict) or not set(EVENT_FIELDS) <= set(e):
+            raise ValueError(f"event {i}: each event needs " + ", ".join(EVENT_FIELDS))
+        if not isinstance(e["seq"], int) or isinstance(e["seq"], bool) or \
+                not 1 <= e["seq"] <= MAX_SEQ:
+            raise ValueError(f"event {i}: seq must be a whole number from 1")
+        if not all(isinstance(e[k], int | float) and not isinstance(e[k], bool) and
+                   math.isfinite(e[k]) for k in ("mono", "wall")):
+            raise ValueError(f"event {i}: mono and wall must be finite numbers")
+        if not isinstance(e["data"], dict) or not all(
+                isinstance(e[k], str) for k in ("device", "match", "kind", "actor")):
+            raise ValueError(f"event {i}: data is an object; device, match, kind, actor "
+                             "are text")
+    return body["events"], behind
+
+
 def routes(director: Director) -> list[Route]:
     store, clock = director.store, director.clock
+    wrong_codes = FailureLimit(30, 60.0)
 
-    def answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
-        return JSONResponse({**body, "now": clock()}, status_code=status)
+    def answer(body: dict[str, Any], status: int = 200, now: float | None = None
+               ) -> JSONResponse:
+        # `now` is when the request arrived: the kiosk measures its clock against it.
+        return JSONResponse({**body, "now": clock() if now is None else now},
+                            status_code=status)
 
     async def pair(request: Request) -> JSONResponse:
-        body = await _json(request)
+        now = clock()
+        if wrong_codes.blocked(now):
+            return answer({"error": "too many wrong pairing codes: wait a minute"}, 429, now)
+        body = await _body(request)
         if not isinstance(body, dict) or not isinstance(body.get("code"), str) or \
                 not isinstance(body.get("device"), str):
-            return answer({"error": "give the pairing code and the device id"}, 400)
+            return answer({"error": "give the pairing code and the device id"}, 400, now)
         event, kiosk_rulesets = director.event(), body.get("rulesets") or {}
         if event is not None and isinstance(kiosk_rulesets, dict):
             problem = ruleset_mismatch(director, event.ruleset,
                                        kiosk_rulesets.get(event.ruleset))
             if problem:
-                return answer({"error": problem}, 409)
+                return answer({"error": problem}, 409, now)
         try:
-            table, secret = store.pair(body["code"], body["device"], clock())
+            table, secret = store.pair(body["code"], body["device"], now)
         except StoreError as exc:
-            return answer({"error": str(exc)}, 403)
-        return answer({"table": table, "secret": secret})
+            wrong_codes.failed(now)
+            return answer({"error": str(exc)}, 403, now)
+        return answer({"table": table, "secret": secret}, now=now)
 
     async def events(request: Request) -> JSONResponse:
-        table, raw = request.path_params["table"], await request.body()
+        now, table = clock(), request.path_params["table"]
+        raw = await _raw(request)
+        if raw is None:
+            return answer({"error": f"a batch is at most {MAX_BODY} bytes"}, 413, now)
         problem = _authenticate(director, request, table, raw)
         if problem:
-            return answer({"error": problem}, 401)
-        try:
-            body = json.loads(raw)
-            batch, behind = body["events"], int(body.get("behind", 0))
-            if not isinstance(batch, list) or not all(
-                    isinstance(e, dict) and set(EVENT_FIELDS) <= set(e) for e in batch):
-                raise ValueError("each event needs " + ", ".join(EVENT_FIELDS))
-        except (ValueError, KeyError, TypeError) as exc:
-            return answer({"error": f"bad batch: {exc}"}, 400)
-        for e in batch:
-            if e["kind"] == "setup" and isinstance(e["data"], dict):
-                mismatch = ruleset_mismatch(director, str(e["data"].get("ruleset")),
-                                            e["data"].get("ruleset_sha256"))
-                if mismatch:
-                    return answer({"error": mismatch}, 409)
-        try:
-            mark, orphans = store.ingest(table, batch, clock(), behind)
-        except (ValueError, TypeError) as exc:
-            return answer({"error": f"bad batch: {exc}"}, 400)
-        return answer({"high_water": mark, "orphans": orphans, "muted": director.muted()})
+            return answer({"error": problem}, 401, now)
+        try:  # (events keep their device: a replacement kiosk resends its predecessor's)
+            batch, behind = check_batch(json.loads(raw))
+        except ValueError as exc:  # (a JSONDecodeError is one)
+            return answer({"error": f"bad batch: {exc}"}, 400, now)
+        mark, orphans = store.ingest(table, batch, now, behind)
+        return answer({"high_water": mark, "orphans": orphans, "muted": director.muted(),
+                       "problems": director.problems(table)}, now=now)
 
     async def assignment(request: Request) -> JSONResponse:
-        table = request.path_params["table"]
-        problem = _authenticate(director, request, table, await request.body())
+        now, table = clock(), request.path_params["table"]
+        problem = _authenticate(director, request, table, await _raw(request) or b"")
         if problem:
-            return answer({"error": problem}, 401)
+            return answer({"error": problem}, 401, now)
         return answer({"assignment": director.assignment(table), "muted": director.muted(),
-                       "high_water": store.high_water(table)})
+                       "high_water": store.high_water(table)}, now=now)
 
     async def journal(request: Request) -> JSONResponse:
-        table = request.path_params["table"]
-        problem = _authenticate(director, request, table, await request.body())
+        now, table = clock(), request.path_params["table"]
+        problem = _authenticate(director, request, table, await _raw(request) or b"")
         if problem:
-            return answer({"error": problem}, 401)
+            return answer({"error": problem}, 401, now)
         mark = store.high_water(table)
-        return answer({"high_water": mark, "events": store.events(table, 0, mark)})
+        return answer({"high_water": mark, "events": store.events(table, 0, mark)}, now=now)
 
     return [Route("/api/pair", pair, methods=["POST"]),
             Route("/api/tables/{table:int}/events", events, methods=["POST"]),
@@ -139,8 +182,22 @@ def _authenticate(director: Director, request: Request, table: int, body: bytes)
     return None
 
 
-async def _json(request: Request) -> Any:
+async def _raw(request: Request) -> bytes | None:
+    """The body, or None when it is larger than MAX_BODY (read no further)."""
+    size = request.headers.get("content-length", "")
+    if size.isdigit() and int(size) > MAX_BODY:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    return body
+
+
+async def _body(request: Request) -> Any:
+    raw = await _raw(request)
     try:
-        return json.loads(await request.body())
+        return json.loads(raw) if raw is not None else None
     except ValueError:
         return None

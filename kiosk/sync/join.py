@@ -31,12 +31,29 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
                                {r.id: r.sha256 for r in rulesets.values()})
         if credential.table != table:
             raise LinkError(f"that code pairs table {credential.table}, not table {table}")
-        credential.save(data_dir)
+        at_scorer = link.download()
         if journal.last_seq == 0:
-            journal.adopt(link.download())
+            journal.adopt(at_scorer)
+        else:
+            _check_same_table(journal, at_scorer)
+        # Saved last: if the download failed, pairing again with the same code works (the
+        # scorer gives the same kiosk its credential again).
+        credential.save(data_dir)
     finally:
         journal.close()
     return link
+
+
+def _check_same_table(journal: Journal, at_scorer: list[dict[str, object]]) -> None:
+    """A kiosk with a journal may pair only if its journal and the scorer's events for the
+    table agree: one must be the start of the other."""
+    ours = [(e.device, e.seq) for e in journal.events_after(0, len(at_scorer))]
+    theirs = [(e["device"], e["seq"]) for e in at_scorer[:len(ours)]]
+    if ours != theirs or len(at_scorer) > journal.last_seq:
+        raise LinkError(
+            f"this kiosk's journal ({journal.last_seq} events) is not the scorer's record of "
+            f"this table ({len(at_scorer)} events): move {journal.path.name} aside (keep it: "
+            "the head referee can import it) and pair again to start from the scorer's")
 
 
 def _discover() -> str:

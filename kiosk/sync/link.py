@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,7 @@ class ScorerLink:
         self.client = client or httpx.Client(timeout=timeout)
         self.credential = credential
         self.offset: float | None = None  # scorer wall time minus ours, once measured
+        self._samples: deque[tuple[float, float]] = deque(maxlen=16)  # (round trip, offset)
 
     @property
     def synchronised(self) -> bool | None:
@@ -98,7 +100,9 @@ class ScorerLink:
             raise LinkError(f"the scorer answered {reply.status_code} without JSON",
                             reply.status_code) from None
         if isinstance(answer, dict) and isinstance(answer.get("now"), int | float):
-            self.offset = float(answer["now"]) - (sent + received) / 2
+            # The quickest of the recent round trips says the most about the offset.
+            self._samples.append((received - sent, float(answer["now"]) - (sent + received) / 2))
+            self.offset = min(self._samples)[1]
         if reply.status_code != 200:
             raise LinkError(str(answer.get("error", reply.status_code)), reply.status_code)
         return dict(answer)

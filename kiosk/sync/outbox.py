@@ -23,7 +23,8 @@ from .link import LinkError, ScorerLink
 
 BATCH = 200
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0  # seconds
-ASK_EVERY = 2.0  # seconds between assignment requests while in sync
+ASK_EVERY = 5.0  # seconds between assignment requests while in sync
+HEARTBEAT = 5.0  # seconds between requests when there is nothing to send (link health)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class LinkState:
     synchronised: bool | None = None
     offset: float | None = None
     muted: bool = False
+    problem: str | None = None  # the scorer stores the events but cannot score a match
 
 
 class Outbox:
@@ -49,11 +51,12 @@ class Outbox:
         self.journal_path, self.link = Path(journal_path), link
         self.on_assignment, self.on_state = on_assignment, on_state
         self.rng = rng or random.Random()
-        self.acked = 0  # the scorer's high-water mark, as last answered
+        self.acked: int | None = None  # the scorer's high-water mark, as last answered
         self.state = LinkState(offline_since=time.time())
         self._wake, self._stop = threading.Event(), threading.Event()
         self._thread: threading.Thread | None = None
         self._asked = 0.0
+        self._sent = float("-inf")  # when the last batch went (monotonic)
         self._newest = 0  # the journal's last event, for the link state when offline
 
     # -- one pass ---------------------------------------------------------------------------
@@ -61,15 +64,28 @@ class Outbox:
     def sync_once(self, journal: Journal) -> bool:
         """Send what the scorer lacks and ask for the assignment. True when in sync.
         Raises LinkError when the scorer cannot be reached or refuses."""
+        if self.acked is None:
+            # First ask where the scorer stands rather than send from event 1: a replacement
+            # kiosk's journal begins with its predecessor's events, which the scorer has.
+            self.acked = int(self.link.send([], journal.newest())["high_water"])
         while True:
             newest = journal.newest()
+            if newest <= self.acked and time.monotonic() - self._sent < HEARTBEAT and \
+                    self.state.status == "in-sync":
+                break  # nothing new, and the scorer heard from us a moment ago
             batch = [e.to_json() for e in journal.events_after(self.acked, BATCH)]
             answer = self.link.send(batch, max(0, newest - self.acked - len(batch)))
+            self._sent = time.monotonic()
             mark = int(answer["high_water"])
+            if mark > newest:  # the scorer has events for this table this journal lacks
+                raise LinkError(f"the scorer has {mark} events for this table, this kiosk's "
+                                f"journal {newest}: pair it as the table's replacement", 409)
             progressed = mark > self.acked
             self.acked = mark
+            problems = answer.get("problems") or []
             self._set(status="in-sync" if mark >= newest else "behind",
-                      behind=max(0, newest - mark), muted=bool(answer.get("muted")))
+                      behind=max(0, newest - mark), muted=bool(answer.get("muted")),
+                      problem="; ".join(problems) or None)
             if mark >= journal.newest():
                 break
             if not progressed:  # the scorer keeps a gap we cannot fill: say so, retry later
@@ -96,7 +112,7 @@ class Outbox:
     def _failed(self, exc: LinkError) -> None:
         refused = exc.status is not None and exc.status < 500
         self._set(status="refused" if refused else "offline", error=str(exc),
-                  behind=max(0, self._newest - self.acked))
+                  behind=max(0, self._newest - (self.acked or 0)))
 
     # -- the thread -------------------------------------------------------------------------
 

@@ -25,16 +25,19 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
         if assignment.get("start_at") is not None:
             # Scorer time to this machine's monotonic clock, through the measured offset.
             due = clock.now() + (float(assignment["start_at"]) - link.scorer_time())
-            door.put(RoundStart(str(assignment["round"]), due))
+            door.put(RoundStart(assignment["event"], str(assignment["round"]), due))
 
     outbox.on_state, outbox.on_assignment = on_state, on_assignment
 
 
 def set_up(session: TableSession, assignment: dict[str, Any]) -> None:
-    """Set up the assigned round's match, once, when the table is free for it."""
+    """Set up the assigned round's match, once, when the table is free for it. A match played
+    here before under the same name (a practice) keeps its name; this one gets another."""
     round_no = str(assignment["round"])
-    if session.state.phase not in ("setup", "over") or round_no in session.journal.matches():
+    if session.state.phase not in ("setup", "over") or \
+            session.find_match(assignment["event"], round_no):
         return
     session.setup_match(event=assignment["event"], round=round_no, teams=assignment["teams"],
                         players=assignment["players"], ruleset=assignment["ruleset"],
-                        match_minutes=assignment.get("match_minutes"))
+                        match_minutes=assignment.get("match_minutes"),
+                        match=session.free_match_name(round_no))

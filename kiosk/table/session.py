@@ -119,27 +119,46 @@ class TableSession:
 
     def setup_match(self, *, event: str, round: str, teams: dict[str, str],
                     players: dict[str, str], ruleset: str,
-                    match_minutes: float | None = None) -> None:
+                    match_minutes: float | None = None, match: str | None = None) -> None:
         """Start a new match at this table (one per round). `match_minutes` None: the
-        ruleset's. Raises SessionError for an unknown ruleset or a round already played."""
+        ruleset's. `match`: the journal's name for it (default: the round). Raises
+        SessionError for an unknown ruleset or a match already played."""
         if self.state.phase not in ("setup", "over"):
             raise SessionError(f"round {self.match} is still being played")
         chosen = self.rulesets.get(ruleset) if isinstance(ruleset, str) else None
         if chosen is None:
             raise SessionError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
-        if str(round) in self.journal.matches():
-            raise SessionError(f"round {round} was already played at this table")
+        match = match or str(round)
+        if match in self.journal.matches():
+            raise SessionError(f"round {match} was already played at this table")
         minutes = chosen.time.match_minutes if match_minutes is None else match_minutes
         data = {"table": self.table, "event": event, "round": str(round), "teams": teams,
                 "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
                 "match_minutes": minutes or None}
         previous = (self.match, self.state)
-        self.match, self.state = str(round), MatchState(self.rulesets)
+        self.match, self.state = match, MatchState(self.rulesets)
         try:
             self._record("referee", ("setup", data))
         except Exception:
             self.match, self.state = previous
             raise
+
+    def find_match(self, event: str, round: str) -> str | None:
+        """The journal's name of the match set up for `event`'s `round`, if there is one."""
+        for e in self.journal.events():
+            if e.kind == "setup" and e.data.get("event") == event and \
+                    e.data.get("round") == str(round):
+                return e.match
+        return None
+
+    def free_match_name(self, round: str) -> str:
+        """A journal name for a new match of `round`: the round, or "round.k" when a match
+        played before (a practice, another event) already has that name."""
+        taken, name, k = set(self.journal.matches()), str(round), 1
+        while name in taken:
+            k += 1
+            name = f"{round}.{k}"
+        return name
 
     def start_match_clock(self, actor: str = "referee") -> None:
         self._record(actor, ("match-clock-start", {}))

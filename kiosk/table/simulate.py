@@ -40,11 +40,12 @@ def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: s
     session = TableSession.open(data_dir, table, rulesets, clock, SessionConfig(pin=PIN))
     bot = _Bot(session, clock, random.Random(seed * 1_000_003 + session.journal.last_seq))
     if assignment is not None and session.state.phase in ("setup", "over") and \
-            session.match != assignment["round"]:
+            not session.find_match(assignment["event"], assignment["round"]):
         session.setup_match(event=assignment["event"], round=assignment["round"],
                             teams=assignment["teams"], players=assignment["players"],
                             ruleset=assignment["ruleset"],
-                            match_minutes=assignment.get("match_minutes"))
+                            match_minutes=assignment.get("match_minutes"),
+                            match=session.free_match_name(assignment["round"]))
     elif session.state.phase == "setup":
         session.setup_match(event="simulated", round="1", teams=TEAMS, players=PLAYERS,
                             ruleset=ruleset_id)

@@ -96,6 +96,8 @@ def _link(link: Any, t: Any) -> str:
         text = t("ui.link.offline", time=since)
     if link.synchronised is False:
         text += "   " + t("ui.link.clock", s=f"{link.offset:+.1f}")
+    if link.problem:
+        text += "   " + t("ui.link.refused", why=link.problem)
     return text
 
 
