@@ -12,10 +12,9 @@ import threading
 import time
 from pathlib import Path
 
-import uvicorn
-
 from .rules import Rulesets
 from .scorer.director import Director
+from .scorer.server import server_for
 from .scorer.store import Store
 from .scorer.web import create_app
 from .sync.join import join
@@ -52,11 +51,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     if admin.event() is None:
         admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
         admin.import_teams(roster())
-    codes = admin.add_tables(TABLES) if not admin.table_count() else {}
+    codes = admin.add_tables(TABLES)  # a code for each table not paired yet
     url = f"http://127.0.0.1:{port}"
-    server = uvicorn.Server(uvicorn.Config(create_app(director, url + "/"), host="127.0.0.1",
-                                           port=port, log_level="warning",
-                                           timeout_graceful_shutdown=1))
+    server = server_for(create_app(director, url + "/"), "127.0.0.1", port)
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()
     while not server.started:
@@ -77,7 +74,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         print("\ndemo: stopping", flush=True)
     finally:
         stop.set()
-        server.should_exit = True
+        server.stop()
         serving.join(timeout=10)
         director.store.close()
         admin.store.close()
@@ -92,9 +89,9 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
     links = {}
     for table in range(1, TABLES + 1):
         kiosk = data / f"kiosk-{table}"
-        saved = Credential.load(kiosk, table)
-        links[table] = join(kiosk, table, url if saved is None else None,
-                            None if saved else codes[table], rulesets)
+        paired = Credential.load(kiosk, table) is not None
+        # The URL each time: a run on another port finds the scorer there.
+        links[table] = join(kiosk, table, url, None if paired else codes[table], rulesets)
     while not stop.is_set():
         round_no = admin.current_round()
         if round_no == 0 or _round_over(admin, round_no):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -107,7 +108,7 @@ def run_table(args: argparse.Namespace) -> int:
 
 def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
     """The table's outbox to the scorer, if it is to sync: --scorer/--pair, or paired before."""
-    from ..sync.join import join
+    from ..sync.join import NotPaired, join
     from ..sync.link import Credential, LinkError
     from ..sync.outbox import Outbox
     from ..table.journal import table_path
@@ -116,6 +117,9 @@ def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
         return None
     try:
         link = join(data, args.table, args.scorer, args.pair, rulesets)
+    except NotPaired as exc:  # the table still works, offline, until it is paired
+        print(f"kiosk table: {exc}; running offline", file=sys.stderr)
+        return None
     except LinkError as exc:
         raise TableUIError(f"cannot join the scorer: {exc}") from None
     return Outbox(table_path(data, args.table), link)

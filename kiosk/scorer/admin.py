@@ -9,14 +9,16 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlencode
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .director import RULING_KINDS, AdminError, Director
+from .director import RULING_KINDS, AdminError, Director, password_matches
 from .roster import RosterError
 from .store import StoreError
+from .sync import FailureLimit
 
 COOKIE = "kiosk_admin"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
@@ -29,6 +31,8 @@ td,th{border:1px solid #ccc;padding:.2em .5em}input,select,button{font-size:1em}
 
 
 def routes(director: Director) -> list[Route]:
+    wrong_passwords = FailureLimit(20, 60.0)
+
     def session(request: Request) -> str | None:
         """The CSRF token of the request's live session, or None."""
         token = request.cookies.get(COOKIE)
@@ -41,8 +45,15 @@ def routes(director: Director) -> list[Route]:
                      request.query_params.get("error", ""))
 
     async def login(request: Request) -> Response:
+        now = director.clock()
+        if wrong_passwords.blocked(now):
+            return _page("登录 Log in", "", "稍候再试 Too many wrong passwords: wait a minute",
+                         status=429)
         form = await request.form()
-        if not director.check_password(str(form.get("password", ""))):
+        stored = director.store.setting("password")
+        if not await run_in_threadpool(password_matches, stored,
+                                       str(form.get("password", ""))):
+            wrong_passwords.failed(now)
             return _page("登录 Log in", _form("/admin/login", "", "登录 Log in",
                                               '<input type="password" name="password">'),
                          "密码不对 Wrong password", status=403)

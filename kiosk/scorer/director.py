@@ -87,12 +87,7 @@ class Director:
         self.store.set_setting("password", salt.hex() + ":" + digest.hex())
 
     def check_password(self, password: str) -> bool:
-        stored = self.store.setting("password")
-        if stored is None:
-            return False
-        salt, digest = (bytes.fromhex(x) for x in stored.split(":"))
-        given = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
-        return hmac.compare_digest(given, digest)
+        return password_matches(self.store.setting("password"), password)
 
     def open_session(self) -> tuple[str, str]:
         """A new admin session: (token for the cookie, CSRF token for the forms)."""
@@ -517,6 +512,16 @@ class Director:
         tie_breaks = ("net", "opponents", "head-to-head") \
             if self.ruleset().result.tie_break == "net-levels" else ("opponents", "head-to-head")
         return standings(self.teams(), self.results(), tie_breaks)
+
+
+def password_matches(stored: str | None, password: str) -> bool:
+    """Whether `password` is the one whose salted scrypt hash is `stored` (slow on purpose:
+    run it off the server's event loop)."""
+    if stored is None:
+        return False
+    salt, digest = (bytes.fromhex(x) for x in stored.split(":"))
+    given = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
+    return hmac.compare_digest(given, digest)
 
 
 def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState | None,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+from types import FrameType
 
 import uvicorn
+from starlette.applications import Starlette
 
 from .director import Director
 from .discovery import announce, lan_address
@@ -17,13 +19,27 @@ def public_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}/"
 
 
+class ScorerServer(uvicorn.Server):
+    """uvicorn, ending the hall's event streams as soon as it is asked to stop (they would
+    otherwise be cut off after the graceful-shutdown timeout, with a traceback)."""
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.config.app.state.feed.close()
+        super().handle_exit(sig, frame)
+
+    def stop(self) -> None:
+        self.config.app.state.feed.close()
+        self.should_exit = True
+
+
+def server_for(app: Starlette, host: str, port: int) -> ScorerServer:
+    return ScorerServer(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                       timeout_graceful_shutdown=3))
+
+
 def serve(director: Director, host: str, port: int, mdns: bool = True) -> int:
     url = public_url(host, port)
-    app = create_app(director, url)
-    # Open event streams would hold a shutdown for ever; give them a second.
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
-                            timeout_graceful_shutdown=1)
-    server = uvicorn.Server(config)
+    server = server_for(create_app(director, url), host, port)
     event = director.event()
     with contextlib.ExitStack() as stack:
         if mdns and not host.startswith("127."):

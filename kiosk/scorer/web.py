@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -25,6 +26,7 @@ from starlette.staticfiles import StaticFiles
 from . import admin, exports, hall, sync
 from .director import Director
 
+log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
 PING_EVERY = 5.0  # seconds between the feed's keep-alive pings
 WATCH_EVERY = 0.25  # seconds between looks at the store for changes
@@ -39,6 +41,7 @@ class HallFeed:
         self.director, self.address = director, address
         self.serial = 0
         self.text = ""
+        self.closing = False  # set when the server stops: the streams end
         self._version = -1
         self._changed = asyncio.Condition()
 
@@ -46,8 +49,12 @@ class HallFeed:
         version = self.director.store.version()
         if version != self._version or not self.text:
             self._version = version
-            self.text = json.dumps(hall.snapshot(self.director, self.address),
-                                   ensure_ascii=False)
+            try:
+                self.text = json.dumps(hall.snapshot(self.director, self.address),
+                                       ensure_ascii=False)
+            except Exception:  # a bug must not stop the hall's screens: keep the last one
+                log.exception("hall snapshot failed; the screens keep the previous one")
+                return self.text
             self.serial += 1
         return self.text
 
@@ -66,17 +73,24 @@ class HallFeed:
                     self._changed.notify_all()
 
     async def stream(self) -> AsyncIterator[str]:
-        serial = -1
-        while True:
+        serial, last_ping = -1, 0.0
+        while not self.closing:
             if self.serial != serial:
                 text, serial = self.current(), self.serial
                 yield f"event: snapshot\ndata: {text}\n\n"
-            try:
+            try:  # wake at least every second to notice the server stopping
                 async with self._changed:
-                    await asyncio.wait_for(self._changed.wait(), PING_EVERY)
+                    await asyncio.wait_for(self._changed.wait(), 1.0)
             except TimeoutError:
                 pass
-            yield f"event: ping\ndata: {json.dumps({'now': self.director.clock()})}\n\n"
+            now = self.director.clock()
+            if now - last_ping >= PING_EVERY:
+                last_ping = now
+                yield f"event: ping\ndata: {json.dumps({'now': now})}\n\n"
+
+    def close(self) -> None:
+        """End every stream within a second (safe to call from a signal handler)."""
+        self.closing = True
 
 
 def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
@@ -119,7 +133,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         yield
         watcher.cancel()
 
-    return Starlette(
+    app = Starlette(
         routes=[Route("/", page), Route("/api/hall", snapshot),
                 Route("/api/hall/stream", stream), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
@@ -127,3 +141,5 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         lifespan=contextlib.asynccontextmanager(lifespan))
+    app.state.feed = feed
+    return app

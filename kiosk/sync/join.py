@@ -12,18 +12,23 @@ from ..table.journal import Journal, table_path
 from .link import Credential, LinkError, ScorerLink
 
 
+class NotPaired(LinkError):
+    """The table has no credential and no pairing code was given."""
+
+
 def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
          rulesets: Rulesets, client: httpx.Client | None = None) -> ScorerLink:
     """The link of `table` to the scorer at `url` ("auto" or None with a saved credential:
     the saved URL, else mDNS). With `code`, pair afresh; a kiosk whose journal is empty then
     downloads what the scorer has for the table and continues from it."""
     saved = Credential.load(data_dir, table)
+    if code is None and saved is None:
+        raise NotPaired(f"table {table} is not paired with the scorer yet: "
+                        f"kiosk pair --data {data_dir} --table {table} CODE")
     if url in (None, "auto"):
         url = saved.url if saved and not code else _discover()
     link = ScorerLink(url, client, saved if saved and not code else None)
     if code is None:
-        if saved is None:
-            raise LinkError(f"table {table} is not paired: give the pairing code (--pair)")
         return link
     journal = Journal(table_path(data_dir, table))
     try:
