@@ -242,10 +242,16 @@ class Tally:
 
 
 def tables_for(count: int, events: list[dict[str, Any]]) -> list[Table]:
+    """Each table replays the recorded journal as its own: its device, and a setup that names
+    the bench event's round 1 at that table (the scorer scores only the event's matches)."""
     out = []
     for n in range(1, count + 1):
         device = f"bench-kiosk-{n:03d}"
-        out.append(Table(n, device, [{**e, "device": device} for e in events]))
+        own = [{**e, "device": device, "match": "1"} for e in events]
+        for e in own:
+            if e["kind"] == "setup":
+                e["data"] = {**e["data"], "event": "Bench", "round": "1", "table": n}
+        out.append(Table(n, device, own))
     return out
 
 
