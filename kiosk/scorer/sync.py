@@ -15,6 +15,7 @@ import hmac
 import json
 import math
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -140,26 +141,30 @@ def routes(director: Director) -> list[Route]:
         return answer({"high_water": mark, "orphans": orphans, "muted": director.muted(),
                        "problems": director.problems(table)}, now=now)
 
-    async def assignment(request: Request) -> JSONResponse:
-        now, table = clock(), request.path_params["table"]
-        problem = _authenticate(director, request, table, await _raw(request) or b"")
-        if problem:
-            return answer({"error": problem}, 401, now)
-        return answer({"assignment": director.assignment(table), "muted": director.muted(),
-                       "high_water": store.high_water(table)}, now=now)
+    def signed_read(reply: Callable[[int], dict[str, Any]]
+                    ) -> Callable[[Request], Awaitable[JSONResponse]]:
+        """A GET only the table's own kiosk may make: `reply(table)` is the answer."""
+        async def endpoint(request: Request) -> JSONResponse:
+            now, table = clock(), request.path_params["table"]
+            problem = _authenticate(director, request, table, await _raw(request) or b"")
+            if problem:
+                return answer({"error": problem}, 401, now)
+            return answer(reply(table), now=now)
+        return endpoint
 
-    async def journal(request: Request) -> JSONResponse:
-        now, table = clock(), request.path_params["table"]
-        problem = _authenticate(director, request, table, await _raw(request) or b"")
-        if problem:
-            return answer({"error": problem}, 401, now)
+    def assignment(table: int) -> dict[str, Any]:
+        return {"assignment": director.assignment(table), "muted": director.muted(),
+                "high_water": store.high_water(table)}
+
+    def journal(table: int) -> dict[str, Any]:
         mark = store.high_water(table)
-        return answer({"high_water": mark, "events": store.events(table, 0, mark)}, now=now)
+        return {"high_water": mark, "events": store.events(table, 0, mark)}
 
     return [Route("/api/pair", pair, methods=["POST"]),
             Route("/api/tables/{table:int}/events", events, methods=["POST"]),
-            Route("/api/tables/{table:int}/assignment", assignment, methods=["GET"]),
-            Route("/api/tables/{table:int}/journal", journal, methods=["GET"])]
+            Route("/api/tables/{table:int}/assignment", signed_read(assignment),
+                  methods=["GET"]),
+            Route("/api/tables/{table:int}/journal", signed_read(journal), methods=["GET"])]
 
 
 def _authenticate(director: Director, request: Request, table: int, body: bytes) -> str | None:
