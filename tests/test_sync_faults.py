@@ -4,6 +4,7 @@ a kiosk with another copy of the ruleset. Afterwards every event is at the score
 
 from __future__ import annotations
 
+import html
 import io
 import random
 import shutil
@@ -17,6 +18,7 @@ from starlette.testclient import TestClient
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.rules import Rulesets
+from kiosk.scorer.admin import dashboard
 from kiosk.scorer.director import Director
 from kiosk.scorer.hall import tables as hall_tables
 from kiosk.scorer.store import Store
@@ -96,6 +98,7 @@ def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     assert "cd" * 32 in problem and sha in problem
     assert director.match_state(1, 1) is None
     assert hall_tables(director)[0]["error"] == problem
+    assert f"table 1: {html.escape(problem)}" in dashboard(director, "csrf")  # seen there too
 
 
 def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):

@@ -194,6 +194,14 @@ def dashboard(director: Director, csrf: str) -> str:
                            f'<input type="hidden" name="on" value="{"0" if muted else "1"}">'))
         parts.append(_form("/admin/close", csrf, "结束赛事 Close the event", ""))
         parts.append(codes_table(director))
+        orphans = director.store.orphans()
+        if orphans:  # events an import could not place: kept, for the head referee to see
+            parts.append(f'<p class="error">{len(orphans)} imported events are kept aside: '
+                         "their places in their tables' sequences were taken (see the "
+                         "store's orphans table)</p>")
+        problems = [(n, p) for n in range(1, director.table_count() + 1)
+                    for p in director.problems(n)]
+        parts += [f'<p class="error">table {n}: {e(p)}</p>' for n, p in problems]
         parts.append('<p><a href="/api/export/results.csv">results.csv</a> · '
                      '<a href="/api/export/results.json">results.json</a> · '
                      '<a href="/api/export/sheets.txt">score sheets</a> · '

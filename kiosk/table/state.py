@@ -299,7 +299,7 @@ class MatchState:
                                f"{', '.join(self.rulesets)}")
         if data.get("ruleset_sha256") != ruleset.sha256:
             raise SessionError(f"the match was set up with {ruleset.id} sha256 "
-                               f"{data.get('ruleset_sha256')}, but this kiosk's {ruleset.id} "
+                               f"{data.get('ruleset_sha256')}, but the {ruleset.id} here "
                                f"has sha256 {ruleset.sha256}")
         minutes = data.get("match_minutes")
         if minutes is not None and (isinstance(minutes, bool) or not isinstance(
