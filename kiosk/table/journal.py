@@ -160,6 +160,11 @@ class Journal:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self.last_seq = len(events)
 
+    def setups(self) -> list[tuple[str, dict[str, Any]]]:
+        """Each match's setup, oldest first: (the journal's name for the match, its data)."""
+        rows = self.db.execute("SELECT match, data FROM events WHERE kind = 'setup' ORDER BY seq")
+        return [(match, json.loads(data)) for match, data in rows]
+
     def matches(self) -> list[str]:
         """The matches recorded at this table, oldest first."""
         rows = self.db.execute(

@@ -145,10 +145,11 @@ class TableSession:
 
     def find_match(self, event: str, round: str) -> str | None:
         """The journal's name of the match set up for `event`'s `round`, if there is one."""
-        for e in self.journal.events():
-            if e.kind == "setup" and e.data.get("event") == event and \
-                    e.data.get("round") == str(round):
-                return e.match
+        # Only the setups are read: the runner's thread calls this, and must not decode a
+        # whole day's journal every few seconds.
+        for match, data in self.journal.setups():
+            if data.get("event") == event and data.get("round") == str(round):
+                return match
         return None
 
     def free_match_name(self, round: str) -> str:
