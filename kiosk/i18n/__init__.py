@@ -1,5 +1,14 @@
 """Message catalogs: every string a person reads comes from here, in 简体中文, 繁體中文 or
-English."""
+English.
+
+Each language is a folder of TOML files, one per area of the product (`rules.toml`,
+`table.toml`, `slip.toml`, …); a language's catalog is all of them together, and a key may be
+defined in only one file.
+
+An error meant for a person carries a catalog key and its parameters (`.key`, `.params`, see
+`kiosk.rules.errors.Explained`); `explain` renders it in a language, so no developer's English
+reaches a screen, a page or a terminal.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +24,20 @@ DEFAULT_LANG = "zh-Hans"
 
 @functools.cache
 def catalog(lang: str) -> Mapping[str, str]:
-    """All messages of `lang`. Raises ValueError for a language the product does not speak."""
+    """All messages of `lang`. Raises ValueError for a language the product does not speak, or
+    for a key defined in two of its files."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; allowed: {', '.join(LANGS)}")
-    text = (resources.files("kiosk.i18n") / f"{lang}.toml").read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    messages: dict[str, str] = {}
+    folder = resources.files("kiosk.i18n") / lang
+    for part in sorted(folder.iterdir(), key=lambda p: p.name):
+        if not part.name.endswith(".toml"):
+            continue
+        for key, text in tomllib.loads(part.read_text(encoding="utf-8")).items():
+            if key in messages:
+                raise ValueError(f"{lang}/{part.name}: {key!r} is already defined")
+            messages[key] = text
+    return messages
 
 
 def translator(lang: str) -> Callable[..., str]:
@@ -30,3 +48,14 @@ def translator(lang: str) -> Callable[..., str]:
         return messages[key].format(**values) if values else messages[key]
 
     return t
+
+
+def explain(error: BaseException, lang: str) -> str:
+    """What `error` says to a person in `lang`: its catalog key rendered with its parameters.
+    An error without a key (a bug, not a refusal) gets the catalog's generic words, never its
+    developer text."""
+    t = translator(lang)
+    key = getattr(error, "key", None)
+    if key is None or key not in catalog(lang):
+        return t("error.unexpected")
+    return t(key, **getattr(error, "params", {}))

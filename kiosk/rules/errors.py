@@ -1,10 +1,34 @@
-"""The errors the rules core raises. Each message is meant for a person to read."""
+"""The errors the rules core raises.
+
+A refusal a person will read carries a catalog key and its parameters (`Explained`): the
+English text of the exception is for logs and developers, `kiosk.i18n.explain` gives the words
+in the reader's language.
+"""
 
 from __future__ import annotations
 
+from typing import Any
 
-class RulesError(Exception):
+
+class Explained:
+    """Mixin for an error a person reads: `key` names a message in `kiosk/i18n/<lang>/*.toml`
+    and `params` fill its placeholders. `key` None means no catalog words yet (shown as the
+    generic "unexpected" message, never as the English text)."""
+
+    key: str | None = None
+    params: dict[str, Any]
+
+    def explained(self, key: str, **params: Any) -> Explained:
+        """Attach the catalog key and parameters; returns self so ``raise E(...).explained(...)``
+        reads in one line."""
+        self.key, self.params = key, params
+        return self
+
+
+class RulesError(Explained, Exception):
     """Base of every error the rules core raises on bad input."""
+
+    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 class RulesetError(RulesError):

@@ -279,6 +279,15 @@ class Ruleset:
         """The big-point band for the defenders' `total` (below 0 counts as 0)."""
         return self._lookup(total)  # type: ignore[no-any-return]
 
+    def seats_for(self, code: str, dealer: str, buried_by: str | None = None) -> tuple[str, ...]:
+        """The seats that can commit penalty `code` in a hand dealt by `dealer` (`buried_by`: the
+        seat that buried the kitty last, where frying lets another seat bury). Every seat, until
+        the ruleset file ties the offence to one side (issue 13); the kiosk's penalty step offers
+        only these seats and the session refuses any other."""
+        if code not in self.penalties:
+            raise EntryError("code", f"{code!r} is not a penalty of {self.id}")
+        return SEATS
+
     def _lookup(self, total: int) -> Any:
         index = self._band_index
         step = max(total, 0) // POINT_STEP

@@ -24,6 +24,7 @@ from ..rules import (
     TeamMatch,
     score_hand,
 )
+from ..rules.errors import Explained
 from ..rules.hand import check_points
 from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
@@ -36,8 +37,11 @@ IN_HAND = ("bury", "play")
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late")
 
 
-class SessionError(Exception):
-    """A command is refused: wrong phase, invalid entry, missing PIN. Nothing was recorded."""
+class SessionError(Explained, Exception):
+    """A command is refused: wrong phase, invalid entry, missing PIN. Nothing was recorded.
+    The screen shows `kiosk.i18n.explain(error, lang)`, never the English text."""
+
+    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 @dataclass
