@@ -516,11 +516,17 @@ def test_paused_clocks_stay_paused(tmp_path, rulesets, clock):
     s.press("N")
     s.unlock(PIN)
     s.pause()
-    for action in (s.undo, lambda: s.fry("E"), lambda: s.press("N")):
+    for action in (lambda: s.fry("E"), lambda: s.press("N")):
         with pytest.raises(SessionError, match="paused"):
             action()
     clock.advance(30)
     assert s.tick() == [] and s.move_time_left() == pytest.approx(15)
+    s.undo()  # the referee takes back N's press during the pause: the bury waits, stopped
+    assert (s.state.phase, s.state.clock.seat, s.state.clock.running) == ("bury", "N", False)
+    clock.advance(30)
+    assert s.tick() == []
+    s.resume()  # a fresh move
+    assert s.move_time_left() == pytest.approx(60)
 
 
 def test_bad_setup_and_late_clock_start_are_refused(tmp_path, rulesets, clock):

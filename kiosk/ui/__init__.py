@@ -1,1 +1,18 @@
-"""The touchscreen app (Kivy): screens laid out in .kv files, presenters in plain Python."""
+"""The touchscreen app (Kivy): screens laid out in .kv files, presenters in plain Python.
+
+Importing this package sets Kivy's environment before Kivy is imported anywhere: Kivy must not
+read the kiosk's own command line (`kiosk --rules-dir DIR table …`), and the clipboard is SDL's
+(Kivy would otherwise probe xclip and xsel, absent on a kiosk, and log CRITICAL tracebacks)."""
+
+import os
+
+os.environ.setdefault("KIVY_NO_ARGS", "1")
+os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
+os.environ.setdefault("KIVY_CLIPBOARD", "sdl2,dummy")
+
+
+def kivy_config():  # type: ignore[no-untyped-def]
+    """Kivy's Config, imported after the environment above is set."""
+    from kivy.config import Config
+
+    return Config
