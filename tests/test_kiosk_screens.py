@@ -299,7 +299,8 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:15",
               "e_shape:pair", "e_add", "e_pseat:S", "e_pkind:look-back", "e_finish")
     lines = table.screen.lines
-    assert lines[:2] == ("得分 85 + 底牌 15×4 + 罚分 10 = 155", "南 翻看上一轮：罚 10 分（加到得分）")
+    assert lines[:2] == ("得分 85 + 底牌 15×4 + 罚分 10 = 155",
+                         "南 翻看上一轮：罚 10 分（加到得分）")
     assert "旁家上台，升 3 级（南北 2 : 5 东西）" in lines and "下一副庄家：东" in lines
     table.press("N")  # NS confirm, then the table sees a typo
     table.tap("reopen")

@@ -240,6 +240,7 @@ class KioskScreen(Screen):
             from kivy.uix.scrollview import ScrollView
 
             slip = _label(model.mono, app, mono=True)
+            slip.slip = True
             slip.font_size = app.text_size * 0.75
             slip.height = slip.font_size * 1.45 * (model.mono.count("\n") + 1)
             scroller = ScrollView(do_scroll_x=False, bar_width=dp(8))

@@ -90,6 +90,11 @@ class ScreenModel:
     mono: str = ""  # preformatted text in the monospaced face (the slip)
     extra: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def status(self) -> str:
+        """The status strip as one line of text."""
+        return "   ".join(" ".join(x for x in (p.caption, p.value) if x) for p in self.strip)
+
     def actions(self) -> tuple[str, ...]:
         """Every action a tap on this screen can do."""
         out = [b.action for g in self.grids for b in g.buttons]

@@ -29,8 +29,11 @@ HISTORY_ROWS = {False: 4, True: 9}
 RULESETS_PER_PAGE = {False: 6, True: 10}
 
 
-def present(view: TableView, now: float, ui: UiState, portrait: bool = False) -> ScreenModel:
-    """The screen for this moment."""
+def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
+            ) -> ScreenModel:
+    """The screen for this moment (`ui`: the screen's own state, or just a language)."""
+    if isinstance(ui, str):
+        ui = UiState(lang=ui)
     t = translator(ui.lang)
     model = _screen(view, now, ui, t, portrait)
     strip = status(view, now, t, big=model.screen == "clock")

@@ -21,8 +21,8 @@ from .app import HOLD_TO_PAUSE, KioskApp, TapButton
 #: ("touch", action), ("hold", action) a long press, ("seat", seat) a GPIO button,
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
 #: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
-#: ("count", "start"|"stop") taps and presses, ("rects", name) every button's rectangle,
-#: ("pin", digits) on the PIN pad, ("wait_notice", "on"|"off").
+#: ("count", name) taps and presses until ("count", "stop"), ("rects", name) every button's
+#: rectangle, ("wait_notice", "on"|"off").
 Step = tuple[str, str]
 
 PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
@@ -59,7 +59,7 @@ SCRIPT: tuple[Step, ...] = (
     ("wait", "ready"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
     ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
     ("shot", "play-all-tricks"),
-    ("count", "start"), ("touch", "end_play"), ("wait", "entry.points"),
+    ("count", "typical"), ("touch", "end_play"), ("wait", "entry.points"),
     ("touch", "e_points:60"), ("wait", "entry.last_trick"), ("touch", "e_last:defenders"),
     ("wait", "entry.kitty_points"), ("touch", "e_kitty:10"), ("wait", "entry.kitty_shape"),
     ("touch", "e_shape:tractor2"), ("wait", "entry.penalties"), ("touch", "e_finish"),
@@ -102,7 +102,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
 
 def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
            seen: dict[str, Any]) -> Iterator[None]:
-    shots, counting = 0, False
+    shots, counting, counted = 0, False, ""
     taps = presses = 0
     for kind, arg in script:
         if kind == "wait":
@@ -160,12 +160,12 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             presses += counting
         elif kind == "play_out":
             app.runner.door.put(_play_out)
-        elif kind == "count":
-            if arg == "start":
-                counting, taps, presses = True, 0, 0
+        elif kind == "count":  # ("count", name) starts counting, ("count", "stop") stops
+            if arg != "stop":
+                counting, taps, presses, counted = True, 0, 0, arg
             else:
                 counting = False
-                seen["counts"] = {"taps": taps, "presses": presses}
+                seen["counts"][counted] = {"taps": taps, "presses": presses}
         elif kind == "rects":
             yield
             seen["rects"][arg] = _rects(app.root.current_screen)
@@ -237,6 +237,10 @@ def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
         return
     texts = seen["texts"].setdefault(app.model.name, [])
     for widget in app.root.current_screen.walk():
+        # Left out: the language button names the next language in that language, and the
+        # score slip is printed in the slip's own words (kiosk.hw.slip).
+        if getattr(widget, "action", "") == "language" or getattr(widget, "slip", False):
+            continue
         text = getattr(widget, "text", "")
         if isinstance(text, str) and text:
             text = _MARKUP.sub("", text)
