@@ -48,6 +48,7 @@ STYLE = {"normal": ((0.22, 0.33, 0.55, 1), (1, 1, 1, 1)),
 NOTICE = {"": (0, 0, 0, 0), "error": (0.55, 0.3, 0.02, 1), "info": (0.12, 0.3, 0.45, 1),
           "alert": (0.75, 0.1, 0.1, 1)}
 KEYS = {"1": "N", "2": "E", "3": "S", "4": "W"}
+RED_SUITS = ("♥", "♦")
 #: A long press on the countdown pauses the clocks.
 HOLD_TO_PAUSE = 0.8
 #: The official 7" panel: 800x480 on 154 x 86 mm. Sizes meant in millimetres use this.
@@ -224,7 +225,12 @@ class KioskScreen(Screen):
             body.add_widget(big)
         mono = bool(model.extra.get("mono_lines"))
         for line in model.lines:
-            body.add_widget(_label(line, app, mono=mono))
+            label = _label(line, app, mono=mono)
+            if model.extra.get("input") or model.big:  # what is typed; what a banner means
+                label.font_size = app.title_size * (1.2 if model.extra.get("input") else 1.0)
+                label.halign = "center"
+                label.height = label.font_size * 1.6
+            body.add_widget(label)
         for row in model.rows:
             box = BoxLayout(size_hint_y=None, height=max(dp(56), app.text_size * 2.6),
                             spacing=dp(6))
@@ -263,13 +269,12 @@ class ClockScreen(Screen):
         self.ids.strip.show(app, model.strip, model.flags)
         notice = self.ids.notice
         notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
-        self.ids.title.text = model.title
         countdown = self.ids.countdown
         countdown.ids.seconds.text = model.clock
         countdown.ids.seconds.color = (1, 1, 1, 1) if model.clock_state in (
             "moving", "gather", "idle") else FILL[model.clock_state]
-        countdown.ids.caption.text = "\n".join(
-            x for x in (model.clock_caption, model.extra.get("hold_hint", "")) if x)
+        countdown.ids.caption.text = model.extra.get("hold_hint", "") if model.clock else ""
+        self.ids.title.text = "　".join(x for x in (model.title, model.clock_caption) if x)
         for seat in model.seats:
             box = self.ids[f"seat_{seat.seat}"]
             box.text = f"{seat.label}\n{seat.time}" if seat.to_move else seat.label
@@ -319,7 +324,14 @@ def _grid(app: KioskApp, grid: Grid) -> GridLayout:
     cols = grid.cols_portrait if app.portrait else grid.cols
     layout = GridLayout(cols=cols, spacing=dp(5), size_hint_y=grid.rows(app.portrait))
     for btn in grid.buttons:
-        layout.add_widget(_button(app, btn))
+        if not btn.action:  # a gap (the seats keep their places at the table)
+            layout.add_widget(Widget())
+            continue
+        button = _button(app, btn)
+        button.font_size = app.text_size * grid.scale
+        if btn.label in RED_SUITS:
+            button.color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else (1, 0.45, 0.45, 1)
+        layout.add_widget(button)
     return layout
 
 

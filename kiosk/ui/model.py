@@ -21,11 +21,12 @@ class Btn:
 @dataclass(frozen=True)
 class Grid:
     """Buttons in rows of `cols` (landscape) or `cols_portrait` columns, filling their share of
-    the body: never scrolled."""
+    the body: never scrolled. A button with no action is a gap."""
 
     buttons: tuple[Btn, ...]
     cols: int = 4
     cols_portrait: int = 2
+    scale: float = 1.0  # of the type (suits and seats read from across the table)
 
     def rows(self, portrait: bool) -> int:
         cols = self.cols_portrait if portrait else self.cols

@@ -14,7 +14,7 @@ from ..table.view import TableView
 from . import wizard
 from .control import UiState
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
-from .wizard import seat_label, side_terms, team_label, trump_label
+from .wizard import seat_grid, seat_label, side_terms, team_label, trump_label
 
 SEATS = ("N", "E", "S", "W")
 #: Where each seat sits on the screen (the table seen from above, N at the top).
@@ -199,7 +199,7 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
                 if page + 1 < pages else None]
     if view.phase == "over":
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
-    lines = (t("ui.setup.paired"),) if view.link is not None else ()
+    lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
     return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
                        grids=(Grid(name_buttons, 3, 2), Grid(rulesets, 2, 1)),
                        nav=tuple(b for b in nav if b), extra={"big_title": True})
@@ -217,41 +217,40 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
     return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=(text + "▏",),
-                       grids=(Grid(keys, 10, 6),), nav=nav)
+                       grids=(Grid(keys, 10, 6),), nav=nav, extra={"input": True})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
-        buttons = tuple(Btn(f"dealer:{s}", seat_label(view, s, t)) for s in SEATS)
-        nav = (Btn("undo", t("ui.undo_what.redeal"), "quiet"),) if view.undo else ()
+        nav = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
         return ScreenModel("step", "ready.dealer", t("ui.q.dealer", hand=hand),
-                           grids=(Grid(buttons, 4, 2),), nav=nav)
+                           grids=(seat_grid("dealer", SEATS, view, t),), nav=nav)
     dealer = seat_label(view, view.dealer or "", t)
     if view.kind == "individual" and not view.partner:
         return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
                            grids=(Grid(tuple(Btn(f"card:{r}", r) for r in RANKS), 7, 5),))
     if ui.ready_step == "redeal" and view.redeal_callers:
-        buttons = tuple(Btn(f"redeal:{s}", seat_label(view, s, t)) for s in view.redeal_callers)
         return ScreenModel("step", "ready.redeal", t("ui.q.redeal"),
-                           grids=(Grid(buttons, 2, 1),),
+                           grids=(seat_grid("redeal", view.redeal_callers, view, t),),
                            nav=(Btn("redeal_back", t("ui.back"), "quiet"),))
-    lines = [t("ui.dealer_level", hand=hand, dealer=dealer, level=view.level or "")]
+    lines = []
     if view.partner:
         lines.append(t("ui.partner", seat=seat_label(view, view.partner, t)))
     grids = []
     if view.kind == "team":
-        lines.append(t("ui.q.trump"))
+        lines.append(t("ui.q.trump_then_bury"))
         grids.append(Grid(tuple(Btn(f"trump:{s}", trump_label(s, t),
                                     "selected" if view.trump == s else "normal")
-                                for s in TRUMPS), 5, 5))
+                                for s in TRUMPS), 5, 5, 2.0))
     nav = []
     if view.undo:
         nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
     if view.redeal_callers:
         nav.append(Btn("redeal", t("ui.redeal"), "quiet"))
     nav.append(Btn("start_bury", t("ui.start_bury"), "primary"))
-    return ScreenModel("step", "ready", t("ui.screen.ready"), lines=tuple(lines),
+    title = t("ui.dealer_level", hand=hand, dealer=dealer, level=view.level or "")
+    return ScreenModel("step", "ready", title, lines=tuple(lines),
                        grids=tuple(grids), nav=tuple(nav))
 
 
@@ -529,9 +528,8 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
     step = ui.referee_step
     back = Btn("r_back", t("ui.back"), "quiet")
     if step == "leader":
-        return ScreenModel("step", "referee.leader", t("ui.q.leader"), grids=(
-            Grid(tuple(Btn(f"r_leader:{s}", seat_label(view, s, t)) for s in SEATS), 4, 2),),
-            nav=(back,))
+        return ScreenModel("step", "referee.leader", t("ui.q.leader"),
+                           grids=(seat_grid("r_leader", SEATS, view, t),), nav=(back,))
     if step == "forfeit_kind":
         return ScreenModel("step", "referee.forfeit_kind", t("ui.q.forfeit_kind"), grids=(
             Grid((Btn("r_fkind:forfeit", t("ui.forfeit.forfeit")),

@@ -152,10 +152,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                          nav=(back_to, finish))
     if step == "penalty_seat":
         seats = tuple(s for s in SEATS if any(s in who for who in _seats(view, dealer).values()))
-        buttons = tuple(Btn(f"e_pseat:{s}", seat_label(view, s, t),
-                            _sel(values.pending.get("seat") == s)) for s in seats)
         return StepModel("entry.penalty_seat", t("ui.q.penalty_seat"),
-                         grids=(Grid(buttons, 4, 2),), nav=(back,))
+                         grids=(seat_grid("e_pseat", seats, view, t,
+                                          values.pending.get("seat")),), nav=(back,))
     if step == "penalty_kind":
         seat = values.pending.get("seat", "")
         names = dict(view.penalty_names)
@@ -179,9 +178,20 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "trump":
         buttons = tuple(Btn(f"e_trump:{suit}", trump_label(suit, t), _sel(values.trump == suit))
                         for suit in TRUMPS)
-        return StepModel("entry.trump", t("ui.q.trump"), grids=(Grid(buttons, 5, 3),),
+        return StepModel("entry.trump", t("ui.q.trump"), grids=(Grid(buttons, 5, 3, 2.0),),
                          nav=(back, Btn("e_summary", t("ui.next_summary"), "primary")))
     raise ValueError(f"no entry step {step!r}")
+
+
+#: The seats as they sit at the table: N at the top, W left, E right, S at the bottom.
+TABLE_ORDER = (None, "N", None, "W", None, "E", None, "S", None)
+
+
+def seat_grid(prefix: str, seats: tuple[str, ...], view: TableView, t: Any,
+              selected: str | None = None) -> Grid:
+    """A seat picker laid out as the table: a seat that cannot be chosen is a gap."""
+    return Grid(tuple(Btn(f"{prefix}:{s}", seat_label(view, s, t), _sel(s == selected))
+                      if s in seats else Btn("", "") for s in TABLE_ORDER), 3, 3, 1.4)
 
 
 def _values(prefix: str, values: tuple[int, ...], chosen: int | None, cols: int,
