@@ -226,10 +226,11 @@ class KioskScreen(Screen):
         mono = bool(model.extra.get("mono_lines"))
         for line in model.lines:
             label = _label(line, app, mono=mono)
-            if model.extra.get("input") or model.big:  # what is typed; what a banner means
+            if model.extra.get("input") or model.big or model.name == "confirm":
+                # what is typed, what a banner means, what a confirmation will do: large
                 label.font_size = app.title_size * (1.2 if model.extra.get("input") else 1.0)
                 label.halign = "center"
-                label.height = label.font_size * 1.6
+                label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(10)))
             body.add_widget(label)
         for row in model.rows:
             box = BoxLayout(size_hint_y=None, height=max(dp(56), app.text_size * 2.6),

@@ -242,7 +242,7 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         lines.append(t("ui.q.trump_then_bury"))
         grids.append(Grid(tuple(Btn(f"trump:{s}", trump_label(s, t),
                                     "selected" if view.trump == s else "normal")
-                                for s in TRUMPS), 5, 5, 2.0))
+                                for s in TRUMPS), 5, 3, 2.0))
     nav = []
     if view.undo:
         nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
@@ -388,7 +388,8 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
     terms = side_terms(view, t, lang, view.dealer)
     lines = list(breakdown(view, p, t, lang)) if p else []
     if "result" in p and view.kind == "team":
-        lines.append(t("ui.outcome." + p["result"], defenders=terms["defenders"],
+        outcome = "ui.outcome." + p["result"] + ("" if p.get("advance") else ".none")
+        lines.append(t(outcome, defenders=terms["defenders"],
                        dealer_side=terms["dealer_side"], n=p.get("advance") or 0,
                        levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
                               f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
@@ -593,7 +594,7 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
-                       extra={"locked": locked > 0})
+                       extra={"locked": locked > 0, "input": True})
 
 
 def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:

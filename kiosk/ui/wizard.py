@@ -128,6 +128,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                               for key, text in options), 2, 1),), nav=(back,))
     if step == "kitty_points":
         return StepModel("entry.kitty_points", t("ui.q.kitty_points"),
+                         lines=(t("ui.points_so_far", points=values.points),),
                          grids=(_values("e_kitty", KITTY_VALUES, values.kitty_points, 9, 6),),
                          nav=(back,))
     if step == "kitty_shape":
