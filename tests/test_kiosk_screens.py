@@ -127,7 +127,7 @@ def test_1_every_refusal_reads_in_the_readers_language(table):
     table.do(lambda s: s.enter_points(None))
     for lang in LANGS:
         table.ctl.ui.lang = lang
-        table.do(lambda s: s.add_penalty("no-such-offence", "E"))
+        table.do(lambda s: s.add_penalty("failed-throw", "E"))  # how many cards?
         text = table.screen.notice.text
         assert text and text != catalog(lang)["error.unexpected"], lang
         if lang != "en":
@@ -300,7 +300,7 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
               "e_shape:pair", "e_add", "e_pseat:S", "e_pkind:look-back", "e_finish")
     lines = table.screen.lines
     assert lines[:2] == ("得分 85 + 底牌 15×4 + 罚分 10 = 155",
-                         "南 翻看上一轮：罚 10 分（加到得分）")
+                         "南 翻看上一轮的牌：罚10分（计入旁家）")
     assert "旁家上台，升 3 级（南北 2 : 5 东西）" in lines and "下一副庄家：东" in lines
     table.press("N")  # NS confirm, then the table sees a typo
     table.tap("reopen")
@@ -519,7 +519,7 @@ def test_11_the_history_has_headings_seats_in_chinese_kitty_and_penalties(table)
     lines = table.screen.lines
     assert lines[0].split() == ["副", "庄", "打", "得分", "总分", "结果", "南北:东西"]
     assert lines[1].split("\n")[0].split() == ["1", "北", "2", "30", "80", "上台", "+0", "2:2"]
-    assert lines[1].split("\n")[1].strip() == "底牌 15×4；东 翻看上一轮：罚 10 分（从得分扣除）"
+    assert lines[1].split("\n")[1].strip() == "底牌 15×4；东 翻看上一轮的牌：罚10分（从旁家得分中扣除）"
 
 
 def test_11_reprint_without_a_printer_says_so(table):
@@ -547,3 +547,85 @@ def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     assert (table.state.clock.leader, table.state.clock.seat) == ("N", "E")
     table.tap("r_undo")
     assert table.state.clock.leader == "W"
+
+
+# -- issue 13 on the kiosk: offences by the seats that can commit them, the referee's ----------
+# -- confirmation, one penalty per incident, redeal callers, each ruleset's own words ----------
+
+
+def test_13_a_penalty_step_offers_only_what_the_seat_can_commit(table):
+    table.start()  # xiamen, dealer N
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:W")
+    kinds = [b.action for b in table.screen.grids[0].buttons]
+    assert "e_pkind:kitty-peek" not in kinds and "e_pkind:kitty-recount" in kinds
+    table.tap("e_back", "e_pseat:N")  # the dealer may peek at the kitty, not recount it
+    kinds = [b.action for b in table.screen.grids[0].buttons]
+    assert "e_pkind:kitty-peek" in kinds and "e_pkind:kitty-recount" not in kinds
+    table.do(lambda s: s.add_penalty("kitty-peek", "W"))  # the session refuses it too
+    assert table.runner.notice.key.startswith("rules.")
+    assert "西" in table.screen.notice.text and not ascii_words([table.screen.notice.text])
+
+
+def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
+    table.tap("setup:chaodipi-2011", "dealer:N")
+    for _ in range(2):  # N's side overruns its bury twice (N, then partner S)
+        table.tap("start_bury")
+        table.clock.advance(61)
+        buzz = table.runner.lights._beep_until
+        table.press(table.state.clock.seat)
+        if table.state.draft.number == 2:
+            break
+        table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+        table.press("N", "E")
+    notice = table.screen.notice
+    assert (notice.level, notice.text) == ("alert", "请裁判：南家超时，罚分需裁判确认")
+    assert table.runner.lights._beep_until > buzz  # and the buzzer sounds
+    table.clock.advance(60)
+    assert table.screen.notice.text  # it stays until the referee acts
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    rows = [r.text for r in table.screen.rows]
+    assert rows == ["南 超时 扣底超时（立即招请裁判） 超时1.0秒 （待裁判确认）"]
+    table.tap("e_finish")
+    assert table.screen.lines[0] == "得分 40 = 40"
+    table.tap("referee")
+    table.pin()
+    confirm = [b for b in table.screen.grids[0].buttons if b.action.startswith("r_pconfirm")]
+    table.tap(confirm[0].action)
+    assert table.screen.lines == ("南 超时：罚80分（计入抓分方）",)
+    table.tap("ok", "close")
+    table.tap("e_finish")
+    assert table.screen.lines[0] == "得分 40 + 罚分 80 = 120"
+
+
+def test_13_a_second_penalty_at_a_seat_asks_if_it_is_the_same_incident(table):
+    table.start()  # xiamen: one penalty per incident (art. 22 一错不二罚)
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:E",
+              "e_pkind:exposed-card", "e_add", "e_pseat:E", "e_pkind:wrong-follow")
+    screen = table.screen
+    assert screen.name == "entry.penalty_incident"
+    first = table.state.draft.penalties
+    (pid,) = first
+    table.tap(f"e_pinc:{pid}")  # the same incident: xiamen refuses a second penalty
+    assert len(table.state.draft.penalties) == 1
+    assert table.screen.notice.level == "error"
+    table.tap("e_add", "e_pseat:E", "e_pkind:wrong-follow", "e_pinc:new")
+    assert len(table.state.draft.penalties) == 2
+
+
+def test_13_a_redeal_is_offered_to_the_defenders_with_its_condition(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "redeal")
+    screen = table.screen
+    assert [b.action for b in screen.grids[0].buttons if b.action] == ["redeal:W", "redeal:E"]
+    assert screen.lines and "15" in screen.lines[0]
+    table.tap("redeal:E", "ok")
+    assert table.session.export()["hands"][0] == {"redeal": True, "dealer": "N",
+                                                  "called_by": "E"}
+
+
+def test_13_each_ruleset_in_its_own_words(table):
+    table.start("chaodipi-2011")
+    table.tap("end_play", "ok")
+    assert table.screen.title == "抓分方得分（不含底牌）"
+    table.tap("e_points:40")
+    labels = [b.label for b in table.screen.grids[0].buttons]
+    assert labels == ["抓分方（东西）", "庄家方（南北）"]

@@ -12,7 +12,7 @@ from typing import Any
 from ..i18n import LANGS
 from ..rules import replay
 from ..table.journal import JournalError
-from ..table.session import SessionError, TableSession
+from ..table.session import SessionError, Signal, TableSession
 from ..table.view import Notice, TableView, snapshot
 from .buttons import Action, ButtonDecoder
 from .door import Door, Edge
@@ -137,10 +137,22 @@ class TableRunner:
         return True
 
     def _confirm_silent(self, after: int) -> None:
-        """Events the table would not notice: an overrun charged, a pause from the key."""
+        """Events the table would not notice: an overrun charged; a cost the referee must
+        confirm (chaodipi's second bury overrun: 立即招请裁判) calls the referee with the notice
+        and the buzzer."""
         session = self.session
+        waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
-            if event.kind == "time-overrun":
+            if event.kind != "time-overrun":
+                continue
+            if event.data["id"] in waiting:
+                ruleset = session.state.ruleset
+                assert ruleset is not None
+                self.notify("table.referee_call", "alert", seat=event.data["seat"],
+                            penalty=ruleset.penalties["time-overrun"].name)
+                self.lights.signal(Signal("limit", event.data["seat"], event.data["phase"]),
+                                   session.clock.now())
+            else:
                 self.notify("table.overrun", seat=event.data["seat"],
                             seconds=round(event.data["over"], 1), phase=event.data["phase"])
 

@@ -245,8 +245,15 @@ class TableSession:
         penalty_id = f"p{self.journal.last_seq + 1}"
         data = {"id": penalty_id, "code": code, "seat": seat,
                 **{k: v for k, v in details.items() if v is not None}}
+        if data.get("incident") is True:  # a new incident of its own (linked ones name it)
+            data["incident"] = penalty_id
         self._record("referee", ("penalty", data))
         return penalty_id
+
+    def confirm_penalty(self, penalty_id: str) -> None:
+        """The referee confirms a cost that counts only once confirmed (`referee_confirms`)."""
+        self._referee()
+        self._record("referee", ("penalty-confirmed", {"id": penalty_id}))
 
     def remove_penalty(self, penalty_id: str) -> None:
         if self.state.phase not in ("entry", "result"):

@@ -37,7 +37,7 @@ PHASES = ("setup", "ready", "bury", "play", "entry", "result", "disputed", "over
 #: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
 #: Once the last trick is played (entry, result) the hand is over, and time up counts after it.
 IN_HAND = ("bury", "play")
-_PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late")
+_PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
 #: Trump as the kiosk records it: a suit, or NT (no trump).
 TRUMPS = ("♠", "♥", "♣", "♦", "NT")
 #: A pause the referee's own overlay made: closing the overlay resumes it.
@@ -284,10 +284,56 @@ class MatchState:
             for p in draft.penalties.values())
         if self.team:
             return HandEntry(points=draft.points, kitty=kitty, penalties=penalties,
-                             dealer=draft.dealer, as_played=draft.as_played)
+                             dealer=draft.dealer, as_played=draft.as_played,
+                             buried_by=self.buried_by(draft))
         return DealEntry(points=draft.points, kitty=kitty, penalties=penalties,
                          partner=draft.partner, partner_card=draft.partner_card,
                          dealer=draft.dealer)
+
+    def buried_by(self, draft: Draft | None = None) -> str | None:
+        """Who buried the kitty last, where frying lets another seat bury (None otherwise)."""
+        draft = draft or self.draft
+        if draft is None or not draft.buriers or self.ruleset is None or \
+                not self.ruleset.frying:
+            return None
+        return draft.buriers[-1]
+
+    def applied(self, draft: Draft | None = None) -> tuple[Any, ...]:
+        """The penalties of the hand in progress (or of a `draft` of it) as they count now (a
+        warning, points, a cost awaiting the referee…), in order, scored with the match's
+        counters; () when they cannot be."""
+        draft, ruleset, core = draft or self.draft, self.ruleset, self.core
+        if draft is None or ruleset is None or core is None or not draft.penalties:
+            return ()
+        entry = self.entry(draft)
+        dealer = draft.dealer or "N"
+        side_key = TEAM_OF if self.team else {s: s for s in SEATS}
+        try:
+            score, _ = score_hand(ruleset, entry.points or 0, entry.kitty, entry.penalties,
+                                  self.dealer_side() or frozenset({dealer, PARTNER_OF[dealer]}),
+                                  getattr(core, "counts", {}), side_key, dealer=draft.dealer,
+                                  buried_by=self.buried_by(draft))
+        except EntryError:
+            return ()
+        return score.penalties
+
+    def unconfirmed(self) -> list[tuple[str, Any]]:
+        """The penalties of this hand whose cost waits for the referee, each with what it will
+        cost once confirmed: (id, applied penalty as confirmed)."""
+        draft = self.draft
+        if draft is None:
+            return []
+        out = []
+        for i, (pid, effect) in enumerate(zip(draft.penalties, self.applied(), strict=False)):
+            if effect.effect != "unconfirmed":
+                continue
+            trial = copy.copy(draft)
+            trial.penalties = {**draft.penalties, pid: {**draft.penalties[pid],
+                                                        "confirmed": True}}
+            confirmed = self.applied(trial)
+            if len(confirmed) > i:
+                out.append((pid, confirmed[i]))
+        return out
 
     def preview(self) -> Any:
         """What the hand in progress would give if confirmed now. Raises SessionError."""
@@ -315,6 +361,8 @@ class MatchState:
             record["penalties"] = [dict(p) for p in draft.penalties.values()]
         if draft.trump:
             record["trump"] = dict(draft.trump)
+        if self.team and self.buried_by(draft) is not None:
+            record["buried_by"] = self.buried_by(draft)
         return record
 
     def _commit_hand(self, event: Event) -> None:
@@ -388,10 +436,7 @@ class MatchState:
         """Check a penalty entry with the rules core, as part of the hand in progress."""
         draft, ruleset = self.draft, self.ruleset
         assert draft is not None and ruleset is not None
-        seat = self._seat(penalty.get("seat"), "penalty seat")
-        if self.team and seat not in self.seats_for(str(penalty.get("code"))):
-            raise refused("penalty_seat", f"{penalty.get('code')}: seat {seat} cannot commit "
-                          "this offence")
+        self._seat(penalty.get("seat"), "penalty seat")
         trial = copy.copy(draft)
         trial.penalties = {**draft.penalties, "new": penalty}
         entry = self.entry(trial)
@@ -399,9 +444,10 @@ class MatchState:
         dealer_side = (frozenset({dealer, PARTNER_OF[dealer]}) if self.team
                        else frozenset({dealer, self.partner() or PARTNER_OF[dealer]}))
         side_key = TEAM_OF if self.team else {s: s for s in SEATS}
-        try:
+        try:  # the rules core refuses a seat that cannot commit the offence
             score_hand(ruleset, entry.points if entry.points is not None else 0, entry.kitty,
-                       entry.penalties, dealer_side, {}, side_key)
+                       entry.penalties, dealer_side, {}, side_key, dealer=draft.dealer,
+                       buried_by=self.buried_by(draft))
         except EntryError as exc:
             raise entry_refused(exc) from None
 
@@ -494,7 +540,8 @@ class MatchState:
                           "seat")
         if draft.penalties or draft.points is not None:
             raise refused("redeal_entries", "remove the entries of this hand before a redeal")
-        entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played)
+        entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played,
+                          called_by=seat)
         try:
             new_core, result = core.play(entry)
         except EntryError as exc:
@@ -518,10 +565,7 @@ class MatchState:
         ruleset, draft = self.ruleset, self.draft
         if ruleset is None or ruleset.redeal is None or draft is None or draft.dealer is None:
             return ()
-        callers = getattr(ruleset, "redeal_callers", None)
-        if callable(callers):
-            return tuple(callers(draft.dealer))
-        return tuple(s for s in SEATS if TEAM_OF[s] != TEAM_OF[draft.dealer])
+        return tuple(ruleset.redeal_callers(draft.dealer))
 
     def _on_bury_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready")
@@ -608,7 +652,7 @@ class MatchState:
         choice = ruleset.time.overrun_bury if data["phase"] == "bury" else \
             ruleset.time.overrun_play
         penalty = {"code": "time-overrun", "seat": self.player_at(data["seat"]),
-                   "over_seconds": round(data["over"], 1)}
+                   "over_seconds": round(data["over"], 1), "incident": data["id"]}
         if choice:
             penalty["choice"] = choice
         draft.penalties[data["id"]] = penalty
@@ -737,6 +781,18 @@ class MatchState:
             raise refused("no_such_penalty", f"no penalty {data.get('id')!r} in this hand")
         if commit:
             del draft.penalties[data["id"]]
+            self._back_to_entry()
+
+    def _on_penalty_confirmed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """The referee confirms a cost the seed leaves to the referee (chaodipi's second bury
+        overrun: 立即招请裁判)."""
+        self._need("ready", "bury", "play", "entry", "result", "disputed")
+        draft = self.draft
+        assert draft is not None
+        if data.get("id") not in draft.penalties:
+            raise refused("no_such_penalty", f"no penalty {data.get('id')!r} in this hand")
+        if commit:
+            draft.penalties[data["id"]]["confirmed"] = True
             self._back_to_entry()
 
     def _on_entries_done(self, data: dict[str, Any], ev: Event, commit: bool) -> None:

@@ -67,6 +67,7 @@ class TableView:
     phase: str = "setup"
     ruleset: str | None = None
     ruleset_name: Any = None  # the ruleset's own name (a rules Text)
+    terms: dict[str, Any] = field(default_factory=dict)  # its own words for the sides (Texts)
     kind: str = "team"
     standalone: bool = True  # set up at the table, not by the hall's scorer
     teams: dict[str, str] = field(default_factory=dict)
@@ -108,6 +109,9 @@ class TableView:
     kitty: dict[str, Any] | None = None
     penalties: tuple[tuple[str, dict[str, Any]], ...] = ()
     entry_step: dict[str, Any] = field(default_factory=dict)
+    # penalties whose cost waits for the referee: (id, what it costs once confirmed, as JSON)
+    unconfirmed: tuple[tuple[str, dict[str, Any]], ...] = ()
+    redeal_condition: Any = None  # when a redeal may be called, as rules Words
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
     # who can commit each penalty (code -> seats), for the hand in progress, and for a hand
@@ -218,7 +222,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
                                  for code in ruleset.penalties}
     return TableView(
         table=session.table, match=session.match, phase=state.phase, ruleset=ruleset.id,
-        ruleset_name=ruleset.name, kind=ruleset.kind, standalone=state.standalone,
+        ruleset_name=ruleset.name, terms=dict(ruleset.terms), kind=ruleset.kind,
+        standalone=state.standalone,
         teams=dict(state.setup.get("teams") or {}),
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
@@ -243,6 +248,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
         entry_step=dict(draft.entry_step) if draft else {},
+        unconfirmed=tuple((pid, a.to_json()) for pid, a in state.unconfirmed()),
+        redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
         penalty_seats=seats, penalty_seats_by_dealer=by_dealer, overrun=overrun,

@@ -353,6 +353,12 @@ class Controller:
         elif name == "r_new_match":
             self._overlay(None)
             ui.new_match, ui.names = True, {}
+        elif name == "r_pconfirm":
+            self._ask(Dialog(("ui.confirm.penalty_title", {}),
+                             (("ui.confirm.penalty", {"id": arg}),), f"r_do_pconfirm:{arg}",
+                             style="primary"))
+        elif name == "r_do_pconfirm":
+            self.send(lambda s: s.confirm_penalty(arg))
         elif name == "r_mute":
             self.send(lambda s: self.runner.toggle_mute())
 

@@ -8,7 +8,8 @@ import math
 import time
 from typing import Any
 
-from ..i18n import translator
+from ..i18n import render, translator
+from ..rules.errors import seat_words
 from ..table.state import TRUMPS
 from ..table.view import TableView
 from . import wizard
@@ -36,7 +37,7 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         ui = UiState(lang=ui)
     t = translator(ui.lang)
     model = _screen(view, now, ui, t, portrait)
-    strip = status(view, now, t, big=model.screen == "clock")
+    strip = status(view, now, t, big=model.screen == "clock", lang=ui.lang)
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
@@ -44,7 +45,7 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
             not model.name.startswith(("referee", "correct")):
         nav = (*nav, *_global(ui, t))
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
-                          "notice": notice(view, now, t), "nav": nav})
+                          "notice": notice(view, now, t, ui.lang), "nav": nav})
 
 
 def _global(ui: UiState, t: Any) -> tuple[Btn, ...]:
@@ -57,8 +58,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     lang = ui.lang
     if ui.dialog is not None:
         d = ui.dialog
-        return ScreenModel("step", "confirm", _text(d.title, view, t), lines=tuple(
-            _text(line, view, t) for line in d.lines),
+        return ScreenModel("step", "confirm", _text(d.title, view, t, lang), lines=tuple(
+            _text(line, view, t, lang) for line in d.lines),
             nav=(Btn("cancel", t("ui.cancel"), "quiet"), Btn("ok", t(d.ok), d.style)))
     if ui.overlay == "keyboard":
         return _keyboard(view, ui, t)
@@ -90,7 +91,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
 # -- the status strip and the notice area -------------------------------------------------
 
 
-def status(view: TableView, now: float, t: Any, big: bool = False) -> tuple[Part, ...]:
+def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans"
+           ) -> tuple[Part, ...]:
     """The parts of the status strip: where, who deals, the level played, trump, both sides'
     levels and the match time. On the clock (`big`) the table and round give way."""
     parts = []
@@ -98,7 +100,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False) -> tuple[Part
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
     if view.dealer and view.phase in ("ready", "bury", "play", "entry", "result", "disputed"):
-        parts.append(Part(t("ui.cap.dealer"), t("seat." + view.dealer)))
+        dealer = view.terms.get("dealer")
+        parts.append(Part(dealer(lang) if dealer else t("ui.cap.dealer"),
+                          t("seat." + view.dealer)))
         if view.level:
             parts.append(Part(t("ui.cap.level"), view.level))
         if view.kind == "team":
@@ -137,22 +141,23 @@ def _link(link: Any, t: Any) -> str:
     return text
 
 
-def notice(view: TableView, now: float, t: Any) -> Notice:
+def notice(view: TableView, now: float, t: Any, lang: str) -> Notice:
     """The notice area: the last refusal or silent event, for a few seconds."""
     n = view.notice
     if n is None or (n.level != "alert" and now - n.at > NOTICE_SECONDS):
         return Notice()
-    return Notice(notice_text(n.key, n.params, view, t), n.level)
+    return Notice(notice_text(n.key, n.params, view, t, lang), n.level)
 
 
-def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any) -> str:
-    """A notice's words: its catalog key, with seats and an overrun's cost in the reader's
-    language; a key the catalogs do not have gets the generic words."""
+def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any,
+                lang: str) -> str:
+    """A notice's words: its catalog key, with its parameters (seats, a field, a ruleset's
+    words…) in the reader's language; a key the catalogs do not have gets the generic words."""
     if not has(t, key):
         return t("error.unexpected")
     shown = dict(params)
-    if "seat" in shown:
-        shown["seat"] = t("seat." + str(shown["seat"])) if shown["seat"] in SEATS else ""
+    if shown.get("seat") in SEATS:
+        shown["seat"] = seat_words(shown["seat"])
     if key == "table.overrun":
         cost = view.overrun.get(str(params.get("phase")), {})
         effect = cost.get("effect", "record")
@@ -160,7 +165,7 @@ def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any) -> st
                                                else effect), n=cost.get("warnings_first", 0),
                           points=cost.get("points", 0), min=cost.get("min", 0))
     try:
-        return t(key, **shown)
+        return render(key, shown, lang)
     except (KeyError, IndexError, ValueError):
         return t("error.unexpected")
 
@@ -231,7 +236,9 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
                            grids=(Grid(tuple(Btn(f"card:{r}", r) for r in RANKS), 7, 5),))
     if ui.ready_step == "redeal" and view.redeal_callers:
-        return ScreenModel("step", "ready.redeal", t("ui.q.redeal"),
+        condition = (render(view.redeal_condition.key, view.redeal_condition.params, ui.lang),
+                     ) if view.redeal_condition is not None else ()
+        return ScreenModel("step", "ready.redeal", t("ui.q.redeal"), lines=condition,
                            grids=(seat_grid("redeal", view.redeal_callers, view, t),),
                            nav=(Btn("redeal_back", t("ui.back"), "quiet"),))
     lines = []
@@ -380,7 +387,9 @@ def _applied(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
     key = ("ui.applied.points_add" if amount > 0 else "ui.applied.points_sub" if amount < 0
            else f"ui.applied.{effect}" if has(t, f"ui.applied.{effect}")
            else "ui.applied.record")
-    return t(key, seat=seat_label(view, p.get("seat", ""), t), name=name, n=abs(amount))
+    terms = side_terms(view, t, lang, None)
+    return t(key, seat=seat_label(view, p.get("seat", ""), t), name=name, n=abs(amount),
+             defenders=terms["defenders"])
 
 
 def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
@@ -551,11 +560,11 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
                            grids=(Grid(hands, 6, 4),) if hands else (),
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
     return ScreenModel("step", "referee", t("ui.referee_menu"),
-                       grids=(Grid(_referee_menu(view, t), 3, 2),),
+                       grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
                        nav=(Btn("close", t("ui.close_referee"), "primary"),))
 
 
-def _referee_menu(view: TableView, t: Any) -> tuple[Btn, ...]:
+def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     """What the referee can do now, each saying what it does."""
     out = []
     playing = view.phase not in ("setup", "over")
@@ -563,6 +572,10 @@ def _referee_menu(view: TableView, t: Any) -> tuple[Btn, ...]:
         out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
     if view.match_limit is not None and not view.match_clock_started and playing:
         out.append(Btn("r_start_clock", t("ui.r.start_clock")))
+    for pid, _ in view.unconfirmed:  # a cost the seed leaves to the referee
+        penalty = dict(view.penalties).get(pid, {})
+        out.append(Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
+            penalty, view, t, lang)), "primary"))
     if view.undo:
         out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
     if view.phase == "play" and not view.all_played:
@@ -627,9 +640,12 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
 
 
-def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any) -> str:
+def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) -> str:
     """A dialog's line: a key and parameters; a seat, a team or a side is named."""
     key, params = item
+    if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
+        waiting = dict(view.unconfirmed).get(params["id"])
+        return _applied(view, waiting, t, lang) if waiting else ""
     shown = dict(params)
     if shown.get("seat") in SEATS:
         shown["seat"] = seat_label(view, shown["seat"], t)

@@ -23,6 +23,7 @@ SEATS = ("N", "E", "S", "W")
 BACK = {"last_trick": "points", "kitty_points": "last_trick", "kitty_shape": "kitty_points",
         "penalty_seat": "penalties", "penalty_kind": "penalty_seat",
         "penalty_option": "penalty_kind", "penalty_value": "penalty_kind",
+        "penalty_incident": "penalty_kind",
         "trump": "penalties"}
 
 
@@ -141,8 +142,8 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
-        rows = tuple(Row(penalty_text(p, view, t, lang), Btn(f"e_del:{pid}", t("ui.delete"),
-                                                               "danger"))
+        rows = tuple(Row(penalty_text(p, view, t, lang, pid),
+                         Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
                      for pid, p in values.penalties)
         lines = () if rows else (t("ui.no_penalties"),)
         back_to = Btn("e_back", t("ui.back"), "quiet")
@@ -176,6 +177,16 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         option = options[values.pending.get("option", 0)]
         return StepModel("entry.penalty_value", t(f"ui.q.penalty_{option.asks}", name=name),
                          grids=(_values("e_pval", option.values, None, 8, 4),), nav=(back,))
+    if step == "penalty_incident":
+        seat = values.pending.get("seat", "")
+        earlier = [(pid, p) for pid, p in values.penalties if p["seat"] == seat]
+        buttons = tuple(Btn(f"e_pinc:{pid}", t("ui.same_incident",
+                                              penalty=penalty_text(p, view, t, lang)))
+                        for pid, p in earlier)
+        return StepModel("entry.penalty_incident", t("ui.q.penalty_incident",
+                                                     seat=seat_label(view, seat, t)),
+                         grids=(Grid((*buttons, Btn("e_pinc:new", t("ui.new_incident"))),
+                                     1, 1),), nav=(back,))
     if step == "trump":
         buttons = tuple(Btn(f"e_trump:{suit}", trump_label(suit, t), _sel(values.trump == suit))
                         for suit in TRUMPS)
@@ -263,6 +274,10 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
         return _add(v, pending, view, None)
     if name == "e_pval":
         return _add(v, v.pending, view, int(arg))
+    if name == "e_pinc":  # "new", or the id of the earlier penalty of the same incident
+        earlier = dict(v.penalties).get(arg, {})
+        incident = True if arg == "new" else earlier.get("incident", arg)
+        return _add(v, {**v.pending, "incident": incident}, view, None)
     if name == "e_finish":
         return v, [("finish",)]
     if name == "e_trump":
@@ -282,16 +297,25 @@ def _back(values: EntryValues) -> str:
 
 def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: int | None
          ) -> tuple[EntryValues, list[Any]]:
+    """Add the penalty `pending` describes; first ask, when the seat already has one this hand,
+    whether it is the same incident (a ruleset may give one penalty per incident)."""
+    if value is not None:
+        pending = {**pending, "value": value}
+    if "incident" not in pending and any(p["seat"] == pending["seat"]
+                                         for _, p in values.penalties):
+        return replace(values, step="penalty_incident", pending=pending), []
     code, seat = pending["code"], pending["seat"]
     option = view.penalty_forms[code][pending.get("option", 0)]
-    details: dict[str, Any] = {}
+    details: dict[str, Any] = {"incident": pending.get("incident", True)}
     if option.choice is not None:
         details["choice"] = option.choice
-    if option.asks and value is not None:
-        details[option.asks] = value
+    if option.asks and "value" in pending:
+        details[option.asks] = pending["value"]
     penalty = {"code": code, "seat": seat, **details}
     ids = {pid for pid, _ in values.penalties}
     new_id = next(f"c{i}" for i in range(1, len(ids) + 2) if f"c{i}" not in ids)
+    if penalty["incident"] is True:  # an incident of its own, named by the penalty
+        penalty["incident"] = new_id
     return (replace(values, step="penalties", pending={},
                     penalties=(*values.penalties, (new_id, penalty))),
             [("penalty", code, seat, details)])
@@ -302,7 +326,7 @@ def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: i
 
 def side_terms(view: TableView, t: Any, lang: str, dealer: str | None) -> dict[str, str]:
     """The ruleset's own words for the two sides, and each with its seats."""
-    terms = getattr(view, "terms", None) or {}
+    terms = view.terms
     defenders = terms.get("defenders")(lang) if terms.get("defenders") else t("term.defenders")
     dealer_side = terms.get("dealer_side")(lang) if terms.get("dealer_side") else \
         t("term.dealer_side")
@@ -333,8 +357,10 @@ def trump_label(suit: str | None, t: Any) -> str:
     return t("ui.trump.NT") if suit == "NT" else suit
 
 
-def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str) -> str:
-    """A penalty as the table reads it: the seat, the offence and its details."""
+def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,
+                 pid: str | None = None) -> str:
+    """A penalty as the table reads it: the seat, the offence and its details, and whether its
+    cost waits for the referee (`pid`: its id in the hand in progress)."""
     names = dict(view.penalty_names)
     name = names[p["code"]](lang) if p["code"] in names else p["code"]
     options = view.penalty_forms.get(p["code"], ())
@@ -347,4 +373,8 @@ def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str) -> str:
             parts.append(t(f"ui.penalty_{key}_n", n=p[key]))
     if "over_seconds" in p:
         parts.append(t("ui.over_seconds", s=p["over_seconds"]))
+    if p.get("confirmed"):
+        parts.append(t("ui.penalty_confirmed"))
+    elif pid is not None and pid in dict(view.unconfirmed):
+        parts.append(t("ui.penalty_waiting"))
     return " ".join(x for x in parts if x)
