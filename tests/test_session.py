@@ -117,7 +117,7 @@ def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clo
     kinds = [e.kind for e in s.journal.events()][-2:]
     assert kinds == ["time-overrun", "press"]
     (penalty,) = s.state.draft.penalties.values()
-    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5}
+    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5, "incident": "p5"}
     clock.advance(1.0)
     assert s.tick() == []  # E's fresh move
 

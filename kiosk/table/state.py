@@ -908,7 +908,7 @@ class MatchState:
             if self.time_up and self.time_up["at"] == i - 1 and core.winner is None:
                 core = self._decide_time_up(core, self.time_up["in_hand"])
             try:
-                entry = parse_hand({k: v for k, v in record.items() if k != "called_by"})
+                entry = parse_hand(record)
                 core, result = core.play(entry)
             except (EntryError, RecordError) as exc:
                 raise entry_refused(exc, f"hand {i}: ") from None
@@ -1019,7 +1019,7 @@ class MatchState:
         for key in ("event", "round", "table", "teams", "players"):
             if setup.get(key) is not None:
                 record[key] = setup[key]
-        hands = [{k: v for k, v in p.record.items() if k != "called_by"} for p in self.played]
+        hands = [dict(p.record) for p in self.played]
         if self.team:
             record["hands"] = hands
             end = self._export_end()
