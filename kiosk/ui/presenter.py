@@ -100,9 +100,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
     if view.dealer and view.phase in ("ready", "bury", "play", "entry", "result", "disputed"):
-        dealer = view.terms.get("dealer")
-        parts.append(Part(dealer(lang) if dealer else t("ui.cap.dealer"),
-                          t("seat." + view.dealer)))
+        term = view.terms.get("dealer")
+        caption = term(lang) if term else t("ui.cap.dealer")
+        parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
         if view.level:
             parts.append(Part(t("ui.cap.level"), view.level))
         if view.kind == "team":
