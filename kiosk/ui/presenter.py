@@ -464,15 +464,19 @@ def _over(view: TableView, ui: UiState, t: Any) -> ScreenModel:
 def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     """The hands so far in columns under their headings (the dealer, the level, the points,
     the total, the result, the levels after it), each hand's kitty and penalties under it."""
-    headings = tuple(t("ui.history.col." + c) for c in
-                     ("hand", "dealer", "level", "points", "total", "result", "levels"))
+    columns = ("hand", "dealer", "level", "points", "total", "result", "levels")
+    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
+        columns = ("hand", "dealer", "partner", "level", "total")
+    headings = tuple(t("ui.history.col." + c) for c in columns)
     rows: list[tuple[str, ...]] = []
     notes: list[str] = []
     for h, record in zip(view.history, view.records, strict=False):
-        if "deal" in h:  # shuangsheng: a deal, its dealer and partner
-            rows.append((str(h["deal"]), t("seat." + h["dealer"]) if h["dealer"] in SEATS
-                         else h["dealer"], h["level"], "", str(h["total"]), "", ""))
-            notes.append(t("ui.partner", seat=seat_label(view, h["partner"], t)))
+        if "deal" in h:
+            rows.append((str(h["deal"]), seat_label(view, h["dealer"], t) or h["dealer"],
+                         seat_label(view, h["partner"], t) or h["partner"], h["level"],
+                         str(h["total"])))
+            notes.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
+                                   for k, v in h.get("awards", {}).items()))
             continue
         dealer = t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"
         levels = f"{h['levels']['NS']}:{h['levels']['EW']}"
