@@ -31,7 +31,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def press_latency(directory: Path, presses: int) -> list[float]:
+def playing_table(directory: Path) -> tuple[ManualClock, TableSession]:
+    """A table whose first hand is in play (the bury done)."""
     clock = ManualClock()
     session = TableSession.open(directory, 1, Rulesets.load(), clock, SessionConfig())
     session.setup_match(event="bench", round="1", teams={}, players={},
@@ -39,6 +40,11 @@ def press_latency(directory: Path, presses: int) -> list[float]:
     session.grab_dealer("N")
     session.start_bury()
     session.press("N")
+    return clock, session
+
+
+def press_latency(directory: Path, presses: int) -> list[float]:
+    clock, session = playing_table(directory)
     latencies = []
     for _ in range(presses):
         if session.state.clock.done:  # every trick played: the next hand (not timed)
@@ -69,13 +75,7 @@ def next_hand(session: TableSession) -> None:
 
 def pause_latency(directory: Path, pauses: int) -> list[float]:
     """The referee's pause key: from the call to the clocks stopped, journaled and folded."""
-    clock = ManualClock()
-    session = TableSession.open(directory, 1, Rulesets.load(), clock, SessionConfig())
-    session.setup_match(event="bench", round="1", teams={}, players={},
-                        ruleset="standard-80fen")
-    session.grab_dealer("N")
-    session.start_bury()
-    session.press("N")
+    clock, session = playing_table(directory)
     latencies = []
     for _ in range(pauses):
         clock.advance(1.0)

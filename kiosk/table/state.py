@@ -773,26 +773,27 @@ class MatchState:
             draft.penalties[data["id"]] = penalty
             self._back_to_entry()
 
-    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _penalties_with(self, penalty_id: Any) -> dict[str, dict[str, Any]]:
+        """The hand's penalties, which must hold `penalty_id`."""
         self._need("ready", "bury", "play", "entry", "result", "disputed")
         draft = self.draft
         assert draft is not None
-        if data.get("id") not in draft.penalties:
-            raise refused("no_such_penalty", f"no penalty {data.get('id')!r} in this hand")
+        if penalty_id not in draft.penalties:
+            raise refused("no_such_penalty", f"no penalty {penalty_id!r} in this hand")
+        return draft.penalties
+
+    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        penalties = self._penalties_with(data.get("id"))
         if commit:
-            del draft.penalties[data["id"]]
+            del penalties[data["id"]]
             self._back_to_entry()
 
     def _on_penalty_confirmed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         """The referee confirms a cost the seed leaves to the referee (chaodipi's second bury
         overrun: 立即招请裁判)."""
-        self._need("ready", "bury", "play", "entry", "result", "disputed")
-        draft = self.draft
-        assert draft is not None
-        if data.get("id") not in draft.penalties:
-            raise refused("no_such_penalty", f"no penalty {data.get('id')!r} in this hand")
+        penalties = self._penalties_with(data.get("id"))
         if commit:
-            draft.penalties[data["id"]]["confirmed"] = True
+            penalties[data["id"]]["confirmed"] = True
             self._back_to_entry()
 
     def _on_entries_done(self, data: dict[str, Any], ev: Event, commit: bool) -> None:

@@ -122,22 +122,7 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             else:
                 raise RuntimeError(f"the notice never went {arg}")
         elif kind in ("touch", "hold"):
-            widget = None
-            for _ in range(100):  # a button that shows once the runner has done its part
-                widget = _find(app.root.current_screen, arg)
-                if widget is not None:
-                    break
-                yield
-            if widget is None:
-                name = app.model.name if app.model else None
-                raise RuntimeError(f"no button {arg!r} on the {name} screen")
-            x, y = widget.to_window(*widget.center)
-            touch = UnitTestTouch(x, y)
-            touch.touch_down()
-            if kind == "hold":
-                for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
-                    yield
-            touch.touch_up()
+            yield from _tap(app, arg, hold=kind == "hold")
             taps += counting
         elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
@@ -183,17 +168,22 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             _note_texts(app, seen)
 
 
-def _tap(app: KioskApp, action: str) -> Iterator[None]:
+def _tap(app: KioskApp, action: str, hold: bool = False) -> Iterator[None]:
+    """A finger on the button for `action` (once the runner has put it on the screen); held
+    long enough to pause, for the countdown."""
     for _ in range(100):
         widget = _find(app.root.current_screen, action)
         if widget is not None:
             break
         yield
     else:
-        raise RuntimeError(f"no button {action!r}")
-    x, y = widget.to_window(*widget.center)
-    touch = UnitTestTouch(x, y)
+        name = app.model.name if app.model else None
+        raise RuntimeError(f"no button {action!r} on the {name} screen")
+    touch = UnitTestTouch(*widget.to_window(*widget.center))
     touch.touch_down()
+    if hold:
+        for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
+            yield
     touch.touch_up()
     yield
 
