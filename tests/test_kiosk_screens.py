@@ -630,3 +630,18 @@ def test_13_each_ruleset_in_its_own_words(table):
     table.tap("e_points:40")
     labels = [b.label for b in table.screen.grids[0].buttons]
     assert labels == ["抓分方（东西）", "庄家方（南北）"]
+
+
+def test_4_many_penalties_are_shown_a_page_at_a_time(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    for seat in "NESW":
+        table.tap("e_add", f"e_pseat:{seat}", "e_pkind:exposed-card")
+        if table.screen.name == "entry.penalty_incident":
+            table.tap("e_pinc:new")
+    screen = table.screen
+    assert len(screen.rows) == 3 and "page:1" in screen.actions()
+    table.tap("page:1")
+    assert len(table.screen.rows) == 1
+    table.tap("e_finish")
+    assert len(table.screen.lines) < 8  # the penalties fold into one line of the result

@@ -304,9 +304,10 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
     label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
                   font_size=app.text_size, halign="left", valign="middle")
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
-    if fixed:
+    if fixed:  # as tall as its lines, wrapped ones too
         label.size_hint_y = None
         label.height = app.text_size * 1.45 * (text.count("\n") + 1) + dp(4)
+        label.bind(texture_size=lambda w, v: setattr(w, "height", max(w.height, v[1] + dp(4))))
     return label
 
 

@@ -28,6 +28,7 @@ FORFEIT_REASONS = ("absent", "left", "conduct", "other")
 #: Hands a history page shows (the screen never scrolls).
 HISTORY_ROWS = {False: 4, True: 9}
 RULESETS_PER_PAGE = {False: 6, True: 10}
+PENALTY_ROWS = {False: 3, True: 8}
 
 
 def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
@@ -81,11 +82,25 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _clock(view, now, t)
     if view.phase == "entry":
         step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
-        return ScreenModel("step", step.name, step.title, lines=step.lines, rows=step.rows,
-                           grids=step.grids, nav=step.nav)
+        rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
+        return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
+                           grids=step.grids, nav=nav)
     if view.phase in ("result", "disputed"):
         return _result(view, t, lang)
     return _over(view, ui, t)
+
+
+def _paged_rows(rows: tuple[Row, ...], nav: tuple[Btn, ...], ui: UiState, t: Any,
+                portrait: bool) -> tuple[tuple[Row, ...], tuple[Btn, ...]]:
+    """The penalties of a hand a page at a time, so the screen never scrolls."""
+    per_page = PENALTY_ROWS[portrait]
+    if len(rows) <= per_page:
+        return rows, nav
+    pages = -(-len(rows) // per_page)
+    page = min(ui.page, pages - 1)
+    more = Btn(f"page:{(page + 1) % pages}", t("ui.page_more", n=(page + 1) % pages + 1,
+                                                 of=pages), "quiet")
+    return rows[page * per_page:(page + 1) * per_page], (*nav, more)
 
 
 # -- the status strip and the notice area -------------------------------------------------
@@ -369,9 +384,10 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         if fine:
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
-    for x in penalties:
-        lines.append(_applied(view, x, t, lang))
-    return tuple(lines)
+    applied = [_applied(view, x, t, lang) for x in penalties]
+    if len(applied) > 2:  # one wrapped line, so the result fits the screen
+        applied = ["；".join(applied) if lang != "en" else "; ".join(applied)]
+    return (*lines, *applied)
 
 
 def _penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
