@@ -171,10 +171,12 @@ def test_score_sheet(lang):
                  "--lang", lang)
     assert done.returncode == 0, done.stderr
     head = {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang]
-    winner = {"zh-Hans": "胜方：东西", "zh-Hant": "勝方：東西", "en": "Winner: EW"}[lang]
+    winner = {"zh-Hans": "胜方：东西（打过A）", "zh-Hant": "勝方：東西（打過A）",
+              "en": "Winner: EW (past A)"}[lang]
     assert head in done.stdout and winner in done.stdout
     hand_rows = [line.split() for line in done.stdout.splitlines() if line[:4].strip().isdigit()]
-    assert [row[:3] for row in hand_rows][-1] == ["8", "E", "K"]
+    east = {"zh-Hans": "东", "zh-Hant": "東", "en": "E"}[lang]
+    assert [row[:3] for row in hand_rows][-1] == ["8", east, "K"]
 
 
 def test_score_sheet_for_shuangsheng_ranks_players():
