@@ -114,7 +114,8 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     choice = penalty.choices.get(p["choice"]) if penalty and p.get("choice") else None
     if choice is not None:
         picked = choice.name(lang)
-        name = picked if name in picked else t("words.penalty_choice", name=name, choice=picked)
+        name = picked if name.lower() in picked.lower() else t("words.penalty_choice",
+                                                               name=name, choice=picked)
     if p.get("cards"):
         name = t("words.with_cards", name=name, n=p["cards"])
     return name

@@ -79,7 +79,7 @@ def test_rules_show_gives_the_seeds_tractors(shown, ruleset_id, words):
 
 
 def test_what_a_failed_throw_counts(shown):
-    assert "每张罚10分，只数被挡住的牌（第20条：甩一张A加一对8，8对被挡住，罚20分）" in shown[
+    assert "每张罚10分，只数被卡住的牌（第20条：甩一张A加一对8，8对被卡住，罚20分）" in shown[
         "xiamen-2015"]
     assert ("每张罚10分，甩出的牌都算（甩牌中只要有一张是苍蝇，其余均为苍蝇：甩几张罚几十）"
             in shown["chaodipi-2011"])
@@ -234,4 +234,4 @@ def test_english_sheet_keeps_letters_and_words(rulesets):
     text = score_sheet(XIAMEN, rulesets["xiamen-2015"], lines, "en")
     assert "N 张三 Looking back at a trick: 10 points (not counted: the hand is scored as 200)" \
         in text
-    assert "E 王五 Failed throw, 2 cards: 20 points (taken off the defenders)" in text
+    assert "E 王五 Failed throw, 2 card(s): 20 points (taken off the defenders)" in text
