@@ -312,7 +312,7 @@ def test_forfeit_and_disqualification(tmp_path, rulesets, clock):
     s.end_match("EW", "disqualification", "signalling after a warning")
     record = s.export()
     assert record["end"] == {"forfeit": "EW",
-                             "reason": "disqualification: signalling after a warning"}
+                             "reason": "signalling after a warning"}
     last = list(replay(record, rulesets))[-1]
     assert (last["winner"], last["by"]) == ("NS", "forfeit")
 

@@ -991,8 +991,9 @@ class MatchState:
             raise refused("end_reason", "ending a match needs a reason")
         if commit:
             self.core = self.core.forfeit(loser)
-            self.end = {"forfeit": loser, "reason": f"{data.get('kind', 'forfeit')}: "
-                        f"{data['reason']}"}
+            # the reason as the referee gave it (words, for the slip); the kind is kept
+            self.end = {"forfeit": loser, "reason": str(data["reason"]).strip(),
+                        "kind": data.get("kind", "forfeit")}
             self._finish(ev.mono)
 
     def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
@@ -1031,8 +1032,8 @@ class MatchState:
         return record
 
     def _export_end(self) -> dict[str, Any] | None:
-        if self.end is not None:
-            return dict(self.end)
+        if self.end is not None:  # RULES.md §9: the losing team and the reason
+            return {k: v for k, v in self.end.items() if k != "kind"}
         core = self.core
         if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":
             return None

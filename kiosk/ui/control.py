@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..i18n import LANGS
+from ..i18n import LANGS, translator
 from ..table.state import REFEREE_HOLD
 from ..table.view import TableView
 from . import wizard
@@ -333,7 +333,10 @@ class Controller:
                              lines, "r_do_forfeit"))
         elif name == "r_do_forfeit":
             f = ui.forfeit
-            self.send(lambda s: s.end_match(f["team"], f["kind"], f["reason"]))
+            t = translator(ui.lang)  # the reason in the referee's words, for the slip
+            reason = t("ui.forfeit.reason_text", kind=t(f"ui.forfeit.{f['kind']}"),
+                       reason=t(f"ui.forfeit.reason.{f['reason']}"))
+            self.send(lambda s: s.end_match(f["team"], f["kind"], reason))
             self._overlay(None)
         elif name == "r_correct" and not arg:
             ui.referee_step, ui.page = "correct_pick", 0

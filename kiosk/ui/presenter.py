@@ -454,10 +454,12 @@ def _over(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     if r.get("winner"):
         loser = "EW" if r["winner"] == "NS" else "NS"
         if view.end:
-            kind = str(view.end.get("reason", "forfeit:")).partition(":")[0]
+            kind = view.end.get("kind", "forfeit")
             lines.append(t("ui.over.lost_by." + ("disqualification" if kind ==
                                                  "disqualification" else "forfeit"),
                            team=team_label(view, loser, t)))
+            if view.end.get("reason"):
+                lines.append(t("ui.over.reason", reason=view.end["reason"]))
         lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
                        by=t("by." + r["by"])))
         if "big_points" in r:
