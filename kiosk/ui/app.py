@@ -249,7 +249,7 @@ class KioskScreen(Screen):
             slip = _label(model.mono, app, mono=True)
             slip.slip = True
             slip.font_size = app.text_size * 0.75
-            slip.height = slip.font_size * 1.45 * (model.mono.count("\n") + 1)
+            slip.valign = "top"
             scroller = ScrollView(do_scroll_x=False, bar_width=dp(8))
             scroller.add_widget(slip)
             body.add_widget(scroller)
@@ -307,7 +307,7 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
     if fixed:  # as tall as its lines, wrapped ones too
         label.size_hint_y = None
         label.height = app.text_size * 1.45 * (text.count("\n") + 1) + dp(4)
-        label.bind(texture_size=lambda w, v: setattr(w, "height", max(w.height, v[1] + dp(4))))
+        label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(4)))
     return label
 
 
