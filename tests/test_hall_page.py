@@ -8,7 +8,6 @@ streams closed, the next connections refused.
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import re
 import threading
@@ -16,10 +15,9 @@ import time
 from pathlib import Path
 
 import pytest
-import segno
 from starlette.applications import Starlette
 from starlette.responses import (
-    FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     Response,
@@ -27,6 +25,8 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from kiosk.scorer import hall_page
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
 
@@ -44,6 +44,14 @@ RULESET_NAMES = {"zh-Hans": "厦门 2015", "zh-Hant": "廈門 2015", "en": "Xiam
 
 def team_name(i: int) -> str:
     return NAMES[i] if i < len(NAMES) else f"第{i + 1}队"
+
+
+def round_clock(started: float | None, state: str = "running", **over) -> dict:
+    """The round clock as `Director.round_clock` gives it (a 60-minute round 2)."""
+    return {"round": 2, "started_at": started, "minutes": 60, "extra_seconds": 0.0,
+            "paused_total": 0.0, "paused_at": None, "stopped_at": None,
+            "ends_at": None if started is None else started + 3600,
+            "state": state if started is not None else "waiting", **over}
 
 
 def table(n: int, **over) -> dict:
@@ -76,7 +84,7 @@ def snapshot(tables: int = 4, **over) -> dict:
         "address": "http://192.168.1.10:8080/",
         "event": {"name": "厦门杯", "ruleset": "xiamen-2015", "ruleset_name": RULESET_NAMES,
                   "format": "swiss", "round": 2, "rounds": 5, "status": "running"},
-        "round_clock": {"round": 2, "started_at": None, "minutes": 60},
+        "round_clock": round_clock(None),
         "muted": False,
         "standings": [{"rank": i + 1, "team": f"t{i + 1:02d}", "name": team_name(i),
                        "points": 6 - i // 3, "net": 7 - i, "opponents": 9, "played": 2,
@@ -150,15 +158,14 @@ class Feed:
 
 def stand_in_scorer(feed: Feed) -> Starlette:
     async def page(request):
-        return FileResponse(STATIC / "hall.html")
+        return HTMLResponse(hall_page.html())  # the real page, with the catalogs' words
 
     async def hall(request):
         return JSONResponse(feed.current())
 
     async def qr(request):
-        out = io.BytesIO()
-        segno.make(feed.current()["address"]).save(out, kind="svg", scale=4, border=2)
-        return Response(out.getvalue(), media_type="image/svg+xml")
+        return Response(hall_page.qr_svg(feed.current()["address"]),
+                        media_type="image/svg+xml")
 
     async def stream(request):
         with feed.lock:
@@ -304,7 +311,7 @@ def test_clocks_count_down_on_the_scorer_clock(hall):
     # two may matter, as for a TV whose own clock is wrong.
     skew = -400 * 86400.0
     data = snapshot()
-    data["round_clock"] = {"round": 2, "started_at": time.time() + skew - 600, "minutes": 60}
+    data["round_clock"] = round_clock(time.time() + skew - 600)
     hall.feed.reset(data, skew=skew)
     page = hall.open()
     expect(page.locator("#round-clock")).to_have_text(re.compile(r"^(50:00|49:[0-5]\d)$"))
@@ -319,7 +326,7 @@ def test_clocks_count_down_on_the_scorer_clock(hall):
 
 def test_round_clock_says_time_up(hall):
     data = snapshot()
-    data["round_clock"] = {"round": 2, "started_at": time.time() - 3700, "minutes": 60}
+    data["round_clock"] = round_clock(time.time() - 3700)
     hall.feed.reset(data)
     page = hall.open()
     expect(page.locator("#round-clock")).to_have_text("时间到")
