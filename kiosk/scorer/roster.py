@@ -86,7 +86,7 @@ def clean(text: str) -> str:
 
 def parse(data: bytes) -> Roster:
     """The teams of a CSV file. Raises RosterError naming the line and the problem."""
-    reader = csv.reader(io.StringIO(decode(data)))
+    reader = csv.reader(io.StringIO(decode(data)), strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:
