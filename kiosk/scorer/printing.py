@@ -64,9 +64,11 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
     elif kind == "pairings-team":
         context["rows"] = views.pairings_by_team(director, round_no)
     elif kind == "standings":
-        context |= {"rows": views.standing_rows(director), "round": current,
+        played = current if current and director.round_start(current) is not None \
+            else current - 1  # a published round not started yet has no results
+        context |= {"rows": views.standing_rows(director), "round": played,
                     "tie_breaks": director.tie_breaks() if event.format in ("swiss", "single")
-                    else (), "over": director.round_over(current),
+                    else (), "over": director.round_over(played),
                     "closed": event.status == "closed"}
     elif kind == "scorecards":
         context["cards"] = views.cards(director, team)
@@ -172,6 +174,8 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str) -> d
                              "level": line["level"], "total": line["total"],
                              "result": line["result"], "advance": line["advance"],
                              "levels": line["levels"], "penalties": penalties})
+    for side in out["sides"].values():
+        side["penalties"] = _grouped(side["penalties"])
     if lines:
         last = lines[-1]
         out["final"] = last["levels"]
@@ -185,5 +189,18 @@ def _penalties(line: dict[str, Any], ruleset: Any, lang: str) -> list[dict[str, 
         penalty = ruleset.penalties.get(p["code"])
         out.append({"seat": p["seat"], "name": penalty.name(lang) if penalty else p["code"],
                     "points": p.get("points") or 0, "effect": p.get("effect", ""),
-                    "levels": p.get("levels")})
-    return out
+                    "levels": p.get("levels"), "times": 1})
+    return _grouped(out)
+
+
+def _grouped(penalties: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same penalty of one seat, counted once with how many times (a sheet stays one
+    page when a seat overran twenty times)."""
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for p in penalties:
+        key = (p["seat"], p["name"], p["points"], p["levels"])
+        if key in out:
+            out[key]["times"] += p["times"]
+        else:
+            out[key] = dict(p)
+    return list(out.values())
