@@ -237,7 +237,7 @@ def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
              ids="、".join(f"{names[i]} ({i})" for i in report.added))]
     if report.joined_round > 1:
         out.append(t("admin.note.imported_late", n=len(report.added),
-                     round=report.joined_round, ignored="、".join(report.ignored) or "—"))
+                     round=report.joined_round))
     elif report.ignored:
         out.append(t("admin.cli.ignored", columns="、".join(report.ignored)))
     return _lines(out)

@@ -293,9 +293,13 @@ def routes(director: Director) -> list[Route]:
                                        missed_points=_int(form, "missed_points",
                                                           "admin.label.missed_points",
                                                           default=0), by=who)
-        key = "admin.note.imported_late" if report.joined_round > 1 else "admin.note.imported"
-        return key, {"n": len(report.added), "round": report.joined_round,
-                     "ignored": "、".join(report.ignored) or "—"}
+        if report.joined_round > 1:
+            return "admin.note.imported_late", {"n": len(report.added),
+                                                "round": report.joined_round}
+        if report.ignored:
+            return "admin.note.imported_ignored", {"n": len(report.added),
+                                                   "ignored": "、".join(report.ignored)}
+        return "admin.note.imported", {"n": len(report.added)}
 
     def add_team(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         team = director.add_team(
