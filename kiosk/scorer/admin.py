@@ -55,6 +55,8 @@ def routes(director: Director) -> list[Route]:
              ) -> HTMLResponse:
         lang = lang_of(request)
         flash = _flash(request, lang)
+        context.setdefault("director", director)
+        context.setdefault("tab", "")
         reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
                                     path=request.url.path, **context), status_code=status)
         if request.query_params.get("lang") in LANGS:
