@@ -243,9 +243,10 @@ def routes(director: Director) -> list[Route]:
         director._event()
         now = director.clock()
         count = director.table_count()
-        return {"count": count, "paired": director.store.paired_tables(),
-                "codes": director.store.open_codes(),
-                "links": {n: views.link_state(director, n, now) for n in range(1, count + 1)},
+        known = (director.store.links(), director.store.paired_tables())
+        return {"count": count, "paired": known[1], "codes": director.store.open_codes(),
+                "links": {n: views.link_state(director, n, now, known)
+                          for n in range(1, count + 1)},
                 "problems": [(n, p) for n in range(1, count + 1)
                              for p in director.problems(n)],
                 "orphans": len(director.store.orphans()), "muted": director.muted(),

@@ -91,10 +91,13 @@ class Card:
     standing: StandingRow | None = None
 
 
-def link_state(director: Director, table: int, now: float) -> str:
-    links = director.store.links()
+def link_state(director: Director, table: int, now: float,
+               known: tuple[dict[int, tuple[float, int]], dict[int, str]] | None = None) -> str:
+    """ok, behind, offline or never (no kiosk paired). `known`: the store's links and paired
+    tables, read once for a whole list."""
+    links, paired = known or (director.store.links(), director.store.paired_tables())
     if table not in links:
-        return "offline" if table in director.store.paired_tables() else "never"
+        return "offline" if table in paired else "never"
     seen, behind = links[table]
     return "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
 
@@ -106,6 +109,7 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
     rulings = {(r.round, r.table): r for r in director.rulings()}
     started = director.round_start(round_no) is not None
     now = director.clock()
+    known = (director.store.links(), director.store.paired_tables())
     out = []
     for table, ns, ew in director.assignments(round_no):
         state = director.match_state(table, round_no)
@@ -125,7 +129,7 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
         out.append(MatchRow(
             round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
             {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
-            ruling, link_state(director, table, now),
+            ruling, link_state(director, table, now, known),
             "; ".join(director.problems(table))))
     return out
 
