@@ -311,7 +311,11 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
                      "恢复 翔安金光 (t07) 参赛", "结束赛事", "重新开启赛事：迟到的申诉"):
             assert line in log, line
         assert log.count("陈裁判长") >= 15
-        audit = get(url + "/api/export/audit.csv").decode("utf-8")
+        tab("打印与导出")
+        with admin.expect_download() as download:
+            admin.get_by_role("link", name="操作日志（CSV）").click()
+        assert download.value.suggested_filename == "厦门杯-操作日志.csv"
+        audit = Path(download.value.path()).read_text(encoding="utf-8-sig")
         assert "重新开启赛事：迟到的申诉" in audit
 
         hall.screenshot(path=str(tmp_path / "hall.png"))

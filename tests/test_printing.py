@@ -149,9 +149,13 @@ def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
     assert csv_reply.headers["content-type"].startswith("text/csv")
     assert unquote(csv_reply.headers["content-disposition"].split("UTF-8''")[1]) == \
         "厦门杯-成绩.csv"
-    book = client.get("/api/export/results.xlsx")
+    assert client.get("/api/export/results.xlsx").status_code == 404  # it holds the log:
+    assert client.get("/admin/export/results.xlsx", follow_redirects=False).status_code == 303
+    client.post("/admin/login", data={"password": d.first_password() or ""})  # console only
+    book = client.get("/admin/export/results.xlsx")
     assert unquote(book.headers["content-disposition"].split("UTF-8''")[1]) == \
         "厦门杯-成绩.xlsx"
+    assert load_workbook(io.BytesIO(book.content)).sheetnames[-1] == "操作日志"
 
 
 def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):

@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..i18n import DEFAULT_LANG, LANGS, explain
-from . import views
+from . import outputs, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, password_matches
 from .roster import RosterError
 from .store import StoreError
@@ -139,6 +139,14 @@ def routes(director: Director) -> list[Route]:
         return page(request, "confirm", csrf=csrf, who=who, event=director.event(),
                     director=director, tab="", message=explain(exc, lang_of(request)),
                     action=request.url.path, fields=fields, back=back)
+
+    async def private_export(request: Request) -> Response:
+        if session(request) is None:
+            return RedirectResponse("/admin/login", status_code=303)
+        reply = await run_in_threadpool(outputs.private_export, director,
+                                        request.path_params["name"], lang_of(request))
+        return reply or HTMLResponse(words(lang_of(request))("print.error.kind"),
+                                     status_code=404)
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
@@ -445,6 +453,7 @@ def routes(director: Director) -> list[Route]:
             Route("/admin/login", login_page, methods=["GET"]),
             Route("/admin/login", login, methods=["POST"]),
             Route("/admin/logout", logout, methods=["POST"]),
+            Route("/admin/export/{name}", private_export, methods=["GET"]),
             *[Route(f"/admin/{name}", operation(op, back), methods=["POST"])
               for name, (op, back) in ops.items()]]
 

@@ -1,6 +1,7 @@
 """Routes for what leaves the scorer: printed pages (`/print/KIND.html|pdf`) and exports
 (`/api/export/…`), read-only like the hall page, each with a download name that says what it
-is (the event, the round, the kind)."""
+is (the event, the round, the kind). The exports that hold the audit log are the console's
+(`/admin/export/…`, `private_export`)."""
 
 from __future__ import annotations
 
@@ -55,13 +56,6 @@ def routes(director: Director) -> list[Route]:
         if kind == "results.csv":
             return _download(exports.results_csv(director, lang).encode(), "text/csv",
                              f"{stem}-{t('export.file.results')}.csv")
-        if kind == "audit.csv":
-            return _download(exports.audit_csv(director, lang).encode(), "text/csv",
-                             f"{stem}-{t('export.file.audit')}.csv")
-        if kind == "results.xlsx":
-            body = await run_in_threadpool(exports.workbook, director, lang)
-            return _download(body, "application/vnd.openxmlformats-officedocument."
-                             "spreadsheetml.sheet", f"{stem}-{t('export.file.results')}.xlsx")
         if kind == "results.json":
             return JSONResponse(exports.results_json(director))
         if kind == "sheets.txt":
@@ -71,6 +65,22 @@ def routes(director: Director) -> list[Route]:
         return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
 
     return [Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
+
+
+def private_export(director: Director, kind: str, lang: str) -> Response | None:
+    """The exports that hold the audit log (who did what): for the head referee's session
+    only, so served under /admin. None for an unknown kind."""
+    event = director.event()
+    stem = event.name if event else "event"
+    t = words(lang)
+    if kind == "audit.csv":
+        return _download(exports.audit_csv(director, lang).encode(), "text/csv",
+                         f"{stem}-{t('export.file.audit')}.csv")
+    if kind == "results.xlsx":
+        return _download(exports.workbook(director, lang), "application/vnd.openxmlformats-"
+                         "officedocument.spreadsheetml.sheet",
+                         f"{stem}-{t('export.file.results')}.xlsx")
+    return None
 
 
 def _download(body: bytes, media_type: str, name: str) -> Response:

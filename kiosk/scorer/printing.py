@@ -81,7 +81,9 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
             if table not in tables:
                 raise PrintError("print.error.no_table")
             tables = [table]
-        context["sheets"] = [sheet_context(director, round_no, t, lang) for t in sorted(tables)]
+        rows = {m.table: m for m in views.round_rows(director, round_no)}  # once, not a sheet
+        context["sheets"] = [sheet_context(director, round_no, t, lang, rows.get(t))
+                             for t in sorted(tables)]
     return render(f"print/{kind}.html", lang, **context)
 
 
@@ -117,9 +119,11 @@ def disposition(name: str, inline: bool = False) -> str:
 # -- the score sheet ------------------------------------------------------------------------
 
 
-def sheet_context(director: Director, round_no: int, table: int, lang: str) -> dict[str, Any]:
+def sheet_context(director: Director, round_no: int, table: int, lang: str,
+                  match: views.MatchRow | None = None) -> dict[str, Any]:
     """What a match's score sheet shows: the seeds' 记分表 form filled from the table's
-    events and the rulings (and left blank for hand writing where nothing is known)."""
+    events and the rulings (and left blank for hand writing where nothing is known).
+    `match`: the table's row of the round, when the caller has it."""
     event = director.event()
     state = director.match_state(table, round_no)
     ruleset = director.ruleset()
@@ -143,8 +147,9 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str) -> d
                                   "unit": row.unit if row else "",
                                   "players": list(row.players[:2]) if row else [],
                                   "penalties": []}
-        match = next((m for m in views.round_rows(director, round_no) if m.table == table),
-                     None)
+        if match is None:
+            match = next((m for m in views.round_rows(director, round_no)
+                          if m.table == table), None)
         if match is not None:
             out["result"], out["ruling"] = match.result, match.ruling
             out["winner_side"] = match.winner_side
