@@ -16,7 +16,8 @@ import datetime
 from typing import Any
 from urllib.parse import quote
 
-from ..i18n import LANGS
+from .. import hand_words as words
+from ..i18n import LANGS, translator
 from ..rules import replay
 from . import views
 from .director import Director
@@ -157,28 +158,32 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str,
         return out
     record = state.export()
     lines = list(replay(record, director.rulesets))
+    players = record.get("players") or {}
+    out["total_head"] = translator(lang)("words.col.total", **words.terms(ruleset, lang))
     if out["individual"]:
-        order = ruleset.deals.dealer_order if ruleset.deals else ()
-        out["order"] = order
+        order = words.table_order(ruleset)
+        out["order"] = [words.seat_name(p, lang, players) for p in order]
         for line in lines:
             out["deals"].append({"deal": line["deal"], "level": line["level"],
-                                 "dealer": line["dealer"], "partner": line["partner"],
+                                 "dealer": words.seat_name(line["dealer"], lang),
+                                 "partner": words.seat_name(line["partner"], lang),
                                  "total": line["total"],
                                  "awards": [line["awards"][p] for p in order],
-                                 "penalties": _penalties(line, ruleset, lang)})
+                                 "notes": words.notes(record, line, ruleset, lang, players)})
         out["totals"] = [lines[-1]["totals"][p] for p in order] if lines else []
         return out
     for line in lines:
         if line["hand"] is None:
             continue
-        penalties = _penalties(line, ruleset, lang)
-        for p in penalties:
+        for p in _penalties(line, ruleset, lang):
             side = "NS" if p["seat"] in "NS" else "EW"
             out["sides"][side]["penalties"].append(p)
-        out["hands"].append({"hand": line["hand"], "dealer": line["dealer"],
+        out["hands"].append({"hand": line["hand"],
+                             "dealer": words.seat_name(line["dealer"], lang),
                              "level": line["level"], "total": line["total"],
-                             "result": line["result"], "advance": line["advance"],
-                             "levels": line["levels"], "penalties": penalties})
+                             "result": words.result_words(line, ruleset, lang),
+                             "advance": line["advance"], "levels": line["levels"],
+                             "notes": words.notes(record, line, ruleset, lang, players)})
     for side in out["sides"].values():
         side["penalties"] = _grouped(side["penalties"])
     if lines:
@@ -189,12 +194,9 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str,
 
 
 def _penalties(line: dict[str, Any], ruleset: Any, lang: str) -> list[dict[str, Any]]:
-    out = []
-    for p in line.get("penalties", []):
-        penalty = ruleset.penalties.get(p["code"])
-        out.append({"seat": p["seat"], "name": penalty.name(lang) if penalty else p["code"],
-                    "points": p.get("points") or 0, "effect": p.get("effect", ""),
-                    "levels": p.get("levels"), "times": 1})
+    out = [{"seat": p["seat"], "name": words.penalty_name(p, ruleset, lang),
+            "points": p.get("points") or 0, "levels": p.get("levels"), "times": 1}
+           for p in line.get("penalties", [])]
     return _grouped(out)
 
 
