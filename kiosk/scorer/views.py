@@ -8,8 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pypinyin import lazy_pinyin
-
 from .director import ONLINE_WITHIN, Director, Ruling
 from .tournament import Result
 
@@ -193,6 +191,8 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
 
 def sort_key(name: str) -> tuple[str, str]:
     """Alphabetical for a wall list: Chinese names by their pinyin, others as written."""
+    from pypinyin import lazy_pinyin  # its dictionary takes a while: only printing needs it
+
     return ("".join(lazy_pinyin(name)).lower(), name)
 
 
