@@ -29,6 +29,7 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
                             start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     seen: list[int] = []
+    panel = None  # the hall's pairing panel before round 1 starts
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -38,6 +39,11 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
                 hands = None
             if hands is not None:
                 seen.append(hands)
+                if panel is None:
+                    with urllib.request.urlopen(url + "/api/hall", timeout=5) as reply:
+                        snap = json.loads(reply.read())
+                    if snap["pairings_round"]:
+                        panel = snap
             if len(seen) >= 2 and seen[-1] > seen[0] and seen[-1] >= 16:
                 break
             assert demo.poll() is None, demo.stdout.read()
@@ -45,6 +51,9 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
         with urllib.request.urlopen(url + "/", timeout=5) as page:
             assert b"<html" in page.read().lower()
         assert seen and seen[-1] > seen[0], seen  # hands are being played and synced
+        # between rounds the hall showed the next round's pairings before it started
+        assert panel is not None and panel["pairings_round"] == 1
+        assert len(panel["pairings"]) == 8
         with urllib.request.urlopen(url + "/api/hall", timeout=5) as reply:
             hall = json.loads(reply.read())
         assert hall["event"]["name"].startswith("厦门") and len(hall["standings"]) == 16

@@ -59,7 +59,7 @@ def test_a_kiosk_finds_the_scorer_by_mdns_and_syncs(tmp_path, namespaces):
     admin("event", "--name", "mDNS", "--ruleset", "standard-80fen")
     (tmp_path / "t.csv").write_text("name\n甲\n乙\n")
     admin("teams", str(tmp_path / "t.csv"))
-    code = admin("tables", "1").split(": ")[1].strip()
+    code = admin("tables", "1").split()[-1]  # "第 1 桌：配对码 123456"
     admin("start-round", "--in", "0")
     server = subprocess.Popen(
         ["ip", "netns", "exec", scorer_ns, sys.executable, "-m", "kiosk.cli.main", "scorer",

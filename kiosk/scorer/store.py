@@ -74,6 +74,22 @@ def events_keyed_by_table(db: sqlite_utils.Database) -> None:
     db["orphans"].transform(pk=("table_number", "device", "seq"))
 
 
+@migrations()
+def director_console(db: sqlite_utils.Database) -> None:
+    """The head referee's console (issue 12): late entries, a round's private draft and its
+    publication, the hall's round clock, rulings that can be removed, the audit log."""
+    db["teams"].add_column("joined_round", int)  # a late entry plays from this round on
+    db["teams"].add_column("missed_points", int)  # big points for each round it missed
+    db["teams"].add_column("added", float)
+    db["rounds"].add_column("published_at", float)
+    db["rounds"].add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
+    for column in ("removed_at", "removed_reason", "removed_by", "by"):
+        db["rulings"].add_column(column, float if column == "removed_at" else str)
+    db["sessions"].add_column("who", str)
+    db["audit"].create({"id": int, "at": float, "who": str, "action": str, "params": str},
+                       pk="id")
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 

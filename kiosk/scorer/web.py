@@ -10,20 +10,13 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import segno
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    JSONResponse,
-    PlainTextResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, exports, hall, sync
+from . import admin, hall, hall_page, outputs, sync
 from .director import Director
 
 log = logging.getLogger(__name__)
@@ -96,8 +89,8 @@ class HallFeed:
 def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
     feed = HallFeed(director, address)
 
-    async def page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "hall.html")
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(hall_page.html())
 
     async def snapshot(request: Request) -> Response:
         return Response(feed.current(), media_type="application/json")
@@ -114,19 +107,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        code = segno.make(address, error="m")
-        return Response(code.svg_inline(scale=8, border=2), media_type="image/svg+xml")
-
-    async def export(request: Request) -> Response:
-        kind = request.path_params["name"]
-        if kind == "results.csv":
-            return PlainTextResponse(exports.results_csv(director), media_type="text/csv")
-        if kind == "results.json":
-            return JSONResponse(exports.results_json(director))
-        if kind == "sheets.txt":
-            lang = request.query_params.get("lang", "zh-Hans")
-            return PlainTextResponse(exports.sheets(director, lang))
-        return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
+        return Response(hall_page.qr_svg(address), media_type="image/svg+xml")
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(feed.watch())
@@ -137,8 +118,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         routes=[Route("/", page), Route("/api/hall", snapshot),
                 Route("/api/hall/stream", stream), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
-                Route("/api/export/{name}", export),
-                *sync.routes(director), *admin.routes(director),
+                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
