@@ -236,6 +236,8 @@ def test_3_a_correction_opens_the_whole_hand_and_keeps_kitty_and_penalties(table
     after = table.session.export()["hands"][0]
     assert {k: after[k] for k in ("points", "kitty")} == {"points": 10, "kitty": before["kitty"]}
     assert [p["code"] for p in after["penalties"]] == ["look-back"]
+    (event,) = [e for e in table.session.journal.events() if e.kind == "correction"]
+    assert event.data["reason"] == "裁判更正"  # in the referee's words
 
 
 # -- 4. entry -------------------------------------------------------------------------------

@@ -309,8 +309,8 @@ class Controller:
             self._ask(Dialog(("ui.confirm.rule_title", {}), (("ui.confirm.rule", {}),),
                              "r_do_rule", style="primary"))
         elif name == "r_do_rule":
-            reason = "referee"
-            self.send(lambda s: s.rule_dispute(reason))
+            note = translator(ui.lang)("ui.note.ruling")  # journaled in the referee's words
+            self.send(lambda s: s.rule_dispute(note))
         elif name == "r_time_up":
             self._ask(Dialog(("ui.confirm.time_up_title", {}),
                              (("ui.confirm.time_up." + view.time_up_rule, {}),), "r_do_time_up"))
@@ -350,7 +350,8 @@ class Controller:
             if ui.correct.trump:
                 entry["trump"] = {"suit": ui.correct.trump,
                                   "seat": view.records[(hand or 1) - 1]["dealer"]}
-            self.send(lambda s: s.correct_hand(hand, entry, "referee"))
+            reason = translator(ui.lang)("ui.note.correction")
+            self.send(lambda s: s.correct_hand(hand, entry, reason))
             ui.overlay, ui.referee_step = "referee", "menu"
             ui.correct = ui.correct_hand = ui.correct_preview = None
         elif name == "r_new_match":
