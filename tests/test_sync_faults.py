@@ -48,7 +48,7 @@ def hall(path, tables=2):
 
 
 def journal_events(data, table):
-    journal = Journal(table_path(data, table))
+    journal = Journal.reader(table_path(data, table))
     events = [e.to_json() for e in journal.events()]
     journal.close()
     return events
@@ -81,17 +81,17 @@ def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     client = TestClient(create_app(director))
     link = ScorerLink("http://testserver", client)
     with pytest.raises(LinkError) as refused:
-        link.pair(codes[1], "kiosk-x", {"xiamen-2015": "ab" * 32})
+        link.pair(codes[1], 1, "kiosk-x", {"xiamen-2015": "ab" * 32})
     sha = RULESETS["xiamen-2015"].sha256
     assert refused.value.status == 409
     assert sha in str(refused.value) and "ab" * 32 in str(refused.value)
-    link.pair(codes[1], "kiosk-x", {"xiamen-2015": sha})
+    link.pair(codes[1], 1, "kiosk-x", {"xiamen-2015": sha})
     director.start_round(0)
     # A match set up with another copy anyway: kept (nothing is lost), never scored, and
     # the kiosk and the hall are told why, with both hashes.
     setup = {"device": "kiosk-x", "seq": 1, "match": "1", "kind": "setup",
              "data": {**director.assignment(1), "table": 1, "ruleset_sha256": "cd" * 32},
-             "mono": 1.0, "wall": time.time(), "actor": "referee"}
+             "mono": 1.0, "wall": time.time(), "actor": "referee", "prev": ""}
     answer = link.send([setup], 0)
     assert answer["high_water"] == 1 and len(director.store.events(1)) == 1
     (problem,) = answer["problems"]
@@ -209,7 +209,7 @@ def newest(data):
     path = table_path(data, 1)
     if not path.exists():
         return 0
-    journal = Journal(path)
+    journal = Journal.reader(path)
     try:
         return journal.newest()
     finally:
@@ -217,7 +217,7 @@ def newest(data):
 
 
 def phase(data):
-    journal = Journal(table_path(data, 1))
+    journal = Journal.reader(table_path(data, 1))
     state = MatchState(RULESETS)
     for event in journal.events():
         state.apply(event)
@@ -239,7 +239,7 @@ def test_the_kiosk_sets_up_the_assigned_round_and_starts_it_with_the_hall(tmp_pa
     runner = TableRunner(session, door)
     outbox = Outbox(table_path(tmp_path / "k", 1), link)
     connect(outbox, door, session.clock)
-    journal = Journal(table_path(tmp_path / "k", 1))
+    journal = Journal.reader(table_path(tmp_path / "k", 1))
     outbox.sync_once(journal)
     runner.step()
     assert session.state.phase == "ready"

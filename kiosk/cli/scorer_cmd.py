@@ -23,6 +23,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
                         help="do not announce the scorer on the LAN")
+    # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
+    scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
@@ -81,8 +83,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
            lambda d, a: d.mute(a.state == "on"))
     p.add_argument("state", choices=("on", "off"))
     op("close", "close the event", lambda d, a: d.close_event())
-    p = op("password", "set the admin page's password (read from the terminal or stdin)",
-           lambda d, a: d.set_password(_read_password()) or "password set")
+    p = op("password", "set the admin page's password (read from the terminal or stdin); "
+           "every admin session ends", _set_password)
+    op("certificate", "print the scorer's certificate fingerprints (to trust it once on a "
+       "hall TV or a laptop)", _certificate)
     p = op("backup", "copy the store, consistently, while the scorer runs",
            lambda d, a: str(d.store.backup(Path(a.to) / datetime.datetime.now().strftime(
                "scorer-%Y%m%d-%H%M%S.sqlite"))))
@@ -104,6 +108,7 @@ def _director(args: argparse.Namespace) -> Any:
 
 
 def run_admin(args: argparse.Namespace, run: Callable[[Any, argparse.Namespace], Any]) -> int:
+    from ..scorer.access import AccessError
     from ..scorer.director import AdminError
     from ..scorer.roster import RosterError
     from .main import EXIT_USAGE
@@ -114,7 +119,7 @@ def run_admin(args: argparse.Namespace, run: Callable[[Any, argparse.Namespace],
     director = _director(args)
     try:
         out = run(director, args)
-    except (AdminError, RosterError, OSError) as exc:
+    except (AdminError, RosterError, AccessError, OSError) as exc:
         print(f"kiosk scorer admin {args.admin_command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
     finally:
@@ -151,7 +156,29 @@ def _read_password() -> str:
     return sys.stdin.readline().strip()
 
 
+FIRST_PASSWORD = "admin-password.txt"
+
+
+def _set_password(director: Any, args: argparse.Namespace) -> str:
+    from ..i18n import DEFAULT_LANG, translator
+
+    director.set_password(_read_password())
+    (Path(args.data) / FIRST_PASSWORD).unlink(missing_ok=True)
+    return translator(DEFAULT_LANG)("security.password-set")
+
+
+def _certificate(director: Any, args: argparse.Namespace) -> str:
+    from ..scorer import tls
+
+    identity = tls.identity(director.store)
+    return _lines([f"sha256 {identity.fingerprint}", f"spki {identity.spki_pin}",
+                   identity.certificate.strip()])
+
+
 def run_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from ..i18n import DEFAULT_LANG, translator
     from ..scorer.server import serve
 
     if not args.data:
@@ -159,7 +186,11 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     director = _director(args)
     password = director.first_password()
-    if password:
-        print(f"admin password (shown once; change it with `kiosk scorer admin password`): "
-              f"{password}", flush=True)
-    return serve(director, args.host, args.port, mdns=not args.no_mdns)
+    if password:  # into a file only this user reads, never into the service's log
+        path = Path(args.data) / FIRST_PASSWORD
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        print(translator(DEFAULT_LANG)("security.first-password", path=path), flush=True)
+    return serve(director, args.host, args.port, mdns=not args.no_mdns,
+                 secure=not args.no_tls)

@@ -7,21 +7,22 @@ from __future__ import annotations
 import html
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .director import RULING_KINDS, AdminError, Director, password_matches
+from ..i18n import translator
+from . import access
+from .director import RULING_KINDS, AdminError, Director
 from .roster import RosterError
 from .store import StoreError
-from .sync import FailureLimit
 
 COOKIE = "kiosk_admin"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
+MAX_LOGIN = 1_000  # bytes of the login form (a password field)
 
 STYLE = """body{font-family:"Noto Sans CJK SC",sans-serif;max-width:60em;margin:1em auto;
 padding:0 1em}
@@ -31,7 +32,7 @@ td,th{border:1px solid #ccc;padding:.2em .5em}input,select,button{font-size:1em}
 
 
 def routes(director: Director) -> list[Route]:
-    wrong_passwords = FailureLimit(20, 60.0)
+    logins = access.Limiter(per_source=10, ceiling=60)
 
     def session(request: Request) -> str | None:
         """The CSRF token of the request's live session, or None."""
@@ -45,18 +46,19 @@ def routes(director: Director) -> list[Route]:
                      request.query_params.get("error", ""))
 
     async def login(request: Request) -> Response:
-        now = director.clock()
-        if wrong_passwords.blocked(now):
-            return _page("登录 Log in", "", "稍候再试 Too many wrong passwords: wait a minute",
+        now, source = director.clock(), request.client.host if request.client else "?"
+        wait = logins.attempt(source, now)  # counted before anything is awaited
+        if wait:
+            return _page("登录 Log in", "", _both("security.login-wait", s=int(wait) + 1),
                          status=429)
-        form = await request.form()
-        stored = director.store.setting("password")
-        if not await run_in_threadpool(password_matches, stored,
-                                       str(form.get("password", ""))):
-            wrong_passwords.failed(now)
+        password = await _login_password(request)
+        if password is None:
+            return _page("登录 Log in", "", _both("security.login-form"), status=413)
+        if not await access.checked(director.store.setting("password"), password):
             return _page("登录 Log in", _form("/admin/login", "", "登录 Log in",
                                               '<input type="password" name="password">'),
                          "密码不对 Wrong password", status=403)
+        logins.forgive(source)
         token, _ = director.open_session()
         reply = RedirectResponse("/admin", status_code=303)
         reply.set_cookie(COOKIE, token, httponly=True, samesite="strict",
@@ -194,11 +196,7 @@ def dashboard(director: Director, csrf: str) -> str:
                            f'<input type="hidden" name="on" value="{"0" if muted else "1"}">'))
         parts.append(_form("/admin/close", csrf, "结束赛事 Close the event", ""))
         parts.append(codes_table(director))
-        orphans = director.store.orphans()
-        if orphans:  # events an import could not place: kept, for the head referee to see
-            parts.append(f'<p class="error">{len(orphans)} imported events are kept aside: '
-                         "their places in their tables' sequences were taken (see the "
-                         "store's orphans table)</p>")
+        parts.append(conflicts_list(director))
         problems = [(n, p) for n in range(1, director.table_count() + 1)
                     for p in director.problems(n)]
         parts += [f'<p class="error">table {n}: {e(p)}</p>' for n, p in problems]
@@ -212,12 +210,56 @@ def dashboard(director: Director, csrf: str) -> str:
 
 def codes_table(director: Director) -> str:
     paired = director.store.paired_tables()
-    codes = director.store.open_codes()
+    codes = director.store.open_codes(director.clock())
+    states = director.store.code_states(director.clock())  # a burnt or expired code
     rows = "".join(
         f"<tr><td>{n}</td><td>{html.escape(paired.get(n, ''))}</td>"
-        f"<td>{codes.get(n, '')}</td></tr>" for n in range(1, director.table_count() + 1))
+        f"<td>{codes.get(n) or _code_state(states.get(n))}</td></tr>"
+        for n in range(1, director.table_count() + 1))
     return ("<table><tr><th>table</th><th>kiosk</th><th>pairing code</th></tr>"
             f"{rows}</table>")
+
+
+def conflicts_list(director: Director) -> str:
+    """The tables whose kiosk's journal parts from the scorer's record: where, why, and the
+    kiosk's events kept aside (the head referee decides; pairing a kiosk again resolves it)."""
+    def said(lang: str, c: dict[str, object]) -> str:
+        t = translator(lang)
+        return t("sync.admin-conflict", table=c["table"], seq=c["seq"], n=c["aside"],
+                 why=t(f"sync.why.{c['why']}"))
+
+    items = "".join(f'<li class="error">{html.escape(said("zh-Hans", c))} '
+                    f'{html.escape(said("en", c))}</li>' for c in director.store.conflicts())
+    aside = len(director.store.orphans())
+    if aside:
+        items += f"<li>{html.escape(_both('sync.admin-aside', n=aside))}</li>"
+    return f"<ul>{items}</ul>" if items else ""
+
+
+def _code_state(state: str | None) -> str:
+    return html.escape(_both(f"sync.code-{state}")) if state in ("burnt", "expired") else ""
+
+
+def _both(key: str, **params: object) -> str:
+    """A message in 简体中文 and English, as the admin page's other words are."""
+    return f"{translator('zh-Hans')(key, **params)} {translator('en')(key, **params)}"
+
+
+async def _login_password(request: Request) -> str | None:
+    """The password of a login form: a small urlencoded form (a multipart upload or a body
+    over MAX_LOGIN bytes is never read), or None."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    size = request.headers.get("content-length", "")
+    if kind != "application/x-www-form-urlencoded" or not size.isdigit() or \
+            int(size) > MAX_LOGIN:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_LOGIN:
+            return None
+    values = parse_qs(body.decode("utf-8", "replace")).get("password", [""])
+    return values[0]
 
 
 def _form(action: str, csrf: str, label: str, fields: str, multipart: bool = False) -> str:

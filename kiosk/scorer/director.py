@@ -8,8 +8,6 @@ rulings recorded here.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import secrets
@@ -22,12 +20,11 @@ from typing import Any
 from ..rules import IndividualRound, Ruleset, Rulesets
 from ..table.journal import Event, Journal
 from ..table.state import MatchState
-from . import formats, roster
+from . import access, formats, roster
 from .formats import RoundPlan
 from .store import Store
 from .tournament import Result, Standing, Team, standings, swiss_pairing
 
-SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 SWISS_FORMATS = ("swiss", "single")
@@ -69,45 +66,34 @@ class Director:
         self._folds: dict[int, _TableFold] = {}
         self._preview: tuple[Any, Any] | None = None
 
-    # -- the admin password and sessions ----------------------------------------------------
+    # -- the admin password and sessions (the rules are access.py's) ------------------------
 
     def first_password(self) -> str | None:
-        """On the very first start: a new random password, to print once. Else None."""
+        """On the very first start: a new random password, to give the head referee once.
+        Else None."""
         if self.store.setting("password") is not None:
             return None
-        password = secrets.token_urlsafe(9)
+        password = secrets.token_urlsafe(12)
         self.set_password(password)
         return password
 
     def set_password(self, password: str) -> None:
-        if len(password) < 8:
-            raise AdminError("the password needs at least 8 characters")
-        salt = secrets.token_bytes(16)
-        digest = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
-        self.store.set_setting("password", salt.hex() + ":" + digest.hex())
+        """Raises access.AccessError for a password too easy to guess; ends every session."""
+        access.set_password(self.store, password)
 
     def check_password(self, password: str) -> bool:
-        return password_matches(self.store.setting("password"), password)
+        return access.password_matches(self.store.setting("password"), password)
 
     def open_session(self) -> tuple[str, str]:
         """A new admin session: (token for the cookie, CSRF token for the forms)."""
-        token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-        db = self.store.db
-        with db.atomic():
-            db.execute("DELETE FROM sessions WHERE expires < ?", [self.clock()])
-            db.execute("INSERT INTO sessions VALUES (?, ?, ?)",
-                       [token, csrf, self.clock() + SESSION_HOURS * 3600])
-        return token, csrf
+        return access.open_session(self.store, self.clock())
 
     def session_csrf(self, token: str) -> str | None:
         """The CSRF token of a live session, or None."""
-        row = self.store.db.execute("SELECT csrf FROM sessions WHERE token = ? AND expires > ?",
-                                    [token, self.clock()]).fetchone()
-        return row[0] if row else None
+        return access.session_csrf(self.store, token, self.clock())
 
     def close_session(self, token: str) -> None:
-        with self.store.db.atomic():
-            self.store.db.execute("DELETE FROM sessions WHERE token = ?", [token])
+        access.close_session(self.store, token)
 
     # -- the event --------------------------------------------------------------------------
 
@@ -512,16 +498,6 @@ class Director:
         tie_breaks = ("net", "opponents", "head-to-head") \
             if self.ruleset().result.tie_break == "net-levels" else ("opponents", "head-to-head")
         return standings(self.teams(), self.results(), tie_breaks)
-
-
-def password_matches(stored: str | None, password: str) -> bool:
-    """Whether `password` is the one whose salted scrypt hash is `stored` (slow on purpose:
-    run it off the server's event loop)."""
-    if stored is None:
-        return False
-    salt, digest = (bytes.fromhex(x) for x in stored.split(":"))
-    given = hashlib.scrypt(password.encode(), salt=salt, n=2**14, r=8, p=1)
-    return hmac.compare_digest(given, digest)
 
 
 def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState | None,

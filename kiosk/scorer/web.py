@@ -12,6 +12,7 @@ from pathlib import Path
 
 import segno
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
@@ -23,8 +24,10 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..i18n import LANGS
 from . import admin, exports, hall, sync
 from .director import Director
+from .shield import SecurityHeaders
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -125,6 +128,9 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
             return JSONResponse(exports.results_json(director))
         if kind == "sheets.txt":
             lang = request.query_params.get("lang", "zh-Hans")
+            if lang not in LANGS:
+                return JSONResponse({"error": f"lang: one of {', '.join(LANGS)}"},
+                                    status_code=400)
             return PlainTextResponse(exports.sheets(director, lang))
         return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
 
@@ -140,6 +146,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/export/{name}", export),
                 *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
     return app
