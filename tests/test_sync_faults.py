@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import pytest
 from starlette.testclient import TestClient
@@ -22,6 +23,7 @@ from kiosk.scorer.admin import dashboard
 from kiosk.scorer.director import Director
 from kiosk.scorer.hall import tables as hall_tables
 from kiosk.scorer.store import Store
+from kiosk.scorer.tls import make_identity
 from kiosk.scorer.web import create_app
 from kiosk.sync.join import join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
@@ -62,7 +64,8 @@ def test_link_state_offline_behind_then_in_sync(tmp_path):
     simulate(tmp_path / "k", 1, RULESETS, "xiamen-2015", 2, 1, 1e9, io.StringIO(),
              assignment=link.assignment()["assignment"]).close()
     unsent = len(journal_events(tmp_path / "k", 1))
-    dead = ScorerLink("http://127.0.0.1:9", credential=link.credential, timeout=0.5)
+    pinned = replace(link.credential, certificate=make_identity(["x"]).certificate)
+    dead = ScorerLink("https://127.0.0.1:9", credential=pinned, timeout=0.5)
     offline = Outbox(table_path(tmp_path / "k", 1), dead)
     assert not offline.flush(timeout=1.0)
     state = offline.state

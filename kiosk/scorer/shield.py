@@ -105,6 +105,7 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
                                     app_state=app_state, _loop=self.loop)
             self.source: str | None = None
             self.started = False
+            self.early: list[bytes] = []  # decrypted before the handshake's waiter woke us
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             assert isinstance(transport, asyncio.Transport)
@@ -123,7 +124,8 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
         async def _handshake(self, transport: asyncio.Transport) -> None:
             try:
                 tls = await self.loop.start_tls(transport, self, context, server_side=True,
-                                                ssl_handshake_timeout=HANDSHAKE_TIMEOUT)
+                                                ssl_handshake_timeout=HANDSHAKE_TIMEOUT,
+                                                ssl_shutdown_timeout=2.0)
             except (OSError, ssl.SSLError, TimeoutError, ConnectionError, RuntimeError):
                 transport.abort()
                 self._leave()
@@ -136,6 +138,9 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
         def _start(self, transport: asyncio.Transport) -> None:
             self.started = True
             self.http.connection_made(transport)
+            for data in self.early:
+                self.http.data_received(data)
+            self.early.clear()
 
         def _leave(self) -> None:
             if self.source is not None:
@@ -145,6 +150,8 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
         def data_received(self, data: bytes) -> None:
             if self.started:
                 self.http.data_received(data)
+            elif len(self.early) < 64:  # (a request sent with the handshake's last flight)
+                self.early.append(data)
 
         def eof_received(self) -> bool | None:
             return self.http.eof_received() if self.started else None

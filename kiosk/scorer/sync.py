@@ -103,7 +103,8 @@ class Budget:
 def routes(director: Director) -> list[Route]:
     store, clock = director.store, director.clock
     replays = Replays(clock())
-    pairing_tries = Limiter(per_source=5, ceiling=300)  # a hall pairs tables one by one
+    # Attempts that have not (yet) paired, per source; a hall pairs its tables one by one.
+    pairing_tries = Limiter(per_source=5, ceiling=300)
     pending: dict[str, tuple[int, str, str, ScorerPairing, float]] = {}
     budget = Budget(BODIES_IN_FLIGHT)
 
@@ -180,6 +181,7 @@ def routes(director: Director) -> list[Route]:
             secret = store.pair(table, code, device, now)
         except StoreError:
             return refusal(403, "sync.no-code", now, table=table)
+        pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser
         fingerprint = tls.identity(store).fingerprint
         return answer(side.seal({"table": table, "secret": secret,
                                  "certificate": fingerprint}), now=now)

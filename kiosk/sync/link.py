@@ -210,7 +210,7 @@ class ScorerLink:
         reply = getattr(self, "last_reply", None)
         stream = reply.extensions.get("network_stream") if reply is not None else None
         tls = stream.get_extra_info("ssl_object") if stream is not None else None
-        return tls.getpeercert(binary_form=True) if tls is not None else None
+        return tls.getpeercert(True) if tls is not None else None
 
     def pair(self, code: str, table: int, device: str, rulesets: dict[str, str]
              ) -> Credential:
