@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 from kiosk.rules import Rulesets
 from kiosk.scorer import roster
 from kiosk.scorer.access import AccessError
-from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 

@@ -215,7 +215,7 @@ class Director:
         does not have yet. Returns (events new to the scorer, events kept aside as orphans)."""
         if not Path(path).is_file():
             raise AdminError(f"{path}: no such journal file")
-        journal = Journal(path)
+        journal = Journal.reader(path)  # the old kiosk's card, perhaps mounted read-only
         try:
             events = [e.to_json() for e in journal.events()]
         finally:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..rules import replay
 from ..sheet import score_sheet
+from ..wire import csv_cell
 from .director import Director
 
 COLUMNS = ("round", "table", "ns", "ew", "winner", "ns_points", "ew_points", "ns_net",
@@ -57,7 +58,7 @@ def results_json(director: Director) -> dict[str, Any]:
 
 def results_csv(director: Director) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
+    writer = _Cells(csv.writer(out))
     writer.writerow(COLUMNS)
     for m in results_json(director)["matches"]:
         if "totals" in m:  # an individual group: one row a player
@@ -70,6 +71,16 @@ def results_csv(director: Director) -> str:
                          m["winner"] or "", points.get(m["ns"], ""), points.get(m["ew"], ""),
                          net.get(m["ns"], ""), net.get(m["ew"], ""), m["decided_by"] or ""])
     return out.getvalue()
+
+
+class _Cells:
+    """A CSV writer whose cells a spreadsheet never runs as formulas (`wire.csv_cell`)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def writerow(self, cells: list[Any]) -> None:
+        self.writer.writerow([csv_cell(c) for c in cells])
 
 
 def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:

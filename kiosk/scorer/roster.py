@@ -17,6 +17,8 @@ import csv
 import io
 from dataclasses import dataclass
 
+from ..wire import clean_name
+
 ALIASES = {
     "name": ("name", "team", "队名", "隊名", "player", "选手", "選手", "姓名"),
     "id": ("id", "no", "编号", "編號"),
@@ -66,7 +68,8 @@ def parse(data: bytes) -> list[Entrant]:
     for number, row in enumerate(rows[1:], 2):
         def cell(key: str, row: list[str] = row) -> str:
             i = columns.get(key)
-            return row[i].strip() if i is not None and i < len(row) else ""
+            # (no bidi controls or zero-width characters: a name reads as what it is)
+            return clean_name(row[i]) if i is not None and i < len(row) else ""
 
         name = cell("name")
         if not name:

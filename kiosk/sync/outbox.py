@@ -210,6 +210,8 @@ class Outbox:
         try:
             while time.monotonic() < deadline:
                 self._newest = journal.newest()
+                if self.state.storage != "broken":
+                    self._look(journal)
                 try:
                     if self.sync_once(journal):
                         return True

@@ -148,21 +148,41 @@ class Journal:
             raise _failure(self.path, exc) from None
         self._lock = self._take_lock()
         try:
-            self.db = connect(self.path)
+            self._open(device)
+        except JournalError as exc:
+            # A full card: the WAL's files cannot be made. Give back the reserve, once.
+            if exc.key not in ("journal.full", "journal.unreadable") or \
+                    not self._reserve.exists():
+                self._release()
+                raise
+            self._reserve.unlink()
             try:
-                migrations.apply(self.db)
-            except sqlite3.DatabaseError as exc:
-                failure = _failure(self.path, exc)
-                if failure.key == "journal.unreadable":
-                    failure = JournalError(f"{self.path}: not a kiosk journal: {exc}",
-                                           "journal.not-a-journal", path=self.path.name)
-                raise failure from None
-            self.device = self._device(device)
-            self._load_head()
+                self._open(device)
+            except BaseException:
+                self._release()
+                raise
         except BaseException:
             self._release()
             raise
         self._keep_reserve()
+
+    def _open(self, device: str | None) -> None:
+        self.db = connect(self.path)
+        try:
+            migrations.apply(self.db)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            failure = _failure(self.path, exc)
+            if failure.key == "journal.unreadable":
+                failure = JournalError(f"{self.path}: not a kiosk journal: {exc}",
+                                       "journal.not-a-journal", path=self.path.name)
+            raise failure from None
+        try:
+            self.device = self._device(device)
+            self._load_head()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise _failure(self.path, exc) from None
 
     @classmethod
     def reader(cls, path: str | Path) -> Journal:
@@ -240,11 +260,12 @@ class Journal:
 
     def storage(self) -> str | None:
         """The card's state for the table's notice area: None (fine), "low" (under
-        LOW_SPACE free) or "full" (the reserve has been used)."""
-        if not self.readonly and not self._reserve.exists() and \
-                self.free_bytes() < RESERVE:
+        LOW_SPACE free) or "full" (under a megabyte free, or the reserve given back)."""
+        # (a reader sees the writer's reserve file too)
+        free = self.free_bytes()
+        if free < LOW_SPACE and (free < 1_000_000 or not self._reserve.exists()):
             return "full"
-        return "low" if self.free_bytes() < LOW_SPACE else None
+        return "low" if free < LOW_SPACE else None
 
     # -- reading and writing ----------------------------------------------------------------
 
@@ -359,13 +380,25 @@ class Journal:
         return int(self._read("SELECT max(seq) FROM events").fetchone()[0] or 0)
 
     def broken_chain(self) -> int | None:
-        """The first event whose `prev` is not the hash of the event before it, or whose
-        sequence number skips one (a damaged or edited journal), or None."""
+        """The first event that is not what its hash says, whose `prev` is not the hash of
+        the event before it, or whose sequence number skips one (an edited or damaged
+        journal), or None."""
+        if not getattr(self, "_chained", True):
+            return None  # a journal from before the chain: nothing to check it against
         prev, expected = "", 1
-        for e in self.events():
-            if e.seq != expected or e.prev != prev:
-                return e.seq
-            prev, expected = event_hash(e.to_json()), e.seq + 1
+        rows = self._read("SELECT seq, device, match, kind, data, mono, wall, actor, prev, "
+                          "hash FROM events ORDER BY seq")
+        try:
+            for seq, device, match, kind, data, mono, wall, actor, link, stored in rows:
+                event = {"seq": seq, "device": device, "match": match, "kind": kind,
+                         "data": json.loads(data), "mono": mono, "wall": wall,
+                         "actor": actor, "prev": link}
+                digest = event_hash(event)
+                if seq != expected or link != prev or digest != stored:
+                    return int(seq)
+                prev, expected = digest, seq + 1
+        except (sqlite3.DatabaseError, ValueError) as exc:
+            raise _failure(self.path, exc) from None
         return None
 
     def adopt(self, events: list[dict[str, Any]]) -> None:
