@@ -32,7 +32,7 @@ td,th{border:1px solid #ccc;padding:.2em .5em}input,select,button{font-size:1em}
 
 
 def routes(director: Director) -> list[Route]:
-    logins = access.Limiter(per_source=10, ceiling=60)
+    logins = access.Limiter(per_source=10, ceiling=600)  # two hashes at once bound the CPU
 
     def session(request: Request) -> str | None:
         """The CSRF token of the request's live session, or None."""

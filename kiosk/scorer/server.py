@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from . import tls
 from .director import Director
 from .discovery import announce, lan_address
-from .shield import PER_SOURCE, Gate, guarded, raise_file_limit
+from .shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
 from .web import create_app
 
 MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 65536)
@@ -43,6 +43,7 @@ def server_for(app: Starlette, host: str, port: int,
     """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
     benchmark's comparison only)."""
     files = raise_file_limit()
+    return_large_blocks()
     gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
     return ScorerServer(uvicorn.Config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ssl
+from asyncio import sslproto
 from collections import Counter
 from typing import Any
 
@@ -94,6 +95,10 @@ class GuardedHttp(HttpToolsProtocol):
         super().connection_lost(exc)
 
 
+class _SmallBufferTLS(sslproto.SSLProtocol):
+    max_size = 16 * 1024  # bytes read from the socket at once (a TLS record)
+
+
 def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol]:
     """The protocol class uvicorn should make for each connection (`Config(http=…)`)."""
 
@@ -122,18 +127,23 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
             self.loop.create_task(self._handshake(transport))
 
         async def _handshake(self, transport: asyncio.Transport) -> None:
+            assert context is not None
+            # loop.start_tls, with a protocol whose read buffer is small (asyncio's own keeps
+            # 256 KB a connection: 60 MB for a few hundred idle phones and laptops).
+            waiter = self.loop.create_future()
+            tls = _SmallBufferTLS(self.loop, self, context, waiter, server_side=True,
+                                  ssl_handshake_timeout=HANDSHAKE_TIMEOUT,
+                                  ssl_shutdown_timeout=2.0, call_connection_made=False)
+            transport.set_protocol(tls)
+            self.loop.call_soon(tls.connection_made, transport)
+            self.loop.call_soon(transport.resume_reading)
             try:
-                tls = await self.loop.start_tls(transport, self, context, server_side=True,
-                                                ssl_handshake_timeout=HANDSHAKE_TIMEOUT,
-                                                ssl_shutdown_timeout=2.0)
+                await waiter
             except (OSError, ssl.SSLError, TimeoutError, ConnectionError, RuntimeError):
                 transport.abort()
                 self._leave()
                 return
-            if tls is None:
-                self._leave()
-                return
-            self._start(tls)
+            self._start(tls._app_transport)
 
         def _start(self, transport: asyncio.Transport) -> None:
             self.started = True
@@ -219,3 +229,14 @@ def raise_file_limit(wanted: int = 65536) -> int:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def return_large_blocks() -> None:
+    """Have glibc give large freed blocks (a password hash's 16 MB) back to the system at
+    once, rather than keep them in the heap after the first (its default)."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD: fixed, so never raised
