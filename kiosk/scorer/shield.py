@@ -68,14 +68,14 @@ class GuardedHttp(HttpToolsProtocol):
             self.transport.close()
 
     def data_received(self, data: bytes) -> None:
-        if self._head is not None:
+        waiting = self._head is not None
+        super().data_received(data)  # (the head may complete in this chunk, a body after it)
+        if waiting and self._head is not None:
             self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD:
+            if self._head_bytes > MAX_HEAD:  # still no whole head: a flood of headers
                 self._head.cancel()
                 self._head = None
                 self.transport.close()
-                return
-        super().data_received(data)
 
     def on_headers_complete(self) -> None:
         if self._head is not None:

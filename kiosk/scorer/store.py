@@ -204,10 +204,12 @@ class Store:
     def issue_code(self, table: int, now: float | None = None) -> str:
         """A one-time pairing code for `table` (the head referee hands it to the kiosk); it
         expires after CODE_HOURS. The table's other open codes end."""
-        code = f"{secrets.randbelow(10**6):06d}"
         with self.db.atomic():
             self.db.execute("DELETE FROM codes WHERE table_number = ? AND used != ?",
                             [table, USED])
+            code = f"{secrets.randbelow(10**6):06d}"
+            while self.db.execute("SELECT 1 FROM codes WHERE code = ?", [code]).fetchone():
+                code = f"{secrets.randbelow(10**6):06d}"  # (another table's: a new draw)
             self.db.execute("INSERT OR REPLACE INTO codes (code, table_number, used, issued) "
                             "VALUES (?, ?, ?, ?)", [code, table, OPEN, _now(now)])
         self._wrote()
