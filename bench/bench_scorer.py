@@ -286,8 +286,9 @@ def address(table: int) -> str:
 async def each_table(tables: list[Table],
                      work: Callable[[httpx.AsyncClient, Table], Awaitable[None]]) -> None:
     """Run `work` for every table at once, each table with its own client and connection as
-    in the hall (each kiosk is its own machine, with its own address). One shared pool of 200 connections would cost
-    the generator more than the scorer: httpcore scans its whole pool for every request."""
+    in the hall (each kiosk is its own machine, with its own address). One shared pool of 200
+    connections would cost the generator more than the scorer: httpcore scans its whole pool
+    for every request."""
     tls = client_tls()
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(httpx.AsyncClient(
