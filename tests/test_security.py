@@ -155,7 +155,8 @@ def test_2000_concurrent_wrong_codes_evaluate_at_most_the_limit(tmp_path, scorer
 
     async def attack() -> list[int]:
         limits = httpx.Limits(max_connections=60)
-        async with httpx.AsyncClient(verify=insecure(), limits=limits, timeout=60) as c:
+        timeout = httpx.Timeout(60, pool=None)  # (2,000 requests wait their turn for 60)
+        async with httpx.AsyncClient(verify=insecure(), limits=limits, timeout=timeout) as c:
             async def one(n: int) -> int:
                 try:
                     reply = await c.post(scorer.url + "/api/pair/start", json={
