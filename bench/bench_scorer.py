@@ -303,9 +303,13 @@ async def pair_all(url: str, tables: list[Table], codes: dict[int, str]) -> None
 
     async def pair(client: httpx.AsyncClient, table: Table) -> None:
         kiosk = KioskPairing(codes[table.number], table.number, table.device)
-        start = await client.post(url + "/api/pair/start", json={
-            "table": table.number, "device": table.device, "message": kiosk.message,
-            "rulesets": rulesets})
+        while True:  # (a whole hall pairing at once meets the scorer's ceiling: wait)
+            start = await client.post(url + "/api/pair/start", json={
+                "table": table.number, "device": table.device, "message": kiosk.message,
+                "rulesets": rulesets})
+            if start.status_code != 429:
+                break
+            await asyncio.sleep(random.uniform(0.5, 2.0))
         body = start.json()
         if start.status_code != 200:
             raise RuntimeError(f"pairing table {table.number}: {start.status_code} {body}")

@@ -172,7 +172,7 @@ class Limiter:
         """The attempt succeeded (the right password): it does not count against the source."""
         entry = self.sources.get(source)
         if entry and entry.attempts:
-            entry.attempts.pop()
+            self.everyone.remove(entry.attempts.pop())
             entry.strikes = 0
 
     def _forget(self, now: float) -> None:
