@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .rules import Rulesets
+from .scorer import tls
 from .scorer.director import Director
 from .scorer.server import server_for
 from .scorer.store import Store
@@ -54,8 +55,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
         admin.import_teams(roster())
     codes = admin.add_tables(TABLES)  # a code for each table not paired yet
-    url = f"http://127.0.0.1:{port}"
-    server = server_for(create_app(director, url + "/"), "127.0.0.1", port)
+    url = f"https://127.0.0.1:{port}"
+    server = server_for(create_app(director, url + "/"), "127.0.0.1", port,
+                        tls.identity(director.store).server_context())
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()
     while not server.started:

@@ -10,7 +10,8 @@ from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
 from kiosk.scorer import roster
-from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.access import AccessError
+from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 
@@ -43,7 +44,7 @@ def test_the_password_is_made_once_and_never_by_a_visitor(director):
     client = TestClient(create_app(director), follow_redirects=False)
     assert client.get("/admin").headers["location"] == "/admin/login"
     assert client.post("/admin/login", data={"password": "guess-guess"}).status_code == 403
-    with pytest.raises(AdminError, match="8 characters"):
+    with pytest.raises(AccessError, match="10 characters"):
         director.set_password("short")
 
 

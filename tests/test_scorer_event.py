@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import urllib.request
 
 import pytest
 
@@ -18,7 +17,7 @@ from kiosk.sync.simulated import simulate_synced
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.state import MatchState
 
-from .helpers import ScorerProcess, kiosk
+from .helpers import ScorerProcess, fetch, kiosk
 
 UNITS = ("厦门大学", "集美", "鼓浪屿", "同安")
 
@@ -37,8 +36,7 @@ def admin(data, *args):
 
 
 def get(url):
-    with urllib.request.urlopen(url, timeout=10) as reply:
-        return json.loads(reply.read())
+    return json.loads(fetch(url))
 
 
 def recompute(kiosk_dirs, matches, rulings, teams, rulesets):
@@ -57,7 +55,7 @@ def recompute(kiosk_dirs, matches, rulings, teams, rulesets):
             winner = "EW" if ruling["loser"] == "NS" else "NS"
             net = ruling["net"]
         else:
-            journal = Journal(table_path(kiosk_dirs[m["table"]], m["table"]))
+            journal = Journal.reader(table_path(kiosk_dirs[m["table"]], m["table"]))
             state = MatchState(rulesets)
             for event in journal.events(str(m["round"])):
                 state.apply(event)
@@ -192,7 +190,7 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
         """Each group's totals by player id, from the kiosk journal's §9 export replayed."""
         out = []
         for table, seats in director.seats(round_no).items():
-            journal = Journal(table_path(tmp_path / f"k{table}", table))
+            journal = Journal.reader(table_path(tmp_path / f"k{table}", table))
             state = MatchState(rulesets)
             for event in journal.events(str(round_no)):
                 state.apply(event)

@@ -30,6 +30,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
                         help="do not announce the scorer on the LAN")
+    # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
+    scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
@@ -164,8 +166,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p = op("reopen", "reopen a closed event", lambda d, a, t: d.reopen_event(
         a.reason, by=_who()) or t("admin.note.reopened"))
     p.add_argument("--reason", required=True)
-    op("password", "set the admin page's password (read from the terminal or stdin)",
-       lambda d, a, t: d.set_password(_read_password()) or t("admin.cli.password"))
+    op("password", "set the admin page's password (read from the terminal or stdin); "
+       "every admin session ends", _set_password)
+    op("certificate", "print the scorer's certificate fingerprints (to trust it once on a "
+       "hall TV or a laptop)", _certificate)
     p = op("backup", "copy the store, consistently, while the scorer runs",
            lambda d, a, t: t("admin.cli.backup", path=d.store.backup(
                Path(a.to) / datetime.datetime.now().strftime("scorer-%Y%m%d-%H%M%S.sqlite"))))
@@ -195,6 +199,7 @@ def _director(args: argparse.Namespace) -> Any:
 
 def run_admin(args: argparse.Namespace, run: Run) -> int:
     from ..i18n import explain
+    from ..scorer.access import AccessError
     from ..scorer.director import AdminError, NeedsConfirmation
     from ..scorer.roster import RosterError
     from ..scorer.templating import words
@@ -210,7 +215,7 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     except NeedsConfirmation as exc:
         print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_CONFIRM
-    except (AdminError, RosterError) as exc:
+    except (AdminError, RosterError, AccessError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
                 message=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_USAGE
@@ -420,7 +425,27 @@ def _read_password() -> str:
     return sys.stdin.readline().strip()
 
 
+FIRST_PASSWORD = "admin-password.txt"
+
+
+def _set_password(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
+    director.set_password(_read_password())
+    (Path(args.data) / FIRST_PASSWORD).unlink(missing_ok=True)
+    return t("security.password-set")
+
+
+def _certificate(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..scorer import tls
+
+    identity = tls.identity(director.store)
+    return _lines([f"sha256 {identity.fingerprint}", f"spki {identity.spki_pin}",
+                   identity.certificate.strip()])
+
+
 def run_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from ..i18n import DEFAULT_LANG, translator
     from ..scorer.server import serve
 
     if not args.data:
@@ -428,7 +453,11 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     director = _director(args)
     password = director.first_password()
-    if password:
-        print(f"admin password (shown once; change it with `kiosk scorer admin password`): "
-              f"{password}", flush=True)
-    return serve(director, args.host, args.port, mdns=not args.no_mdns)
+    if password:  # into a file only this user reads, never into the service's log
+        path = Path(args.data) / FIRST_PASSWORD
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        print(translator(DEFAULT_LANG)("security.first-password", path=path), flush=True)
+    return serve(director, args.host, args.port, mdns=not args.no_mdns,
+                 secure=not args.no_tls)

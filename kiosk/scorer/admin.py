@@ -15,7 +15,7 @@ import binascii
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
@@ -24,16 +24,16 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..i18n import DEFAULT_LANG, LANGS, explain
-from . import outputs, views
-from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, password_matches
+from . import access, outputs, views
+from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation
 from .roster import RosterError
 from .store import StoreError
-from .sync import FailureLimit
 from .templating import render, words
 
 COOKIE = "kiosk_admin"
 LANG_COOKIE = "kiosk_lang"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
+MAX_LOGIN = 1_000  # bytes of the login form (a name and a password)
 Said = tuple[str, dict[str, Any]]  # a catalog key and its parameters
 Handler = Callable[[FormData, str], "Awaitable[Said] | Said"]
 
@@ -44,7 +44,7 @@ def lang_of(request: Request) -> str:
 
 
 def routes(director: Director) -> list[Route]:
-    wrong_passwords = FailureLimit(20, 60.0)
+    logins = access.Limiter(per_source=10, ceiling=600)  # one hash at a time bounds the CPU
 
     def session(request: Request) -> tuple[str, str] | None:
         """(CSRF token, who) of the request's live session, or None."""
@@ -68,18 +68,20 @@ def routes(director: Director) -> list[Route]:
         return page(request, "login", csrf="", event=director.event(), who="")
 
     async def login(request: Request) -> Response:
-        now = director.clock()
-        if wrong_passwords.blocked(now):
+        now, source = director.clock(), request.client.host if request.client else "?"
+        wait = logins.attempt(source, now)  # counted before anything is awaited
+        if wait:
             return page(request, "login", 429, csrf="", event=director.event(), who="",
-                        error="admin.login.wait")
-        form = await request.form()
-        stored = director.store.setting("password")
-        if not await run_in_threadpool(password_matches, stored,
-                                       str(form.get("password", ""))):
-            wrong_passwords.failed(now)
-            return page(request, "login", 403, csrf="", event=director.event(), who="",
-                        error="admin.login.wrong")
-        token, _ = director.open_session(str(form.get("who", "")))
+                        error="security.login-wait", error_params={"s": int(wait) + 1})
+        form = await _login_form(request)
+        if form is None:
+            return page(request, "login", 413, csrf="", event=director.event(), who="",
+                        error="security.login-form")
+        if not await access.checked(director.store.setting("password"), form["password"]):
+            return page(request, "login", 403, csrf="", event=director.event(),
+                        who=form["who"], error="admin.login.wrong")
+        logins.forgive(source)
+        token, _ = director.open_session(form["who"])
         reply = RedirectResponse("/admin", status_code=303)
         reply.set_cookie(COOKIE, token, httponly=True, samesite="strict",
                          max_age=12 * 3600, path="/admin")
@@ -252,7 +254,9 @@ def routes(director: Director) -> list[Route]:
         now = director.clock()
         count = director.table_count()
         known = (director.store.links(), director.store.paired_tables())
-        return {"count": count, "paired": known[1], "codes": director.store.open_codes(),
+        return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
+                "code_states": director.store.code_states(now),
+                "conflicts": director.store.conflicts(),
                 "links": {n: views.link_state(director, n, now, known)
                           for n in range(1, count + 1)},
                 "problems": [(n, p) for n in range(1, count + 1)
@@ -576,3 +580,20 @@ def _flash(request: Request, lang: str) -> tuple[str, str] | None:
         return None
     kind = request.query_params.get("kind")
     return ("error" if kind == "error" else "note"), text
+
+
+async def _login_form(request: Request) -> dict[str, str] | None:
+    """The name and password of a login form: a small urlencoded form (a multipart upload or
+    a body over MAX_LOGIN bytes is never read), or None."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    size = request.headers.get("content-length", "")
+    if kind != "application/x-www-form-urlencoded" or not size.isdigit() or \
+            int(size) > MAX_LOGIN:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_LOGIN:
+            return None
+    fields = parse_qs(body.decode("utf-8", "replace"))
+    return {name: fields.get(name, [""])[0] for name in ("password", "who")}

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..rules import replay
 from ..sheet import score_sheet
+from ..wire import csv_cell
 from . import views
 from .director import Director
 from .templating import who_text, words
@@ -119,7 +120,7 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     for row in rows:
-        writer.writerow([cell(v) for v in row])
+        writer.writerow([csv_cell(cell(v)) for v in row])  # never run as formulas
     return BOM + out.getvalue()
 
 
@@ -203,6 +204,16 @@ def results_json(director: Director) -> dict[str, Any]:
             "ruleset_sha256": event.ruleset_sha256 if event else None,
             "matches": matches, "rulings": [r.as_dict() for r in director.rulings()],
             "standings": standings}
+
+
+class _Cells:
+    """A CSV writer whose cells a spreadsheet never runs as formulas (`wire.csv_cell`)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def writerow(self, cells: list[Any]) -> None:
+        self.writer.writerow([csv_cell(c) for c in cells])
 
 
 def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:

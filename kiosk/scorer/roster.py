@@ -22,6 +22,7 @@ import io
 from dataclasses import dataclass
 
 from ..rules.errors import Explained
+from ..wire import clean_name
 
 
 def _both(*names: str) -> tuple[str, ...]:
@@ -79,9 +80,9 @@ def decode(data: bytes) -> str:
 
 
 def clean(text: str) -> str:
-    """A cell as a name: surrounding space removed, inner runs of space made one. The one
-    place names from outside are cleaned (the security review extends it)."""
-    return " ".join(text.split())
+    """A cell as a name: single spaces, no bidi controls or zero-width characters (a name
+    reads as what it is), length-capped. The one place names from outside are cleaned."""
+    return clean_name(text)
 
 
 def parse(data: bytes) -> Roster:

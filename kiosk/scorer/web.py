@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -18,6 +19,7 @@ from starlette.staticfiles import StaticFiles
 
 from . import admin, hall, hall_page, outputs, sync
 from .director import Director
+from .shield import SecurityHeaders
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -120,6 +122,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/tables", tables), Route("/qr.svg", qr),
                 *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
     return app

@@ -144,8 +144,9 @@ def _link(link: Any, t: Any) -> str:
         text = t("ui.link.in-sync")
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
-    elif link.status == "refused":
-        text = t("ui.link.refused")
+    elif link.status == "refused":  # the reason in words when the link has them
+        text = t("ui.link.refused_why", why=t(link.error_key, **link.error_params)) \
+            if getattr(link, "error_key", None) else t("ui.link.refused")
     else:
         since = time.strftime("%H:%M", time.localtime(link.offline_since or time.time()))
         text = t("ui.link.offline", time=since)
@@ -153,6 +154,8 @@ def _link(link: Any, t: Any) -> str:
         text += "  " + t("ui.link.clock", s=f"{link.offset:+.1f}")
     if link.problem:
         text += "  " + t("ui.link.refused")
+    if getattr(link, "storage", None):  # the card: low, full, or its journal damaged
+        text += "  " + t(f"sync.storage-{link.storage}", seq=link.broken_at)
     return text
 
 
