@@ -647,3 +647,15 @@ def test_4_many_penalties_are_shown_a_page_at_a_time(table):
     assert len(table.screen.rows) == 1
     table.tap("e_finish")
     assert len(table.screen.lines) < 8  # the penalties fold into one line of the result
+
+
+def test_the_hall_pauses_and_resumes_a_table_and_the_banner_says_so(table):
+    table.start()
+    table.do(lambda s: s.follow_hall(True))
+    screen = table.screen
+    assert screen.name == "paused" and screen.lines[0] == "全场暂停"
+    table.do(lambda s: s.follow_hall(False))
+    assert not table.state.paused
+    table.tap("pause_table")  # a table's own pause is not the hall's to resume
+    table.do(lambda s: s.follow_hall(False))
+    assert table.state.paused

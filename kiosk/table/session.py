@@ -379,6 +379,19 @@ class TableSession:
         self._record("referee", ("resume", {}))
         return True
 
+    def follow_hall(self, paused: bool) -> bool:
+        """The head referee paused or resumed the whole hall: pause (reason "hall": the banner
+        says 全场暂停), or resume a pause the hall made (a table's own pause stays). Returns
+        whether anything changed."""
+        state = self.state
+        if paused and not state.paused and state.phase not in ("setup", "over"):
+            self._pause("hall", "hall")
+            return True
+        if not paused and state.paused and state.pause_reason == "hall":
+            self._record("hall", ("resume", {}))
+            return True
+        return False
+
     def pause_key(self) -> None:
         """The referee's pause button on the table: pause, or resume, without the PIN (the
         button is the referee's own key, on the referee's side of the table)."""
