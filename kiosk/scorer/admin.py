@@ -57,6 +57,7 @@ def routes(director: Director) -> list[Route]:
         flash = _flash(request, lang)
         context.setdefault("director", director)
         context.setdefault("tab", "")
+        context.setdefault("error_params", {})
         reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
                                     path=request.url.path, **context), status_code=status)
         if request.query_params.get("lang") in LANGS:
