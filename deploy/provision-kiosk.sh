@@ -9,7 +9,10 @@
 #   --table N           this kiosk's table number (kept from /etc/kiosk/kiosk.env when left out)
 #   --scorer URL|HOST   the scorer: http://HOST:PORT, or a host name or address (then port
 #                       8080); the kiosk also takes its time from that host (chrony)
-#   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
+#                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
+#   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
+#   --no-packages       leave the OS packages alone (an image build installs them itself)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
 #   --dry-run           print every change it would make; change nothing
 #   --root DIR          write into the scratch root DIR instead of /; commands are listed in
@@ -18,13 +21,15 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" root_arg=""
+TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --table) TABLE=${2-}; shift ;;
     --scorer) SCORER=${2-}; shift ;;
     --source) SOURCE=${2-}; shift ;;
+    --wheelhouse) WHEELHOUSE=${2-}; shift ;;
+    --no-packages) PACKAGES=0 ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$root_arg" ] || set_root "$root_arg"
 preflight
+refuse_32_bit
 
 ENV_FILE=/etc/kiosk/kiosk.env
 # A second run may leave out --table and --scorer: they are in the env file from the first.
@@ -60,20 +66,21 @@ fi
 SOURCE=$(realpath -m "$SOURCE")
 say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
 
-# -- OS packages: the CJK font, the SDL2/GL libraries Kivy's window needs on KMS/DRM, mtdev for
-# touch, lgpio for the GPIO (gpiozero's pin factory on Bookworm, and the only one on a Pi 5),
-# venv, and chrony for the time.
-install_packages fonts-noto-cjk libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-mixer-2.0-0 \
-  libsdl2-ttf-2.0-0 libgl1-mesa-dri libegl1 libgles2 libgbm1 libmtdev1 python3-lgpio \
-  liblgpio1 python3-venv chrony
+# -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
+# Pi OS. lgpio comes from PyPI into the venv (the kiosk's [table] extra): python3-lgpio is only
+# in Raspberry Pi OS's own repository.
+if [ "$PACKAGES" = 1 ]; then
+  mapfile -t packages < <(package_list kiosk)
+  install_packages "${packages[@]}"
+fi
 
-# -- The kiosk's own user: GPIO (gpio), the serial or USB printer (dialout), the display
-# (video, render), the touchscreen (input). It can change its data, not its code.
-ensure_user kiosk /home/kiosk gpio,dialout,video,render,input
+# -- The kiosk's own user: GPIO (gpio), the serial printer (dialout), a USB printer of the
+# printer class (lp), the display (video, render), the touchscreen (input). It can change its
+# data, not its code.
+ensure_user kiosk /home/kiosk gpio,dialout,lp,video,render,input
 
-# -- The project in a venv. --system-site-packages: the venv sees the OS's python3-lgpio, which
-# is built for this kernel's GPIO character device.
-install_project "$SOURCE" --system-site-packages
+# -- The project in a new venv, switched to only once it works (deploy/lib.sh).
+install_project "$SOURCE" table "$WHEELHOUSE"
 # `kiosk` on the PATH for the people who administer the machine (sudo -u kiosk kiosk ...).
 ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
 
@@ -136,11 +143,19 @@ if [ -n "$ROOT" ] || systemctl is-enabled --quiet hciuart.service 2>/dev/null; t
 fi
 
 # -- Time from the scorer, which serves the hall's time even without internet. "prefer": with
-# internet too, the tables still agree with the scorer first.
+# internet too, the tables still agree with the scorer first. A kiosk has no real-time clock: it
+# boots with the time it shut down with (fake-hwclock) and may be hours off; chrony's default
+# steps only in the first updates and then slews at most ~83 ms a second, so the kiosk would
+# show "clock off" for hours. makestep 1 -1: step whenever it is more than 1 s off. Match time
+# is monotonic, so a step changes no clock at the table, only the wall time in the journal.
 before=$CHANGES
 put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
 # The hall's scorer (deploy/provision-kiosk.sh --scorer).
 server $SCORER_HOST iburst prefer
+EOF
+put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
+# A table kiosk (deploy/provision-kiosk.sh): step the clock whenever it is more than 1 s off.
+makestep 1 -1
 EOF
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   run systemctl try-restart chrony.service
@@ -154,11 +169,14 @@ if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
 fi
 before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-firstboot.service" \
+  /etc/systemd/system/kiosk-firstboot.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
   /etc/systemd/system.conf.d/kiosk-watchdog.conf 644
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   run systemctl daemon-reload
 fi
+enable_unit kiosk-firstboot.service
 enable_unit kiosk-table.service
 
 finish

@@ -27,7 +27,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     table.add_argument("--pin", default=os.environ.get("KIOSK_PIN", "0000"),
                        help="the referee PIN (default $KIOSK_PIN or 0000)")
     table.add_argument("--pinmap", metavar="FILE")
-    table.add_argument("--printer", metavar="URL", help="the slip printer, e.g. /dev/serial0")
+    table.add_argument("--printer", metavar="URL", help="the slip printer: /dev/kiosk-uart (TTL "
+                       "on the header), /dev/kiosk-printer (USB) or a pyserial URL")
+    table.add_argument("--printer-baud", type=int, default=9600, metavar="N",
+                       help="a serial printer's speed, as its self-test page says (default 9600)")
     table.add_argument("--scorer", metavar="URL",
                        help="sync with the hall's scorer at URL (auto: find it by mDNS; "
                             "default: the one this table was paired with, if any)")
@@ -77,7 +80,7 @@ def run_table(args: argparse.Namespace) -> int:
     else:
         factory = default_pin_factory()
     panel = Panel(pins, door, clock, pin_factory=factory)
-    printer = (PrintQueue(SlipPrinter(args.printer), data / "slips", door)
+    printer = (PrintQueue(SlipPrinter(args.printer, args.printer_baud), data / "slips", door)
                if args.printer else None)
     runner = TableRunner(session, door, panel, printer=printer, lang=args.lang)
     app = KioskApp(runner, lang=args.lang)
