@@ -43,7 +43,7 @@ class IdentityError(RulesError):
 
 def _refuse(key: str, problem: str, **params: Any) -> IdentityError:
     return IdentityError(f"kiosk.toml: {key}: {problem}").explained(
-        f"fleet.identity.{problem}", key=key, **params)
+        f"fleet.identity.{problem}", setting=key, **params)
 
 
 @dataclass(frozen=True)
