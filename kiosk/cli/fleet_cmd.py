@@ -4,6 +4,7 @@ the scorer's backups) and the technician's update bundles."""
 from __future__ import annotations
 
 import argparse
+import os
 import pwd
 import sys
 from collections.abc import Callable
@@ -11,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import RulesError
+
+DEPLOY_CONSTRAINTS = Path(__file__).resolve().parents[2] / "deploy" / "constraints.txt"
 
 
 class FleetError(RulesError):
@@ -40,6 +43,45 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     prune.add_argument("--keep", type=int, default=24, metavar="N",
                        help="the newest N are kept, and the newest of every hour (default 24)")
     prune.set_defaults(run=run_prune)
+
+    keygen = sub.add_parser("keygen", help="make the fleet's update key (keep the private "
+                            "half on your own machine; the public half goes on every kiosk)")
+    keygen.add_argument("--out", required=True, metavar="DIR",
+                        help="writes update-key.pem (private) and update-key.pub (public)")
+    keygen.set_defaults(run=run_keygen)
+
+    bundle = sub.add_parser("bundle", help="make a signed update bundle")
+    bundle.add_argument("--version", required=True)
+    bundle.add_argument("--wheel", required=True, metavar="FILE", help="the project's wheel")
+    bundle.add_argument("--wheelhouse", required=True, metavar="DIR",
+                        help="every wheel it needs, for the kiosks' Python and machine")
+    bundle.add_argument("--constraints", default=str(DEPLOY_CONSTRAINTS), metavar="FILE")
+    bundle.add_argument("--key", required=True, metavar="FILE", help="update-key.pem")
+    bundle.add_argument("--extra", choices=("table", "scorer"), default="table")
+    bundle.add_argument("--out", required=True, metavar="FILE")
+    bundle.set_defaults(run=run_bundle)
+
+    publish = sub.add_parser("publish", help="serve a bundle to the kiosks from this scorer")
+    publish.add_argument("--data", required=True, metavar="DIR", help="the scorer's data")
+    publish.add_argument("--key", metavar="FILE", help="update-key.pub: check it first")
+    publish.add_argument("bundle", metavar="FILE")
+    publish.set_defaults(run=run_publish)
+
+    update = sub.add_parser("update", help="install the scorer's update, if it serves a new "
+                            "version (kiosk-update.service)")
+    update.add_argument("--scorer", metavar="URL",
+                        help="the scorer (default: $KIOSK_SCORER, as the kiosk's unit has it)")
+    update.add_argument("--bundle", metavar="FILE", help="a bundle file instead of the scorer's")
+    update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE")
+    update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR")
+    update.add_argument("--data", default="/var/lib/kiosk", metavar="DIR",
+                        help="the table's data: an update waits until its match is idle")
+    update.add_argument("--unit", default="kiosk-table.service")
+    update.add_argument("--ready-timeout", type=float, default=90.0, metavar="S",
+                        help="roll back when the new kiosk has not said READY by then")
+    update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
+                        help="the table counts as idle after this long without an event")
+    update.set_defaults(run=run_update)
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
@@ -94,3 +136,77 @@ def run_prune(args: argparse.Namespace) -> int:
     removed = prune(args.dir, args.keep)
     print(f"{len(removed)} old backups removed from {args.dir}")
     return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    from ..update.bundle import new_key
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    private, public = new_key()
+    if (out / "update-key.pem").exists():
+        raise FleetError(f"{out}/update-key.pem exists: keep it, or move it away first"
+                         ).explained("fleet.update.key_exists", path=str(out / "update-key.pem"))
+    fd = os.open(out / "update-key.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(private)
+    (out / "update-key.pub").write_bytes(public)
+    print(f"{out}/update-key.pem: the private key (keep it safe, never on a kiosk)")
+    print(f"{out}/update-key.pub: the public key (provision-kiosk.sh --update-key, the image)")
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    from ..update.bundle import BundleError, build
+
+    try:
+        manifest = build(Path(args.out), args.version, Path(args.wheel), Path(args.wheelhouse),
+                         Path(args.constraints), Path(args.key).read_bytes(), args.extra)
+    except (BundleError, OSError, ValueError) as exc:
+        raise FleetError(str(exc)).explained(
+            getattr(exc, "key", None) or "fleet.update.cannot_build", detail=str(exc)) from None
+    print(f"{args.out}: version {manifest.version}, {len(manifest.files) - 1} wheels, signed")
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from ..scorer.updates import publish
+    from ..update.bundle import BundleError
+
+    key = Path(args.key).read_bytes() if args.key else None
+    try:
+        offer = publish(args.data, Path(args.bundle), key)
+    except (BundleError, OSError, ValueError) as exc:
+        raise FleetError(str(exc)).explained(
+            getattr(exc, "key", None) or "fleet.update.damaged", detail=str(exc)) from None
+    print(f"serving version {offer['version']} to the kiosks")
+    return 0
+
+
+def run_update(args: argparse.Namespace) -> int:
+    """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
+    import httpx
+
+    from ..update.apply import SystemdService, Updater, download, python_for_venvs, table_idle
+    from ..update.bundle import BundleError
+
+    app_dir = Path(args.app_dir)
+    updater = Updater(app_dir, Path(args.key).read_bytes(), SystemdService(args.unit),
+                      args.ready_timeout, python_for_venvs())
+    bundle = Path(args.bundle) if args.bundle else None
+    if bundle is None:
+        scorer = args.scorer or os.environ.get("KIOSK_SCORER")
+        if not scorer:
+            raise FleetError("give --scorer URL").explained("fleet.update.no_scorer")
+        try:
+            bundle = download(scorer, app_dir / "downloads", updater.installed_version())
+        except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
+            print(f"update: the scorer's update cannot be fetched now: {exc}")
+            return 0
+        if bundle is None:
+            print(f"update: version {updater.installed_version() or '?'} is the one served")
+            return 0
+    data = Path(args.data)
+    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after))
+    print(f"update: {outcome.status} {outcome.version} {outcome.detail}".rstrip())
+    return 1 if outcome.status in ("failed", "rolled_back", "refused") else 0

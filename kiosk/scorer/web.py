@@ -23,7 +23,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, exports, hall, sync
+from . import admin, exports, hall, sync, updates
 from .director import Director
 
 log = logging.getLogger(__name__)
@@ -139,6 +139,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/tables", tables), Route("/qr.svg", qr),
                 Route("/api/export/{name}", export),
                 *sync.routes(director), *admin.routes(director),
+                *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
