@@ -235,7 +235,12 @@ install_project() {
     run_or_keep "$new/bin/pip" install --disable-pip-version-check --quiet \
       "${index_opts[@]}" --constraint "$DEPLOY_DIR/constraints.txt" "${source}[${extra}]"
     run_or_keep "$new/bin/kiosk" rules list
-    [ -n "$ROOT" ] || [ "$DRY_RUN" = 1 ] || printf '%s\n' "$fingerprint" >"$new/.kiosk-installed"
+    if [ -z "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
+      # The version, for the updater and the scorer's list of kiosks.
+      "$new/bin/python" -c 'import importlib.metadata as m; print(m.version("kiosk80"))' \
+        >"$new/.kiosk-version"
+      printf '%s\n' "$fingerprint" >"$new/.kiosk-installed"
+    fi
   fi
   # The switch: a new link renamed over the old one, so `current` is always one or the other.
   [ -z "$old" ] || [ "$old" = "$new" ] || ensure_link "$APP_DIR/previous" "$old"

@@ -13,6 +13,8 @@
 #                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
 #   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
 #   --no-packages       leave the OS packages alone (an image build installs them itself)
+#   --update-key FILE   the fleet's public update key (kiosk fleet keygen): the kiosk then
+#                       installs the updates the scorer serves (kiosk-update.timer)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
 #   --dry-run           print every change it would make; change nothing
 #   --root DIR          write into the scratch root DIR instead of /; commands are listed in
@@ -21,7 +23,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 root_arg=""
+TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 UPDATE_KEY="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
     --source) SOURCE=${2-}; shift ;;
     --wheelhouse) WHEELHOUSE=${2-}; shift ;;
     --no-packages) PACKAGES=0 ;;
+    --update-key) UPDATE_KEY=${2-}; shift ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
@@ -64,6 +67,8 @@ fi
   die "--hdmi-mode $HDMI_MODE: give WIDTHxHEIGHT@HZ, e.g. 800x480@60"
 [ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
 SOURCE=$(realpath -m "$SOURCE")
+[ -z "$UPDATE_KEY" ] || grep -q "BEGIN PUBLIC KEY" "$UPDATE_KEY" 2>/dev/null ||
+  die "--update-key $UPDATE_KEY: give update-key.pub (the public key: kiosk fleet keygen)"
 say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
 
 # -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
@@ -98,6 +103,7 @@ set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
 set_var KIOSK_TABLE "$TABLE"
 set_var KIOSK_SCORER "$SCORER_URL"
 put_file "$ENV_FILE" 600 <<<"$env_text"
+[ -z "$UPDATE_KEY" ] || copy_file "$UPDATE_KEY" /etc/kiosk/update-key.pub 644
 
 # -- Kivy's configuration: one input provider for the touch display (why: in the file).
 ensure_dir /home/kiosk/.kivy 755 kiosk:kiosk
@@ -171,12 +177,15 @@ before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-firstboot.service" \
   /etc/systemd/system/kiosk-firstboot.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-update.service" /etc/systemd/system/kiosk-update.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-update.timer" /etc/systemd/system/kiosk-update.timer 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
   /etc/systemd/system.conf.d/kiosk-watchdog.conf 644
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   run systemctl daemon-reload
 fi
 enable_unit kiosk-firstboot.service
+enable_unit kiosk-update.timer
 enable_unit kiosk-table.service
 
 finish

@@ -163,7 +163,8 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
     assert system == ["kiosk-firstboot.service", "kiosk-scorer-backup.service",
-                      "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service"]
+                      "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
+                      "kiosk-update.service", "kiosk-update.timer"]
 
 
 def test_table_unit_is_a_watched_notify_service_without_a_desktop():
@@ -270,6 +271,8 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
         "makestep 1 -1"
     assert (etc / "systemd/system/kiosk-firstboot.service").is_file()
     assert "systemctl enable kiosk-firstboot.service" in skipped
+    assert "systemctl enable kiosk-update.timer" in skipped
+    assert not (etc / "kiosk/update-key.pub").exists()  # no key given: no updates
     assert "systemctl enable kiosk-table.service" in skipped
 
     before = snapshot(pi_root)
