@@ -16,6 +16,7 @@
 
 ROOT=""
 DRY_RUN=0
+IMAGE=0
 CHANGES=0
 SKIPPED=()
 DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -59,6 +60,13 @@ run() {
   fi
   note_change "run: $*"
   [ "$DRY_RUN" = 1 ] || "$@"
+}
+
+# live CMD...: run a command that acts on the running system's services (restart, reload).
+# Building an image (--image, in a chroot) there is nothing running: the command is skipped.
+live() {
+  if [ "$IMAGE" = 1 ]; then say "not run (image build): $*"; return 0; fi
+  run "$@"
 }
 
 # needs CHECK...: true when the change that CHECK tests for is still to be made: CHECK fails,

@@ -13,6 +13,8 @@
 #                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
 #   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
 #   --no-packages       leave the OS packages alone (an image build installs them itself)
+#   --image             building a card image (in a chroot): nothing is running, so no service
+#                       is restarted or reloaded
 #   --update-key FILE   the fleet's public update key (kiosk fleet keygen): the kiosk then
 #                       installs the updates the scorer serves (kiosk-update.timer)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     --wheelhouse) WHEELHOUSE=${2-}; shift ;;
     --no-packages) PACKAGES=0 ;;
     --update-key) UPDATE_KEY=${2-}; shift ;;
+    --image) IMAGE=1 ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
@@ -78,6 +81,10 @@ if [ "$PACKAGES" = 1 ]; then
   mapfile -t packages < <(package_list kiosk)
   install_packages "${packages[@]}"
 fi
+
+# -- The group that may open the GPIO: Raspberry Pi OS has it; plain Debian (the card image)
+# gets it here, and the udev rule (deploy/udev/99-kiosk-gpio.rules) gives it the gpiochips.
+if needs getent group gpio; then run groupadd --system gpio; fi
 
 # -- The kiosk's own user: GPIO (gpio), the serial printer (dialout), a USB printer of the
 # printer class (lp), the display (video, render), the touchscreen (input). It can change its
@@ -164,14 +171,15 @@ put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
 makestep 1 -1
 EOF
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl try-restart chrony.service
+  live systemctl try-restart chrony.service
 fi
 
 # -- The printer's stable name, the units, and systemd feeding the hardware watchdog.
 before=$CHANGES
 copy_file "$DEPLOY_DIR/udev/99-kiosk-printer.rules" /etc/udev/rules.d/99-kiosk-printer.rules 644
+copy_file "$DEPLOY_DIR/udev/99-kiosk-gpio.rules" /etc/udev/rules.d/99-kiosk-gpio.rules 644
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run udevadm control --reload-rules
+  live udevadm control --reload-rules
 fi
 before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
@@ -182,7 +190,7 @@ copy_file "$DEPLOY_DIR/systemd/kiosk-update.timer" /etc/systemd/system/kiosk-upd
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
   /etc/systemd/system.conf.d/kiosk-watchdog.conf 644
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl daemon-reload
+  live systemctl daemon-reload
 fi
 enable_unit kiosk-firstboot.service
 enable_unit kiosk-update.timer

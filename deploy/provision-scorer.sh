@@ -80,7 +80,7 @@ put_file "$CHRONY_CONF" 644 < <(
   printf 'makestep 1 -1\n'
 )
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl try-restart chrony.service
+  live systemctl try-restart chrony.service
 fi
 
 # -- The units: the scorer, and its backup every 5 minutes.
@@ -89,11 +89,11 @@ for unit in kiosk-scorer.service kiosk-scorer-backup.service kiosk-scorer-backup
   copy_file "$DEPLOY_DIR/systemd/$unit" "/etc/systemd/system/$unit" 644
 done
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl daemon-reload
+  live systemctl daemon-reload
 fi
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$code_before" ]; then
   # A running scorer picks up a new version or unit; the kiosks resend whatever it missed.
-  run systemctl try-restart kiosk-scorer.service
+  live systemctl try-restart kiosk-scorer.service
 fi
 enable_unit kiosk-scorer.service --now
 enable_unit kiosk-scorer-backup.timer --now
