@@ -247,3 +247,36 @@ def test_the_table_command_takes_the_printer_speed():
                                       "--printer-baud", "19200"])
     assert (args.printer, args.printer_baud) == ("/dev/kiosk-uart", 19200)
     assert build_parser().parse_args(["table", "--data", "d"]).printer_baud == 9600
+
+
+# -- the boot config (finding 9) -----------------------------------------------------------
+
+
+def test_the_provisioned_boot_config_loads_the_kms_driver_once(tmp_path):
+    from .test_deploy import PI_CMDLINE, PI_CONFIG, provision
+
+    boot = tmp_path / "boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "config.txt").write_text(PI_CONFIG)
+    (boot / "cmdline.txt").write_text(PI_CMDLINE)
+    provision("provision-kiosk.sh", tmp_path, "--table", "2", "--scorer", "scorer.local")
+    lines = (boot / "config.txt").read_text().splitlines()
+    assert lines.count("dtoverlay=vc4-kms-v3d") == 1
+    fragment = (ROOT / "firmware_config/config.txt").read_text()
+    audio = fragment.split("dtparam=audio=off")[0].splitlines()[-2:]
+    assert "analogue audio" in " ".join(audio) and "PWM" not in " ".join(audio)
+    assert "empty until then" not in (ROOT / "firmware_config/README.md").read_text()
+
+
+def test_a_32_bit_system_is_refused_before_anything_changes(tmp_path):
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name, body in (("dpkg", 'echo armhf'), ("apt-get", "exit 0")):
+        (stubs / name).write_text(f"#!/bin/sh\n{body}\n")
+        (stubs / name).chmod(0o755)
+    result = subprocess.run(["bash", str(ROOT / "deploy/provision-kiosk.sh"), "--table", "1",
+                             "--scorer", "scorer.local", "--dry-run"], capture_output=True,
+                            text=True, env={**os.environ, "PATH": f"{stubs}:/usr/bin:/bin"})
+    assert result.returncode == 2
+    assert "32-bit system (armhf)" in result.stderr and "64-bit" in result.stderr
+    assert "would" not in result.stdout
