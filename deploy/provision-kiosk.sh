@@ -178,6 +178,7 @@ fi
 before=$CHANGES
 copy_file "$DEPLOY_DIR/udev/99-kiosk-printer.rules" /etc/udev/rules.d/99-kiosk-printer.rules 644
 copy_file "$DEPLOY_DIR/udev/99-kiosk-gpio.rules" /etc/udev/rules.d/99-kiosk-gpio.rules 644
+copy_file "$DEPLOY_DIR/kiosk-selftest.sh" /usr/local/bin/kiosk-selftest 755
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   live udevadm control --reload-rules
 fi

@@ -5,6 +5,7 @@ pressed, the wrong one, no GPIO, no display or touch on a Pi)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -154,3 +155,17 @@ def test_a_32_bit_system_fails_the_selftest(monkeypatch):
     monkeypatch.setattr(selftest.platform, "architecture", lambda: ("32bit", "ELF"))
     bits = [s for s in selftest.system_steps() if s.key == "fleet.selftest.bits"]
     assert bits == [selftest.Step("fleet.selftest.bits", "fail", {"bits": 32})]
+
+
+def test_the_selftest_wrapper_runs_in_the_units_own_environment():
+    from .test_deploy import unit, unit_lines
+
+    unit_path = ROOT / "deploy/systemd/kiosk-table.service"
+    script = (ROOT / "deploy/kiosk-selftest.sh").read_text()
+    unit_env = set(" ".join(v for _, k, v in unit_lines(unit_path) if k == "Environment").split())
+    script_env = set(re.findall(r"--setenv=(\S+)", script))
+    assert script_env == unit_env
+    service = unit(unit_path)
+    for key in ("EnvironmentFile", "RuntimeDirectory", "WorkingDirectory"):
+        assert f"--property={key}={service['Service.' + key]}" in script
+    assert f"--uid={service['Service.User']}" in script
