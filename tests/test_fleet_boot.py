@@ -23,6 +23,7 @@ from .test_deploy import unit, unit_lines
 UNITS = ROOT / "deploy" / "systemd"
 CARD = """\
 table = 7
+ssh_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBqHIyx0d7uXfXlnvz6CEXAMPLEKEYxxxxxxxxxxxx tech"
 scorer = "http://192.168.8.2:8080"
 scorer_pin = "sha256:{pin}"
 pin = "4321"
@@ -94,6 +95,7 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     assert "raspberrypi" not in (card / "etc/hosts").read_text()
     assert (card / "etc/chrony/sources.d/kiosk-scorer.sources").read_text().splitlines()[-1] \
         == "server 192.168.8.2 iburst prefer"
+    assert (card / "etc/kiosk/ssh_authorized_keys").read_text().startswith("ssh-ed25519 ")
     wifi = card / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
     assert 'ssid="HALL"' in wifi.read_text() and stat.S_IMODE(wifi.stat().st_mode) == 0o600
 
@@ -108,6 +110,22 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     [pair] = exec_lines("kiosk-table.service", "ExecStartPre")
     args = build_parser().parse_args(expand(kiosk_args(pair)[0], env))
     assert (args.fleet_command, args.table, args.data) == ("pair-pending", 7, "/var/lib/kiosk")
+
+
+def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
+    (card / "boot/firmware/cmdline.txt").write_text(
+        "console=tty1 root=LABEL=rootfs video=HDMI-A-1:1024x600@60 rootwait\n")
+    (card / "run").mkdir()
+    text = CARD.replace("rotation = 90", 'rotation = 90\nhdmi_mode = "800x480@60"')
+    (card / "boot/firmware/kiosk.toml").write_text(text)
+    result = firstboot(card)
+    assert result.returncode == 0, result.stderr
+    assert (card / "boot/firmware/cmdline.txt").read_text() == \
+        "console=tty1 root=LABEL=rootfs rootwait video=HDMI-A-1:800x480@60\n"
+    assert (card / "run/kiosk-reboot-needed").exists()
+    (card / "run/kiosk-reboot-needed").unlink()
+    assert firstboot(card).returncode == 0  # the next boot: nothing to change, no reboot
+    assert not (card / "run/kiosk-reboot-needed").exists()
 
 
 def test_the_next_boot_applies_the_settings_again(card):
@@ -132,6 +150,7 @@ def test_the_next_boot_applies_the_settings_again(card):
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),
     (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
     ("table = [", None, "not_toml"),
+    (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
 ])
 def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, problem):
     (card / "boot/firmware/kiosk.toml").write_text(text)

@@ -117,6 +117,10 @@ stage_rootfs() {
   in_chroot systemctl enable systemd-networkd.service systemd-resolved.service \
     wpa_supplicant@wlan0.service ssh.service
   echo kiosk >"$ROOTFS/etc/hostname"
+  # SSH with keys only: the technician's from kiosk.toml (ssh_key), kept on the data partition.
+  mkdir -p "$ROOTFS/etc/ssh/sshd_config.d"
+  printf 'PasswordAuthentication no\nPermitRootLogin prohibit-password\nAuthorizedKeysFile .ssh/authorized_keys /etc/kiosk/ssh_authorized_keys\n' \
+    >"$ROOTFS/etc/ssh/sshd_config.d/kiosk.conf"
   printf 'deb %s %s main non-free-firmware\n' "$MIRROR" "$SUITE" >"$ROOTFS/etc/apt/sources.list"
   # Where the partitions go (LABELs, as the assemble stage makes them). The data partition
   # holds everything that changes: the journal, the settings and the venvs, bound where the

@@ -103,6 +103,9 @@ def run_firstboot(args: argparse.Namespace) -> int:
               f"to {paths.settings_dir}/kiosk.env, kiosk.toml removed from the boot partition")
     for path in apply(paths):
         print(f"applied {path}")
+        if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
+            print("the kernel command line changed: rebooting once to use it")
+            (paths.at("/run") / "kiosk-reboot-needed").touch()
     return 0
 
 

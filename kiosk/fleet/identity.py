@@ -33,7 +33,8 @@ HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)"
 SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
 FINGERPRINT = re.compile(r"^sha256:[0-9A-Fa-f]{64}$")
 KEYS = {"table", "scorer", "scorer_pin", "pin", "pairing_code", "hostname", "printer",
-        "printer_baud", "lang", "rotation", "hdmi_mode", "wifi"}
+        "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
+SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
 
 
@@ -63,6 +64,7 @@ class Identity:
     wifi_ssid: str = ""
     wifi_psk: str = ""
     wifi_country: str = ""
+    ssh_key: str = ""
 
     def env(self) -> str:
         """The table unit's environment file (kiosk-table.service reads it)."""
@@ -141,6 +143,10 @@ def parse(text: str) -> Identity:
         fields["hdmi_mode"] = mode
     if "wifi" in data:
         fields.update(_wifi(data["wifi"]))
+    if "ssh_key" in data:
+        if not isinstance(data["ssh_key"], str) or not SSH_KEY.match(data["ssh_key"]):
+            raise _refuse("ssh_key", "bad_ssh_key")
+        fields["ssh_key"] = data["ssh_key"]
     return Identity(**fields)
 
 
@@ -197,6 +203,8 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
     code_file = paths.at(paths.data_dir) / "pair-code"
     if identity.pairing_code:
         _write(code_file, identity.pairing_code + "\n", 0o600, owner)
+    if identity.ssh_key:  # sshd reads it there (the image's sshd_config.d/kiosk.conf)
+        _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
 
@@ -253,6 +261,12 @@ def apply(paths: Paths) -> list[str]:
         put("/etc/chrony/sources.d/kiosk-scorer.sources",
             "# The hall's scorer (kiosk.toml, applied by kiosk-firstboot.service).\n"
             f"server {match.group(2).strip('[]')} iburst prefer\n")
+    mode = env.get("KIOSK_HDMI_MODE", "")
+    cmdline = paths.at("/boot/firmware/cmdline.txt")
+    if mode and cmdline.exists():  # the Zero 2 W's HDMI display: its mode for KMS
+        words = [w for w in cmdline.read_text(encoding="utf-8").split()
+                 if not w.startswith("video=HDMI-A-1:")]
+        put("/boot/firmware/cmdline.txt", " ".join([*words, f"video=HDMI-A-1:{mode}"]) + "\n")
     if env.get("KIOSK_WIFI_SSID"):
         put("/etc/wpa_supplicant/wpa_supplicant-wlan0.conf",
             f"ctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\n"
