@@ -100,7 +100,11 @@ def _director(args: argparse.Namespace) -> Any:
     from ..scorer.store import Store
     from .main import load_rulesets
 
-    return Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
+    director = Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
+    from ..scorer.fleet import guard_round_start
+
+    guard_round_start(director, args.data)  # no round while the hall's clocks disagree
+    return director
 
 
 def run_admin(args: argparse.Namespace, run: Callable[[Any, argparse.Namespace], Any]) -> int:

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from . import fleet
 from .director import RULING_KINDS, AdminError, Director, password_matches
 from .roster import RosterError
 from .store import StoreError
@@ -133,6 +134,12 @@ def routes(director: Director) -> list[Route]:
         director.close_event()
         return "the event is closed"
 
+    def clock_ok(form: FormData) -> str:
+        if director.scorer_clock is None:
+            raise AdminError("this scorer does not check its clock")
+        director.scorer_clock.confirm()
+        return "the scorer's clock is confirmed for this boot"
+
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
         if token and session(request):
@@ -146,7 +153,7 @@ def routes(director: Director) -> list[Route]:
     ops: dict[str, Callable[[FormData], Any]] = {
         "event": create_event, "teams": import_teams, "tables": tables, "swap": swap,
         "round": start_round, "ruling": ruling, "withdraw": withdraw, "mute": mute,
-        "close": close}
+        "close": close, "clock-ok": clock_ok}
     return [Route("/admin", home), Route("/admin/login", login_page, methods=["GET"]),
             Route("/admin/login", login, methods=["POST"]),
             Route("/admin/logout", logout, methods=["POST"]),
@@ -194,6 +201,9 @@ def dashboard(director: Director, csrf: str) -> str:
                            f'<input type="hidden" name="on" value="{"0" if muted else "1"}">'))
         parts.append(_form("/admin/close", csrf, "结束赛事 Close the event", ""))
         parts.append(codes_table(director))
+        parts.append(fleet.admin_section(director, _form(
+            "/admin/clock-ok", csrf, "时间已核对 The scorer's clock is right (checked by hand)",
+            "")))
         orphans = director.store.orphans()
         if orphans:  # events an import could not place: kept, for the head referee to see
             parts.append(f'<p class="error">{len(orphans)} imported events are kept aside: '

@@ -63,6 +63,11 @@ class _TableFold:
 
 
 class Director:
+    # Checks a round must pass before it starts (each raises AdminError), and the scorer's
+    # clock for the admin page: set by kiosk/scorer/fleet.py's guard_round_start.
+    round_checks: tuple[Callable[[], None], ...] = ()
+    scorer_clock: Any = None
+
     def __init__(self, store: Store, rulesets: Rulesets,
                  clock: Callable[[], float] = time.time) -> None:
         self.store, self.rulesets, self.clock = store, rulesets, clock
@@ -345,6 +350,8 @@ class Director:
         together `start_in` seconds from now (scorer time). Returns the round number."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise AdminError("the round starts 0 to 3600 seconds from now")
+        for check in self.round_checks:  # e.g. the hall's clocks (scorer/fleet.py)
+            check()
         round_no, plan = self._next_round()
         with self.store.db.atomic():
             db = self.store.db

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from . import fleet
 from .director import Director
 from .store import StoreError
 
@@ -134,9 +135,11 @@ def routes(director: Director) -> list[Route]:
         if problem:
             return answer({"error": problem}, 401, now)
         try:  # (events keep their device: a replacement kiosk resends its predecessor's)
-            batch, behind = check_batch(json.loads(raw))
+            body = json.loads(raw)
+            batch, behind = check_batch(body)
         except ValueError as exc:  # (a JSONDecodeError is one)
             return answer({"error": f"bad batch: {exc}"}, 400, now)
+        fleet.record(director, table, body.get("kiosk"), now)  # version, health, clock
         mark, orphans = store.ingest(table, batch, now, behind)
         return answer({"high_water": mark, "orphans": orphans, "muted": director.muted(),
                        "problems": director.problems(table)}, now=now)

@@ -13,6 +13,7 @@ import os
 import secrets
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -71,6 +72,8 @@ class ScorerLink:
         self.client = client or httpx.Client(timeout=timeout)
         self.credential = credential
         self.offset: float | None = None  # scorer wall time minus ours, once measured
+        # The kiosk's version, health and offset sent with each batch (kiosk/fleet/status.py).
+        self.report: Callable[[float | None], dict[str, Any]] | None = None
         self._samples: deque[tuple[float, float]] = deque(maxlen=16)  # (round trip, offset)
 
     @property
@@ -116,7 +119,10 @@ class ScorerLink:
     def send(self, events: list[dict[str, Any]], behind: int) -> dict[str, Any]:
         """Send a batch; the answer has the scorer's high-water mark for this table."""
         assert self.credential is not None
-        body = json.dumps({"events": events, "behind": behind}, ensure_ascii=False).encode()
+        batch: dict[str, Any] = {"events": events, "behind": behind}
+        if self.report is not None:
+            batch["kiosk"] = self.report(self.offset)
+        body = json.dumps(batch, ensure_ascii=False).encode()
         return self._request("POST", f"/api/tables/{self.credential.table}/events", body)
 
     def assignment(self) -> dict[str, Any]:
