@@ -23,6 +23,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
                         help="do not announce the scorer on the LAN")
+    scorer.add_argument("--advertise", metavar="ADDR",
+                        help="the address to give out (QR code, hall page, mDNS), e.g. the "
+                             "hall's reserved 192.168.8.2 (default: the LAN's, looked at again "
+                             "every 10 s)")
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
@@ -166,4 +170,5 @@ def run_serve(args: argparse.Namespace) -> int:
     if password:
         print(f"admin password (shown once; change it with `kiosk scorer admin password`): "
               f"{password}", flush=True)
-    return serve(director, args.host, args.port, mdns=not args.no_mdns)
+    return serve(director, args.host, args.port, mdns=not args.no_mdns,
+                 advertise=args.advertise)

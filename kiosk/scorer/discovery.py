@@ -67,15 +67,3 @@ def find(address: str | None = None, timeout: float = 5.0) -> str | None:
         browser.cancel()
         zc.close()
     return found[0] if found else None
-
-
-def lan_address() -> str:
-    """This machine's address on the LAN (for the hall page's QR code), else loopback."""
-    import ifaddr
-
-    for adapter in ifaddr.get_adapters():
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str) and not ip.ip.startswith("127.") and \
-                    not ip.ip.startswith("169.254."):
-                return ip.ip
-    return "127.0.0.1"

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 from types import FrameType
 
 import uvicorn
 from starlette.applications import Starlette
 
+from .advertise import Advertiser
 from .director import Director
-from .discovery import announce, lan_address
 from .web import create_app
 
 
 def public_url(host: str, port: int) -> str:
     """The address players and kiosks use: the LAN's when listening on every interface."""
-    shown = lan_address() if host in ("0.0.0.0", "") else host
-    return f"http://{shown}:{port}/"
+    return Advertiser(host, port, mdns=False).url
 
 
 class ScorerServer(uvicorn.Server):
@@ -37,15 +35,18 @@ def server_for(app: Starlette, host: str, port: int) -> ScorerServer:
                                        timeout_graceful_shutdown=3))
 
 
-def serve(director: Director, host: str, port: int, mdns: bool = True) -> int:
-    url = public_url(host, port)
-    server = server_for(create_app(director, url), host, port)
+def serve(director: Director, host: str, port: int, mdns: bool = True,
+          advertise: str | None = None) -> int:
     event = director.event()
-    with contextlib.ExitStack() as stack:
-        if mdns and not host.startswith("127."):
-            stack.enter_context(announce(url.split("//")[1].split(":")[0], port,
-                                         event.name if event else "scorer"))
-        print(f"scorer: hall page {url}  admin {url}admin", flush=True)
+    # The address given out (QR code, hall page, mDNS): --advertise, else the LAN's, kept
+    # true while the scorer runs (scorer/advertise.py).
+    advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns)
+    server = server_for(create_app(director, lambda: advertiser.url), host, port)
+    advertiser.start()
+    try:
+        print(f"scorer: hall page {advertiser.url}  admin {advertiser.url}admin", flush=True)
         server.run()
+    finally:
+        advertiser.stop()
     director.store.close()
     return 0

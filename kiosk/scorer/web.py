@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import segno
@@ -37,8 +37,10 @@ class HallFeed:
     server, or an admin command in another process) and at every ping, when link health and
     lateness move on with the time."""
 
-    def __init__(self, director: Director, address: str) -> None:
-        self.director, self.address = director, address
+    def __init__(self, director: Director, address: str | Callable[[], str]) -> None:
+        self.director = director
+        # The address may change while the scorer runs (scorer/advertise.py).
+        self._address = address if callable(address) else lambda: address
         self.serial = 0
         self.text = ""
         self.closing = False  # set when the server stops: the streams end
@@ -50,7 +52,7 @@ class HallFeed:
         if version != self._version or not self.text:
             self._version = version
             try:
-                self.text = json.dumps(hall.snapshot(self.director, self.address),
+                self.text = json.dumps(hall.snapshot(self.director, self._address()),
                                        ensure_ascii=False)
             except Exception:  # a bug must not stop the hall's screens: keep the last one
                 log.exception("hall snapshot failed; the screens keep the previous one")
@@ -93,7 +95,8 @@ class HallFeed:
         self.closing = True
 
 
-def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
+def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/"
+               ) -> Starlette:
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> FileResponse:
@@ -114,7 +117,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        code = segno.make(address, error="m")
+        code = segno.make(feed._address(), error="m")
         return Response(code.svg_inline(scale=8, border=2), media_type="image/svg+xml")
 
     async def export(request: Request) -> Response:
