@@ -169,3 +169,10 @@ def test_the_selftest_wrapper_runs_in_the_units_own_environment():
     for key in ("EnvironmentFile", "RuntimeDirectory", "WorkingDirectory"):
         assert f"--property={key}={service['Service.' + key]}" in script
     assert f"--uid={service['Service.User']}" in script
+
+
+def test_mock_pins_named_in_the_environment_are_driven_by_the_selftest():
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    result = selftest_cli("--no-window", "--press-timeout", "2", "--lang", "en", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(": pressed") == 6

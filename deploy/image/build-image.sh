@@ -146,11 +146,11 @@ EOF
 stage_wheelhouse() {
   rm -rf "$WHEELS"
   mkdir -p "$WHEELS"
-  python3 -m pip wheel --quiet --no-deps --wheel-dir "$WHEELS" "$PROJECT"
+  python3 -m pip --isolated wheel --quiet --no-deps --wheel-dir "$WHEELS" "$PROJECT"
   local wheel
   wheel=$(find "$WHEELS" -name 'kiosk80-*.whl' | head -n 1)
   # Every wheel the kiosk needs, for the card's Python (Debian bookworm: CPython 3.11, aarch64).
-  python3 -m pip download --quiet --dest "$WHEELS" --only-binary=:all: \
+  python3 -m pip --isolated download --quiet --dest "$WHEELS" --only-binary=:all: \
     --python-version 3.11 --implementation cp --abi cp311 \
     --platform manylinux_2_36_aarch64 --platform manylinux_2_34_aarch64 \
     --platform manylinux_2_28_aarch64 --platform manylinux_2_17_aarch64 \
