@@ -160,7 +160,8 @@ stage_wheelhouse() {
 
 stage_install() {
   local build=/tmp/kiosk-build
-  rm -rf "${ROOTFS:?}$build"
+  # A card starts with one venv: an earlier install stage's are dropped.
+  rm -rf "${ROOTFS:?}/var/lib/kiosk-app" "${ROOTFS:?}$build"
   mkdir -p "$ROOTFS$build"
   # The project as its files (not its .git or venv), and the wheelhouse.
   tar -C "$PROJECT" --exclude=.git --exclude=.venv --exclude='*.egg-info' \
