@@ -280,3 +280,16 @@ def test_a_32_bit_system_is_refused_before_anything_changes(tmp_path):
     assert result.returncode == 2
     assert "32-bit system (armhf)" in result.stderr and "64-bit" in result.stderr
     assert "would" not in result.stdout
+
+
+def test_the_kiosk_stops_with_the_reason_when_its_gpio_cannot_open(tmp_path):
+    """As under the unit on a Pi whose GPIO cannot open: the kiosk exits with the reason in the
+    technician's language (its journal), before any window."""
+    from .helpers import kiosk
+
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "lgpio", "KIVY_NO_ARGS": "1"}
+    env.pop("DISPLAY", None)
+    done = kiosk("table", "--data", str(tmp_path), "--table", "3", env=env)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "无法打开座位按钮和指示灯" in done.stderr and "kiosk hw selftest" in done.stderr
+    assert "Traceback" not in done.stderr

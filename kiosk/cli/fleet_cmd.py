@@ -29,6 +29,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     first.add_argument("--root", default="/", metavar="DIR",
                        help="the system's root (default /; a scratch root to try it)")
     first.add_argument("--user", default="kiosk", help="the kiosk's user (default kiosk)")
+    add_lang(first)
     first.set_defaults(run=run_firstboot)
 
     pair = sub.add_parser("pair-pending", help="pair with the pairing code first boot left, "
@@ -95,9 +96,11 @@ def run_firstboot(args: argparse.Namespace) -> int:
         ids = None  # a scratch root: files stay the caller's
     try:
         identity = consume(paths, ids)
-    except IdentityError as exc:
-        raise FleetError(str(exc)).explained(exc.key or "error.unexpected",
-                                             **exc.params) from None
+    except IdentityError as exc:  # in the technician's words (systemctl status shows it)
+        from ..i18n import explain
+
+        print(f"kiosk fleet firstboot: {explain(exc, args.lang)}", file=sys.stderr)
+        return 2
     if identity is not None:
         print(f"kiosk.toml: table {identity.table}, scorer {identity.scorer}: settings written "
               f"to {paths.settings_dir}/kiosk.env, kiosk.toml removed from the boot partition")
