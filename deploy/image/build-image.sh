@@ -212,6 +212,11 @@ stage_verify() {
   mkdir -p "$ROOTFS/run/kiosk"
   in_chroot chown kiosk:kiosk /run/kiosk
   in_chroot runuser -u kiosk -- sh -c 'cd /run/kiosk && LG_WD=/run/kiosk /opt/kiosk/venv/bin/python -c "import lgpio, kivy, gpiozero; print(\"imports ok\")"'
+  # Everything `kiosk table` imports, from the [table] install alone: the app, the sync
+  # client, the updater.
+  in_chroot env KIVY_NO_ARGS=1 KIVY_HOME=/tmp/kivy-verify /opt/kiosk/venv/bin/python -c \
+    'import kiosk.ui.app, kiosk.sync.wiring, kiosk.sync.join, kiosk.update.apply; print("table imports ok")'
+
   in_chroot runuser -u kiosk -- env GPIOZERO_PIN_FACTORY=mock \
     /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2 --lang en
   in_chroot systemd-analyze verify --man=no /etc/systemd/system/kiosk-table.service \
