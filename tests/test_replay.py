@@ -26,6 +26,21 @@ def test_shipped_examples_replay_to_the_expected_lines(name):
         assert {k: line.get(k) for k in want} == want
 
 
+def test_the_penalties_example_replays_to_its_checked_lines():
+    # chaodipi-2011: a frier's wrong kitty (buried_by), a wrong card and the silent partner on
+    # one incident, the first bury overrun a warning and the second confirmed by the referee,
+    # the first look-back free, the dealer side's underdrawn kitty; each total checked by hand
+    done = kiosk("replay", str(EXAMPLES / "chaodipi-2011-penalties.json"))
+    assert done.returncode == 0, done.stderr
+    expected = jsonl((EXAMPLES / "chaodipi-2011-penalties.expected.jsonl").read_text())
+    got = jsonl(done.stdout)
+    assert got == expected
+    assert [(x["total"], x["result"], x["advance"]) for x in got] == [
+        (20, "hold", 6), (150, "take-over", 7), (50, "hold", 2), (110, "take-over", 3),
+        (50, "hold", 3)]
+    assert got[-1]["levels"] == {"NS": "A", "EW": "J"}
+
+
 def test_shuangsheng_deal_of_255_card_points_is_refused():
     # The shared example's deal 16 enters 255 card points; two decks hold 200 (RULES.md §1).
     # The shipped copy reaches T = 255 with 95 points and a kitty of 40 taken by a pair.
@@ -171,10 +186,12 @@ def test_score_sheet(lang):
                  "--lang", lang)
     assert done.returncode == 0, done.stderr
     head = {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang]
-    winner = {"zh-Hans": "胜方：东西", "zh-Hant": "勝方：東西", "en": "Winner: EW"}[lang]
+    winner = {"zh-Hans": "胜方：东西（打过A）", "zh-Hant": "勝方：東西（打過A）",
+              "en": "Winner: EW (past A)"}[lang]
     assert head in done.stdout and winner in done.stdout
     hand_rows = [line.split() for line in done.stdout.splitlines() if line[:4].strip().isdigit()]
-    assert [row[:3] for row in hand_rows][-1] == ["8", "E", "K"]
+    east = {"zh-Hans": "东", "zh-Hant": "東", "en": "E"}[lang]
+    assert [row[:3] for row in hand_rows][-1] == ["8", east, "K"]
 
 
 def test_score_sheet_for_shuangsheng_ranks_players():

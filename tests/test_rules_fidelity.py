@@ -140,8 +140,8 @@ def test_points_a_fixed_total_overrode_are_recorded_not_counted(rulesets):
         penalty("look-back", "E"), penalty("hidden-card", "S")]))
     assert r.total == 200
     look_back = r.penalties[0].to_json()
-    assert (look_back["points"], look_back["overridden"]) == (0, True)
-    assert "overridden" not in r.penalties[1].to_json()
+    assert (look_back["points"], look_back["not_counted"]) == (0, -10)
+    assert "not_counted" not in r.penalties[1].to_json()
 
 
 # -- 5. one incident, one penalty (xiamen art. 22) --------------------------------------------

@@ -55,8 +55,8 @@ class AppliedPenalty:
     """A penalty as it counted: `effect` is what it did this time (a penalty whose first
     occurrences are warnings shows ``warning``; a cost still awaiting the referee's confirmation
     ``unconfirmed``), `points` its signed change to T, `count` how many times this side has had
-    it in the match. `overridden` marks points a fixed total (``fix-total``) made void: recorded,
-    not counted."""
+    it in the match. `not_counted` holds the signed points a fixed total (``fix-total``) made
+    void: recorded, not counted (`points` is then 0)."""
 
     code: str
     seat: str
@@ -69,18 +69,17 @@ class AppliedPenalty:
     levels: int | None = None
     incident: str | None = None
     confirmed: bool = False
-    overridden: bool = False
+    not_counted: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "seat": self.seat, "side": self.side,
                                "effect": self.effect, "points": self.points, "count": self.count}
-        for key in ("choice", "cards", "levels", "incident"):
+        for key in ("choice", "cards", "levels", "incident", "not_counted"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
-        for flag in ("confirmed", "overridden"):
-            if getattr(self, flag):
-                out[flag] = True
+        if self.confirmed:
+            out["confirmed"] = True
         return out
 
 
@@ -202,7 +201,8 @@ def score_hand(
             incident, entry.confirmed))
 
     if fixed is not None:  # a fixed total: the other penalties' points are recorded, not counted
-        applied = [replace(p, points=0, overridden=True) if p.points else p for p in applied]
+        applied = [replace(p, points=0, not_counted=p.points) if p.points else p
+                   for p in applied]
     ends_early = steps_down or loser is not None or fixed is not None
     total: int | None = None
     if points is not None or kitty is not None or not ends_early:
