@@ -191,3 +191,37 @@ def test_an_update_waits_while_a_match_is_in_play(fleet, tmp_path):
     assert (busy.status, busy.version) == ("busy", "1.0")
     assert service.started == []  # nothing restarted mid-match; the venv waits, built
     assert updater.apply(bundle_of(tmp, private, "1.0")).status == "installed"
+
+
+FAKE_SYSTEMCTL = """#!/bin/sh
+# A stand-in for systemctl: the unit's state is a file; a restart takes a moment to stop the
+# old process (still "active" meanwhile), then the new one is "activating" until it is ready.
+dir=$FAKE_UNIT_DIR
+case "$1" in
+  show) cat "$dir/show" ;;
+  restart)
+    ( sleep 0.3; printf 'ActiveState=activating\\nMainPID=2222\\n' > "$dir/show"
+      sleep 0.3; [ -e "$dir/ready" ] && printf 'ActiveState=active\\nMainPID=2222\\n' > "$dir/show"
+    ) & ;;
+esac
+"""
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_the_systemd_adapter_waits_for_a_new_ready_process(tmp_path, monkeypatch, ready):
+    """The adapter's logic against a systemctl stand-in (systemd is not PID 1 here): the old
+    process still "active" right after the restart is not taken for the new one."""
+    from kiosk.update.apply import SystemdService
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "systemctl").write_text(FAKE_SYSTEMCTL)
+    (bin_dir / "systemctl").chmod(0o755)
+    (tmp_path / "show").write_text("ActiveState=active\nMainPID=1111\n")
+    if ready:
+        (tmp_path / "ready").touch()
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_UNIT_DIR", str(tmp_path))
+    service = SystemdService("kiosk-table.service", settle=0.2)
+    service.restart()
+    assert service.wait_ready(3) is ready

@@ -56,6 +56,7 @@ class SystemdService:
 
     def __init__(self, unit: str = "kiosk-table.service", settle: float = 5.0) -> None:
         self.unit, self.settle = unit, settle
+        self._before = "0"
 
     def _show(self) -> dict[str, str]:
         out = subprocess.run(["systemctl", "show", "-p", "ActiveState,MainPID", self.unit],
@@ -63,15 +64,19 @@ class SystemdService:
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
 
     def restart(self) -> None:
+        self._before = self._show().get("MainPID", "0")
         subprocess.run(["systemctl", "restart", "--no-block", self.unit], check=True,
                        timeout=30)
 
     def wait_ready(self, timeout: float) -> bool:
-        """True once the unit is active, and still so (same process) `settle` seconds later."""
+        """True once a new process of the unit is active (it said READY=1), and still so
+        `settle` seconds later."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             state = self._show()
-            if state.get("ActiveState") == "active":
+            # Right after the restart was queued the old process may still be "active".
+            if state.get("ActiveState") == "active" and \
+                    state.get("MainPID") not in ("0", self._before):
                 time.sleep(self.settle)
                 again = self._show()
                 return again.get("ActiveState") == "active" and \
