@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_session.py
 	$(BIN)/python bench/bench_hw.py
 	$(BIN)/python bench/bench_scorer.py
+	$(BIN)/python bench/bench_print.py
 	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python bench/bench_ui.py
 
 # The table kiosk's card image (deploy/image/build-image.sh; root, qemu-user-static, debootstrap,

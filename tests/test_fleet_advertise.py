@@ -22,21 +22,23 @@ __all__ = ["namespaces"]  # the fixture, shared with the mDNS test
 
 def test_a_fixed_address_is_given_out_as_is():
     fixed = Advertiser("0.0.0.0", 8080, "192.168.8.2", mdns=False, find=lambda: "10.0.0.5")
-    assert fixed.url == "http://192.168.8.2:8080/"
-    assert not fixed.refresh() and fixed.url == "http://192.168.8.2:8080/"
+    assert fixed.url == "https://192.168.8.2:8080/"
+    assert not fixed.refresh() and fixed.url == "https://192.168.8.2:8080/"
     named = Advertiser("0.0.0.0", 8443, "scorer.local", mdns=False)
-    assert named.url == "http://scorer.local:8443/"
+    assert named.url == "https://scorer.local:8443/"
 
 
 def test_a_late_lan_address_replaces_loopback():
     addresses = iter(["127.0.0.1", "127.0.0.1", "192.168.8.2"])
     advertiser = Advertiser("0.0.0.0", 8080, mdns=False, find=lambda: next(addresses))
-    assert advertiser.url == "http://127.0.0.1:8080/"
+    assert advertiser.url == "https://127.0.0.1:8080/"
     assert not advertiser.refresh()
-    assert advertiser.refresh() and advertiser.url == "http://192.168.8.2:8080/"
+    assert advertiser.refresh() and advertiser.url == "https://192.168.8.2:8080/"
     assert advertiser.changes == 1
     only_here = Advertiser("127.0.0.1", 8080, mdns=False, find=lambda: "10.1.1.1")
-    assert not only_here.refresh() and only_here.url == "http://127.0.0.1:8080/"
+    assert not only_here.refresh() and only_here.url == "https://127.0.0.1:8080/"
+    plain = Advertiser("127.0.0.1", 8080, mdns=False, secure=False)  # the benchmark's
+    assert plain.url == "http://127.0.0.1:8080/"
 
 
 def test_the_lan_address_is_never_a_virtual_bridge():
@@ -72,20 +74,21 @@ def test_a_scorer_started_before_dhcp_announces_its_address_once_it_has_one(tmp_
             assert time.monotonic() < deadline and scorer.poll() is None, \
                 (tmp_path / "scorer.log").read_text()
             time.sleep(0.2)
-        assert f"hall page http://127.0.0.1:{port}/" in (tmp_path / "scorer.log").read_text()
+        assert f"hall page https://127.0.0.1:{port}/" in (tmp_path / "scorer.log").read_text()
         sh("ip", "-n", scorer_ns, "addr", "add", f"{SCORER_IP}/24", "dev", tag)  # DHCP answers
         found = subprocess.run(
             ["ip", "netns", "exec", kiosk_ns, sys.executable, "-c",
-             f"from kiosk.scorer.discovery import find; print(find({KIOSK_IP!r}, 25))"],
+             f"from kiosk.sync.discover import candidates; print(*candidates(25, {KIOSK_IP!r}))"],
             cwd=ROOT, capture_output=True, text=True, timeout=60)
-        assert found.stdout.strip() == f"http://{SCORER_IP}:{port}/", found.stderr
+        assert found.stdout.strip() == f"https://{SCORER_IP}:{port}/", found.stderr
         hall = subprocess.run(
             ["ip", "netns", "exec", kiosk_ns, sys.executable, "-c",
-             "import urllib.request, sys; sys.stdout.write(urllib.request.urlopen("
-             f"'http://{SCORER_IP}:{port}/api/hall', timeout=10).read().decode())"],
+             "import ssl, urllib.request, sys; sys.stdout.write(urllib.request.urlopen("
+             f"'https://{SCORER_IP}:{port}/api/hall', timeout=10, "
+             "context=ssl._create_unverified_context()).read().decode())"],
             capture_output=True, text=True, timeout=60)
         deadline = time.monotonic() + 20  # the page's snapshot is rebuilt at its next ping
-        while json.loads(hall.stdout)["address"] != f"http://{SCORER_IP}:{port}/":
+        while json.loads(hall.stdout)["address"] != f"https://{SCORER_IP}:{port}/":
             assert time.monotonic() < deadline, hall.stdout[:300]
             time.sleep(1)
             hall = subprocess.run(hall.args, capture_output=True, text=True, timeout=60)

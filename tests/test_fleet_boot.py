@@ -25,7 +25,7 @@ CARD = """\
 table = 7
 ssh_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBqHIyx0d7uXfXlnvz6CEXAMPLEKEYxxxxxxxxxxxx tech"
 scorer = "http://192.168.8.2:8080"
-scorer_pin = "sha256:{pin}"
+time_key = "{key}"
 pin = "4321"
 pairing_code = "123456"
 printer = "uart"
@@ -36,7 +36,7 @@ rotation = 90
 ssid = "HALL"
 psk = "secret-password"
 country = "CN"
-""".format(pin="ab" * 32)
+""".format(key="ab" * 32)
 
 
 def exec_lines(name: str, key: str) -> list[str]:
@@ -85,7 +85,7 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     env_file = card / "etc/kiosk/kiosk.env"
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
     env = read_env(env_file)
-    assert env["KIOSK_PIN"] == "4321" and env["KIOSK_SCORER_PIN"] == "sha256:" + "ab" * 32
+    assert env["KIOSK_PIN"] == "4321" and env["KIOSK_TIME_KEY"] == "ab" * 32
     assert env["KCFG_GRAPHICS_ROTATION"] == "90"  # Kivy turns the screen and its touches
     code = card / "var/lib/kiosk/pair-code"
     assert code.read_text() == "123456\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
@@ -94,7 +94,10 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     assert "127.0.1.1\ttable-07" in (card / "etc/hosts").read_text().splitlines()
     assert "raspberrypi" not in (card / "etc/hosts").read_text()
     assert (card / "etc/chrony/sources.d/kiosk-scorer.sources").read_text().splitlines()[-1] \
-        == "server 192.168.8.2 iburst prefer"
+        == "server 192.168.8.2 iburst prefer key 1"
+    keys = card / "etc/chrony/chrony.keys"
+    assert keys.read_text() == f"1 SHA256 HEX:{'ab' * 32}\n"
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
     assert (card / "etc/kiosk/ssh_authorized_keys").read_text().startswith("ssh-ed25519 ")
     wifi = card / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
     assert 'ssid="HALL"' in wifi.read_text() and stat.S_IMODE(wifi.stat().st_mode) == 0o600
@@ -150,6 +153,7 @@ def test_the_next_boot_applies_the_settings_again(card):
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),
     (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
     ("table = [", None, "not_toml"),
+    (CARD.replace('time_key = "' + "ab" * 32, 'time_key = "abc'), "time_key", "bad_time_key"),
     (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
 ])
 def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, problem):
@@ -184,8 +188,9 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
     with ScorerProcess(tmp_path / "scorer") as scorer:
         kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
               "--ruleset", "xiamen-2015")
-        tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "4")
-        code = re.search(r"^table 3: (\S+)$", tables.stdout, re.M)
+        tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "4",
+                       "--lang", "en")
+        code = re.search(r"^table 3: pairing code (\S+)$", tables.stdout, re.M)
         assert code, tables.stdout + tables.stderr
         code_file.write_text(code.group(1) + "\n")
         paired = kiosk(*pending, "--scorer", scorer.url)

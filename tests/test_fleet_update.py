@@ -12,14 +12,17 @@ from __future__ import annotations
 import io
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import tarfile
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
+from kiosk.sync.link import pinned_context
 from kiosk.update.apply import Updater, download, table_idle
 from kiosk.update.bundle import BundleError, build, new_key, verify
 
@@ -27,6 +30,27 @@ from .fakewheel import make_wheel
 from .helpers import ROOT, ScorerProcess, kiosk
 
 CONSTRAINTS = ROOT / "deploy" / "constraints.txt"
+
+
+def _other_certificate() -> str:
+    """A self-signed certificate that is not the scorer's (another scorer's, an impostor's)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "impostor")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(1).not_valid_before(now)
+            .not_valid_after(now + datetime.timedelta(days=1)).sign(key, hashes.SHA256()))
+    return cert.public_bytes(serialization.Encoding.PEM).decode()
+
+
+OTHER_CERTIFICATE = _other_certificate()
 
 
 class NotifySupervisor:
@@ -108,9 +132,15 @@ def test_a_good_bundle_from_the_scorer_installs_and_runs_its_version(fleet):
                           str(tmp / "update-key.pub"), str(bundle_of(tmp, private, "2.0")))
         assert published.returncode == 0, published.stderr
         assert "serving version 2.0" in published.stdout
-        fetched = download(scorer.url, updater.app_dir / "downloads", "1.0")
-        assert fetched is not None and fetched.parent == updater.app_dir / "downloads"
-        assert download(scorer.url, updater.app_dir / "downloads", "2.0") is None  # current
+        # The kiosk reaches the scorer with the certificate it pinned when it paired.
+        certificate = ssl.get_server_certificate(("127.0.0.1", scorer.port))
+        with httpx.Client(verify=pinned_context(certificate)) as client:
+            fetched = download(scorer.url, updater.app_dir / "downloads", "1.0", client)
+            assert fetched is not None and fetched.parent == updater.app_dir / "downloads"
+            assert download(scorer.url, updater.app_dir / "downloads", "2.0", client) is None
+        with pytest.raises(httpx.ConnectError), \
+                httpx.Client(verify=pinned_context(OTHER_CERTIFICATE)) as stranger:
+            download(scorer.url, updater.app_dir / "downloads", "1.0", stranger)
     outcome = updater.apply(fetched)
     assert (outcome.status, outcome.version) == ("installed", "2.0")
     assert service.running_version() == "2.0"

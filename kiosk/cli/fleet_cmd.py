@@ -76,7 +76,11 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE")
     update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR")
     update.add_argument("--data", default="/var/lib/kiosk", metavar="DIR",
-                        help="the table's data: an update waits until its match is idle")
+                        help="the table's data: an update waits until its match is idle, and "
+                             "the scorer's certificate pinned at pairing is used")
+    update.add_argument("--table", type=int, metavar="N",
+                        default=int(os.environ.get("KIOSK_TABLE") or 0) or None,
+                        help="this kiosk's table (default $KIOSK_TABLE)")
     update.add_argument("--unit", default="kiosk-table.service")
     update.add_argument("--ready-timeout", type=float, default=90.0, metavar="S",
                         help="roll back when the new kiosk has not said READY by then")
@@ -193,7 +197,14 @@ def run_update(args: argparse.Namespace) -> int:
     """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
     import httpx
 
-    from ..update.apply import SystemdService, Updater, download, python_for_venvs, table_idle
+    from ..update.apply import (
+        SystemdService,
+        Updater,
+        download,
+        python_for_venvs,
+        scorer_client,
+        table_idle,
+    )
     from ..update.bundle import BundleError
 
     app_dir = Path(args.app_dir)
@@ -205,7 +216,9 @@ def run_update(args: argparse.Namespace) -> int:
         if not scorer:
             raise FleetError("give --scorer URL").explained("fleet.update.no_scorer")
         try:
-            bundle = download(scorer, app_dir / "downloads", updater.installed_version())
+            with scorer_client(Path(args.data), args.table) as client:
+                bundle = download(scorer, app_dir / "downloads", updater.installed_version(),
+                                  client)
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
             print(f"update: the scorer's update cannot be fetched now: {exc}")
             return 0

@@ -6,7 +6,9 @@ firstboot`: a `kiosk.toml` found there is checked, turned into the kiosk's setti
 partition (`/etc/kiosk/kiosk.env`, root only, for the table's unit; the pairing code for the
 kiosk to use once), and removed from the boot partition (it holds the PIN and the pairing
 code). Every boot then applies the settings the read-only root forgets: the host name, the
-scorer as chrony's time source, the Wi-Fi.
+scorer as chrony's time source (with the hall's time key), the Wi-Fi. The scorer's
+certificate is not set here: the kiosk learns it, sealed, when it pairs with the code, and pins
+it from then on.
 
 A file with a mistake changes nothing: the error names the key and what is allowed, the file
 stays where it is, and the unit fails (`systemctl status kiosk-firstboot`)."""
@@ -31,8 +33,8 @@ LANGS = ("zh-Hans", "zh-Hant", "en")
 ROTATIONS = (0, 90, 180, 270)
 HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)"
 SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
-FINGERPRINT = re.compile(r"^sha256:[0-9A-Fa-f]{64}$")
-KEYS = {"table", "scorer", "scorer_pin", "pin", "pairing_code", "hostname", "printer",
+TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
+KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
@@ -53,7 +55,7 @@ class Identity:
     scorer: str
     scorer_host: str
     pin: str
-    scorer_pin: str = ""
+    time_key: str = ""
     pairing_code: str = ""
     hostname: str = ""
     printer: str = "none"
@@ -76,7 +78,7 @@ class Identity:
             "# To change a kiosk: put a new kiosk.toml on its boot partition and reboot.",
             f"KIOSK_TABLE={self.table}",
             f"KIOSK_SCORER={self.scorer}",
-            f"KIOSK_SCORER_PIN={self.scorer_pin}",
+            f"KIOSK_TIME_KEY={self.time_key}",
             f"KIOSK_PIN={self.pin}",
             f"KIOSK_HOSTNAME={self.hostname or f'table-{self.table:02d}'}",
             f"KIOSK_HDMI_MODE={self.hdmi_mode}",
@@ -117,10 +119,10 @@ def parse(text: str) -> Identity:
     if not isinstance(pin, str) or not re.fullmatch(r"\d{4,8}", pin) or pin == "0000":
         raise _refuse("pin", "bad_pin")
     fields: dict[str, Any] = {"table": table, "scorer": url, "scorer_host": host, "pin": pin}
-    if "scorer_pin" in data:
-        if not isinstance(data["scorer_pin"], str) or not FINGERPRINT.match(data["scorer_pin"]):
-            raise _refuse("scorer_pin", "bad_fingerprint")
-        fields["scorer_pin"] = data["scorer_pin"].lower()
+    if "time_key" in data:
+        if not isinstance(data["time_key"], str) or not TIME_KEY.match(data["time_key"]):
+            raise _refuse("time_key", "bad_time_key")
+        fields["time_key"] = data["time_key"]
     if "pairing_code" in data:
         code = data["pairing_code"]
         if not isinstance(code, str) or not re.fullmatch(r"[0-9A-Za-z-]{4,32}", code):
@@ -257,10 +259,13 @@ def apply(paths: Paths) -> list[str]:
         kept = [line for line in old.splitlines() if not line.startswith("127.0.1.1")]
         put("/etc/hosts", "\n".join([*kept, f"127.0.1.1\t{hostname}"]) + "\n")
     match = SCORER.match(env.get("KIOSK_SCORER", ""))
+    key = env.get("KIOSK_TIME_KEY", "")
+    if key:  # the scorer's time is taken only when signed with the hall's key
+        put("/etc/chrony/chrony.keys", f"1 SHA256 HEX:{key}\n", 0o600)
     if match:
         put("/etc/chrony/sources.d/kiosk-scorer.sources",
             "# The hall's scorer (kiosk.toml, applied by kiosk-firstboot.service).\n"
-            f"server {match.group(2).strip('[]')} iburst prefer\n")
+            f"server {match.group(2).strip('[]')} iburst prefer{' key 1' if key else ''}\n")
     mode = env.get("KIOSK_HDMI_MODE", "")
     cmdline = paths.at("/boot/firmware/cmdline.txt")
     if mode and cmdline.exists():  # the Zero 2 W's HDMI display: its mode for KMS

@@ -11,35 +11,11 @@ refresh."""
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import socket
 import threading
 from collections.abc import Callable
 
-from .discovery import announce
-
-VIRTUAL = ("docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "lxc", "lxd", "tun", "tap",
-           "wg", "zt", "tailscale", "cni", "flannel", "podman")
-
-
-def lan_address() -> str:
-    """This machine's address on the hall's LAN: the one its default route leaves from, else
-    the first private IPv4 address of a real (not virtual) interface, else loopback."""
-    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("192.0.2.1", 9))  # no packet is sent: this only asks the routing table
-        address = s.getsockname()[0]
-        if not address.startswith("127."):
-            return str(address)
-    import ifaddr
-
-    for adapter in ifaddr.get_adapters():
-        if adapter.nice_name.startswith(VIRTUAL) or adapter.nice_name == "lo":
-            continue
-        for ip in adapter.ips:
-            if isinstance(ip.ip, str) and ipaddress.ip_address(ip.ip).is_private and \
-                    not ip.ip.startswith(("127.", "169.254.")):
-                return ip.ip
-    return "127.0.0.1"
+from .discovery import announce, lan_address
 
 
 class Advertiser:
@@ -48,8 +24,9 @@ class Advertiser:
 
     def __init__(self, host: str, port: int, fixed: str | None = None, name: str = "scorer",
                  mdns: bool = True, find: Callable[[], str] = lan_address,
-                 every: float = 10.0) -> None:
+                 every: float = 10.0, secure: bool = True) -> None:
         self.port, self.fixed, self.name, self.find, self.every = port, fixed, name, find, every
+        self.scheme = "https" if secure else "http"
         self.listening_everywhere = host in ("0.0.0.0", "")
         self.host = fixed or (find() if self.listening_everywhere else host)
         self._mdns_wanted = mdns
@@ -61,7 +38,7 @@ class Advertiser:
     @property
     def url(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}/"
+        return f"{self.scheme}://{host}:{self.port}/"
 
     def _announce(self) -> None:
         if self._record is not None:

@@ -1,4 +1,6 @@
-"""Finding the scorer on the LAN: it announces itself by mDNS (DNS-SD) and kiosks browse for it.
+"""Announcing the scorer on the LAN by mDNS (DNS-SD); kiosks browse for it
+(`kiosk.sync.discover`). An announcement only gives an address: kiosks trust the certificate
+they pinned at pairing, not whoever answers.
 
 Service type `_kiosk80._tcp.local.`; the TXT record carries the URL path and the event name.
 Each side binds its Zeroconf to the address it was given, so a test can keep it inside a
@@ -7,14 +9,15 @@ network namespace and a hall's laptop can pick the card facing the tables.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceListener, Zeroconf
+from zeroconf import IPVersion, ServiceInfo, Zeroconf
 
-SERVICE = "_kiosk80._tcp.local."
+from ..wire import SERVICE
 
 
 def _zeroconf(address: str | None) -> Zeroconf:
@@ -38,32 +41,25 @@ def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceI
         zc.close()
 
 
-def find(address: str | None = None, timeout: float = 5.0) -> str | None:
-    """The URL of the first scorer announced on the LAN within `timeout` seconds, or None.
-    `address`: the local address to browse from (default: every interface)."""
-    zc = _zeroconf(address)
-    found: list[str] = []
-    done = threading.Event()
+VIRTUAL = ("docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "lxc", "lxd", "tun", "tap",
+           "wg", "zt", "tailscale", "cni", "flannel", "podman")
 
-    class Listener(ServiceListener):
-        def add_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            info = zc.get_service_info(type_, name, timeout=int(timeout * 1000))
-            if info is None or not info.parsed_addresses():
-                return
-            path = (info.properties.get(b"path") or b"/").decode()
-            found.append(f"http://{info.parsed_addresses()[0]}:{info.port}{path}")
-            done.set()
 
-        def update_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            pass
+def lan_address() -> str:
+    """This machine's address on the hall's LAN: the one its default route leaves from, else
+    the first private IPv4 address of a real (not virtual) interface, else loopback."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # no packet is sent: this only asks the routing table
+        address = s.getsockname()[0]
+        if not address.startswith("127."):
+            return str(address)
+    import ifaddr
 
-        def remove_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            pass
-
-    browser = ServiceBrowser(zc, SERVICE, Listener())
-    try:
-        done.wait(timeout)
-    finally:
-        browser.cancel()
-        zc.close()
-    return found[0] if found else None
+    for adapter in ifaddr.get_adapters():
+        if adapter.nice_name.startswith(VIRTUAL) or adapter.nice_name == "lo":
+            continue
+        for ip in adapter.ips:
+            if isinstance(ip.ip, str) and ipaddress.ip_address(ip.ip).is_private and \
+                    not ip.ip.startswith(("127.", "169.254.")):
+                return ip.ip
+    return "127.0.0.1"

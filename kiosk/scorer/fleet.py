@@ -11,10 +11,10 @@ how to fix it; the head referee may confirm a clock checked by hand."""
 from __future__ import annotations
 
 import csv
-import html
 import io
 import math
 import re
+import sqlite3
 import subprocess
 import time
 from dataclasses import dataclass
@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import translator
-from ..rules.errors import Explained
 from .director import AdminError, Director
 
 OFFSET_LIMIT = 0.5  # seconds
@@ -32,10 +31,8 @@ LOCAL_REFS = {"7F7F0101", "00000000"}  # chrony's own clock (local), or no refer
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 
-class RoundRefused(Explained, AdminError):
+class RoundRefused(AdminError):
     """A round cannot start now: the hall's clocks disagree."""
-
-    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 @dataclass(frozen=True)
@@ -47,37 +44,82 @@ class Kiosk:
     seen: float
 
 
-def _ensure(director: Director) -> None:
-    director.store.db.execute(
-        "CREATE TABLE IF NOT EXISTS fleet_kiosks (table_number INTEGER PRIMARY KEY, "
-        "version TEXT NOT NULL, health TEXT NOT NULL, offset REAL, seen REAL NOT NULL)")
+TABLE_SQL = ("CREATE TABLE IF NOT EXISTS fleet_kiosks (table_number INTEGER PRIMARY KEY, "
+             "version TEXT NOT NULL, health TEXT NOT NULL, offset REAL, seen REAL NOT NULL)")
+WRITE_EVERY = 30.0  # seconds: an unchanged report is written at most this often
+OFFSET_STEP = 0.1  # seconds: a change of the offset larger than this is written at once
+
+
+def parse(status: Any) -> tuple[str, tuple[str, ...], float | None] | None:
+    """(version, health, offset) of a batch's `kiosk` part, or None when malformed: it is a
+    report, never a reason to refuse a table's events."""
+    if not isinstance(status, dict):
+        return None
+    version, health, offset = status.get("version"), status.get("health"), status.get("offset")
+    if not isinstance(version, str) or not re.fullmatch(r"[0-9A-Za-z.+?-]{1,40}", version):
+        return None
+    if not isinstance(health, list) or not all(h in HEALTH for h in health):
+        return None
+    if offset is not None and (not isinstance(offset, int | float) or isinstance(offset, bool)
+                               or not math.isfinite(offset) or abs(offset) > 1e9):
+        return None
+    return version, tuple(health), None if offset is None else float(offset)
+
+
+def save(db: Any, table: int, report: tuple[str, tuple[str, ...], float | None],
+         now: float) -> None:
+    """Keep a kiosk's report (run by the store's writer, or a test's connection)."""
+    version, health, offset = report
+    db.execute(TABLE_SQL)
+    db.execute("INSERT OR REPLACE INTO fleet_kiosks VALUES (?, ?, ?, ?, ?)",
+               [table, version, ",".join(health), offset, now])
+
+
+class Reports:
+    """Which reports are worth a write: a change of version or health, an offset moved by
+    more than OFFSET_STEP, or WRITE_EVERY seconds since the last (for "last heard")."""
+
+    def __init__(self) -> None:
+        self.last: dict[int, tuple[tuple[str, tuple[str, ...], float | None], float]] = {}
+
+    def due(self, table: int, report: tuple[str, tuple[str, ...], float | None],
+            now: float) -> bool:
+        before = self.last.get(table)
+        if before is not None:
+            (version, health, offset), written = before
+            moved = (offset is None) != (report[2] is None) or (
+                offset is not None and report[2] is not None
+                and abs(offset - report[2]) > OFFSET_STEP)
+            if (version, health) == report[:2] and not moved and now - written < WRITE_EVERY:
+                return False
+        self.last[table] = (report, now)
+        return True
 
 
 def record(director: Director, table: int, status: Any, now: float) -> None:
-    """Keep what a kiosk said about itself (a batch's `kiosk` part). Anything malformed is
-    ignored: it is a report, never a reason to refuse a table's events."""
-    if not isinstance(status, dict):
-        return
-    version, health, offset = status.get("version"), status.get("health"), status.get("offset")
-    if not isinstance(version, str) or not re.fullmatch(r"[0-9A-Za-z.+?-]{1,40}", version):
-        return
-    if not isinstance(health, list) or not all(h in HEALTH for h in health):
-        return
-    if offset is not None and (not isinstance(offset, int | float) or isinstance(offset, bool)
-                               or not math.isfinite(offset) or abs(offset) > 1e9):
-        return
-    _ensure(director)
-    with director.store.db.atomic():
-        director.store.db.execute(
-            "INSERT OR REPLACE INTO fleet_kiosks VALUES (?, ?, ?, ?, ?)",
-            [table, version, ",".join(health), offset, now])
+    """Keep a kiosk's report at once, on the director's own connection (the admin commands
+    and the tests; the server goes through its writer: `note`)."""
+    report = parse(status)
+    if report is not None:
+        with director.store.db.atomic():
+            save(director.store.db, table, report, now)
+
+
+async def note(director: Director, reports: Reports, table: int, status: Any,
+               now: float) -> None:
+    """The server's hook: a kiosk's report, written by the store's one writer when due."""
+    report = parse(status)
+    if report is not None and reports.due(table, report, now):
+        await director.store.writer().run(lambda db: save(db, table, report, now))
 
 
 def kiosks(director: Director) -> list[Kiosk]:
-    _ensure(director)
-    rows = director.store.db.execute(
-        "SELECT table_number, version, health, offset, seen FROM fleet_kiosks "
-        "ORDER BY table_number").fetchall()
+    try:
+        rows = director.store.db.execute(
+            "SELECT table_number, version, health, offset, seen FROM fleet_kiosks "
+            "ORDER BY table_number").fetchall()
+    except sqlite3.OperationalError:  # no kiosk has reported yet: no table
+        return []
     return [Kiosk(n, v, tuple(h for h in health.split(",") if h), offset, seen)
             for n, v, health, offset, seen in rows]
 
@@ -179,38 +221,20 @@ def guard_round_start(director: Director, data_dir: str | Path,
 # -- the admin page --------------------------------------------------------------------------
 
 
-def admin_section(director: Director, csrf_form: str, now: float | None = None) -> str:
-    """The kiosks' list and the clocks' state, in 简体中文 and English (as the admin page)."""
-    now = time.time() if now is None else now
-    zh, en = translator("zh-Hans"), translator("en")
-
-    def both(key: str, **params: Any) -> str:
-        return f"{html.escape(zh(key, **params))} {html.escape(en(key, **params))}"
-
-    parts = [f"<h2>{both('fleet.admin.title')}</h2>"]
-    clock = getattr(director, "scorer_clock", None)
+def view(director: Director, now: float) -> dict[str, Any]:
+    """What the admin page's tables screen shows of the fleet: each table's kiosk report (its
+    offset shown as text), the scorer's clock ("synced", "confirmed", "unsynced", "unknown"),
+    and why a round would not start now."""
+    clock = director.scorer_clock
     state = clock.state() if clock is not None else "unknown"
-    if state == "unsynced":
-        parts.append(f'<p class="error">{both("fleet.round.scorer_unsynced")}</p>'
-                     + csrf_form)
-    else:
-        parts.append(f"<p>{both(f'fleet.admin.clock_{state}')}</p>")
-    for key, params in round_start_problems(director, None, now):
-        if key != "fleet.round.scorer_unsynced":
-            parts.append(f'<p class="error">{both(key, **params)}</p>')
-    rows = []
+    reports = {}
     for k in kiosks(director):
         late = now - k.seen > HEARD_WITHIN
-        health = ", ".join(f"{zh('fleet.health.' + h)} {en('fleet.health.' + h)}"
-                           for h in k.health) or f"{zh('fleet.health.ok')} {en('fleet.health.ok')}"
-        offset = "–" if k.offset is None else f"{k.offset:+.3f} s"
-        seen = time.strftime("%H:%M:%S", time.localtime(k.seen))
-        mark = ' class="error"' if k.health or late or (
-            k.offset is not None and abs(k.offset) > OFFSET_LIMIT) else ""
-        rows.append(f"<tr{mark}><td>{k.table}</td><td>{html.escape(k.version)}</td>"
-                    f"<td>{html.escape(health)}</td><td>{offset}</td><td>{seen}</td></tr>")
-    head = "".join(f"<th>{both('fleet.admin.' + c)}</th>"
-                   for c in ("table", "version", "health", "offset", "seen"))
-    parts.append(f"<table><tr>{head}</tr>{''.join(rows)}</table>" if rows else
-                 f"<p>{both('fleet.admin.none')}</p>")
-    return "\n".join(parts)
+        off = k.offset is not None and abs(k.offset) > OFFSET_LIMIT
+        reports[k.table] = {
+            "version": k.version, "health": k.health or ("ok",), "late": late,
+            "offset": "–" if k.offset is None else f"{k.offset:+.3f} s",
+            "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)),
+            "bad": bool(k.health) or late or off}
+    problems = [p for p in round_start_problems(director, None, now)]
+    return {"kiosks": reports, "clock": state, "problems": problems}

@@ -30,24 +30,18 @@ def snapshot(director: Director, address: str) -> dict[str, Any]:
                     "format": event.format,
                     "round": round_no or None, "rounds": event.rounds or None,
                     "status": event.status}
-    if round_no:
-        out["round_clock"] = {"round": round_no, "started_at": director.round_start(round_no),
-                              "minutes": event.match_minutes}
     out["standings"] = standings(director)
-    upcoming = director.next_pairings() if event.status != "closed" else None
-    if upcoming:
-        names = {t.id: t.name for t in director.teams()}
-        out["pairings_round"] = upcoming[0]
-        out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
-                            "ew": " · ".join(names[x] for x in b)} for n, a, b in upcoming[1]]
+    out |= console_fields(director, out["tables"])
     return out
 
 
 def standings(director: Director) -> list[dict[str, Any]]:
     names = {t.id: t.name for t in director.teams()}
+    marks = {r.id: (r.withdrawn_after, r.joined_round) for r in director.team_rows()}
     return [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
              "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
-             "group": s.group} for s in director.standings()]
+             "group": s.group, "withdrawn_after": marks.get(s.team, (None, 1))[0],
+             "joined_round": marks.get(s.team, (None, 1))[1]} for s in director.standings()]
 
 
 def tables(director: Director) -> list[dict[str, Any]]:
@@ -83,6 +77,47 @@ def tables(director: Director) -> list[dict[str, Any]]:
         if table in assigned and not over and start is not None and minutes:
             row["late"] = now > start + minutes * 60 + LATE_AFTER
         out.append(row)
+    return out
+
+
+# -- what the head referee's console adds (issue 12) ------------------------------------------
+
+
+def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round clock (paused, extended, stopped, over), the pairing panel of a published
+    round that has not started, the byes, the rulings on each table's result, and the tables
+    this round does not use (shown as unused, never as offline). Changes `rows` in place."""
+    event = director.event()
+    round_no = director.current_round()
+    out: dict[str, Any] = {"round_clock": director.round_clock(), "pairings_round": None,
+                           "pairings": [], "byes": []}
+    if event is None:
+        return out
+    names = director.team_names()
+    upcoming = director.published_pairings() if event.status != "closed" else None
+    if upcoming:
+        out["pairings_round"] = upcoming[0]
+        out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
+                            "ew": " · ".join(names[x] for x in b)} for n, a, b in upcoming[1]]
+    if round_no:
+        points = director.bye_points()
+        out["byes"] = [{"team": t, "name": names.get(t, t), "points": points}
+                       for t in director.byes(round_no)]
+    started = bool(round_no) and director.round_start(round_no) is not None
+    rulings = {r.table: r for r in director.rulings() if r.round == round_no}
+    results = director._round_results(round_no) if round_no else {}
+    for row in rows:
+        if row["round"] is None:  # no match at this table this round
+            row["phase"], row["link"]["state"] = "unused", "unused"
+            continue
+        if not started:
+            row["phase"] = "waiting"
+        ruling = rulings.get(row["table"])
+        result = results.get(row["table"])
+        if ruling is not None and result is not None:
+            side = "EW" if ruling.loser == "NS" else "NS"
+            row["result"] = {"winner": side, "text": row[side.lower()], "ruling": ruling.kind}
+            row["phase"] = "ruled"
     return out
 
 

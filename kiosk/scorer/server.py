@@ -1,20 +1,26 @@
-"""Running the scorer: uvicorn on the given address, announced by mDNS while it runs."""
+"""Running the scorer: uvicorn on the given address over TLS (the scorer's own certificate),
+behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
+import ssl
 from types import FrameType
 
 import uvicorn
 from starlette.applications import Starlette
 
+from . import tls
 from .advertise import Advertiser
 from .director import Director
+from .shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
 from .web import create_app
 
+MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 65536)
 
-def public_url(host: str, port: int) -> str:
+
+def public_url(host: str, port: int, secure: bool = True) -> str:
     """The address players and kiosks use: the LAN's when listening on every interface."""
-    return Advertiser(host, port, mdns=False).url
+    return Advertiser(host, port, mdns=False, secure=secure).url
 
 
 class ScorerServer(uvicorn.Server):
@@ -30,21 +36,32 @@ class ScorerServer(uvicorn.Server):
         self.should_exit = True
 
 
-def server_for(app: Starlette, host: str, port: int) -> ScorerServer:
-    return ScorerServer(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                       timeout_graceful_shutdown=3))
+def server_for(app: Starlette, host: str, port: int,
+               context: ssl.SSLContext | None = None) -> ScorerServer:
+    """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
+    benchmark's comparison only)."""
+    files = raise_file_limit()
+    return_large_blocks()
+    gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
+    return ScorerServer(uvicorn.Config(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
+        http=guarded(gate, context), loop="asyncio", timeout_keep_alive=15, backlog=1024))
 
 
 def serve(director: Director, host: str, port: int, mdns: bool = True,
-          advertise: str | None = None) -> int:
+          secure: bool = True, advertise: str | None = None) -> int:
+    identity = tls.identity(director.store)
+    context = identity.server_context() if secure else None
     event = director.event()
     # The address given out (QR code, hall page, mDNS): --advertise, else the LAN's, kept
     # true while the scorer runs (scorer/advertise.py).
-    advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns)
-    server = server_for(create_app(director, lambda: advertiser.url), host, port)
+    advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
+                            secure=secure)
+    server = server_for(create_app(director, lambda: advertiser.url), host, port, context)
     advertiser.start()
     try:
-        print(f"scorer: hall page {advertiser.url}  admin {advertiser.url}admin", flush=True)
+        print(f"scorer: hall page {advertiser.url}  admin {advertiser.url}admin  certificate "
+              f"SHA-256 {identity.fingerprint}", flush=True)
         server.run()
     finally:
         advertiser.stop()

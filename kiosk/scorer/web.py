@@ -10,21 +10,16 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
-import segno
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import (
-    FileResponse,
-    JSONResponse,
-    PlainTextResponse,
-    Response,
-    StreamingResponse,
-)
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, exports, hall, sync, updates
+from . import admin, hall, hall_page, outputs, sync, updates
 from .director import Director
+from .shield import SecurityHeaders
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -99,8 +94,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                ) -> Starlette:
     feed = HallFeed(director, address)
 
-    async def page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "hall.html")
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(hall_page.html())
 
     async def snapshot(request: Request) -> Response:
         return Response(feed.current(), media_type="application/json")
@@ -117,19 +112,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        code = segno.make(feed._address(), error="m")
-        return Response(code.svg_inline(scale=8, border=2), media_type="image/svg+xml")
-
-    async def export(request: Request) -> Response:
-        kind = request.path_params["name"]
-        if kind == "results.csv":
-            return PlainTextResponse(exports.results_csv(director), media_type="text/csv")
-        if kind == "results.json":
-            return JSONResponse(exports.results_json(director))
-        if kind == "sheets.txt":
-            lang = request.query_params.get("lang", "zh-Hans")
-            return PlainTextResponse(exports.sheets(director, lang))
-        return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
+        return Response(hall_page.qr_svg(feed._address()), media_type="image/svg+xml")
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(feed.watch())
@@ -140,10 +123,10 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         routes=[Route("/", page), Route("/api/hall", snapshot),
                 Route("/api/hall/stream", stream), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
-                Route("/api/export/{name}", export),
-                *sync.routes(director), *admin.routes(director),
+                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
     return app

@@ -217,12 +217,26 @@ def _write_atomic(path: Path, data: bytes) -> None:
     temp.replace(path)
 
 
+def scorer_client(data_dir: Path, table: int | None) -> httpx.Client:
+    """HTTPS to the scorer with the certificate this kiosk pinned when it paired; before it
+    paired, any certificate (the bundle's own signature is what is trusted either way)."""
+    from ..sync.link import Credential, _unverified_context, pinned_context
+
+    credential = Credential.load(data_dir, table) if table is not None else None
+    if credential is not None and credential.certificate:
+        return httpx.Client(verify=pinned_context(credential.certificate), timeout=30)
+    return httpx.Client(verify=_unverified_context(), timeout=30)
+
+
 def download(scorer: str, into: Path, installed: str | None,
              client: httpx.Client | None = None) -> Path | None:
     """The scorer's bundle, if it serves one for another version than `installed`: fetched
     into `into` (the data partition), its size and SHA-256 checked against what the scorer
     announced. Returns its path, or None when there is nothing new. Raises httpx.HTTPError
     or BundleError (a download that does not match)."""
+    from ..sync.link import https
+
+    scorer = https(scorer)
     own = client is None
     client = client or httpx.Client(timeout=30)
     try:
