@@ -104,6 +104,8 @@ def test_the_card_has_boot_root_and_data_partitions(build):
     assert label.strip() == "KIOSKDATA"
     cmdline = (WORK / "rootfs/boot/firmware/cmdline.txt").read_text()
     assert "kiosk.overlay=1" in cmdline.split()
+    config = (WORK / "rootfs/boot/firmware/config.txt").read_text()
+    assert "dtparam=watchdog=on" in config and "gpio-shutdown" in config
     fstab = (WORK / "rootfs/etc/fstab").read_text()
     assert "LABEL=KIOSKDATA   /var/lib/kiosk-data" in fstab
     assert "/var/lib/kiosk-data/app   /var/lib/kiosk-app" in fstab

@@ -28,7 +28,11 @@
 #   --from STAGE        do STAGE and those after it again
 #   --until STAGE       stop after STAGE
 #   --kernel debian|none  Debian's arm64 kernel and raspi-firmware (default), or none (to test
-#                       the other stages faster; such a card does not boot)
+#                       the other stages faster; such a card does not boot). Debian bookworm's
+#                       kernel boots a Pi 4 and a Zero 2 W with the upstream device trees: no Pi 5
+#                       and none of Raspberry Pi's overlays (disable-bt, uart0, gpio-shutdown).
+#                       For those, the kernel must come from Raspberry Pi's own archive, which
+#                       this build does not reach (see deploy/README.md)
 #   --update-key FILE   the fleet's public update key, so the cards take the scorer's updates
 #   --suite NAME        Debian suite (default bookworm)
 #   --mirror URL        Debian mirror (default http://deb.debian.org/debian)
@@ -187,8 +191,15 @@ stage_install() {
   install -D -m 755 "$HERE/overlay-root" "$ROOTFS/etc/initramfs-tools/scripts/init-bottom/kiosk-overlay"
   install -D -m 755 "$HERE/overlay-hook" "$ROOTFS/etc/initramfs-tools/hooks/kiosk-overlay"
   local cmdline=$ROOTFS/boot/firmware/cmdline.txt
+  if [ "$KERNEL" = debian ]; then
+    # Debian's raspi-firmware writes config.txt and cmdline.txt anew at every kernel or
+    # initramfs update, from these two files: the kiosk's lines go there, not into its output.
+    cp "$PROJECT/firmware_config/config.txt" "$ROOTFS/etc/default/raspi-firmware-custom"
+    echo "kiosk.overlay=1 consoleblank=0 logo.nologo quiet loglevel=3" \
+      >"$ROOTFS/etc/default/raspi-extra-cmdline"
+    in_chroot update-initramfs -u -k all
+  fi
   grep -qw kiosk.overlay=1 "$cmdline" || sed -i '1s/$/ kiosk.overlay=1/' "$cmdline"
-  if [ "$KERNEL" = debian ]; then in_chroot update-initramfs -u -k all; fi
   # The CJK faces, extracted once here rather than at each card's first start (minutes on a
   # Zero 2 W), into the font cache the unit uses (XDG_CACHE_HOME=/var/lib/kiosk/cache).
   in_chroot runuser -u kiosk -- env XDG_CACHE_HOME=/var/lib/kiosk/cache \
