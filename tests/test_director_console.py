@@ -197,7 +197,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_taken_up_by_kiosks_stays(
     d.start_clock(0)
     setup = {"prev": "", "device": "kiosk-1", "seq": 1, "match": "2", "kind": "setup",
              "data": {**d.assignment(1), "table": 1}, "mono": 1.0, "wall": d.clock(),
-             "actor": "referee", "prev": ""}
+             "actor": "referee"}
     d.store.ingest(1, [setup], d.clock())
     error = refused("admin.error.undo_set_up", d.undo_round, confirm=True)
     assert error.params["tables"] == "1"
