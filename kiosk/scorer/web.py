@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -17,7 +17,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, hall, hall_page, outputs, sync
+from . import admin, hall, hall_page, outputs, sync, updates
 from .director import Director
 from .shield import SecurityHeaders
 
@@ -32,8 +32,10 @@ class HallFeed:
     server, or an admin command in another process) and at every ping, when link health and
     lateness move on with the time."""
 
-    def __init__(self, director: Director, address: str) -> None:
-        self.director, self.address = director, address
+    def __init__(self, director: Director, address: str | Callable[[], str]) -> None:
+        self.director = director
+        # The address may change while the scorer runs (scorer/advertise.py).
+        self._address = address if callable(address) else lambda: address
         self.serial = 0
         self.text = ""
         self.closing = False  # set when the server stops: the streams end
@@ -45,7 +47,7 @@ class HallFeed:
         if version != self._version or not self.text:
             self._version = version
             try:
-                self.text = json.dumps(hall.snapshot(self.director, self.address),
+                self.text = json.dumps(hall.snapshot(self.director, self._address()),
                                        ensure_ascii=False)
             except Exception:  # a bug must not stop the hall's screens: keep the last one
                 log.exception("hall snapshot failed; the screens keep the previous one")
@@ -88,7 +90,8 @@ class HallFeed:
         self.closing = True
 
 
-def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
+def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/"
+               ) -> Starlette:
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> HTMLResponse:
@@ -109,7 +112,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        return Response(hall_page.qr_svg(address), media_type="image/svg+xml")
+        return Response(hall_page.qr_svg(feed._address()), media_type="image/svg+xml")
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         watcher = asyncio.create_task(feed.watch())
@@ -121,6 +124,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/hall/stream", stream), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
                 *outputs.routes(director), *sync.routes(director), *admin.routes(director),
+                *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
