@@ -208,7 +208,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         ns2 = admin.locator('#results tr[data-table="2"] td').nth(1).inner_text().split()[0]
         expect(admin.locator('#results tr[data-table="2"] .result')).to_contain_text(
             f"判负 {ns2} 胜")
-        expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(f"{ns2} 胜（对方判负）")
+        expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(
+            f"{ns2} 胜（对方判负）")
         ruled = results_csv(url)[2]
         assert ruled[1] == "2" and ruled[12] == "判负" and ruled[13] == "东西方未到场"
         sheet = printed_text(url, "sheets", tmp_path, "&round=1&table=2")
