@@ -183,12 +183,16 @@ def big_points_words(points: Mapping[str, int], lang: str) -> str:
         t("words.team_level", team=t(f"team.{team}"), level=points[team]) for team in TEAM_IDS))
 
 
-def ending_words(last: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) -> list[str]:
-    """The end of a team match: winner, reason, final levels, big points, net levels."""
+def ending_words(last: Mapping[str, Any] | None, ruleset: Ruleset, lang: str,
+                 end: Mapping[str, Any] | None = None) -> list[str]:
+    """The end of a team match: winner, who called time (the record's `end`), reason, final
+    levels, big points, net levels."""
     t = translator(lang)
+    called = [t(f"words.time_up_by.{end['called_by']}")] if end and end.get("called_by") \
+        else []
     if last is None or not last.get("winner"):
-        return [t("sheet.no_winner")]
-    out = [winner_words(last, ruleset, lang)]
+        return [t("sheet.no_winner"), *called]
+    out = [winner_words(last, ruleset, lang), *called]
     if last.get("reason"):
         out.append(t("words.reason", reason=last["reason"]))
     out.append(final_levels_words(last, ruleset, lang))

@@ -59,7 +59,7 @@ def _team_sheet(record: Mapping[str, Any], ruleset: Ruleset,
              t("col.advance"), t("team.NS"), t("team.EW")]
     out += ["", *_with_notes(table(heads, rows, indent=""), row_notes)]
     out.append("")
-    out += words.ending_words(lines[-1] if lines else None, ruleset, lang)
+    out += words.ending_words(lines[-1] if lines else None, ruleset, lang, record.get("end"))
     return out
 
 

@@ -417,7 +417,8 @@ def test_8_time_up_shows_a_banner_saying_what_happens_now(table):
     table.clock.advance(3600)
     table.runner.step()
     screen = table.screen
-    assert (screen.name, screen.big, screen.lines) == ("time_up", "时间到", ("打完本副，比赛结束",))
+    assert (screen.name, screen.big, screen.lines) == (
+        "time_up", "时间到", ("比赛时间已用完", "打完本副，比赛结束"))
     table.tap("time_up_ok")
     assert table.screen.name.startswith("clock")
     assert ("时间到", "00:00") in [(p.caption, p.value) for p in table.screen.strip]
@@ -659,3 +660,16 @@ def test_the_hall_pauses_and_resumes_a_table_and_the_banner_says_so(table):
     table.tap("pause_table")  # a table's own pause is not the hall's to resume
     table.do(lambda s: s.follow_hall(False))
     assert table.state.paused
+
+
+def test_the_hall_banners_say_who_acted(table):
+    table.start("chaodipi-2011")
+    table.do(lambda s: s.follow_hall(True))
+    assert table.screen.lines[-1] == "裁判长在记分台恢复全场后，本桌自动继续"
+    table.do(lambda s: s.follow_hall(False))
+    table.do(lambda s: s.follow_hall_extension(300))
+    assert table.runner.notice.key == "table.hall_extended"
+    table.do(lambda s: s.follow_hall_stop())
+    screen = table.screen
+    assert (screen.name, screen.lines) == (
+        "time_up", ("裁判长宣布全场时间到", "打完本副，比赛结束"))

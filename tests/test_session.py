@@ -289,7 +289,8 @@ def test_time_up_with_unequal_levels_ends_xiamen_at_once(tmp_path, rulesets, clo
     s.declare_time_up()
     assert (s.state.phase, s.state.winner()) == ("over", "NS")
     record = s.export()
-    assert record["end"] == {"time_up": "between-hands"} and len(record["hands"]) == 1
+    assert record["end"] == {"time_up": "between-hands", "called_by": "referee"}
+    assert len(record["hands"]) == 1
     assert list(replay(record, rulesets))[-1]["by"] == "time-up"
 
 
@@ -428,7 +429,7 @@ def test_a_correction_keeps_a_time_up_ending(tmp_path, rulesets, clock):
     s.correct_hand(1, {"points": 90}, "recount")  # now EW take over +1 -> 3... and lead
     assert (s.state.phase, s.state.winner()) == ("over", "EW")
     record = s.export()
-    assert record["end"] == {"time_up": "between-hands"}
+    assert record["end"] == {"time_up": "between-hands", "called_by": "referee"}
     assert list(replay(record, rulesets))[-1]["winner"] == "EW"
 
 
@@ -446,7 +447,8 @@ def test_a_correction_keeps_a_pending_time_up(tmp_path, rulesets, clock):
     s.finish_entries()
     s.confirm("N")
     s.confirm("E")
-    assert s.state.phase == "over" and s.export()["end"] == {"time_up": "during-last-hand"}
+    assert s.state.phase == "over" and s.export()["end"] == {"time_up": "during-last-hand",
+                                                          "called_by": "referee"}
 
 
 @pytest.mark.parametrize("moment", ["entry", "result"])
@@ -468,7 +470,8 @@ def test_time_up_after_the_last_trick_is_decided_after_the_hand(tmp_path, rulese
     s.confirm("N")
     s.confirm("E")
     # Between hands with equal levels: the team that reached 4 first, NS.
-    assert (s.state.winner(), s.export()["end"]) == ("NS", {"time_up": "between-hands"})
+    assert (s.state.winner(), s.export()["end"]) == (
+        "NS", {"time_up": "between-hands", "called_by": "referee"})
 
 
 def test_a_correction_asks_both_sides_to_confirm_again(tmp_path, rulesets, clock):

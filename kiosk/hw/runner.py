@@ -44,6 +44,11 @@ class RoundStart:
     due: float
 
 
+def _minutes(seconds: float) -> str:
+    """Minutes as a person says them: 5, 2.5."""
+    return f"{seconds / 60:.1f}".removesuffix(".0")
+
+
 class TableRunner:
     def __init__(self, session: TableSession, door: Door, panel: Panel | None = None,
                  decoder: ButtonDecoder | None = None, lights: Lights | None = None,
@@ -143,6 +148,8 @@ class TableRunner:
         session = self.session
         waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
+            if event.kind == "hall-extend":
+                self.notify("table.hall_extended", minutes=_minutes(event.data["gained"]))
             if event.kind != "time-overrun":
                 continue
             if event.data["id"] in waiting:

@@ -133,7 +133,8 @@ def _result(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping
             return [t("sheet.no_winner")]
         return wrap(words.ranking_words(last["totals"], words.table_order(ruleset), lang,
                                         record.get("players") or {}), cols)
-    return [x for line in words.ending_words(last, ruleset, lang) for x in wrap(line, cols)]
+    return [x for line in words.ending_words(last, ruleset, lang, record.get("end"))
+            for x in wrap(line, cols)]
 
 
 def _row(cells: Sequence[str], widths: Sequence[int], cols: int) -> str:

@@ -30,8 +30,11 @@ _KITTY_KEYS: Final = frozenset({"points", "shape"})
 _PENALTY_KEYS: Final = frozenset(
     {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by",
      "over_seconds", "incident", "confirmed"})
-_END_KEYS: Final = frozenset({"time_up", "forfeit", "reason"})
+_END_KEYS: Final = frozenset({"time_up", "forfeit", "reason", "called_by"})
 _TIME_UP: Final = ("between-hands", "during-last-hand")
+#: Who called time, where not the match clock running out: the table's referee, or the head
+#: referee for the whole hall. Words only: replay decides the same either way.
+_CALLED_BY: Final = ("referee", "head-referee")
 
 
 def replay(record: Any, rulesets: Rulesets) -> Iterator[dict[str, Any]]:
@@ -218,6 +221,10 @@ def _parse_end(raw: Any) -> dict[str, Any]:
         raise RecordError("end", "time_up", f"{raw['time_up']!r}; allowed: "
                           f"{', '.join(_TIME_UP)}").explained(
             "rules.record.one_of", value=_show(raw["time_up"]), values=", ".join(_TIME_UP))
+    if "called_by" in raw and ("time_up" not in raw or raw["called_by"] not in _CALLED_BY):
+        raise RecordError("end", "called_by", f"{raw['called_by']!r}; allowed with time_up: "
+                          f"{', '.join(_CALLED_BY)}").explained(
+            "rules.record.one_of", value=_show(raw["called_by"]), values=", ".join(_CALLED_BY))
     if "reason" in raw and not isinstance(raw["reason"], str):
         raise RecordError("end", "reason", "give the reason as text").explained(
             "rules.record.text")

@@ -379,18 +379,46 @@ class TableSession:
         self._record("referee", ("resume", {}))
         return True
 
+    # -- the hall's round clock (the scorer's actions: actor "scorer", no PIN) --------------
+
     def follow_hall(self, paused: bool) -> bool:
         """The head referee paused or resumed the whole hall: pause (reason "hall": the banner
-        says 全场暂停), or resume a pause the hall made (a table's own pause stays). Returns
+        says 全场暂停), or resume a pause the hall made (a table's own pause stays). A kiosk
+        that came back from a restart while the hall is paused is paused by the hall. Returns
         whether anything changed."""
         state = self.state
-        if paused and not state.paused and state.phase not in ("setup", "over"):
-            self._pause("hall", "hall")
+        if state.phase in ("setup", "over"):
+            return False
+        if paused and (not state.paused or state.pause_reason == "restart"):
+            self._pause("scorer", "hall")
             return True
         if not paused and state.paused and state.pause_reason == "hall":
-            self._record("hall", ("resume", {}))
+            self._record("scorer", ("resume", {}))
             return True
         return False
+
+    def follow_hall_extension(self, extra_seconds: float) -> bool:
+        """The hall's round clock has gained `extra_seconds` in all: the match clock gains
+        what it has not gained yet (journaled as the hall's total, so that polls and restarts
+        apply it once). Returns whether anything changed."""
+        state = self.state
+        if state.match_clock is None or state.phase in ("setup", "over") or \
+                state.time_up is not None or float(extra_seconds) == state.hall_extra:
+            return False
+        gained = float(extra_seconds) - state.hall_extra  # for a reader of the journal
+        self._record("scorer", ("hall-extend", {"extra_seconds": float(extra_seconds),
+                                                "gained": gained}))
+        return True
+
+    def follow_hall_stop(self) -> bool:
+        """The head referee called time for the whole hall: time is up at this table, and the
+        ruleset's time-up rule applies as when the match clock runs out. Returns whether
+        anything changed."""
+        state = self.state
+        if state.phase in ("setup", "over") or state.time_up is not None:
+            return False
+        self._record("scorer", ("time-up", {}))
+        return True
 
     def pause_key(self) -> None:
         """The referee's pause button on the table: pause, or resume, without the PIN (the

@@ -166,6 +166,7 @@ class MatchState:
         self.pause_reason: str | None = None
         self.match_clock: MoveClock | None = None  # kind "match"; limit in seconds
         self.match_started = False
+        self.hall_extra = 0.0  # seconds the hall's round clock has gained: the match clock too
         self.gather = 0.0  # seconds after a trick before the lead's time starts
         self.tricks = 25  # tricks in a hand
         # When time ran out: `at` = hands confirmed before the decision is taken, `in_hand` =
@@ -919,9 +920,14 @@ class MatchState:
         return core, results
 
     def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if self.paused or self.phase in ("setup", "over"):
+        # The hall's pause takes over the pause of a restart (the kiosk came back while the
+        # hall was paused): the hall's resume then resumes it.
+        takeover = self.paused and self.pause_reason == "restart" and data.get("reason") == "hall"
+        if (self.paused and not takeover) or self.phase in ("setup", "over"):
             raise refused("not_running", "the clocks are not running")
-        if commit:
+        if commit and takeover:
+            self.pause_reason = "hall"
+        elif commit:
             self.paused, self.pause_reason = True, str(data.get("reason") or "referee")
             for clock in (self.clock, self.match_clock):
                 if clock is not None:
@@ -953,6 +959,20 @@ class MatchState:
         if commit:
             self.match_started = True
             mc.started, mc.running = ev.mono, not self.paused
+
+    def _on_hall_extend(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """The head referee gave the whole hall more time: `extra_seconds` is the hall's total
+        so far, so the match clock gains only what it has not gained yet (once, however often
+        the scorer says it)."""
+        extra = data.get("extra_seconds")
+        if isinstance(extra, bool) or not isinstance(extra, int | float) or \
+                not 0 <= extra <= 24 * 3600:
+            raise refused("bad_extension", f"extension {extra!r}: give seconds, 0 to a day")
+        if self.match_clock is None or self.phase in ("setup", "over"):
+            raise refused("no_match_time", "this match has no match time")
+        if commit:
+            self.match_clock.limit += float(extra) - self.hall_extra
+            self.hall_extra = float(extra)
 
     def _on_time_up(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if self.phase in ("setup", "over") or self.time_up is not None:
@@ -1038,5 +1058,7 @@ class MatchState:
         if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":
             return None
         finished = self.time_up["in_hand"] and len(self.played) > self.time_up["at"]
-        return {"time_up": "during-last-hand" if finished else "between-hands"}
+        end = {"time_up": "during-last-hand" if finished else "between-hands"}
+        called_by = {"referee": "referee", "scorer": "head-referee"}.get(self.time_up["by"])
+        return end | {"called_by": called_by} if called_by else end
 

@@ -343,14 +343,22 @@ def _paused(view: TableView, t: Any) -> ScreenModel:
     nav = (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == "referee key":
         lines += (t("ui.paused.key"),)
+    if key == "hall":
+        lines += (t("ui.paused.hall"),)
     return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
                        tone="paused", lines=lines, nav=nav)
 
 
 def _time_up_banner(view: TableView, t: Any) -> ScreenModel:
     return ScreenModel("banner", "time_up", t("ui.screen.time_up"), big=t("ui.time_up.big"),
-                       tone="alert", lines=(time_up_now(view, t),),
+                       tone="alert", lines=(time_up_by(view, t), time_up_now(view, t)),
                        nav=(Btn("time_up_ok", t("ui.time_up.ok"), "primary"),))
+
+
+def time_up_by(view: TableView, t: Any) -> str:
+    """Who called time: the head referee for the hall, the table's referee, or the clock."""
+    by = (view.time_up or {}).get("by")
+    return t("ui.time_up.by." + (by if by in ("scorer", "referee") else "system"))
 
 
 def time_up_now(view: TableView, t: Any) -> str:
