@@ -23,6 +23,7 @@ from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
+from kiosk.wire import event_hash
 
 RULESETS = Rulesets.load([])
 UNITS = ("厦大", "集美", "同安")
@@ -176,7 +177,7 @@ def test_the_draft_is_private_until_published_and_can_be_swapped_and_undone(dire
     assert d.assignment(1)["teams"]["NS"] == d.team_names()[d.assignments(1)[0][1]]
 
 
-def test_swaps_warn_of_rematches_and_units_and_a_round_taken_up_by_kiosks_stays(director):
+def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(director):
     d = director
     d.import_teams(roster(6))
     d.add_tables(3)
@@ -195,11 +196,17 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_taken_up_by_kiosks_stays(
     d.make_draft()  # drafting again drops the hand edits
     d.publish()
     d.start_clock(0)
-    setup = {"prev": "", "device": "kiosk-1", "seq": 1, "match": "2", "kind": "setup",
-             "data": {**d.assignment(1), "table": 1}, "mono": 1.0, "wall": d.clock(),
-             "actor": "referee"}
-    d.store.ingest(1, [setup], d.clock())
-    error = refused("admin.error.undo_set_up", d.undo_round, confirm=True)
+    prev, events = "", []
+    for seq, (kind, data) in enumerate((("setup", {**d.assignment(1), "table": 1}),
+                                        ("dealer", {"seat": "N"}), ("bury-start", {})), 1):
+        events.append({"prev": prev, "device": "kiosk-1", "seq": seq, "match": "2",
+                       "kind": kind, "data": data, "mono": float(seq), "wall": d.clock(),
+                       "actor": "referee"})
+        prev = event_hash(events[-1])
+    d.store.ingest(1, events[:2], d.clock())  # set up, the dealer known: no card played yet
+    refused("admin.confirm.undo_started", d.undo_round)
+    d.store.ingest(1, events[2:], d.clock())  # the bury has begun: play has begun
+    error = refused("admin.error.undo_played", d.undo_round, confirm=True)
     assert error.params["tables"] == "1"
 
 

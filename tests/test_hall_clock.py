@@ -134,16 +134,16 @@ class Kiosk:
     """A paired kiosk's session, runner and outbox on a real journal, as `kiosk table` wires
     them; `restart()` closes them and opens them again, as a power cut would."""
 
-    def __init__(self, data, link, rulesets):
-        self.data, self.link, self.rulesets = data, link, rulesets
-        self.journal = Journal.reader(table_path(data, 1))
+    def __init__(self, data, link, rulesets, table=1):
+        self.data, self.link, self.rulesets, self.table = data, link, rulesets, table
+        self.journal = Journal.reader(table_path(data, table))
         self.open()
 
     def open(self):
-        self.session = TableSession.open(self.data, 1, self.rulesets, SystemClock())
+        self.session = TableSession.open(self.data, self.table, self.rulesets, SystemClock())
         self.door = Door()
         self.runner = TableRunner(self.session, self.door)
-        self.outbox = Outbox(table_path(self.data, 1), self.link)
+        self.outbox = Outbox(table_path(self.data, self.table), self.link)
         connect(self.outbox, self.door, self.session.clock)
 
     def restart(self):

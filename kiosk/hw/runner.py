@@ -148,6 +148,8 @@ class TableRunner:
         session = self.session
         waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
+            if event.kind == "abandon":
+                self.notify("table.round_withdrawn", round=event.data.get("round") or "")
             if event.kind == "hall-extend":
                 self.notify("table.hall_extended", minutes=_minutes(event.data["gained"]))
             if event.kind != "time-overrun":

@@ -222,6 +222,7 @@ def routes(director: Director) -> list[Route]:
                 "draft_tables": draft_tables, "general": general,
                 "stale": draft is not None and director.draft_is_stale(draft),
                 "can_draft": can_draft, "current": current, "published": published,
+                "can_undo": bool(current) and not published and director.can_undo_round(),
                 "rows": views.round_rows(director, current) if current else [],
                 "byes": views.bye_rows(director, current) if current else [],
                 "groups": director.seats(current) if current else {},

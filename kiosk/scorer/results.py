@@ -78,13 +78,17 @@ class ResultsAndRulings(DirectorBase):
 
     def match_state(self, table: int, round_no: int) -> MatchState | None:
         """The table's match for this event's round `round_no` (by its setup, not by the
-        journal's name for it: a kiosk may have played a practice match called "1")."""
+        journal's name for it: a kiosk may have played a practice match called "1"). A match
+        the kiosk dropped, or set up for an earlier start of the round (taken back since), is
+        not the round's."""
         event = self.event()
+        start = self.round_start(round_no)  # type: ignore[attr-defined]
         found = None
         for state in self.fold(table).matches.values():
             setup = state.setup
             if event and setup.get("event") == event.name and \
-                    setup.get("round") == str(round_no) and setup.get("table") == table:
+                    setup.get("round") == str(round_no) and setup.get("table") == table and \
+                    not state.abandoned and setup.get("start_at", start) == start:
                 found = state
         return found
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import formats
-from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
+from .base import SWISS_FORMATS, AdminError, DirectorBase, confirm_first, refuse
 from .formats import RoundPlan
 from .tournament import swiss_pairing
 
@@ -393,26 +393,24 @@ class RoundsAndPairings(DirectorBase):
         return round_no
 
     def undo_round(self, confirm: bool = False, by: str = "") -> int:
-        """Take back the last published round while it has no result: no table has set it
-        up and no ruling was made. Its pairing becomes the draft again, to edit or re-pair."""
+        """Take back the last published round while no hand has been played at any of its
+        tables and no ruling was made. Its pairing becomes the draft again, to edit or re-pair.
+        A round already started is withdrawn from the kiosks: each drops the match it set up
+        (it has no hand) and waits for an assignment again."""
         self._open_event()
         round_no = self.current_round()
-        if not round_no:
-            raise refuse("admin.error.no_round")
-        tables = [t for t, _, _ in self.assignments(round_no)] + list(self.seats(round_no))
-        set_up = [t for t in tables
-                  if self.match_state(t, round_no) is not None]  # type: ignore[attr-defined]
-        if set_up:
-            raise refuse("admin.error.undo_set_up", round=round_no,
-                         tables=", ".join(map(str, sorted(set_up))))
-        if any(r["round"] == round_no for r in self.rulings()):  # type: ignore[attr-defined]
-            raise refuse("admin.error.undo_ruled", round=round_no)
+        refusal = self._undo_refusal(round_no)
+        if refusal is not None:
+            raise refusal
         if not confirm:
-            raise confirm_first("admin.confirm.undo_round", round=round_no)
+            started = self.round_start(round_no) is not None
+            raise confirm_first("admin.confirm.undo_started" if started else
+                                "admin.confirm.undo_round", round=round_no)
         stage, note = self.stages()[-1], self.round_note(round_no)
         pairs = tuple((ns, ew) for _, ns, ew in self.assignments(round_no))
         groups = tuple(tuple(s.values()) for s in self.seats(round_no).values())
         byes = tuple(self.byes(round_no))
+        start = self.round_start(round_no)
         with self.store.db.atomic():
             db = self.store.db
             for table in ("assignments", "byes"):
@@ -420,11 +418,45 @@ class RoundsAndPairings(DirectorBase):
             db.execute("DELETE FROM rounds WHERE number = ?", [round_no])
             if round_no == 1:
                 db.execute("UPDATE event SET status = 'setup' WHERE id = 1")
+            if start is not None:  # the kiosks set it up: they drop it
+                withdrawn = [*self._withdrawn(), {"round": str(round_no), "start_at": start}]
+                db.execute("INSERT OR REPLACE INTO settings VALUES ('withdrawn', ?)",
+                           [json.dumps(withdrawn)])
             plan = RoundPlan(pairs, byes, stage, note, bool(byes) or stage == "swiss", groups)
             self._save_draft(Draft(round_no, plan, self._basis(round_no), True))
             self._audit(by, "round.undo", round=round_no)
         self._changed()
         return round_no
+
+    def _undo_refusal(self, round_no: int) -> AdminError | None:
+        """Why the round `round_no` cannot be taken back now (None: it can)."""
+        if not round_no:
+            return refuse("admin.error.no_round")
+        tables = [t for t, _, _ in self.assignments(round_no)] + list(self.seats(round_no))
+        played = [t for t in tables if _has_play(
+            self.match_state(t, round_no))]  # type: ignore[attr-defined]
+        if played:
+            return refuse("admin.error.undo_played", round=round_no,
+                          tables=", ".join(map(str, sorted(played))))
+        if any(r.round == round_no for r in self.rulings()):  # type: ignore[attr-defined]
+            return refuse("admin.error.undo_ruled", round=round_no)
+        return None
+
+    def can_undo_round(self) -> bool:
+        """The current round can still be taken back (the admin page offers it)."""
+        return self._undo_refusal(self.current_round()) is None
+
+    def _withdrawn(self) -> list[dict[str, Any]]:
+        text = self.store.setting("withdrawn")
+        return list(json.loads(text)) if text else []
+
+    def withdrawn(self) -> list[dict[str, Any]]:
+        """The started rounds the head referee took back, for every kiosk: a match set up
+        for one of them (its event, round and start) is dropped at the table."""
+        event = self.event()
+        if event is None:
+            return []
+        return [{"event": event.name, **w} for w in self._withdrawn()]
 
     def start_clock(self, start_in: float = 30.0, by: str = "") -> int:
         """Start the published round: every kiosk sets up its match and starts its match
@@ -598,3 +630,10 @@ class RoundsAndPairings(DirectorBase):
                 "hall_clock": {"paused": clock["paused_at"] is not None,
                                "extra_seconds": clock["extra"],
                                "stopped": clock["stopped_at"] is not None}}
+
+
+def _has_play(state: Any) -> bool:
+    """A hand has been played (or is being played) at the table, or its match has ended:
+    the round can no longer be taken back there."""
+    return state is not None and bool(
+        state.played or state.phase not in ("setup", "ready") or state.time_up or state.end)

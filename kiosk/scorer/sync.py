@@ -271,8 +271,8 @@ def routes(director: Director) -> list[Route]:
         return endpoint
 
     def assignment(table: int) -> dict[str, Any]:
-        return {"assignment": director.assignment(table), "muted": director.muted(),
-                "high_water": store.high_water(table)}
+        return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
+                "muted": director.muted(), "high_water": store.high_water(table)}
 
     def journal(table: int) -> dict[str, Any]:
         mark = store.high_water(table)

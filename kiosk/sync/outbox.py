@@ -5,7 +5,8 @@ sends the events after the scorer's high-water mark in batches, and takes the sc
 as the truth: a gap, or a scorer rebuilt from an older backup, answers a lower mark and the
 events from there are sent again. When the scorer cannot be reached it waits with exponential
 backoff (with jitter, so a hall's tables do not all knock at once) and the table goes on
-playing. Between batches it asks for the table's assignment, which carries the round start.
+playing. Between batches it asks for the table's assignment, which carries the round start,
+the hall's round clock and the started rounds the head referee took back.
 
 Each batch carries the journal's head (its last event's sequence number and hash): a journal
 restored from an older copy or rolled back is refused by the scorer with a 409 naming the
@@ -66,6 +67,8 @@ class Outbox:
         self.journal_path, self.link = Path(journal_path), link
         link.report = partial(kiosk_status, self.journal_path.parent)
         self.on_assignment, self.on_state = on_assignment, on_state
+        # the rounds the head referee took back after they started (a kiosk drops its match)
+        self.on_withdrawn: Callable[[list[dict[str, Any]]], None] | None = None
         self.rng = rng or random.Random()
         self.acked: int | None = None  # the scorer's high-water mark, as last answered
         self.state = LinkState(offline_since=time.time())
@@ -115,6 +118,8 @@ class Outbox:
             self._asked = time.monotonic()
             reply = self.link.assignment()
             self._set(muted=bool(reply.get("muted")))
+            if reply.get("withdrawn") and self.on_withdrawn:  # before the new assignment
+                self.on_withdrawn(reply["withdrawn"])
             if reply.get("assignment") and self.on_assignment:
                 self.on_assignment(reply["assignment"], self.link)
         return self.state.status == "in-sync"

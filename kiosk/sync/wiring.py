@@ -9,6 +9,7 @@ from ..hw.door import Door
 from ..hw.runner import LinkUpdate, RoundStart
 from ..table.clock import Clock
 from ..table.session import TableSession
+from ..table.state import MatchState
 from .link import ScorerLink
 from .outbox import LinkState, Outbox
 
@@ -31,7 +32,11 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
         if hall is not None:
             door.put(lambda session: follow_hall(session, assignment, hall))
 
+    def on_withdrawn(withdrawn: list[dict[str, Any]]) -> None:
+        door.put(lambda session: drop_withdrawn(session, withdrawn))
+
     outbox.on_state, outbox.on_assignment = on_state, on_assignment
+    outbox.on_withdrawn = on_withdrawn
 
 
 def follow_hall(session: TableSession, assignment: dict[str, Any],
@@ -47,14 +52,42 @@ def follow_hall(session: TableSession, assignment: dict[str, Any],
     session.follow_hall(bool(hall.get("paused")))
 
 
+def droppable(state: MatchState) -> bool:
+    """A match under way with no hand played yet (nor time called): the table drops it when
+    its round is taken back. (A hand in progress goes with it: the scorer refuses to take a
+    round back once it sees play at a table, so only a hand it had not heard of yet can.)"""
+    return state.phase not in ("setup", "over") and not state.played and state.time_up is None
+
+
+def drop_withdrawn(session: TableSession, withdrawn: list[dict[str, Any]]) -> None:
+    """The head referee took back a round this table set up: drop its match while no hand has
+    been played (the table waits for an assignment again)."""
+    state = session.state
+    setup = state.setup
+    if not droppable(state) or not setup.get("event"):
+        return  # (a hand played meanwhile: the scorer refuses to take such a round back)
+    for round_ in withdrawn:
+        if (round_.get("event"), str(round_.get("round")), round_.get("start_at")) == (
+                setup["event"], setup.get("round"), setup.get("start_at")):
+            session.abandon_match()
+            return
+
+
 def set_up(session: TableSession, assignment: dict[str, Any]) -> None:
     """Set up the assigned round's match, once, when the table is free for it. A match played
-    here before under the same name (a practice) keeps its name; this one gets another."""
-    round_no = str(assignment["round"])
-    if session.state.phase not in ("setup", "over") or \
-            session.find_match(assignment["event"], round_no):
+    here before under the same name (a practice) keeps its name; this one gets another. A
+    match set up for an earlier start of this round (taken back since, while this kiosk was
+    away) is dropped first, if no hand was played in it."""
+    round_no, start = str(assignment["round"]), assignment.get("start_at")
+    found = session.find_match(assignment["event"], round_no)
+    state = session.state
+    if found is not None and found == session.match and droppable(state) and \
+            state.setup.get("start_at") != start:
+        session.abandon_match()
+        found = None
+    if session.state.phase not in ("setup", "over") or found:
         return
     session.setup_match(event=assignment["event"], round=round_no, teams=assignment["teams"],
                         players=assignment["players"], ruleset=assignment["ruleset"],
                         match_minutes=assignment.get("match_minutes"),
-                        match=session.free_match_name(round_no))
+                        match=session.free_match_name(round_no), start_at=start)

@@ -427,8 +427,10 @@ class Journal:
         self.last_hash = hashes[-1] if hashes else ""
 
     def setups(self) -> list[tuple[str, dict[str, Any]]]:
-        """Each match's setup, oldest first: (the journal's name for the match, its data)."""
-        rows = self._read("SELECT match, data FROM events WHERE kind = 'setup' ORDER BY seq")
+        """Each match's setup, oldest first: (the journal's name for the match, its data);
+        a match dropped since (`abandon`) is left out."""
+        rows = self._read("SELECT match, data FROM events WHERE kind = 'setup' AND match NOT IN "
+                          "(SELECT match FROM events WHERE kind = 'abandon') ORDER BY seq")
         return [(match, json.loads(data)) for match, data in rows]
 
     def matches(self) -> list[str]:

@@ -96,6 +96,8 @@ class TableSession:
         self.state = MatchState(self.rulesets)
         for event in self.journal.events(match):
             self.state.apply(event)
+        if self.state.abandoned:  # dropped: the table waits for its next match
+            self.match, self.state = "", MatchState(self.rulesets)
 
     def close(self) -> None:
         self.journal.close()
@@ -123,10 +125,12 @@ class TableSession:
 
     def setup_match(self, *, event: str, round: str, teams: dict[str, str],
                     players: dict[str, str], ruleset: str,
-                    match_minutes: float | None = None, match: str | None = None) -> None:
+                    match_minutes: float | None = None, match: str | None = None,
+                    start_at: float | None = None) -> None:
         """Start a new match at this table (one per round). `match_minutes` None: the
-        ruleset's. `match`: the journal's name for it (default: the round). Raises
-        SessionError for an unknown ruleset or a match already played."""
+        ruleset's. `match`: the journal's name for it (default: the round). `start_at`: the
+        scorer's start of the round it was assigned for (a round taken back and started again
+        is another). Raises SessionError for an unknown ruleset or a match already played."""
         if self.state.phase not in ("setup", "over"):
             raise refused("match_running", f"round {self.match} is still being played")
         chosen = self.rulesets.get(ruleset) if isinstance(ruleset, str) else None
@@ -143,6 +147,8 @@ class TableSession:
                 "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
                 "match_minutes": minutes or None,
                 "gather_seconds": self.config.gather_grace if gather is None else gather}
+        if start_at is not None:
+            data["start_at"] = start_at
         previous = (self.match, self.state)
         self.match, self.state = match, MatchState(self.rulesets)
         try:
@@ -150,6 +156,14 @@ class TableSession:
         except Exception:
             self.match, self.state = previous
             raise
+
+    def abandon_match(self) -> None:
+        """The scorer took the match's round back before any hand was played: the match is
+        dropped (journaled, as the scorer's action) and the table waits for an assignment.
+        Raises SessionError once a hand has been played."""
+        self._record("scorer", ("abandon", {"reason": "withdrawn",
+                                            "round": self.state.setup.get("round")}))
+        self.match, self.state = "", MatchState(self.rulesets)
 
     def find_match(self, event: str, round: str) -> str | None:
         """The journal's name of the match set up for `event`'s `round`, if there is one."""

@@ -174,6 +174,7 @@ class MatchState:
         self.time_up: dict[str, Any] | None = None
         self.needs_ruling: str | None = None  # time up could not pick a winner
         self.end: dict[str, Any] | None = None
+        self.abandoned = False  # dropped before any hand: the scorer took its round back
         self.pin_failures: list[float] = []
         self.last_event: Event | None = None
 
@@ -473,6 +474,9 @@ class MatchState:
         if isinstance(gather, bool) or not isinstance(gather, int | float) or \
                 not 0 <= gather <= 30:
             raise refused("bad_gather", f"gather time {gather!r}: give 0 to 30 seconds")
+        start = data.get("start_at")  # the hall's start of the round it was assigned for
+        if start is not None and (isinstance(start, bool) or not isinstance(start, int | float)):
+            raise refused("bad_start", f"round start {start!r}: give the scorer's time")
         for key, names in (("teams", ("NS", "EW")), ("players", SEATS)):
             given = data.get(key)
             if not isinstance(given, dict) or not set(given) <= set(names) or not all(
@@ -1014,6 +1018,17 @@ class MatchState:
             # the reason as the referee gave it (words, for the slip); the kind is kept
             self.end = {"forfeit": loser, "reason": str(data["reason"]).strip(),
                         "kind": data.get("kind", "forfeit")}
+            self._finish(ev.mono)
+
+    def _on_abandon(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """The match is dropped before any hand was played (the head referee took its round
+        back); its events stay in the journal, and nothing of it is scored."""
+        if self.phase in ("setup", "over"):
+            raise refused("no_match", "no match in progress")
+        if self.played or self.time_up is not None:
+            raise refused("abandon_played", "a hand was played: the match cannot be dropped")
+        if commit:
+            self.abandoned = True
             self._finish(ev.mono)
 
     def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
