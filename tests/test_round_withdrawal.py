@@ -46,6 +46,7 @@ def test_a_round_set_up_but_not_played_is_withdrawn_from_the_kiosk(hall):  # noq
     d.start_clock(0)
     k.cycle()
     assert k.session.match not in ("", first) and k.session.state.phase == "ready"
+    assert k.session.state.match_started  # its clock started with the hall's new start
     teams = d.team_names()
     (_, ns, ew), = d.assignments(1)
     assert k.session.state.setup["teams"] == {"NS": teams[ns], "EW": teams[ew]}
