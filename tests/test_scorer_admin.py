@@ -182,3 +182,19 @@ def test_blank_lines_and_trailing_empty_cells_are_fine():
 def test_a_file_that_is_not_text_is_refused():
     with pytest.raises(roster.RosterError, match="neither UTF-8 nor GBK"):
         roster.parse(b"name\n\xff\xfe\x00\n")
+
+
+def test_minutes_are_written_as_a_person_writes_them(director):
+    """90, not 90.0: the event's match minutes and the hall's extension."""
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015",
+                                      "rounds": "3", "minutes": "90"})
+    overview = client.get("/admin").text
+    assert re.search(r"<dt>每场分钟数</dt><dd>90</dd>", overview), overview
+    director.import_teams("队名\n甲\n乙\n".encode())
+    director.add_tables(1)
+    director.start_round(0)
+    director.extend_clock(5)
+    assert "已加时 5 分钟" in client.get("/admin/rounds").text
+    director.extend_clock(2.5)
+    assert "已加时 7.5 分钟" in client.get("/admin/rounds").text

@@ -21,6 +21,7 @@ def environment() -> jinja2.Environment:
     env.filters["clock"] = clock_text
     env.filters["when"] = when_text
     env.filters["signed"] = signed
+    env.filters["number"] = number_text
     return env
 
 
@@ -47,6 +48,13 @@ def who_text(t: Callable[..., str], by: str) -> str:
     if by.startswith("cli:"):
         return t("admin.who.cli", user=by[4:])
     return by or t("admin.who.unnamed")
+
+
+def number_text(value: float | None) -> str:
+    """A number as a person writes it: 90, 2.5 (never 90.0); a dash for none."""
+    if value is None:
+        return "—"
+    return f"{value:.1f}".removesuffix(".0")
 
 
 def clock_text(at: float | None) -> str:
