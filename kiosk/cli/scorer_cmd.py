@@ -36,6 +36,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                              "every 10 s)")
     # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
     scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
+    add_lang(scorer)
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
@@ -427,9 +428,9 @@ def _export(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     return text.removeprefix(exports.BOM).rstrip("\r\n")
 
 
-def _read_password() -> str:
+def _read_password(t: Callable[..., str]) -> str:
     if sys.stdin.isatty():
-        return getpass.getpass("新密码 new password: ")
+        return getpass.getpass(t("admin.cli.new_password"))
     return sys.stdin.readline().strip()
 
 
@@ -437,7 +438,7 @@ FIRST_PASSWORD = "admin-password.txt"
 
 
 def _set_password(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
-    director.set_password(_read_password())
+    director.set_password(_read_password(t))
     (Path(args.data) / FIRST_PASSWORD).unlink(missing_ok=True)
     return t("security.password-set")
 
@@ -453,11 +454,12 @@ def _certificate(director: Any, args: argparse.Namespace, t: Callable[..., str])
 def run_serve(args: argparse.Namespace) -> int:
     import os
 
-    from ..i18n import DEFAULT_LANG, translator
+    from ..i18n import translator
     from ..scorer.server import serve
 
+    t = translator(args.lang)
     if not args.data:
-        print("kiosk scorer: give --data DIR", file=sys.stderr)
+        print(t("admin.cli.serve_no_data"), file=sys.stderr)
         return 2
     director = _director(args)
     password = director.first_password()
@@ -466,6 +468,6 @@ def run_serve(args: argparse.Namespace) -> int:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(password + "\n")
-        print(translator(DEFAULT_LANG)("security.first-password", path=path), flush=True)
+        print(t("security.first-password", path=path), flush=True)
     return serve(director, args.host, args.port, mdns=not args.no_mdns,
                  secure=not args.no_tls, advertise=args.advertise)
