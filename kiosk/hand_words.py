@@ -10,7 +10,7 @@ record they came from.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from .i18n import translator
 from .rules import Ruleset
@@ -20,7 +20,14 @@ from .rules.seats import TEAMS as TEAM_IDS
 Translate = Callable[..., str]
 
 
-def terms(ruleset: Ruleset, lang: str) -> dict[str, str]:
+class Vocabulary(Protocol):
+    """What has a ruleset's own words for the sides: the ruleset, or a kiosk's view of it."""
+
+    @property
+    def terms(self) -> Mapping[str, Any]: ...
+
+
+def terms(ruleset: Vocabulary, lang: str) -> dict[str, str]:
     """The ruleset's own words in `lang`: dealer, dealer_side, defenders (and their aliases)."""
     return {name: text(lang) for name, text in ruleset.terms.items()}
 
@@ -65,7 +72,7 @@ def signed(value: int) -> str:
     return f"{value:+d}" if value else "0"
 
 
-def result_words(line: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
+def result_words(line: Mapping[str, Any], ruleset: Vocabulary, lang: str) -> str:
     """What the hand did, in the ruleset's words: 「庄家方守庄」, 「抓分方上台」,
     「革命（东提出）」."""
     t = translator(lang)

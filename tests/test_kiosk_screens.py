@@ -319,6 +319,23 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
 # -- 6. pause -------------------------------------------------------------------------------
 
 
+
+def test_5_the_result_line_speaks_the_rulesets_words(table):
+    """Each ruleset's own words for the sides, as on its score sheet and slip: chaodipi's
+    抓分方 take over, its 庄家方 hold; in English too."""
+    table.start("chaodipi-2011")
+    table.play_out()
+    table.enter(85, (15, "pair"))
+    assert any(line.startswith("抓分方上台，升 ") for line in table.screen.lines)
+    table.ctl.ui.lang = "en"
+    assert any(line.startswith("This hand: defenders take over, up ")
+               for line in table.screen.lines)
+    table.ctl.ui.lang = "zh-Hans"
+    table.tap("reopen")
+    table.tap("e_points:40", "e_last:dealer", "e_finish")
+    assert any(line.startswith("庄家方守庄，升 ") for line in table.screen.lines), \
+        table.screen.lines
+
 def test_6_pause_is_one_long_press_and_the_move_starts_afresh_on_resume(table):
     table.start()
     table.clock.advance(3)  # N thinks for 3 s of 5

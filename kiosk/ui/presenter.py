@@ -8,6 +8,7 @@ import math
 import time
 from typing import Any
 
+from ..hand_words import result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.state import TRUMPS
@@ -421,12 +422,12 @@ def _applied(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
 
 def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
     p = view.preview or {}
-    terms = side_terms(view, t, lang, view.dealer)
     lines = list(breakdown(view, p, t, lang)) if p else []
     if "result" in p and view.kind == "team":
-        outcome = "ui.outcome." + p["result"] + ("" if p.get("advance") else ".none")
-        lines.append(t(outcome, defenders=terms["defenders"],
-                       dealer_side=terms["dealer_side"], n=p.get("advance") or 0,
+        said = result_words(p, view, lang)  # the ruleset's words, as on the sheet and slip
+        outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
+                                   "up" if p.get("advance") else "none")
+        lines.append(t(outcome, result=said, n=p.get("advance") or 0,
                        levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
                               f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
         if p.get("next_dealer"):
