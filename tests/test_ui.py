@@ -148,7 +148,7 @@ def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size)
     assert (second["points"], second["kitty"]) == (60, {"points": 10, "shape": "tractor2"})
     assert "penalties" not in second
     assert (record["teams"], record["players"]) == ({"NS": "Lions"}, {"E": "Li", "W": "Wang"})
-    assert record["end"] == {"time_up": "between-hands"}
+    assert record["end"] == {"time_up": "between-hands", "called_by": "referee"}  # in the window
 
 
 def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path, display):
