@@ -19,6 +19,7 @@ from .director import RULING_KINDS, AdminError, Director, password_matches
 from .roster import RosterError
 from .store import StoreError
 from .sync import FailureLimit
+from .worker import prepare_pairing
 
 COOKIE = "kiosk_admin"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
@@ -112,7 +113,8 @@ def routes(director: Director) -> list[Route]:
         table = int(str(form.get("table", "0")))
         return f"table {table}: old kiosk revoked; pair the new one with {director.swap(table)}"
 
-    def start_round(form: FormData) -> str:
+    async def start_round(form: FormData) -> str:
+        await prepare_pairing(director)  # in the worker: the loop goes on meanwhile
         return f"round {director.start_round(float(str(form.get('start_in') or 30)))} starts"
 
     def ruling(form: FormData) -> str:

@@ -8,34 +8,44 @@ rulings recorded here.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
 import math
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..rules import IndividualRound, Ruleset, Rulesets
-from ..table.journal import Event, Journal
+from ..table.journal import Journal
 from ..table.state import MatchState
 from . import formats, roster
+from .folds import Folds, TableFold
 from .formats import RoundPlan
 from .store import Store
-from .tournament import Result, Standing, Team, standings, swiss_pairing
+from .tournament import Pairing, Result, Standing, Team, standings, swiss_pairing
 
 SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
+CHECKPOINT_NAME = "folds.sqlite"
 SWISS_FORMATS = ("swiss", "single")
 FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
 
 
 class AdminError(ValueError):
     """An operation the head referee asked for that cannot be done; the message says why."""
+
+
+class PairingPending(AdminError):
+    """The pairing is being computed in a worker; ask again in a moment."""
+
+    def __init__(self) -> None:
+        super().__init__("the next round's pairing is being computed; try again in a moment")
 
 
 @dataclass(frozen=True)
@@ -50,24 +60,52 @@ class EventInfo:
     status: str  # "setup", "running" or "closed"
 
 
-@dataclass
-class _TableFold:
-    """A table's matches folded so far: events up to `seq` applied. A match the rules core
-    cannot fold (another copy of the ruleset, a practice's broken journal) is not scored: its
-    events are kept, and `errors` says why."""
-
-    seq: int = 0
-    matches: dict[str, MatchState] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # by the journal's match name
-    version: int = -1  # the store's version when last brought up to date
+#: Pairs a Swiss round: (teams, results, round, seed) -> Pairing. The server's pairs in a worker
+#: process (`worker.BackgroundPairer`), whose `ready` gives the preview without waiting.
+Pairer = Callable[[list[Team], list[Result], int, int], Pairing]
 
 
 class Director:
     def __init__(self, store: Store, rulesets: Rulesets,
-                 clock: Callable[[], float] = time.time) -> None:
-        self.store, self.rulesets, self.clock = store, rulesets, clock
-        self._folds: dict[int, _TableFold] = {}
+                 clock: Callable[[], float] = time.time, pairer: Pairer = swiss_pairing
+                 ) -> None:
+        self.store, self.rulesets, self.clock, self.pairer = store, rulesets, clock, pairer
+        self.folds = Folds(rulesets)
+        self._folded_at: tuple[int, int] | None = None
+        self._memo: dict[Any, Any] = {}
+        self._memo_at: tuple[int, int] | None = None
+        self._pinned: tuple[int, int] | None = None
+        self._results: dict[tuple[int, int], tuple[Any, Result | None]] = {}
+        self._standings: tuple[list[Any], list[Standing]] | None = None
         self._preview: tuple[Any, Any] | None = None
+
+    # -- reads, remembered until the store changes -----------------------------------------
+
+    def version(self) -> tuple[int, int]:
+        """Moves with every commit of another connection and every row this one writes."""
+        if self._pinned is not None:
+            return self._pinned
+        return self.store.version(), self.store.db.conn.total_changes
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Many reads as of one moment: the store's version is looked at once (a snapshot of
+        the hall reads hundreds of things). Nothing may be written meanwhile."""
+        outer = self._pinned
+        self._pinned = self.version()
+        try:
+            yield
+        finally:
+            self._pinned = outer
+
+    def _cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        version = self.version()
+        if version != self._memo_at:
+            self._memo.clear()
+            self._memo_at = version
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     # -- the admin password and sessions ----------------------------------------------------
 
@@ -112,6 +150,9 @@ class Director:
     # -- the event --------------------------------------------------------------------------
 
     def event(self) -> EventInfo | None:
+        return self._cached("event", self._read_event)  # type: ignore[no-any-return]
+
+    def _read_event(self) -> EventInfo | None:
         row = self.store.db.execute(
             "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status "
             "FROM event WHERE id = 1").fetchone()
@@ -178,8 +219,8 @@ class Director:
         return len(entrants)
 
     def teams(self) -> list[Team]:
-        return [Team(i, n, u) for i, n, u in self.store.db.execute(
-            "SELECT id, name, unit FROM teams ORDER BY rowid")]
+        return list(self._cached("teams", lambda: [Team(i, n, u) for i, n, u in (
+            self.store.db.execute("SELECT id, name, unit FROM teams ORDER BY rowid"))]))
 
     def _players(self, team: str) -> list[str]:
         row = self.store.db.execute("SELECT players FROM teams WHERE id = ?", [team]).fetchone()
@@ -214,7 +255,7 @@ class Director:
         return {n: self.store.issue_code(n) for n in range(1, count + 1) if n not in paired}
 
     def table_count(self) -> int:
-        return int(self.store.setting("tables") or 0)
+        return int(self._cached("tables", lambda: self.store.setting("tables")) or 0)
 
     def swap(self, table: int) -> str:
         """Move `table` to a new kiosk: the old kiosk's credential is revoked now, and the
@@ -245,21 +286,23 @@ class Director:
     # -- rounds -----------------------------------------------------------------------------
 
     def current_round(self) -> int:
-        row = self.store.db.execute("SELECT max(number) FROM rounds").fetchone()
+        row = self._cached("round", lambda: self.store.db.execute(
+            "SELECT max(number) FROM rounds").fetchone())
         return int(row[0] or 0)
 
     def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
-        return list(self.store.db.execute(
+        return list(self._cached(("assignments", round_no), lambda: list(self.store.db.execute(
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? ORDER BY table_number",
-            [round_no]))
+            [round_no]))))
 
     def stages(self) -> list[str]:
         """The stage of each round started so far, in order."""
         return [stage or "" for (stage,) in self.store.db.execute(
             "SELECT stage FROM rounds ORDER BY number")]
 
-    def _next_round(self) -> tuple[int, RoundPlan]:
-        """The next round's number and plan. Raises AdminError when there is none yet."""
+    def _next_round(self, preview: bool = False) -> tuple[int, RoundPlan]:
+        """The next round's number and plan. Raises AdminError when there is none yet, and
+        for a `preview`, PairingPending while the server's worker computes it."""
         event = self._event()
         if event.status == "closed":
             raise AdminError("the event is closed")
@@ -275,7 +318,11 @@ class Director:
         if event.format in SWISS_FORMATS:
             if len(teams) < 2:
                 raise AdminError("import at least two teams first")
-            pairing = swiss_pairing(teams, self.results(), round_no, event.seed)
+            args = (teams, self.results(), round_no, event.seed)
+            ready = getattr(self.pairer, "ready", None)  # a worker's: answers at once
+            pairing = ready(*args) if preview and ready else self.pairer(*args)
+            if pairing is None:
+                raise PairingPending()
             note = (f"no pairing without rematches existed: {pairing.rematches} rematch(es)"
                     if pairing.rematches else "")
             plan = RoundPlan(pairing.pairs, (pairing.bye,) if pairing.bye else (), "swiss",
@@ -308,9 +355,10 @@ class Director:
 
     def seats(self, round_no: int) -> dict[int, dict[str, str]]:
         """Individual events: each table's players by drawn seat letter."""
-        return {t: json.loads(seats) for t, seats in self.store.db.execute(
-            "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT NULL "
-            "ORDER BY table_number", [round_no])}
+        return dict(self._cached(("seats", round_no), lambda: {
+            t: json.loads(seats) for t, seats in self.store.db.execute(
+                "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT "
+                "NULL ORDER BY table_number", [round_no])}))
 
     def group_totals(self, round_no: int) -> list[dict[str, int]] | None:
         """Individual events: each table's {player: big-point total} once every table of the
@@ -327,14 +375,17 @@ class Director:
     def next_pairings(self) -> tuple[int, list[tuple[int, tuple[str, ...], tuple[str, ...]]]
                                      ] | None:
         """What the next round would be, for the hall page, once it can be paired. Kept
-        while the results and the field stay the same: a big field's matching takes time."""
-        key = (self.current_round(), self.table_count(), tuple(self.results()),
-               tuple(t.id for t in self._active(self.current_round() + 1)),
+        while the results and the field stay the same: a big field's matching takes time
+        (the server's pairer computes it in a worker; until it is done, None)."""
+        key = (self.current_round(), self.table_count(), self.results(),
+               [t.id for t in self._active(self.current_round() + 1)],
                self._unfinished(self.current_round()) if self.current_round() else ())
         if self._preview is None or self._preview[0] != key:
             try:
-                round_no, plan = self._next_round()
+                round_no, plan = self._next_round(preview=True)
                 preview = (round_no, [(n, a, b) for n, (a, b) in enumerate(plan.tables, 1)])
+            except PairingPending:
+                return None  # asked again when the worker is done
             except AdminError:
                 preview = None
             self._preview = (key, preview)
@@ -364,8 +415,8 @@ class Director:
         return round_no
 
     def round_start(self, round_no: int) -> float | None:
-        row = self.store.db.execute("SELECT start_at FROM rounds WHERE number = ?",
-                                    [round_no]).fetchone()
+        row = self._cached(("start", round_no), lambda: self.store.db.execute(
+            "SELECT start_at FROM rounds WHERE number = ?", [round_no]).fetchone())
         return float(row[0]) if row else None
 
     def assignment(self, table: int) -> dict[str, Any] | None:
@@ -418,16 +469,17 @@ class Director:
         self.store._wrote()
 
     def rulings(self) -> list[dict[str, Any]]:
-        return [{"round": r, "table": t, "kind": k, "loser": lo, "net": json.loads(d)["net"],
-                 "reason": why, "at": at} for r, t, k, lo, d, why, at in self.store.db.execute(
-                    "SELECT round, table_number, kind, loser, data, reason, at FROM rulings "
-                    "ORDER BY id")]
+        return [dict(r) for r in self._cached("rulings", lambda: [
+            {"round": r, "table": t, "kind": k, "loser": lo, "net": json.loads(d)["net"],
+             "reason": why, "at": at} for r, t, k, lo, d, why, at in self.store.db.execute(
+                "SELECT round, table_number, kind, loser, data, reason, at FROM rulings "
+                "ORDER BY id")])]
 
     def mute(self, on: bool) -> None:
         self.store.set_setting("muted", "1" if on else "0")
 
     def muted(self) -> bool:
-        return self.store.setting("muted") == "1"
+        return bool(self._cached("muted", lambda: self.store.setting("muted") == "1"))
 
     def close_event(self) -> None:
         self._event()
@@ -437,65 +489,73 @@ class Director:
 
     # -- what the events say ----------------------------------------------------------------
 
-    def fold(self, table: int) -> _TableFold:
+    def fold(self, table: int) -> TableFold:
         """The table's matches, folded from its events (only the new ones since last time)."""
-        fold = self._folds.setdefault(table, _TableFold())
-        version = self.store.version()
-        if fold.version == version:  # nothing committed since
-            return fold
-        fold.version = version
-        for e in self.store.events(table, fold.seq, self.store.high_water(table)):
-            event = Event(e["seq"], e["device"], e["match"], e["kind"], e["data"], e["mono"],
-                          e["wall"], e["actor"])
-            fold.seq = event.seq
-            if not event.match or event.match in fold.errors:
-                continue
-            try:
-                fold.matches.setdefault(event.match, MatchState(self.rulesets)).apply(event)
-            except Exception as exc:  # the rules core cannot fold this match
-                fold.errors[event.match] = f"event {event.seq} ({event.kind}): {exc}"
-                fold.matches.pop(event.match, None)
-        return fold
+        version = self.version()
+        if version != self._folded_at:  # something was committed since
+            if self._folded_at is None:  # the first look: resume from the checkpoint
+                self.folds.load(self.checkpoint_path, self.store.db.conn)
+            self._folded_at = version
+            self.folds.update(self.store.db.conn)
+        return self.folds.table(table)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """The folds' checkpoint (a cache the server writes beside the store)."""
+        return self.store.path.with_name(CHECKPOINT_NAME)
 
     def match_state(self, table: int, round_no: int) -> MatchState | None:
         """The table's match for this event's round `round_no` (by its setup, not by the
         journal's name for it: a kiosk may have played a practice match called "1")."""
+        found = self._match(table, round_no)
+        return found[1] if found else None
+
+    def _match(self, table: int, round_no: int) -> tuple[str, MatchState] | None:
         event = self.event()
-        found = None
-        for state in self.fold(table).matches.values():
-            setup = state.setup
-            if event and setup.get("event") == event.name and \
-                    setup.get("round") == str(round_no) and setup.get("table") == table:
-                found = state
-        return found
+        return self.fold(table).find(event.name, round_no, table) if event else None
 
     def problems(self, table: int) -> list[str]:
         """Why some of the table's matches are not scored, for the kiosk and the hall."""
         return [f"match {name}: {why}" for name, why in self.fold(table).errors.items()]
 
     def _round_results(self, round_no: int) -> dict[int, Result | None]:
+        """Each table's result in `round_no`, kept per table until its match, ruling or
+        assignment changes (a big event's earlier rounds are not recomputed)."""
         ruleset = self.ruleset()
-        rulings = {(r["round"], r["table"]): r for r in self.rulings()}
+        rulings = self._cached("rulings by match", lambda: {
+            (r["round"], r["table"]): r for r in self.rulings()})
         out: dict[int, Result | None] = {}
         for table, ns, ew in self.assignments(round_no):
-            state = self.match_state(table, round_no)
+            found = self._match(table, round_no)
             ruling = rulings.get((round_no, table))
-            out[table] = _result(ruleset, round_no, ns, ew, state, ruling)
+            revision = (found[0], self.fold(table).revisions.get(found[0])) if found else None
+            key = (ns, ew, revision, ruling, ruleset.sha256)
+            cached = self._results.get((round_no, table))
+            if cached is None or cached[0] != key:
+                state = found[1] if found else None
+                cached = self._results[(round_no, table)] = (
+                    key, _result(ruleset, round_no, ns, ew, state, ruling))
+            out[table] = cached[1]
         return out
 
     def results(self) -> list[Result]:
         """Every finished match and bye, recomputed from the events and the rulings (team
         events; an individual event's results are its groups' totals)."""
+        return list(self._cached("results", self._read_results))
+
+    def _read_results(self) -> list[Result]:
         event = self.event()
         if event is None or event.format == "individual-groups":
             return []
         ruleset = self.ruleset()
+        byes: dict[int, list[str]] = {}
+        for round_no, team in self.store.db.execute("SELECT round, team FROM byes"):
+            byes.setdefault(round_no, []).append(team)
         out: list[Result] = []
         for round_no in range(1, self.current_round() + 1):
             out += [r for r in self._round_results(round_no).values() if r is not None]
             out += [Result(round_no, team, None, team, {team: ruleset.result.win_points},
-                           {team: 0}) for (team,) in self.store.db.execute(
-                    "SELECT team FROM byes WHERE round = ?", [round_no])]
+                           {team: 0}) for team in byes.get(round_no, [])]
         return out
 
     def standings(self) -> list[Standing]:
@@ -511,7 +571,11 @@ class Director:
                 self.stages())
         tie_breaks = ("net", "opponents", "head-to-head") \
             if self.ruleset().result.tie_break == "net-levels" else ("opponents", "head-to-head")
-        return standings(self.teams(), self.results(), tie_breaks)
+        results, teams = self.results(), self.teams()
+        key = [*results, *teams, tie_breaks]  # results are kept per match: mostly the same
+        if self._standings is None or self._standings[0] != key:
+            self._standings = (key, standings(teams, results, tie_breaks))
+        return list(self._standings[1])
 
 
 def password_matches(stored: str | None, password: str) -> bool:

@@ -589,7 +589,7 @@
       const data = await response.json();
       // A snapshot from the stream, or a later fetch, that came while this one was on its
       // way is newer.
-      if (snapshotsSeen === seen && id > fetchApplied) {
+      if (snapshotsSeen === seen && id > fetchApplied && !older(data)) {
         fetchApplied = id;
         apply(data);
       }
@@ -599,6 +599,25 @@
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  // A snapshot older than the one on screen (both numbered by the feed).
+  function older(data) {
+    return Boolean(snap && data && typeof snap.serial === 'number' &&
+                   typeof data.serial === 'number' && data.serial < snap.serial);
+  }
+
+  // A patch from the stream: merged into the snapshot on screen (feed.js); when one is
+  // missing, the whole snapshot is fetched again.
+  function applyPatch(data) {
+    const merged = window.HallFeed ? window.HallFeed.merge(snap, data) : null;
+    if (merged === null) {
+      fetchSnapshot();
+      return;
+    }
+    snapshotsSeen += 1;
+    if (merged !== snap) apply(merged);
+    gotData();
   }
 
   function connect() {
@@ -621,6 +640,12 @@
       snapshotsSeen += 1;
       apply(data);
       gotData();
+    });
+    es.addEventListener('patch', (e) => {
+      if (source !== es) return;
+      let data;
+      try { data = JSON.parse(e.data); } catch (err) { return; }
+      applyPatch(data);
     });
     es.addEventListener('ping', (e) => {
       if (source !== es) return;

@@ -1,0 +1,97 @@
+"""A scorer store holding a big Swiss event, for the benchmarks (not a benchmark itself).
+
+    build(directory, teams=400, rounds=9) -> the data directory
+
+Real table journals are recorded first (`kiosk.table.simulate`, whole xiamen-2015 matches with
+different seeds); then every round is started by the real Director (its pairing) and each of
+the round's tables gets one of those journals as its match (its setup naming the event, the
+round and the table), written straight into the store in one transaction a round.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from kiosk.rules import Rulesets
+from kiosk.scorer.director import Director
+from kiosk.scorer.store import Store
+from kiosk.table.journal import Journal, table_path
+from kiosk.table.simulate import simulate
+
+RULESET = "xiamen-2015"
+EVENT = "全国总决赛"
+
+
+def record_journals(count: int, rulesets: Rulesets) -> list[list[dict[str, Any]]]:
+    """`count` whole matches played by the simulator's bots, as journal events."""
+    out = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in range(1, count + 1):
+            where = Path(tmp) / str(seed)
+            simulate(where, 1, rulesets, RULESET, 10**6, seed, 1e9, io.StringIO()).close()
+            journal = Journal(table_path(where, 1))
+            try:
+                out.append([e.to_json() for e in journal.events()])
+            finally:
+                journal.close()
+    return out
+
+
+def roster(teams: int, units: int, rng: random.Random) -> bytes:
+    rows = [f"t{i:04d},第{i}队,U{rng.randrange(units):02d},P{i}a,P{i}b" for i in
+            range(1, teams + 1)]
+    return ("id,name,unit,player1,player2\n" + "\n".join(rows) + "\n").encode()
+
+
+def play_round(director: Director, round_no: int, journals: list[list[dict[str, Any]]],
+               next_seq: dict[int, int], rng: random.Random) -> int:
+    """Every table of the round plays one recorded match; returns the events written."""
+    rows = []
+    for table, _, _ in director.assignments(round_no):
+        match = rng.choice(journals)
+        seq = next_seq.get(table, 0)
+        for e in match:
+            seq += 1
+            data = e["data"]
+            if e["kind"] == "setup":
+                data = {**data, "event": EVENT, "round": str(round_no), "table": table}
+            rows.append((f"hall-kiosk-{table:03d}", seq, table, str(round_no), e["kind"],
+                         json.dumps(data, ensure_ascii=False, sort_keys=True), e["mono"],
+                         e["wall"], e["actor"]))
+        next_seq[table] = seq
+    store = director.store
+    with store.db.atomic():
+        store.db.conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    store._wrote()
+    return len(rows)
+
+
+def build(directory: Path, teams: int = 400, rounds: int = 9, units: int = 40,
+          journals: int = 12, seed: int = 1, finish_last: bool = True,
+          log: Any = print) -> Path:
+    """A data directory whose event has played `rounds` rounds (the last one unplayed if
+    `finish_last` is False). Returns the directory."""
+    rng = random.Random(seed)
+    rulesets = Rulesets.load([])
+    started = time.monotonic()
+    recorded = record_journals(journals, rulesets)
+    director = Director(Store(directory / "scorer.sqlite"), rulesets)
+    director.create_event(EVENT, RULESET, rounds=rounds, seed=seed)
+    director.import_teams(roster(teams, units, rng))
+    director.add_tables(teams // 2)
+    next_seq: dict[int, int] = {}
+    events = 0
+    for round_no in range(1, rounds + 1):
+        director.start_round(0)
+        if round_no < rounds or finish_last:
+            events += play_round(director, round_no, recorded, next_seq, rng)
+    director.store.close()
+    log(f"(built {teams} teams × {rounds} rounds, {events:,} events, in "
+        f"{time.monotonic() - started:.0f} s)")
+    return directory
