@@ -25,7 +25,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from . import hall
@@ -45,7 +45,7 @@ def encode(kind: str, data: Any) -> bytes:
     return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
-@dataclass
+@dataclass(repr=False)
 class Frame:
     """One build of the hall: the snapshot, the patch from the frame before, and what the
     phones are sent, each encoded at most once."""
@@ -59,7 +59,9 @@ class Frame:
     previous: Frame | None = None
     _json: bytes | None = None
     _views: dict[str, tuple[Any, bytes]] | None = None
-    _encoded: dict[str, bytes] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"<Frame {self.serial}>"
 
     @property
     def json(self) -> bytes:
@@ -244,37 +246,39 @@ class HallFeed:
         """The hall: the whole snapshot, then patches."""
         try:
             frame = self.current()
-            yield f"retry: {RETRY_MS}\n\n".encode() + frame.full
             sent, pings = frame.serial, self.pings
+            yield f"retry: {RETRY_MS}\n\n".encode() + frame.full
             while not self.closing:
-                wake = self._wake
-                await wake.wait()
                 frame = self.current()
-                if frame.serial != sent:
+                if frame.serial != sent:  # published while this stream was sending
                     yield frame.patch if frame.serial == sent + 1 and frame.patch else frame.full
                     sent = frame.serial
-                if self.pings != pings:
+                elif self.pings != pings:
                     pings = self.pings
                     yield self.ping
+                else:
+                    await self._wake.wait()
         finally:
             slot.release()
 
     async def team_stream(self, slot: Slot, team: str) -> AsyncIterator[bytes]:
         """One team's view, whenever it changes."""
         try:
-            last = self.current().team(team)
+            frame = self.current()
+            last, seen, pings = frame.team(team), frame.serial, self.pings
             yield f"retry: {RETRY_MS}\n\n".encode() + (last or b"") + self.ping
-            pings = self.pings
             while not self.closing:
-                wake = self._wake
-                await wake.wait()
-                view = self.current().team(team)
-                if view is not None and view is not last:
-                    last = view
-                    yield view
-                if self.pings != pings:
+                frame = self.current()
+                if frame.serial != seen:
+                    seen, view = frame.serial, frame.team(team)
+                    if view is not None and view is not last:
+                        last = view
+                        yield view
+                elif self.pings != pings:
                     pings = self.pings
                     yield self.ping
+                else:
+                    await self._wake.wait()
         finally:
             slot.release()
 

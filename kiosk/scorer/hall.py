@@ -195,6 +195,8 @@ def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, 
     return out
 
 
-def team_list(director: Director) -> list[dict[str, str]]:
-    """Every team's id, name and unit, for the phones' search."""
-    return [{"id": t.id, "name": t.name, "unit": t.unit} for t in director.teams()]
+def team_list(director: Director) -> dict[str, Any]:
+    """The event's name and every team's id, name and unit, for the phones' search."""
+    event = director.event()
+    return {"event": event.name if event else None,
+            "teams": [{"id": t.id, "name": t.name, "unit": t.unit} for t in director.teams()]}
