@@ -7,6 +7,7 @@ the matcher); random events of up to 160 teams against the complete graph's opti
 
 from __future__ import annotations
 
+import asyncio
 import random
 
 import numpy as np
@@ -14,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kiosk.scorer import pairing
+from kiosk.scorer import pairing, worker
 from kiosk.scorer.tournament import Result, Team, standings, swiss_pairing
 
 
@@ -120,3 +121,70 @@ def test_rematches_are_as_few_as_possible_when_they_cannot_be_avoided():
 def test_an_odd_field_is_refused():
     with pytest.raises(ValueError):
         pairing.cheapest(["a", "b", "c"], set(), {})
+
+
+def test_the_server_pairs_in_a_worker_process_and_the_preview_waits_for_it(monkeypatch):
+    teams = [Team(f"t{i:02d}", unit=f"u{i % 5}") for i in range(40)]
+    results = next(r for _, r, _ in play_event_results(teams, 3))
+    expected = swiss_pairing(teams, results, 4, 9)
+
+    def not_here(*args):
+        raise AssertionError("paired on the server's own thread")
+
+    monkeypatch.setattr(worker, "swiss_pairing", not_here)
+    done: list[int] = []
+
+    async def pair():
+        pairer = worker.BackgroundPairer(lambda: done.append(1))
+        pairer.bind(asyncio.get_running_loop())
+        try:
+            assert pairer.ready(teams, results, 4, 9) is None  # the worker starts on it
+            await pairer.settled()
+            first = pairer.ready(teams, results, 4, 9)
+            assert pairer(teams, results, 4, 9) is first  # a round started from the preview
+            pairer._worker._process.kill()  # the worker dies: the next job starts another
+            assert pairer.ready(teams, results, 5, 9) is None
+            await pairer.settled()
+            assert pairer.ready(teams, results, 5, 9) is not None
+            return first
+        finally:
+            pairer.close()
+
+    assert asyncio.run(pair()) == expected and done == [1, 1]
+
+
+def test_a_pairing_error_in_the_worker_is_raised_where_it_was_asked():
+    teams = [Team(["not", "an", "id"]), Team("b")]  # a bug's input: the worker fails on it
+
+    async def pair():
+        pairer = worker.BackgroundPairer()
+        pairer.bind(asyncio.get_running_loop())
+        try:
+            pairer.ready(teams, [], 2, 1)
+            await pairer.settled()
+            with pytest.raises(TypeError):
+                pairer.ready(teams, [], 2, 1)
+        finally:
+            pairer.close()
+
+    asyncio.run(pair())
+
+
+def test_when_every_team_has_had_a_bye_the_lowest_has_another():
+    teams = [Team(t) for t in "abc"]
+    results = [Result(r, t, None, t, {t: 3}, {t: 0}) for r, t in ((1, "a"), (2, "b"), (3, "c"))]
+    found = swiss_pairing(teams, results, 4, 1)
+    assert found.bye == standings(teams, results)[-1].team and len(found.pairs) == 1
+
+
+def play_event_results(teams, rounds):
+    """The results after each round of a random Swiss event of `teams`."""
+    rng = random.Random(1)
+    results: list[Result] = []
+    for round_no in range(1, rounds + 1):
+        found = swiss_pairing(teams, results, round_no, 9)
+        for a, b in found.pairs:
+            winner, loser = (a, b) if rng.random() < 0.5 else (b, a)
+            results.append(Result(round_no, a, b, winner, {winner: 3, loser: 0},
+                                  {winner: 2, loser: -2}))
+    yield teams, results, None

@@ -134,7 +134,8 @@ def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: in
         order = [s.team for s in standings(teams, results)]
     bye = None
     if len(order) % 2:
-        bye = next(t for t in reversed(order) if t not in had_bye)
+        # The lowest team without a bye; when every team has had one, the lowest team.
+        bye = next((t for t in reversed(order) if t not in had_bye), order[-1])
         order.remove(bye)
     # Round 1: the drawn order stands for the standings, so the draw too keeps units apart.
     played = {frozenset((r.a, r.b)) for r in results if r.b is not None}

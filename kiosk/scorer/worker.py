@@ -50,15 +50,18 @@ class Worker:
 
     def _run(self, args: tuple[Any, ...], future: Future[Pairing]) -> None:
         with self._lock:
-            try:
-                process = self._started()
-                assert process.stdin is not None and process.stdout is not None
-                _send(process.stdin, args)
-                ok, value = _receive(process.stdout)
-            except (OSError, EOFError, pickle.UnpicklingError, struct.error) as exc:
-                self.close()
-                future.set_exception(WorkerGone(str(exc)))
-                return
+            for attempt in (1, 2):  # a worker found dead is replaced once
+                try:
+                    process = self._started()
+                    assert process.stdin is not None and process.stdout is not None
+                    _send(process.stdin, args)
+                    ok, value = _receive(process.stdout)
+                    break
+                except (OSError, EOFError, pickle.UnpicklingError, struct.error) as exc:
+                    self.close()
+                    if attempt == 2:
+                        future.set_exception(WorkerGone(str(exc)))
+                        return
         if ok:
             future.set_result(value)
         else:
@@ -200,5 +203,6 @@ async def prepare_pairing(director: Director) -> None:
 
 if __name__ == "__main__":  # the worker process
     answers, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
-    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C reached the server's whole group
+    # Ctrl-C reached the server's whole group, or the server is gone: end quietly.
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
         serve_jobs(sys.stdin.buffer, answers)
