@@ -11,8 +11,8 @@ changes. Streams wait on one shared event; one pinger sends the scorer's time ev
 The wire format (server-sent events):
 - `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
 - `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
-  "standings": [rows], "order": [team ids]}` — top-level keys replaced, table rows replaced
-  by number, standings rows by team, and the standings' order when it changed;
+  "standings": [rows], "order": [team ids], "sent"}` — top-level keys replaced, table rows
+  replaced by number, standings rows by team, and the standings' order when it changed;
 - `team`: one team's view (`hall.team_views`), whole, when it changed;
 - `ping`: `{"now": scorer time}`.
 """
@@ -125,6 +125,7 @@ def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
             out["order"] = keys["order"]
     if not any(out.get(k) for k in ("set", "tables", "standings", "order")):
         return None
+    out["sent"] = time.time()  # when the bytes exist: what a stream's delay is counted from
     return encode("patch", out)
 
 
