@@ -6,9 +6,13 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..i18n import DEFAULT_LANG, LANGS
-from ..rules import RulesError, Rulesets
+
+if TYPE_CHECKING:
+    from ..rules import Rulesets
+
 from . import demo_cmd, hw_cmd, replay_cmd, rules_cmd, scorer_cmd, table_cmd, ui_cmd
 
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
@@ -40,6 +44,8 @@ def add_lang(parser: argparse.ArgumentParser) -> None:
 
 def load_rulesets(args: argparse.Namespace) -> Rulesets:
     """Built-in rulesets plus the house rulesets of --rules-dir and $KIOSK_RULES_DIR."""
+    from ..rules import Rulesets
+
     from_env = [d for d in os.environ.get(RULES_DIR_ENV, "").split(os.pathsep) if d]
     return Rulesets.load([*from_env, *args.rules_dir])
 
@@ -59,11 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
-    # Imported here, not at the top: `kiosk replay` and `kiosk rules` need no SQLite start-up.
+    # Imported here, not at the top: `kiosk --help` needs no rules core, `kiosk replay` and
+    # `kiosk rules` no SQLite.
+    from ..rules import RulesError
     from ..table.journal import JournalError
     from ..table.state import SessionError
+    from .errors import CommandError
 
-    return RulesError, SessionError, JournalError
+    return RulesError, SessionError, JournalError, CommandError
 
 
 if __name__ == "__main__":

@@ -11,9 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..rules import RecordError, replay
-from ..sheet import score_sheet
-
 
 def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     parser = commands.add_parser("replay", help="recompute a match record (RULES.md §9)")
@@ -27,6 +24,8 @@ def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None
 def read_record(name: str) -> Any:
     """The parsed record in file `name` (- for stdin). Raises RecordError when it cannot be read
     or is not JSON."""
+    from ..rules import RecordError
+
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -38,6 +37,8 @@ def read_record(name: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..rules import RecordError, replay
+    from ..sheet import score_sheet
     from .main import EXIT_USAGE, load_rulesets
 
     rulesets = load_rulesets(args)

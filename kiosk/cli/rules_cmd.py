@@ -6,8 +6,6 @@ import argparse
 from collections.abc import Callable
 from typing import Any
 
-from ..ruleset_text import list_rulesets, show_ruleset
-
 
 def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     rules = commands.add_parser("rules", help="list and show the rulesets")
@@ -22,6 +20,7 @@ def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from ..ruleset_text import list_rulesets
     from .main import load_rulesets
 
     print(list_rulesets(load_rulesets(args), args.lang))
@@ -29,6 +28,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..ruleset_text import show_ruleset
     from .main import load_rulesets
 
     print(show_ruleset(load_rulesets(args).require(args.id), args.lang), end="")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import getpass
 import json
 import sys
 from collections.abc import Callable
@@ -147,6 +146,8 @@ def _export(director: Any, args: argparse.Namespace) -> str:
 
 def _read_password() -> str:
     if sys.stdin.isatty():
+        import getpass
+
         return getpass.getpass("new password: ")
     return sys.stdin.readline().strip()
 

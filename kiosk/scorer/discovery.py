@@ -11,13 +11,17 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceListener, Zeroconf
+if TYPE_CHECKING:  # zeroconf is imported only where mDNS is used (not with --no-mdns)
+    from zeroconf import ServiceInfo, Zeroconf
 
 SERVICE = "_kiosk80._tcp.local."
 
 
 def _zeroconf(address: str | None) -> Zeroconf:
+    from zeroconf import IPVersion, Zeroconf
+
     if address in (None, "", "0.0.0.0"):
         return Zeroconf(ip_version=IPVersion.V4Only)
     return Zeroconf(interfaces=[address], ip_version=IPVersion.V4Only)
@@ -26,6 +30,8 @@ def _zeroconf(address: str | None) -> Zeroconf:
 @contextmanager
 def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceInfo]:
     """Announce a scorer listening on `address`:`port` for as long as the block runs."""
+    from zeroconf import ServiceInfo
+
     zc = _zeroconf(address)
     info = ServiceInfo(SERVICE, f"{name}.{SERVICE}", port=port,
                        addresses=[socket.inet_aton(address)], properties={"path": "/"},
@@ -41,6 +47,8 @@ def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceI
 def find(address: str | None = None, timeout: float = 5.0) -> str | None:
     """The URL of the first scorer announced on the LAN within `timeout` seconds, or None.
     `address`: the local address to browse from (default: every interface)."""
+    from zeroconf import ServiceBrowser, ServiceListener
+
     zc = _zeroconf(address)
     found: list[str] = []
     done = threading.Event()

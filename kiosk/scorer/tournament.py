@@ -18,8 +18,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .pairing import cheapest
-
 # A bye is recorded as a Result with b None; it scores as the event says (usually a win's big
 # points and no net levels, the Swiss custom).
 
@@ -137,6 +135,8 @@ def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: in
         # The lowest team without a bye; when every team has had one, the lowest team.
         bye = next((t for t in reversed(order) if t not in had_bye), order[-1])
         order.remove(bye)
+    from .pairing import cheapest  # numpy and rustworkx: only where a round is paired
+
     # Round 1: the drawn order stands for the standings, so the draw too keeps units apart.
     played = {frozenset((r.a, r.b)) for r in results if r.b is not None}
     matching = cheapest(order, played, {t.id: t.unit for t in teams})
