@@ -11,8 +11,8 @@ import sys
 
 from .helpers import ROOT
 
-SCORER_LIBRARIES = {"starlette", "uvicorn", "networkx", "rustworkx", "numpy", "zeroconf",
-                    "segno"}
+# (Not numpy: sqlite-utils imports it whenever it is installed, and rustworkx installs it.)
+SCORER_LIBRARIES = {"starlette", "uvicorn", "networkx", "rustworkx", "zeroconf", "segno"}
 
 
 def imported(code: str) -> set[str]:
