@@ -66,7 +66,8 @@ GENERATED = re.compile(rb'"generated": ([0-9.e+]+)')
 # -- the viewers ---------------------------------------------------------------------------------
 
 async def watch(host: str, port: int, path: str, record: Any, source: str) -> None:
-    reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0),
+                                                   limit=2**24)  # a whole snapshot a line
     writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
     await writer.drain()
     status = await reader.readline()
