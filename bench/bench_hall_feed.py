@@ -61,11 +61,27 @@ from bench_scorer import (
 # a whole snapshot only when it was generated.
 SENT = re.compile(rb'"sent": ([0-9.e+]+)\}$|"now": ([0-9.e+]+)')
 GENERATED = re.compile(rb'"generated": ([0-9.e+]+)')
+SERIAL = re.compile(rb'"serial": ([0-9]+)\}')
 
 
 # -- the viewers ---------------------------------------------------------------------------------
 
+async def first_paint(host: str, port: int, source: str) -> int | None:
+    """GET /api/hall as the hall page does before it opens the stream: the serial it got."""
+    reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
+    writer.write(f"GET /api/hall HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                 .encode())
+    body = await reader.read()
+    writer.close()
+    found = SERIAL.search(body, max(0, len(body) - 40))
+    return int(found.group(1)) if found else None
+
+
 async def watch(host: str, port: int, path: str, record: Any, source: str) -> None:
+    if path == "/api/hall/stream":  # the hall page: the snapshot first, then what changed
+        serial = await first_paint(host, port, source)
+        if serial is not None:
+            path += f"?since={serial}"
     reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0),
                                                    limit=2**24)  # a whole snapshot a line
     writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
@@ -285,7 +301,7 @@ def main() -> None:
         try:
             time.sleep(1.5)
             floor_before = rss(floor.pid)
-            floor_view = Viewers(f"http://127.0.0.1:{port}", ["/api/hall/stream"] * crowd)
+            floor_view = Viewers(f"http://127.0.0.1:{port}", ["/stream"] * crowd)
             time.sleep(2.0)
             floor_after = rss(floor.pid)
             floor_view.measure()

@@ -1,6 +1,6 @@
 """A scorer store holding a big Swiss event, for the benchmarks (not a benchmark itself).
 
-    build(directory, teams=400, rounds=9) -> the data directory
+    cached(cache_dir, teams=400, rounds=10, played=9) -> a data directory (build it once)
 
 Real table journals are recorded first (`kiosk.table.simulate`, whole xiamen-2015 matches with
 different seeds); then every round is started by the real Director (its pairing) and each of
@@ -13,6 +13,8 @@ from __future__ import annotations
 import io
 import json
 import random
+import shutil
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -72,26 +74,60 @@ def play_round(director: Director, round_no: int, journals: list[list[dict[str, 
     return len(rows)
 
 
-def build(directory: Path, teams: int = 400, rounds: int = 9, units: int = 40,
-          journals: int = 12, seed: int = 1, finish_last: bool = True,
-          log: Any = print) -> Path:
-    """A data directory whose event has played `rounds` rounds (the last one unplayed if
-    `finish_last` is False). Returns the directory."""
-    rng = random.Random(seed)
+def cached(cache: Path, teams: int, rounds: int, played: int, log: Any = print) -> Path:
+    """A store built by `build` once and kept in `cache` (each benchmark copies it): `rounds`
+    rounds in the event, the first `played` of them played."""
+    target = cache / f"swiss-{teams}-teams-{played}-of-{rounds}"
+    if not (target / "scorer.sqlite").exists():
+        work = cache / (target.name + ".building")
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        build_played(work, teams, rounds, played, log)
+        work.rename(target)
+    return target
+
+
+def build_played(directory: Path, teams: int, rounds: int, played: int, log: Any = print
+                 ) -> Path:
+    rng = random.Random(1)
     rulesets = Rulesets.load([])
     started = time.monotonic()
-    recorded = record_journals(journals, rulesets)
+    recorded = record_journals(12, rulesets)
     director = Director(Store(directory / "scorer.sqlite"), rulesets)
-    director.create_event(EVENT, RULESET, rounds=rounds, seed=seed)
-    director.import_teams(roster(teams, units, rng))
+    director.create_event(EVENT, RULESET, rounds=rounds, seed=1)
+    director.import_teams(roster(teams, 40, rng))
     director.add_tables(teams // 2)
     next_seq: dict[int, int] = {}
     events = 0
-    for round_no in range(1, rounds + 1):
+    for round_no in range(1, played + 1):
         director.start_round(0)
-        if round_no < rounds or finish_last:
-            events += play_round(director, round_no, recorded, next_seq, rng)
+        events += play_round(director, round_no, recorded, next_seq, rng)
+    director.fold(0)  # every event folded once (a quick check that they all fold)
     director.store.close()
-    log(f"(built {teams} teams × {rounds} rounds, {events:,} events, in "
+    log(f"(built {teams} teams × {played} rounds, {events:,} events, in "
         f"{time.monotonic() - started:.0f} s)")
     return directory
+
+
+def count_events(path: Path) -> int:
+    conn = sqlite3.connect(str(path))
+    try:
+        return int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def play_on(path: Path, per_table: int, seed: int = 7) -> int:
+    """Start the next round and post the first `per_table` events of each table's match (a
+    minute of a hall's play: about a hand a table). Returns the events written."""
+    rulesets = Rulesets.load([])
+    director = Director(Store(path), rulesets)
+    try:
+        next_seq = dict(director.store.db.execute(
+            "SELECT table_number, max(seq) FROM events GROUP BY table_number").fetchall())
+        round_no = director.start_round(0)
+        recorded = [match[:per_table] for match in record_journals(3, rulesets)]
+        return play_round(director, round_no, recorded, next_seq, random.Random(seed))
+    finally:
+        director.store.close()

@@ -58,7 +58,7 @@ def app(size: int, every: float) -> Starlette:
         yield
         task.cancel()
 
-    return Starlette(routes=[Route("/api/hall/stream", stream), Route("/ready", ready)],
+    return Starlette(routes=[Route("/stream", stream), Route("/ready", ready)],
                      lifespan=lifespan)
 
 

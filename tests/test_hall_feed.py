@@ -90,7 +90,7 @@ def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scor
     async def follow():
         feed._publish(feed.build())
         streams = [feed.stream(feed.admit(f"10.0.0.{i}")) for i in range(3)]
-        firsts = [await anext(s) for s in streams]
+        firsts = [await anext(s) + await anext(s) for s in streams]  # retry:, the snapshot
         tables.post(1, 60)
         feed._publish(feed.build())
         got = [await anext(s) for s in streams[:2]]  # the third does not read this one
@@ -123,7 +123,7 @@ def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
 
     async def follow():
         stream = feed.team_stream(feed.admit("10.0.0.9"), ns)
-        first = await anext(stream)
+        first = await anext(stream) + await anext(stream)  # retry:, the view and a ping
         other = next(t for t, _, _ in director.assignments(1) if t != table)
         tables.post(other, 200)  # another table: nothing for this phone
         feed._publish(feed.build())
@@ -143,6 +143,35 @@ def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
     kind, view = data(news)
     assert kind == "team" and view["table"]["hand"] > messages(first)[0][1]["table"]["hand"]
     assert feed.team_json("nobody") is None
+
+
+def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/")
+    feed._publish(feed.build())
+    tables.post(3, 80)
+    feed._publish(feed.build())
+    serial = feed.frame.serial
+
+    async def first_messages(since):
+        stream = feed.stream(feed.admit("10.0.0.7"), since)
+        assert (await anext(stream)).startswith(b"retry: ")
+        if since == serial:  # nothing to send until the next change
+            tables.post(3, 120)
+            feed._publish(feed.build())
+        out = await anext(stream)
+        feed.close()
+        await stream.aclose()
+        return out
+
+    assert data(asyncio.run(first_messages(serial - 1)))[0] == "patch"
+    feed.closing = False
+    assert data(asyncio.run(first_messages(None)))[0] == "snapshot"
+    feed.closing = False
+    assert data(asyncio.run(first_messages(serial - 5)))[0] == "snapshot"
+    feed.closing = False
+    kind, patch = data(asyncio.run(first_messages(serial)))
+    assert kind == "patch" and patch["serial"] == serial + 1
 
 
 def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):

@@ -8,7 +8,7 @@ gets the whole snapshot again, and a phone following one team gets that team's v
 changes. Streams wait on one shared event; one pinger sends the scorer's time every
 `PING_EVERY` seconds. Streams are capped in all and per address.
 
-The wire format (server-sent events):
+The wire format (server-sent events; `?since=SERIAL`: the screen has that snapshot already):
 - `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
 - `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
   "standings": [rows], "order": [team ids], "sent"}` — top-level keys replaced, table rows
@@ -243,12 +243,15 @@ class HallFeed:
             return None
         return Slot(self.streams, address)
 
-    async def stream(self, slot: Slot) -> AsyncIterator[bytes]:
-        """The hall: the whole snapshot, then patches."""
+    async def stream(self, slot: Slot, since: int | None = None) -> AsyncIterator[bytes]:
+        """The hall: the whole snapshot (unless the screen has frame `since` already, from
+        `GET /api/hall`: then what changed since), then patches."""
         try:
             frame = self.current()
             sent, pings = frame.serial, self.pings
-            yield f"retry: {RETRY_MS}\n\n".encode() + frame.full
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            if since != frame.serial:  # the same bytes object for every stream: no copy
+                yield frame.patch if since == frame.serial - 1 and frame.patch else frame.full
             while not self.closing:
                 frame = self.current()
                 if frame.serial != sent:  # published while this stream was sending
@@ -267,7 +270,8 @@ class HallFeed:
         try:
             frame = self.current()
             last, seen, pings = frame.team(team), frame.serial, self.pings
-            yield f"retry: {RETRY_MS}\n\n".encode() + (last or b"") + self.ping
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            yield (last or b"") + self.ping
             while not self.closing:
                 frame = self.current()
                 if frame.serial != seen:

@@ -56,8 +56,9 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         if slot is None:  # the page retries by itself, later
             return JSONResponse({"error": "hall.too_many_viewers"}, status_code=503,
                                 headers={"Retry-After": "10"})
-        team = request.query_params.get("team")
-        body = feed.team_stream(slot, team) if team else feed.stream(slot)
+        team, since = request.query_params.get("team"), request.query_params.get("since", "")
+        body = feed.team_stream(slot, team) if team else \
+            feed.stream(slot, int(since) if since.isdigit() else None)
         return StreamingResponse(body, media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"},

@@ -623,7 +623,9 @@
   function connect() {
     clearTimeout(reconnectTimer);
     if (source) source.close();
-    const es = new EventSource(STREAM_URL);
+    // The stream starts from the snapshot on screen: only what changed since comes first.
+    const since = snap && typeof snap.serial === 'number' ? `?since=${snap.serial}` : '';
+    const es = new EventSource(STREAM_URL + since);
     source = es;
     es.onopen = () => {
       if (source !== es) return;
@@ -713,11 +715,9 @@
     });
     PHONE.addEventListener('change', layoutPages);
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(layoutPages);
-    // The first paint comes from GET /api/hall; the stream starts at the same time and
-    // fetches again once open, so a change between the two is not lost.
-    refetchOnOpen = true;
-    connect();
-    fetchSnapshot();
+    // The first paint comes from GET /api/hall; then the stream starts from that snapshot
+    // (a change between the two comes first on it).
+    fetchSnapshot().finally(connect);
   }
 
   window.hall = {
