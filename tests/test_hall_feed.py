@@ -12,7 +12,8 @@ import pytest
 from kiosk.scorer import hall
 from kiosk.scorer.feed import HallFeed
 
-from .hall_events import Tables, hall as make_hall
+from .hall_events import Tables
+from .hall_events import hall as make_hall
 
 
 def data(message: bytes) -> tuple[str, dict]:

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
 from kiosk.scorer import roster
-from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.director import MAX_TABLES, AdminError, Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 
@@ -145,3 +145,14 @@ def test_a_bad_roster_is_refused_naming_the_row(text, problem):
 def test_a_file_that_is_not_text_is_refused():
     with pytest.raises(roster.RosterError, match="neither UTF-8 nor GBK"):
         roster.parse(b"name\n\xff\xfe\x00\n")
+
+
+def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
+    director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
+    director.create_event("杯", "xiamen-2015")
+    assert len(director.add_tables(MAX_TABLES)) == MAX_TABLES == 1000
+    assert director.table_count() == 1000
+    for wrong in (0, MAX_TABLES + 1):
+        with pytest.raises(AdminError, match=f"1 to {MAX_TABLES} tables"):
+            director.add_tables(wrong)
+    assert director.table_count() == 1000  # a refused count changes nothing

@@ -97,7 +97,7 @@ def test_the_team_page_has_every_language_and_the_qr_code_opens_it(browser, scor
 
 
 def test_the_hall_page_follows_patches_to_the_same_picture(browser, scorer):
-    process, director, tables = scorer
+    process, _, tables = scorer
     kinds: list[str] = []
 
     def listen() -> None:  # what the stream sends, next to the page

@@ -33,6 +33,8 @@ SESSION_HOURS = 12.0
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 CHECKPOINT_NAME = "folds.sqlite"
+# The largest hall measured (bench/bench_hall_feed.py, bench_pairing.py at 2,000 teams).
+MAX_TABLES = 1000
 SWISS_FORMATS = ("swiss", "single")
 FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
 
@@ -248,8 +250,8 @@ class Director:
 
     def add_tables(self, count: int) -> dict[int, str]:
         """Tables 1..count get a pairing code each (a table already paired keeps its kiosk)."""
-        if not 1 <= count <= 500:
-            raise AdminError("a hall has 1 to 500 tables")
+        if not 1 <= count <= MAX_TABLES:
+            raise AdminError(f"a hall has 1 to {MAX_TABLES} tables")
         self.store.set_setting("tables", str(count))
         paired = self.store.paired_tables()
         return {n: self.store.issue_code(n) for n in range(1, count + 1) if n not in paired}

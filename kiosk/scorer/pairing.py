@@ -31,6 +31,7 @@ import numpy as np
 import rustworkx as rx
 
 NEAREST = 12  # candidates on each side of a team in the sparse graph (and as many of other units)
+WIDER = 5  # the second try's candidates, as a multiple of NEAREST
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,13 @@ def cheapest(order: Sequence[str], played: Collection[frozenset[str]],
     rematch = Tiers(n).rematch
     allowed = matrix < rematch
     np.fill_diagonal(allowed, False)
-    sparse = _candidates(matrix, allowed, nearest)
-    if sparse.sum() < allowed.sum():  # otherwise the sparse graph is the complete one
+    unit_pairs = _unit_pairs_needed(order, unit)
+    for width in (nearest, WIDER * nearest):  # a wider graph proves what a narrow one cannot
+        sparse = _candidates(matrix, allowed, width)
+        if sparse.sum() >= allowed.sum():
+            break  # the sparse graph is the complete one
         found = _solve(matrix, sparse)
-        if found is not None and found.cost <= _bound(matrix, allowed, sparse,
-                                                       _unit_pairs_needed(order, unit)):
+        if found is not None and found.cost <= _bound(matrix, allowed, sparse, unit_pairs):
             return Matching(found.pairs, found.cost, True)
     found = _solve(matrix, allowed)
     if found is None:  # no rematch-free pairing exists: allow rematches, as few as possible
