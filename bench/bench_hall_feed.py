@@ -101,8 +101,9 @@ async def watch(host: str, port: int, path: str, record: Any, source: str) -> No
                 arrived = time.time()
                 found = SENT.search(line.rstrip(), max(0, len(line) - 60))
                 stamp = (found.group(1) or found.group(2)) if found else None
-                if stamp is None:
-                    generated = GENERATED.search(line, 0, 200)
+                if stamp is None:  # a snapshot says it first, a team's view last
+                    generated = GENERATED.search(line, 0, 200) or \
+                        GENERATED.search(line, max(0, len(line) - 60))
                     stamp = generated.group(1) if generated else None
                 if stamp is not None:
                     record("message", arrived - float(stamp), len(line))
