@@ -24,20 +24,34 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kiosk.rules import HandEntry, KittyEntry, PenaltyEntry, Rulesets, TeamMatch, replay
+from kiosk.rules import (
+    HandEntry,
+    KittyEntry,
+    PenaltyEntry,
+    Ruleset,
+    Rulesets,
+    TeamMatch,
+    replay,
+)
 
 TARGET = 30_000
 TEAM_IDS = ("xiamen-2015", "standard-80fen", "chaodipi-2011")
 SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3")
 
 
-def random_hand(rng: random.Random, penalty_codes: list[str], points: int) -> dict[str, Any]:
+def random_hand(rng: random.Random, ruleset: Ruleset, penalty_codes: list[str], dealer: str,
+                points: int) -> dict[str, Any]:
     hand: dict[str, Any] = {"points": points}
     if rng.random() < 0.3:
         hand["kitty"] = {"points": rng.randrange(0, min(80, 200 - points) // 5 + 1) * 5,
                          "shape": rng.choice(SHAPES)}
     if rng.random() < 0.1:
-        hand["penalties"] = [{"code": rng.choice(penalty_codes), "seat": rng.choice("NESW")}]
+        code = rng.choice(penalty_codes)
+        penalty = {"code": code, "seat": rng.choice(ruleset.seats_for(code, dealer))}
+        default = ruleset.penalties[code].default
+        if default is not None and default.per_card:
+            penalty["cards"] = rng.randint(1, 3)
+        hand["penalties"] = [penalty]
     return hand
 
 
@@ -46,7 +60,8 @@ def to_entry(hand: dict[str, Any]) -> HandEntry:
     return HandEntry(
         points=hand["points"],
         kitty=KittyEntry(kitty["points"], kitty["shape"]) if kitty else None,
-        penalties=tuple(PenaltyEntry(p["code"], p["seat"]) for p in hand.get("penalties", ())))
+        penalties=tuple(PenaltyEntry(p["code"], p["seat"], cards=p.get("cards"))
+                        for p in hand.get("penalties", ())))
 
 
 def make_records(rulesets: Rulesets, total: int, rng: random.Random,
@@ -62,7 +77,8 @@ def make_records(rulesets: Rulesets, total: int, rng: random.Random,
         state = TeamMatch.start(ruleset, first)
         hands = []
         while state.winner is None and made < total:
-            hand = random_hand(rng, codes, points())
+            assert state.next_dealer is not None  # no redeals here: the dealer is known
+            hand = random_hand(rng, ruleset, codes, state.next_dealer, points())
             state, _ = state.play(to_entry(hand))
             hands.append(hand)
             made += 1

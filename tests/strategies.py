@@ -31,6 +31,8 @@ def _penalty(draw: Any, ruleset: Ruleset, *, allow_levels: bool) -> dict[str, An
         entry["points"] = draw(st.integers(outcome.min // 5, top // 5)) * 5
     if outcome.effect == "referee-levels":
         entry["levels"] = draw(st.integers(1, 3))
+    if outcome.referee_confirms:
+        entry["confirmed"] = draw(st.booleans())
     return entry
 
 

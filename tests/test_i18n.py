@@ -34,9 +34,11 @@ def test_a_keyed_error_is_explained_in_each_language_and_a_bare_one_never_shows_
     from kiosk.i18n import explain
     from kiosk.rules.errors import EntryError
 
-    keyed = EntryError("points", "points: 255 is not a card-point count").explained(
-        "time.seconds", n=5)
+    keyed = EntryError("", "255 is not a card-point count").explained("time.seconds", n=5)
     assert [explain(keyed, lang) for lang in LANGS] == ["5秒", "5秒", "5 s"]
+    located = EntryError("points", "255 is not a card-point count").explained(
+        "time.seconds", n=5)  # an entry's field is named before the problem
+    assert [explain(located, lang) for lang in LANGS] == ["得分：5秒", "得分：5秒", "points: 5 s"]
     bare = EntryError("points", "points: None is not a card-point count")
     for lang in LANGS:
         assert "None" not in explain(bare, lang)

@@ -34,10 +34,16 @@ def test_per_card_penalties_count_cards(rulesets):
     assert r.total == 50 + 30 + 80  # chaodipi stacks the card penalty and partner-silent
 
 
-def test_per_card_penalty_without_a_count_is_one_card(rulesets):
-    _, r = at_levels(rulesets, "chaodipi-2011", "2", "2", "N").play(
-        hand(50, penalties=[penalty("wrong-follow", "W")]))
-    assert r.total == 40
+def test_per_card_penalty_without_a_count_is_refused(rulesets):
+    # chaodipi 「甩几张罚几十」: the count decides the cost, so a missing one is never taken as 1
+    match = at_levels(rulesets, "chaodipi-2011", "2", "2", "N")
+    for code in ("wrong-follow", "failed-throw", "exposed-card", "rearranged"):
+        with pytest.raises(EntryError) as err:
+            match.play(hand(50, penalties=[penalty(code, "W")]))
+        assert err.value.field == "penalties[0].cards"
+        assert err.value.problem_key == "rules.entry.cards_missing"
+    _, r = match.play(hand(50, penalties=[penalty("failed-throw", "W", cards=3)]))
+    assert r.total == 20
 
 
 @pytest.mark.parametrize(("entry", "field"), [
@@ -130,12 +136,18 @@ def test_chaodipi_first_time_a_warning_counts_per_side(rulesets):
         ("warning", 1, 100), ("warning", 1, 100), ("points", 2, 180)]  # hand 3: NS deal
 
 
-def test_chaodipi_bury_overrun_warns_then_costs_eighty(rulesets):
+def test_chaodipi_bury_overrun_warns_then_costs_eighty_once_the_referee_confirms(rulesets):
     match = TeamMatch.start(rulesets["chaodipi-2011"], "N")
     bury = [penalty("time-overrun", "N", choice="bury")]
-    _, rs = play(match, hand(40, penalties=bury), hand(40, penalties=[
-        penalty("time-overrun", "S", choice="bury")]))
-    assert [r.total for r in rs] == [40, 120]
+    second = penalty("time-overrun", "S", choice="bury")
+    match, (first,) = play(match, hand(40, penalties=bury))
+    _, unconfirmed = match.play(hand(40, penalties=[second]))
+    _, confirmed = match.play(hand(40, penalties=[{**second, "confirmed": True}]))
+    assert [r.total for r in (first, unconfirmed, confirmed)] == [40, 40, 120]
+    assert [r.penalties[0].effect for r in (first, unconfirmed, confirmed)] == [
+        "warning", "unconfirmed", "points"]
+    assert rulesets["chaodipi-2011"].penalties["time-overrun"].referee_confirms
+    assert not rulesets["xiamen-2015"].penalties["time-overrun"].referee_confirms
 
 
 def test_chaodipi_play_overrun_amount_is_the_referees(rulesets):

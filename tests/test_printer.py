@@ -86,15 +86,20 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     assert SlipPrinter(f"{printer.path}", timeout=2).print_slip(data) == "printed"
     text = printer.text()
     printer.close()
-    for needed in ("记分表", "赛事: 厦门粮食系统运动会", "轮次: 3  桌号: 7",
-                   "南北: 市购销公司 张三/李四", "3 E 暴露张 +10",
-                   "胜方：东西（打过终点级）", "大分: 南北 0  东西 3",
-                   "净胜级数: 南北 -9  东西 9", "裁判签名："):
+    for needed in ("记分表", "赛事：厦门粮食系统运动会", "轮次：3  桌号：7",
+                   "南北：市购销公司\n  北 张三  南 李四", "东 王五 暴露张：罚10分（计入旁",
+                   "抠底：底牌10分×8（2连对）＝", "北 张三 甩错牌 2张：罚20分（从",
+                   "胜方：东西（打过A）", "最终级数：南北 4  东西 过A", "大分：南北 0  东西 3",
+                   "净胜级数：南北 -9  东西 +9", "裁判签名：", "北 张三签名："):
         assert needed in text, needed
-    table = text.split("-" * 32)[1].split("违例:")[0]
-    hand_rows = [row.split() for row in table.strip().splitlines()[1:]]
-    assert [row[:4] for row in hand_rows][:2] == [["1", "N", "2", "45"], ["2", "S", "4", "140"]]
+    table = text.split("-" * 32)[1]
+    heads, *rows = table.strip("\n").splitlines()
+    assert heads.split() == ["副", "庄", "级", "得分", "结果", "升", "南北", "东西"]
+    hand_rows = [row.split() for row in rows if not row.startswith(" ")]  # notes are indented
+    assert [row[:4] for row in hand_rows][:2] == [["1", "北", "2", "45"], ["2", "南", "4", "140"]]
     assert len(hand_rows) == 8
+    signers = [line.split("签名")[0] for line in text.splitlines() if "签名：" in line]
+    assert signers == ["北 张三", "东 王五", "南 李四", "西 赵六", "裁判"]  # table order
 
 
 @pytest.mark.parametrize("paper", [58, 80])
@@ -195,7 +200,7 @@ def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     assert (tmp_path / "slips" / "table-4-round-2.bin").exists()
     runner.step(timeout=5)
     assert [(r.name, r.reason) for r in runner.printed] == [("table-4-round-2", "printed")]
-    assert "Winner: NS (forfeit)" in printer.text()
+    assert "EW forfeit, NS win" in printer.text()
     runner.step()
     assert len(runner.printed) == 1  # one slip a match
     queue.close()

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from kiosk.i18n import LANGS, catalog, explain
 from kiosk.rules import EntryError, MatchOver, RecordError, Rulesets, TeamMatch, replay
 
 from .helpers import hand, jsonl, kiosk
@@ -127,6 +129,7 @@ def test_malformed_records_end_in_a_clean_error(raw, where, value):
         lines = list(replay(broken, RULESETS))
     except RecordError as err:
         assert str(err) and err.where
+        assert_explained(err)
     else:
         assert all("levels" in line for line in lines)
 
@@ -138,6 +141,16 @@ def test_arbitrary_json_ends_in_a_clean_error(value):
         list(replay(value, RULESETS))
     except RecordError as err:
         assert str(err)
+        assert_explained(err)
+
+
+def assert_explained(err: RecordError) -> None:
+    """The error has words in every language, naming where it sits, never the generic text."""
+    assert err.key in catalog("en"), err
+    for lang in LANGS:
+        words = explain(err, lang)
+        assert words != catalog(lang)["error.unexpected"]
+        assert not re.search(r"\{[a-z_]\w*\}", words), words  # every placeholder filled
 
 
 @settings(max_examples=25, deadline=None)

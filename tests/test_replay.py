@@ -26,6 +26,21 @@ def test_shipped_examples_replay_to_the_expected_lines(name):
         assert {k: line.get(k) for k in want} == want
 
 
+def test_the_penalties_example_replays_to_its_checked_lines():
+    # chaodipi-2011: a frier's wrong kitty (buried_by), a wrong card and the silent partner on
+    # one incident, the first bury overrun a warning and the second confirmed by the referee,
+    # the first look-back free, the dealer side's underdrawn kitty; each total checked by hand
+    done = kiosk("replay", str(EXAMPLES / "chaodipi-2011-penalties.json"))
+    assert done.returncode == 0, done.stderr
+    expected = jsonl((EXAMPLES / "chaodipi-2011-penalties.expected.jsonl").read_text())
+    got = jsonl(done.stdout)
+    assert got == expected
+    assert [(x["total"], x["result"], x["advance"]) for x in got] == [
+        (20, "hold", 6), (150, "take-over", 7), (50, "hold", 2), (110, "take-over", 3),
+        (50, "hold", 3)]
+    assert got[-1]["levels"] == {"NS": "A", "EW": "J"}
+
+
 def test_shuangsheng_deal_of_255_card_points_is_refused():
     # The shared example's deal 16 enters 255 card points; two decks hold 200 (RULES.md §1).
     # The shipped copy reaches T = 255 with 95 points and a kitty of 40 taken by a pair.
@@ -34,8 +49,8 @@ def test_shuangsheng_deal_of_255_card_points_is_refused():
     done = replay(record)
     assert done.returncode == 2
     assert len(jsonl(done.stdout)) == 15
-    assert done.stderr.strip() == ("kiosk replay: deal 16: points: 255 is not a card-point "
-                                   "count; give a multiple of 5 from 0 to 200")
+    assert done.stderr.strip() == ("kiosk replay: 第16副，得分：255不是有效的牌分；"
+                                   "请填0到200之间5的倍数")
 
 
 def test_stdin_and_file_give_the_same_lines():
@@ -50,62 +65,80 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
             {"code": "exposed-card", "seat": "Q"}]}, {"points": 10}]})
     assert done.returncode == 2
     assert [line["hand"] for line in jsonl(done.stdout)] == [1, 2]
-    assert done.stderr.startswith("kiosk replay: hand 3: penalties[0].seat: 'Q' is not a seat")
+    assert done.stderr.strip() == ("kiosk replay: 第3副，第1条违例的座位：'Q'不是座位；"
+                                   "请填N（北）、E（东）、S（南）或W（西）")
     assert "Traceback" not in done.stderr
 
 
-@pytest.mark.parametrize(("record", "message"), [
+@pytest.mark.parametrize(("record", "chinese", "english"), [
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 0}] * 9},
-     "hand 4: the match is over: NS won (ladder)"),
-    ({"ruleset": "nope", "hands": []}, "record: ruleset: unknown ruleset 'nope'"),
+     "第4副：比赛已经结束：南北获胜", "hand 4: the match is over: NS won"),
+    ({"ruleset": "nope", "hands": []}, "比赛记录，规则：没有规则'nope'",
+     "the record, ruleset: unknown ruleset 'nope'"),
     ({"ruleset": "xiamen-2015", "hands": [{"points": 45}]},
-     "hand 1: dealer: give the first dealer"),
+     "第1副，庄家：请填首庄", "hand 1, dealer: give the first dealer"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"dealer": "E", "points": 5}]},
-     "record: first_dealer: 'N' differs from hand 1's dealer 'E'"),
+     "比赛记录，首庄：首庄'N'与第1副的庄家'E'不同",
+     "the record, first dealer: the first dealer 'N' differs from hand 1's dealer 'E'"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "pionts": 3}]},
-     "hand 1: pionts: unknown field"),
+     "第1副，“pionts”：不认识的字段", "hand 1, “pionts”: unknown field"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "ruleset_sha256": "0" * 64}, "record: ruleset_sha256: the record was scored with"),
-    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": "lots"}, "record: hands: give"),
-    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [7]}, "hand 1: entry: must be"),
+      "ruleset_sha256": "0" * 64}, "比赛记录，规则文件校验值（sha256）：这份记录是用另一份",
+     "the record, ruleset checksum (sha256): the record was scored with another"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": "lots"},
+     "比赛记录，各副记录：应为列表", "the record, hands: give a list"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [7]},
+     "第1副，这一副的记录：应为一个JSON对象", "hand 1, this hand's entry: must be"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "kitty": 30}]},
-     "hand 1: kitty: must be a JSON object"),
+     "第1副，抠底：应为一个JSON对象", "hand 1, kitty: must be a JSON object"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "redeal": 1}]},
-     "hand 1: redeal: 1: give true or false"),
+     "第1副，革命：1：请填true（是）或false（否）", "hand 1, redeal: 1: give true or false"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"time_up": "later"}}, "end: time_up: 'later'"),
+      "end": {"time_up": "later"}}, "比赛结束记录，时间到：'later'不可用",
+     "the end of the match, time up: 'later' is refused"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"forfeit": "NS", "time_up": "between-hands"}}, "end: give either"),
+      "end": {"forfeit": "NS", "time_up": "between-hands"}},
+     "比赛结束记录：时间到（time_up）和弃权（forfeit）请只填一项",
+     "the end of the match: give either"),
     ({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"time_up": "between-hands"}}, "end: time_up: standard-80fen has no time-up"),
+      "end": {"time_up": "between-hands"}},
+     "比赛结束记录，时间到：“扑克牌八十分比赛规则”没有规定比赛时间到时怎么办",
+     "the end of the match, time up: “Standard competition 80 points” has no time-up rule"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}, {"points": 60}],
-      "end": {"time_up": "during-last-hand"}}, "hand 2: end.time_up: at time up the levels"),
+      "end": {"time_up": "during-last-hand"}}, "第2副，时间到：时间到时双方级数不同",
+     "hand 2, time up: at time up the levels differed"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"forfeit": "SN"}}, "end: forfeit: 'SN' is not a team"),
+      "end": {"forfeit": "SN"}}, "比赛结束记录，弃权：'SN'不是队",
+     "the end of the match, forfeit: 'SN' is not a team"),
     ({"ruleset": "shuangsheng-2011", "deals": [{"partner_card": "2", "points": 45}] * 17},
-     "deal 17: a shuangsheng-2011 round is 16 deals"),
-    ([1, 2], "record: a match record is a JSON object"),
+     "第17副：“2011 扑克双升个人赛”每轮打16副，已经打完",
+     "deal 17: a “Shuangsheng individual event 2011” round is 16 deals"),
+    ([1, 2], "比赛记录：应为一个JSON对象", "the record: must be a JSON object"),
 ])
-def test_bad_records_are_refused_with_a_clear_message(record, message):
-    done = replay(record)
+def test_bad_records_are_refused_with_a_clear_message(record, chinese, english):
+    done = replay(record)  # 简体中文 by default
     assert done.returncode == 2
-    assert done.stderr.startswith(f"kiosk replay: {message}"), done.stderr
+    assert done.stderr.startswith(f"kiosk replay: {chinese}"), done.stderr
     assert "Traceback" not in done.stderr
+    done = replay(record, "--lang", "en")
+    assert done.stderr.startswith(f"kiosk replay: {english}"), done.stderr
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("{not json", "record: not JSON: Expecting property name"),
-    ("", "record: not JSON: Expecting value"),
+    ("{not json", "比赛记录：不是JSON格式（第1行第2列）"),
+    ("", "比赛记录：不是JSON格式（第1行第1列）"),
 ])
 def test_unreadable_input(text, message):
     done = kiosk("replay", "-", stdin=text)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith(f"kiosk replay: {message}")
+    assert done.stderr.strip() == f"kiosk replay: {message}"
 
 
 def test_missing_file():
-    done = kiosk("replay", "/nonexistent/record.json")
-    assert done.returncode == 2 and "cannot read /nonexistent/record.json" in done.stderr
+    done = kiosk("replay", "/nonexistent/record.json", "--lang", "en")
+    assert done.returncode == 2
+    assert done.stderr.strip() == ("kiosk replay: the record: cannot read "
+                                   "/nonexistent/record.json: No such file or directory")
 
 
 def test_time_up_between_hands_marks_the_last_line():
@@ -153,10 +186,12 @@ def test_score_sheet(lang):
                  "--lang", lang)
     assert done.returncode == 0, done.stderr
     head = {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang]
-    winner = {"zh-Hans": "胜方：东西", "zh-Hant": "勝方：東西", "en": "Winner: EW"}[lang]
+    winner = {"zh-Hans": "胜方：东西（打过A）", "zh-Hant": "勝方：東西（打過A）",
+              "en": "Winner: EW (past A)"}[lang]
     assert head in done.stdout and winner in done.stdout
     hand_rows = [line.split() for line in done.stdout.splitlines() if line[:4].strip().isdigit()]
-    assert [row[:3] for row in hand_rows][-1] == ["8", "E", "K"]
+    east = {"zh-Hans": "东", "zh-Hant": "東", "en": "E"}[lang]
+    assert [row[:3] for row in hand_rows][-1] == ["8", east, "K"]
 
 
 def test_score_sheet_for_shuangsheng_ranks_players():
@@ -170,7 +205,7 @@ def test_score_sheet_shows_where_replay_stopped():
     done = replay({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [
         {"points": 45}, {"points": 3}]}, "--format", "sheet", "--lang", "en")
     assert done.returncode == 2
-    assert "Stopped at an error: hand 2: points" in done.stdout
+    assert "Stopped at an error: hand 2, points: 3 is not a card-point count" in done.stdout
 
 
 @pytest.mark.parametrize("text", [

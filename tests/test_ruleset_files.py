@@ -55,7 +55,8 @@ def test_timing_and_penalty_catalog_as_rules_md_gives(rulesets):
             chaodipi.time.rebury_seconds, chaodipi.time.match_minutes) == (15, 60, 60, 60)
     assert rulesets["standard-80fen"].time.match_minutes is None
     assert set(rulesets["shuangsheng-2011"].penalties) == {
-        "failed-throw", "hidden-card", "card-count", "time-overrun"}
+        "failed-throw", "hidden-card", "card-count", "time-overrun",
+        "exposed-card", "out-of-turn", "look-back"}  # the last three: recorded, no cost
     assert {"kitty-recount", "bad-trump-show", "hidden-card-trump"} <= set(xiamen.penalties)
     assert {"rearranged", "partner-silent", "kitty-underdrawn"} <= set(chaodipi.penalties)
     assert chaodipi.frying and not xiamen.frying
@@ -97,12 +98,15 @@ def test_broken_ruleset_files_are_refused(tmp_path, old, new, key, words):
     path = write(tmp_path, broken(old, new)) / "house.toml"
     with pytest.raises(RulesetError) as err:
         Rulesets.load([tmp_path])
-    assert (err.value.file, err.value.key) == (str(path), key)
+    assert (err.value.file, err.value.path) == (str(path), key)
     assert str(err.value) == f"{path}: {key}: {err.value.problem}"
     assert words in err.value.problem
-    done = kiosk("--rules-dir", str(tmp_path), "rules", "list")
+    done = kiosk("--rules-dir", str(tmp_path), "rules", "list", "--lang", "en")
     assert done.returncode == 2
-    assert done.stderr.strip() == f"kiosk rules: {err.value}"
+    assert done.stderr.strip() == f"kiosk rules: ruleset file {path}, {key}: {err.value.problem}"
+    done = kiosk("--rules-dir", str(tmp_path), "rules", "list")  # 简体中文 by default
+    assert done.stderr.startswith(f"kiosk rules: 规则文件{path}，{key}："), done.stderr
+    assert not re.search("[a-z]{3,} (is|the|a) ", done.stderr.split("：", 1)[1]), done.stderr
 
 
 def test_toml_syntax_error_names_its_line(tmp_path):
@@ -170,6 +174,8 @@ def test_rules_show_in_every_language(rulesets, ruleset_id, lang, words):
 def test_rules_show_unknown_id():
     done = kiosk("rules", "show", "nope")
     assert done.returncode == 2
+    assert done.stderr.startswith("kiosk rules: 没有规则'nope'；已知的规则：xiamen-2015")
+    done = kiosk("rules", "show", "nope", "--lang", "en")
     assert "unknown ruleset 'nope'; known: xiamen-2015" in done.stderr
 
 

@@ -122,9 +122,9 @@ def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clo
     assert s.tick() == []  # E's fresh move
 
 
-def test_chaodipi_bury_overrun_warns_then_costs_eighty(tmp_path, rulesets, clock):
+def test_chaodipi_bury_overrun_warns_then_awaits_the_referee(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
-    totals = []
+    results = []
     for _ in range(2):
         if s.state.draft.dealer is None:
             s.grab_dealer("N")
@@ -133,10 +133,14 @@ def test_chaodipi_bury_overrun_warns_then_costs_eighty(tmp_path, rulesets, clock
         s.press(s.state.clock.seat)
         s.end_play()
         s.enter_points(40)
-        totals.append(s.finish_entries().total)
+        results.append(s.finish_entries())
         s.confirm("N")
         s.confirm("E")
-    assert totals == [40, 120]  # dealer N, then its partner S: NS's second bury overrun
+    # dealer N, then its partner S: NS's second bury overrun costs 80 only once the referee
+    # confirms it (chaodipi 三.4 「立即招请裁判」, issue 13); the session's confirm step is the
+    # kiosk's part of the issue
+    assert [r.total for r in results] == [40, 40]
+    assert [r.penalties[0].effect for r in results] == ["warning", "unconfirmed"]
 
 
 def test_chaodipi_fry_hands_the_kitty_and_the_clock_to_the_frier(tmp_path, rulesets, clock):

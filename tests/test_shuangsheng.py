@@ -87,7 +87,7 @@ def test_card_count_after_bury_costs_big_points(round_):
 def test_team_only_penalties_do_not_exist_here(round_):
     with pytest.raises(EntryError) as err:
         round_.play(DealEntry(points=20, partner="N", penalties=(
-            PenaltyEntry("exposed-card", "W"),)))
+            PenaltyEntry("kitty-wrong", "W"),)))
     assert err.value.field == "penalties[0].code"
 
 

@@ -1,6 +1,6 @@
 """`kiosk replay FILE|-`: recompute a match record (RULES.md §9) and print one JSON object per
 hand, or a score sheet. A bad record prints the lines before the problem, then the problem on
-stderr, and exits 2."""
+stderr in the chosen language (naming the hand and the field), and exits 2."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from ..i18n import explain
 
 
 def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -29,20 +31,30 @@ def read_record(name: str) -> Any:
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError("record", "", f"cannot read {name}: {exc}") from None
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise RecordError("record", "", f"cannot read {name}: {exc}").explained(
+            "replay.cannot_read", name=name, reason=reason) from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, a number too long, nesting
-        raise RecordError("record", "", f"not JSON: {exc}") from None
+        error = RecordError("record", "", f"not JSON: {exc}")
+        if isinstance(exc, json.JSONDecodeError):
+            raise error.explained("replay.not_json_at", line=exc.lineno, column=exc.colno
+                                  ) from None
+        raise error.explained("replay.not_json") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..rules import RecordError, replay
+    from ..rules import RecordError, RulesError, replay
     from ..sheet import score_sheet
     from .main import EXIT_USAGE, load_rulesets
 
-    rulesets = load_rulesets(args)
-    record = read_record(args.file)
+    try:
+        rulesets = load_rulesets(args)
+        record = read_record(args.file)
+    except RulesError as exc:
+        print(f"kiosk replay: {explain(exc, args.lang)}", file=sys.stderr)
+        return EXIT_USAGE
     lines: list[dict[str, Any]] = []
     error: RecordError | None = None
     try:
@@ -55,9 +67,9 @@ def run(args: argparse.Namespace) -> int:
     record_ok = error is None or error.where != "record"  # a sheet needs a readable record
     if args.format == "sheet" and record_ok:
         ruleset = rulesets[record["ruleset"]]
-        print(score_sheet(record, ruleset, lines, args.lang, str(error) if error else None),
-              end="")
+        print(score_sheet(record, ruleset, lines, args.lang,
+                          explain(error, args.lang) if error else None), end="")
     if error is not None:
-        print(f"kiosk replay: {error}", file=sys.stderr)
+        print(f"kiosk replay: {explain(error, args.lang)}", file=sys.stderr)
         return EXIT_USAGE
     return 0

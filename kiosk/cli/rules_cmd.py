@@ -1,10 +1,14 @@
-"""`kiosk rules list` and `kiosk rules show ID`."""
+"""`kiosk rules list` and `kiosk rules show ID`. A broken house ruleset or an unknown id is
+said in the chosen language, and the command exits 2."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
+
+from ..i18n import explain
 
 
 def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -20,16 +24,28 @@ def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from ..rules import RulesError
     from ..ruleset_text import list_rulesets
-    from .main import load_rulesets
+    from .main import EXIT_USAGE, load_rulesets
 
-    print(list_rulesets(load_rulesets(args), args.lang))
+    try:
+        rulesets = load_rulesets(args)
+    except RulesError as exc:
+        print(f"kiosk rules: {explain(exc, args.lang)}", file=sys.stderr)
+        return EXIT_USAGE
+    print(list_rulesets(rulesets, args.lang))
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..rules import RulesError
     from ..ruleset_text import show_ruleset
-    from .main import load_rulesets
+    from .main import EXIT_USAGE, load_rulesets
 
-    print(show_ruleset(load_rulesets(args).require(args.id), args.lang), end="")
+    try:
+        ruleset = load_rulesets(args).require(args.id)
+    except RulesError as exc:
+        print(f"kiosk rules: {explain(exc, args.lang)}", file=sys.stderr)
+        return EXIT_USAGE
+    print(show_ruleset(ruleset, args.lang), end="")
     return 0

@@ -1,15 +1,18 @@
 """The score slip a thermal printer prints at the end of a match, as text or ESC/POS bytes.
 
 It carries what the seeds' 记分表 ask: event, round, table, ruleset, teams and players, every
-hand (dealer, level, defenders' total, result), penalties, final levels, the winner, big points
-and net levels, and lines to sign. 58 mm paper holds 32 columns, 80 mm 48 (a Chinese character
-takes two). Chinese text goes to the printer in GB18030."""
+hand (dealer as 北/东/南/西, level, defenders' total, result) with its kitty and penalties under
+it in words, final levels, the winner, big points and net levels, and a line for each player to
+sign, in table order, and for the referee. 58 mm paper holds 32 columns, 80 mm 48 (a Chinese
+character takes two). Chinese text goes to the printer in GB18030."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import hand_words as words
 from ..i18n import translator
 from ..rules import Ruleset
 from ..textfmt import pad, width
@@ -33,134 +36,149 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
                                                                    ruleset.name(lang))
                                   for line in wrap(title, cols)]
     if record.get("event"):
-        out += [("text", line) for line in wrap(f"{t('sheet.event')}: {record['event']}", cols)]
-    where = [f"{t('sheet.' + key)}: {record[key]}" for key in ("round", "table") if key in record]
+        out += [("text", line) for line in wrap(t("words.field", label=t("sheet.event"),
+                                                  value=record["event"]), cols)]
+    where = [t("words.field", label=t(f"sheet.{key}"), value=record[key])
+             for key in ("round", "table") if key in record]
     out += [("text", line) for line in wrap("  ".join(where), cols) if line]
-    out.append(("text", f"{t('sheet.ruleset')}: {ruleset.id} {ruleset.sha256[:8]}"))
+    out.append(("text", t("words.field", label=t("sheet.ruleset"),
+                          value=f"{ruleset.id} {ruleset.sha256[:8]}")))
     teams, players = record.get("teams") or {}, record.get("players") or {}
-    if ruleset.kind == "team":
+    if ruleset.kind == "team":  # the team's name, then its players on a line of their own
         for team in ("NS", "EW"):
-            who = "/".join(players[s] for s in team if s in players)
-            out += [("text", x) for x in wrap(f"{t('team.' + team)}: {teams.get(team, '')} "
-                                              f"{who}".rstrip(), cols)]
+            line = words.team_line(team, {team: teams.get(team)} if teams.get(team) else {},
+                                   {}, lang) if teams.get(team) else None
+            who = "  ".join(words.seat_name(s, lang, players) for s in team if s in players)
+            if line is None and who:
+                line = words.team_line(team, {}, players, lang)
+                who = ""
+            out += [("text", x) for x in wrap(line, cols)] if line else []
+            out += [("text", "  " + x) for x in wrap(who, cols - 2)] if who else []
     elif players:
-        out += [("text", x) for x in wrap("  ".join(f"{p} {n}" for p, n in players.items()),
-                                          cols)]
+        out += [("text", x) for x in wrap("  ".join(
+            words.seat_name(p, lang, players) for p in words.table_order(ruleset)
+            if p in players), cols)]
     out.append(("rule", "-" * cols))
-    out += _hands(ruleset, lines, cols, lang) if ruleset.kind == "team" else \
-        _deals(ruleset, lines, cols, lang)
+    out += _hands(record, ruleset, lines, cols, lang) if ruleset.kind == "team" else \
+        _deals(record, ruleset, lines, cols, lang)
     out.append(("rule", "-" * cols))
-    out += [("text", x) for x in _result(ruleset, lines, cols, lang)]
+    out += [("text", x) for x in _result(record, ruleset, lines, cols, lang)]
     out.append(("text", ""))
-    signers = ([t("team.NS"), t("team.EW")] if ruleset.kind == "team"
-               else list(ruleset.deals.dealer_order if ruleset.deals else ()))
-    for who in [*signers, t("slip.referee")]:
+    for who in words.signers(ruleset, record, lang):
         label = t("slip.sign", who=who)
         out += [("text", label + "_" * max(4, cols - width(label))), ("text", "")]
     return out
 
 
-def _hands(ruleset: Ruleset, lines: Sequence[Mapping[str, Any]], cols: int,
-           lang: str) -> list[tuple[str, str]]:
+def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
+           cols: int, lang: str) -> list[tuple[str, str]]:
     t = translator(lang)
-    widths = (2, 2, 2, 3, 4, 3, 4, 4)  # hand dealer level T result + NS EW
     heads = (t("slip.col.hand"), t("slip.col.dealer"), t("slip.col.level"),
              t("slip.col.total"), t("slip.col.result"), t("slip.col.advance"), t("team.NS"),
              t("team.EW"))
-    out = [("text", _row(heads, widths, cols))]
-    notes = []
+    rows, row_notes = [], []
+    players = record.get("players") or {}
     for line in lines:
         if line.get("hand") is None:
             continue
         advance = "" if line["advance"] is None else f"+{line['advance']}"
         total = "" if line["total"] is None else str(line["total"])
-        cells = (str(line["hand"]), line["dealer"], line["level"], total,
-                 t("slip.result." + line["result"]), advance, line["levels"]["NS"],
-                 line["levels"]["EW"])
-        out.append(("text", _row(cells, widths, cols)))
-        notes += [f"{line['hand']} {_penalty(p, ruleset, lang)}"
-                  for p in line.get("penalties", [])]
-    return out + _notes(notes, cols, lang)
+        rows.append((str(line["hand"]), words.seat_name(line["dealer"], lang), line["level"],
+                     total, t("slip.result." + line["result"]), advance, line["levels"]["NS"],
+                     line["levels"]["EW"]))
+        row_notes.append(words.notes(record, line, ruleset, lang, players))
+    return _grid(heads, rows, row_notes, cols)
 
 
-def _deals(ruleset: Ruleset, lines: Sequence[Mapping[str, Any]], cols: int,
-           lang: str) -> list[tuple[str, str]]:
+def _deals(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
+           cols: int, lang: str) -> list[tuple[str, str]]:
     t = translator(lang)
-    order = ruleset.deals.dealer_order if ruleset.deals else ()
-    widths = (2, 2, 2, 2, 3, *(3,) * len(order))
+    order = words.table_order(ruleset)
+    players = record.get("players") or {}
     heads = (t("slip.col.hand"), t("slip.col.level"), t("slip.col.dealer"),
-             t("slip.col.partner"), t("slip.col.total"), *order)
-    out = [("text", _row(heads, widths, cols))]
-    notes = []
+             t("slip.col.partner"), t("slip.col.total"),
+             *(words.seat_name(p, lang) for p in order))
+    rows, row_notes = [], []
     for line in lines:
-        cells = (str(line["deal"]), line["level"], line["dealer"], line["partner"],
-                 str(line["total"]), *(str(line["awards"][p]) for p in order))
-        out.append(("text", _row(cells, widths, cols)))
-        notes += [f"{line['deal']} {_penalty(p, ruleset, lang)}"
-                  for p in line.get("penalties", [])]
+        rows.append((str(line["deal"]), line["level"], words.seat_name(line["dealer"], lang),
+                     words.seat_name(line["partner"], lang), str(line["total"]),
+                     *(str(line["awards"][p]) for p in order)))
+        row_notes.append(words.notes(record, line, ruleset, lang, players))
     if lines:
         totals = lines[-1]["totals"]
-        out.append(("text", _row(("", "", "", "", "", *(str(totals[p]) for p in order)),
-                                 widths, cols)))
-    return out + _notes(notes, cols, lang)
+        rows.append((t("sheet.totals"), "", "", "", "", *(str(totals[p]) for p in order)))
+        row_notes.append([])
+    return _grid(heads, rows, row_notes, cols)
 
 
-def _notes(notes: list[str], cols: int, lang: str) -> list[tuple[str, str]]:
-    if not notes:
-        return []
-    out = [("text", translator(lang)("slip.penalties") + ":")]
-    for note in notes:
-        out += [("text", x) for x in wrap(note, cols)]
+def _grid(heads: Sequence[str], rows: Sequence[Sequence[str]],
+          row_notes: Sequence[Sequence[str]], cols: int) -> list[tuple[str, str]]:
+    """Heads and rows in columns as wide as their widest cell (one space between), each row's
+    notes wrapped under it, indented."""
+    widths = [max(width(str(r[i])) for r in [heads, *rows]) for i in range(len(heads))]
+    out = [("text", _row(heads, widths, cols))]
+    for row, extra in zip(rows, row_notes, strict=True):
+        out.append(("text", _row(row, widths, cols)))
+        for note in extra:
+            out += [("text", "  " + x) for x in wrap(note, cols - 2)]
     return out
 
 
-def _penalty(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
-    penalty = ruleset.penalties.get(p["code"])
-    name = penalty.name(lang) if penalty else p["code"]
-    cost = f"{p['points']:+d}" if p["points"] else translator(lang)("effect." + p["effect"])
-    return f"{p['seat']} {name} {cost}"
-
-
-def _result(ruleset: Ruleset, lines: Sequence[Mapping[str, Any]], cols: int,
-            lang: str) -> list[str]:
+def _result(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
+            cols: int, lang: str) -> list[str]:
     t = translator(lang)
     last = lines[-1] if lines else None
     if ruleset.kind != "team":
         if not last:
             return [t("sheet.no_winner")]
-        totals = last["totals"]
-        ranked = sorted(totals, key=lambda p: -totals[p])
-        return wrap(" > ".join(f"{p} {totals[p]}" for p in ranked), cols)
-    if last is None or not last.get("winner"):
-        return [t("sheet.no_winner")]
-    out = wrap(t("sheet.winner", team=t("team." + last["winner"]), by=t("by." + last["by"])),
-               cols)
-    if last.get("reason"):
-        out += wrap(str(last["reason"]), cols)
-    levels = last["levels"]
-    out.append(f"{t('sheet.final_levels')}: {t('team.NS')} {levels['NS']}  "
-               f"{t('team.EW')} {levels['EW']}")
-    for key, label in (("big_points", "sheet.big_points"), ("net_levels", "sheet.net_levels")):
-        if key in last:
-            out += wrap(f"{t(label)}: {t('team.NS')} {last[key]['NS']}  {t('team.EW')} "
-                        f"{last[key]['EW']}", cols)
-    return out
+        return wrap(words.ranking_words(last["totals"], words.table_order(ruleset), lang,
+                                        record.get("players") or {}), cols)
+    return [x for line in words.ending_words(last, ruleset, lang) for x in wrap(line, cols)]
 
 
 def _row(cells: Sequence[str], widths: Sequence[int], cols: int) -> str:
     return " ".join(pad(c, w) for c, w in zip(cells, widths, strict=True)).rstrip()
 
 
+#: Characters a line must not start with (Chinese line-breaking rules), and units kept with
+#: the number before them.
+_NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%")
+_UNITS = frozenset("分张張级級秒次倍副")
+_WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
+
+
 def wrap(text: str, cols: int) -> list[str]:
-    """Split `text` into lines of at most `cols` columns (Chinese characters take two)."""
-    lines, current = [], ""
-    for ch in text:
-        if width(current + ch) > cols:
-            lines.append(current.rstrip())
-            current = ch.lstrip()
+    """Split `text` into lines of at most `cols` columns (Chinese characters take two), never
+    inside a number or a Latin word, never before closing punctuation and never between a
+    number and its unit (「80分」)."""
+    units: list[str] = []
+    for token in _WORD.findall(text):
+        glue = units and (token in _NO_LINE_START or (
+            token in _UNITS and units[-1][-1:].isdigit()))
+        if glue and width(units[-1] + token) <= cols:
+            units[-1] += token
         else:
-            current += ch
+            units.append(token)
+    lines, current = [], ""
+    for unit in units:
+        if current and width(current + unit) > cols:
+            lines.append(current.rstrip())
+            current = unit.lstrip()
+        else:
+            current += unit
+        while width(current) > cols:  # a single unit wider than the line
+            cut = _fit(current, cols)
+            lines.append(current[:cut])
+            current = current[cut:]
     return [*lines, current.rstrip()] if current.strip() or not lines else lines
+
+
+def _fit(text: str, cols: int) -> int:
+    """How many characters of `text` fit in `cols` columns (at least one)."""
+    for i in range(len(text), 0, -1):
+        if width(text[:i]) <= cols:
+            return i
+    return 1
 
 
 def as_text(slip: list[tuple[str, str]], paper: int) -> str:

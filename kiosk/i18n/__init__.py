@@ -55,8 +55,24 @@ def explain(error: BaseException, lang: str) -> str:
     """What `error` says to a person in `lang`: its catalog key rendered with its parameters.
     An error without a key (a bug, not a refusal) gets the catalog's generic words, never its
     developer text."""
-    t = translator(lang)
     key = getattr(error, "key", None)
-    if key is None or key not in catalog(lang):
-        return t("error.unexpected")
-    return t(key, **getattr(error, "params", {}))
+    if not isinstance(key, str) or key not in catalog(lang):
+        return translator(lang)("error.unexpected")
+    return render(key, getattr(error, "params", {}), lang)
+
+
+def render(key: str, params: Mapping[str, Any], lang: str) -> str:
+    """Message `key` in `lang` with `params`, where a parameter may itself be words: anything
+    with a catalog `key` and `params` (``kiosk.rules.errors.Words``) or a ruleset text (callable
+    with the language, ``kiosk.rules.Text``) is rendered in `lang` first."""
+    values = {name: _render_value(value, lang) for name, value in params.items()}
+    return translator(lang)(key, **values)
+
+
+def _render_value(value: Any, lang: str) -> Any:
+    key, params = getattr(value, "key", None), getattr(value, "params", None)
+    if isinstance(key, str) and isinstance(params, Mapping):
+        return render(key, params, lang)
+    if callable(value) and hasattr(value, "zh_hans"):  # a ruleset Text
+        return value(lang)
+    return value

@@ -5,7 +5,7 @@ Standard library only (a test checks it in a subprocess), so the kiosk, the scor
 other program can stand on it. Every value is immutable; a match is a fold of hands.
 """
 
-from .errors import EntryError, MatchOver, RecordError, RulesError, RulesetError
+from .errors import EntryError, MatchOver, RecordError, RulesError, RulesetError, Words
 from .hand import AppliedPenalty, HandScore, KittyEntry, PenaltyEntry, score_hand
 from .individual import DealEntry, DealResult, IndividualRound, PrizeFinals, form_prize_finals
 from .match import HandEntry, HandResult, MatchResult, TeamMatch, TimeUpDecision, climb
@@ -44,6 +44,7 @@ __all__ = [
     "TeamMatch",
     "Text",
     "TimeUpDecision",
+    "Words",
     "climb",
     "form_prize_finals",
     "parse_ruleset",

@@ -1,13 +1,48 @@
-"""The errors the rules core raises.
+"""The errors the rules core raises, and the words they carry for people.
 
 A refusal a person will read carries a catalog key and its parameters (`Explained`): the
 English text of the exception is for logs and developers, `kiosk.i18n.explain` gives the words
-in the reader's language.
+in the reader's language. A parameter may itself be `Words` (a catalog key with parameters, such
+as a seat or a field's name) or a ruleset `Text`; both are rendered in the reader's language.
+
+Where an error sits is part of its words: an `EntryError` names the field of the hand
+(``penalties[0].seat`` → "the seat of penalty 1"), a `RecordError` also names the hand or deal.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
+
+_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A message by catalog key and parameters, rendered later in the reader's language. Used
+    as a parameter of another message (a seat, a field, a side) and as a message of its own."""
+
+    key: str
+    params: Mapping[str, Any] = field(default_factory=lambda: _NO_PARAMS)
+
+
+def words(key: str, **params: Any) -> Words:
+    """`Words(key, params)` written as a call."""
+    return Words(key, MappingProxyType(params))
+
+
+def seat_words(seat: str) -> Words:
+    """A seat (N, E, S, W) as the reader's language names it: 北, 东, 南, 西."""
+    return words(f"seat.{seat}")
+
+
+def seats_words(seats: tuple[str, ...]) -> Words:
+    """One to four seats as a list in the reader's language (北、南)."""
+    names = {f"s{i}": seat_words(seat) for i, seat in enumerate(seats, 1)}
+    return words(f"rules.seats{len(seats)}", **names)
 
 
 class Explained:
@@ -26,20 +61,43 @@ class Explained:
 
 
 class RulesError(Explained, Exception):
-    """Base of every error the rules core raises on bad input."""
+    """Base of every error the rules core raises on bad input. `problem_key` and
+    `problem_params` are the problem alone, without where it sits (the kiosk shows it beside the
+    field); `key` and `params` are the whole message."""
 
     params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
+    problem_key: str | None = None
+    problem_params: Mapping[str, Any] = _NO_PARAMS
+
+    def explained(self, key: str, **params: Any) -> RulesError:
+        self.problem_key, self.problem_params = key, MappingProxyType(params)
+        self.key, self.params = self._located(Words(key, self.problem_params))
+        return self
+
+    @property
+    def problem_words(self) -> Words | None:
+        """The problem as `Words` (None when the error carries no catalog key)."""
+        return None if self.problem_key is None else Words(self.problem_key, self.problem_params)
+
+    def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
+        return problem.key, dict(problem.params)
 
 
 class RulesetError(RulesError):
-    """A ruleset file is unreadable or invalid. The message names the file, the key, the bad value
-    and what is allowed."""
+    """A ruleset file is unreadable or invalid. The message names the file, the key's `path`
+    in the file, the bad value and what is allowed."""
 
-    def __init__(self, file: str, key: str, problem: str) -> None:
+    def __init__(self, file: str, path: str, problem: str) -> None:
         self.file = file
-        self.key = key
+        self.path = path
         self.problem = problem
-        super().__init__(f"{file}: {key}: {problem}" if key else f"{file}: {problem}")
+        super().__init__(f"{file}: {path}: {problem}" if path else f"{file}: {problem}")
+
+    def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
+        if self.path:
+            return "rules.file.at_key", {"file": self.file, "path": self.path,
+                                         "problem": problem}
+        return "rules.file.at_file", {"file": self.file, "problem": problem}
 
 
 class EntryError(RulesError):
@@ -50,6 +108,11 @@ class EntryError(RulesError):
         self.field = field
         self.problem = problem
         super().__init__(f"{field}: {problem}" if field else problem)
+
+    def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
+        if self.field:
+            return "rules.at_field", {"field": field_words(self.field), "problem": problem}
+        return problem.key, dict(problem.params)
 
 
 class MatchOver(EntryError):
@@ -66,3 +129,65 @@ class RecordError(RulesError):
         self.problem = problem
         parts = [p for p in (where, field) if p]
         super().__init__(": ".join([*parts, problem]))
+
+    def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
+        where = where_words(self.where)
+        if self.field:
+            return "rules.at_where_field", {"where": where, "field": field_words(self.field),
+                                            "problem": problem}
+        return "rules.at_where", {"where": where, "problem": problem}
+
+    @classmethod
+    def from_entry(cls, where: str, error: EntryError, field_prefix: str = "") -> RecordError:
+        """The record-level error for an entry refused in `where` (``hand 3``): same field and
+        problem, and the same words."""
+        field_path = error.field.removeprefix(field_prefix).lstrip(".") if field_prefix \
+            else error.field
+        out = cls(where, field_path, error.problem)
+        if error.problem_key is not None:
+            out.explained(error.problem_key, **error.problem_params)
+        return out
+
+
+# -- where an error sits, in words ------------------------------------------------------------
+
+_INDEXED = re.compile(r"(\w+)\[(\d+)\](?:\.(.+))?")
+_WHERE = re.compile(r"(hand|deal) (\d+)")
+#: The fields of a record and a hand that have a name in the catalog (`rules.field.NAME`).
+KNOWN_FIELDS = frozenset({
+    "points", "kitty", "kitty.points", "kitty.shape", "penalties", "redeal", "dealer",
+    "as_played", "buried_by", "called_by", "partner", "partner_card", "first_dealer", "ruleset",
+    "ruleset_sha256", "hands", "deals", "end", "time_up", "forfeit", "reason", "event", "round",
+    "table", "teams", "players", "note", "group", "groups", "entry",
+})
+#: The fields of one penalty that have a name (`rules.field.penalty.NAME`).
+PENALTY_FIELDS = frozenset({"code", "seat", "cards", "points", "levels", "choice", "late",
+                            "incident", "confirmed"})
+
+
+def field_words(path: str) -> Words:
+    """A field path (``penalties[0].cards``, ``kitty.points``, an unknown ``pionts``) in words."""
+    indexed = _INDEXED.fullmatch(path)
+    if indexed and indexed.group(1) == "penalties":
+        number = int(indexed.group(2)) + 1
+        rest = indexed.group(3)
+        if rest is None:
+            return words("rules.field.penalty", n=number)
+        part = (words(f"rules.field.penalty.{rest}") if rest in PENALTY_FIELDS
+                else words("rules.field.named", name=rest))
+        return words("rules.field.penalty_part", n=number, part=part)
+    if path.startswith("end.") and path != "end.":
+        return field_words(path.removeprefix("end."))
+    if path in KNOWN_FIELDS:
+        return words(f"rules.field.{path}")
+    return words("rules.field.named", name=path)
+
+
+def where_words(where: str) -> Words:
+    """``hand 3``, ``deal 2``, ``end`` or ``record`` in words."""
+    numbered = _WHERE.fullmatch(where)
+    if numbered:
+        return words(f"rules.where.{numbered.group(1)}", n=int(numbered.group(2)))
+    if where in ("end", "record"):
+        return words(f"rules.where.{where}")
+    return words("rules.field.named", name=where)

@@ -8,11 +8,11 @@ every penalty does. It knows nothing of levels or dealers: the match fold (`matc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .errors import EntryError
-from .ruleset import POINT_STEP, Outcome, Ruleset
+from .errors import EntryError, Words, seat_words, words
+from .ruleset import FREE_EFFECTS, POINT_STEP, Outcome, Penalty, Ruleset
 from .seats import SEATS
 
 #: Two decks hold 200 card points; the kitty is 8 cards, at most 80 points.
@@ -35,7 +35,9 @@ class KittyEntry:
 class PenaltyEntry:
     """A penalty as the referee enters it. `seat` is the seat at fault (in shuangsheng-2011, the
     player's letter). `cards`, `points`, `levels` and `choice` are given where the ruleset asks
-    for them; `late` marks a wrong play found only after the next trick started."""
+    for them; `late` marks a wrong play found only after the next trick started. `incident`
+    links the entries for one incident (a ruleset with one penalty per incident refuses a
+    second); `confirmed` says the referee confirmed a cost the seed leaves to the referee."""
 
     code: str
     seat: str
@@ -44,13 +46,17 @@ class PenaltyEntry:
     levels: int | None = None
     choice: str | None = None
     late: bool = False
+    incident: str | int | None = None
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class AppliedPenalty:
     """A penalty as it counted: `effect` is what it did this time (a penalty whose first
-    occurrences are warnings shows ``warning``), `points` its signed change to T, `count` how many
-    times this side has had it in the match."""
+    occurrences are warnings shows ``warning``; a cost still awaiting the referee's confirmation
+    ``unconfirmed``), `points` its signed change to T, `count` how many times this side has had
+    it in the match. `not_counted` holds the signed points a fixed total (``fix-total``) made
+    void: recorded, not counted (`points` is then 0)."""
 
     code: str
     seat: str
@@ -61,14 +67,19 @@ class AppliedPenalty:
     choice: str | None = None
     cards: int | None = None
     levels: int | None = None
+    incident: str | None = None
+    confirmed: bool = False
+    not_counted: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"code": self.code, "seat": self.seat, "side": self.side,
                                "effect": self.effect, "points": self.points, "count": self.count}
-        for key in ("choice", "cards", "levels"):
+        for key in ("choice", "cards", "levels", "incident", "not_counted"):
             value = getattr(self, key)
             if value is not None:
                 out[key] = value
+        if self.confirmed:
+            out["confirmed"] = True
         return out
 
 
@@ -96,16 +107,22 @@ def check_points(points: Any, kitty: KittyEntry | None, ruleset: Ruleset) -> int
     bonus. Raises EntryError naming the field."""
     if not _is_int(points) or points % POINT_STEP or not 0 <= points <= MAX_CARD_POINTS:
         raise EntryError("points", f"{points!r} is not a card-point count; give a multiple of "
-                         f"{POINT_STEP} from 0 to {MAX_CARD_POINTS}")
+                         f"{POINT_STEP} from 0 to {MAX_CARD_POINTS}").explained(
+            "rules.entry.points_missing" if points is None else "rules.entry.points_bad",
+            value=_show(points), step=POINT_STEP, max=MAX_CARD_POINTS)
     if kitty is None:
         return int(points)
     kp = kitty.points
     if not _is_int(kp) or kp % POINT_STEP or not 0 <= kp <= MAX_KITTY_POINTS:
         raise EntryError("kitty.points", f"{kp!r} is not a kitty count; give a multiple of "
-                         f"{POINT_STEP} from 0 to {MAX_KITTY_POINTS} (8 cards)")
+                         f"{POINT_STEP} from 0 to {MAX_KITTY_POINTS} (8 cards)").explained(
+            "rules.entry.kitty_points_bad", value=_show(kp), step=POINT_STEP,
+            max=MAX_KITTY_POINTS)
     if points + kp > MAX_CARD_POINTS:
         raise EntryError("kitty.points", f"{points} in tricks plus {kp} in the kitty is "
-                         f"{points + kp}; two decks hold only {MAX_CARD_POINTS}")
+                         f"{points + kp}; two decks hold only {MAX_CARD_POINTS}").explained(
+            "rules.entry.points_over", points=points, kitty=kp, sum=points + kp,
+            max=MAX_CARD_POINTS)
     return int(points + kp * ruleset.kitty.multiplier(kitty.shape))
 
 
@@ -117,11 +134,15 @@ def score_hand(
     dealer_side: frozenset[str],
     counts: Mapping[tuple[str, str, str], int],
     side_key: Mapping[str, str],
+    dealer: str | None = None,
+    buried_by: str | None = None,
 ) -> tuple[HandScore, dict[tuple[str, str, str], int] | None]:
     """Score one hand. `dealer_side` holds the seats of the dealer side; `side_key` maps a seat
     to the key its side's counters are kept under (the team, in team rulesets); `counts` are the
-    counters of earlier penalties. Returns the score and the updated counters (None when
-    unchanged). Raises EntryError naming the field."""
+    counters of earlier penalties. Given the `dealer` (and `buried_by`, the seat that buried the
+    kitty last), a penalty at a seat that cannot commit it is refused (`Ruleset.seats_for`).
+    Returns the score and the updated counters (None when unchanged). Raises EntryError naming
+    the field."""
     applied: list[AppliedPenalty] = []
     penalty_points = 0
     steps_down = plus_one = False
@@ -131,20 +152,28 @@ def score_hand(
     big_seat: str | None = None
     big_outcome: Outcome | None = None
     new_counts: dict[tuple[str, str, str], int] | None = None
+    incidents: dict[str, int] = {}
 
     for i, entry in enumerate(penalties):
         where = f"penalties[{i}]"
-        outcome = _check_penalty(ruleset, entry, where)
+        penalty, outcome = _check_penalty(ruleset, entry, where)
+        if dealer is not None:
+            _check_seat(ruleset, penalty, entry.seat, where, dealer, dealer_side, buried_by)
+        incident = _check_incident(ruleset, entry, where, incidents, i)
         against_dealer = entry.seat in dealer_side
         key = (entry.code, entry.choice or "", side_key[entry.seat])
         if new_counts is None:
             new_counts = dict(counts)
         count = new_counts.get(key, 0) + 1
         new_counts[key] = count
-        effect = "warning" if count <= outcome.warnings_first else outcome.effect
+        effect = outcome.effect
+        if count <= outcome.warnings_first:
+            effect = "free" if outcome.first_free else "warning"
+        if outcome.referee_confirms and effect not in FREE_EFFECTS and not entry.confirmed:
+            effect = "unconfirmed"  # recorded; it costs once the referee confirms it
         amount = 0
         if effect == "points":
-            amount = outcome.points * ((entry.cards or 1) if outcome.per_card else 1)
+            amount = outcome.points * (int(entry.cards or 0) if outcome.per_card else 1)
         elif effect == "referee-points":
             amount = entry.points or 0
         elif effect == "dealer-steps-down":
@@ -155,7 +184,8 @@ def score_hand(
             value = outcome.if_dealer_side if against_dealer else outcome.if_defenders
             if fixed is not None and fixed != value:
                 raise EntryError(f"{where}.code", f"fixes the total at {value}, but an earlier "
-                                 f"penalty fixed it at {fixed}")
+                                 f"penalty fixed it at {fixed}").explained(
+                    "rules.entry.fixed_twice", value=value, earlier=fixed)
             fixed = value
         elif effect == "match-loss":
             loser = loser or entry.seat
@@ -167,8 +197,12 @@ def score_hand(
         penalty_points += signed
         applied.append(AppliedPenalty(
             entry.code, entry.seat, "dealer" if against_dealer else "defenders", effect, signed,
-            count, entry.choice, entry.cards if outcome.per_card else None, entry.levels))
+            count, entry.choice, entry.cards if outcome.per_card else None, entry.levels,
+            incident, entry.confirmed))
 
+    if fixed is not None:  # a fixed total: the other penalties' points are recorded, not counted
+        applied = [replace(p, points=0, not_counted=p.points) if p.points else p
+                   for p in applied]
     ends_early = steps_down or loser is not None or fixed is not None
     total: int | None = None
     if points is not None or kitty is not None or not ends_early:
@@ -194,41 +228,92 @@ def score_hand(
     return score, new_counts
 
 
-def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str) -> Outcome:
+def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str
+                   ) -> tuple[Penalty, Outcome]:
     penalty = ruleset.penalties.get(entry.code) if isinstance(entry.code, str) else None
     if penalty is None:
         raise EntryError(f"{where}.code", f"{entry.code!r} is not a penalty of {ruleset.id}; "
-                         f"allowed: {', '.join(ruleset.penalties)}")
+                         f"allowed: {', '.join(ruleset.penalties)}").explained(
+            "rules.entry.code_unknown", code=_show(entry.code), ruleset=ruleset.name,
+            codes=", ".join(ruleset.penalties))
     if entry.seat not in SEATS:
-        raise EntryError(f"{where}.seat", f"{entry.seat!r} is not a seat; give N, E, S or W")
+        raise EntryError(f"{where}.seat", f"{entry.seat!r} is not a seat; give N, E, S or W"
+                         ).explained("rules.entry.not_a_seat", value=_show(entry.seat))
     if entry.choice is not None and not isinstance(entry.choice, str):
-        raise EntryError(f"{where}.choice", f"{entry.choice!r} is not a choice name")
+        raise EntryError(f"{where}.choice", f"{entry.choice!r} is not a choice name").explained(
+            "rules.entry.choice_not_text", value=_show(entry.choice))
     outcome = penalty.outcome(entry.choice, f"{where}.choice")
     if outcome.per_card:
         cards = entry.cards
-        if cards is not None and (not _is_int(cards) or not 1 <= cards <= MAX_PENALTY_CARDS):
+        if cards is None:
+            raise EntryError(f"{where}.cards", f"{entry.code} costs per card; give how many "
+                             "cards (1 or more)").explained(
+                "rules.entry.cards_missing", penalty=penalty.name, max=MAX_PENALTY_CARDS)
+        if not _is_int(cards) or not 1 <= cards <= MAX_PENALTY_CARDS:
             raise EntryError(f"{where}.cards", f"{cards!r} is not a card count; give 1 to "
-                             f"{MAX_PENALTY_CARDS}")
+                             f"{MAX_PENALTY_CARDS}").explained(
+                "rules.entry.cards_bad", value=_show(cards), max=MAX_PENALTY_CARDS)
     elif entry.cards is not None:
         raise EntryError(f"{where}.cards", f"{entry.code} costs the same however many cards; "
-                         "give no card count")
+                         "give no card count").explained(
+            "rules.entry.cards_unused", penalty=penalty.name)
     if outcome.effect == "referee-points":
         _check_amount(entry.points, outcome, f"{where}.points", POINT_STEP, "points")
     elif entry.points is not None:
         raise EntryError(f"{where}.points", f"{entry.code} has a fixed cost in {ruleset.id}; "
-                         "give no points")
+                         "give no points").explained(
+            "rules.entry.points_unused", penalty=penalty.name)
     if outcome.effect == "referee-levels":
         limit = outcome.max if outcome.max is not None else MAX_REFEREE_LEVELS
         _check_amount(entry.levels, Outcome("", min=outcome.min, max=limit), f"{where}.levels",
                       1, "levels")
     elif entry.levels is not None:
-        raise EntryError(f"{where}.levels", f"{entry.code} costs no levels; give none")
-    if not isinstance(entry.late, bool):
-        raise EntryError(f"{where}.late", f"{entry.late!r}: give true or false")
+        raise EntryError(f"{where}.levels", f"{entry.code} costs no levels; give none"
+                         ).explained("rules.entry.levels_unused", penalty=penalty.name)
+    for flag in ("late", "confirmed"):
+        if not isinstance(getattr(entry, flag), bool):
+            raise EntryError(f"{where}.{flag}", f"{getattr(entry, flag)!r}: give true or false"
+                             ).explained("rules.entry.not_bool", value=_show(getattr(entry,
+                                                                                      flag)))
     if entry.late and outcome.late_refused:
         raise EntryError(f"{where}.late", f"{ruleset.id} does not pursue a wrong play found "
-                         "after the next trick started")
-    return outcome
+                         "after the next trick started").explained(
+            "rules.entry.late_refused", ruleset=ruleset.name)
+    return penalty, outcome
+
+
+def _check_seat(ruleset: Ruleset, penalty: Penalty, seat: str, where: str, dealer: str,
+                dealer_side: frozenset[str], buried_by: str | None) -> None:
+    """Refuse a penalty at a seat that cannot commit it (RULES.md §7 "Who can commit it")."""
+    partner = next((s for s in dealer_side if s != dealer), None)
+    allowed = ruleset.seats_for(penalty.code, dealer, buried_by, partner)
+    if seat not in allowed:
+        raise EntryError(f"{where}.seat", f"{penalty.code} at {seat}: only {', '.join(allowed)} "
+                         "can commit it").explained(
+            "rules.entry.seat_cannot_commit", seat=seat_words(seat), penalty=penalty.name,
+            who=ruleset.committer_words(penalty.code, dealer, buried_by, partner))
+
+
+def _check_incident(ruleset: Ruleset, entry: PenaltyEntry, where: str,
+                    seen: dict[str, int], index: int) -> str | None:
+    """The entry's incident id as text; a second penalty for one incident is refused where the
+    ruleset gives one penalty per incident (xiamen art. 22 「一错不二罚」)."""
+    incident = entry.incident
+    if incident is None:
+        return None
+    if isinstance(incident, bool) or not isinstance(incident, str | int) or (
+            isinstance(incident, str) and not incident.strip()):
+        raise EntryError(f"{where}.incident", f"{incident!r} is not an incident id; give text "
+                         "or a number").explained("rules.entry.incident_bad",
+                                                  value=_show(incident))
+    name = str(incident)
+    if name in seen and ruleset.one_penalty_per_incident:
+        raise EntryError(f"{where}.incident", f"incident {name} already has penalty "
+                         f"{seen[name] + 1}; {ruleset.id} gives one penalty per incident"
+                         ).explained("rules.entry.incident_twice", incident=name,
+                                     other=seen[name] + 1, ruleset=ruleset.name)
+    seen.setdefault(name, index)
+    return name
 
 
 def _check_amount(value: Any, outcome: Outcome, field: str, step: int, unit: str) -> None:
@@ -237,8 +322,19 @@ def _check_amount(value: Any, outcome: Outcome, field: str, step: int, unit: str
             or (outcome.max is not None and value > outcome.max)):
         what = "missing" if value is None else f"{value!r} is refused"
         multiple = f", a multiple of {step}" if step > 1 else ""
+        key = f"rules.entry.{unit}_range" + ("" if outcome.max is not None else "_open")
         raise EntryError(field, f"{what}; the referee gives {outcome.min}{upper} {unit}"
-                         f"{multiple}")
+                         f"{multiple}").explained(
+            key, shown=_shown(value), min=outcome.min, max=outcome.max, step=step)
+
+
+def _shown(value: Any) -> Words:
+    return (words("rules.file.missing") if value is None
+            else words("rules.file.refused", value=_show(value)))
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else f"'{value}'"
 
 
 def _is_int(value: Any) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .errors import EntryError, MatchOver
+from .errors import EntryError, MatchOver, seat_words
 from .hand import KittyEntry, PenaltyEntry, score_hand
 from .ruleset import Ruleset
 from .seats import PARTNER_OF, RANKS, SEATS, next_seat, previous_seat
@@ -66,7 +66,8 @@ class IndividualRound:
     def start(cls, ruleset: Ruleset) -> IndividualRound:
         """A new round. Raises EntryError for a team ruleset."""
         if ruleset.kind != "individual" or ruleset.deals is None:
-            raise EntryError("ruleset", f"{ruleset.id} is not an individual ruleset")
+            raise EntryError("ruleset", f"{ruleset.id} is not an individual ruleset").explained(
+                "rules.entry.not_individual", ruleset=ruleset.name)
         order = ruleset.deals.dealer_order
         return cls(ruleset, 0, tuple((player, 0) for player in order))
 
@@ -86,11 +87,12 @@ class IndividualRound:
         assert self.ruleset.deals is not None
         if isinstance(rank, str) and rank in _JOKERS:
             raise EntryError("partner_card", "a joker is turned again; give the card that "
-                             "named the partner")
+                             "named the partner").explained("rules.entry.joker")
         where = self.ruleset.deals.partner_by_card.get(rank) if isinstance(rank, str) else None
         if where is None:
             raise EntryError("partner_card", f"{rank!r} is not a card rank; give one of "
-                             f"{' '.join(RANKS)}")
+                             f"{' '.join(RANKS)}").explained(
+                "rules.entry.rank_bad", value=_show(rank), ranks=" ".join(RANKS))
         direction = self.ruleset.dealer.direction
         if where == "right":
             return next_seat(dealer, direction)
@@ -103,15 +105,19 @@ class IndividualRound:
         deals = self.ruleset.deals
         assert deals is not None
         if self.finished:
-            raise MatchOver("", f"a {self.ruleset.id} round is {len(deals.levels)} deals")
+            raise MatchOver("", f"a {self.ruleset.id} round is {len(deals.levels)} deals"
+                            ).explained("rules.entry.round_over", ruleset=self.ruleset.name,
+                                        deals=len(deals.levels))
         dealer = self.next_dealer()
         if entry.dealer is not None and entry.dealer != dealer:
             raise EntryError("dealer", f"{entry.dealer!r} is not the dealer: deal "
-                             f"{self.deals + 1} is dealt by {dealer}")
+                             f"{self.deals + 1} is dealt by {dealer}").explained(
+                "rules.entry.deal_dealer", given=_show(entry.dealer), deal=self.deals + 1,
+                dealer=seat_words(dealer))
         partner = self.partner_for(dealer, entry)
         dealer_side = frozenset({dealer, partner})
         score, _ = score_hand(self.ruleset, entry.points, entry.kitty, entry.penalties,
-                              dealer_side, {}, _SELF)
+                              dealer_side, {}, _SELF, dealer=dealer)
         assert score.total is not None
         band = self.ruleset.big_points_for(score.total)
         awards = {p: band.dealer_side if p in dealer_side else band.defenders
@@ -137,14 +143,18 @@ class IndividualRound:
         if given is None:
             if by_card is None:
                 raise EntryError("partner", "give the partner (a player letter) or the "
-                                 "partner_card the dealer turned")
+                                 "partner_card the dealer turned").explained(
+                    "rules.entry.partner_missing")
             return by_card
         if given not in SEATS or given == dealer:
             raise EntryError("partner", f"{given!r} cannot partner the dealer {dealer}; give "
-                             "one of the other three players")
+                             "one of the other three players").explained(
+                "rules.entry.partner_bad", given=_show(given), dealer=seat_words(dealer))
         if by_card is not None and by_card != given:
             raise EntryError("partner", f"'{given}' disagrees with partner_card "
-                             f"'{entry.partner_card}', which names '{by_card}'")
+                             f"'{entry.partner_card}', which names '{by_card}'").explained(
+                "rules.entry.partner_disagrees", given=seat_words(given),
+                card=entry.partner_card, named=seat_words(by_card))
         return given
 
 
@@ -163,13 +173,16 @@ def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4
     winners come first and group lasts last, each block by total; the ranking is cut into groups
     of `size` from the top. Raises EntryError when the field does not divide into groups."""
     if any(len(g) < 2 for g in groups):
-        raise EntryError("groups", "every prelim group needs at least a first and a last")
+        raise EntryError("groups", "every prelim group needs at least a first and a last"
+                         ).explained("rules.entry.group_too_small")
     players = [p for g in groups for p in g]
     if len({name for name, _ in players}) != len(players):
-        raise EntryError("groups", "a player appears twice")
+        raise EntryError("groups", "a player appears twice").explained(
+            "rules.entry.player_twice")
     if not players or len(players) % size:
         raise EntryError("groups", f"{len(players)} players do not divide into final groups "
-                         f"of {size}")
+                         f"of {size}").explained("rules.entry.groups_divide", n=len(players),
+                                                 size=size)
     firsts = [g[0] for g in groups]
     lasts = [g[-1] for g in groups]
     middles = [p for g in groups for p in g[1:-1]]
@@ -188,3 +201,7 @@ def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4
 
 def _same_block(a: tuple[str, int], b: tuple[str, int], *blocks: list[tuple[str, int]]) -> bool:
     return any(a in block and b in block for block in blocks)
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else f"'{value}'"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from .errors import EntryError, MatchOver
+from .errors import EntryError, MatchOver, seat_words, seats_words, words
 from .hand import HandScore, KittyEntry, PenaltyEntry, score_hand
 from .ruleset import Ruleset
 from .seats import OTHER_TEAM, PARTNER_OF, SEATS, TEAM_OF, TEAMS, next_seat
@@ -30,6 +30,8 @@ class HandEntry:
     redeal: bool = False
     dealer: str | None = None
     as_played: bool = False  # played after a correction: the dealer is taken as given
+    buried_by: str | None = None  # who buried the kitty last, where frying lets another seat
+    called_by: str | None = None  # a redeal: the defender who called it
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class HandResult:
     winner: str | None = None
     by: str | None = None
     penalties: tuple[Any, ...] = ()
+    called_by: str | None = None  # a redeal: the defender who called it
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -57,6 +60,8 @@ class HandResult:
         }
         if self.by is not None:
             out["by"] = self.by
+        if self.called_by is not None:
+            out["called_by"] = self.called_by
         if self.penalties:
             out["penalties"] = [p.to_json() for p in self.penalties]
         return out
@@ -110,9 +115,11 @@ class TeamMatch:
         """A new match at 2–2. `first_dealer` None: the first hand's entry names the grabbed
         dealer. Raises EntryError for a bad seat or an individual ruleset."""
         if ruleset.kind != "team":
-            raise EntryError("ruleset", f"{ruleset.id} is not a team ruleset")
+            raise EntryError("ruleset", f"{ruleset.id} is not a team ruleset").explained(
+                "rules.entry.not_team", ruleset=ruleset.name)
         if first_dealer is not None and first_dealer not in SEATS:
-            raise EntryError("first_dealer", f"{first_dealer!r} is not a seat; give N, E, S or W")
+            raise EntryError("first_dealer", f"{first_dealer!r} is not a seat; give N, E, S or "
+                             "W").explained("rules.entry.not_a_seat", value=_show(first_dealer))
         return cls(ruleset, first_dealer)
 
     # -- levels -----------------------------------------------------------------------------
@@ -131,17 +138,21 @@ class TeamMatch:
         """Apply one hand. Raises EntryError (naming the field) when the entry is refused and
         MatchOver when the match already has a winner; the state is then unchanged."""
         if self.winner is not None:
-            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+            raise self._over()
         dealer = self._dealer_for(entry)
         hand = self.hands + 1
         team = TEAM_OF[dealer]
         t = TEAMS.index(team)
         level = self.ruleset.ladder[self.levels[t]]
+        self._check_burier(entry, dealer)
         if entry.redeal:
             return self._redeal(entry, dealer, hand, level)
+        if entry.called_by is not None:
+            raise EntryError("called_by", "only a redeal is called by a seat").explained(
+                "rules.entry.called_by_unused")
         score, new_counts = score_hand(
             self.ruleset, entry.points, entry.kitty, entry.penalties, _TEAM_SEATS[team],
-            self.counts, TEAM_OF)
+            self.counts, TEAM_OF, dealer=dealer, buried_by=entry.buried_by)
         counts = self.counts if new_counts is None else MappingProxyType(new_counts)
         if score.result == "match-loss":
             assert score.match_loser_seat is not None
@@ -155,36 +166,68 @@ class TeamMatch:
     def _dealer_for(self, entry: HandEntry) -> str:
         given = entry.dealer
         if given is not None and given not in SEATS:
-            raise EntryError("dealer", f"{given!r} is not a seat; give N, E, S or W")
+            raise EntryError("dealer", f"{given!r} is not a seat; give N, E, S or W").explained(
+                "rules.entry.not_a_seat", value=_show(given))
         if entry.as_played:
             if given is None:
                 raise EntryError("dealer", "a hand played after a correction carries the dealer "
-                                 "it was played with")
+                                 "it was played with").explained("rules.entry.as_played_dealer")
             return given
         if self.next_dealer is None:
             if given is None:
-                raise EntryError("dealer", "the dealer is grabbed at the table here; give it")
+                raise EntryError("dealer", "the dealer is grabbed at the table here; give it"
+                                 ).explained("rules.entry.dealer_grabbed")
             return given
         if given is not None and given != self.next_dealer:
             raise EntryError("dealer", f"'{given}' is not the dealer: by {self.ruleset.id} "
-                             f"the dealer is '{self.next_dealer}'")
+                             f"the dealer is '{self.next_dealer}'").explained(
+                "rules.entry.dealer_wrong", given=seat_words(given),
+                dealer=seat_words(self.next_dealer), ruleset=self.ruleset.name)
         return self.next_dealer
+
+    def _check_burier(self, entry: HandEntry, dealer: str) -> None:
+        """`buried_by` is a seat; without frying only the dealer buries."""
+        burier = entry.buried_by
+        if burier is None:
+            return
+        if burier not in SEATS:
+            raise EntryError("buried_by", f"{burier!r} is not a seat; give N, E, S or W"
+                             ).explained("rules.entry.not_a_seat", value=_show(burier))
+        if not self.ruleset.frying and burier != dealer:
+            raise EntryError("buried_by", f"only the dealer {dealer} buries in "
+                             f"{self.ruleset.id}").explained(
+                "rules.entry.buried_by_dealer", seat=seat_words(burier),
+                dealer=seat_words(dealer), ruleset=self.ruleset.name)
 
     def _redeal(self, entry: HandEntry, dealer: str, hand: int, level: str
                 ) -> tuple[TeamMatch, HandResult]:
         redeal = self.ruleset.redeal
         if redeal is None:
-            raise EntryError("redeal", f"{self.ruleset.id} has no redeal")
+            raise EntryError("redeal", f"{self.ruleset.id} has no redeal").explained(
+                "rules.entry.no_redeal", ruleset=self.ruleset.name)
         if entry.points is not None or entry.kitty is not None or entry.penalties:
             raise EntryError("redeal", "a redeal scores nothing: give no points, kitty or "
-                             "penalties with it")
+                             "penalties with it").explained("rules.entry.redeal_scores_nothing")
         if self.time_up_pending:
-            raise EntryError("redeal", "time is up: the hand in play is finished, not redealt")
+            raise EntryError("redeal", "time is up: the hand in play is finished, not redealt"
+                             ).explained("rules.entry.redeal_time_up")
+        caller = entry.called_by
+        if caller is not None:
+            callers = self.ruleset.redeal_callers(dealer)
+            if caller not in SEATS:
+                raise EntryError("called_by", f"{caller!r} is not a seat; give N, E, S or W"
+                                 ).explained("rules.entry.not_a_seat", value=_show(caller))
+            if caller not in callers:
+                raise EntryError("called_by", f"{caller} is on the dealer side; only a defender "
+                                 f"({', '.join(callers)}) calls a redeal").explained(
+                    "rules.entry.redeal_caller", seat=seat_words(caller),
+                    defenders=self.ruleset.terms["defenders"], seats=seats_words(callers),
+                    condition=self.ruleset.redeal_condition())
         rule = redeal.dealer_before_first_hand if self.played == 0 else redeal.dealer_after
         next_dealer = dealer if rule == "same" else None
         state = replace(self, hands=hand, next_dealer=next_dealer)
         return state, HandResult(hand, dealer, level, None, "redeal", None, state.shown_levels(),
-                                 next_dealer)
+                                 next_dealer, called_by=caller)
 
     def _advance(self, score: HandScore, dealer: str, hand: int, level: str,
                  counts: Mapping[tuple[str, str, str], int]) -> tuple[TeamMatch, HandResult]:
@@ -227,6 +270,12 @@ class TeamMatch:
 
     # -- endings ----------------------------------------------------------------------------
 
+    def _over(self) -> MatchOver:
+        error = MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+        error.explained("rules.entry.match_over", team=words(f"team.{self.winner}"),
+                        by=words(f"by.{self.by}"))
+        return error
+
     def _end(self, winner: str, by: str) -> TeamMatch:
         return replace(self, winner=winner, by=by, time_up_pending=False)
 
@@ -235,11 +284,12 @@ class TeamMatch:
         now, or finish the hand in play (the next `play` then ends the match). Raises EntryError
         when the ruleset has no time-up rule or no hand was played, MatchOver after a winner."""
         if self.winner is not None:
-            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+            raise self._over()
         rule = self.ruleset.time.time_up
         if rule == "none":
             raise EntryError("end.time_up", f"{self.ruleset.id} has no time-up rule; the event "
-                             "must set one in a house ruleset")
+                             "must set one in a house ruleset").explained(
+                "rules.entry.no_time_up", ruleset=self.ruleset.name)
         equal = self.levels[0] == self.levels[1]
         if hand_in_progress and (rule == "finish-hand-then-leader" or equal):
             return replace(self, time_up_pending=True), TimeUpDecision(None, True)
@@ -255,16 +305,18 @@ class TeamMatch:
             return "NS" if self.reached[0] < self.reached[1] else "EW"
         if self.last_hand_winner is None:
             raise EntryError("end.time_up", "no hand was played, so time up cannot pick a "
-                             "winner; the referee rules (record a forfeit)")
+                             "winner; the referee rules (record a forfeit)").explained(
+                "rules.entry.time_up_no_hand")
         return self.last_hand_winner
 
     def forfeit(self, loser: str) -> TeamMatch:
         """`loser` forfeits (late, disqualified, a ruling): the other team wins. Raises
         EntryError for a bad team, MatchOver after a winner."""
         if self.winner is not None:
-            raise MatchOver("", f"the match is over: {self.winner} won ({self.by})")
+            raise self._over()
         if loser not in TEAMS:
-            raise EntryError("end.forfeit", f"{loser!r} is not a team; give NS or EW")
+            raise EntryError("end.forfeit", f"{loser!r} is not a team; give NS or EW").explained(
+                "rules.entry.not_a_team", value=_show(loser))
         return self._end(OTHER_TEAM[loser], "forfeit")
 
     def result(self) -> MatchResult | None:
@@ -297,3 +349,7 @@ def climb(ruleset: Ruleset, start: int, steps: int, first_step_free: bool
             return index, step + 1, True
         index += 1
     return index, steps, False
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else f"'{value}'"

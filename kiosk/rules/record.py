@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Final
 
-from .errors import EntryError, RecordError, RulesError
+from .errors import EntryError, RecordError, RulesError, Words, words
 from .hand import KittyEntry, PenaltyEntry
 from .individual import DealEntry, IndividualRound
 from .match import HandEntry, TeamMatch
@@ -22,13 +22,14 @@ _INFO: Final = frozenset({"event", "round", "table", "teams", "players", "note",
 _TEAM_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "first_dealer", "hands", "end"}) | _INFO
 _INDIVIDUAL_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "deals"}) | _INFO
 _HAND_KEYS: Final = frozenset(
-    {"points", "kitty", "penalties", "redeal", "dealer", "as_played", "trump", "note"})
+    {"points", "kitty", "penalties", "redeal", "dealer", "as_played", "trump", "note",
+     "buried_by", "called_by"})
 _DEAL_KEYS: Final = frozenset(
     {"points", "kitty", "penalties", "partner", "partner_card", "dealer", "trump", "note"})
 _KITTY_KEYS: Final = frozenset({"points", "shape"})
 _PENALTY_KEYS: Final = frozenset(
     {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by",
-     "over_seconds"})
+     "over_seconds", "incident", "confirmed"})
 _END_KEYS: Final = frozenset({"time_up", "forfeit", "reason"})
 _TIME_UP: Final = ("between-hands", "during-last-hand")
 
@@ -37,16 +38,22 @@ def replay(record: Any, rulesets: Rulesets) -> Iterator[dict[str, Any]]:
     """Recompute a match record and yield one JSON-ready object per hand (or deal). Raises
     RecordError at the first problem, after yielding the lines of the hands before it."""
     if not isinstance(record, dict):
-        raise RecordError("record", "", "a match record is a JSON object")
+        raise RecordError("record", "", "a match record is a JSON object").explained(
+            "rules.record.not_object")
     try:
         ruleset = rulesets.require(record.get("ruleset"))
     except RulesError as exc:
-        raise RecordError("record", "ruleset", str(exc)) from None
+        error = RecordError("record", "ruleset", str(exc))
+        if exc.problem_key is not None:
+            error.explained(exc.problem_key, **exc.problem_params)
+        raise error from None
     expected = record.get("ruleset_sha256")
     if expected is not None and expected != ruleset.sha256:
         raise RecordError("record", "ruleset_sha256", f"the record was scored with a "
                           f"{ruleset.id} file of sha256 {expected}, but this {ruleset.id} has "
-                          f"sha256 {ruleset.sha256}")
+                          f"sha256 {ruleset.sha256}").explained(
+            "rules.record.sha256", ruleset=ruleset.name, expected=str(expected)[:64],
+            actual=ruleset.sha256)
     _check_info(record)
     if ruleset.kind == "team":
         _check_keys(record, _TEAM_KEYS, "record", "")
@@ -63,14 +70,16 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
     first_hand_dealer = hands[0].get("dealer") if hands and isinstance(hands[0], dict) else None
     if first is not None and first_hand_dealer is not None and first != first_hand_dealer:
         raise RecordError("record", "first_dealer", f"'{first}' differs from hand 1's dealer "
-                          f"'{first_hand_dealer}'; give one of them")
+                          f"'{first_hand_dealer}'; give one of them").explained(
+            "rules.record.first_dealer_differs", first=_show(first),
+            dealer=_show(first_hand_dealer))
     if hands and first is None and first_hand_dealer is None:
         raise RecordError("hand 1", "dealer", "give the first dealer as first_dealer or as "
-                          "hand 1's dealer")
+                          "hand 1's dealer").explained("rules.record.first_dealer_missing")
     try:
         state = TeamMatch.start(ruleset, first)
     except EntryError as exc:
-        raise RecordError("record", exc.field, exc.problem) from None
+        raise RecordError.from_entry("record", exc) from None
     line: dict[str, Any] | None = None  # held back: an ending may amend it
     for number, raw in enumerate(hands, 1):
         try:
@@ -81,12 +90,14 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
                     raise EntryError("end.time_up", f"at time up the levels differed, so "
                                      f"{ruleset.id} ends at once ({decision.winner} wins) and "
                                      "the hand in play is not finished; record 'between-hands' "
-                                     "without that hand")
+                                     "without that hand").explained(
+                        "rules.record.time_up_levels_differ", ruleset=ruleset.name,
+                        team=_team_words(decision.winner))
             state, result = state.play(entry)
         except EntryError as exc:
             if line is not None:
                 yield line
-            raise RecordError(f"hand {number}", exc.field, exc.problem) from None
+            raise RecordError.from_entry(f"hand {number}", exc) from None
         if line is not None:
             yield line
         line = result.to_json()
@@ -94,13 +105,14 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
         if end.get("time_up") == "between-hands":
             state, _ = state.time_up(hand_in_progress=False)
         elif end.get("time_up") == "during-last-hand" and not hands:
-            raise EntryError("end.time_up", "'during-last-hand' needs the hand that was in play")
+            raise EntryError("end.time_up", "'during-last-hand' needs the hand that was in play"
+                             ).explained("rules.record.during_needs_hand")
         elif "forfeit" in end:
             state = state.forfeit(end["forfeit"])
     except EntryError as exc:
         if line is not None:
             yield line
-        raise RecordError("end", exc.field.removeprefix("end").lstrip("."), exc.problem) from None
+        raise RecordError.from_entry("end", exc, "end") from None
     outcome = state.result()
     if line is None:
         if outcome is None:
@@ -123,7 +135,7 @@ def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dic
         try:
             state, result = state.play(_parse_deal(raw))
         except EntryError as exc:
-            raise RecordError(f"deal {number}", exc.field, exc.problem) from None
+            raise RecordError.from_entry(f"deal {number}", exc) from None
         yield result.to_json()
 
 
@@ -135,7 +147,8 @@ def parse_hand(raw: Any) -> HandEntry:
     _check_keys(raw, _HAND_KEYS, "", "")
     for flag in ("redeal", "as_played"):
         if not isinstance(raw.get(flag, False), bool):
-            raise EntryError(flag, f"{raw[flag]!r}: give true or false")
+            raise EntryError(flag, f"{raw[flag]!r}: give true or false").explained(
+                "rules.entry.not_bool", value=_show(raw[flag]))
     return HandEntry(
         points=raw.get("points"),
         kitty=_parse_kitty(raw.get("kitty")),
@@ -143,6 +156,8 @@ def parse_hand(raw: Any) -> HandEntry:
         redeal=raw.get("redeal", False),
         dealer=raw.get("dealer"),
         as_played=raw.get("as_played", False),
+        buried_by=raw.get("buried_by"),
+        called_by=raw.get("called_by"),
     )
 
 
@@ -164,24 +179,28 @@ def _parse_kitty(raw: Any) -> KittyEntry | None:
     _check_keys(raw, _KITTY_KEYS, "", "kitty.")
     for key in ("points", "shape"):
         if key not in raw:
-            raise EntryError(f"kitty.{key}", "missing; the kitty needs points and shape")
+            raise EntryError(f"kitty.{key}", "missing; the kitty needs points and shape"
+                             ).explained("rules.record.kitty_needs")
     return KittyEntry(raw["points"], raw["shape"])
 
 
 def _parse_penalties(raw: Any) -> tuple[PenaltyEntry, ...]:
     if not isinstance(raw, list):
-        raise EntryError("penalties", "give a list of penalties")
+        raise EntryError("penalties", "give a list of penalties").explained(
+            "rules.record.penalties_list")
     entries = []
     for i, item in enumerate(raw):
         where = f"penalties[{i}]."
         _check_keys(item, _PENALTY_KEYS, "", where)
         for key in ("code", "seat"):
             if key not in item:
-                raise EntryError(f"{where}{key}", "missing; a penalty needs code and seat")
+                raise EntryError(f"{where}{key}", "missing; a penalty needs code and seat"
+                                 ).explained("rules.record.penalty_needs")
         entries.append(PenaltyEntry(
             code=item["code"], seat=item["seat"], cards=item.get("cards"),
             points=item.get("points"), levels=item.get("levels"), choice=item.get("choice"),
-            late=item.get("late", False)))
+            late=item.get("late", False), incident=item.get("incident"),
+            confirmed=item.get("confirmed", False)))
     return tuple(entries)
 
 
@@ -191,14 +210,17 @@ def _parse_end(raw: Any) -> dict[str, Any]:
     try:
         _check_keys(raw, _END_KEYS, "", "")
     except EntryError as exc:
-        raise RecordError("end", exc.field, exc.problem) from None
+        raise RecordError.from_entry("end", exc) from None
     if ("time_up" in raw) == ("forfeit" in raw):
-        raise RecordError("end", "", "give either time_up or forfeit")
+        raise RecordError("end", "", "give either time_up or forfeit").explained(
+            "rules.record.end_either")
     if "time_up" in raw and raw["time_up"] not in _TIME_UP:
         raise RecordError("end", "time_up", f"{raw['time_up']!r}; allowed: "
-                          f"{', '.join(_TIME_UP)}")
+                          f"{', '.join(_TIME_UP)}").explained(
+            "rules.record.one_of", value=_show(raw["time_up"]), values=", ".join(_TIME_UP))
     if "reason" in raw and not isinstance(raw["reason"], str):
-        raise RecordError("end", "reason", "give the reason as text")
+        raise RecordError("end", "reason", "give the reason as text").explained(
+            "rules.record.text")
     return dict(raw)
 
 
@@ -206,14 +228,18 @@ def _check_keys(raw: Any, allowed: frozenset[str], where: str, prefix: str) -> N
     if not isinstance(raw, dict):
         what = prefix.rstrip(".") or "entry"
         if where:
-            raise RecordError(where, prefix.rstrip("."), "must be a JSON object")
-        raise EntryError(what, "must be a JSON object")
+            raise RecordError(where, prefix.rstrip("."), "must be a JSON object").explained(
+                "rules.record.must_be_object")
+        raise EntryError(what, "must be a JSON object").explained("rules.record.must_be_object")
     for key in raw:
         if key not in allowed:
-            problem = f"unknown field; allowed: {', '.join(sorted(allowed))}"
+            names = ", ".join(sorted(allowed))
+            problem = f"unknown field; allowed: {names}"
             if where:
-                raise RecordError(where, f"{prefix}{key}", problem)
-            raise EntryError(f"{prefix}{key}", problem)
+                raise RecordError(where, f"{prefix}{key}", problem).explained(
+                    "rules.record.unknown_field", fields=names)
+            raise EntryError(f"{prefix}{key}", problem).explained(
+                "rules.record.unknown_field", fields=names)
 
 
 def _check_info(record: dict[str, Any]) -> None:
@@ -221,15 +247,25 @@ def _check_info(record: dict[str, Any]) -> None:
     for key in ("event", "round", "table", "note", "group"):
         value = record.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, str | int)):
-            raise RecordError("record", key, "give text or a number")
+            raise RecordError("record", key, "give text or a number").explained(
+                "rules.record.text_or_number")
     for key, names in (("teams", ("NS", "EW")), ("players", ("N", "E", "S", "W"))):
         value = record.get(key)
         if value is not None and (not isinstance(value, dict) or not set(value) <= set(names)
                                   or not all(isinstance(v, str) for v in value.values())):
-            raise RecordError("record", key, f"give names by {', '.join(names)}")
+            raise RecordError("record", key, f"give names by {', '.join(names)}").explained(
+                "rules.record.names_by", keys=", ".join(names))
 
 
 def _list(value: Any, where: str, field: str) -> list[Any]:
     if not isinstance(value, list):
-        raise RecordError(where, field, "give a list")
+        raise RecordError(where, field, "give a list").explained("rules.record.list")
     return value
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, str) else f"'{value}'"
+
+
+def _team_words(team: str) -> Words:
+    return words(f"team.{team}")

@@ -28,13 +28,15 @@ class Rulesets(Mapping[str, Ruleset]):
         for directory in house_dirs:
             path = Path(directory)
             if not path.is_dir():
-                raise RulesetError(str(path), "", "no such directory of house rulesets")
+                raise RulesetError(str(path), "", "no such directory of house rulesets").explained(
+                    "rules.file.no_directory")
             for file in sorted(path.glob("*.toml")):
                 ruleset = parse_ruleset(file.read_bytes(), str(file))
                 if ruleset.id in found:
                     raise RulesetError(str(file), "id", f"'{ruleset.id}' is already used by "
                                        f"{found[ruleset.id].file}; give the house ruleset its "
-                                       "own id")
+                                       "own id").explained(
+                        "rules.file.id_taken", id=ruleset.id, other=found[ruleset.id].file)
                 found[ruleset.id] = ruleset
         return cls(found)
 
@@ -51,7 +53,9 @@ class Rulesets(Mapping[str, Ruleset]):
         """The ruleset with this id. Raises RulesError naming the known ids."""
         ruleset = self._rulesets.get(ruleset_id) if isinstance(ruleset_id, str) else None
         if ruleset is None:
-            raise RulesError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(self)}")
+            shown = repr(ruleset_id) if not isinstance(ruleset_id, str) else f"'{ruleset_id}'"
+            raise RulesError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(self)}"
+                             ).explained("rules.ruleset_unknown", id=shown, known=", ".join(self))
         return ruleset
 
 

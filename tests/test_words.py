@@ -1,0 +1,237 @@
+"""Issue 13: the rulesets in a referee's own words — `kiosk rules show`, the score sheet and the
+printed slip speak each ruleset's vocabulary, name seats 北/东/南/西, give every penalty with its
+direction, and carry the wording fixes the native reading asked for."""
+
+from __future__ import annotations
+
+import json
+import re
+from itertools import pairwise
+
+import pytest
+
+from kiosk.hand_words import ranking_words, signed
+from kiosk.hw.slip import as_text, slip_lines, wrap
+from kiosk.rules import replay
+from kiosk.sheet import score_sheet
+from kiosk.textfmt import width
+
+from .helpers import kiosk
+
+
+def show(ruleset_id: str, lang: str = "zh-Hans") -> str:
+    done = kiosk("rules", "show", ruleset_id, "--lang", lang)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def shown():
+    return {r: show(r) for r in ("xiamen-2015", "standard-80fen", "chaodipi-2011",
+                                 "shuangsheng-2011")}
+
+
+# -- rules show -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("ruleset_id", "own", "foreign"), [
+    ("xiamen-2015", ["旁家得分", "旁家上台", "庄家方守庄", "旁家（又称抓分方）"],
+     ["抢分方", "防守方"]),
+    ("standard-80fen", ["抢分方得分", "抢分方上台", "抢分方中有一人"], ["旁家", "防守方"]),
+    ("chaodipi-2011", ["抓分方得分", "抓分方上台", "庄家方（又称台上方）", "抓分方（又称台下方）"],
+     ["旁家", "抢分方"]),
+    ("shuangsheng-2011", ["防守方得分", "保庄方每人", "防守方每人"], ["旁家", "抢分方"]),
+])
+def test_each_ruleset_is_shown_in_its_own_words(shown, ruleset_id, own, foreign):
+    for word in own:
+        assert word in shown[ruleset_id], word
+    for word in foreign:
+        assert word not in shown[ruleset_id], word
+
+
+def test_warning_counters_read_as_the_seeds_do(shown):
+    chaodipi = shown["chaodipi-2011"]
+    assert "第一次警告，第二次起每次罚80分" in chaodipi  # kitty-peek, 三.4
+    assert "第一次不判罚，第二次起每次罚10分" in chaodipi  # look-back, 七.2
+    assert "前1次" not in chaodipi and "之后" not in chaodipi
+    assert "第一次警告，第二次起每次罚80分；须经裁判确认" in chaodipi  # the bury overrun
+
+
+def test_standard_kitty_and_tie_break_say_something(shown):
+    standard = shown["standard-80fen"]
+    assert "不论单张、对子或拖拉机，抠底一律2倍" in standard
+    assert "倍数加0" not in standard
+    assert "单场比赛，不比积分" in standard
+    assert not re.search(r"^\s*无\s*$", standard.split("比赛结果")[1].split("赛制")[0], re.M)
+
+
+@pytest.mark.parametrize(("ruleset_id", "words"), [
+    ("chaodipi-2011", ["副牌中7799、主牌中7799均算连对",
+                       "主牌中小王与主8、主8与副8、副8与A均不算连对"]),
+    ("standard-80fen", ["一对主10带一对副10", "两对副10、JJ1010、AA22等不是拖拉机"]),
+    ("shuangsheng-2011", ["大王对与小王对也是姊妹对", "打10时99JJ也是姊妹对"]),
+    ("xiamen-2015", ["级牌不能与同花色的副牌构成拖拉机"]),
+])
+def test_rules_show_gives_the_seeds_tractors(shown, ruleset_id, words):
+    kitty = shown[ruleset_id].split("拖拉机（连对）: ")[1].splitlines()[0]
+    for word in words:
+        assert word in kitty
+
+
+def test_what_a_failed_throw_counts(shown):
+    assert "每张罚10分，只数被卡住的牌（第20条：甩一张A加一对8，8对被卡住，罚20分）" in shown[
+        "xiamen-2015"]
+    assert ("每张罚10分，甩出的牌都算（甩牌中只要有一张是苍蝇，其余均为苍蝇：甩几张罚几十）"
+            in shown["chaodipi-2011"])
+
+
+def test_move_limits_the_seed_leaves_open_are_marked_as_the_kiosks(shown):
+    for ruleset_id in ("shuangsheng-2011", "standard-80fen"):
+        assert "出牌: 5秒（规则未定，本机默认，可由赛事另定）" in shown[ruleset_id]
+    assert "出牌: 5秒\n" in shown["xiamen-2015"]  # the seed's own 5 s is not marked
+
+
+def test_the_xiamen_tie_break_after_net_levels_is_marked_as_the_projects_reading(
+        shown, rulesets):
+    assert ("净胜级数仍相同时，依次比所遇对手的积分之和、两队相互之间的胜负"
+            "（本项目的解释，规则未写）" in shown["xiamen-2015"])
+    assert rulesets["xiamen-2015"].result.further_tie_breaks == ("opponents", "head-to-head")
+    assert "本项目的解释" in rulesets["xiamen-2015"].reading("tie-break").zh_hans
+    assert rulesets["chaodipi-2011"].result.further_tie_breaks == ()
+
+
+def test_the_referees_extra_points_are_entered_as_the_whole_amount(shown):
+    assert "裁判追加罚分（填写含原80分在内的总罚分）" in shown["chaodipi-2011"]
+
+
+def test_who_can_commit_each_offence_is_a_column(shown):
+    rows = {line.split()[0]: line for line in shown["xiamen-2015"].splitlines()
+            if line.startswith("  kitty-")}
+    assert "庄家方" in rows["kitty-peek"] and "旁家" in rows["kitty-recount"]
+    chaodipi = next(line for line in shown["chaodipi-2011"].splitlines()
+                    if line.startswith("  kitty-wrong"))
+    assert "最后扣底的人" in chaodipi
+
+
+def test_seats_are_chinese_in_the_individual_deal_table(shown):
+    ss = shown["shuangsheng-2011"]
+    assert "轮庄顺序（按人）: 东 北 西 南" in ss
+    first_rows = ss.split("每轮各副")[1].splitlines()[3:5]
+    assert [row.split()[-1] for row in first_rows] == ["东", "北"]
+
+
+# -- the score sheet and the slip ----------------------------------------------------------------
+
+
+def sheet(record: dict, lang: str = "zh-Hans") -> str:
+    done = kiosk("replay", "-", "--format", "sheet", "--lang", lang,
+                 stdin=json.dumps(record, ensure_ascii=False))
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+XIAMEN = {"ruleset": "xiamen-2015", "first_dealer": "N",
+          "players": {"N": "张三", "E": "王五", "S": "李四", "W": "赵六"},
+          "hands": [{"points": 45},
+                    {"points": 60, "kitty": {"points": 10, "shape": "tractor2"}},
+                    {"points": 95, "penalties": [{"code": "look-back", "seat": "N"},
+                                                 {"code": "hidden-card", "seat": "W"}]},
+                    {"redeal": True, "called_by": "E"},
+                    {"points": 30, "penalties": [{"code": "failed-throw", "seat": "E",
+                                                  "cards": 2}]}]}
+
+
+def test_sheet_gives_penalties_with_their_direction_never_a_bare_number():
+    text = sheet(XIAMEN)
+    assert "北 张三 翻看上一轮的牌：罚10分（本副按200分计，不计入）" in text  # item 3
+    assert "西 赵六 藏牌（提醒后仍隐瞒）：本副按200分计" in text  # not 「(定分)」
+    assert "东 王五 甩错牌 2张：罚20分（从旁家得分中扣除）" in text
+    assert "抠底：底牌10分×8（2连对）＝80分" in text
+    assert "革命（东提出）" in text
+    notes = [line for line in text.splitlines() if line.startswith("      ")]
+    assert notes and not any(re.search(r"(^|\s)[+-]\d+", n) for n in notes), notes
+    assert "(定分)" not in text and "定分" not in text
+
+
+def test_sheet_names_seats_in_chinese_and_signs_in_table_order():
+    text = sheet(XIAMEN)
+    rows = [line.split() for line in text.splitlines() if re.match(r"\s?\d+\s", line)]
+    assert [row[1] for row in rows] == ["北", "南", "西", "北", "北"]
+    assert text.strip().splitlines()[-1] == (
+        "签名：北 张三 ________  东 王五 ________  南 李四 ________  西 赵六 ________  "
+        "裁判 ________")  # xiamen plays clockwise
+    standard = sheet({"ruleset": "standard-80fen", "first_dealer": "N", "hands": []})
+    assert standard.strip().splitlines()[-1] == (
+        "签名：北 ________  西 ________  南 ________  东 ________  裁判 ________")
+
+
+def test_a_team_past_the_final_level_shows_past_it():
+    text = sheet({"ruleset": "standard-80fen", "first_dealer": "N",
+                  "hands": [{"points": 0}, {"points": 0}, {"points": 5}]})
+    assert "最终级数：南北 过10  东西 2" in text  # not 「南北 10」
+    assert "胜方：南北（打过10）" in text
+
+
+def test_a_match_lost_by_a_penalty_says_who_lost():
+    text = sheet({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [
+        {"points": 40, "penalties": [{"code": "signalling", "seat": "E"}]}]})
+    assert "东西被判负，南北获胜" in text
+    assert "胜方：南北（判罚）" not in text
+
+
+SHUANGSHENG = {"ruleset": "shuangsheng-2011", "deals": [
+    {"partner_card": "2", "points": 80},
+    {"partner": "E", "points": 120, "penalties": [
+        {"code": "card-count", "seat": "W", "choice": "after-bury"}]},
+    {"partner_card": "5", "points": 80}]}
+
+
+def test_shuangsheng_sheet_shows_minus_two_and_ties_without_a_greater_sign():
+    text = sheet(SHUANGSHENG)
+    assert "西 多牌少牌（扣底后发现）：错方每人记-2大分，对方每人至少记2大分" in text
+    row = next(line.split() for line in text.splitlines() if line.startswith("2 "))
+    assert row[-4:] == ["3", "3", "-2", "-2"] and "+-" not in text
+    ranking = text.strip().splitlines()[-3]
+    assert " > " in ranking or " = " in ranking
+    for left, sign, right in re.findall(r"(\d+) ([>=]) \S+ (\d+)", ranking):
+        assert (sign == "=") == (left == right)
+
+
+def test_ranking_joins_equal_totals_with_equals():
+    assert ranking_words({"E": 80, "N": 80, "W": 75, "S": 80}, ("E", "N", "W", "S"),
+                         "zh-Hans") == "东 80 = 北 80 = 南 80 > 西 75"
+    assert [signed(v) for v in (-2, 0, 2)] == ["-2", "0", "+2"]
+
+
+def test_slip_carries_kitty_and_penalties_under_their_hand(rulesets):
+    ruleset = rulesets["xiamen-2015"]
+    lines = list(replay(XIAMEN, rulesets))
+    text = as_text(slip_lines(XIAMEN, ruleset, lines, 58, "zh-Hans"), 58)
+    body = text.split("-" * 32)[1].strip("\n").splitlines()
+    assert body[0].split() == ["副", "庄", "级", "得分", "结果", "升", "南北", "东西"]
+    assert body[1].split()[:2] == ["1", "北"]
+    after_two = body[body.index(next(b for b in body if b.startswith("2 "))) + 1]
+    assert after_two.startswith("  抠底：底牌10分×8")
+    assert "罚10分" in text and "+10" not in text
+    for paper in (58, 80):
+        for lang in ("zh-Hans", "zh-Hant", "en"):
+            slip = as_text(slip_lines(XIAMEN, ruleset, lines, paper, lang), paper)
+            assert max(width(line) for line in slip.splitlines()) <= (32 if paper == 58 else 48)
+
+
+def test_wrap_never_starts_a_line_with_closing_punctuation_or_splits_a_number():
+    text = "南 李四 甩错牌 2张：罚20分（从旁家得分中扣除）抠底：底牌10分×8（2连对）＝80分"
+    for cols in range(12, 40):
+        lines = wrap(text, cols)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        assert all(width(line) <= cols for line in lines)
+        assert not any(line[:1] in "）」，。：；、" for line in lines[1:]), lines
+        assert not any(a[-1:].isdigit() and b[:1].isdigit() for a, b in pairwise(lines))
+
+
+def test_english_sheet_keeps_letters_and_words(rulesets):
+    lines = list(replay(XIAMEN, rulesets))
+    text = score_sheet(XIAMEN, rulesets["xiamen-2015"], lines, "en")
+    assert "N 张三 Looking back at a trick: 10 points (not counted: the hand is scored as 200)" \
+        in text
+    assert "E 王五 Failed throw, 2 card(s): 20 points (taken off the defenders)" in text
