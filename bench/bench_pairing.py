@@ -140,21 +140,20 @@ def children(pid: int) -> list[int]:
 
 
 def toggle_ruling(data: Path, stop: threading.Event) -> None:
-    """Every 2 s a result changes: a ruling on a round-9 match is recorded, then taken away
-    (as the head referee's command, another connection to the store)."""
+    """Every 2 s a result changes: a ruling on a round-9 match (one side, then none, then the
+    other side) as the head referee's command would make it, from another connection."""
     conn = sqlite3.connect(str(data / "scorer.sqlite"), isolation_level=None, timeout=30)
     table = conn.execute("SELECT min(table_number) FROM assignments WHERE round = "
                          "(SELECT max(number) FROM rounds)").fetchone()[0]
     round_no = conn.execute("SELECT max(number) FROM rounds").fetchone()[0]
-    on = False
-    while not stop.wait(2.0):
-        if on:
-            conn.execute("DELETE FROM rulings WHERE reason = 'bench'")
-        else:
+    turn = 0
+    while not stop.wait(2.0):  # NS loses, then no ruling, then EW loses …: each a new result
+        conn.execute("DELETE FROM rulings WHERE reason = 'bench'")
+        if turn % 2 == 0:
             conn.execute("INSERT INTO rulings (round, table_number, kind, loser, data, reason, "
-                         "at) VALUES (?, ?, 'forfeit', 'NS', '{\"net\": 0}', 'bench', ?)",
-                         [round_no, table, time.time()])
-        on = not on
+                         "at) VALUES (?, ?, 'forfeit', ?, '{\"net\": 0}', 'bench', ?)",
+                         [round_no, table, "NS" if turn % 4 == 0 else "EW", time.time()])
+        turn += 1
     conn.execute("DELETE FROM rulings WHERE reason = 'bench'")
     conn.close()
 
