@@ -13,6 +13,7 @@ folded; otherwise it is ignored and the event is folded again from its first eve
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import functools
 import hashlib
 import io
@@ -30,7 +31,7 @@ from ..table.state import MatchState
 
 BATCH = 20_000  # events read at a time on a cold fold
 # The code whose objects a checkpoint holds: another version of any of them refolds.
-FOLD_CODE = ("table/state.py", "table/journal.py", "rules/*.py")
+FOLD_CODE = ("table/state.py", "table/journal.py", "rules/*.py", "scorer/folds.py")
 
 
 @dataclass
@@ -245,11 +246,33 @@ def _proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
     return MappingProxyType(items)
 
 
+def _rebuild(cls: type, values: tuple[Any, ...]) -> Any:
+    """A slotted dataclass (the rules core's values) from its slots' values."""
+    obj = object.__new__(cls)
+    for name, value in zip(_slots(cls), values, strict=True):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+@functools.cache
+def _slots(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 class _Pickler(pickle.Pickler):
-    """Rulesets are saved by name (they are loaded again from their files)."""
+    """Rulesets are saved by name (they are loaded again from their files); the rules core's
+    slotted dataclasses as their values (dataclasses' own way back is ten times slower, and a
+    restart loads tens of thousands of them)."""
 
     dispatch_table: ClassVar[dict[Any, Any]] = {**copyreg.dispatch_table,
                       MappingProxyType: lambda m: (_proxy, (dict(m),))}
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        if hasattr(cls, "__slots__") and dataclasses.is_dataclass(cls) and \
+                not isinstance(obj, Ruleset):
+            return _rebuild, (cls, tuple(getattr(obj, n) for n in _slots(cls)))
+        return NotImplemented
 
     def persistent_id(self, obj: Any) -> Any:
         if isinstance(obj, Ruleset):
