@@ -39,6 +39,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import bench_scorer
 from bench_scorer import (
     Scorer,
     Tally,
@@ -242,6 +243,7 @@ def main() -> None:
                         help="viewers follow one team each (the phone view), not the hall")
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent)
     args = parser.parse_args()
+    bench_scorer.TLS = False  # plain HTTP, as the floor (bench_scorer measures TLS' cost)
     count = args.tables or (20 if args.quick else 200)
     crowd = args.viewers or (100 if args.quick else 1000)
     duration = args.duration or (8.0 if args.quick else 30.0)

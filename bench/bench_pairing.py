@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import bench_scorer
 import big_event
 import httpx
 import numpy as np
@@ -164,6 +165,7 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
+    bench_scorer.TLS = False  # plain HTTP, as the floor (bench_scorer measures TLS' cost)
     print(f"{os.cpu_count()} CPUs; {load()}")
     if args.quick:
         pairing_times([100, 200], 4)

@@ -2,13 +2,17 @@
 
     .venv/bin/python bench/bench_scorer.py [--quick] [--tables 200] [--repeat 3]
                                            [--duration 30] [--pace 1,2] [--dir DIR] [--keep]
+                                           [--only latency,ingest,catch-up] [--tls on,off]
 
 The scorer runs as it does in the hall: `kiosk scorer --data DIR --port P --no-mdns` in its
-own process (uvicorn on 127.0.0.1, a free port), its store prepared by `kiosk scorer admin`
-(event, tables, teams, round 1 started: the hall shows a table's hand only once the table has
-a match in the current round). One asyncio load generator (httpx.AsyncClient) plays every
-table: it pairs each one with its code and replays one real table journal, recorded first with
-`kiosk simulate`, as that table's events (its own device id), in signed batches.
+own process (uvicorn on 127.0.0.1, a free port, HTTPS with its own certificate), its store
+prepared by `kiosk scorer admin` (event, tables, teams, round 1 started: the hall shows a
+table's hand only once the table has a match in the current round). One asyncio load generator
+(httpx.AsyncClient) plays every table: it pairs each one with its code (the PAKE) and replays
+one real table journal, recorded first with `kiosk simulate`, as that table's events (its own
+device id, its own hash chain), in signed batches. With `--tls on,off` (the default) each part
+runs over HTTPS and then over plain HTTP (`kiosk scorer --no-tls`, for this comparison only:
+kiosks refuse it), so the cost of TLS is measured in the same run.
 
 Prints
   table → hall    tables post one hand's events at a time, every 1–2 s (jittered); a reader
@@ -62,11 +66,12 @@ from typing import Any
 import httpx
 from hall_stream import follow
 
+from kiosk.pairing import KioskPairing
 from kiosk.rules import Rulesets
-from kiosk.scorer.sync import signed_headers
 from kiosk.sync.outbox import BATCH as OUTBOX_BATCH
 from kiosk.table.journal import Event, Journal
 from kiosk.table.state import MatchState
+from kiosk.wire import event_hash, signed_headers
 
 RULESET = "xiamen-2015"
 INGEST_BATCH = 50
@@ -113,7 +118,7 @@ def record_journal(directory: Path) -> list[dict[str, Any]]:
     """One real table's journal: a whole match played by the simulator's bots."""
     kiosk("simulate", "--data", str(directory), "--table", "1", "--ruleset", RULESET,
           "--speed", "1e9")
-    journal = Journal(directory / "table-1.sqlite")
+    journal = Journal.reader(directory / "table-1.sqlite")
     try:
         return [e.to_json() for e in journal.events()]
     finally:
@@ -169,12 +174,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+TLS = True  # the scorer's transport in the part being run (main() sets it)
+
+
+def client_tls() -> ssl.SSLContext:
+    """What a kiosk's client does (TLS 1.2+, the certificate checked; here not pinned, as the
+    generator's cost of checking a pin is the same)."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
 class Scorer:
     """`kiosk scorer` in a child process; its output goes to scorer.log in the data dir."""
 
     def __init__(self, data: Path) -> None:
         self.data, self.port = data, free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = TLS
+        self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
         self.launched = self.ready = 0.0
 
@@ -183,9 +201,10 @@ class Scorer:
         with open(self.data / "scorer.log", "ab") as log:
             self.process = subprocess.Popen(
                 [*kiosk_command(), "scorer", "--data", str(self.data), "--port", str(self.port),
-                 "--no-mdns"], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                 "--no-mdns", *([] if self.tls else ["--no-tls"])], stdout=log,
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = self.launched + timeout
-        with httpx.Client(timeout=2.0) as client:
+        with httpx.Client(timeout=2.0, verify=client_tls()) as client:
             while time.monotonic() < deadline:
                 if self.process.poll() is not None:
                     raise RuntimeError(f"the scorer exited with {self.process.returncode}:\n"
@@ -249,22 +268,34 @@ def tables_for(count: int, events: list[dict[str, Any]]) -> list[Table]:
     for n in range(1, count + 1):
         device = f"bench-kiosk-{n:03d}"
         own = [{**e, "device": device, "match": "1"} for e in events]
-        for e in own:
+        prev = ""
+        for e in own:  # its own chain: each event carries the hash of the one before
             if e["kind"] == "setup":
                 e["data"] = {**e["data"], "event": "Bench", "round": "1", "table": n}
+            e["prev"] = prev
+            prev = event_hash(e)
         out.append(Table(n, device, own))
     return out
+
+
+def address(table: int) -> str:
+    """A loopback address of the table's own (each kiosk is its own machine in the hall, and
+    the scorer limits what one address may do)."""
+    return f"127.1.{table // 250}.{table % 250 + 1}"
 
 
 async def each_table(tables: list[Table],
                      work: Callable[[httpx.AsyncClient, Table], Awaitable[None]]) -> None:
     """Run `work` for every table at once, each table with its own client and connection as
-    in the hall (each kiosk is its own machine). One shared pool of 200 connections would cost
-    the generator more than the scorer: httpcore scans its whole pool for every request."""
-    tls = ssl.create_default_context()  # unused (plain HTTP), but each client would load one
+    in the hall (each kiosk is its own machine, with its own address). One shared pool of 200
+    connections would cost the generator more than the scorer: httpcore scans its whole pool
+    for every request."""
+    tls = client_tls()
     async with contextlib.AsyncExitStack() as stack:
         clients = [await stack.enter_async_context(httpx.AsyncClient(
-            timeout=120.0, verify=tls, limits=httpx.Limits(max_connections=1))) for _ in tables]
+            timeout=120.0, limits=httpx.Limits(max_connections=1),
+            transport=httpx.AsyncHTTPTransport(verify=tls, local_address=address(t.number))))
+            for t in tables]
         await asyncio.gather(*(work(c, t) for c, t in zip(clients, tables, strict=True)))
 
 
@@ -272,12 +303,24 @@ async def pair_all(url: str, tables: list[Table], codes: dict[int, str]) -> None
     rulesets = {r.id: r.sha256 for r in Rulesets.load([]).values()}
 
     async def pair(client: httpx.AsyncClient, table: Table) -> None:
-        reply = await client.post(url + "/api/pair", json={
-            "code": codes[table.number], "device": table.device, "rulesets": rulesets})
-        body = reply.json()
-        if reply.status_code != 200 or body.get("table") != table.number:
-            raise RuntimeError(f"pairing table {table.number}: {reply.status_code} {body}")
-        table.secret = body["secret"]
+        kiosk = KioskPairing(codes[table.number], table.number, table.device)
+        while True:  # (a whole hall pairing at once meets the scorer's ceiling: wait)
+            start = await client.post(url + "/api/pair/start", json={
+                "table": table.number, "device": table.device, "message": kiosk.message,
+                "rulesets": rulesets})
+            if start.status_code != 429:
+                break
+            await asyncio.sleep(random.uniform(0.5, 2.0))
+        body = start.json()
+        if start.status_code != 200:
+            raise RuntimeError(f"pairing table {table.number}: {start.status_code} {body}")
+        proof = kiosk.confirm(body["message"], body["session"])
+        finish = await client.post(url + "/api/pair/finish", json={
+            "session": body["session"], "confirm": proof})
+        if finish.status_code != 200:
+            raise RuntimeError(f"pairing table {table.number}: {finish.status_code} "
+                               f"{finish.text[:200]}")
+        table.secret = kiosk.open(finish.json())["secret"]
 
     await each_table(tables, pair)
 
@@ -313,7 +356,7 @@ def hall_reader(url: str, out: Any, stop: Any) -> None:
     confirmed: dict[int, int] = {}
     broken: set[int] = set()
     try:
-        for kind, snapshot, now, size in follow(url):
+        for kind, snapshot, now, size in follow(url, verify=client_tls()):
             if kind not in ("snapshot", "patch"):
                 continue
             out.put(("snapshot", now, size))
@@ -641,7 +684,7 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
 def hall_parts(url: str) -> dict[str, float]:
     """How long the scorer takes to answer the hall's parts, each rebuilt from the store."""
     out = {}
-    with httpx.Client(timeout=60.0) as client:
+    with httpx.Client(timeout=60.0, verify=client_tls()) as client:
         for path in ("/api/tables", "/api/standings"):
             times = []
             for _ in range(5):
@@ -655,7 +698,7 @@ def hall_parts(url: str) -> dict[str, float]:
 # -- main ---------------------------------------------------------------------------------------
 
 def fresh_store(base: Path, template: Path, name: str) -> Path:
-    data = base / name
+    data = base / f"{name}-{'tls' if TLS else 'plain'}"
     shutil.copytree(template, data)
     return data
 
@@ -699,7 +742,13 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent,
                         help="where the temporary data goes (default: beside this file)")
     parser.add_argument("--keep", action="store_true", help="keep the data and server logs")
+    parser.add_argument("--only", default="latency,ingest,catch-up",
+                        help="the parts to run (default all: latency,ingest,catch-up)")
+    parser.add_argument("--tls", default="on,off",
+                        help="run each part over HTTPS (on), plain HTTP (off) or both (on,off)")
     args = parser.parse_args()
+    parts = set(args.only.split(","))
+    modes = [m == "on" for m in args.tls.split(",")]
     count = args.tables or (20 if args.quick else 200)
     repeat = args.repeat or (1 if args.quick else 3)
     duration = args.duration or (5.0 if args.quick else 30.0)
@@ -728,9 +777,15 @@ def main() -> None:
         (template / "teams.csv").unlink()
         tables = tables_for(count, events)
 
-        latency_run(base, template, codes, tables, ends, pace, duration)
-        ingest_runs(base, template, codes, tables, per_table, repeat, limit)
-        catch_up_runs(base, template, codes, tables, repeat, limit)
+        global TLS
+        for TLS in modes:
+            print(f"— {'HTTPS (TLS on)' if TLS else 'plain HTTP (TLS off, comparison only)'} —")
+            if "latency" in parts:
+                latency_run(base, template, codes, tables, ends, pace, duration)
+            if "ingest" in parts:
+                ingest_runs(base, template, codes, tables, per_table, repeat, limit)
+            if "catch-up" in parts:
+                catch_up_runs(base, template, codes, tables, repeat, limit)
     print(f"(whole benchmark {time.monotonic() - begun:.0f} s)")
 
 

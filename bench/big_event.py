@@ -25,6 +25,7 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.simulate import simulate
+from kiosk.wire import event_hash
 
 RULESET = "xiamen-2015"
 EVENT = "全国总决赛"
@@ -52,24 +53,31 @@ def roster(teams: int, units: int, rng: random.Random) -> bytes:
 
 
 def play_round(director: Director, round_no: int, journals: list[list[dict[str, Any]]],
-               next_seq: dict[int, int], rng: random.Random) -> int:
-    """Every table of the round plays one recorded match; returns the events written."""
+               last: dict[int, tuple[int, str]], rng: random.Random) -> int:
+    """Every table of the round plays one recorded match; returns the events written. `last`:
+    each table's last sequence number and hash (the chain), brought up to date."""
     rows = []
     for table, _, _ in director.assignments(round_no):
         match = rng.choice(journals)
-        seq = next_seq.get(table, 0)
+        seq, prev = last.get(table, (0, ""))
         for e in match:
             seq += 1
             data = e["data"]
             if e["kind"] == "setup":
                 data = {**data, "event": EVENT, "round": str(round_no), "table": table}
-            rows.append((f"hall-kiosk-{table:03d}", seq, table, str(round_no), e["kind"],
+            event = {**e, "device": f"hall-kiosk-{table:03d}", "seq": seq,
+                     "match": str(round_no), "data": data, "prev": prev}
+            digest = event_hash(event)
+            rows.append((event["device"], seq, table, event["match"], e["kind"],
                          json.dumps(data, ensure_ascii=False, sort_keys=True), e["mono"],
-                         e["wall"], e["actor"]))
-        next_seq[table] = seq
+                         e["wall"], e["actor"], prev, digest))
+            prev = digest
+        last[table] = (seq, prev)
     store = director.store
     with store.db.atomic():
-        store.db.conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        store.db.conn.executemany(
+            "INSERT INTO events (device, seq, table_number, match, kind, data, mono, wall, "
+            "actor, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     store._wrote()
     return len(rows)
 
@@ -98,11 +106,11 @@ def build_played(directory: Path, teams: int, rounds: int, played: int, log: Any
     director.create_event(EVENT, RULESET, rounds=rounds, seed=1)
     director.import_teams(roster(teams, 40, rng))
     director.add_tables(teams // 2)
-    next_seq: dict[int, int] = {}
+    last: dict[int, tuple[int, str]] = {}
     events = 0
     for round_no in range(1, played + 1):
         director.start_round(0)
-        events += play_round(director, round_no, recorded, next_seq, rng)
+        events += play_round(director, round_no, recorded, last, rng)
     director.fold(0)  # every event folded once (a quick check that they all fold)
     director.store.close()
     log(f"(built {teams} teams × {played} rounds, {events:,} events, in "
@@ -124,10 +132,12 @@ def play_on(path: Path, per_table: int, seed: int = 7) -> int:
     rulesets = Rulesets.load([])
     director = Director(Store(path), rulesets)
     try:
-        next_seq = dict(director.store.db.execute(
-            "SELECT table_number, max(seq) FROM events GROUP BY table_number").fetchall())
+        last = {t: (s, h) for t, s, h in director.store.db.execute(
+            "SELECT e.table_number, e.seq, e.hash FROM events e JOIN (SELECT table_number, "
+            "max(seq) AS top FROM events GROUP BY table_number) m ON m.table_number = "
+            "e.table_number AND m.top = e.seq").fetchall()}
         round_no = director.start_round(0)
         recorded = [match[:per_table] for match in record_journals(3, rulesets)]
-        return play_round(director, round_no, recorded, next_seq, random.Random(seed))
+        return play_round(director, round_no, recorded, last, random.Random(seed))
     finally:
         director.store.close()

@@ -32,12 +32,12 @@ def merge(snap: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
     return out
 
 
-def follow(url: str, timeout: float = 30.0
+def follow(url: str, timeout: float = 30.0, verify: Any = True
            ) -> Iterator[tuple[str, dict[str, Any], float, int]]:
     """Each message of /api/hall/stream as (kind, the snapshot after it or the ping's data,
     when its last line arrived (monotonic), its size in bytes)."""
     snap: dict[str, Any] | None = None
-    with httpx.Client(timeout=httpx.Timeout(timeout, read=timeout)) as client, \
+    with httpx.Client(timeout=httpx.Timeout(timeout, read=timeout), verify=verify) as client, \
             client.stream("GET", url + "/api/hall/stream") as reply:
         kind = ""
         for line in reply.iter_lines():

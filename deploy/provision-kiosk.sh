@@ -10,6 +10,8 @@
 #   --scorer URL|HOST   the scorer: http://HOST:PORT, or a host name or address (then port
 #                       8080); the kiosk also takes its time from that host (chrony)
 #   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --time-key KEY      the hall's time key that provision-scorer.sh printed: the kiosk then
+#                       takes only authenticated time from the scorer (kept from the last run)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
 #   --dry-run           print every change it would make; change nothing
 #   --root DIR          write into the scratch root DIR instead of /; commands are listed in
@@ -18,7 +20,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" root_arg=""
+TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" TIME_KEY="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
     --scorer) SCORER=${2-}; shift ;;
     --source) SOURCE=${2-}; shift ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
+    --time-key) TIME_KEY=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
@@ -138,9 +141,18 @@ fi
 # -- Time from the scorer, which serves the hall's time even without internet. "prefer": with
 # internet too, the tables still agree with the scorer first.
 before=$CHANGES
+TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfile)
+[ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
+  sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
+if [ -n "$TIME_KEY" ]; then
+  [[ $TIME_KEY =~ ^[0-9a-f]{64}$ ]] || die "--time-key: the 64 hex digits provision-scorer.sh printed"
+  put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
+else
+  say "warning: no --time-key: this kiosk trusts any answer from $SCORER_HOST for its time"
+fi
 put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
 # The hall's scorer (deploy/provision-kiosk.sh --scorer).
-server $SCORER_HOST iburst prefer
+server $SCORER_HOST iburst prefer${TIME_KEY:+ key 1}
 EOF
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   run systemctl try-restart chrony.service

@@ -33,6 +33,7 @@ done
 [ -z "$root_arg" ] || set_root "$root_arg"
 preflight
 CHRONY_CONF=/etc/chrony/conf.d/kiosk-scorer.conf
+TIME_KEYS=/etc/chrony/chrony.keys
 # A second run without --lan keeps the networks of the first.
 if [ ${#LANS[@]} -eq 0 ] && [ -f "$ROOT$CHRONY_CONF" ]; then
   mapfile -t LANS < <(sed -n 's/^allow //p' "$ROOT$CHRONY_CONF")
@@ -68,7 +69,15 @@ put_file "$CHRONY_CONF" 644 < <(
   printf '# The hall'"'"'s time server (deploy/provision-scorer.sh).\n'
   printf 'allow %s\n' "${LANS[@]}"
   printf 'local stratum 8\n'
+  printf 'keyfile %s\n' "$TIME_KEYS"
 )
+# The kiosks check this server's time with a key set at provisioning (provision-kiosk.sh
+# --time-key), so a laptop answering as the time server cannot move their clocks. Made once,
+# kept on later runs.
+TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] || sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
+[ -n "$TIME_KEY" ] || TIME_KEY=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
+say "the kiosks' time key (give each: provision-kiosk.sh --time-key KEY): $TIME_KEY"
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   run systemctl try-restart chrony.service
 fi

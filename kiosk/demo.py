@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from .rules import Rulesets
+from .scorer import tls
 from .scorer.director import Director
 from .scorer.server import server_for
 from .scorer.store import Store
@@ -22,6 +23,8 @@ from .sync.link import Credential, LinkError, ScorerLink
 from .sync.simulated import simulate_synced
 
 TABLES = 8
+PANEL_SECONDS = 15.0  # the hall shows the next round's pairings this long between rounds
+DEMO = "demo"  # who the audit log says ran the demo's rounds
 CITIES = ("厦门", "福州", "泉州", "漳州", "莆田", "龙岩", "三明", "南平")
 NAMES = ("鼓浪屿队", "集美队", "思明队", "湖里队", "海沧队", "同安队", "翔安队", "南普陀队",
          "白鹭队", "凤凰木队", "三角梅队", "筼筜队", "环岛路队", "曾厝垵队", "五缘湾队",
@@ -52,8 +55,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
         admin.import_teams(roster())
     codes = admin.add_tables(TABLES)  # a code for each table not paired yet
-    url = f"http://127.0.0.1:{port}"
-    server = server_for(create_app(director, url + "/"), "127.0.0.1", port)
+    url = f"https://127.0.0.1:{port}"
+    server = server_for(create_app(director, url + "/"), "127.0.0.1", port,
+                        tls.identity(director.store).server_context())
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()
     while not server.started:
@@ -94,12 +98,16 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
         links[table] = join(kiosk, table, url, None if paired else codes[table], rulesets)
     while not stop.is_set():
         round_no = admin.current_round()
-        if round_no == 0 or _round_over(admin, round_no):
+        if round_no and admin.round_start(round_no) is None:  # published by an earlier run
+            _between_rounds(admin, round_no, stop)
+        elif round_no == 0 or _round_over(admin, round_no):
             if round_no >= event.rounds:
-                admin.close_event()
+                admin.close_event(confirm=True, by=DEMO)
                 return
-            round_no = admin.start_round(start_in=3.0)
-            print(f"demo: round {round_no} starts", flush=True)
+            round_no = admin.publish(confirm=True, by=DEMO)
+            _between_rounds(admin, round_no, stop)
+        if stop.is_set():
+            return
         players = [threading.Thread(target=_play, args=(data, t, links[t], round_no, speed,
                                                        rulesets, stop), daemon=True)
                    for t, _, _ in admin.assignments(round_no)]
@@ -110,6 +118,15 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
                 p.join(timeout=0.5)
         if stop.is_set():
             return
+
+
+def _between_rounds(admin: Director, round_no: int, stop: threading.Event) -> None:
+    """The published round's pairings fill the hall page for a while, as when players look
+    for their tables; then the round starts at every table."""
+    print(f"demo: round {round_no} published; it starts in {PANEL_SECONDS:g} s", flush=True)
+    if not stop.wait(PANEL_SECONDS):
+        admin.start_clock(start_in=3.0, by=DEMO)
+        print(f"demo: round {round_no} starts", flush=True)
 
 
 def _round_over(admin: Director, round_no: int) -> bool:

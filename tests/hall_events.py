@@ -1,5 +1,6 @@
 """A scorer with an event whose tables' journals are real recorded matches, written straight
-into the store (as a table's batches would be), for the hall feed and fold tests."""
+into the store (as a table's batches would be, hash chain and all), for the hall feed and
+fold tests."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.simulate import simulate
+from kiosk.wire import event_hash
 
 RULESETS = Rulesets.load([])
 EVENT = "厦门杯"
@@ -56,6 +58,7 @@ class Tables:
         self.director = director
         self.sent: dict[tuple[int, int], int] = {}  # events posted, by (table, round)
         self.seq: dict[int, int] = {}  # the table's journal sequence so far
+        self.prev: dict[int, str] = {}  # the hash of the table's last event (the chain)
 
     def post(self, table: int, upto: int, round_no: int | None = None, seed: int = 1) -> None:
         """The table's match of `round_no` (default: the current round) up to event `upto`."""
@@ -68,13 +71,18 @@ class Tables:
             data = e["data"]
             if e["kind"] == "setup":
                 data = {**data, "event": EVENT, "round": str(round_no), "table": table}
-            rows.append((f"kiosk-{table}", seq, table, str(round_no), e["kind"],
+            event = {**e, "device": f"kiosk-{table}", "seq": seq, "match": str(round_no),
+                     "data": data, "prev": self.prev.get(table, "")}
+            self.prev[table] = event_hash(event)
+            rows.append((event["device"], seq, table, event["match"], e["kind"],
                          json.dumps(data, ensure_ascii=False, sort_keys=True), e["mono"],
-                         e["wall"], e["actor"]))
+                         e["wall"], e["actor"], event["prev"], self.prev[table]))
         self.sent[(table, round_no)] = max(start, upto)
         db = self.director.store.db
         with db.atomic():
-            db.conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            db.conn.executemany(
+                "INSERT INTO events (device, seq, table_number, match, kind, data, mono, wall, "
+                "actor, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def finish(self, table: int, round_no: int | None = None) -> None:
         self.post(table, 10**9, round_no)

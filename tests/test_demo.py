@@ -8,16 +8,14 @@ import os
 import signal
 import subprocess
 import time
-import urllib.request
 
 import pytest
 
-from .helpers import ROOT, free_port
+from .helpers import ROOT, fetch, free_port
 
 
 def tables(url: str) -> list[dict]:
-    with urllib.request.urlopen(url + "/api/tables", timeout=5) as reply:
-        return json.loads(reply.read())
+    return json.loads(fetch(url + "/api/tables", timeout=5))
 
 
 @pytest.mark.timeout(180)
@@ -27,8 +25,9 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
     demo = subprocess.Popen(["make", "-s", "demo"], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
+    url = f"https://127.0.0.1:{port}"
     seen: list[int] = []
+    panel = None  # the hall's pairing panel before round 1 starts
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -38,15 +37,20 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
                 hands = None
             if hands is not None:
                 seen.append(hands)
+                if panel is None:
+                    snap = json.loads(fetch(url + "/api/hall", timeout=5))
+                    if snap["pairings_round"]:
+                        panel = snap
             if len(seen) >= 2 and seen[-1] > seen[0] and seen[-1] >= 16:
                 break
             assert demo.poll() is None, demo.stdout.read()
             time.sleep(0.5)
-        with urllib.request.urlopen(url + "/", timeout=5) as page:
-            assert b"<html" in page.read().lower()
+        assert b"<html" in fetch(url + "/", timeout=5).lower()
         assert seen and seen[-1] > seen[0], seen  # hands are being played and synced
-        with urllib.request.urlopen(url + "/api/hall", timeout=5) as reply:
-            hall = json.loads(reply.read())
+        # between rounds the hall showed the next round's pairings before it started
+        assert panel is not None and panel["pairings_round"] == 1
+        assert len(panel["pairings"]) == 8
+        hall = json.loads(fetch(url + "/api/hall", timeout=5))
         assert hall["event"]["name"].startswith("厦门") and len(hall["standings"]) == 16
     finally:
         os.killpg(demo.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import urllib.request
 
 from kiosk.scorer import folds as folds_module
 from kiosk.scorer import hall
@@ -16,7 +15,7 @@ from kiosk.scorer.store import Store
 
 from .hall_events import RULESETS, Tables
 from .hall_events import hall as make_hall
-from .helpers import ScorerProcess
+from .helpers import ScorerProcess, fetch
 
 
 def facts(fold) -> list[dict]:
@@ -102,7 +101,7 @@ def test_events_after_a_gap_wait_for_the_missing_one(tmp_path):
     tables.post(1, 30)  # seq 11 … 30 arrive before 10 is sent again
     assert director.fold(1).seq == 9
     with db.atomic():
-        db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+        db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
     assert director.fold(1).seq == 30
     straight = Folds(RULESETS)
     conn = sqlite3.connect(director.store.path)
@@ -131,16 +130,8 @@ def test_the_real_scorer_checkpoints_when_it_stops_and_resumes_after_a_kill(tmp_
         after = get(process.url + "/api/standings")
         tables_now = get(process.url + "/api/tables")
     assert after != standings and all(row["phase"] == "over" for row in tables_now)
-    assert after == get_standings(director)
+    assert after == hall.standings(reopened(director))  # as a fold from the first event
 
 
 def get(url: str):
-    with urllib.request.urlopen(url, timeout=10) as reply:
-        return json.loads(reply.read())
-
-
-def get_standings(director: Director) -> list[dict]:
-    names = {t.id: t.name for t in director.teams()}
-    return [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
-             "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
-             "group": s.group} for s in director.standings()]
+    return json.loads(fetch(url))

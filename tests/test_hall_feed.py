@@ -74,14 +74,20 @@ def test_patches_carry_only_what_changed_and_rebuild_the_snapshot(scorer):
     feed._publish(second)
     snap = merge(snap, patch)
     assert shown(snap) == shown(json.loads(second.json))
-    for table in (1, 2, 3, 4):  # the round ends: results, standings and the next pairings
+    for table in (1, 2, 3, 4):  # the round ends: results and standings change
         tables.finish(table)
     third = feed.build()
     _, patch = data(third.patch)
-    assert patch["standings"] and "order" in patch and "pairings" in patch["set"]
-    assert shown(merge(snap, patch)) == shown(json.loads(third.json))
+    assert patch["standings"] and "order" in patch
+    snap = merge(snap, patch)
+    assert shown(snap) == shown(json.loads(third.json))
     feed._publish(third)
     assert feed.build() is third  # nothing changed: no new frame, no message
+    director.publish(confirm=True)  # the next round's pairings go up on the hall
+    fourth = feed.build()
+    _, patch = data(fourth.patch)
+    assert patch["set"]["pairings_round"] == 2 and len(patch["set"]["pairings"]) == 4
+    assert shown(merge(snap, patch)) == shown(json.loads(fourth.json))
 
 
 def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scorer):
@@ -178,6 +184,7 @@ def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
 def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):
     director, tables = scorer
     tables.finish_round()
+    director.publish(confirm=True)
     feed = HallFeed(director, "http://x/")
     _, ns, _ = director.assignments(1)[0]
     view = json.loads(feed.team_json(ns))

@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-import segno
 from starlette.applications import Starlette
 from starlette.responses import (
-    FileResponse,
+    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     Response,
@@ -27,6 +26,8 @@ from starlette.responses import (
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from kiosk.scorer import hall_page
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
 
@@ -44,6 +45,14 @@ RULESET_NAMES = {"zh-Hans": "厦门 2015", "zh-Hant": "廈門 2015", "en": "Xiam
 
 def team_name(i: int) -> str:
     return NAMES[i] if i < len(NAMES) else f"第{i + 1}队"
+
+
+def round_clock(started: float | None, state: str = "running", **over) -> dict:
+    """The round clock as `Director.round_clock` gives it (a 60-minute round 2)."""
+    return {"round": 2, "started_at": started, "minutes": 60, "extra_seconds": 0.0,
+            "paused_total": 0.0, "paused_at": None, "stopped_at": None,
+            "ends_at": None if started is None else started + 3600,
+            "state": state if started is not None else "waiting", **over}
 
 
 def table(n: int, **over) -> dict:
@@ -76,7 +85,7 @@ def snapshot(tables: int = 4, **over) -> dict:
         "address": "http://192.168.1.10:8080/",
         "event": {"name": "厦门杯", "ruleset": "xiamen-2015", "ruleset_name": RULESET_NAMES,
                   "format": "swiss", "round": 2, "rounds": 5, "status": "running"},
-        "round_clock": {"round": 2, "started_at": None, "minutes": 60},
+        "round_clock": round_clock(None),
         "muted": False,
         "standings": [{"rank": i + 1, "team": f"t{i + 1:02d}", "name": team_name(i),
                        "points": 6 - i // 3, "net": 7 - i, "opponents": 9, "played": 2,
@@ -150,15 +159,14 @@ class Feed:
 
 def stand_in_scorer(feed: Feed) -> Starlette:
     async def page(request):
-        return FileResponse(STATIC / "hall.html")
+        return HTMLResponse(hall_page.html())  # the real page, with the catalogs' words
 
     async def hall(request):
         return JSONResponse(feed.current())
 
     async def qr(request):
-        out = io.BytesIO()
-        segno.make(feed.current()["address"]).save(out, kind="svg", scale=4, border=2)
-        return Response(out.getvalue(), media_type="image/svg+xml")
+        return Response(hall_page.qr_svg(feed.current()["address"]),
+                        media_type="image/svg+xml")
 
     async def stream(request):
         with feed.lock:
@@ -304,7 +312,7 @@ def test_clocks_count_down_on_the_scorer_clock(hall):
     # two may matter, as for a TV whose own clock is wrong.
     skew = -400 * 86400.0
     data = snapshot()
-    data["round_clock"] = {"round": 2, "started_at": time.time() + skew - 600, "minutes": 60}
+    data["round_clock"] = round_clock(time.time() + skew - 600)
     hall.feed.reset(data, skew=skew)
     page = hall.open()
     expect(page.locator("#round-clock")).to_have_text(re.compile(r"^(50:00|49:[0-5]\d)$"))
@@ -319,7 +327,7 @@ def test_clocks_count_down_on_the_scorer_clock(hall):
 
 def test_round_clock_says_time_up(hall):
     data = snapshot()
-    data["round_clock"] = {"round": 2, "started_at": time.time() - 3700, "minutes": 60}
+    data["round_clock"] = round_clock(time.time() - 3700)
     hall.feed.reset(data)
     page = hall.open()
     expect(page.locator("#round-clock")).to_have_text("时间到")
@@ -517,3 +525,103 @@ def test_names_are_shown_as_text_never_as_html(hall):
     hall.feed.publish(data)  # the stream's path renders the same way
     expect(row(page, 1).locator(".ns")).to_have_text(script)
     assert page.evaluate("window.pwned") is None
+
+
+# ---- the head referee's console on the hall page (issue 12) -------------------------------
+
+
+def test_the_qr_code_is_an_image_chromium_draws_and_it_reads_back_as_the_address(hall):
+    import zxingcpp
+    from PIL import Image
+
+    page = hall.open()
+    qr = page.locator("#qr img")
+    expect(qr).to_be_visible()
+    assert page.evaluate("document.querySelector('#qr img').naturalWidth") > 0
+    shot = Image.open(io.BytesIO(qr.screenshot()))
+    found = zxingcpp.read_barcodes(shot)
+    assert [code.text for code in found] == ["http://192.168.1.10:8080/"]
+
+
+def test_24_teams_and_12_tables_fit_one_1080p_screen_without_pages(hall):
+    hall.feed.reset(snapshot(tables=12))
+    page = hall.open()
+    expect(page.locator("#standings [data-team]")).to_have_count(24)
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    for name in ("standings", "tables"):
+        expect(page.locator(f"#{name}-pager")).to_be_hidden()
+        hidden = page.locator(f"#{name} [hidden]")
+        expect(hidden).to_have_count(0)
+    state = page.evaluate(PAGE_STATE)
+    assert state["fits"] and len(state["tables"]) == 12
+    assert page.evaluate("document.documentElement.scrollHeight") <= TV[1]
+
+
+def test_between_rounds_the_published_pairings_fill_the_screen(hall):
+    pairings = [{"table": n, "ns": team_name(2 * n - 2), "ew": team_name(2 * n - 1)}
+                for n in range(1, 9)]
+    hall.feed.reset(snapshot(pairings_round=3, pairings=pairings,
+                             byes=[{"team": "t17", "name": "轮空队", "points": 3}]))
+    page = hall.open()
+    expect(page.locator("#panel")).to_be_visible()
+    expect(page.locator("#main")).to_be_hidden()
+    expect(page.locator("#panel-title")).to_have_text("第 3 轮对阵")
+    expect(page.locator("#panel-list [data-pairing-table]")).to_have_count(8)
+    expect(page.locator("#panel-list .bye")).to_have_text("—轮空：轮空队")
+    expect(page.locator("#status")).to_have_text("轮间休息")
+    box = page.locator("#panel").bounding_box()
+    assert box["width"] > 0.9 * TV[0] and box["height"] > 0.8 * TV[1]  # the whole screen
+    hall.feed.publish(snapshot())  # the round starts: the tables are back
+    expect(page.locator("#panel")).to_be_hidden()
+    expect(page.locator("#main")).to_be_visible()
+
+
+def test_unused_tables_ruled_results_and_byes_read_as_such(hall):
+    data = snapshot(tables=4, byes=[{"team": "t09", "name": "轮空队", "points": 3}])
+    data = with_table(data, 4, phase="unused", round=None, ns="", ew="",
+                      link={"state": "unused", "behind": 0, "last_seen": 0.0})
+    data = with_table(data, 3, phase="ruled", result={"winner": "EW", "text": team_name(5),
+                                                      "ruling": "forfeit"})
+    hall.feed.reset(data)
+    page = hall.open()
+    four = row(page, 4)
+    expect(four.locator(".phase")).to_have_text("本轮不用")
+    expect(four).to_have_class(re.compile(r"\bunused\b"))
+    expect(four.locator(".link")).not_to_contain_text("离线")
+    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} 胜（判负）")
+    expect(page.locator("#tables .bye")).to_have_text("—轮空：轮空队")
+    page.locator('#langs [data-lang="en"]').click()
+    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} won (forfeit)")
+    expect(four.locator(".phase")).to_have_text("Not used")
+
+
+def test_the_round_clock_pauses_and_stops_with_the_hall(hall):
+    now = time.time()
+    hall.feed.reset(snapshot(round_clock=round_clock(now - 600, "paused", paused_at=now - 60)))
+    page = hall.open()
+    expect(page.locator("#round-clock-label")).to_have_text("全场暂停")
+    expect(page.locator("#round-clock")).to_have_text("51:00")  # frozen where the pause began
+    hall.feed.publish(snapshot(round_clock=round_clock(now - 600, "stopped")))
+    expect(page.locator("#round-clock-label")).to_have_text("时间到（裁判长叫停）")
+    hall.feed.publish(snapshot(round_clock=round_clock(now - 600, "over")))
+    expect(page.locator("#round-clock-label")).to_have_text("本轮结束")
+    expect(page.locator("#round-clock")).to_have_text("—")  # it no longer counts
+
+
+def test_printing_the_hall_page_keeps_every_name_black_on_white(hall):
+    hall.feed.reset(snapshot(tables=40))
+    page = hall.open()
+    page.emulate_media(media="print")
+    colors = page.evaluate("""() => {
+        const name = document.querySelector('#standings .name');
+        const team = document.querySelector('#tables .team');
+        const css = (n) => getComputedStyle(n);
+        return {name: css(name).color, team: css(team).color,
+                body: css(document.body).backgroundColor,
+                shown: document.querySelectorAll('#tables .trow').length,
+                visible: [...document.querySelectorAll('#tables .trow')]
+                    .filter((r) => getComputedStyle(r).display !== 'none').length};
+    }""")
+    assert colors["name"] == colors["team"] == "rgb(0, 0, 0)"
+    assert colors["body"] == "rgb(255, 255, 255)"
+    assert colors["visible"] == colors["shown"] == 40  # every row on paper, not one page

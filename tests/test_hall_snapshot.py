@@ -1,5 +1,6 @@
-"""What the hall's screens are told: the next round's pairings once a round is over, late
-tables, link health; and a kiosk whose clock is off still syncs and says so."""
+"""What the hall's screens are told: the next round's pairings once the head referee publishes
+them (never the private draft), late tables, link health, unused tables; and a kiosk whose
+clock is off still syncs and says so."""
 
 from __future__ import annotations
 
@@ -39,9 +40,16 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     now = [time.time()]
     h = Hall(tmp_path / "scorer", lambda: now[0])
     first = hall.snapshot(h.director, "http://x/")
-    assert first["pairings_round"] == 1 and len(first["pairings"]) == 2  # before round 1
-    assert [t["link"]["state"] for t in first["tables"]] == ["never", "never"]
-    h.director.start_round(0)
+    assert first["pairings_round"] is None and first["pairings"] == []
+    h.director.make_draft()
+    assert hall.snapshot(h.director, "http://x/")["pairings"] == []  # the draft is private
+    h.director.publish()
+    published = hall.snapshot(h.director, "http://x/")
+    assert published["pairings_round"] == 1 and len(published["pairings"]) == 2
+    assert [t["link"]["state"] for t in published["tables"]] == ["never", "never"]
+    assert [t["phase"] for t in published["tables"]] == ["waiting", "waiting"]
+    assert published["round_clock"]["state"] == "waiting"
+    h.director.start_clock(0)
     link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
     simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
     during = hall.snapshot(h.director, "http://x/")
@@ -55,13 +63,16 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     assert later["tables"][0]["link"]["state"] == "offline"  # not heard from since
     link2 = join(tmp_path / "k2", 2, "http://testserver", h.codes[2], RULESETS, h.client)
     simulate_synced(tmp_path / "k2", 2, RULESETS, link2, 1000, 2, 1e9, io.StringIO()).close()
+    assert hall.snapshot(h.director, "http://x/")["round_clock"]["state"] == "over"
+    assert hall.snapshot(h.director, "http://x/")["pairings"] == []  # not published yet
+    h.director.publish()
     after = hall.snapshot(h.director, "http://x/")
     assert after["pairings_round"] == 2 and len(after["pairings"]) == 2
     met = {frozenset((a, b)) for _, a, b in h.director.assignments(1)}
     names = {t.id: t.name for t in h.director.teams()}
     assert all(frozenset((n["ns"], n["ew"])) not in {frozenset(names[x] for x in m)
                                                       for m in met} for n in after["pairings"])
-    h.director.start_round(0)
+    h.director.start_clock(0)
     assert [(a, b) for _, a, b in h.director.assignments(2)] == [
         (next(t for t, n in names.items() if n == p["ns"]),
          next(t for t, n in names.items() if n == p["ew"])) for p in after["pairings"]]

@@ -1,9 +1,12 @@
-"""The scorer's pairing and authenticated ingest, in process (Starlette's TestClient)."""
+"""The scorer's pairing (a PAKE keyed by the code) and its authenticated ingest, in process
+(Starlette's TestClient): what it accepts, what it refuses with which 4xx, and that nothing it
+refuses changes anything."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 
 import pytest
 from starlette.testclient import TestClient
@@ -11,158 +14,296 @@ from starlette.testclient import TestClient
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
-from kiosk.scorer.sync import signed_headers
 from kiosk.scorer.web import create_app
+from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.wire import event_hash, sign, signed_headers
 
 NOW = 1_790_000_000.0
 
 
-def event(seq: int, device: str = "kiosk-a") -> dict:
-    return {"device": device, "seq": seq, "match": "1", "kind": "press",
-            "data": {"seat": "N"}, "mono": 1000.0 + seq, "wall": NOW + seq, "actor": "seat:N"}
+def chain(*specs, device="kiosk-a", prev=""):
+    """Consecutive events from seq specs[0]: each links to the one before (`prev` before the
+    first). A spec is a seq, or (seq, data) to make that event differ."""
+    events = []
+    for spec in specs:
+        seq, data = spec if isinstance(spec, tuple) else (spec, {"seat": "N"})
+        e = {"device": device, "seq": seq, "match": "1", "kind": "press", "data": data,
+             "mono": 1000.0 + seq, "wall": NOW + seq, "actor": "seat:N", "prev": prev}
+        prev = event_hash(e)
+        events.append(e)
+    return events
+
+
+class Hall:
+    def __init__(self, path, now=NOW):
+        self.store = Store(path / "scorer.sqlite")
+        self.clock = [now]
+        self.director = Director(self.store, Rulesets.load([]), clock=lambda: self.clock[0])
+        self.client = TestClient(create_app(self.director))
+        self.sent: list[bytes] = []  # every request body, as a relay would see them
+        self.client.event_hooks["request"].append(lambda r: self.sent.append(r.read()))
+
+    def pair(self, table, device="kiosk-a", code=None):
+        link = ScorerLink("http://testserver", self.client)
+        link.pair(code or self.store.issue_code(table, self.clock[0]), table, device, {})
+        return link.credential.secret
+
+    def send(self, table, secret, body, nonce="aa" * 8, at=None, **headers):
+        raw = body if isinstance(body, bytes) else json.dumps(body).encode()
+        path = f"/api/tables/{table}/events"
+        signed = signed_headers(secret, table, "POST", path, raw,
+                                self.clock[0] if at is None else at, nonce)
+        return self.client.post(path, content=raw, headers={**signed, **headers})
 
 
 @pytest.fixture
-def scorer(tmp_path):
-    store = Store(tmp_path / "scorer.sqlite")
-    client = TestClient(create_app(Director(store, Rulesets.load([]), clock=lambda: NOW)))
-    code = store.issue_code(7)
-    paired = client.post("/api/pair", json={"code": code, "device": "kiosk-a"}).json()
-    return store, client, paired
+def hall(tmp_path):
+    h = Hall(tmp_path)
+    yield h
+    h.store.close()
 
 
-def send(client, table, secret, events, nonce="n1", now=NOW, tamper=False):
-    body = json.dumps({"events": events}).encode()
-    path = f"/api/tables/{table}/events"
-    headers = signed_headers(secret, table, "POST", path, body, now, nonce)
-    if tamper:
-        body = body.replace(b'"N"', b'"S"')
-    return client.post(f"/api/tables/{table}/events", content=body, headers=headers)
+def test_pairing_gives_a_secret_and_the_code_never_crosses_the_wire(hall):
+    code = hall.store.issue_code(7, NOW)
+    link = ScorerLink("http://testserver", hall.client)
+    credential = link.pair(code, 7, "kiosk-a", {})
+    assert credential.table == 7 and len(credential.secret) == 64
+    assert hall.store.credential(7) == (credential.secret, "kiosk-a")
+    wire = b"".join(hall.sent)
+    assert code.encode() not in wire and credential.secret.encode() not in wire
+    assert hall.store.open_codes(NOW) == {}  # used
 
 
-def test_pairing_gives_a_credential_once(scorer):
-    store, client, paired = scorer
-    assert paired["table"] == 7 and len(paired["secret"]) == 64
-    code = store.issue_code(7)
-    assert client.post("/api/pair", json={"code": code, "device": "b"}).status_code == 200
-    again = client.post("/api/pair", json={"code": code, "device": "c"})
-    assert (again.status_code, again.json()["error"]) == (403, "unknown or used pairing code")
-    assert client.post("/api/pair", content=b"{garbled").status_code == 400
+def test_one_wrong_guess_burns_the_code(hall):
+    code = hall.store.issue_code(7, NOW)
+    wrong = f"{(int(code) + 1) % 10**6:06d}"
+    with pytest.raises(LinkError) as refused:
+        ScorerLink("http://testserver", hall.client).pair(wrong, 7, "kiosk-x", {})
+    assert (refused.value.status, refused.value.key) == (403, "sync.wrong-code")
+    with pytest.raises(LinkError) as burnt:  # even the right code is void now
+        ScorerLink("http://testserver", hall.client).pair(code, 7, "kiosk-a", {})
+    assert burnt.value.key == "sync.no-code"
+    assert hall.store.credential(7) is None and hall.store.code_states(NOW)[7] == "burnt"
+    assert hall.pair(7)  # a new code from the head referee pairs
 
 
-def test_ingest_commits_ignores_duplicates_and_reports_gaps(scorer):
-    store, client, paired = scorer
-    secret = paired["secret"]
-    reply = send(client, 7, secret, [event(1), event(2), event(4)], nonce="a")
-    assert (reply.status_code, reply.json()["high_water"]) == (200, 2)  # 3 is missing
-    reply = send(client, 7, secret, [event(2), event(3), event(4)], nonce="b")
+def test_codes_expire(hall):
+    code = hall.store.issue_code(7, NOW - 13 * 3600)
+    with pytest.raises(LinkError, match="no valid pairing code"):
+        ScorerLink("http://testserver", hall.client).pair(code, 7, "kiosk-a", {})
+    assert hall.store.code_states(NOW)[7] == "expired"
+
+
+def test_a_kiosk_whose_answer_was_lost_pairs_again_until_it_uses_its_credential(hall):
+    code = hall.store.issue_code(9, NOW)
+    first = hall.pair(9, "kiosk-9", code)
+    again = hall.pair(9, "kiosk-9", code)  # the same code, the same kiosk: a new secret
+    assert again != first and hall.store.credential(9) == (again, "kiosk-9")
+    with pytest.raises(LinkError):  # another device may not
+        hall.pair(9, "kiosk-x", code)
+    assert hall.send(9, again, {"events": chain(1, device="kiosk-9")}).status_code == 200
+    with pytest.raises(LinkError):  # once the credential is used, the code is dead
+        hall.pair(9, "kiosk-9", code)
+
+
+def test_a_ruleset_list_at_pairing_is_refused(hall):
+    hall.store.issue_code(7, NOW)
+    reply = hall.client.post("/api/pair/start", json={
+        "table": 7, "device": "kiosk-a", "message": "00" * 33, "rulesets": ["xiamen-2015"]})
+    assert reply.status_code == 400 and hall.store.credential(7) is None
+
+
+def test_ingest_commits_ignores_duplicates_and_reports_gaps(hall):
+    secret = hall.pair(7)
+    events = chain(1, 2, 3, 4)
+    reply = hall.send(7, secret, {"events": events[:2]}, nonce="a1" * 8)
+    assert (reply.status_code, reply.json()["high_water"]) == (200, 2)
+    reply = hall.send(7, secret, {"events": events[3:]}, nonce="a2" * 8)
+    assert reply.json()["high_water"] == 2  # 3 is missing
+    reply = hall.send(7, secret, {"events": events[1:]}, nonce="a3" * 8)
     assert reply.json()["high_water"] == 4
-    assert [e["seq"] for e in store.events(7)] == [1, 2, 3, 4]  # each once
-    conn = sqlite3.connect(store.db.conn.execute("PRAGMA database_list").fetchone()[2])
-    assert conn.execute("SELECT count(*) FROM events").fetchone()[0] == 4  # on disk
+    assert [e["seq"] for e in hall.store.events(7)] == [1, 2, 3, 4]  # each once
+    path = hall.store.db.conn.execute("PRAGMA database_list").fetchone()[2]
+    assert sqlite3.connect(path).execute("SELECT count(*) FROM events").fetchone()[0] == 4
 
 
-def test_events_with_one_device_id_at_two_tables_do_not_collide(scorer):
-    store, client, paired = scorer  # e.g. kiosks cloned from one image with its journal
-    other = client.post("/api/pair", json={"code": store.issue_code(8), "device": "kiosk-a"})
-    send(client, 7, paired["secret"], [event(1)], nonce="a")
-    assert send(client, 8, other.json()["secret"], [event(1)], nonce="b").json()[
+def test_events_with_one_device_id_at_two_tables_do_not_collide(hall):
+    secret7, secret8 = hall.pair(7), hall.pair(8)  # kiosks cloned from one image
+    hall.send(7, secret7, {"events": chain(1)}, nonce="b1" * 8)
+    assert hall.send(8, secret8, {"events": chain(1)}, nonce="b2" * 8).json()[
         "high_water"] == 1
-    assert len(store.events(7)) == len(store.events(8)) == 1 and store.orphans() == []
+    assert len(hall.store.events(7)) == len(hall.store.events(8)) == 1
+    assert hall.store.orphans() == []
 
 
-def test_an_imported_event_in_a_taken_place_is_kept_aside(scorer):
-    store, client, paired = scorer
-    send(client, 7, paired["secret"], [event(1)], nonce="a")
-    assert store.ingest(7, [event(1, device="kiosk-z")], NOW) == (1, 1)  # (mark, orphans)
-    assert [e["device"] for e in store.events(7)] == ["kiosk-a"]
-    assert store.orphans()[0]["device"] == "kiosk-z"  # kept, not lost
+@pytest.mark.parametrize(("second", "why"), [
+    (chain((2, {"seat": "S"}), prev="x" * 64), "place-taken"),  # another event at 2
+    (chain(3, prev="0" * 64), "chain-broken"),  # 3 does not follow 2
+])
+def test_a_conflict_is_409_naming_the_event_and_its_events_are_kept_aside(hall, second, why):
+    secret = hall.pair(7)
+    first = chain(1, 2)
+    assert hall.send(7, secret, {"events": first}, nonce="c1" * 8).status_code == 200
+    if why == "place-taken":
+        second = chain((2, {"seat": "S"}), prev=event_hash(first[0]))
+    reply = hall.send(7, secret, {"events": second}, nonce="c2" * 8)
+    assert reply.status_code == 409
+    answer = reply.json()
+    assert answer["key"] == f"sync.conflict.{why}" and answer["params"]["seq"] == second[0][
+        "seq"]
+    assert hall.store.events(7) == first  # nothing spliced in
+    assert hall.store.orphans() == second  # kept aside, not lost
+    (conflict,) = hall.store.conflicts()
+    assert (conflict["table"], conflict["seq"], conflict["why"]) == (7, second[0]["seq"], why)
+    hall.pair(7, "kiosk-new")  # the head referee pairs the table again: resolved
+    assert hall.store.conflicts() == []
 
 
-@pytest.mark.parametrize(("batch", "problem"), [
-    ({"events": [event(1)], "behind": 1e400}, "behind"),
-    ({"events": [{**event(1), "seq": 2**70}]}, "seq"),
-    ({"events": [{**event(1), "seq": 0}]}, "seq"),
-    ({"events": [{**event(1), "wall": float("nan")}]}, "finite"),
-    ({"events": [{**event(1), "data": "x"}]}, "data is an object"),
-    ({"events": "x"}, "events"), ([], "events")])
-def test_a_garbled_signed_batch_gets_400_and_changes_nothing(scorer, batch, problem):
-    store, client, paired = scorer
-    body = json.dumps(batch).encode()
-    headers = signed_headers(paired["secret"], 7, "POST", "/api/tables/7/events", body, NOW,
-                             "g")
-    reply = client.post("/api/tables/7/events", content=body, headers=headers)
-    assert reply.status_code == 400 and problem in reply.json()["error"]
-    assert store.events(7) == []
+def test_a_head_behind_the_scorer_is_a_rolled_back_journal(hall):
+    secret = hall.pair(7)
+    events = chain(1, 2, 3)
+    hall.send(7, secret, {"events": events}, nonce="d1" * 8)
+    head = {"seq": 2, "hash": event_hash(events[1])}
+    reply = hall.send(7, secret, {"events": [], "head": head}, nonce="d2" * 8)
+    assert reply.status_code == 409 and reply.json()["key"] == "sync.conflict.rolled-back"
+    assert reply.json()["params"]["seq"] == 3
 
 
-def test_a_huge_body_is_refused_before_it_is_read(scorer):
-    store, client, _ = scorer
-    reply = client.post("/api/tables/7/events", content=b"x" * 5_000_000)
-    assert reply.status_code == 413 and store.events(7) == []
+@pytest.mark.parametrize(("batch", "key"), [
+    ({"events": chain(1), "behind": 1e400}, "wire.not-finite"),
+    ({"events": [{**chain(1)[0], "seq": 2**70}]}, "wire.seq"),
+    ({"events": [{**chain(1)[0], "seq": 0}]}, "wire.seq"),
+    ({"events": [{**chain(1)[0], "data": "x"}]}, "wire.data"),
+    ({"events": [{**chain(1)[0], "match": "x" * 100_000}]}, "wire.field-text"),
+    ({"events": [{**chain(1)[0], "data": {"name": "x" * 300}}]}, "wire.data-size"),
+    ({"events": [{**chain(1)[0], "prev": "nope"}]}, "wire.prev"),
+    ({"events": [{"seq": 1}]}, "wire.event-fields"),
+    ({"events": chain(1, 2)[::-1]}, "wire.not-consecutive"),
+    ({"events": "x"}, "wire.batch-shape"), ([], "wire.batch-shape")])
+def test_a_garbled_signed_batch_gets_400_and_changes_nothing(hall, batch, key):
+    secret = hall.pair(7)
+    reply = hall.send(7, secret, batch)
+    assert reply.status_code == 400 and reply.json()["key"] == key
+    assert hall.store.events(7) == []
 
 
-def test_guessing_pairing_codes_is_slowed_to_30_a_minute(scorer):
-    store, client, _ = scorer
-    code = store.issue_code(9)
-    wrong = [client.post("/api/pair", json={"code": f"{n:06d}", "device": "x"}).status_code
-             for n in range(31) if f"{n:06d}" != code]
-    assert wrong[:30] == [403] * 30 and wrong[30:] == [429]
-    assert client.post("/api/pair", json={"code": code, "device": "y"}).status_code == 429
+@pytest.mark.parametrize(("raw", "key"), [
+    (b'{"events": [' + b"[" * 50_000 + b"]" * 50_000 + b"]}", "wire.too-deep"),
+    (b'{"events": [], "behind": NaN}', "wire.not-finite"),
+    (b'{"events": [{"device": "\\udc80"}]}', "wire.bad-text"),
+    (json.dumps({"events": [{**chain(1)[0], "data": {"x": float("nan")}}]}).encode(),
+     "wire.not-finite"),
+    (b"\xff\xfe", "wire.not-json")])
+def test_bodies_that_made_500s_get_400(hall, raw, key):
+    secret = hall.pair(7)
+    reply = hall.send(7, secret, raw)
+    assert reply.status_code == 400 and reply.json()["key"] == key
+    assert hall.store.events(7) == []
+    reply = hall.send(7, secret, {"events": chain(1)}, nonce="ee" * 8)
+    assert reply.status_code == 200  # and the scorer goes on
 
 
-def test_a_kiosk_whose_answer_was_lost_pairs_again_with_the_same_code(scorer):
-    store, client, _ = scorer
-    code = store.issue_code(9)
-    first = client.post("/api/pair", json={"code": code, "device": "kiosk-9"}).json()
-    again = client.post("/api/pair", json={"code": code, "device": "kiosk-9"}).json()
-    assert first["secret"] == again["secret"]
-    other = client.post("/api/pair", json={"code": code, "device": "kiosk-x"})
-    assert other.status_code == 403
+def test_headers_and_paths_that_made_500s_get_4xx(hall):
+    secret = hall.pair(7)
+    body = json.dumps({"events": chain(1)}).encode()
+    headers = signed_headers(secret, 7, "POST", "/api/tables/7/events", body, NOW, "ff" * 8)
+    non_ascii = {**headers, "X-Kiosk-Signature": "é" * 64}
+    reply = hall.client.post("/api/tables/7/events", content=body,
+                             headers={k: v.encode("latin-1") for k, v in non_ascii.items()})
+    assert reply.status_code == 401
+    assert hall.client.post(f"/api/tables/{10**30}/events", content=body).status_code == 404
+    assert hall.client.get(f"/api/tables/{10**30}/journal").status_code == 404
+    assert hall.client.get("/api/export/sheets.txt?lang=xx").status_code == 400
+    assert hall.store.events(7) == []
+
+
+@pytest.mark.parametrize("stamp", ["nan", "inf", "1e9", "-1790000000.000", "1790000000",
+                                   " 1790000000.000"])
+def test_a_time_not_in_the_fixed_format_is_refused(hall, stamp):
+    secret = hall.pair(7)
+    body = json.dumps({"events": chain(1)}).encode()
+    headers = signed_headers(secret, 7, "POST", "/api/tables/7/events", body, NOW, "ab" * 8)
+    headers["X-Kiosk-Time"] = stamp
+    headers["X-Kiosk-Signature"] = sign(secret, "POST", "/api/tables/7/events", 7, stamp,
+                                        "ab" * 8, body)
+    reply = hall.client.post("/api/tables/7/events", content=body, headers=headers)
+    assert reply.status_code == 401 and hall.store.events(7) == []
+
+
+def test_a_huge_or_unsized_body_is_refused_before_it_is_read(hall):
+    secret = hall.pair(7)
+    unsigned = hall.client.post("/api/tables/7/events", content=b"x" * 5_000_000)
+    assert unsigned.status_code == 401  # its headers cannot be valid: never read
+    headers = signed_headers(secret, 7, "POST", "/api/tables/7/events", b"", NOW, "cd" * 8)
+    huge = hall.client.post("/api/tables/7/events", content=b"x" * 2_000_000, headers=headers)
+    assert huge.status_code == 413 and hall.store.events(7) == []
+
+
+def test_a_replay_within_the_window_and_one_from_before_a_restart_are_refused(hall, tmp_path):
+    secret = hall.pair(7)
+    assert hall.send(7, secret, {"events": chain(1)}, nonce="12" * 8).status_code == 200
+    replayed = hall.send(7, secret, {"events": chain(1)}, nonce="12" * 8)
+    assert replayed.status_code == 401 and replayed.json()["key"] == "sync.replayed"
+    restarted = TestClient(create_app(hall.director))  # a new process: no nonces in memory
+    hall.client = restarted
+    old = hall.send(7, secret, {"events": chain(1)}, nonce="12" * 8, at=NOW - 1)
+    assert old.status_code == 401 and old.json()["key"] == "sync.stale"
 
 
 @pytest.mark.parametrize("attack", ["unsigned", "wrong-secret", "other-table", "tampered",
-                                    "replayed", "stale", "other-path"])
-def test_unauthenticated_writes_get_401_and_change_nothing(tmp_path, scorer, attack):
-    store, client, paired = scorer
-    other = client.post("/api/pair", json={"code": store.issue_code(8), "device": "kiosk-b"})
-    assert send(client, 7, paired["secret"], [event(1)], nonce="first").status_code == 200
-    before = store.events(7) + store.events(8)
-    secret, table, kw = paired["secret"], 7, {"nonce": "x"}
+                                    "stale", "other-path"])
+def test_unauthenticated_writes_get_401_and_change_nothing(hall, attack):
+    secret, other = hall.pair(7), hall.pair(8, "kiosk-b")
+    assert hall.send(7, secret, {"events": chain(1)}, nonce="f1" * 8).status_code == 200
+    before = hall.store.events(7) + hall.store.events(8)
+    body = json.dumps({"events": chain(1, 2)[1:]}).encode()
+    path = "/api/tables/7/events"
     if attack == "unsigned":
-        reply = client.post("/api/tables/7/events", json={"events": [event(2)]})
+        reply = hall.client.post(path, content=body)
+    elif attack == "other-path":  # a signed read replayed as a write
+        headers = signed_headers(secret, 7, "GET", "/api/tables/7/assignment", b"", NOW,
+                                 "f2" * 8)
+        reply = hall.client.post(path, content=body, headers=headers)
     else:
-        if attack == "wrong-secret":
-            secret = "0" * 64
-        elif attack == "other-table":  # table 8's kiosk tries to write table 7's events
-            secret = other.json()["secret"]
-        elif attack == "tampered":
-            kw["tamper"] = True
-        elif attack == "replayed":
-            kw["nonce"] = "first"
-        elif attack == "stale":
-            kw["now"] = NOW - 3600
-        if attack == "other-path":  # a signed read replayed as a write
-            headers = signed_headers(secret, 7, "GET", "/api/tables/7/assignment", b"", NOW,
-                                     "p")
-            reply = client.post("/api/tables/7/events", headers=headers,
-                                content=json.dumps({"events": [event(2)]}).encode())
-        else:
-            reply = send(client, table, secret, [event(2)], **kw)
+        key = {"wrong-secret": "0" * 64, "other-table": other}.get(attack, secret)
+        at = NOW - 3600 if attack == "stale" else NOW
+        headers = signed_headers(key, 7, "POST", path, body, at, "f3" * 8)
+        if attack == "tampered":
+            body = body.replace(b'"N"', b'"S"')
+        reply = hall.client.post(path, content=body, headers=headers)
     assert reply.status_code == 401
-    assert store.events(7) + store.events(8) == before
+    assert hall.store.events(7) + hall.store.events(8) == before
 
 
-def test_a_new_kiosk_revokes_the_old_ones_credential(scorer):
-    store, client, paired = scorer
-    new = client.post("/api/pair", json={"code": store.issue_code(7), "device": "kiosk-new"})
-    assert send(client, 7, paired["secret"], [event(1)], nonce="old").status_code == 401
-    reply = send(client, 7, new.json()["secret"], [event(1, "kiosk-new")], nonce="new")
+def test_answers_are_signed_and_only_signed_answers_set_the_clock(hall):
+    hall.pair(7)
+    link = ScorerLink("http://testserver", hall.client,
+                      Credential(
+                          "http://testserver", 7, hall.store.credential(7)[0]))
+    hall.clock[0] = time.time() + 100
+    link.assignment()
+    assert abs(link.offset - 100) < 5
+    forged = ScorerLink("http://testserver", hall.client,
+                        Credential(
+                            "http://testserver", 7, "0" * 64))
+    with pytest.raises(LinkError):
+        forged.assignment()
+    assert forged.offset is None  # a 401 not signed with its secret taught it nothing
+
+
+def test_the_journal_of_a_table_downloads(hall):
+    secret = hall.pair(7)
+    events = chain(1, 2, 3)
+    hall.send(7, secret, {"events": events}, nonce="99" * 8)
+    link = ScorerLink("http://testserver", hall.client)
+    link.credential = Credential(
+        "http://testserver", 7, secret)
+    assert link.download() == events
+
+
+def test_a_new_kiosk_revokes_the_old_ones_credential(hall):
+    old = hall.pair(7)
+    new = hall.pair(7, "kiosk-new")
+    assert hall.send(7, old, {"events": chain(1)}, nonce="71" * 8).status_code == 401
+    reply = hall.send(7, new, {"events": chain(1, device="kiosk-new")}, nonce="72" * 8)
     assert reply.status_code == 200
-
-
-def test_a_malformed_batch_is_refused_and_changes_nothing(scorer):
-    store, client, paired = scorer
-    reply = send(client, 7, paired["secret"], [{"seq": 1}], nonce="m")
-    assert reply.status_code == 400 and "each event needs" in reply.json()["error"]
-    assert store.events(7) == []

@@ -102,7 +102,7 @@ def test_impossible_start_times_and_match_lengths_are_refused(tmp_path, scorer):
     assert director.current_round() == 0
     refused = kiosk("scorer", "admin", "--data", str(tmp_path / "x"), "event", "--name", "x",
                     "--ruleset", "xiamen-2015", "--minutes", "nan")
-    assert refused.returncode == 2 and "match minutes" in refused.stderr
+    assert refused.returncode == 2 and "每场分钟数须大于 0" in refused.stderr
 
 
 def test_a_failing_snapshot_keeps_the_feed_and_its_last_picture(scorer, monkeypatch):

@@ -1,10 +1,16 @@
 """`kiosk scorer`: the hall's scorer (web server, mDNS), and `kiosk scorer admin …`, the head
-referee's operations for scripts, on the same code path as the admin page."""
+referee's operations for scripts, on the same code path as the admin page.
+
+Output and errors are in the chosen language (`--lang`, default 简体中文), with team names
+next to their ids. An operation the admin page would ask to confirm needs `--yes` here; without
+it the command prints the question and exits with status 3, having changed nothing.
+"""
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import getpass
 import json
 import sys
 from collections.abc import Callable
@@ -12,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 STORE_NAME = "scorer.sqlite"
+EXIT_CONFIRM = 3  # the operation needs --yes: nothing was done
+Run = Callable[[Any, argparse.Namespace, Callable[..., str]], Any]
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -22,49 +30,121 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
                         help="do not announce the scorer on the LAN")
+    # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
+    scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", help="the head referee's operations")
     admin.add_argument("--data", metavar="DIR", help="the scorer's data directory")
     ops = admin.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
-    def op(name: str, text: str, run: Callable[[Any, argparse.Namespace], Any]
-           ) -> argparse.ArgumentParser:
+    def op(name: str, text: str, run: Run, confirm: bool = False) -> argparse.ArgumentParser:
         parser = ops.add_parser(name, help=text)
         # --data before or after the action, as a script or a unit file spells it
         parser.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS)
+        if confirm:
+            parser.add_argument("--yes", action="store_true",
+                                help="confirm (the page would ask first)")
+        add_lang(parser)
         parser.set_defaults(run=lambda args: run_admin(args, run))
         return parser
 
-    p = op("event", "create the event", lambda d, a: d.create_event(
-        a.name, a.ruleset, a.rounds, a.minutes, a.seed))
+    p = op("event", "create the event", lambda d, a, t: t(
+        "admin.note.event_created", name=d.create_event(
+            a.name, a.ruleset, a.rounds, a.minutes, a.seed, by=_who()).name))
     p.add_argument("--name", required=True)
     p.add_argument("--ruleset", required=True, metavar="ID")
     p.add_argument("--rounds", type=int)
     p.add_argument("--minutes", type=float, help="match time (default: the ruleset's)")
     p.add_argument("--seed", type=int, help="the round-1 draw's seed (default: random)")
-    p = op("teams", "import teams or players from a CSV file (UTF-8 or GBK)",
-           lambda d, a: f"{d.import_teams(Path(a.file).read_bytes())} imported")
+    p = op("bye-points", "the big points a bye scores (default: a win's)",
+           lambda d, a, t: d.set_bye_points(a.points, by=_who()) or t(
+               "admin.note.bye_points", points=a.points))
+    p.add_argument("points", type=int)
+    p = op("teams", "import teams or players from a CSV file (UTF-8 or GBK)", _import,
+           confirm=True)
     p.add_argument("file")
+    p.add_argument("--missed-points", type=int, default=0, metavar="N",
+                   help="late entries: big points for each round they missed")
+    op("list-teams", "list the teams: id, name, unit, status", _list_teams)
+    p = op("add-team", "add one team (a late entry once rounds are published)",
+           lambda d, a, t: t("admin.note.team_added", team=d.label(d.add_team(
+               a.name, a.unit, tuple(a.player), a.id, a.yes, a.missed_points, by=_who()))),
+           confirm=True)
+    p.add_argument("name")
+    p.add_argument("--unit", default="")
+    p.add_argument("--player", action="append", default=[], help="up to 4, in seat order")
+    p.add_argument("--id", default="")
+    p.add_argument("--missed-points", type=int, default=0, metavar="N")
+    p = op("edit-team", "rename a team or change its unit or players", _edit_team,
+           confirm=True)
+    p.add_argument("team", metavar="TEAM", help="id or exact name")
+    p.add_argument("--name")
+    p.add_argument("--unit")
+    p.add_argument("--player", action="append", help="replaces the players (up to 4)")
+    p = op("delete-team", "delete a team that never played", lambda d, a, t: _deleted(
+        d, a, t), confirm=True)
+    p.add_argument("team", metavar="TEAM")
+    p = op("withdraw", "a team plays no more rounds", _withdraw, confirm=True)
+    p.add_argument("team", metavar="TEAM", help="id or exact name")
+    p.add_argument("--after-round", type=int, help="default: the current round")
+    p.add_argument("--now", action="store_true",
+                   help="out of the current round too (its open match is lost by forfeit)")
+    p = op("reinstate", "a withdrawn team plays again from the next round",
+           lambda d, a, t: d.reinstate(a.team, a.yes, by=_who()) or t(
+               "admin.note.reinstated", team=d.label(d.team(a.team).id)), confirm=True)
+    p.add_argument("team", metavar="TEAM")
     p = op("tables", "set the hall's tables and print a pairing code for each new one",
-           lambda d, a: _lines(f"table {n}: {c}" for n, c in d.add_tables(a.count).items()))
+           lambda d, a, t: _lines(t("admin.cli.code", table=n, code=c)
+                                  for n, c in d.add_tables(a.count, by=_who()).items()))
     p.add_argument("count", type=int)
-    op("codes", "print the pairing codes not used yet", lambda d, a: _lines(
-        f"table {n}: {c}" for n, c in d.store.open_codes().items()))
+    op("codes", "print the pairing codes not used yet", lambda d, a, t: _lines(
+        t("admin.cli.code", table=n, code=c) for n, c in d.store.open_codes().items())
+        or t("admin.cli.no_codes"))
     p = op("swap", "move a table to a new kiosk: revoke the old one, print a new code",
-           lambda d, a: f"table {a.table}: pair the new kiosk with {d.swap(a.table)}")
+           lambda d, a, t: t("admin.cli.swap", table=a.table, code=d.swap(a.table, by=_who())))
     p.add_argument("--table", type=int, required=True)
     p = op("import", "add an old kiosk's unsent events from its journal file",
-           lambda d, a: "{} new events, {} kept aside".format(
-               *d.import_journal(a.table, a.journal)))
+           lambda d, a, t: t("admin.cli.journal", **dict(zip(
+               ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()),
+               strict=True))))
     p.add_argument("--table", type=int, required=True)
     p.add_argument("--journal", required=True, metavar="FILE")
-    p = op("start-round", "pair the next round and start it hall-wide",
-           lambda d, a: _round_text(d, d.start_round(a.start_in)))
+    op("draft", "draft the next round privately and print it with its warnings",
+       lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who())))
+    op("show-draft", "print the current draft", lambda d, a, t: _draft_text(
+        d, t, d._editable_draft()))
+    p = op("swap-teams", "exchange two teams in the draft", lambda d, a, t: _draft_text(
+        d, t, d.swap_teams(a.first, a.second, by=_who())))
+    p.add_argument("first", metavar="TEAM")
+    p.add_argument("second", metavar="TEAM")
+    p = op("swap-tables", "exchange two tables' matches in the draft",
+           lambda d, a, t: _draft_text(d, t, d.swap_tables(a.first, a.second, by=_who())))
+    p.add_argument("first", type=int)
+    p.add_argument("second", type=int)
+    p = op("swap-sides", "NS and EW change places at a table of the draft",
+           lambda d, a, t: _draft_text(d, t, d.swap_sides(a.table, by=_who())))
+    p.add_argument("table", type=int)
+    op("discard", "discard the draft", lambda d, a, t: d.discard_draft(by=_who()) or t(
+        "admin.note.discarded"))
+    op("publish", "publish the draft (or a new one): the hall shows it",
+       lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
+    op("undo", "take the last published round back while it has no result",
+       lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
+       confirm=True)
+    p = op("start", "start the published round: the kiosks set up and start together",
+           lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who())))
+    p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS")
+    p = op("start-round", "publish the next round and start it hall-wide (one step)",
+           lambda d, a, t: _round_text(d, t, d.start_round(a.start_in, by=_who())))
     p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS",
                    help="the match clocks start this long from now (default 30)")
+    p = op("clock", "the round clock for the whole hall: pause, resume, extend MINUTES, stop",
+           _clock, confirm=True)
+    p.add_argument("action", choices=("pause", "resume", "extend", "stop", "show"))
+    p.add_argument("minutes", type=float, nargs="?")
     p = op("ruling", "record a forfeit, a disqualification or an adjusted result",
-           lambda d, a: d.record_ruling(a.table, a.kind, a.loser, a.reason, a.round, a.net))
+           _ruling)
     p.add_argument("--table", type=int, required=True)
     p.add_argument("--kind", required=True, choices=("forfeit", "disqualification",
                                                      "adjusted"))
@@ -72,26 +152,41 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p.add_argument("--reason", required=True)
     p.add_argument("--net", type=int, default=0, help="adjusted: the levels it is lost by")
     p.add_argument("--round", type=int, help="default: the current round")
-    p = op("withdraw", "a team plays no more rounds",
-           lambda d, a: d.withdraw(a.team, a.after_round))
-    p.add_argument("team", metavar="TEAM_ID")
-    p.add_argument("--after-round", type=int, help="default: the current round")
+    op("rulings", "list the rulings, removed ones too", _rulings)
+    p = op("unrule", "remove a ruling (its id from `rulings`)", lambda d, a, t: d.remove_ruling(
+        a.id, a.reason, a.yes, by=_who()) and t("admin.cli.unruled", id=a.id), confirm=True)
+    p.add_argument("id", type=int)
+    p.add_argument("--reason", required=True)
     p = op("mute", "mute (on) or unmute (off) every table's buzzer",
-           lambda d, a: d.mute(a.state == "on"))
+           lambda d, a, t: d.mute(a.state == "on", by=_who()) or t(
+               "admin.note.muted" if a.state == "on" else "admin.note.unmuted"))
     p.add_argument("state", choices=("on", "off"))
-    op("close", "close the event", lambda d, a: d.close_event())
-    p = op("password", "set the admin page's password (read from the terminal or stdin)",
-           lambda d, a: d.set_password(_read_password()) or "password set")
+    op("close", "close the event (freezes the results)", lambda d, a, t: d.close_event(
+        a.yes, by=_who()) or t("admin.note.closed"), confirm=True)
+    p = op("reopen", "reopen a closed event", lambda d, a, t: d.reopen_event(
+        a.reason, by=_who()) or t("admin.note.reopened"))
+    p.add_argument("--reason", required=True)
+    op("password", "set the admin page's password (read from the terminal or stdin); "
+       "every admin session ends", _set_password)
+    op("certificate", "print the scorer's certificate fingerprints (to trust it once on a "
+       "hall TV or a laptop)", _certificate)
     p = op("backup", "copy the store, consistently, while the scorer runs",
-           lambda d, a: str(d.store.backup(Path(a.to) / datetime.datetime.now().strftime(
-               "scorer-%Y%m%d-%H%M%S.sqlite"))))
+           lambda d, a, t: t("admin.cli.backup", path=d.store.backup(
+               Path(a.to) / datetime.datetime.now().strftime("scorer-%Y%m%d-%H%M%S.sqlite"))))
     p.add_argument("--to", required=True, metavar="DIR")
-    op("standings", "print the standings", lambda d, a: _lines(
-        f"{s.group:<2} {s.rank:>3}{'=' if s.tied else ' '} {s.team:<6} {s.points:>3} "
-        f"{s.net:>4} {s.opponents:>4}".strip() for s in d.standings()))
-    p = op("export", "print the results", _export)
-    p.add_argument("--format", choices=("csv", "json", "sheets"), default="csv")
-    add_lang(p)
+    op("standings", "print the standings", _standings)
+    op("log", "print the audit log of every director action", _log)
+    p = op("export", "print the results (or write them to --out)", _export)
+    p.add_argument("--format", choices=("csv", "json", "sheets", "xlsx"), default="csv")
+    p.add_argument("--out", metavar="FILE", help="write to FILE (needed for xlsx)")
+
+
+def _who() -> str:
+    """Who runs the command, for the audit log."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli:?"
 
 
 def _director(args: argparse.Namespace) -> Any:
@@ -102,19 +197,32 @@ def _director(args: argparse.Namespace) -> Any:
     return Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
 
 
-def run_admin(args: argparse.Namespace, run: Callable[[Any, argparse.Namespace], Any]) -> int:
-    from ..scorer.director import AdminError
+def run_admin(args: argparse.Namespace, run: Run) -> int:
+    from ..i18n import explain
+    from ..scorer.access import AccessError
+    from ..scorer.director import AdminError, NeedsConfirmation
     from ..scorer.roster import RosterError
+    from ..scorer.templating import words
     from .main import EXIT_USAGE
 
+    t = words(args.lang)
     if not args.data:
-        print("kiosk scorer admin: give --data DIR", file=sys.stderr)
+        print(t("admin.cli.no_data"), file=sys.stderr)
         return EXIT_USAGE
     director = _director(args)
     try:
-        out = run(director, args)
-    except (AdminError, RosterError, OSError) as exc:
-        print(f"kiosk scorer admin {args.admin_command}: {exc}", file=sys.stderr)
+        out = run(director, args, t)
+    except NeedsConfirmation as exc:
+        print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
+        return EXIT_CONFIRM
+    except (AdminError, RosterError, AccessError) as exc:
+        print(t("admin.cli.error", action=args.admin_command,
+                message=explain(exc, args.lang)), file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(t("admin.cli.error", action=args.admin_command,
+                message=f"{exc.filename or ''} {exc.strerror or exc}".strip()),
+              file=sys.stderr)
         return EXIT_USAGE
     finally:
         director.store.close()
@@ -127,32 +235,217 @@ def _lines(lines: Any) -> str:
     return "\n".join(lines)
 
 
-def _round_text(director: Any, round_no: int) -> str:
-    names = {t.id: t.name for t in director.teams()}
-    return _lines([f"round {round_no}"] + [
-        f"table {t}: {names[a]} (NS) v {names[b]} (EW)"
-        for t, a, b in director.assignments(round_no)])
+def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    report = d.import_teams(Path(a.file).read_bytes(), a.yes, a.missed_points, by=_who())
+    names = d.team_names()
+    out = [t("admin.cli.imported", n=len(report.added),
+             ids="、".join(f"{names[i]} ({i})" for i in report.added))]
+    if report.joined_round > 1:
+        out.append(t("admin.note.imported_late", n=len(report.added),
+                     round=report.joined_round))
+    elif report.ignored:
+        out.append(t("admin.cli.ignored", columns="、".join(report.ignored)))
+    return _lines(out)
 
 
-def _export(director: Any, args: argparse.Namespace) -> str:
+def _team_status(t: Callable[..., str], row: Any) -> str:
+    if row.withdrawn:
+        return t("admin.teams.withdrawn_after", round=row.withdrawn_after)
+    if row.joined_round > 1:
+        return t("admin.teams.late", round=row.joined_round, points=row.missed_points)
+    return t("admin.teams.playing")
+
+
+def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..textfmt import table
+
+    d._event()
+    return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
+                  t("admin.col.players"), t("admin.col.status")],
+                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r))
+                  for r in d.team_rows()], indent="")
+
+
+def _edit_team(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    row = d.team(a.team)
+    d.edit_team(row.id, a.name if a.name is not None else row.name,
+                a.unit if a.unit is not None else row.unit,
+                tuple(a.player) if a.player is not None else row.players, a.yes, by=_who())
+    return t("admin.note.team_edited", team=d.label(row.id))
+
+
+def _deleted(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    row = d.team(a.team)
+    d.delete_team(row.id, a.yes, by=_who())
+    return t("admin.note.team_deleted", team=f"{row.name} ({row.id})")
+
+
+def _withdraw(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    row = d.team(a.team)
+    after = a.after_round
+    if after is None and a.now:
+        after = d.current_round() - 1
+    d.withdraw(row.id, after, a.yes, by=_who())
+    return t("admin.note.withdrawn", team=d.label(row.id))
+
+
+def _draft_text(d: Any, t: Callable[..., str], draft: Any) -> str:
+    names = d.team_names()
+    out = [t("admin.cli.draft_head", round=draft.round)]
+    out += [t("admin.cli.match", table=n, ns=f"{names[a]} ({a})", ew=f"{names[b]} ({b})")
+            for n, (a, b) in enumerate(draft.plan.pairs, 1)]
+    out += [t("admin.cli.group", table=n, players=" · ".join(names[p] for p in g))
+            for n, g in enumerate(draft.plan.groups, 1)]
+    if draft.plan.bye_scores:
+        out += [t("admin.cli.bye", team=f"{names[b]} ({b})", points=d.bye_points())
+                for b in draft.plan.byes]
+    out += [t("admin.cli.warning", warning=t(w.key, **w.params))
+            for w in d.draft_warnings(draft)]
+    return _lines(out)
+
+
+def _round_text(d: Any, t: Callable[..., str], round_no: int) -> str:
+    names = d.team_names()
+    out = [t("admin.cli.round", round=round_no)]
+    out += [t("admin.cli.match", table=n, ns=f"{names[a]} ({a})", ew=f"{names[b]} ({b})")
+            for n, a, b in d.assignments(round_no)]
+    out += [t("admin.cli.group", table=n, players=" · ".join(
+        f"{seat} {names[p]}" for seat, p in seats.items()))
+        for n, seats in d.seats(round_no).items()]
+    out += [t("admin.cli.bye", team=f"{names[b]} ({b})", points=d.bye_points())
+            for b in d.byes(round_no)]
+    start = d.round_start(round_no)
+    if start is None:
+        out.append(t("admin.cli.waiting"))
+    else:
+        out.append(t("admin.cli.starts", time=datetime.datetime.fromtimestamp(
+            start).strftime("%H:%M:%S")))
+    return _lines(out)
+
+
+def _clock(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    if a.action == "pause":
+        d.pause_clock(by=_who())
+    elif a.action == "resume":
+        d.resume_clock(by=_who())
+    elif a.action == "extend":
+        if a.minutes is None:
+            from ..scorer.director import refuse
+
+            raise refuse("admin.error.required", field="admin.label.extend_minutes")
+        d.extend_clock(a.minutes, by=_who())
+        return t("admin.note.clock_extend", minutes=f"{a.minutes:g}")
+    elif a.action == "stop":
+        d.stop_clock(a.yes, by=_who())
+    else:
+        clock = d.round_clock()
+        if clock is None:
+            return t("admin.error.no_round")
+        return t("admin.cli.clock", round=clock["round"],
+                 state=t(f"admin.clock.state.{clock['state']}"))
+    return t(f"admin.note.clock_{a.action}")
+
+
+def _ruling(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    ruling = d.record_ruling(a.table, a.kind, a.loser, a.reason, a.round, a.net, by=_who())
+    ns, ew = d._teams_at(ruling.round, ruling.table)
+    return t("admin.cli.ruled", id=ruling.id, round=ruling.round, table=ruling.table,
+             kind=t(f"admin.ruling.kind.{ruling.kind}"),
+             team=d.label(ns if ruling.loser == "NS" else ew))
+
+
+def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..scorer.templating import when_text, who_text
+    from ..textfmt import table
+
+    rows = []
+    for r in d.rulings(removed=True):
+        ns, ew = d._teams_at(r.round, r.table)
+        what = t(f"admin.ruling.kind.{r.kind}") + " · " + t(
+            "admin.ruling.loses", side=t(f"admin.side.{r.loser}"))
+        if r.removed_at:
+            what += " " + t("admin.cli.removed", reason=r.removed_reason)
+        rows.append((r.id, r.round, r.table, f"{d.label(ns)} – {d.label(ew)}", what, r.reason,
+                     who_text(t, r.by), when_text(r.at)))
+    return table(["#", t("admin.col.round"), t("admin.col.table"), t("admin.col.name"),
+                  t("admin.col.ruling"), t("admin.col.reason"), t("admin.col.by"),
+                  t("admin.col.at")], rows, indent="") if rows else t("admin.rulings.none")
+
+
+def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..scorer import views
+    from ..textfmt import table
+
+    rows = []
+    for s in views.standing_rows(d):
+        mark = ""
+        if s.withdrawn_after is not None:
+            mark = t("admin.teams.withdrawn_mark")
+        elif s.joined_round > 1:
+            mark = t("admin.teams.late_mark", round=s.joined_round)
+        rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}", f"{s.name} ({s.team})",
+                     s.points, s.net, s.opponents, s.played, mark))
+    return table([t("admin.col.rank"), t("admin.col.name"), t("admin.col.points"),
+                  t("admin.col.net"), t("admin.col.opponents"), t("admin.col.played"),
+                  t("admin.col.status")], rows, indent="")
+
+
+def _log(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..scorer.templating import when_text, who_text
+
+    return _lines(t("admin.cli.log_line", at=when_text(e.at), who=who_text(t, e.who),
+                    what=t(f"admin.audit.{e.action}", **e.params)) for e in d.audit_log())
+
+
+def _export(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..scorer import exports
 
-    if args.format == "json":
-        return json.dumps(exports.results_json(director), ensure_ascii=False, indent=1)
-    if args.format == "sheets":
-        return exports.sheets(director, args.lang)
-    return exports.results_csv(director).rstrip("\n")
+    if a.format == "xlsx":
+        if not a.out:
+            from ..scorer.director import refuse
+
+            raise refuse("admin.error.required", field="--out")
+        Path(a.out).write_bytes(exports.workbook(d, a.lang))
+        return t("admin.cli.done")
+    if a.format == "json":
+        text = json.dumps(exports.results_json(d), ensure_ascii=False, indent=1)
+    elif a.format == "sheets":
+        text = exports.sheets(d, a.lang)
+    else:
+        text = exports.results_csv(d, a.lang)
+    if a.out:
+        Path(a.out).write_text(text, encoding="utf-8", newline="")
+        return t("admin.cli.done")
+    return text.removeprefix(exports.BOM).rstrip("\r\n")
 
 
 def _read_password() -> str:
     if sys.stdin.isatty():
-        import getpass
-
-        return getpass.getpass("new password: ")
+        return getpass.getpass("新密码 new password: ")
     return sys.stdin.readline().strip()
 
 
+FIRST_PASSWORD = "admin-password.txt"
+
+
+def _set_password(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
+    director.set_password(_read_password())
+    (Path(args.data) / FIRST_PASSWORD).unlink(missing_ok=True)
+    return t("security.password-set")
+
+
+def _certificate(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
+    from ..scorer import tls
+
+    identity = tls.identity(director.store)
+    return _lines([f"sha256 {identity.fingerprint}", f"spki {identity.spki_pin}",
+                   identity.certificate.strip()])
+
+
 def run_serve(args: argparse.Namespace) -> int:
+    import os
+
+    from ..i18n import DEFAULT_LANG, translator
     from ..scorer.server import serve
 
     if not args.data:
@@ -160,7 +453,11 @@ def run_serve(args: argparse.Namespace) -> int:
         return 2
     director = _director(args)
     password = director.first_password()
-    if password:
-        print(f"admin password (shown once; change it with `kiosk scorer admin password`): "
-              f"{password}", flush=True)
-    return serve(director, args.host, args.port, mdns=not args.no_mdns)
+    if password:  # into a file only this user reads, never into the service's log
+        path = Path(args.data) / FIRST_PASSWORD
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(password + "\n")
+        print(translator(DEFAULT_LANG)("security.first-password", path=path), flush=True)
+    return serve(director, args.host, args.port, mdns=not args.no_mdns,
+                 secure=not args.no_tls)

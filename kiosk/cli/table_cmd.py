@@ -65,7 +65,7 @@ def open_match(args: argparse.Namespace) -> Any:
     path = table_path(args.data, args.table)
     if not path.exists():
         raise TableError(f"no journal for table {args.table} in {args.data}")
-    journal = Journal(path)
+    journal = Journal.reader(path)  # (a card from a broken kiosk may be read-only)
     matches = journal.matches()
     match = args.round if args.round is not None else (matches[-1] if matches else None)
     if match not in matches:
@@ -144,7 +144,7 @@ def run_pair(args: argparse.Namespace) -> int:
         link = join(args.data, args.table, args.scorer, args.code, load_rulesets(args))
     except LinkError as exc:
         raise TableError(f"cannot pair: {exc}") from None
-    journal = Journal(table_path(args.data, args.table))
+    journal = Journal.reader(table_path(args.data, args.table))
     events = journal.last_seq
     journal.close()
     print(f"table {args.table} paired with {link.url}; the journal has {events} events")

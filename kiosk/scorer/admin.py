@@ -1,13 +1,21 @@
-"""The head referee's admin page: a login with the scorer's password, a session cookie, and
-one form per operation, each carrying the session's CSRF token. Every form calls the same
-`Director` method as `kiosk scorer admin …`."""
+"""The head referee's console at /admin: a login with the scorer's password and a session
+cookie; pages for the event, teams, rounds, results, rulings, tables, printing and the log;
+one form per operation, each carrying the session's CSRF token and calling the same
+`Director` method as `kiosk scorer admin …`.
+
+Every word is a catalog key (kiosk/i18n/<lang>/admin.toml), in the language the head referee
+picked (a cookie; 简体中文 by default). An operation that cannot be simply undone, or that
+overrides a warning, first shows what it will do and asks again (`NeedsConfirmation`).
+"""
 
 from __future__ import annotations
 
-import html
+import base64
+import binascii
+import math
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
@@ -15,232 +23,580 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from .director import RULING_KINDS, AdminError, Director, password_matches
+from ..i18n import DEFAULT_LANG, LANGS, explain
+from . import access, outputs, views
+from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation
 from .roster import RosterError
 from .store import StoreError
-from .sync import FailureLimit
+from .templating import render, words
 from .worker import prepare_pairing
 
 COOKIE = "kiosk_admin"
+LANG_COOKIE = "kiosk_lang"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
+MAX_LOGIN = 1_000  # bytes of the login form (a name and a password)
+Said = tuple[str, dict[str, Any]]  # a catalog key and its parameters
+Handler = Callable[[FormData, str], "Awaitable[Said] | Said"]
 
-STYLE = """body{font-family:"Noto Sans CJK SC",sans-serif;max-width:60em;margin:1em auto;
-padding:0 1em}
-form{margin:.4em 0;padding:.5em;border:1px solid #ccc;border-radius:4px}
-.error{color:#b00;font-weight:bold}.note{color:#060}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:.2em .5em}input,select,button{font-size:1em}"""
+
+def lang_of(request: Request) -> str:
+    lang = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
+    return lang if lang in LANGS else DEFAULT_LANG
 
 
 def routes(director: Director) -> list[Route]:
-    wrong_passwords = FailureLimit(20, 60.0)
+    logins = access.Limiter(per_source=10, ceiling=600)  # one hash at a time bounds the CPU
 
-    def session(request: Request) -> str | None:
-        """The CSRF token of the request's live session, or None."""
+    def session(request: Request) -> tuple[str, str] | None:
+        """(CSRF token, who) of the request's live session, or None."""
         token = request.cookies.get(COOKIE)
-        return director.session_csrf(token) if token else None
+        return director.session(token) if token else None
 
-    async def login_page(request: Request) -> HTMLResponse:
-        return _page("登录 Log in", _form("/admin/login", "", "登录 Log in",
-                                          '<input type="password" name="password" '
-                                          'autofocus required>'),
-                     request.query_params.get("error", ""))
+    def page(request: Request, template: str, status: int = 200, **context: Any
+             ) -> HTMLResponse:
+        lang = lang_of(request)
+        flash = _flash(request, lang)
+        context.setdefault("director", director)
+        context.setdefault("tab", "")
+        reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
+                                    path=request.url.path, **context), status_code=status)
+        if request.query_params.get("lang") in LANGS:
+            reply.set_cookie(LANG_COOKIE, lang, max_age=365 * 86400, samesite="strict",
+                             path="/")
+        return reply
+
+    async def login_page(request: Request) -> Response:
+        return page(request, "login", csrf="", event=director.event(), who="")
 
     async def login(request: Request) -> Response:
-        now = director.clock()
-        if wrong_passwords.blocked(now):
-            return _page("登录 Log in", "", "稍候再试 Too many wrong passwords: wait a minute",
-                         status=429)
-        form = await request.form()
-        stored = director.store.setting("password")
-        if not await run_in_threadpool(password_matches, stored,
-                                       str(form.get("password", ""))):
-            wrong_passwords.failed(now)
-            return _page("登录 Log in", _form("/admin/login", "", "登录 Log in",
-                                              '<input type="password" name="password">'),
-                         "密码不对 Wrong password", status=403)
-        token, _ = director.open_session()
+        now, source = director.clock(), request.client.host if request.client else "?"
+        wait = logins.attempt(source, now)  # counted before anything is awaited
+        if wait:
+            return page(request, "login", 429, csrf="", event=director.event(), who="",
+                        error="security.login-wait", error_params={"s": int(wait) + 1})
+        form = await _login_form(request)
+        if form is None:
+            return page(request, "login", 413, csrf="", event=director.event(), who="",
+                        error="security.login-form")
+        if not await access.checked(director.store.setting("password"), form["password"]):
+            return page(request, "login", 403, csrf="", event=director.event(),
+                        who=form["who"], error="admin.login.wrong")
+        logins.forgive(source)
+        token, _ = director.open_session(form["who"])
         reply = RedirectResponse("/admin", status_code=303)
         reply.set_cookie(COOKIE, token, httponly=True, samesite="strict",
                          max_age=12 * 3600, path="/admin")
         return reply
 
-    async def home(request: Request) -> Response:
-        csrf = session(request)
-        if csrf is None:
-            return RedirectResponse("/admin/login", status_code=303)
-        return _page("裁判长 Head referee", dashboard(director, csrf),
-                     request.query_params.get("error", ""),
-                     request.query_params.get("note", ""))
-
-    def operation(handler: Callable[[FormData], Awaitable[str] | str]
-                  ) -> Callable[[Request], Awaitable[Response]]:
+    def screen(name: str, build: Callable[[Request], dict[str, Any]]
+               ) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            csrf = session(request)
-            if csrf is None:
+            found = session(request)
+            if found is None:
                 return RedirectResponse("/admin/login", status_code=303)
-            if int(request.headers.get("content-length") or 0) > MAX_UPLOAD:
-                return _back(error="the upload is too large")
-            form = await request.form(max_part_size=MAX_UPLOAD)
-            if form.get("csrf") != csrf:
-                return HTMLResponse("bad or missing CSRF token", status_code=403)
+            csrf, who = found
             try:
-                note = handler(form)
-                if not isinstance(note, str):
-                    note = await note
-            except (AdminError, RosterError, StoreError, ValueError) as exc:
-                return _back(error=str(exc))
-            return _back(note=note)
+                context = build(request)
+            except AdminError as exc:
+                return _back("/admin", "error", exc)
+            return page(request, name, csrf=csrf, who=who, event=director.event(),
+                        director=director, tab=name, **context)
         return endpoint
 
-    def create_event(form: FormData) -> str:
-        minutes = str(form.get("minutes", "")).strip()
-        event = director.create_event(
-            str(form.get("name", "")), str(form.get("ruleset", "")),
-            int(str(form.get("rounds") or 0)) or None, float(minutes) if minutes else None)
-        return f"event {event.name} created"
+    def operation(handler: Handler, back: str) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            found = session(request)
+            if found is None:
+                return RedirectResponse("/admin/login", status_code=303)
+            csrf, who = found
+            if int(request.headers.get("content-length") or 0) > MAX_UPLOAD:
+                return _back(back, "error", _Said("admin.error.upload_large"))
+            form = await request.form(max_part_size=MAX_UPLOAD)
+            if form.get("csrf") != csrf:
+                return HTMLResponse(words(lang_of(request))("admin.error.csrf"),
+                                    status_code=403)
+            target = _safe_back(str(form.get("back") or back))
+            try:
+                result = handler(form, who)
+                if not isinstance(result, tuple):
+                    result = await result
+            except NeedsConfirmation as exc:
+                return await confirm_page(request, form, csrf, who, exc, target)
+            except (AdminError, RosterError, StoreError) as exc:
+                return _back(target, "error", exc)
+            key, params = result
+            return _back(target, "note", _Said(key, **params))
+        return endpoint
 
-    async def import_teams(form: FormData) -> str:
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise AdminError("choose a CSV file")
-        return f"{director.import_teams(await upload.read())} teams imported"
+    async def confirm_page(request: Request, form: FormData, csrf: str, who: str,
+                           exc: NeedsConfirmation, back: str) -> Response:
+        fields: list[tuple[str, str]] = []
+        for name, value in form.multi_items():
+            if name in ("csrf", "confirmed"):
+                continue
+            if isinstance(value, UploadFile):  # the file comes back as its bytes
+                await value.seek(0)  # (the handler read it)
+                fields.append(("file_b64", base64.b64encode(await value.read()).decode()))
+            else:
+                fields.append((name, str(value)))
+        return page(request, "confirm", csrf=csrf, who=who, event=director.event(),
+                    director=director, tab="", message=explain(exc, lang_of(request)),
+                    action=request.url.path, fields=fields, back=back)
 
-    def tables(form: FormData) -> str:
-        codes = director.add_tables(int(str(form.get("count", "0"))))
-        return f"{len(codes)} pairing codes issued"
-
-    def swap(form: FormData) -> str:
-        table = int(str(form.get("table", "0")))
-        return f"table {table}: old kiosk revoked; pair the new one with {director.swap(table)}"
-
-    async def start_round(form: FormData) -> str:
-        await prepare_pairing(director)  # in the worker: the loop goes on meanwhile
-        return f"round {director.start_round(float(str(form.get('start_in') or 30)))} starts"
-
-    def ruling(form: FormData) -> str:
-        director.record_ruling(int(str(form.get("table", "0"))), str(form.get("kind", "")),
-                               str(form.get("loser", "")), str(form.get("reason", "")),
-                               net=int(str(form.get("net") or 0)))
-        return "ruling recorded"
-
-    def withdraw(form: FormData) -> str:
-        director.withdraw(str(form.get("team", "")))
-        return "withdrawal recorded"
-
-    def mute(form: FormData) -> str:
-        director.mute(form.get("on") == "1")
-        return "the hall's buzzers are " + ("muted" if director.muted() else "on")
-
-    def close(form: FormData) -> str:
-        director.close_event()
-        return "the event is closed"
+    async def private_export(request: Request) -> Response:
+        if session(request) is None:
+            return RedirectResponse("/admin/login", status_code=303)
+        reply = await run_in_threadpool(outputs.private_export, director,
+                                        request.path_params["name"], lang_of(request))
+        return reply or HTMLResponse(words(lang_of(request))("print.error.kind"),
+                                     status_code=404)
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
-        if token and session(request):
+        found = session(request)
+        if token and found:
             form = await request.form()
-            if form.get("csrf") == session(request):
+            if form.get("csrf") == found[0]:
                 director.close_session(token)
         reply = RedirectResponse("/admin/login", status_code=303)
         reply.delete_cookie(COOKIE, path="/admin")
         return reply
 
-    ops: dict[str, Callable[[FormData], Any]] = {
-        "event": create_event, "teams": import_teams, "tables": tables, "swap": swap,
-        "round": start_round, "ruling": ruling, "withdraw": withdraw, "mute": mute,
-        "close": close}
-    return [Route("/admin", home), Route("/admin/login", login_page, methods=["GET"]),
+    # -- pages ------------------------------------------------------------------------------
+
+    def overview(request: Request) -> dict[str, Any]:
+        event = director.event()
+        if event is None:
+            return {"rulesets": list(director.rulesets.values())}
+        return {"next_step": next_step(director), "bye_points": director.bye_points(),
+                "win_points": director.ruleset().result.win_points,
+                "current": director.current_round(), "clock": director.round_clock(),
+                "teams": len(director.team_rows()), "tables": director.table_count(),
+                "rulesets": list(director.rulesets.values())}
+
+    def teams(request: Request) -> dict[str, Any]:
+        event = director._event()
+        editing = request.query_params.get("edit", "")
+        rows = director.team_rows()
+        return {"rows": rows, "editing": editing,
+                "paired": {r.id for r in rows if director._ever_paired(r.id)},
+                "open_matches": {r.id: found for r in rows if not r.withdrawn and
+                                 (found := director._open_match(
+                                     r.id, director.current_round() - 1))},
+                "late": event.status != "setup" and director.current_round() > 0,
+                "entry_round": director.current_round() + 1,
+                "win_points": director.ruleset().result.win_points,
+                "duplicates": _duplicates(rows)}
+
+    def rounds(request: Request) -> dict[str, Any]:
+        director._event()
+        draft = director.current_draft()
+        current = director.current_round()
+        draft_tables = []
+        if draft is not None:
+            names, units = director.team_names(), {t.id: t.unit for t in director.teams()}
+            warnings = director.draft_warnings(draft)
+            for n, (ns, ew) in enumerate(draft.plan.pairs, 1):
+                draft_tables.append({"table": n, "ns": ns, "ew": ew, "ns_name": names[ns],
+                                     "ew_name": names[ew], "ns_unit": units.get(ns, ""),
+                                     "ew_unit": units.get(ew, ""),
+                                     "warnings": [w for w in warnings if w.table == n]})
+            for n, group in enumerate(draft.plan.groups, 1):
+                draft_tables.append({"table": n, "group": [names[p] for p in group],
+                                     "warnings": []})
+            general = [w for w in warnings if w.table == 0]
+        else:
+            general = []
+        can_draft = None
+        if draft is None:
+            try:
+                director._next_round()
+                can_draft = ""
+            except AdminError as exc:
+                can_draft = explain(exc, lang_of(request))
+        published = bool(current) and director.round_start(current) is None
+        names = director.team_names()
+        placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) \
+            if draft else []
+        return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
+                "draft_tables": draft_tables, "general": general,
+                "stale": draft is not None and director.draft_is_stale(draft),
+                "can_draft": can_draft, "current": current, "published": published,
+                "rows": views.round_rows(director, current) if current else [],
+                "byes": views.bye_rows(director, current) if current else [],
+                "groups": director.seats(current) if current else {},
+                "names": names, "clock": director.round_clock(),
+                "note": director.round_note(current) if current else ""}
+
+    def results(request: Request) -> dict[str, Any]:
+        director._event()
+        current = director.current_round()
+        round_no = _query_int(request, "round", current)
+        round_no = min(max(round_no, 1), max(current, 1))
+        return {"round": round_no, "current": current,
+                "rows": views.round_rows(director, round_no) if current else [],
+                "byes": views.bye_rows(director, round_no) if current else [],
+                "kinds": RULING_KINDS, "standings": views.standing_rows(director),
+                "table": _query_int(request, "table", 0),
+                "individual": director._event().format == "individual-groups",
+                "seats": director.seats(round_no) if current else {},
+                "names": director.team_names()}
+
+    def rulings(request: Request) -> dict[str, Any]:
+        director._event()
+        teams = {}
+        for r in director.rulings(removed=True):
+            ns, ew = director._teams_at(r.round, r.table)
+            teams[r.id] = (director.label(ns), director.label(ew))
+        return {"rulings": director.rulings(removed=True), "teams": teams}
+
+    def tables(request: Request) -> dict[str, Any]:
+        director._event()
+        now = director.clock()
+        count = director.table_count()
+        known = (director.store.links(), director.store.paired_tables())
+        return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
+                "code_states": director.store.code_states(now),
+                "conflicts": director.store.conflicts(),
+                "links": {n: views.link_state(director, n, now, known)
+                          for n in range(1, count + 1)},
+                "problems": [(n, p) for n in range(1, count + 1)
+                             for p in director.problems(n)],
+                "orphans": len(director.store.orphans()), "muted": director.muted(),
+                "in_use": director.tables_in_use()}
+
+    def printing(request: Request) -> dict[str, Any]:
+        director._event()
+        return {"current": director.current_round()}
+
+    def log(request: Request) -> dict[str, Any]:
+        return {"entries": list(reversed(director.audit_log()))}
+
+    def sheet(request: Request) -> dict[str, Any]:
+        from .printing import sheet_context
+
+        round_no = _query_int(request, "round", director.current_round())
+        table = _query_int(request, "table", 0)
+        return {"sheet": sheet_context(director, round_no, table, lang_of(request))}
+
+    # -- operations -------------------------------------------------------------------------
+
+    def create_event(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        rounds_given = _int(form, "rounds", "admin.label.rounds", default=0)
+        minutes = _float(form, "minutes", "admin.label.minutes", default=None)
+        seed = _int(form, "seed", "admin.label.seed", default=None)
+        event = director.create_event(_text(form, "name"), _text(form, "ruleset"),
+                                      rounds_given or None, minutes, seed, by=who)
+        return "admin.note.event_created", {"name": event.name}
+
+    def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        points = _int(form, "points", "admin.label.bye_points")
+        director.set_bye_points(points, by=who)
+        return "admin.note.bye_points", {"points": points}
+
+    async def import_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        upload = form.get("file")
+        if isinstance(upload, UploadFile) and upload.filename:
+            data = await upload.read()
+        elif form.get("file_b64"):
+            try:
+                data = base64.b64decode(str(form.get("file_b64")), validate=True)
+            except binascii.Error:
+                raise _Said("admin.error.choose_file") from None
+        else:
+            raise _Said("admin.error.choose_file")
+        report = director.import_teams(data, confirm=_confirmed(form),
+                                       missed_points=_int(form, "missed_points",
+                                                          "admin.label.missed_points",
+                                                          default=0), by=who)
+        if report.joined_round > 1:
+            return "admin.note.imported_late", {"n": len(report.added),
+                                                "round": report.joined_round}
+        if report.ignored:
+            return "admin.note.imported_ignored", {"n": len(report.added),
+                                                   "ignored": "、".join(report.ignored)}
+        return "admin.note.imported", {"n": len(report.added)}
+
+    def add_team(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        team = director.add_team(
+            _text(form, "name"), _text(form, "unit"), _players(form),
+            _text(form, "id"), confirm=_confirmed(form),
+            missed_points=_int(form, "missed_points", "admin.label.missed_points", default=0),
+            by=who)
+        return "admin.note.team_added", {"team": director.label(team)}
+
+    def edit_team(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        team = _text(form, "team")
+        director.edit_team(team, _text(form, "name"), _text(form, "unit"), _players(form),
+                           confirm=_confirmed(form), by=who)
+        return "admin.note.team_edited", {"team": director.label(team)}
+
+    def delete_team(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        team = director.team(_text(form, "team"))
+        director.delete_team(team.id, confirm=_confirmed(form), by=who)
+        return "admin.note.team_deleted", {"team": f"{team.name} ({team.id})"}
+
+    def withdraw(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        team = _text(form, "team")
+        after = _int(form, "after_round", "admin.label.after_round", default=None)
+        if after is None and form.get("when") == "now":  # out of the match it has not played
+            after = director.current_round() - 1
+        director.withdraw(team, after, confirm=_confirmed(form), by=who)
+        return "admin.note.withdrawn", {"team": director.label(director.team(team).id)}
+
+    def reinstate(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        team = _text(form, "team")
+        director.reinstate(team, confirm=_confirmed(form), by=who)
+        return "admin.note.reinstated", {"team": director.label(director.team(team).id)}
+
+    def tables_op(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        count = _int(form, "count", "admin.label.tables")
+        codes = director.add_tables(count, by=who)
+        return "admin.note.tables", {"count": count, "codes": len(codes)}
+
+    def swap_kiosk(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        table = _int(form, "table", "admin.label.table")
+        return "admin.note.kiosk_swapped", {"table": table, "code": director.swap(table, by=who)}
+
+    async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
+        made = director.make_draft(by=who)
+        return "admin.note.drafted", {"round": made.round}
+
+    def discard(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        director.discard_draft(by=who)
+        return "admin.note.discarded", {}
+
+    def swap_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        a, b = _text(form, "first"), _text(form, "second")
+        director.swap_teams(a, b, by=who)
+        return "admin.note.swapped_teams", {"first": director.label(a),
+                                            "second": director.label(b)}
+
+    def swap_tables(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        a = _int(form, "first", "admin.label.table")
+        b = _int(form, "second", "admin.label.table")
+        director.swap_tables(a, b, by=who)
+        return "admin.note.swapped_tables", {"first": a, "second": b}
+
+    def swap_sides(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        table = _int(form, "table", "admin.label.table")
+        director.swap_sides(table, by=who)
+        return "admin.note.swapped_sides", {"table": table}
+
+    async def publish(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        await prepare_pairing(director)  # (publishing without a draft drafts it first)
+        return "admin.note.published", {"round": director.publish(_confirmed(form), by=who)}
+
+    def undo(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        return "admin.note.undone", {"round": director.undo_round(_confirmed(form), by=who)}
+
+    def start(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        seconds = _float(form, "start_in", "admin.label.start_in", default=30.0)
+        return "admin.note.started", {"round": director.start_clock(seconds, by=who),
+                                      "seconds": round(seconds)}
+
+    def clock(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        action = _text(form, "action")
+        if action == "pause":
+            director.pause_clock(by=who)
+        elif action == "resume":
+            director.resume_clock(by=who)
+        elif action == "extend":
+            minutes = _float(form, "minutes", "admin.label.extend_minutes")
+            director.extend_clock(minutes, by=who)
+            return "admin.note.clock_extend", {"minutes": _number(minutes)}
+        elif action == "stop":
+            director.stop_clock(_confirmed(form), by=who)
+        else:
+            raise _Said("admin.error.clock_action")
+        return f"admin.note.clock_{action}", {}
+
+    def ruling(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        kind = _text(form, "kind")
+        net = _int(form, "net", "admin.label.net", default=0) if kind == "adjusted" else 0
+        made = director.record_ruling(
+            _int(form, "table", "admin.label.table"), kind, _text(form, "loser"),
+            _text(form, "reason"), _int(form, "round", "admin.label.round"), net, by=who)
+        return "admin.note.ruled", {"round": made.round, "table": made.table}
+
+    def unrule(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        removed = director.remove_ruling(_int(form, "ruling", "admin.label.ruling"),
+                                         _text(form, "reason"), _confirmed(form), by=who)
+        return "admin.note.unruled", {"round": removed.round, "table": removed.table}
+
+    def mute(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        director.mute(form.get("on") == "1", by=who)
+        return ("admin.note.muted" if director.muted() else "admin.note.unmuted"), {}
+
+    def close(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        director.close_event(_confirmed(form), by=who)
+        return "admin.note.closed", {}
+
+    def reopen(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        director.reopen_event(_text(form, "reason"), by=who)
+        return "admin.note.reopened", {}
+
+    pages: dict[str, Callable[[Request], dict[str, Any]]] = {
+        "overview": overview, "teams": teams, "rounds": rounds, "results": results,
+        "rulings": rulings, "tables": tables, "print": printing, "log": log, "sheet": sheet}
+    ops: dict[str, tuple[Handler, str]] = {
+        "event": (create_event, "/admin"), "bye-points": (bye_points, "/admin"),
+        "import": (import_teams, "/admin/teams"), "add-team": (add_team, "/admin/teams"),
+        "edit-team": (edit_team, "/admin/teams"), "delete-team": (delete_team, "/admin/teams"),
+        "withdraw": (withdraw, "/admin/teams"), "reinstate": (reinstate, "/admin/teams"),
+        "tables": (tables_op, "/admin/tables"), "swap-kiosk": (swap_kiosk, "/admin/tables"),
+        "mute": (mute, "/admin/tables"), "draft": (draft, "/admin/rounds"),
+        "discard": (discard, "/admin/rounds"), "swap-teams": (swap_teams, "/admin/rounds"),
+        "swap-tables": (swap_tables, "/admin/rounds"),
+        "swap-sides": (swap_sides, "/admin/rounds"), "publish": (publish, "/admin/rounds"),
+        "undo": (undo, "/admin/rounds"), "start": (start, "/admin/rounds"),
+        "clock": (clock, "/admin/rounds"), "ruling": (ruling, "/admin/results"),
+        "unrule": (unrule, "/admin/rulings"), "close": (close, "/admin"),
+        "reopen": (reopen, "/admin")}
+    return [Route("/admin", screen("overview", overview)),
+            *[Route(f"/admin/{name}", screen(name, build), methods=["GET"])
+              for name, build in pages.items() if name != "overview"],
+            Route("/admin/login", login_page, methods=["GET"]),
             Route("/admin/login", login, methods=["POST"]),
             Route("/admin/logout", logout, methods=["POST"]),
-            *[Route(f"/admin/{name}", operation(op), methods=["POST"])
-              for name, op in ops.items()]]
+            Route("/admin/export/{name}", private_export, methods=["GET"]),
+            *[Route(f"/admin/{name}", operation(op, back), methods=["POST"])
+              for name, (op, back) in ops.items()]]
 
 
-def dashboard(director: Director, csrf: str) -> str:
-    e = html.escape
-    event = director.event()
-    parts = []
-    if event is None:
-        options = "".join(f'<option value="{e(r)}">{e(r)}</option>' for r in director.rulesets)
-        parts.append(_form("/admin/event", csrf, "创建赛事 Create the event",
-                           '名称 Name <input name="name" required> 规则 Ruleset '
-                           f'<select name="ruleset">{options}</select> 轮数 Rounds '
-                           '<input name="rounds" size="3"> 每局分钟 Minutes '
-                           '<input name="minutes" size="4">'))
-    else:
-        parts.append(f"<p><b>{e(event.name)}</b> · {e(event.ruleset)} "
-                     f"(sha256 {e(event.ruleset_sha256[:12])}…) · {e(event.format)} · "
-                     f"round {director.current_round()}/{event.rounds} · {e(event.status)}</p>")
-        parts.append(_form("/admin/teams", csrf, "导入队伍 Import teams (CSV, UTF-8 or GBK)",
-                           '<input type="file" name="file" accept=".csv,text/csv">',
-                           multipart=True))
-        parts.append(_form("/admin/tables", csrf, "设置桌数 Set the tables",
-                           f'<input name="count" size="4" value="{director.table_count()}">'))
-        parts.append(_form("/admin/round", csrf, "开始下一轮 Start the next round",
-                           '开始于 in <input name="start_in" size="4" value="30"> s'))
-        kinds = "".join(f"<option>{k}</option>" for k in RULING_KINDS)
-        parts.append(_form("/admin/ruling", csrf, "记录裁决 Record a ruling",
-                           'table <input name="table" size="3"> <select name="kind">'
-                           f'{kinds}</select> loser <select name="loser"><option>NS</option>'
-                           '<option>EW</option></select> net <input name="net" size="2" '
-                           'value="0"> reason <input name="reason" required>'))
-        teams = "".join(f'<option value="{e(t.id)}">{e(t.id)} {e(t.name)}</option>'
-                        for t in director.teams())
-        parts.append(_form("/admin/withdraw", csrf, "退赛 Withdraw a team",
-                           f'<select name="team">{teams}</select>'))
-        parts.append(_form("/admin/swap", csrf, "更换平板 Swap a table's kiosk",
-                           'table <input name="table" size="3">'))
-        muted = director.muted()
-        parts.append(_form("/admin/mute", csrf, "恢复蜂鸣 Unmute" if muted else
-                           "全场静音 Mute the hall's buzzers",
-                           f'<input type="hidden" name="on" value="{"0" if muted else "1"}">'))
-        parts.append(_form("/admin/close", csrf, "结束赛事 Close the event", ""))
-        parts.append(codes_table(director))
-        orphans = director.store.orphans()
-        if orphans:  # events an import could not place: kept, for the head referee to see
-            parts.append(f'<p class="error">{len(orphans)} imported events are kept aside: '
-                         "their places in their tables' sequences were taken (see the "
-                         "store's orphans table)</p>")
-        problems = [(n, p) for n in range(1, director.table_count() + 1)
-                    for p in director.problems(n)]
-        parts += [f'<p class="error">table {n}: {e(p)}</p>' for n, p in problems]
-        parts.append('<p><a href="/api/export/results.csv">results.csv</a> · '
-                     '<a href="/api/export/results.json">results.json</a> · '
-                     '<a href="/api/export/sheets.txt">score sheets</a> · '
-                     '<a href="/">hall page</a></p>')
-    parts.append(_form("/admin/logout", csrf, "退出 Log out", ""))
-    return "\n".join(parts)
+def next_step(director: Director) -> tuple[str, dict[str, Any]]:
+    """What the head referee does next, as a catalog key and its parameters."""
+    event = director._event()
+    if event.status == "closed":
+        return "admin.next.closed", {}
+    if not director.team_rows():
+        return "admin.next.teams", {}
+    if not director.table_count():
+        return "admin.next.tables", {}
+    current = director.current_round()
+    if current and director.round_start(current) is None:
+        return "admin.next.start", {"round": current}
+    if current and not director.round_over(current):
+        return "admin.next.playing", {"round": current}
+    if event.rounds and current >= event.rounds:
+        return "admin.next.close", {}
+    if director.current_draft() is not None:
+        return "admin.next.publish", {"round": current + 1}
+    return "admin.next.draft", {"round": current + 1}
 
 
-def codes_table(director: Director) -> str:
-    paired = director.store.paired_tables()
-    codes = director.store.open_codes()
-    rows = "".join(
-        f"<tr><td>{n}</td><td>{html.escape(paired.get(n, ''))}</td>"
-        f"<td>{codes.get(n, '')}</td></tr>" for n in range(1, director.table_count() + 1))
-    return ("<table><tr><th>table</th><th>kiosk</th><th>pairing code</th></tr>"
-            f"{rows}</table>")
+class _Said(AdminError):
+    """A refusal made here, from the form (an empty field, not a number)."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.explained(key, **params)
 
 
-def _form(action: str, csrf: str, label: str, fields: str, multipart: bool = False) -> str:
-    enctype = ' enctype="multipart/form-data"' if multipart else ""
-    token = f'<input type="hidden" name="csrf" value="{html.escape(csrf)}">' if csrf else ""
-    return (f'<form method="post" action="{action}"{enctype}>{token}{fields} '
-            f'<button>{html.escape(label)}</button></form>')
+def _text(form: FormData, name: str) -> str:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) else ""
 
 
-def _page(title: str, body: str, error: str = "", note: str = "", status: int = 200
-          ) -> HTMLResponse:
-    e = html.escape
-    flash = (f'<p class="error">{e(error)}</p>' if error else "") + \
-        (f'<p class="note">{e(note)}</p>' if note else "")
-    return HTMLResponse(f'<!doctype html><html><head><meta charset="utf-8">'
-                        f'<meta name="viewport" content="width=device-width">'
-                        f"<title>{e(title)}</title><style>{STYLE}</style></head>"
-                        f"<body><h1>{e(title)}</h1>{flash}{body}</body></html>",
-                        status_code=status)
+def _players(form: FormData) -> tuple[str, ...]:
+    return tuple(_text(form, f"player{i}") for i in range(1, 5))
 
 
-def _back(error: str = "", note: str = "") -> RedirectResponse:
-    query = urlencode({"error": error} if error else {"note": note})
-    return RedirectResponse(f"/admin?{query}", status_code=303)
+def _confirmed(form: FormData) -> bool:
+    return form.get("confirmed") == "1"
+
+
+_MISSING: Any = object()
+
+
+def _int(form: FormData, name: str, label: str, default: Any = _MISSING) -> Any:
+    text = _text(form, name)
+    if not text:
+        if default is _MISSING:
+            raise _Said("admin.error.required", field=label)
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise _Said("admin.error.whole_number", field=label, value=text[:20]) from None
+
+
+def _float(form: FormData, name: str, label: str, default: Any = _MISSING) -> Any:
+    text = _text(form, name)
+    if not text:
+        if default is _MISSING:
+            raise _Said("admin.error.required", field=label)
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        raise _Said("admin.error.number", field=label, value=text[:20]) from None
+    if not math.isfinite(value):
+        raise _Said("admin.error.number", field=label, value=text[:20])
+    return value
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else f"{value:g}"
+
+
+def _query_int(request: Request, name: str, default: int) -> int:
+    try:
+        return int(request.query_params.get(name, default))
+    except ValueError:
+        return default
+
+
+def _duplicates(rows: list[Any]) -> set[str]:
+    seen: dict[str, int] = {}
+    for r in rows:
+        seen[r.name] = seen.get(r.name, 0) + 1
+    return {name for name, n in seen.items() if n > 1}
+
+
+def _safe_back(target: str) -> str:
+    """Only a page of this console (never another site)."""
+    path = target.split("?")[0]
+    return target if path.startswith("/admin") and "//" not in target else "/admin"
+
+
+def _back(target: str, kind: str, said: Any) -> RedirectResponse:
+    """Back to a page with a message: its catalog key and parameters in the address (only
+    catalog sentences are ever shown, with their parameters as text)."""
+    params = {f"p_{k}": str(v) for k, v in (getattr(said, "params", None) or {}).items()}
+    key = getattr(said, "key", None) or "error.unexpected"
+    query = urlencode({"flash": key, "kind": kind, **params})
+    separator = "&" if "?" in target else "?"
+    return RedirectResponse(f"{target}{separator}{query}", status_code=303)
+
+
+def _flash(request: Request, lang: str) -> tuple[str, str] | None:
+    """The message a redirect carried: (kind, text), or None."""
+    key = request.query_params.get("flash", "")
+    if not key.startswith(("admin.", "roster.", "error.")):
+        return None
+    params = {k[2:]: v for k, v in request.query_params.items() if k.startswith("p_")}
+    try:
+        text = words(lang)(key, **params)
+    except (KeyError, IndexError, ValueError):
+        return None
+    kind = request.query_params.get("kind")
+    return ("error" if kind == "error" else "note"), text
+
+
+async def _login_form(request: Request) -> dict[str, str] | None:
+    """The name and password of a login form: a small urlencoded form (a multipart upload or
+    a body over MAX_LOGIN bytes is never read), or None."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    size = request.headers.get("content-length", "")
+    if kind != "application/x-www-form-urlencoded" or not size.isdigit() or \
+            int(size) > MAX_LOGIN:
+        return None
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_LOGIN:
+            return None
+    fields = parse_qs(body.decode("utf-8", "replace"))
+    return {name: fields.get(name, [""])[0] for name in ("password", "who")}

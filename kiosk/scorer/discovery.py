@@ -1,4 +1,6 @@
-"""Finding the scorer on the LAN: it announces itself by mDNS (DNS-SD) and kiosks browse for it.
+"""Announcing the scorer on the LAN by mDNS (DNS-SD); kiosks browse for it
+(`kiosk.sync.discover`). An announcement only gives an address: kiosks trust the certificate
+they pinned at pairing, not whoever answers.
 
 Service type `_kiosk80._tcp.local.`; the TXT record carries the URL path and the event name.
 Each side binds its Zeroconf to the address it was given, so a test can keep it inside a
@@ -8,7 +10,6 @@ network namespace and a hall's laptop can pick the card facing the tables.
 from __future__ import annotations
 
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # zeroconf is imported only where mDNS is used (not with --no-mdns)
     from zeroconf import ServiceInfo, Zeroconf
 
-SERVICE = "_kiosk80._tcp.local."
+from ..wire import SERVICE
 
 
 def _zeroconf(address: str | None) -> Zeroconf:
@@ -42,39 +43,6 @@ def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceI
     finally:
         zc.unregister_service(info)
         zc.close()
-
-
-def find(address: str | None = None, timeout: float = 5.0) -> str | None:
-    """The URL of the first scorer announced on the LAN within `timeout` seconds, or None.
-    `address`: the local address to browse from (default: every interface)."""
-    from zeroconf import ServiceBrowser, ServiceListener
-
-    zc = _zeroconf(address)
-    found: list[str] = []
-    done = threading.Event()
-
-    class Listener(ServiceListener):
-        def add_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            info = zc.get_service_info(type_, name, timeout=int(timeout * 1000))
-            if info is None or not info.parsed_addresses():
-                return
-            path = (info.properties.get(b"path") or b"/").decode()
-            found.append(f"http://{info.parsed_addresses()[0]}:{info.port}{path}")
-            done.set()
-
-        def update_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            pass
-
-        def remove_service(self, zc: Zeroconf, type_: str, name: str) -> None:
-            pass
-
-    browser = ServiceBrowser(zc, SERVICE, Listener())
-    try:
-        done.wait(timeout)
-    finally:
-        browser.cancel()
-        zc.close()
-    return found[0] if found else None
 
 
 def lan_address() -> str:

@@ -1,25 +1,177 @@
-"""The event's results for other software and for paper: CSV, JSON and score sheets in the
-style of the seeds' forms (one per match, as the table recorded it, plus the rulings)."""
+"""The event's results for other software and for paper: CSV (UTF-8 with a BOM, so Excel on
+a Chinese Windows reads it), an XLSX workbook (standings, every round, rulings, the audit
+log), JSON, and text score sheets. Names sit next to ids; rulings show where the result shows,
+in the chosen language.
+
+Every cell goes through `cell()`: the one place where a value becomes spreadsheet text (the
+security review adds its formula escaping there).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..rules import replay
 from ..sheet import score_sheet
+from ..wire import csv_cell
+from . import views
 from .director import Director
+from .templating import who_text, words
 
-COLUMNS = ("round", "table", "ns", "ew", "winner", "ns_points", "ew_points", "ns_net",
-           "ew_net", "decided_by")
+BOM = "\ufeff"
+RESULT_COLUMNS = ("round", "table", "ns_id", "ns", "ew_id", "ew", "winner_id", "winner",
+                  "ns_points", "ew_points", "ns_net", "ew_net", "decided_by", "ruling_reason")
+STANDING_COLUMNS = ("rank", "team_id", "team", "unit", "points", "net", "opponents", "played",
+                    "status")
+RULING_COLUMNS = ("round", "table", "ns", "ew", "ruling", "loser", "net", "reason", "by", "at",
+                  "removed_by", "removed_at", "removal_reason")
+AUDIT_COLUMNS = ("at", "by", "action")
+
+
+def cell(value: Any) -> Any:
+    """A value as a spreadsheet cell: numbers stay numbers, everything else is text."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, int | float) else str(value)
+
+
+# -- the tables every format shares ---------------------------------------------------------
+
+
+def result_rows(director: Director, lang: str) -> list[list[Any]]:
+    """One row a match (or bye, or a late entry's missed round)."""
+    t = words(lang)
+    out = []
+    for round_no in range(1, director.current_round() + 1):
+        for m in views.round_rows(director, round_no):
+            r = m.result
+            winner = r.winner if r else None
+            out.append([round_no, m.table, m.ns, m.ns_name, m.ew, m.ew_name, winner or "",
+                        director.team_names().get(winner, "") if winner else "",
+                        r.points[m.ns] if r else "", r.points[m.ew] if r else "",
+                        r.net[m.ns] if r else "", r.net[m.ew] if r else "",
+                        t(f"print.decided.{m.decided_by}") if m.decided_by else
+                        t("print.pending"), m.ruling.reason if m.ruling else ""])
+        for b in views.bye_rows(director, round_no):
+            out.append([round_no, "", b.team, b.name, "", "", b.team, b.name, b.points, "", 0,
+                        "", t("print.decided.bye"), ""])
+        seats = director.seats(round_no)
+        totals = director.group_totals(round_no) if seats else None
+        names = director.team_names()
+        for index, (table, players) in enumerate(seats.items()):  # individual groups
+            for letter, player in players.items():
+                total = totals[index].get(player, "") if totals else ""
+                out.append([round_no, table, player, f"{letter} {names.get(player, player)}",
+                            "", "", "", "", total, "", "", "", t("print.decided.table"), ""])
+    return out
+
+
+def standing_rows(director: Director, lang: str) -> list[list[Any]]:
+    t = words(lang)
+    out = []
+    for s in views.standing_rows(director):
+        status = []
+        if s.withdrawn_after is not None:
+            status.append(t("print.withdrawn", round=s.withdrawn_after))
+        if s.joined_round > 1:
+            status.append(t("print.late", round=s.joined_round))
+        out.append([f"{s.group}{s.rank}{'=' if s.tied else ''}", s.team, s.name, s.unit,
+                    s.points, s.net, s.opponents, s.played, "; ".join(status)])
+    return out
+
+
+def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
+    from .templating import when_text
+
+    t = words(lang)
+    out = []
+    for r in director.rulings(removed=True):
+        ns, ew = director._teams_at(r.round, r.table)
+        out.append([r.round, r.table, director.label(ns), director.label(ew),
+                    t(f"print.decided.{r.kind}"), t(f"print.side.{r.loser}"), r.net, r.reason,
+                    who_text(t, r.by), when_text(r.at),
+                    who_text(t, r.removed_by) if r.removed_at else "",
+                    when_text(r.removed_at) if r.removed_at else "", r.removed_reason])
+    return out
+
+
+def audit_rows(director: Director, lang: str) -> list[list[Any]]:
+    from .templating import when_text
+
+    t = words(lang)
+    return [[when_text(e.at), who_text(t, e.who), t(f"admin.audit.{e.action}", **e.params)]
+            for e in director.audit_log()]
+
+
+def headers(columns: Sequence[str], lang: str) -> list[str]:
+    t = words(lang)
+    return [t(f"export.col.{c}") for c in columns]
+
+
+# -- the formats ----------------------------------------------------------------------------
+
+
+def _csv(rows: Iterable[Sequence[Any]]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([csv_cell(cell(v)) for v in row])  # never run as formulas
+    return BOM + out.getvalue()
+
+
+def results_csv(director: Director, lang: str = "zh-Hans") -> str:
+    """Every match's result, UTF-8 with a BOM (Excel on a Chinese Windows reads it)."""
+    return _csv([headers(RESULT_COLUMNS, lang), *result_rows(director, lang)])
+
+
+def audit_csv(director: Director, lang: str = "zh-Hans") -> str:
+    return _csv([headers(AUDIT_COLUMNS, lang), *audit_rows(director, lang)])
+
+
+def workbook(director: Director, lang: str = "zh-Hans") -> bytes:
+    """An XLSX workbook: standings, every round's results, rulings, the audit log."""
+    from openpyxl import Workbook
+    from openpyxl.styles import Font
+
+    t = words(lang)
+    book = Workbook()
+    sheets = [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
+              ("results", RESULT_COLUMNS, result_rows(director, lang)),
+              ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
+              ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
+    first = True
+    for name, columns, rows in sheets:
+        sheet = book.active if first else book.create_sheet()
+        first = False
+        assert sheet is not None
+        sheet.title = t(f"export.sheet.{name}")
+        sheet.append(headers(columns, lang))
+        for c in sheet[1]:
+            c.font = Font(bold=True)
+        for row in rows:
+            sheet.append([cell(v) for v in row])
+            for c in sheet[sheet.max_row]:
+                if isinstance(c.value, str):
+                    c.data_type = "s"  # text, never a formula
+        sheet.freeze_panes = "A2"
+        for column in sheet.columns:
+            width = max((len(str(c.value or "")) for c in column), default=4)
+            sheet.column_dimensions[column[0].column_letter].width = min(40, width * 1.6 + 2)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
 
 
 def results_json(director: Director) -> dict[str, Any]:
-    """Every match (and bye) with its result, the rulings and the standings."""
+    """Every match (and bye) with its result, the rulings and the standings, by id and
+    name (for other software: English keys)."""
     event = director.event()
-    names = {t.id: t.name for t in director.teams()}
-    rulings = {(r["round"], r["table"]): r for r in director.rulings()}
+    names = director.team_names()
     matches: list[dict[str, Any]] = []
     for round_no in range(1, director.current_round() + 1):
         seats = director.seats(round_no)
@@ -31,52 +183,46 @@ def results_json(director: Director) -> dict[str, Any]:
                                 "totals": {names[p]: t for p, t in totals[i].items()}
                                 if totals else None})
             continue
-        results = {(r.a, r.b): r for r in director.results() if r.round == round_no}
-        for table, ns, ew in director.assignments(round_no):
-            result = results.get((ns, ew))
-            ruling = rulings.get((round_no, table))
+        for m in views.round_rows(director, round_no):
+            r = m.result
             matches.append({
-                "round": round_no, "table": table, "ns": ns, "ew": ew,
-                "ns_name": names[ns], "ew_name": names[ew],
-                "winner": result.winner if result else None,
-                "points": result.points if result else None,
-                "net": result.net if result else None,
-                "decided_by": (ruling["kind"] if ruling else "table") if result else None})
-        matches += [{"round": round_no, "table": None, "ns": r.a, "ew": None,
-                     "ns_name": names[r.a], "ew_name": None, "winner": r.a,
-                     "points": r.points, "net": r.net, "decided_by": "bye"}
-                    for r in director.results() if r.round == round_no and r.b is None]
-    standings = [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
+                "round": round_no, "table": m.table, "ns": m.ns, "ew": m.ew,
+                "ns_name": m.ns_name, "ew_name": m.ew_name,
+                "winner": r.winner if r else None, "points": r.points if r else None,
+                "net": r.net if r else None, "decided_by": m.decided_by or None,
+                "ruling_reason": m.ruling.reason if m.ruling else None})
+        matches += [{"round": round_no, "table": None, "ns": b.team, "ew": None,
+                     "ns_name": b.name, "ew_name": None, "winner": b.team,
+                     "points": {b.team: b.points}, "net": {b.team: 0}, "decided_by": "bye",
+                     "ruling_reason": None} for b in views.bye_rows(director, round_no)]
+    standings = [{"rank": s.rank, "team": s.team, "name": s.name, "points": s.points,
                   "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
-                  "group": s.group} for s in director.standings()]
+                  "group": s.group, "withdrawn_after": s.withdrawn_after,
+                  "joined_round": s.joined_round} for s in views.standing_rows(director)]
     return {"event": event.name if event else None,
             "ruleset": event.ruleset if event else None,
             "ruleset_sha256": event.ruleset_sha256 if event else None,
-            "matches": matches, "rulings": director.rulings(), "standings": standings}
+            "matches": matches, "rulings": [r.as_dict() for r in director.rulings()],
+            "standings": standings}
 
 
-def results_csv(director: Director) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(COLUMNS)
-    for m in results_json(director)["matches"]:
-        if "totals" in m:  # an individual group: one row a player
-            for name, total in (m["totals"] or {}).items():
-                writer.writerow([m["round"], m["table"], name, "", "", total, "", "", "",
-                                 "table"])
-            continue
-        points, net = m["points"] or {}, m["net"] or {}
-        writer.writerow([m["round"], m["table"] or "", m["ns_name"], m["ew_name"] or "",
-                         m["winner"] or "", points.get(m["ns"], ""), points.get(m["ew"], ""),
-                         net.get(m["ns"], ""), net.get(m["ew"], ""), m["decided_by"] or ""])
-    return out.getvalue()
+class _Cells:
+    """A CSV writer whose cells a spreadsheet never runs as formulas (`wire.csv_cell`)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def writerow(self, cells: list[Any]) -> None:
+        self.writer.writerow([csv_cell(c) for c in cells])
 
 
 def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:
     """(round, table, §9 record) of every match a table has started, from its events."""
     out = []
     for round_no in range(1, director.current_round() + 1):
-        for table, _, _ in director.assignments(round_no):
+        tables = [t for t, _, _ in director.assignments(round_no)] + list(
+            director.seats(round_no))
+        for table in sorted(tables):
             state = director.match_state(table, round_no)
             if state is not None and state.ruleset is not None:
                 out.append((round_no, table, state.export()))
@@ -84,15 +230,18 @@ def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:
 
 
 def sheets(director: Director, lang: str) -> str:
+    """Every match's text score sheet, each followed by its ruling in the same language."""
+    t = words(lang)
+    rulings = {(r.round, r.table): r for r in director.rulings()}
     parts = []
     for round_no, table, record in table_records(director):
         ruleset = director.rulesets.require(record["ruleset"])
         lines = list(replay(record, director.rulesets))
-        parts.append(f"== round {round_no} · table {table} ==\n"
-                     + score_sheet(record, ruleset, lines, lang, None))
-    rulings = director.rulings()
-    if rulings:
-        parts.append("== rulings ==\n" + "\n".join(
-            f"round {r['round']} table {r['table']}: {r['kind']} against {r['loser']}"
-            f" — {r['reason']}" for r in rulings) + "\n")
+        text = t("export.sheet_head", round=round_no, table=table) + "\n" + \
+            score_sheet(record, ruleset, lines, lang, None)
+        ruling = rulings.get((round_no, table))
+        if ruling:
+            text += t("print.sheet.ruling", kind=t(f"print.decided.{ruling.kind}"),
+                      side=t(f"print.side.{ruling.loser}"), reason=ruling.reason) + "\n"
+        parts.append(text)
     return "\n".join(parts)

@@ -97,8 +97,8 @@ class Frame:
         return self._views
 
 
-def _keys(snap: dict[str, Any], rows: list[tuple[dict[str, Any], Any]]) -> dict[str, Any]:
-    return {"tables": {row["table"]: key for row, key in rows},
+def _keys(snap: dict[str, Any], rows: dict[int, Any]) -> dict[str, Any]:
+    return {"tables": rows,
             "standings": {row["team"]: row for row in snap["standings"]},
             "order": [row["team"] for row in snap["standings"]],
             "set": {k: v for k, v in snap.items()
@@ -167,10 +167,8 @@ class HallFeed:
     def build(self) -> Frame:
         """A new frame from the store as it is now (on the event loop: it is incremental)."""
         director, old = self.director, self.frame
-        with director.reading():
-            version = director.version()
-            snap = hall.snapshot(director, self.address)
-            rows = hall.table_rows(director)
+        version = director.version()
+        snap, rows = hall.snapshot_and_keys(director, self.address)
         keys = _keys(snap, rows)
         if old is None:
             return Frame(1, version, snap, keys, None, director)

@@ -82,8 +82,7 @@ def groups_knockout_next(teams: Sequence[str], groups: int, seed: int,
     leaders = [_contenders(g, results, stages) for g in drawn]
     playoffs = tuple((c[0], c[1]) for c in leaders if len(c) > 1)
     if playoffs:
-        return RoundPlan(playoffs, stage="playoff",
-                         note="teams level at the top of a group play off")
+        return RoundPlan(playoffs, stage="playoff", note="playoff")
     seeds = [c[0] for c in leaders]
     bracket = knockout(seeds, _knockout_winners(seeds, results, stages))
     if not bracket.next:
@@ -157,8 +156,7 @@ def individual_next(players: Sequence[str], seed: int,
         drawn = draw_groups(players, seed, 4)
         return RoundPlan(groups=tuple(tuple(g) for g in drawn), stage="prelim")
     finals = form_prize_finals([_ordered(g) for g in prelims])
-    note = (f"equal totals decided the order across a cut: {', '.join(finals.ties_at_cuts)}"
-            if finals.ties_at_cuts else "")
+    note = f"ties:{', '.join(finals.ties_at_cuts)}" if finals.ties_at_cuts else ""
     return RoundPlan(groups=finals.groups, stage="final", note=note)
 
 

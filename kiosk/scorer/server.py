@@ -1,22 +1,28 @@
-"""Running the scorer: uvicorn on the given address, announced by mDNS while it runs."""
+"""Running the scorer: uvicorn on the given address over TLS (the scorer's own certificate),
+behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
 import contextlib
+import ssl
 from types import FrameType
 
 import uvicorn
 from starlette.applications import Starlette
 
+from . import tls
 from .director import Director
 from .discovery import announce, lan_address
+from .shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
 from .web import create_app
 
+MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 65536)
 
-def public_url(host: str, port: int) -> str:
+
+def public_url(host: str, port: int, secure: bool = True) -> str:
     """The address players and kiosks use: the LAN's when listening on every interface."""
     shown = lan_address() if host in ("0.0.0.0", "") else host
-    return f"http://{shown}:{port}/"
+    return f"{'https' if secure else 'http'}://{shown}:{port}/"
 
 
 class ScorerServer(uvicorn.Server):
@@ -32,20 +38,31 @@ class ScorerServer(uvicorn.Server):
         self.should_exit = True
 
 
-def server_for(app: Starlette, host: str, port: int) -> ScorerServer:
-    return ScorerServer(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                       timeout_graceful_shutdown=3))
+def server_for(app: Starlette, host: str, port: int,
+               context: ssl.SSLContext | None = None) -> ScorerServer:
+    """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
+    benchmark's comparison only)."""
+    files = raise_file_limit()
+    return_large_blocks()
+    gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
+    return ScorerServer(uvicorn.Config(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
+        http=guarded(gate, context), loop="asyncio", timeout_keep_alive=15, backlog=1024))
 
 
-def serve(director: Director, host: str, port: int, mdns: bool = True) -> int:
-    url = public_url(host, port)
-    server = server_for(create_app(director, url), host, port)
+def serve(director: Director, host: str, port: int, mdns: bool = True,
+          secure: bool = True) -> int:
+    url = public_url(host, port, secure)
+    identity = tls.identity(director.store)
+    context = identity.server_context() if secure else None
+    server = server_for(create_app(director, url), host, port, context)
     event = director.event()
     with contextlib.ExitStack() as stack:
         if mdns and not host.startswith("127."):
             stack.enter_context(announce(url.split("//")[1].split(":")[0], port,
                                          event.name if event else "scorer"))
-        print(f"scorer: hall page {url}  admin {url}admin", flush=True)
+        print(f"scorer: hall page {url}  admin {url}admin  certificate SHA-256 "
+              f"{identity.fingerprint}", flush=True)
         server.run()
     director.store.close()
     return 0

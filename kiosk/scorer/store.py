@@ -1,16 +1,27 @@
 """The scorer's store: paired tables, pairing codes, and every table's journal events.
 
 SQLite through sqlite-utils, WAL and synchronous=FULL like the kiosks' journals: an event the
-scorer acknowledged survives a power cut. Events are kept once by (device, sequence), so a kiosk
-may resend freely; the high-water mark tells it from where to resend after a gap.
+scorer acknowledged survives a power cut. Events are kept once by (table, sequence), so a kiosk
+may resend freely; the high-water mark tells it from where to resend after a gap. Every event
+carries the hash of the table's event before it: an event whose place holds another, or that
+does not follow on from its neighbours, is a conflict, kept aside (never lost, never spliced
+in) and named by its sequence number.
+
+The file holds the tables' secrets and the scorer's TLS key, so it (and every backup copy) is
+readable by the scorer's user only; admin session tokens are kept as hashes. A table's last
+contact is kept in memory: a heartbeat writes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
+import threading
+import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +29,8 @@ import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
 from ..table.journal import connect
+from ..wire import event_hash
+from .writer import Writer
 
 migrations = Migrations("kiosk.scorer.store")
 
@@ -74,11 +87,85 @@ def events_keyed_by_table(db: sqlite_utils.Database) -> None:
     db["orphans"].transform(pk=("table_number", "device", "seq"))
 
 
+@migrations()
+def director_console(db: sqlite_utils.Database) -> None:
+    """The head referee's console (issue 12): late entries, a round's private draft and its
+    publication, the hall's round clock, rulings that can be removed, the audit log."""
+    db["teams"].add_column("joined_round", int)  # a late entry plays from this round on
+    db["teams"].add_column("missed_points", int)  # big points for each round it missed
+    db["teams"].add_column("added", float)
+    db["rounds"].add_column("published_at", float)
+    db["rounds"].add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
+    for column in ("removed_at", "removed_reason", "removed_by", "by"):
+        db["rulings"].add_column(column, float if column == "removed_at" else str)
+    db["sessions"].add_column("who", str)
+    db["audit"].create({"id": int, "at": float, "who": str, "action": str, "params": str},
+                       pk="id")
+
+
+@migrations()
+def chain_and_access(db: sqlite_utils.Database) -> None:
+    # The hash chain: each stored event's link and hash (computed once for an older store).
+    db["events"].add_column("prev", str)
+    db["events"].add_column("hash", str)
+    tables = [t for (t,) in db.execute("SELECT DISTINCT table_number FROM events")]
+    for table in tables:
+        prev = ""
+        for row in db.execute(f"SELECT {EVENT_COLUMNS} FROM events WHERE table_number = ? "
+                              "ORDER BY seq", [table]).fetchall():
+            event = _event(row, prev)
+            digest = event_hash(event)
+            db.execute("UPDATE events SET prev = ?, hash = ? WHERE table_number = ? AND "
+                       "seq = ?", [prev, digest, table, event["seq"]])
+            prev = digest
+    # Events kept aside: a conflict's events, an import's events whose places were taken.
+    db["aside"].create({"id": int, "table_number": int, "seq": int, "hash": str,
+                        "event": str, "why": str, "at": float}, pk="id")
+    db["aside"].create_index(["table_number", "hash"], unique=True)
+    for d, s, t, e, at in db.execute(  # (an older orphan has no hash: keyed by its device)
+            "SELECT device, seq, table_number, event, at FROM orphans").fetchall():
+        db.execute("INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
+                   "VALUES (?, ?, ?, ?, ?, ?)", [t, s, f"{d}:{s}", e, "place-taken", at])
+    db["orphans"].drop()
+    db["conflicts"].create({"table_number": int, "seq": int, "why": str, "at": float,
+                            "resolved": int}, pk=("table_number", "seq"))
+    # Codes expire, and a wrong guess burns one; a credential is confirmed by its first use.
+    db["codes"].add_column("issued", float)
+    db["codes"].add_column("used_at", float)
+    db.execute("UPDATE codes SET issued = 0")  # codes from before expiry: expired
+    db["tables"].add_column("confirmed", int)
+    db.execute("UPDATE tables SET confirmed = 1")
+    # Session tokens are kept as hashes from now on: the old plain ones end.
+    db.execute("DELETE FROM sessions")
+    # Nonces and link health live in memory (a heartbeat writes nothing).
+    db["nonces"].drop()
+    db["links"].drop()
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
 
 EVENT_COLUMNS = "device, seq, match, kind, data, mono, wall, actor"
+CODE_HOURS = 12.0  # a pairing code expires this long after it was issued
+REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair again
+OPEN, USED, BURNT = 0, 1, 2  # a code's state
+
+
+def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
+    d, s, m, k, x, mo, w, a, *link = row
+    return {"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x), "mono": mo,
+            "wall": w, "actor": a, "prev": link[0] if prev is None else prev}
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """What a batch did: the table's high-water mark after it, events kept aside, and the
+    conflict if there was one: (sequence number, reason key)."""
+
+    high_water: int
+    aside: int = 0
+    conflict: tuple[int, str] | None = None
 
 
 class Store:
@@ -87,11 +174,27 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _private(self.path)
         self.db = connect(self.path)
         migrations.apply(self.db)
+        for suffix in ("-wal", "-shm"):
+            _private(Path(f"{self.path}{suffix}"), create=False)
         self._own_writes = 0  # data_version counts other connections' commits only
+        self._marks: dict[int, int] = {}  # high-water marks, kept by whoever commits events
+        self._links: dict[int, tuple[float, int]] = {}
+        self._lock = threading.Lock()
+        self._writer: Writer | None = None
+
+    def writer(self) -> Writer:
+        """The store's one writer (a thread with its own connection), started on first use."""
+        if self._writer is None:
+            self._writer = Writer(self.path)
+        return self._writer
 
     def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
         self.db.close()
 
     def version(self) -> int:
@@ -114,44 +217,83 @@ class Store:
 
     # -- pairing ----------------------------------------------------------------------------
 
-    def issue_code(self, table: int) -> str:
-        """A one-time pairing code for `table` (the head referee hands it to the kiosk)."""
-        code = f"{secrets.randbelow(10**6):06d}"
+    def issue_code(self, table: int, now: float | None = None) -> str:
+        """A one-time pairing code for `table` (the head referee hands it to the kiosk); it
+        expires after CODE_HOURS. The table's other open codes end."""
         with self.db.atomic():
-            self.db.execute("DELETE FROM codes WHERE table_number = ? AND used = 0", [table])
-            self.db.execute("INSERT OR REPLACE INTO codes VALUES (?, ?, 0)", [code, table])
+            self.db.execute("DELETE FROM codes WHERE table_number = ? AND used != ?",
+                            [table, USED])
+            code = f"{secrets.randbelow(10**6):06d}"
+            while self.db.execute("SELECT 1 FROM codes WHERE code = ?", [code]).fetchone():
+                code = f"{secrets.randbelow(10**6):06d}"  # (another table's: a new draw)
+            self.db.execute("INSERT OR REPLACE INTO codes (code, table_number, used, issued) "
+                            "VALUES (?, ?, ?, ?)", [code, table, OPEN, _now(now)])
         self._wrote()
         return code
 
-    def pair(self, code: str, device: str, now: float) -> tuple[int, str]:
-        """Trade a pairing code for the table's credential. The table's earlier kiosk loses
-        its credential. Raises StoreError for an unknown or used code."""
-        with self.db.atomic():
-            row = self.db.execute("SELECT table_number, used FROM codes WHERE code = ?",
-                                  [code]).fetchone()
-            if row is not None and row[1]:  # the same kiosk asking again (its answer lost)
-                again = self.db.execute("SELECT secret FROM tables WHERE number = ? AND "
-                                        "device = ?", [row[0], device]).fetchone()
-                if again:
-                    return row[0], again[0]
-            if row is None or row[1]:
-                raise StoreError("unknown or used pairing code")
-            table, secret = row[0], secrets.token_hex(32)
-            self.db.execute("UPDATE codes SET used = 1 WHERE code = ?", [code])
-            self.db.execute("INSERT OR REPLACE INTO tables VALUES (?, ?, ?, ?)",
-                            [table, secret, device, now])
-        self._wrote()
-        return table, secret
+    def pairing_code(self, table: int, device: str, now: float) -> str | None:
+        """The code a kiosk pairing `table` must prove it knows: the table's open code, or
+        (the kiosk's answer was lost) the code it used a moment ago, while its credential is
+        still unused. None: there is none, or it expired."""
+        row = self.db.execute(
+            "SELECT code FROM codes WHERE table_number = ? AND used = ? AND issued > ? "
+            "ORDER BY issued DESC", [table, OPEN, now - CODE_HOURS * 3600]).fetchone()
+        if row:
+            return str(row[0])
+        again = self.db.execute(
+            "SELECT c.code FROM codes c JOIN tables t ON t.number = c.table_number "
+            "WHERE c.table_number = ? AND c.used = ? AND c.used_at > ? AND t.device = ? "
+            "AND NOT t.confirmed ORDER BY c.used_at DESC",
+            [table, USED, now - REPAIR_WITHIN, device]).fetchone()
+        return str(again[0]) if again else None
 
-    def open_codes(self) -> dict[int, str]:
-        """The pairing codes not used yet, by table."""
+    def burn_code(self, code: str) -> None:
+        """A wrong guess was made against `code`: it pairs nothing any more."""
+        with self.db.atomic():
+            self.db.execute("UPDATE codes SET used = ? WHERE code = ? AND used = ?",
+                            [BURNT, code, OPEN])
+        self._wrote()
+
+    def pair(self, table: int, code: str, device: str, now: float) -> str:
+        """The table's new credential, for the kiosk that proved it knows `code` (the table's
+        earlier kiosk loses its credential). Raises StoreError if the code is no longer the
+        one to pair with."""
+        with self.db.atomic():
+            if self.pairing_code(table, device, now) != code:
+                raise StoreError("unknown or used pairing code")
+            secret = secrets.token_hex(32)
+            self.db.execute("UPDATE codes SET used = ?, used_at = ? WHERE code = ?",
+                            [USED, now, code])
+            self.db.execute("INSERT OR REPLACE INTO tables (number, secret, device, paired_at, "
+                            "confirmed) VALUES (?, ?, ?, ?, 0)", [table, secret, device, now])
+            self.db.execute("UPDATE conflicts SET resolved = 1 WHERE table_number = ?",
+                            [table])
+        self._wrote()
+        return secret
+
+    def open_codes(self, now: float | None = None) -> dict[int, str]:
+        """The pairing codes not used, burnt or expired yet, by table."""
         return {t: c for c, t in self.db.execute(
-            "SELECT code, table_number FROM codes WHERE used = 0 ORDER BY table_number")}
+            "SELECT code, table_number FROM codes WHERE used = ? AND issued > ? "
+            "ORDER BY table_number", [OPEN, _now(now) - CODE_HOURS * 3600])}
+
+    def code_states(self, now: float | None = None) -> dict[int, str]:
+        """Each unpaired table's latest code's state: "open", "burnt" (a wrong guess) or
+        "expired", for the admin page (the head referee issues a new one)."""
+        states: dict[int, str] = {}
+        for table, used, issued in self.db.execute(
+                "SELECT table_number, used, issued FROM codes WHERE used != ? "
+                "ORDER BY issued", [USED]):
+            states[table] = ("burnt" if used == BURNT else "expired"
+                             if (issued or 0) <= _now(now) - CODE_HOURS * 3600 else "open")
+        return states
 
     def revoke(self, table: int) -> None:
         """The table's kiosk loses its credential (it is being replaced)."""
         with self.db.atomic():
             self.db.execute("DELETE FROM tables WHERE number = ?", [table])
+            self.db.execute("UPDATE conflicts SET resolved = 1 WHERE table_number = ?",
+                            [table])
         self._wrote()
 
     def credential(self, table: int) -> tuple[str, str] | None:
@@ -160,90 +302,210 @@ class Store:
                               [table]).fetchone()
         return (row[0], row[1]) if row else None
 
+    def confirmed(self, table: int) -> bool:
+        row = self.db.execute("SELECT confirmed FROM tables WHERE number = ?",
+                              [table]).fetchone()
+        return bool(row and row[0])
+
+    @staticmethod
+    def confirm(db: sqlite_utils.Database, table: int) -> None:
+        """The table's credential has been used: its code cannot pair again."""
+        db.execute("UPDATE tables SET confirmed = 1 WHERE number = ?", [table])
+
     def paired_tables(self) -> dict[int, str]:
         return {n: d for n, d in self.db.execute("SELECT number, device FROM tables")}
-
-    def use_nonce(self, table: int, nonce: str, now: float, keep: float) -> bool:
-        """Record a request's nonce; False if it was seen before (a replay). Nonces older
-        than `keep` seconds are forgotten: a request that old is refused by its time."""
-        try:
-            with self.db.atomic():
-                self.db.execute("DELETE FROM nonces WHERE at < ?", [now - keep])
-                self.db.execute("INSERT INTO nonces VALUES (?, ?, ?)", [table, nonce, now])
-        except sqlite3.IntegrityError:
-            return False
-        return True
 
     # -- events -----------------------------------------------------------------------------
 
     def ingest(self, table: int, events: Iterable[dict[str, Any]], now: float,
                behind: int = 0) -> tuple[int, int]:
-        """Keep a batch of the table's events (duplicates ignored) and commit before answering.
-        An event whose place in the table's sequence is taken by another kiosk's event is kept
-        aside as an orphan, never lost. Returns (high-water mark, orphans in this batch)."""
-        orphans = 0
+        """Keep a batch of the table's events on this connection and commit (an import, a
+        test). Returns (high-water mark, events kept aside)."""
         with self.db.atomic():
-            for e in events:
-                row = (str(e["device"]), int(e["seq"]), table, str(e["match"]), str(e["kind"]),
-                       json.dumps(e["data"], ensure_ascii=False, sort_keys=True),
-                       float(e["mono"]), float(e["wall"]), str(e["actor"]))
-                try:
-                    self.db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-                except sqlite3.IntegrityError:
-                    if self.db.execute("SELECT 1 FROM events WHERE device = ? AND seq = ? AND "
-                                       "table_number = ?", [row[0], row[1], table]).fetchone():
-                        continue  # sent before: a duplicate
-                    orphans += 1
-                    self.db.execute(
-                        "INSERT OR IGNORE INTO orphans VALUES (?, ?, ?, ?, ?, ?)",
-                        [row[0], row[1], table, json.dumps(e, ensure_ascii=False),
-                         "its place in the table's sequence is taken", now])
-            mark = self.high_water(table)
-            self.db.execute("INSERT OR REPLACE INTO links VALUES (?, ?, ?)",
-                            [table, now, behind])
+            done = self.apply(self.db, table, list(events), now)
+        self.committed(table, done, now, behind)
         self._wrote()
-        return mark, orphans
+        return done.high_water, done.aside
+
+    def apply(self, db: sqlite_utils.Database, table: int, events: list[dict[str, Any]],
+              now: float, head: tuple[int, str] | None = None) -> Ingested:
+        """Add a batch of the table's consecutive events inside the caller's transaction:
+        duplicates are skipped; from the first event whose place holds another event or that
+        does not follow on from its neighbours, the batch is a conflict and kept aside. `head`:
+        the kiosk journal's last (seq, hash), checked against the events here."""
+        mark = self._mark(db, table)
+        if not events:
+            return Ingested(mark, 0, self._head_conflict(db, table, mark, head))
+        first, last = events[0]["seq"], events[-1]["seq"]
+        stored = {s: (h, p) for s, h, p in db.execute(
+            "SELECT seq, hash, prev FROM events WHERE table_number = ? AND seq BETWEEN ? AND ?",
+            [table, first - 1, last + 1])}
+        before = stored.get(first - 1, (None, None))[0]
+        rows, conflict, cut = [], None, len(events)
+        for i, e in enumerate(events):
+            digest = event_hash(e)
+            held = stored.get(e["seq"])
+            if held is not None and held[0] == digest:
+                before = digest
+                continue  # sent before: a duplicate
+            why = ("place-taken" if held is not None else
+                   "chain-broken" if before is not None and e["prev"] != before else
+                   "chain-broken" if e["seq"] == last and last + 1 in stored and
+                   stored[last + 1][1] != digest else None)
+            if why:
+                conflict, cut = (e["seq"], why), i
+                break
+            rows.append((e["device"], e["seq"], table, e["match"], e["kind"],
+                         json.dumps(e["data"], ensure_ascii=False, sort_keys=True),
+                         float(e["mono"]), float(e["wall"]), e["actor"], e["prev"], digest))
+            before = digest
+        db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, hash) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            [(*r[:2], *r[3:9], r[2], *r[9:]) for r in rows])
+        aside = 0
+        if conflict is not None:
+            aside = self._keep_aside(db, table, events[cut:], conflict[1], now)
+            self._conflict(db, table, conflict, now)
+        mark = self._advance(db, table, mark)
+        if conflict is None:
+            conflict = self._head_conflict(db, table, mark, head)
+        return Ingested(mark, aside, conflict)
+
+    def _head_conflict(self, db: sqlite_utils.Database, table: int, mark: int,
+                       head: tuple[int, str] | None) -> tuple[int, str] | None:
+        """A kiosk whose journal ends before what it already sent (rolled back) or whose last
+        event is not the scorer's (restored from an older copy, then played on)."""
+        if head is None or head[0] > mark:
+            return None
+        row = db.execute("SELECT hash FROM events WHERE table_number = ? AND seq = ?",
+                         [table, head[0]]).fetchone() if head[0] else ("",)
+        if row is not None and row[0] != head[1]:
+            return (head[0], "head-differs")
+        if head[0] < mark:
+            return (head[0] + 1, "rolled-back")
+        return None
+
+    def _keep_aside(self, db: sqlite_utils.Database, table: int,
+                    events: list[dict[str, Any]], why: str, now: float) -> int:
+        db.conn.executemany(
+            "INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(table, e["seq"], event_hash(e), json.dumps(e, ensure_ascii=False), why, now)
+             for e in events])
+        return len(events)
+
+    @staticmethod
+    def _conflict(db: sqlite_utils.Database, table: int, conflict: tuple[int, str],
+                  now: float) -> None:
+        db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?, ?, 0)",
+                   [table, conflict[0], conflict[1], now])
+
+    def record_conflict(self, db: sqlite_utils.Database, table: int,
+                        conflict: tuple[int, str], now: float) -> None:
+        """Note a conflict a kiosk's head revealed (nothing to keep aside)."""
+        self._conflict(db, table, conflict, now)
+
+    def _mark(self, db: sqlite_utils.Database, table: int) -> int:
+        with self._lock:
+            mark = self._marks.get(table)
+        return self._advance(db, table, mark) if mark is not None else \
+            self._high_water(db, table)
+
+    def _advance(self, db: sqlite_utils.Database, table: int, mark: int) -> int:
+        """The mark moved on over the events stored after `mark` with no gap."""
+        if db.execute("SELECT 1 FROM events WHERE table_number = ? AND seq = ?",
+                      [table, mark + 1]).fetchone() is None:
+            return mark
+        row = db.execute(
+            "SELECT min(seq) FROM events e WHERE table_number = ? AND seq > ? AND NOT EXISTS "
+            "(SELECT 1 FROM events f WHERE f.table_number = e.table_number AND "
+            "f.seq = e.seq + 1)", [table, mark]).fetchone()
+        return int(row[0])
+
+    def committed(self, table: int, done: Ingested, now: float, behind: int) -> None:
+        """After the commit of a batch: its mark is durable, the table was heard from."""
+        with self._lock:
+            if done.high_water >= self._marks.get(table, 0):
+                self._marks[table] = done.high_water
+        self.heard(table, now, behind)
+
+    def heard(self, table: int, now: float, behind: int) -> None:
+        """The table's kiosk was heard from (its link health: memory only)."""
+        self._links[table] = (now, behind)
 
     def high_water(self, table: int) -> int:
         """The table's last sequence number with no gap before it."""
-        count, top = self.db.execute(
+        return self._mark(self.db, table)
+
+    @staticmethod
+    def _high_water(db: sqlite_utils.Database, table: int) -> int:
+        count, top = db.execute(
             "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE table_number = ?",
             [table]).fetchone()
         if count == top:  # sequence numbers are unique per table: no gap (the usual case)
             return int(top)
-        row = self.db.execute(  # the first event whose successor is missing
+        row = db.execute(  # the first event whose successor is missing
             "SELECT min(seq) FROM events e WHERE table_number = ? AND NOT EXISTS (SELECT 1 "
             "FROM events f WHERE f.table_number = e.table_number AND f.seq = e.seq + 1)",
             [table]).fetchone()
-        has_first = self.db.execute("SELECT 1 FROM events WHERE table_number = ? AND seq = 1",
-                                    [table]).fetchone()
+        has_first = db.execute("SELECT 1 FROM events WHERE table_number = ? AND seq = 1",
+                               [table]).fetchone()
         return int(row[0]) if has_first else 0
+
+    def hash_at(self, table: int, seq: int) -> str:
+        """The hash of the table's event `seq` ("" for 0 or an event not here)."""
+        row = self.db.execute("SELECT hash FROM events WHERE table_number = ? AND seq = ?",
+                              [table, seq]).fetchone()
+        return str(row[0]) if row else ""
 
     def events(self, table: int, after: int = 0, upto: int | None = None
                ) -> list[dict[str, Any]]:
         """The table's events in sequence order, from after `after` to `upto`."""
         rows = self.db.execute(
-            f"SELECT {EVENT_COLUMNS} FROM events WHERE table_number = ? AND seq > ? "
+            f"SELECT {EVENT_COLUMNS}, prev FROM events WHERE table_number = ? AND seq > ? "
             "AND seq <= ? ORDER BY seq", [table, after, upto if upto is not None else 2**62])
-        return [{"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x),
-                 "mono": mo, "wall": w, "actor": a} for d, s, m, k, x, mo, w, a in rows]
+        return [_event(row) for row in rows]
 
     def links(self) -> dict[int, tuple[float, int]]:
         """Each table's last contact (scorer time) and the events it said it had unsent."""
-        return {n: (seen, behind) for n, seen, behind in
-                self.db.execute("SELECT table_number, last_seen, behind FROM links")}
+        return dict(self._links)
 
     def orphans(self) -> list[dict[str, Any]]:
+        """Every event kept aside, by table and sequence."""
         return [json.loads(e) for (e,) in self.db.execute(
-            "SELECT event FROM orphans ORDER BY table_number, seq")]
+            "SELECT event FROM aside ORDER BY table_number, seq, id")]
+
+    def conflicts(self) -> list[dict[str, Any]]:
+        """The tables whose kiosk's journal and the scorer's record part, not yet resolved
+        by a new pairing: table, the first sequence number they differ at, why, when, and how
+        many of the kiosk's events are kept aside."""
+        return [{"table": t, "seq": s, "why": why, "at": at, "aside": n}
+                for t, s, why, at, n in self.db.execute(
+                    "SELECT c.table_number, c.seq, c.why, c.at, (SELECT count(*) FROM aside a "
+                    "WHERE a.table_number = c.table_number AND a.seq >= c.seq) FROM conflicts c "
+                    "WHERE NOT c.resolved ORDER BY c.table_number, c.seq")]
 
     def backup(self, target: str | Path) -> Path:
-        """A consistent copy of the store (SQLite's online backup), safe while serving."""
+        """A consistent copy of the store (SQLite's online backup), safe while serving. The
+        copy holds the tables' secrets and the TLS key: readable by this user only."""
         target = Path(target)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _private(target)
         copy = sqlite3.connect(str(target))
         try:
             self.db.conn.backup(copy)
         finally:
             copy.close()
         return target
+
+
+def _private(path: Path, create: bool = True) -> None:
+    """`path` readable and writable by its owner only (created empty if it is missing)."""
+    if create and not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    if path.exists():
+        os.chmod(path, 0o600)
+
+
+def _now(now: float | None) -> float:
+    return time.time() if now is None else now

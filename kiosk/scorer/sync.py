@@ -1,155 +1,269 @@
 """The tables' side of the LAN: pairing, the authenticated event ingest, assignments and the
 table download a replacement kiosk starts from.
 
-Every request from a table is signed: HMAC-SHA256 with the table's secret over the method, the
-path, the table number, the time, a nonce and the body. A missing, forged or other table's
-signature gets 401 and changes nothing; a replayed request (a nonce seen before, or a time more
-than five minutes off) gets 401 too. Every answer carries the scorer's time (`now`), from which
-a kiosk measures its clock's offset.
+Pairing is a PAKE keyed by the table's code (`kiosk.pairing`): the code never crosses the
+wire, a wrong guess burns it, and the table's secret and this scorer's certificate fingerprint
+travel sealed. Every later request is signed (`kiosk.wire`); its headers are checked before
+its body is read, so a body that cannot be valid is never read. Nonces are remembered for the
+signature window (memory: a request older than that is refused by its time; one made before
+this process started is refused too). Answers to a request whose signature checked out are
+signed, so a kiosk takes its time and its assignment only from this scorer.
+
+Batches go to the store's one writer (group commit) and are answered when durable. A batch
+that parts from the scorer's record of the table (same place, other content, or a broken
+chain) is answered 409 naming the sequence number; its events are kept aside.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
-import math
-from collections import deque
+import asyncio
+import re
+import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.routing import Route
 
+from ..i18n import translator
+from ..pairing import ScorerPairing
+from ..wire import (
+    HASH,
+    MAX_BODY,
+    MAX_SKEW,
+    MAX_TABLE,
+    WireError,
+    check_batch,
+    dumps,
+    loads,
+    read_headers,
+    same,
+    sign,
+    sign_answer,
+)
+from . import tls
+from .access import Limiter
 from .director import Director
-from .store import StoreError
+from .store import Ingested, Store, StoreError
 
-MAX_SKEW = 300.0  # seconds a request's time may be off the scorer's
-MAX_BODY = 4_000_000  # bytes: a batch of 200 events is about 60 KB
-MAX_SEQ = 2**53
-EVENT_FIELDS = ("device", "seq", "match", "kind", "data", "mono", "wall", "actor")
-
-
-def sign(secret: str, method: str, path: str, table: int, stamp: str, nonce: str,
-         body: bytes) -> str:
-    """The signature a table sends with a request."""
-    message = f"{method} {path}\n{table}\n{stamp}\n{nonce}\n".encode() + body
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+PAIR_TTL = 60.0  # seconds between the two steps of a pairing
+MAX_PAIR_BODY = 8_000
+BODY_TIMEOUT = 15.0  # seconds to send a body once its headers are in
+BODIES_IN_FLIGHT = 16_000_000  # bytes of request bodies being read at once
+DEVICE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+_english = translator("en")
 
 
-def signed_headers(secret: str, table: int, method: str, path: str, body: bytes, now: float,
-                   nonce: str) -> dict[str, str]:
-    stamp = f"{now:.3f}"
-    return {"X-Kiosk-Table": str(table), "X-Kiosk-Time": stamp, "X-Kiosk-Nonce": nonce,
-            "X-Kiosk-Signature": sign(secret, method, path, table, stamp, nonce, body)}
-
-
-def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None) -> str | None:
-    """Why a kiosk's copy of the event's ruleset is refused, or None if it is the same."""
+def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None
+                     ) -> dict[str, Any] | None:
+    """Why a kiosk's copy of the event's ruleset is refused (catalog parameters), or None."""
     event = director.event()
     if event is None or ruleset != event.ruleset or sha256 == event.ruleset_sha256:
         return None
-    return (f"ruleset {ruleset} differs: the scorer's has sha256 {event.ruleset_sha256}, "
-            f"this kiosk's has {sha256 or 'none'}")
+    return {"ruleset": ruleset, "scorer": event.ruleset_sha256, "kiosk": sha256 or "-"}
 
 
-class FailureLimit:
-    """At most `limit` failures in any `window` seconds, whoever fails: it makes guessing a
-    6-digit pairing code or the admin password take days, not minutes."""
+class Replays:
+    """The nonces of the last 2 × MAX_SKEW seconds, per table, in memory."""
 
-    def __init__(self, limit: int, window: float) -> None:
-        self.limit, self.window = limit, window
-        self.failures: deque[float] = deque()
+    def __init__(self, started: float) -> None:
+        self.started = started  # requests signed before this process began are refused
+        self.seen: dict[int, OrderedDict[str, float]] = {}
 
-    def blocked(self, now: float) -> bool:
-        while self.failures and self.failures[0] < now - self.window:
-            self.failures.popleft()
-        return len(self.failures) >= self.limit
+    def check(self, table: int, nonce: str, now: float) -> bool:
+        """True for a nonce not seen before (it is remembered)."""
+        seen = self.seen.setdefault(table, OrderedDict())
+        while seen and next(iter(seen.values())) < now - 2 * MAX_SKEW:
+            seen.popitem(last=False)
+        if nonce in seen:
+            return False
+        seen[nonce] = now
+        return True
 
-    def failed(self, now: float) -> None:
-        self.failures.append(now)
 
+class Budget:
+    """Bytes of request bodies being read at once: past the budget, 503 before reading."""
 
-def check_batch(body: Any) -> tuple[list[dict[str, Any]], int]:
-    """The events and the `behind` count of a batch. Raises ValueError naming the problem."""
-    if not isinstance(body, dict) or not isinstance(body.get("events"), list):
-        raise ValueError("give {\"events\": [...]}")
-    behind = body.get("behind", 0)
-    if not isinstance(behind, int) or isinstance(behind, bool) or not 0 <= behind <= 10**9:
-        raise ValueError("behind: a count of events, 0 or more")
-    for i, e in enumerate(body["events"]):
-        if not isinstance(e, dict) or not set(EVENT_FIELDS) <= set(e):
-            raise ValueError(f"event {i}: each event needs " + ", ".join(EVENT_FIELDS))
-        if not isinstance(e["seq"], int) or isinstance(e["seq"], bool) or \
-                not 1 <= e["seq"] <= MAX_SEQ:
-            raise ValueError(f"event {i}: seq must be a whole number from 1")
-        if not all(isinstance(e[k], int | float) and not isinstance(e[k], bool) and
-                   math.isfinite(e[k]) for k in ("mono", "wall")):
-            raise ValueError(f"event {i}: mono and wall must be finite numbers")
-        if not isinstance(e["data"], dict) or not all(
-                isinstance(e[k], str) for k in ("device", "match", "kind", "actor")):
-            raise ValueError(f"event {i}: data is an object; device, match, kind, actor "
-                             "are text")
-    return body["events"], behind
+    def __init__(self, total: int) -> None:
+        self.total, self.used = total, 0
+
+    def take(self, size: int) -> bool:
+        if self.used + size > self.total:
+            return False
+        self.used += size
+        return True
+
+    def give(self, size: int) -> None:
+        self.used -= size
 
 
 def routes(director: Director) -> list[Route]:
     store, clock = director.store, director.clock
-    wrong_codes = FailureLimit(30, 60.0)
+    replays = Replays(clock())
+    # Attempts that have not (yet) paired, per source; a hall pairs its tables one by one.
+    pairing_tries = Limiter(per_source=5, ceiling=300)
+    pending: dict[str, tuple[int, str, str, ScorerPairing, float]] = {}
+    budget = Budget(BODIES_IN_FLIGHT)
 
-    def answer(body: dict[str, Any], status: int = 200, now: float | None = None
-               ) -> JSONResponse:
-        # `now` is when the request arrived: the kiosk measures its clock against it.
-        return JSONResponse({**body, "now": clock() if now is None else now},
-                            status_code=status)
+    def answer(body: dict[str, Any], status: int = 200, now: float | None = None,
+               signer: tuple[str, str] | None = None) -> Response:
+        """JSON with the scorer's time (`now`, when the request arrived); signed with the
+        table's secret over the request's nonce when `signer` is (secret, nonce)."""
+        content = dumps({**body, "now": clock() if now is None else now})
+        headers = {"Cache-Control": "no-store"}
+        if signer is not None:
+            headers["X-Scorer-Signature"] = sign_answer(signer[0], signer[1], status, content)
+        return Response(content, status, headers, media_type="application/json")
 
-    async def pair(request: Request) -> JSONResponse:
+    def refusal(status: int, key: str, now: float, signer: tuple[str, str] | None = None,
+                headers: dict[str, str] | None = None, **params: Any) -> Response:
+        """A refusal: `key` and `params` for the kiosk to say it in its language; `error`
+        in English for logs."""
+        reply = answer({"error": _english(key, **params), "key": key, "params": params},
+                       status, now, signer)
+        reply.headers.update(headers or {})
+        return reply
+
+    async def read_json(request: Request, limit: int) -> Any:
+        raw = await _read(request, limit, budget)
+        return loads(raw)
+
+    # -- pairing ----------------------------------------------------------------------------
+
+    async def pair_start(request: Request) -> Response:
         now = clock()
-        if wrong_codes.blocked(now):
-            return answer({"error": "too many wrong pairing codes: wait a minute"}, 429, now)
-        body = await _body(request)
-        if not isinstance(body, dict) or not isinstance(body.get("code"), str) or \
-                not isinstance(body.get("device"), str):
-            return answer({"error": "give the pairing code and the device id"}, 400, now)
-        event, kiosk_rulesets = director.event(), body.get("rulesets") or {}
-        if event is not None and isinstance(kiosk_rulesets, dict):
-            problem = ruleset_mismatch(director, event.ruleset,
-                                       kiosk_rulesets.get(event.ruleset))
-            if problem:
-                return answer({"error": problem}, 409, now)
+        wait = pairing_tries.attempt(_source(request), now)  # counted before any await
+        if wait:
+            return refusal(429, "sync.too-many-pairings", now,
+                           headers={"Retry-After": str(int(wait) + 1)}, s=int(wait) + 1)
         try:
-            table, secret = store.pair(body["code"], body["device"], now)
-        except StoreError as exc:
-            wrong_codes.failed(now)
-            return answer({"error": str(exc)}, 403, now)
-        return answer({"table": table, "secret": secret}, now=now)
+            body = await read_json(request, MAX_PAIR_BODY)
+            table, device, rulesets = _pair_request(body)
+        except WireError as exc:
+            return refusal(_status(exc), exc.key or "wire.not-json", now, **exc.params)
+        event = director.event()
+        if event is not None:
+            problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset))
+            if problem:
+                return refusal(409, "sync.ruleset-differs", now, **problem)
+        code = store.pairing_code(table, device, now)
+        if code is None:
+            return refusal(403, "sync.no-code", now, table=table)
+        session = secrets.token_hex(16)
+        try:
+            side = await run_in_threadpool(ScorerPairing, code, table, device,
+                                           body.get("message"), session)
+        except WireError as exc:
+            return refusal(400, exc.key or "sync.pair-garbled", now)
+        for stale in [s for s, p in pending.items() if p[4] < now]:
+            del pending[stale]
+        pending[session] = (table, device, code, side, now + PAIR_TTL)
+        return answer({"session": session, "message": side.message}, now=now)
 
-    async def events(request: Request) -> JSONResponse:
+    async def pair_finish(request: Request) -> Response:
+        now = clock()
+        try:
+            body = await read_json(request, MAX_PAIR_BODY)
+        except WireError as exc:
+            return refusal(_status(exc), exc.key or "wire.not-json", now)
+        session = body.get("session") if isinstance(body, dict) else None
+        entry = pending.pop(session, None) if isinstance(session, str) else None
+        if entry is None or entry[4] < now:
+            return refusal(403, "sync.pair-expired", now)
+        table, device, code, side, _ = entry
+        if not side.confirms(body.get("confirm")):
+            store.burn_code(code)  # one wrong guess: the code pairs nothing any more
+            return refusal(403, "sync.wrong-code", now, table=table)
+        try:
+            secret = store.pair(table, code, device, now)
+        except StoreError:
+            return refusal(403, "sync.no-code", now, table=table)
+        pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser
+        fingerprint = tls.identity(store).fingerprint
+        return answer(side.seal({"table": table, "secret": secret,
+                                 "certificate": fingerprint}), now=now)
+
+    # -- signed requests --------------------------------------------------------------------
+
+    async def signed(request: Request, limit: int
+                     ) -> tuple[int, float, tuple[str, str], bytes] | Response:
+        """(table, time, signer, body) of a request signed by the table's kiosk, or the
+        refusal. The headers are checked before the body is read."""
         now, table = clock(), request.path_params["table"]
-        raw = await _raw(request)
-        if raw is None:
-            return answer({"error": f"a batch is at most {MAX_BODY} bytes"}, 413, now)
-        problem = _authenticate(director, request, table, raw)
-        if problem:
-            return answer({"error": problem}, 401, now)
-        try:  # (events keep their device: a replacement kiosk resends its predecessor's)
-            batch, behind = check_batch(json.loads(raw))
-        except ValueError as exc:  # (a JSONDecodeError is one)
-            return answer({"error": f"bad batch: {exc}"}, 400, now)
-        mark, orphans = store.ingest(table, batch, now, behind)
-        return answer({"high_water": mark, "orphans": orphans, "muted": director.muted(),
-                       "problems": director.problems(table)}, now=now)
+        if not 1 <= table <= MAX_TABLE:
+            return refusal(404, "sync.no-table", now, table=MAX_TABLE)
+        try:
+            headers = read_headers(request.headers, table)
+        except WireError as exc:
+            return refusal(401, exc.key or "wire.unsigned", now)
+        credential = store.credential(table)
+        if credential is None:
+            return refusal(401, "wire.unsigned", now)
+        if headers.nonce in replays.seen.get(table, {}):
+            return refusal(401, "sync.replayed", now)
+        try:
+            body = await _read(request, limit, budget)
+        except WireError as exc:
+            return refusal(_status(exc), exc.key or "wire.not-json", now, **exc.params)
+        expected = sign(credential[0], request.method, request.url.path, table,
+                        headers.stamp, headers.nonce, body)
+        if not same(expected, headers.signature):
+            return refusal(401, "sync.bad-signature", now)
+        signer = (credential[0], headers.nonce)
+        if not replays.check(table, headers.nonce, now):
+            return refusal(401, "sync.replayed", now, signer)
+        if abs(headers.time - now) > MAX_SKEW or headers.time < replays.started:
+            # (signed: the kiosk sets its clock from this answer)
+            return refusal(401, "sync.stale", now, signer, s=round(headers.time - now, 1))
+        return table, now, signer, body
+
+    async def events(request: Request) -> Response:
+        checked = await signed(request, MAX_BODY)
+        if isinstance(checked, Response):
+            return checked
+        table, now, signer, raw = checked
+        try:
+            batch = check_batch(loads(raw))
+        except WireError as exc:
+            return refusal(400, exc.key or "wire.not-json", now, signer, **exc.params)
+        confirm = not store.confirmed(table)
+        if batch.events or confirm:
+            def job(db: Any) -> Ingested:
+                if confirm:
+                    Store.confirm(db, table)
+                done = store.apply(db, table, batch.events, now, batch.head)
+                if done.conflict and not batch.events:
+                    store.record_conflict(db, table, done.conflict, now)
+                return done
+
+            done = await store.writer().run(
+                job, lambda d: store.committed(table, d, now, batch.behind))
+        else:  # a heartbeat: nothing to commit
+            done = store.apply(store.db, table, [], now, batch.head)
+            if done.conflict:
+                await store.writer().run(
+                    lambda db: store.record_conflict(db, table, done.conflict, now))
+            store.heard(table, now, batch.behind)
+        if done.conflict:
+            seq, why = done.conflict
+            return refusal(409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
+                           high_water=done.high_water)
+        return answer({"high_water": done.high_water, "aside": done.aside,
+                       "muted": director.muted(), "problems": director.problems(table)},
+                      now=now, signer=signer)
 
     def signed_read(reply: Callable[[int], dict[str, Any]]
-                    ) -> Callable[[Request], Awaitable[JSONResponse]]:
+                    ) -> Callable[[Request], Awaitable[Response]]:
         """A GET only the table's own kiosk may make: `reply(table)` is the answer."""
-        async def endpoint(request: Request) -> JSONResponse:
-            now, table = clock(), request.path_params["table"]
-            problem = _authenticate(director, request, table, await _raw(request) or b"")
-            if problem:
-                return answer({"error": problem}, 401, now)
-            return answer(reply(table), now=now)
+        async def endpoint(request: Request) -> Response:
+            checked = await signed(request, 0)
+            if isinstance(checked, Response):
+                return checked
+            table, now, signer, _ = checked
+            return answer(reply(table), now=now, signer=signer)
         return endpoint
 
     def assignment(table: int) -> dict[str, Any]:
@@ -160,49 +274,63 @@ def routes(director: Director) -> list[Route]:
         mark = store.high_water(table)
         return {"high_water": mark, "events": store.events(table, 0, mark)}
 
-    return [Route("/api/pair", pair, methods=["POST"]),
+    return [Route("/api/pair/start", pair_start, methods=["POST"]),
+            Route("/api/pair/finish", pair_finish, methods=["POST"]),
             Route("/api/tables/{table:int}/events", events, methods=["POST"]),
             Route("/api/tables/{table:int}/assignment", signed_read(assignment),
                   methods=["GET"]),
             Route("/api/tables/{table:int}/journal", signed_read(journal), methods=["GET"])]
 
 
-def _authenticate(director: Director, request: Request, table: int, body: bytes) -> str | None:
-    headers = request.headers
-    claimed, stamp = headers.get("x-kiosk-table"), headers.get("x-kiosk-time", "")
-    nonce, signature = headers.get("x-kiosk-nonce", ""), headers.get("x-kiosk-signature", "")
-    credential = director.store.credential(table)
-    if credential is None or claimed != str(table) or not nonce or not signature:
-        return "not signed by this table's kiosk"
-    expected = sign(credential[0], request.method, request.url.path, table, stamp, nonce, body)
-    if not hmac.compare_digest(expected, signature):
-        return "bad signature"
-    try:
-        if abs(float(stamp) - director.clock()) > MAX_SKEW:
-            return "request too old or from the future"
-    except ValueError:
-        return "bad time"
-    if not director.store.use_nonce(table, nonce, director.clock(), 2 * MAX_SKEW):
-        return "replayed request"
-    return None
+def _source(request: Request) -> str:
+    return request.client.host if request.client else "?"
 
 
-async def _raw(request: Request) -> bytes | None:
-    """The body, or None when it is larger than MAX_BODY (read no further)."""
+def _status(exc: WireError) -> int:
+    return {"wire.too-large": 413, "wire.length-required": 411, "wire.slow-body": 408,
+            "wire.busy": 503}.get(exc.key or "", 400)
+
+
+def _pair_request(body: Any) -> tuple[int, str, dict[str, str]]:
+    """The table, device id and ruleset hashes of a pairing's first step. Raises WireError."""
+    if not isinstance(body, dict):
+        raise WireError("give the table, the device id and the pairing message",
+                        "sync.pair-garbled")
+    table, device, rulesets = body.get("table"), body.get("device"), body.get("rulesets", {})
+    if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= MAX_TABLE:
+        raise WireError("table: a number from 1", "sync.no-table", table=MAX_TABLE)
+    if not isinstance(device, str) or not DEVICE.fullmatch(device):
+        raise WireError("device: the kiosk's id", "sync.pair-garbled")
+    if not isinstance(rulesets, dict) or len(rulesets) > 100 or not all(
+            isinstance(k, str) and len(k) <= 64 and isinstance(v, str) and HASH.fullmatch(v)
+            for k, v in rulesets.items()):
+        raise WireError("rulesets: each ruleset's id and sha256", "sync.pair-garbled")
+    return table, device, rulesets
+
+
+async def _read(request: Request, limit: int, budget: Budget) -> bytes:
+    """The body, when its Content-Length says it is at most `limit` bytes, sent within
+    BODY_TIMEOUT, and the budget of bodies being read has room. Raises WireError."""
     size = request.headers.get("content-length", "")
-    if size.isdigit() and int(size) > MAX_BODY:
-        return None
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            return None
-    return body
-
-
-async def _body(request: Request) -> Any:
-    raw = await _raw(request)
+    if not size and request.method == "GET":
+        return b""
+    if not size.isdigit() or len(size) > 12:
+        raise WireError("give the body's length", "wire.length-required")
+    length = int(size)
+    if length > limit:
+        raise WireError(f"at most {limit} bytes", "wire.too-large", n=limit)
+    if not budget.take(length):
+        raise WireError("too many bodies at once", "wire.busy")
     try:
-        return json.loads(raw) if raw is not None else None
-    except ValueError:
-        return None
+        async with asyncio.timeout(BODY_TIMEOUT):
+            chunks, got = [], 0
+            async for chunk in request.stream():
+                got += len(chunk)
+                if got > length:
+                    raise WireError(f"at most {limit} bytes", "wire.too-large", n=limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise WireError("the body came too slowly", "wire.slow-body") from None
+    finally:
+        budget.give(length)
+    return b"".join(chunks)

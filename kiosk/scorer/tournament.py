@@ -124,7 +124,7 @@ def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: in
                   seed: int) -> Pairing:
     """The pairing of `round_no` (1-based). Round 1 is drawn with `seed`."""
     ids = [t.id for t in teams]
-    had_bye = {r.a for r in results if r.b is None}
+    had_bye = {r.a for r in results if r.b is None and r.winner == r.a}  # not a missed round
     if round_no == 1:
         order = list(ids)
         random.Random(seed).shuffle(order)

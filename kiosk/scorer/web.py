@@ -9,24 +9,25 @@ import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import segno
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
+    HTMLResponse,
     JSONResponse,
-    PlainTextResponse,
     Response,
     StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, exports, hall, sync
+from . import admin, hall, hall_page, outputs, sync
 from .director import Director
 from .feed import HallFeed
-from .worker import BackgroundPairer
+from .shield import SecurityHeaders
+from .worker import BackgroundPairer, pair_ahead
 
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).parent / "static"
@@ -36,8 +37,8 @@ CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart r
 def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
     feed = HallFeed(director, address)
 
-    async def page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "hall.html")
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(hall_page.html())
 
     async def team_page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "team.html")
@@ -81,25 +82,14 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        code = segno.make(address + "team", error="m")
-        return Response(code.svg_inline(scale=8, border=2), media_type="image/svg+xml")
-
-    async def export(request: Request) -> Response:
-        kind = request.path_params["name"]
-        if kind == "results.csv":
-            return PlainTextResponse(exports.results_csv(director), media_type="text/csv")
-        if kind == "results.json":
-            return JSONResponse(exports.results_json(director))
-        if kind == "sheets.txt":
-            lang = request.query_params.get("lang", "zh-Hans")
-            return PlainTextResponse(exports.sheets(director, lang))
-        return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
+        return Response(hall_page.qr_svg(address + "team"), media_type="image/svg+xml")
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # While serving, Swiss rounds are paired in a worker process.
         pairer, in_process = BackgroundPairer(feed.refresh), director.pairer
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
+        feed.on_build = lambda: pair_ahead(director)
         director.fold(0)  # resume from the checkpoint and fold what came after it
         feed.current()
         tasks = [asyncio.create_task(feed.run()),
@@ -108,7 +98,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         feed.close()
         for task in tasks:
             task.cancel()
-        director.pairer = in_process
+        director.pairer, feed.on_build = in_process, None
         pairer.close()
         save_checkpoint(director)
 
@@ -117,9 +107,9 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/hall/stream", stream), Route("/api/team/{team}", team),
                 Route("/api/teams", teams), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
-                Route("/api/export/{name}", export),
-                *sync.routes(director), *admin.routes(director),
+                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = feed
     return app

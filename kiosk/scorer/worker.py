@@ -1,11 +1,11 @@
 """Swiss pairing in a worker process, so the scorer's event loop never waits on a matching.
 
 The matcher is compiled code that holds Python's global lock while it runs: in a thread it
-would still stop the loop. `BackgroundPairer` is the Director's pairer in the server. The
-hall's preview asks `ready`, which answers at once from what the worker computed for the same
-field, or starts the worker and answers None; when the worker is done, `on_done` (the feed)
-asks again. Starting a round calls it: the admin page waits for `settled` first, so the
-pairing is ready by then.
+would still stop the loop. `BackgroundPairer` is the Director's pairer in the server. After
+every build of the hall feed, `pair_ahead` asks `ready` for the next round: it answers at once
+from what the worker computed for the same field, or starts the worker on it (once per change
+of the results). Drafting the round calls the pairer itself: the console waits for the worker
+first (`prepare_pairing`), so the draft takes its pairing as it is.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import IO, Any
 
-from .director import Director
+from .director import AdminError, Director
 from .tournament import Pairing, Result, Team, swiss_pairing
 
 log = logging.getLogger(__name__)
@@ -192,17 +192,18 @@ class BackgroundPairer:
         self._worker.close()
 
 
+def pair_ahead(director: Director) -> None:
+    """Once a round is over, have the server's worker compute the next Swiss round's pairing
+    (once per change of the results), so that drafting it takes no time on the event loop."""
+    if isinstance(director.pairer, BackgroundPairer):
+        with contextlib.suppress(AdminError):  # no next round yet, or it is on its way
+            director._next_round(ahead=True)
+
+
 async def prepare_pairing(director: Director) -> None:
-    """Have the server's worker compute the next round's pairing (if it is a Swiss round not
-    computed yet) and wait for it without holding up the event loop."""
+    """The next round's pairing computed by the worker, waited for without holding up the
+    event loop (before the console drafts the round)."""
     pairer = director.pairer
     if isinstance(pairer, BackgroundPairer):
-        director.next_pairings()
+        pair_ahead(director)
         await pairer.settled()
-
-
-if __name__ == "__main__":  # the worker process
-    answers, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
-    # Ctrl-C reached the server's whole group, or the server is gone: end quietly.
-    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        serve_jobs(sys.stdin.buffer, answers)

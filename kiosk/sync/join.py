@@ -9,6 +9,7 @@ import httpx
 
 from ..rules import Rulesets
 from ..table.journal import Journal, table_path
+from ..wire import event_hash
 from .link import Credential, LinkError, ScorerLink
 
 
@@ -19,52 +20,71 @@ class NotPaired(LinkError):
 def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
          rulesets: Rulesets, client: httpx.Client | None = None) -> ScorerLink:
     """The link of `table` to the scorer at `url` ("auto" or None with a saved credential:
-    the saved URL, else mDNS). With `code`, pair afresh; a kiosk whose journal is empty then
-    downloads what the scorer has for the table and continues from it."""
+    the saved URL, else every scorer mDNS finds, in turn). With `code`, pair afresh; a kiosk
+    whose journal is empty then downloads what the scorer has for the table and continues
+    from it. Raises LinkError (NotPaired: no credential and no code) or JournalError."""
     saved = Credential.load(data_dir, table)
     if code is None and saved is None:
         raise NotPaired(f"table {table} is not paired with the scorer yet: "
-                        f"kiosk pair --data {data_dir} --table {table} CODE")
-    if url in (None, "auto"):
-        url = saved.url if saved and not code else _discover()
-    link = ScorerLink(url, client, saved if saved and not code else None)
+                        f"kiosk pair --data {data_dir} --table {table} CODE", None,
+                        "sync.not-paired", {"table": table, "data": str(data_dir)})
     if code is None:
-        return link
+        assert saved is not None
+        return ScorerLink(saved.url if url in (None, "auto") else url, client, saved)
+    urls = _discover() if url in (None, "auto") else [url]
+    failure: LinkError | None = None
+    for candidate in urls:  # an mDNS answer is only an address to try
+        link = ScorerLink(candidate, client)
+        try:
+            _pair(link, data_dir, table, code, rulesets)
+            return link
+        except LinkError as exc:
+            if client is None:
+                link.close()
+            failure = exc
+            if exc.key != "sync.pair-impostor" and exc.status is not None:
+                break  # the scorer itself refused: another address will not help
+    assert failure is not None
+    raise failure
+
+
+def _pair(link: ScorerLink, data_dir: str | Path, table: int, code: str,
+          rulesets: Rulesets) -> None:
     journal = Journal(table_path(data_dir, table))
     try:
-        credential = link.pair(code, journal.device,
+        credential = link.pair(code, table, journal.device,
                                {r.id: r.sha256 for r in rulesets.values()})
-        if credential.table != table:
-            raise LinkError(f"that code pairs table {credential.table}, not table {table}")
         at_scorer = link.download()
         if journal.last_seq == 0:
             journal.adopt(at_scorer)
         else:
             _check_same_table(journal, at_scorer)
         # Saved last: if the download failed, pairing again with the same code works (the
-        # scorer gives the same kiosk its credential again).
+        # scorer lets the same kiosk pair again while its credential is unused).
         credential.save(data_dir)
     finally:
         journal.close()
-    return link
 
 
 def _check_same_table(journal: Journal, at_scorer: list[dict[str, object]]) -> None:
     """A kiosk with a journal may pair only if its journal and the scorer's events for the
-    table agree: one must be the start of the other."""
-    ours = [(e.device, e.seq) for e in journal.events_after(0, len(at_scorer))]
-    theirs = [(e["device"], e["seq"]) for e in at_scorer[:len(ours)]]
+    table agree: one must be the start of the other, event for event (by their hashes)."""
+    ours = [event_hash(e.to_json()) for e in journal.events_after(0, len(at_scorer))]
+    theirs = [event_hash(e) for e in at_scorer[:len(ours)]]
     if ours != theirs or len(at_scorer) > journal.last_seq:
         raise LinkError(
             f"this kiosk's journal ({journal.last_seq} events) is not the scorer's record of "
             f"this table ({len(at_scorer)} events): move {journal.path.name} aside (keep it: "
-            "the head referee can import it) and pair again to start from the scorer's")
+            "the head referee can import it) and pair again to start from the scorer's",
+            409, "sync.journal-differs",
+            {"n": journal.last_seq, "m": len(at_scorer), "file": journal.path.name})
 
 
-def _discover() -> str:
-    from ..scorer.discovery import find
+def _discover() -> list[str]:
+    from .discover import candidates
 
-    found = find(timeout=5.0)
-    if found is None:
-        raise LinkError("no scorer announced itself on the LAN; give its URL (--scorer URL)")
+    found = candidates(timeout=5.0)
+    if not found:
+        raise LinkError("no scorer announced itself on the LAN; give its URL (--scorer URL)",
+                        None, "sync.no-scorer-found")
     return found

@@ -6,6 +6,11 @@ as the truth: a gap, or a scorer rebuilt from an older backup, answers a lower m
 events from there are sent again. When the scorer cannot be reached it waits with exponential
 backoff (with jitter, so a hall's tables do not all knock at once) and the table goes on
 playing. Between batches it asks for the table's assignment, which carries the round start.
+
+Each batch carries the journal's head (its last event's sequence number and hash): a journal
+restored from an older copy or rolled back is refused by the scorer with a 409 naming the
+event where the two records part, and the table's top bar says so. At start the outbox checks
+the journal's own chain, and each pass it looks at the card's free space.
 """
 
 from __future__ import annotations
@@ -14,11 +19,11 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..table.journal import Journal
+from ..table.journal import Journal, JournalError
 from .link import LinkError, ScorerLink
 
 BATCH = 200
@@ -31,7 +36,10 @@ HEARTBEAT = 5.0  # seconds between requests when there is nothing to send (link 
 class LinkState:
     """What the kiosk shows about its link: `status` is "in-sync", "behind" (`behind` events
     not yet at the scorer), "offline" (since `offline_since`, wall time) or "refused" (the
-    scorer's reason in `error`). `synchronised`: the wall clock agrees with the scorer's."""
+    scorer's reason: `error_key` and `error_params` for the catalog, `error` in English for
+    logs; `conflict`, the event where the journal and the scorer's record part).
+    `synchronised`: the wall clock agrees with the scorer's. `storage`: the card is "low" on
+    space or "full", or the journal's chain is "broken" at `broken_at`."""
 
     status: str = "offline"
     behind: int = 0
@@ -41,6 +49,11 @@ class LinkState:
     offset: float | None = None
     muted: bool = False
     problem: str | None = None  # the scorer stores the events but cannot score a match
+    error_key: str | None = None
+    error_params: dict[str, Any] = field(default_factory=dict)
+    conflict: int | None = None
+    storage: str | None = None
+    broken_at: int | None = None
 
 
 class Outbox:
@@ -67,19 +80,23 @@ class Outbox:
         if self.acked is None:
             # First ask where the scorer stands rather than send from event 1: a replacement
             # kiosk's journal begins with its predecessor's events, which the scorer has.
-            self.acked = int(self.link.send([], journal.newest())["high_water"])
+            newest = journal.newest()
+            self.acked = int(self.link.send([], newest, self._head(journal, newest))
+                             ["high_water"])
         while True:
             newest = journal.newest()
             if newest <= self.acked and time.monotonic() - self._sent < HEARTBEAT and \
                     self.state.status == "in-sync":
                 break  # nothing new, and the scorer heard from us a moment ago
             batch = [e.to_json() for e in journal.events_after(self.acked, BATCH)]
-            answer = self.link.send(batch, max(0, newest - self.acked - len(batch)))
+            answer = self.link.send(batch, max(0, newest - self.acked - len(batch)),
+                                    self._head(journal, newest))
             self._sent = time.monotonic()
             mark = int(answer["high_water"])
             if mark > newest:  # the scorer has events for this table this journal lacks
                 raise LinkError(f"the scorer has {mark} events for this table, this kiosk's "
-                                f"journal {newest}: pair it as the table's replacement", 409)
+                                f"journal {newest}", 409, "sync.scorer-ahead",
+                                {"mark": mark, "newest": newest})
             progressed = mark > self.acked
             self.acked = mark
             problems = answer.get("problems") or []
@@ -89,7 +106,8 @@ class Outbox:
             if mark >= journal.newest():
                 break
             if not progressed:  # the scorer keeps a gap we cannot fill: say so, retry later
-                raise LinkError(f"the scorer stays at event {mark}")
+                raise LinkError(f"the scorer stays at event {mark}", None, "sync.stays-at",
+                                {"mark": mark})
         if time.monotonic() - self._asked >= ASK_EVERY:
             self._asked = time.monotonic()
             reply = self.link.assignment()
@@ -98,11 +116,16 @@ class Outbox:
                 self.on_assignment(reply["assignment"], self.link)
         return self.state.status == "in-sync"
 
+    @staticmethod
+    def _head(journal: Journal, newest: int) -> tuple[int, str]:
+        return newest, journal.hash_at(newest)
+
     def _set(self, **changes: Any) -> None:
         state = replace(self.state, **changes, synchronised=self.link.synchronised,
                         offset=self.link.offset)
         if state.status in ("in-sync", "behind"):
-            state = replace(state, offline_since=None, error=None)
+            state = replace(state, offline_since=None, error=None, error_key=None,
+                            error_params={}, conflict=None)
         elif state.offline_since is None:
             state = replace(state, offline_since=time.time())
         self.state = state
@@ -111,8 +134,29 @@ class Outbox:
 
     def _failed(self, exc: LinkError) -> None:
         refused = exc.status is not None and exc.status < 500
+        conflict = exc.params.get("seq") if exc.status == 409 else None
         self._set(status="refused" if refused else "offline", error=str(exc),
+                  error_key=exc.key, error_params=dict(exc.params), conflict=conflict,
                   behind=max(0, self._newest - (self.acked or 0)))
+
+    def _look(self, journal: Journal) -> None:
+        """The card's space, for the table's notice area."""
+        storage = journal.storage()
+        if storage != self.state.storage:
+            self._set(storage=storage)
+
+    def _open(self) -> Journal | None:
+        """The journal, read-only, its chain checked; None (and said) if it cannot be read."""
+        try:
+            journal = Journal.reader(self.journal_path)
+            broken = journal.broken_chain()
+        except JournalError as exc:
+            self._set(status="refused", error=str(exc), error_key=exc.key,
+                      error_params=dict(exc.params))
+            return None
+        if broken is not None:
+            self._set(storage="broken", broken_at=broken)
+        return journal
 
     # -- the thread -------------------------------------------------------------------------
 
@@ -121,17 +165,24 @@ class Outbox:
         self._wake.set()
 
     def run(self, idle: float = 1.0) -> None:
-        journal = Journal(self.journal_path)
+        journal = self._open()
+        while journal is None and not self._stop.wait(BACKOFF_MAX):
+            journal = self._open()
+        if journal is None:
+            return
         delay = 0.0
         try:
             while not self._stop.is_set():
-                self._newest = journal.newest()
                 try:
+                    self._newest = journal.newest()
+                    if self.state.storage != "broken":
+                        self._look(journal)
                     self.sync_once(journal)
                     delay = 0.0
                     wait = idle
-                except LinkError as exc:
-                    self._failed(exc)
+                except (LinkError, JournalError) as exc:
+                    self._failed(exc if isinstance(exc, LinkError) else
+                                 LinkError(str(exc), None, exc.key or "", dict(exc.params)))
                     delay = min(BACKOFF_MAX, max(BACKOFF_FIRST, delay * 2))
                     wait = delay * self.rng.uniform(0.5, 1.0)
                 self._wake.wait(wait)
@@ -152,11 +203,15 @@ class Outbox:
 
     def flush(self, timeout: float) -> bool:
         """Keep syncing on this thread until in sync or `timeout` seconds pass."""
-        journal = Journal(self.journal_path)
+        journal = self._open()
+        if journal is None:
+            return False
         deadline, delay = time.monotonic() + timeout, BACKOFF_FIRST
         try:
             while time.monotonic() < deadline:
                 self._newest = journal.newest()
+                if self.state.storage != "broken":
+                    self._look(journal)
                 try:
                     if self.sync_once(journal):
                         return True

@@ -14,8 +14,10 @@ from .outbox import LinkState, Outbox
 
 
 def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
-    """Show the link's state on the table, set up each round the scorer assigns, and start
-    its match clock when the scorer starts the round for the whole hall."""
+    """Show the link's state on the table, set up each round the scorer assigns, start its
+    match clock when the scorer starts the round for the whole hall, and pause and resume
+    with the hall."""
+    paused_by_hall: set[str] = set()  # matches this wiring paused (the referee's own stay)
 
     def on_state(state: LinkState) -> None:
         door.put(LinkUpdate(state))
@@ -26,8 +28,30 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
             # Scorer time to this machine's monotonic clock, through the measured offset.
             due = clock.now() + (float(assignment["start_at"]) - link.scorer_time())
             door.put(RoundStart(assignment["event"], str(assignment["round"]), due))
+        hall = assignment.get("hall_clock")
+        if hall is not None:
+            door.put(lambda session: follow_hall(session, assignment, bool(hall.get("paused")),
+                                                 paused_by_hall))
 
     outbox.on_state, outbox.on_assignment = on_state, on_assignment
+
+
+def follow_hall(session: TableSession, assignment: dict[str, Any], paused: bool,
+                paused_by_hall: set[str]) -> None:
+    """The head referee paused or resumed the whole hall: this table's clocks follow. Only a
+    pause the hall made is resumed by the hall; a table paused by its own referee stays so.
+    (Through the referee's pause key, the session's one pause without the PIN: the journal
+    shows it as the key's.)"""
+    match = session.find_match(assignment["event"], str(assignment["round"]))
+    state = session.state
+    if match is None or session.match != match or state.phase in ("setup", "over"):
+        return
+    if paused and not state.paused:
+        session.pause_key()
+        paused_by_hall.add(match)
+    elif not paused and state.paused and match in paused_by_hall:
+        session.pause_key()
+        paused_by_hall.discard(match)
 
 
 def set_up(session: TableSession, assignment: dict[str, Any]) -> None:

@@ -89,8 +89,10 @@ def _link(link: Any, t: Any) -> str:
         text = t("ui.link.in-sync")
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
-    elif link.status == "refused":
-        text = t("ui.link.refused", why=link.error)
+    elif link.status == "refused":  # the reason as a catalog key when the link has one
+        why = t(link.error_key, **link.error_params) if getattr(link, "error_key", None) \
+            else link.error
+        text = t("ui.link.refused", why=why)
     else:
         since = time.strftime("%H:%M", time.localtime(link.offline_since or time.time()))
         text = t("ui.link.offline", time=since)
@@ -98,6 +100,8 @@ def _link(link: Any, t: Any) -> str:
         text += "   " + t("ui.link.clock", s=f"{link.offset:+.1f}")
     if link.problem:
         text += "   " + t("ui.link.refused", why=link.problem)
+    if getattr(link, "storage", None):  # the card: low, full, or its journal damaged
+        text += "   " + t(f"sync.storage-{link.storage}", seq=link.broken_at)
     return text
 
 

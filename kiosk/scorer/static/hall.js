@@ -7,189 +7,14 @@
 // put on the page as text (textContent), never as HTML.
 //
 // URL parameters: lang=zh-Hans|zh-Hant|en, page_seconds=N (page turns, default 10),
+// fit=0 (do not shrink rows to fit the screen before paging),
 // stale_seconds=N (how long without data before the page says the feed is lost, default 12).
 (function () {
   'use strict';
 
-  const I18N = {
-    'zh-Hans': {
-      title: '赛场实时成绩',
-      language: '语言',
-      no_event: '尚无赛事',
-      round: '第 {n}/{of} 轮',
-      round_open: '第 {n} 轮',
-      status_setup: '准备中',
-      status_running: '比赛中',
-      status_between: '轮间休息',
-      status_closed: '已结束',
-      clock_left: '本轮剩余',
-      clock_elapsed: '本轮已用',
-      clock_none: '本轮计时',
-      time_up: '时间到',
-      muted: '静音',
-      standings: '排名',
-      col_rank: '名次',
-      col_team: '队伍',
-      col_points: '积分',
-      col_net: '净级',
-      col_opponents: '对手分',
-      col_played: '已赛',
-      tables: '各桌实况',
-      col_table: '桌',
-      col_ns: '南北',
-      col_ew: '东西',
-      col_levels: '级',
-      col_hand: '副',
-      col_dealer: '庄',
-      col_phase: '状态',
-      col_time: '剩余',
-      col_link: '连线',
-      phase_setup: '设置',
-      phase_ready: '发牌前',
-      phase_bury: '扣底',
-      phase_play: '出牌',
-      phase_entry: '录入得分',
-      phase_result: '本副结果',
-      phase_disputed: '争议',
-      phase_over: '比赛结束',
-      phase_idle: '空闲',
-      seat_N: '北',
-      seat_E: '东',
-      seat_S: '南',
-      seat_W: '西',
-      late: '超时',
-      link_ok: '在线',
-      link_behind: '待传 {n}',
-      link_offline: '离线',
-      link_offline_for: '离线 {m} 分',
-      link_never: '未连接',
-      won: '{team} 胜',
-      draw: '平局',
-      pairings: '第 {n} 轮对阵',
-      scan: '手机扫码查看',
-      stale: '数据已中断 {time} 起',
-      empty_standings: '暂无排名',
-      empty_tables: '暂无比赛桌',
-    },
-    'zh-Hant': {
-      title: '賽場即時成績',
-      language: '語言',
-      no_event: '尚無賽事',
-      round: '第 {n}/{of} 輪',
-      round_open: '第 {n} 輪',
-      status_setup: '準備中',
-      status_running: '比賽中',
-      status_between: '輪間休息',
-      status_closed: '已結束',
-      clock_left: '本輪剩餘',
-      clock_elapsed: '本輪已用',
-      clock_none: '本輪計時',
-      time_up: '時間到',
-      muted: '靜音',
-      standings: '排名',
-      col_rank: '名次',
-      col_team: '隊伍',
-      col_points: '積分',
-      col_net: '淨級',
-      col_opponents: '對手分',
-      col_played: '已賽',
-      tables: '各桌實況',
-      col_table: '桌',
-      col_ns: '南北',
-      col_ew: '東西',
-      col_levels: '級',
-      col_hand: '副',
-      col_dealer: '莊',
-      col_phase: '狀態',
-      col_time: '剩餘',
-      col_link: '連線',
-      phase_setup: '設定',
-      phase_ready: '發牌前',
-      phase_bury: '扣底',
-      phase_play: '出牌',
-      phase_entry: '錄入得分',
-      phase_result: '本副結果',
-      phase_disputed: '爭議',
-      phase_over: '比賽結束',
-      phase_idle: '空閒',
-      seat_N: '北',
-      seat_E: '東',
-      seat_S: '南',
-      seat_W: '西',
-      late: '超時',
-      link_ok: '在線',
-      link_behind: '待傳 {n}',
-      link_offline: '離線',
-      link_offline_for: '離線 {m} 分',
-      link_never: '未連接',
-      won: '{team} 勝',
-      draw: '平局',
-      pairings: '第 {n} 輪對陣',
-      scan: '手機掃碼查看',
-      stale: '資料已中斷 {time} 起',
-      empty_standings: '暫無排名',
-      empty_tables: '暫無比賽桌',
-    },
-    en: {
-      title: 'Live results',
-      language: 'Language',
-      no_event: 'No event yet',
-      round: 'Round {n}/{of}',
-      round_open: 'Round {n}',
-      status_setup: 'Setting up',
-      status_running: 'In play',
-      status_between: 'Between rounds',
-      status_closed: 'Closed',
-      clock_left: 'Round time left',
-      clock_elapsed: 'Round time used',
-      clock_none: 'Round clock',
-      time_up: 'Time up',
-      muted: 'Muted',
-      standings: 'Standings',
-      col_rank: '#',
-      col_team: 'Team',
-      col_points: 'Pts',
-      col_net: 'Net',
-      col_opponents: 'Opp',
-      col_played: 'Pld',
-      tables: 'Tables',
-      col_table: 'Tbl',
-      col_ns: 'N–S',
-      col_ew: 'E–W',
-      col_levels: 'Levels',
-      col_hand: 'Hand',
-      col_dealer: 'Dlr',
-      col_phase: 'State',
-      col_time: 'Left',
-      col_link: 'Link',
-      phase_setup: 'Setup',
-      phase_ready: 'Dealing',
-      phase_bury: 'Burying',
-      phase_play: 'Playing',
-      phase_entry: 'Scoring',
-      phase_result: 'Result',
-      phase_disputed: 'Disputed',
-      phase_over: 'Match over',
-      phase_idle: 'Idle',
-      seat_N: 'N',
-      seat_E: 'E',
-      seat_S: 'S',
-      seat_W: 'W',
-      late: 'Late',
-      link_ok: 'OK',
-      link_behind: '{n} unsent',
-      link_offline: 'Offline',
-      link_offline_for: 'Off {m} min',
-      link_never: 'No link',
-      won: '{team} won',
-      draw: 'Draw',
-      pairings: 'Round {n} pairings',
-      scan: 'Scan to follow on a phone',
-      stale: 'Feed lost since {time}',
-      empty_standings: 'No standings yet',
-      empty_tables: 'No tables yet',
-    },
-  };
+  // The words, in every language, from the catalogs (kiosk/i18n/<lang>/hall.toml): the
+  // scorer puts them into the page, so switching language asks nothing of it.
+  const I18N = JSON.parse(document.getElementById('words').textContent);
   const LANGS = Object.keys(I18N);
   const DEFAULT_LANG = 'zh-Hans';
 
@@ -201,6 +26,8 @@
   const PAGE_SECONDS = positive('page_seconds', 10);
   const STALE_SECONDS = positive('stale_seconds', 12);
   const PHONE = window.matchMedia('(max-width: 699.98px)');
+  const FIT = params.get('fit') !== '0';
+  const MIN_FIT = 0.72;  // rows shrink at most to this share of their size, then pages turn
   const STREAM_URL = '/api/hall/stream';
   const SNAPSHOT_URL = '/api/hall';
 
@@ -271,7 +98,8 @@
 
   // A pager shows as many rows of a list as fit its viewport, one page at a time.
   class Pager {
-    constructor(list, indicator) {
+    constructor(list, indicator, grow = 1) {
+      this.grow = grow;  // how much larger than normal rows may get to fill the viewport
       this.list = list;
       this.viewport = list.parentElement;
       this.indicator = indicator;
@@ -282,12 +110,14 @@
     layout() {
       const rows = Array.from(this.list.children);
       rows.forEach((row) => { row.hidden = false; });
+      this.list.style.removeProperty('--fit');
       if (PHONE.matches || rows.length === 0 || this.viewport.offsetParent === null) {
         this.pages = [rows];
         this.index = 0;
         this.show();
         return;
       }
+      this.fit();
       const bottom = this.viewport.getBoundingClientRect().bottom;
       const avail = bottom - this.list.getBoundingClientRect().top;
       const pages = [];
@@ -307,6 +137,23 @@
       this.pages = pages;
       this.index = Math.min(this.index, pages.length - 1);
       this.show();
+    }
+
+    // Rows sized to the screen: a list a little too long for its viewport gets smaller rows
+    // (down to MIN_FIT of the normal size) before it is cut into pages.
+    fit() {
+      if (!FIT) return;
+      const avail = this.viewport.getBoundingClientRect().bottom -
+        this.list.getBoundingClientRect().top;
+      const needed = this.list.scrollHeight;
+      if (avail <= 0 || needed <= 0) return;
+      let scale = Math.min(this.grow, Math.max(MIN_FIT, Math.floor((avail / needed) * 1000) / 1000));
+      if (scale === 1) return;
+      for (let i = 0; i < 8; i += 1) {  // borders and columns do not scale: settle in steps
+        this.list.style.setProperty('--fit', String(scale));
+        if (this.list.scrollHeight <= avail + 0.5 || scale <= MIN_FIT) break;
+        scale = Math.max(MIN_FIT, scale - 0.03);
+      }
     }
 
     show() {
@@ -356,8 +203,10 @@
       round.textContent = '';
     }
     const status = $('status');
-    status.textContent = ev && ev.status ? named('status', ev.status) : '';
-    status.dataset.status = ev && ev.status ? ev.status : '';
+    // Between rounds (the next round published, not started) the status says so.
+    const shown = ev && ev.status === 'running' && snap.pairings_round ? 'between' : (ev && ev.status);
+    status.textContent = shown ? named('status', shown) : '';
+    status.dataset.status = shown || '';
     $('muted').hidden = !(snap && snap.muted);
     const address = snap && snap.address ? snap.address : '';
     const addressNode = $('address');
@@ -389,7 +238,14 @@
         el('span', 'num opponents', s.opponents),
         el('span', 'num played', s.played),
       );
-      row.querySelector('.name').title = s.name;
+      const name = row.querySelector('.name');
+      name.title = s.name;
+      if (s.withdrawn_after !== null && s.withdrawn_after !== undefined) {
+        row.classList.add('withdrawn');
+        name.append(' ', el('span', 'mark', t('withdrawn')));
+      } else if (s.joined_round > 1) {
+        name.append(' ', el('span', 'mark', t('late_entry', { n: s.joined_round })));
+      }
       return row;
     }));
     list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
@@ -398,7 +254,9 @@
   function resultText(table) {
     const result = table.result;
     if (result.winner === 'NS' || result.winner === 'EW') {
-      return t('won', { team: result.winner === 'NS' ? table.ns : table.ew });
+      const team = result.winner === 'NS' ? table.ns : table.ew;
+      if (result.ruling) return t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
+      return t('won', { team });
     }
     return result.text || t('draw');
   }
@@ -458,10 +316,45 @@
       link.dataset.state = linkState;
 
       row.append(no, team('NS', tb.ns), levels, team('EW', tb.ew), hand, dealer, phase, time, link);
+      if (tb.phase === 'unused') row.classList.add('unused');
+      if (tb.result && tb.result.ruling) row.classList.add('ruled');
       tableOf.set(row, tb);
       return row;
     }));
+    for (const bye of (snap && snap.byes) || []) {  // a bye has no table: a row of its own
+      const row = el('div', 'trow tables-grid bye');
+      row.setAttribute('role', 'row');
+      row.dataset.bye = bye.team;
+      row.append(el('span', 'no', '—'), el('span', 'team bye-team', t('bye_row', { team: bye.name })));
+      list.append(row);
+    }
     list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
+  }
+
+  // Between rounds (a round published, not started): its pairings fill the screen.
+  function renderPanel() {
+    const rows = (snap && snap.pairings) || [];
+    const shown = Boolean(snap && snap.pairings_round && rows.length);
+    document.body.classList.toggle('between', shown);
+    $('panel').hidden = !shown;
+    $('panel-title').textContent = shown ? t('pairings', { n: snap.pairings_round }) : '';
+    const items = shown ? rows.map((p) => {
+      const row = el('div', 'panel-row');
+      row.setAttribute('role', 'row');
+      row.dataset.pairingTable = String(p.table);
+      const teams = el('span', 'pteams');
+      teams.append(el('span', 'team ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
+        el('span', 'team ew', p.ew));
+      row.append(el('span', 'no', p.table), teams);
+      return row;
+    }) : [];
+    for (const bye of shown ? (snap.byes || []) : []) {
+      const row = el('div', 'panel-row bye');
+      row.dataset.bye = bye.team;
+      row.append(el('span', 'no', '—'), el('span', 'pteams', t('bye_row', { team: bye.name })));
+      items.push(row);
+    }
+    $('panel-list').replaceChildren(...items);
   }
 
   function renderPairings() {
@@ -486,6 +379,7 @@
     renderStandings();
     renderTables();
     renderPairings();
+    renderPanel();
     tick();
     layoutPages();
   }
@@ -499,17 +393,29 @@
     let clockValue = '—';
     let labelKey = 'clock_none';
     let expired = false;
-    if (rc && typeof rc.started_at === 'number') {
-      if (typeof rc.minutes === 'number') {
-        const left = rc.started_at + rc.minutes * 60 - now;
-        labelKey = 'clock_left';
+    const state = rc ? rc.state : null;
+    if (state === 'waiting') {
+      labelKey = 'clock_waiting';
+    } else if (state === 'over' || state === 'closed') {
+      labelKey = state === 'over' ? 'clock_over' : 'clock_closed';
+    } else if (state === 'stopped') {
+      labelKey = 'clock_stopped';
+      clockValue = t('time_up');
+      expired = true;
+    } else if (rc && typeof rc.started_at === 'number') {
+      if (typeof rc.ends_at === 'number') {
+        // Paused: the time left is frozen where the pause began.
+        const at = state === 'paused' && typeof rc.paused_at === 'number' ? rc.paused_at : now;
+        const left = rc.ends_at - at;
+        labelKey = state === 'paused' ? 'clock_paused' : 'clock_left';
         expired = left <= 0;
         clockValue = expired ? t('time_up') : clockText(left);
       } else {
         labelKey = 'clock_elapsed';
-        clockValue = clockText(now - rc.started_at);
+        clockValue = clockText(now - rc.started_at - (rc.paused_total || 0));
       }
     }
+    clock.classList.toggle('paused', state === 'paused');
     if (clock.textContent !== clockValue) clock.textContent = clockValue;
     if (label.textContent !== t(labelKey)) label.textContent = t(labelKey);
     clock.classList.toggle('expired', expired);
@@ -517,6 +423,7 @@
     const generated = snap && typeof snap.generated === 'number' ? snap.generated : now;
     for (const row of $('tables').children) {
       const tb = tableOf.get(row);
+      if (!tb) continue;  // a bye's row
       const time = row.querySelector('.time');
       let text = '—';
       let out = false;
@@ -529,6 +436,7 @@
       time.classList.toggle('expired', out);
 
       const link = row.querySelector('.link');
+      if (!link) continue;  // a bye's row
       const info = tb.link || {};
       let linkText;
       if (info.state === 'behind') {
@@ -699,6 +607,7 @@
       new Pager($('standings'), $('standings-pager')),
       new Pager($('tables'), $('tables-pager')),
       new Pager($('pairings'), $('pairings-pager')),
+      new Pager($('panel-list'), $('panel-pager'), 1.6),
     ];
     document.querySelectorAll('#langs button').forEach((button) => {
       button.addEventListener('click', () => setLanguage(button.dataset.lang));

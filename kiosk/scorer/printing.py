@@ -1,0 +1,213 @@
+"""Printed pages: A4 HTML with a print stylesheet, and the same HTML as PDF through WeasyPrint.
+
+- pairings by table and by team (alphabetical, Chinese names by pinyin), for the wall;
+- standings with every tie-break column and the withdrawn/late markers;
+- each team's scorecard (opponents, results, big points, net levels per round);
+- the match score sheets in the seeds' 记分表 form (players, units, big points, penalties,
+  levels, level difference, signatures) with the table's hands and any ruling.
+
+Every word is a catalog key (kiosk/i18n/<lang>/print.toml), in 简体, 繁體 or English. Only
+published rounds are printed: the private draft never leaves the console.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+from urllib.parse import quote
+
+from .. import hand_words as words
+from ..i18n import LANGS, translator
+from ..rules import replay
+from . import views
+from .director import Director
+from .templating import render
+
+KINDS = ("pairings-table", "pairings-team", "standings", "scorecards", "sheets")
+FONTS = {"zh-Hans": '"Noto Sans CJK SC", "Noto Sans SC", sans-serif',
+         "zh-Hant": '"Noto Sans CJK TC", "Noto Sans TC", sans-serif',
+         "en": '"Noto Sans", "DejaVu Sans", "Noto Sans CJK SC", sans-serif'}
+
+
+class PrintError(ValueError):
+    """A page that cannot be printed (no such round, no event): the message key says why."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key, self.params = key, params
+
+
+def html(director: Director, kind: str, lang: str, round_no: int | None = None,
+         team: str | None = None, table: int | None = None) -> str:
+    """The page `kind` as HTML. Raises PrintError for what cannot be printed."""
+    if kind not in KINDS:
+        raise PrintError("print.error.kind")
+    lang = lang if lang in LANGS else "zh-Hans"
+    event = director.event()
+    if event is None:
+        raise PrintError("print.error.no_event")
+    current = director.current_round()
+    round_no = round_no or current
+    context: dict[str, Any] = {"event": event, "kind": kind, "font": FONTS[lang],
+                               "printed": datetime.datetime.fromtimestamp(
+                                   director.clock()).strftime("%Y-%m-%d %H:%M"),
+                               "ruleset_name": director.ruleset().name(lang)}
+    if kind in ("pairings-table", "pairings-team", "sheets"):
+        if not 1 <= round_no <= current:
+            raise PrintError("print.error.no_round")
+        context["round"] = round_no
+        context["started"] = director.round_start(round_no) is not None
+    if kind == "pairings-table":
+        context |= {"rows": views.round_rows(director, round_no),
+                    "byes": views.bye_rows(director, round_no),
+                    "groups": director.seats(round_no), "names": director.team_names(),
+                    "units": {t.id: t.unit for t in director.teams()}}
+    elif kind == "pairings-team":
+        context["rows"] = views.pairings_by_team(director, round_no)
+    elif kind == "standings":
+        played = current if current and director.round_start(current) is not None \
+            else current - 1  # a published round not started yet has no results
+        context |= {"rows": views.standing_rows(director), "round": played,
+                    "tie_breaks": director.tie_breaks() if event.format in ("swiss", "single")
+                    else (), "over": director.round_over(played),
+                    "closed": event.status == "closed"}
+    elif kind == "scorecards":
+        context["cards"] = views.cards(director, team)
+        if team and not context["cards"]:
+            raise PrintError("print.error.no_team")
+    else:
+        tables = [t for t, _, _ in director.assignments(round_no)] + list(
+            director.seats(round_no))
+        if table:
+            if table not in tables:
+                raise PrintError("print.error.no_table")
+            tables = [table]
+        rows = {m.table: m for m in views.round_rows(director, round_no)}  # once, not a sheet
+        context["sheets"] = [sheet_context(director, round_no, t, lang, rows.get(t))
+                             for t in sorted(tables)]
+    return render(f"print/{kind}.html", lang, **context)
+
+
+def pdf(director: Director, kind: str, lang: str, **where: Any) -> bytes:
+    """The same page as a PDF (WeasyPrint lays the HTML and its print CSS out on A4)."""
+    import weasyprint  # imported here: a second or so, and only printing needs it
+
+    return weasyprint.HTML(string=html(director, kind, lang, **where)).write_pdf()
+
+
+def file_name(director: Director, kind: str, lang: str, ext: str,
+              round_no: int | None = None) -> str:
+    """A download's name: the event, the round, what it is, e.g. 厦门杯-第3轮-对阵表(桌).pdf."""
+    from .templating import words
+
+    t = words(lang)
+    event = director.event()
+    parts = [event.name if event else "event"]
+    if kind in ("pairings-table", "pairings-team", "sheets"):
+        parts.append(t("print.file.round", round=round_no or director.current_round()))
+    parts.append(t(f"print.file.{kind}"))
+    return "-".join(p.replace("/", "_") for p in parts) + f".{ext}"
+
+
+def disposition(name: str, inline: bool = False) -> str:
+    """Content-Disposition with the UTF-8 name (RFC 6266) and an ASCII fallback."""
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_"
+                       for c in name)
+    return (f'{"inline" if inline else "attachment"}; filename="{fallback}"; '
+            f"filename*=UTF-8''{quote(name)}")
+
+
+# -- the score sheet ------------------------------------------------------------------------
+
+
+def sheet_context(director: Director, round_no: int, table: int, lang: str,
+                  match: views.MatchRow | None = None) -> dict[str, Any]:
+    """What a match's score sheet shows: the seeds' 记分表 form filled from the table's
+    events and the rulings (and left blank for hand writing where nothing is known).
+    `match`: the table's row of the round, when the caller has it."""
+    event = director.event()
+    state = director.match_state(table, round_no)
+    ruleset = director.ruleset()
+    out: dict[str, Any] = {"round": round_no, "table": table, "event": event,
+                           "ruleset_name": ruleset.name(lang), "hands": [], "deals": [],
+                           "individual": ruleset.kind != "team", "ruling": None,
+                           "result": None, "end": None, "win_points": ruleset.result.win_points,
+                           "loss_points": ruleset.result.loss_points, "final": None}
+    names = director.team_names()
+    teams = {r.id: r for r in director.team_rows()}
+    if out["individual"]:
+        seats = director.seats(round_no).get(table, {})
+        out["players"] = [(seat, names.get(p, p)) for seat, p in seats.items()]
+    else:
+        pairing = next(((ns, ew) for t, ns, ew in director.assignments(round_no)
+                        if t == table), ("", ""))
+        out["sides"] = {}
+        for side, team in zip(("NS", "EW"), pairing, strict=True):
+            row = teams.get(team)
+            out["sides"][side] = {"team": team, "name": names.get(team, team),
+                                  "unit": row.unit if row else "",
+                                  "players": list(row.players[:2]) if row else [],
+                                  "penalties": []}
+        if match is None:
+            match = next((m for m in views.round_rows(director, round_no)
+                          if m.table == table), None)
+        if match is not None:
+            out["result"], out["ruling"] = match.result, match.ruling
+            out["winner_side"] = match.winner_side
+    if state is None or state.ruleset is None:
+        return out
+    record = state.export()
+    lines = list(replay(record, director.rulesets))
+    players = record.get("players") or {}
+    out["total_head"] = translator(lang)("words.col.total", **words.terms(ruleset, lang))
+    if out["individual"]:
+        order = words.table_order(ruleset)
+        out["order"] = [words.seat_name(p, lang, players) for p in order]
+        for line in lines:
+            out["deals"].append({"deal": line["deal"], "level": line["level"],
+                                 "dealer": words.seat_name(line["dealer"], lang),
+                                 "partner": words.seat_name(line["partner"], lang),
+                                 "total": line["total"],
+                                 "awards": [line["awards"][p] for p in order],
+                                 "notes": words.notes(record, line, ruleset, lang, players)})
+        out["totals"] = [lines[-1]["totals"][p] for p in order] if lines else []
+        return out
+    for line in lines:
+        if line["hand"] is None:
+            continue
+        for p in _penalties(line, ruleset, lang):
+            side = "NS" if p["seat"] in "NS" else "EW"
+            out["sides"][side]["penalties"].append(p)
+        out["hands"].append({"hand": line["hand"],
+                             "dealer": words.seat_name(line["dealer"], lang),
+                             "level": line["level"], "total": line["total"],
+                             "result": words.result_words(line, ruleset, lang),
+                             "advance": line["advance"], "levels": line["levels"],
+                             "notes": words.notes(record, line, ruleset, lang, players)})
+    for side in out["sides"].values():
+        side["penalties"] = _grouped(side["penalties"])
+    if lines:
+        last = lines[-1]
+        out["final"] = last["levels"]
+        out["end"] = last.get("by")
+    return out
+
+
+def _penalties(line: dict[str, Any], ruleset: Any, lang: str) -> list[dict[str, Any]]:
+    out = [{"seat": p["seat"], "name": words.penalty_name(p, ruleset, lang),
+            "points": p.get("points") or 0, "levels": p.get("levels"), "times": 1}
+           for p in line.get("penalties", [])]
+    return _grouped(out)
+
+
+def _grouped(penalties: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same penalty of one seat, counted once with how many times (a sheet stays one
+    page when a seat overran twenty times)."""
+    out: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for p in penalties:
+        key = (p["seat"], p["name"], p["points"], p["levels"])
+        if key in out:
+            out[key]["times"] += p["times"]
+        else:
+            out[key] = dict(p)
+    return list(out.values())

@@ -1,0 +1,242 @@
+"""The scorer's defences below the app: connection caps, the TLS handshake, slow or oversized
+request heads, and the security headers of every answer.
+
+`GuardedConnection` is what uvicorn creates for each TCP connection. Before TLS begins it
+counts the connection against a cap per source address and a cap for everyone (a laptop
+opening a thousand idle sockets is turned away at once, and the scorer never runs out of
+file descriptors); then it does the TLS handshake itself, with a timeout, and hands the
+decrypted stream to uvicorn's HTTP protocol (`GuardedHttp`), which must receive a whole
+request head, of bounded size, within HEAD_TIMEOUT of the connection or of the previous
+answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from asyncio import sslproto
+from collections import Counter
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+PER_SOURCE = 64  # open connections from one address (a browser opens about 6)
+HANDSHAKE_TIMEOUT = 10.0  # seconds for a TLS handshake
+HEAD_TIMEOUT = 10.0  # seconds for a whole request head
+MAX_HEAD = 32_000  # bytes of a request head
+
+
+class Gate:
+    """Open connections, per source address and in all."""
+
+    def __init__(self, per_source: int, total: int) -> None:
+        self.per_source, self.total = per_source, total
+        self.open: Counter[str] = Counter()
+        self.count = 0
+
+    def admit(self, source: str) -> bool:
+        if self.count >= self.total or self.open[source] >= self.per_source:
+            return False
+        self.open[source] += 1
+        self.count += 1
+        return True
+
+    def leave(self, source: str) -> None:
+        self.count -= 1
+        self.open[source] -= 1
+        if self.open[source] <= 0:
+            del self.open[source]
+
+
+class GuardedHttp(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a deadline and a size cap on each request head."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._head: asyncio.TimerHandle | None = None
+        self._head_bytes = 0
+        self._arm()
+
+    def _arm(self) -> None:
+        self._head_bytes = 0
+        self._head = self.loop.call_later(HEAD_TIMEOUT, self._too_slow)
+
+    def _too_slow(self) -> None:
+        self._head = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self._head is not None
+        super().data_received(data)  # (the head may complete in this chunk, a body after it)
+        if waiting and self._head is not None:
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_HEAD:  # still no whole head: a flood of headers
+                self._head.cancel()
+                self._head = None
+                self.transport.close()
+
+    def on_headers_complete(self) -> None:
+        if self._head is not None:
+            self._head.cancel()
+            self._head = None
+        super().on_headers_complete()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self._head is None:
+            self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._head is not None:
+            self._head.cancel()
+            self._head = None
+        super().connection_lost(exc)
+
+
+class _SmallBufferTLS(sslproto.SSLProtocol):
+    max_size = 16 * 1024  # bytes read from the socket at once (a TLS record)
+
+
+def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol]:
+    """The protocol class uvicorn should make for each connection (`Config(http=…)`)."""
+
+    class GuardedConnection(asyncio.Protocol):
+        def __init__(self, config: Any, server_state: Any, app_state: Any,
+                     _loop: asyncio.AbstractEventLoop | None = None) -> None:
+            self.loop = _loop or asyncio.get_event_loop()
+            self.http = GuardedHttp(config=config, server_state=server_state,
+                                    app_state=app_state, _loop=self.loop)
+            self.source: str | None = None
+            self.started = False
+            self.early: list[bytes] = []  # decrypted before the handshake's waiter woke us
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            assert isinstance(transport, asyncio.Transport)
+            peer = transport.get_extra_info("peername")
+            source = str(peer[0]) if peer else "?"
+            if not gate.admit(source):
+                transport.abort()
+                return
+            self.source = source
+            if context is None:
+                self._start(transport)
+                return
+            transport.pause_reading()  # the ClientHello waits for start_tls
+            self.loop.create_task(self._handshake(transport))
+
+        async def _handshake(self, transport: asyncio.Transport) -> None:
+            assert context is not None
+            # loop.start_tls, with a protocol whose read buffer is small (asyncio's own keeps
+            # 256 KB a connection: 60 MB for a few hundred idle phones and laptops).
+            waiter = self.loop.create_future()
+            tls = _SmallBufferTLS(self.loop, self, context, waiter, server_side=True,
+                                  ssl_handshake_timeout=HANDSHAKE_TIMEOUT,
+                                  ssl_shutdown_timeout=2.0, call_connection_made=False)
+            transport.set_protocol(tls)
+            self.loop.call_soon(tls.connection_made, transport)
+            self.loop.call_soon(transport.resume_reading)
+            try:
+                await waiter
+            except (OSError, ssl.SSLError, TimeoutError, ConnectionError, RuntimeError):
+                transport.abort()
+                self._leave()
+                return
+            self._start(tls._app_transport)
+
+        def _start(self, transport: asyncio.Transport) -> None:
+            self.started = True
+            self.http.connection_made(transport)
+            for data in self.early:
+                self.http.data_received(data)
+            self.early.clear()
+
+        def _leave(self) -> None:
+            if self.source is not None:
+                gate.leave(self.source)
+                self.source = None
+
+        def data_received(self, data: bytes) -> None:
+            if self.started:
+                self.http.data_received(data)
+            elif len(self.early) < 64:  # (a request sent with the handshake's last flight)
+                self.early.append(data)
+
+        def eof_received(self) -> bool | None:
+            return self.http.eof_received() if self.started else None
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._leave()
+            if self.started:
+                self.http.connection_lost(exc)
+
+        def pause_writing(self) -> None:
+            if self.started:
+                self.http.pause_writing()
+
+        def resume_writing(self) -> None:
+            if self.started:
+                self.http.resume_writing()
+
+    return GuardedConnection
+
+
+# -- security headers -----------------------------------------------------------------------
+
+CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+       "script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; "
+       "form-action 'self'")
+ALWAYS = [(b"content-security-policy", CSP.encode()), (b"x-frame-options", b"DENY"),
+          (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer")]
+PRIVATE = ("/admin", "/api/tables/", "/api/pair")  # answers no cache may keep
+
+
+class SecurityHeaders:
+    """ASGI middleware: every answer forbids framing, sniffing and foreign scripts; the admin
+    pages' and the tables' answers are never cached."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        private = scope["path"].startswith(PRIVATE)
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                headers = [h for h in message.get("headers", [])
+                           if not (private and h[0].lower() == b"cache-control")]
+                headers += ALWAYS
+                if private:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def raise_file_limit(wanted: int = 65536) -> int:
+    """Lift this process's open-file limit toward `wanted` (as far as the hard limit allows);
+    returns the limit in force."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def return_large_blocks() -> None:
+    """Have glibc give large freed blocks (a password hash's 16 MB) back to the system at
+    once, rather than keep them in the heap after the first (its default)."""
+    import ctypes
+    import ctypes.util
+
+    with contextlib.suppress(OSError, AttributeError, TypeError):
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(-3, 128 * 1024)  # M_MMAP_THRESHOLD: fixed, so never raised

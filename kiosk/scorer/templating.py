@@ -1,0 +1,68 @@
+"""HTML from Jinja2 templates (`templates/`), for the admin pages and the printed pages: names
+are escaped by the template engine, every word comes from the catalogs through `t`."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+
+from ..i18n import DEFAULT_LANG, LANGS, catalog, translator
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("kiosk.scorer", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["clock"] = clock_text
+    env.filters["when"] = when_text
+    env.filters["signed"] = signed
+    return env
+
+
+def render(template: str, lang: str, **context: Any) -> str:
+    t = words(lang)
+    return environment().get_template(template).render(
+        t=t, who_text=lambda by: who_text(t, by), lang=lang, langs=LANGS, **context)
+
+
+def words(lang: str) -> Callable[..., str]:
+    """`t(key, **params)` in `lang`; a parameter that is itself a catalog key (a field's
+    label, a side) is translated first."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    t, messages = translator(lang), catalog(lang)
+
+    def say(key: str, **params: Any) -> str:
+        return t(key, **{k: t(v) if isinstance(v, str) and v in messages else v
+                         for k, v in params.items()})
+    return say
+
+
+def who_text(t: Callable[..., str], by: str) -> str:
+    """Who did something, as the audit log and the rulings list say it."""
+    if by.startswith("cli:"):
+        return t("admin.who.cli", user=by[4:])
+    return by or t("admin.who.unnamed")
+
+
+def clock_text(at: float | None) -> str:
+    """A time of day (the scorer's local time), or a dash."""
+    if at is None:
+        return "—"
+    return datetime.datetime.fromtimestamp(at).strftime("%H:%M:%S")
+
+
+def when_text(at: float | None) -> str:
+    if at is None:
+        return "—"
+    return datetime.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def signed(value: int | None) -> str:
+    if value is None:
+        return ""
+    return f"+{value}" if value > 0 else str(value)

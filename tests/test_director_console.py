@@ -1,0 +1,367 @@
+"""The head referee's operations (the `Director` facade the console and the CLI share): teams,
+late entries and withdrawals; the private draft, swaps, publication, undo and the start; byes
+and side balance; rulings on any round, listed and removed; closing and reopening; the hall's
+round clock and a kiosk following its pause; the audit log of all of it."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import pytest
+from starlette.testclient import TestClient
+
+from kiosk.hw.door import Door
+from kiosk.hw.runner import TableRunner
+from kiosk.rules import Rulesets
+from kiosk.scorer import hall
+from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
+from kiosk.scorer.store import Store
+from kiosk.scorer.web import create_app
+from kiosk.sync.join import join
+from kiosk.sync.outbox import Outbox
+from kiosk.sync.wiring import connect
+from kiosk.table import SystemClock, TableSession
+from kiosk.table.journal import Journal, table_path
+
+RULESETS = Rulesets.load([])
+UNITS = ("厦大", "集美", "同安")
+
+
+def roster(count: int, start: int = 1, ids: bool = True) -> bytes:
+    head = "编号,队伍名称,单位\n" if ids else "队伍名称,单位\n"
+    rows = [(f"t{i:02d}," if ids else "") + f"第{i}队,{UNITS[i % 3]}"
+            for i in range(start, start + count)]
+    return (head + "\n".join(rows) + "\n").encode()
+
+
+@pytest.fixture
+def director(tmp_path):
+    now = [1_800_000_000.0]
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS, clock=lambda: now[0])
+    d.now = now  # the test moves time on
+    d.create_event("厦门杯", "xiamen-2015", seed=11, by="陈")
+    yield d
+    d.store.close()
+
+
+def finish(d: Director, round_no: int, loser: str = "EW") -> None:
+    """Every match of the round decided by a ruling (no kiosks needed)."""
+    for table, _, _ in d.assignments(round_no):
+        if d.ruling_for(round_no, table) is None:
+            d.record_ruling(table, "forfeit", loser, "测试", round_no)
+
+
+def play_round(d: Director, loser: str = "EW") -> int:
+    round_no = d.start_round(0)
+    finish(d, round_no, loser)
+    return round_no
+
+
+def refused(key: str, call, *args, **kw) -> AdminError:
+    with pytest.raises(AdminError) as caught:
+        call(*args, **kw)
+    assert caught.value.key == key, caught.value.key
+    return caught.value
+
+
+# ---- teams ------------------------------------------------------------------------------------
+
+
+def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new_ids(director):
+    d = director
+    d.import_teams(roster(4))
+    twice = roster(2, ids=False).replace("第2队".encode(), "第1队".encode())
+    asked = refused("admin.confirm.duplicate_names", d.import_teams, twice)
+    assert isinstance(asked, NeedsConfirmation) and "第1队 (2)" in asked.params["names"]
+    assert len(d.team_rows()) == 4  # nothing imported while it asks
+    report = d.import_teams(twice, confirm=True)
+    assert report.added == ("t05", "t06")  # a file without ids continues the series
+    assert [r.name for r in d.team_rows()].count("第1队") == 3
+    clash = refused("admin.error.ids_taken", d.import_teams, roster(1, start=2))
+    assert "t02 第2队 (2)" in clash.params["ids"]
+
+
+def test_teams_are_added_edited_renamed_and_deleted_before_play(director):
+    d = director
+    d.import_teams(roster(4))
+    team = d.add_team("海沧红狮", "海沧", ("甲", "乙"))
+    assert team == "t05" and d.team("海沧红狮").players == ("甲", "乙")
+    refused("admin.confirm.duplicate_name", d.add_team, "海沧红狮")
+    d.edit_team("t05", "海沧红狮队", "海沧区", ("丙",))
+    assert d.team("t05").name == "海沧红狮队" and d.team("t05").unit == "海沧区"
+    refused("admin.confirm.delete_team", d.delete_team, "t05")
+    d.delete_team("海沧红狮队", confirm=True)
+    refused("admin.error.no_team", d.team, "t05")
+    d.add_tables(2)
+    d.start_round(0)
+    refused("admin.error.delete_played", d.delete_team, "t01", confirm=True)
+    d.edit_team("t01", "第一队", "厦大", ())  # a rename after play keeps the results (by id)
+    assert d.label("t01") == "第一队 (t01)"
+
+
+def test_a_late_entry_is_paired_from_the_next_round_and_scores_its_missed_rounds(director):
+    d = director
+    d.import_teams(roster(4))
+    d.add_tables(3)
+    play_round(d)
+    refused("admin.error.missed_points_range", d.add_team, "迟到队", missed_points=4)
+    late = d.add_team("迟到队", "湖里", missed_points=1)
+    assert d.team(late).joined_round == 2
+    round_no = d.start_round(0)
+    assert round_no == 2
+    paired = {x for _, a, b in d.assignments(2) for x in (a, b)} | set(d.byes(2))
+    assert late in paired  # paired from the round after it entered
+    finish(d, 2)
+    standing = next(s for s in d.standings() if s.team == late)
+    bye_or_win = 3 if late in d.byes(2) or any(late == a for _, a, _ in d.assignments(2)) else 0
+    assert standing.points == 1 + bye_or_win  # round 1 missed: 1 big point, as chosen
+    assert d.byes(1) == []
+
+
+def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_pairs_it(director):
+    d = director
+    d.import_teams(roster(6))
+    d.add_tables(3)
+    play_round(d)
+    d.start_round(0)  # round 2 is being played
+    table, ns, ew = d.assignments(2)[0]
+    refused("admin.confirm.withdraw", d.withdraw, ns)  # after this round: asks first
+    asked = refused("admin.confirm.withdraw_forfeit", d.withdraw, ns, after_round=1)
+    assert asked.params["table"] == table and d.label(ew) == asked.params["opponent"]
+    d.withdraw(ns, after_round=1, confirm=True, by="陈")
+    ruling = d.ruling_for(2, table)
+    assert ruling is not None and ruling.kind == "forfeit" and ruling.loser == "NS"
+    result = d._round_results(2)[table]
+    assert result is not None and result.winner == ew  # the opponent is not left without a game
+    finish(d, 2)
+    d.make_draft()
+    assert ns not in {x for p in d.current_draft().plan.pairs for x in p}
+    assert d.team(ns).withdrawn_after == 1
+    refused("admin.error.already_withdrawn", d.withdraw, ns, confirm=True)
+    d.reinstate(ns, confirm=True)
+    assert d.current_draft() is None  # the field changed: the draft is drafted again
+    d.make_draft()
+    assert ns in {x for p in d.current_draft().plan.pairs for x in p}
+
+
+# ---- rounds ------------------------------------------------------------------------------------
+
+
+def test_the_draft_is_private_until_published_and_can_be_swapped_and_undone(director):
+    d = director
+    d.import_teams(roster(6))
+    d.add_tables(3)
+    draft = d.make_draft(by="陈")
+    snap = hall.snapshot(d, "http://x/")
+    assert snap["pairings"] == [] and d.assignment(1) is None  # nobody sees the draft
+    (a, b), (c, _) = draft.plan.pairs[0], draft.plan.pairs[1]
+    d.swap_teams(b, c)
+    assert d.current_draft().plan.pairs[0] == (a, c) and d.current_draft().edited
+    d.swap_tables(1, 3)
+    assert d.current_draft().plan.pairs[2] == (a, c)
+    d.swap_sides(3)
+    assert d.current_draft().plan.pairs[2] == (c, a)
+    refused("admin.error.swap_tables", d.swap_tables, 1, 4)
+    assert d.publish() == 1
+    shown = hall.snapshot(d, "http://x/")
+    assert shown["pairings_round"] == 1 and len(shown["pairings"]) == 3
+    assert d.assignment(1) is None  # the kiosks get it when the round starts
+    refused("admin.confirm.undo_round", d.undo_round)
+    d.undo_round(confirm=True)
+    assert d.current_round() == 0 and d.current_draft().plan.pairs[2] == (c, a)
+    assert hall.snapshot(d, "http://x/")["pairings"] == []
+    d.publish()
+    d.start_clock(0)
+    assert d.assignment(1)["teams"]["NS"] == d.team_names()[d.assignments(1)[0][1]]
+
+
+def test_swaps_warn_of_rematches_and_units_and_a_round_taken_up_by_kiosks_stays(director):
+    d = director
+    d.import_teams(roster(6))
+    d.add_tables(3)
+    play_round(d)
+    draft = d.make_draft()
+    assert d.draft_warnings(draft) == []  # the matcher avoids both
+    first = d.assignments(1)[0]
+    (a, b), (c, e) = draft.plan.pairs[0], draft.plan.pairs[1]
+    # put round 1's first pair together again
+    x, y = first[1], first[2]
+    partner = next(p for p in (a, b, c, e) if p != x and frozenset((p, x)) in
+                   {frozenset(p_) for p_ in d.current_draft().plan.pairs})
+    d.swap_teams(partner, y)
+    keys = {w.key for w in d.draft_warnings(d.current_draft())}
+    assert "admin.warn.rematch" in keys
+    d.make_draft()  # drafting again drops the hand edits
+    d.publish()
+    d.start_clock(0)
+    setup = {"device": "kiosk-1", "seq": 1, "match": "2", "kind": "setup",
+             "data": {**d.assignment(1), "table": 1}, "mono": 1.0, "wall": d.clock(),
+             "actor": "referee"}
+    d.store.ingest(1, [setup], d.clock())
+    error = refused("admin.error.undo_set_up", d.undo_round, confirm=True)
+    assert error.params["tables"] == "1"
+
+
+def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_path):
+    d = director
+    d.import_teams(roster(5))
+    d.add_tables(2)
+    assert d.bye_points() == 3  # the seed's full win by default
+    refused("admin.error.bye_points_range", d.set_bye_points, 4)
+    d.set_bye_points(2, by="陈")
+    draft = d.make_draft()
+    (bye,) = draft.plan.byes
+    d.publish()
+    snap = hall.snapshot(d, "http://x/")
+    assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "points": 2}]
+    d.start_clock(0)
+    finish(d, 1)
+    assert next(s for s in d.standings() if s.team == bye).points == 2
+
+
+def test_sides_alternate_over_five_rounds(director):
+    """Side balance is a preference after the others: over five rounds of eight teams no
+    team sits one side more than once more than the other (today's main sat a team NS once
+    and EW four times)."""
+    d = director
+    d.import_teams(roster(8))
+    d.add_tables(4)
+    for round_no in range(1, 6):
+        play_round(d, loser="EW" if round_no % 2 else "NS")
+    sides = d.sides_so_far()
+    assert all(abs(c["NS"] - c["EW"]) <= 1 for c in sides.values()), sides
+    met = Counter(frozenset((a, b)) for r in range(1, 6) for _, a, b in d.assignments(r))
+    assert max(met.values()) == 1  # still no rematch
+
+
+def test_fewer_tables_than_the_round_uses_are_refused(director):
+    d = director
+    d.import_teams(roster(8))
+    d.add_tables(4)
+    d.start_round(0)
+    error = refused("admin.error.tables_in_use", d.add_tables, 3)
+    assert error.params == {"count": 3, "used": 4}
+    assert d.table_count() == 4
+
+
+# ---- rulings, closing ------------------------------------------------------------------------
+
+
+def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audited(director):
+    d = director
+    d.import_teams(roster(4))
+    d.add_tables(2)
+    play_round(d)
+    play_round(d)
+    before = {s.team: s.points for s in d.standings()}
+    refused("admin.error.ruled_already", d.record_ruling, 1, "adjusted", "NS", "申诉", 1, 2)
+    first = d.ruling_for(1, 1)
+    d.remove_ruling(first.id, "申诉成立", confirm=True, by="陈")
+    ruling = d.record_ruling(1, "adjusted", "NS", "申诉成立，改判", round_no=1, net=2, by="陈")
+    assert ruling.by == "陈" and ruling.at == d.clock() and ruling.round == 1
+    _, ns, ew = d.assignments(1)[0]
+    after = {s.team: s.points for s in d.standings()}
+    assert after[ns] == before[ns] - 3 and after[ew] == before[ew] + 3
+    refused("admin.confirm.remove_ruling", d.remove_ruling, ruling.id, "撤销")
+    refused("admin.error.removal_reason", d.remove_ruling, ruling.id, "  ")
+    d.remove_ruling(ruling.id, "录入错误", confirm=True, by="陈")
+    listed = d.rulings(removed=True)
+    assert [r.removed_reason for r in listed if r.removed_at] == ["申诉成立", "录入错误"]
+    assert d._round_results(1)[1] is None  # no table result, no ruling: open again
+    actions = [e.action for e in d.audit_log()]
+    assert actions.count("ruling.record") == 5 and actions.count("ruling.remove") == 2
+    assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
+
+
+def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director):
+    d = director
+    d.import_teams(roster(4))
+    d.add_tables(2)
+    play_round(d)
+    refused("admin.confirm.close", d.close_event)
+    d.close_event(confirm=True, by="陈")
+    frozen = [(s.team, s.points) for s in d.standings()]
+    first = d.ruling_for(1, 1)
+    refused("admin.error.closed", d.record_ruling, 2, "adjusted", "NS", "x", 1, 1)
+    refused("admin.error.closed", d.remove_ruling, first.id, "x", confirm=True)
+    d.store.db.execute("UPDATE rulings SET loser = 'NS'")  # what a late change would do
+    assert [(s.team, s.points) for s in d.standings()] == frozen  # frozen: nothing moves
+    refused("admin.error.reopen_reason", d.reopen_event, " ")
+    d.reopen_event("迟到的申诉", by="陈")
+    assert [(s.team, s.points) for s in d.standings()] != frozen  # live again
+    assert [e.action for e in d.audit_log()][-2:] == ["event.close", "event.reopen"]
+    assert d.audit_log()[-1].params == {"reason": "迟到的申诉"}
+
+
+# ---- the round clock ---------------------------------------------------------------------------
+
+
+def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
+    d = director
+    d.import_teams(roster(4))
+    d.add_tables(2)
+    d.start_round(0)
+    start = d.round_start(1)
+    clock = d.round_clock()
+    assert clock["state"] == "running" and clock["ends_at"] == start + 90 * 60
+    d.now[0] += 600
+    d.pause_clock(by="陈")
+    assert d.round_clock()["state"] == "paused" and d.assignment(1)["hall_clock"]["paused"]
+    refused("admin.error.clock_paused", d.pause_clock)
+    d.now[0] += 120
+    d.resume_clock()
+    d.extend_clock(5)
+    assert d.round_clock()["ends_at"] == start + 90 * 60 + 120 + 300
+    refused("admin.error.extend_range", d.extend_clock, 0)
+    refused("admin.confirm.stop_clock", d.stop_clock)
+    d.stop_clock(confirm=True)
+    assert d.round_clock()["state"] == "stopped" and d.assignment(2)["hall_clock"]["stopped"]
+    finish(d, 1)
+    assert d.round_clock()["state"] == "over"  # it stops at the end of the round
+    refused("admin.error.round_over", d.pause_clock)
+    d.close_event(confirm=True)
+    assert d.round_clock()["state"] == "closed"  # and of the event
+    assert [e.action for e in d.audit_log() if e.action.startswith("clock.")] == [
+        "clock.pause", "clock.resume", "clock.extend", "clock.stop"]
+
+
+def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
+    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
+    d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    client = TestClient(create_app(d))
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    d.start_round(0)
+    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
+    door = Door()
+    runner = TableRunner(session, door)
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    connect(outbox, door, session.clock)
+    journal = Journal(table_path(tmp_path / "k", 1))
+
+    def cycle():
+        outbox.sync_once(journal)
+        runner.step()
+        time.sleep(0.01)
+        runner.step()
+
+    cycle()
+    assert session.state.match_started and not session.state.paused
+    d.pause_clock()
+    cycle()
+    assert session.state.paused  # the whole hall stopped, this table too
+    d.resume_clock()
+    cycle()
+    assert not session.state.paused
+    session.pause_key()  # the table's referee pauses for a reason of their own
+    d.pause_clock()
+    cycle()
+    d.resume_clock()
+    cycle()
+    assert session.state.paused  # the hall's resume leaves the referee's own pause alone
+    journal.close()
+    session.close()
+    d.store.close()

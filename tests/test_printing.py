@@ -1,0 +1,191 @@
+"""Printed pages and exports: every A4 page as PDF in 简, 繁 and English, rendered to PNG by
+pdftoppm and read back by pdftotext; CSV with a BOM that Excel opens in Chinese, names next to
+ids; the XLSX workbook; download names; rulings wherever the result shows."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from openpyxl import load_workbook
+from PIL import Image
+from starlette.testclient import TestClient
+
+from kiosk.rules import Rulesets
+from kiosk.scorer import exports, printing
+from kiosk.scorer.director import Director
+from kiosk.scorer.store import Store
+from kiosk.scorer.web import create_app
+from kiosk.sync.join import join
+from kiosk.sync.simulated import simulate_synced
+
+RULESETS = Rulesets.load([])
+NAMES = ("海沧红狮", "集美龙舟", "鼓浪屿钢琴", "思明凤凰", "湖里白鹭", "=1+1")
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is missing: .ci/os-packages.sh installs poppler-utils")
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory):
+    """Round 1 played: table 1 by a kiosk hand by hand, the others ruled; a late entry and a
+    withdrawal; round 2 published (not started)."""
+    tmp = tmp_path_factory.mktemp("printing")
+    d = Director(Store(tmp / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=4)
+    d.import_teams(("编号,队名,单位,队员1,队员2\n" + "\n".join(
+        f"t{i:02d},{n},单位{i % 3},甲{i},乙{i}" for i, n in enumerate(NAMES, 1))).encode())
+    codes = d.add_tables(3)
+    d.start_round(0)
+    link = join(tmp / "k1", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+    simulate_synced(tmp / "k1", 1, RULESETS, link, 1000, 3, 1e9, io.StringIO()).close()
+    d.record_ruling(2, "forfeit", "EW", "未到场 no-show")
+    d.record_ruling(3, "adjusted", "NS", "申诉成立 appeal upheld", net=2)
+    d.add_team("迟到队", "单位9", missed_points=0)
+    _, ns, _ = d.assignments(1)[1]
+    d.withdraw(ns, confirm=True)
+    d.publish()
+    yield d, tmp
+    d.store.close()
+
+
+def render(pdf: bytes, folder: Path, stem: str) -> tuple[list[Path], str]:
+    """The PDF's pages as PNG files (pdftoppm) and its text (pdftotext)."""
+    path = folder / f"{stem}.pdf"
+    path.write_bytes(pdf)
+    subprocess.run([tool("pdftoppm"), "-r", "40", "-png", str(path), str(folder / stem)],
+                   check=True, timeout=120)
+    text = subprocess.run([tool("pdftotext"), "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True, timeout=60).stdout
+    return sorted(folder.glob(f"{stem}-*.png")), text
+
+
+def inked(png: Path) -> float:
+    """The share of a page that is not white."""
+    image = Image.open(png).convert("L")
+    dark = sum(image.histogram()[:200])
+    return dark / (image.width * image.height)
+
+
+WORDS = {  # a word each page must show, by language
+    "pairings-table": {"zh-Hans": "对阵表", "zh-Hant": "對陣表", "en": "pairings by table"},
+    "pairings-team": {"zh-Hans": "按队名", "zh-Hant": "按隊名", "en": "pairings by team"},
+    "standings": {"zh-Hans": "净胜级", "zh-Hant": "淨勝級", "en": "net levels"},
+    "scorecards": {"zh-Hans": "对手", "zh-Hant": "對手", "en": "Opponent"},
+    "sheets": {"zh-Hans": "参赛选手签名确认", "zh-Hant": "參賽選手簽名確認",
+               "en": "Players' signatures"},
+}
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+@pytest.mark.parametrize("kind", printing.KINDS)
+def test_every_page_prints_as_pdf_and_renders_to_png(event, tmp_path, kind, lang):
+    d, _ = event
+    round_no = 1 if kind == "sheets" else None
+    pages, text = render(printing.pdf(d, kind, lang, round_no=round_no), tmp_path, kind)
+    assert pages and all(inked(p) > 0.005 for p in pages), kind  # drawn, not blank
+    assert all(Image.open(p).size[0] < Image.open(p).size[1] for p in pages)  # A4 upright
+    flat = " ".join(text.split())
+    assert WORDS[kind][lang] in flat
+    assert "海沧红狮" in flat or kind == "sheets"
+    if kind == "sheets":
+        assert len(pages) == 3  # one sheet a match of round 1
+        ruled = {"zh-Hans": "判负", "zh-Hant": "判負", "en": "forfeit"}[lang]
+        assert ruled in flat and "未到场 no-show" in flat
+    if kind == "standings":
+        withdrawn = {"zh-Hans": "第 1 轮后退赛", "zh-Hant": "第 1 輪後退賽",
+                     "en": "withdrawn after round 1"}[lang]
+        assert withdrawn in flat and "迟到队" in flat
+
+
+def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
+    d, _ = event
+    html = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    state = d.match_state(1, 1)
+    assert html.count('<tr><td class="num">') >= len(state.played) > 0  # every hand
+    for field in ("甲方", "乙方", "参赛选手姓名", "单位名称", "违例情况", "记胜负级", "级差（+−）",
+                  "第三方签名证明人", "裁判"):
+        assert field in html
+    ruled = printing.html(d, "sheets", "en", round_no=1, table=3)
+    assert "Head referee&#39;s ruling: adjusted by the head referee, North–South loses." in ruled
+    assert "Net levels: 2." in ruled
+
+
+def test_the_private_draft_never_prints(event):
+    d, _ = event
+    with pytest.raises(printing.PrintError) as refused:
+        printing.html(d, "pairings-table", "en", round_no=3)
+    assert refused.value.key == "print.error.no_round"
+    published = printing.html(d, "pairings-table", "zh-Hans")  # round 2, published
+    assert "第 2 轮对阵表" in published
+
+
+def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
+    d, _ = event
+    client = TestClient(create_app(d))
+    reply = client.get("/print/pairings-team.pdf?lang=zh-Hans")
+    assert reply.headers["content-type"] == "application/pdf"
+    assert reply.content.startswith(b"%PDF")
+    name = unquote(reply.headers["content-disposition"].split("UTF-8''")[1])
+    assert name == "厦门杯-第2轮-对阵表(按队名).pdf"
+    assert client.get("/print/nothing.pdf").status_code == 404
+    assert "没有这种打印页面" in client.get("/print/nothing.html").text
+    sheet = client.get("/print/standings.html?lang=en")
+    assert sheet.status_code == 200 and "Standings" in sheet.text
+    csv_reply = client.get("/api/export/results.csv")
+    assert csv_reply.headers["content-type"].startswith("text/csv")
+    assert unquote(csv_reply.headers["content-disposition"].split("UTF-8''")[1]) == \
+        "厦门杯-成绩.csv"
+    assert client.get("/api/export/results.xlsx").status_code == 404  # it holds the log:
+    assert client.get("/admin/export/results.xlsx", follow_redirects=False).status_code == 303
+    client.post("/admin/login", data={"password": d.first_password() or ""})  # console only
+    book = client.get("/admin/export/results.xlsx")
+    assert unquote(book.headers["content-disposition"].split("UTF-8''")[1]) == \
+        "厦门杯-成绩.xlsx"
+    assert load_workbook(io.BytesIO(book.content)).sheetnames[-1] == "操作日志"
+
+
+def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
+    d, _ = event
+    text = exports.results_csv(d)
+    assert text.startswith("\ufeff")  # UTF-8 with a BOM: Excel reads it as UTF-8
+    rows = list(csv.reader(io.StringIO(text.removeprefix("\ufeff"))))
+    assert rows[0][:8] == ["轮次", "桌号", "南北编号", "南北", "东西编号", "东西", "胜方编号",
+                           "胜方"]
+    names = d.team_names()
+    for row in rows[1:4]:
+        assert names[row[2]] == row[3] and names[row[4]] == row[5]
+        assert names[row[6]] == row[7]  # the winner by name too, not only its id
+    assert rows[2][12] == "判负" and rows[2][13] == "未到场 no-show"
+    assert rows[3][12] == "裁判长改判"
+    english = list(csv.reader(io.StringIO(exports.results_csv(d, "en").removeprefix("\ufeff"))))
+    assert english[2][12] == "forfeit" and english[1][12] == "at the table"
+
+
+def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
+    d, _ = event
+    path = tmp_path / "book.xlsx"
+    path.write_bytes(exports.workbook(d))
+    book = load_workbook(path)
+    assert book.sheetnames == ["排名", "各轮成绩", "裁决", "操作日志"]
+    standings = list(book["排名"].values)
+    assert standings[0][:3] == ("名次", "编号", "队伍") and len(standings) == 1 + 7
+    assert any(row[2] == "=1+1" for row in standings[1:])  # a name, never a formula
+    assert book["排名"].cell(row=2, column=5).data_type == "n"  # points stay numbers
+    rulings = list(book["裁决"].values)[1:]
+    assert [r[4] for r in rulings] == ["判负", "裁判长改判"]
+    log = [r[2] for r in list(book["操作日志"].values)[1:]]
+    assert any("退赛" in line for line in log) and any("公布第 2 轮" in line for line in log)
