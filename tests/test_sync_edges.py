@@ -113,7 +113,7 @@ def test_a_failing_snapshot_keeps_the_feed_and_its_last_picture(scorer, monkeypa
     def broken(*args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(hall, "snapshot", broken)
+    monkeypatch.setattr(hall, "snapshot_and_keys", broken)
     director.mute(True)  # a change: the feed tries to rebuild
 
     async def follow():

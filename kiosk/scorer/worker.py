@@ -207,3 +207,10 @@ async def prepare_pairing(director: Director) -> None:
     if isinstance(pairer, BackgroundPairer):
         pair_ahead(director)
         await pairer.settled()
+
+
+if __name__ == "__main__":  # the worker process
+    answers, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
+    # Ctrl-C reached the server's whole group, or the server is gone: end quietly.
+    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
+        serve_jobs(sys.stdin.buffer, answers)
