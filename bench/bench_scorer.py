@@ -48,6 +48,7 @@ import multiprocessing
 import os
 import queue
 import random
+import re
 import secrets
 import shutil
 import socket
@@ -150,8 +151,9 @@ def prepare_store(directory: Path, tables: int) -> dict[int, str]:
     kiosk("scorer", "admin", "--data", data, "start-round", "--in", "0")
     codes = {}
     for line in kiosk("scorer", "admin", "--data", data, "codes").splitlines():
-        name, code = line.split(":")
-        codes[int(name.split()[1])] = code.strip()
+        table = re.search(r"\d+", line)  # "第 1 桌：配对码 526586": the table, the last word
+        if table:
+            codes[int(table.group())] = line.split()[-1]
     if len(codes) != tables:
         raise RuntimeError(f"expected {tables} pairing codes, got {len(codes)}")
     return codes
