@@ -14,7 +14,6 @@ from starlette.background import BackgroundTask
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
-    FileResponse,
     HTMLResponse,
     JSONResponse,
     Response,
@@ -27,6 +26,7 @@ from . import admin, hall, hall_page, outputs, sync
 from .director import Director
 from .feed import HallFeed
 from .shield import SecurityHeaders
+from .team_page import html as team_page_html
 from .worker import BackgroundPairer, pair_ahead
 
 log = logging.getLogger(__name__)
@@ -40,8 +40,8 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
     async def page(request: Request) -> HTMLResponse:
         return HTMLResponse(hall_page.html())
 
-    async def team_page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "team.html")
+    async def team_page(request: Request) -> HTMLResponse:
+        return HTMLResponse(team_page_html())
 
     async def snapshot(request: Request) -> Response:
         frame = feed.current()

@@ -9,66 +9,10 @@
 (function () {
   'use strict';
 
-  const I18N = {
-    'zh-Hans': {
-      title: '我的队伍', language: '语言', whole_hall: '全场成绩', find: '找我的队伍',
-      find_hint: '队名、编号或单位', no_match: '没有找到这支队伍', change: '换队伍',
-      no_event: '尚无赛事', round: '第 {n}/{of} 轮', round_open: '第 {n} 轮',
-      clock_left: '本轮剩余', clock_none: '本轮计时', time_up: '时间到',
-      rank: '名次', points: '积分', net: '净级', opponents: '对手分', played: '已赛',
-      now: '第 {n} 轮 · 第 {table} 桌', side_NS: '南北', side_EW: '东西', vs: '对',
-      hand: '第几副', levels: '级数', dealer: '庄家', phase: '状态', time: '剩余',
-      next: '第 {n} 轮对阵', next_text: '第 {table} 桌 · {side} · 对 {opponent}',
-      history: '已赛场次', bye: '轮空', won: '胜', lost: '负', draw: '平',
-      history_row: '第 {n} 轮 · 第 {table} 桌 · 对 {opponent}：{result}，积分 {points}，净级 {net}',
-      history_bye: '第 {n} 轮 · 轮空：积分 {points}',
-      table_no: '第 {table} 桌', unknown_team: '没有这支队伍，请重新查找',
-      stale: '数据已中断 {time} 起',
-      phase_setup: '设置', phase_ready: '发牌前', phase_bury: '扣底', phase_play: '出牌',
-      phase_entry: '录入得分', phase_result: '本副结果', phase_disputed: '争议',
-      phase_over: '比赛结束', phase_idle: '空闲',
-      seat_N: '北', seat_E: '东', seat_S: '南', seat_W: '西',
-    },
-    'zh-Hant': {
-      title: '我的隊伍', language: '語言', whole_hall: '全場成績', find: '找我的隊伍',
-      find_hint: '隊名、編號或單位', no_match: '沒有找到這支隊伍', change: '換隊伍',
-      no_event: '尚無賽事', round: '第 {n}/{of} 輪', round_open: '第 {n} 輪',
-      clock_left: '本輪剩餘', clock_none: '本輪計時', time_up: '時間到',
-      rank: '名次', points: '積分', net: '淨級', opponents: '對手分', played: '已賽',
-      now: '第 {n} 輪 · 第 {table} 桌', side_NS: '南北', side_EW: '東西', vs: '對',
-      hand: '第幾副', levels: '級數', dealer: '莊家', phase: '狀態', time: '剩餘',
-      next: '第 {n} 輪對陣', next_text: '第 {table} 桌 · {side} · 對 {opponent}',
-      history: '已賽場次', bye: '輪空', won: '勝', lost: '負', draw: '平',
-      history_row: '第 {n} 輪 · 第 {table} 桌 · 對 {opponent}：{result}，積分 {points}，淨級 {net}',
-      history_bye: '第 {n} 輪 · 輪空：積分 {points}',
-      table_no: '第 {table} 桌', unknown_team: '沒有這支隊伍，請重新查找',
-      stale: '資料已中斷 {time} 起',
-      phase_setup: '設定', phase_ready: '發牌前', phase_bury: '扣底', phase_play: '出牌',
-      phase_entry: '錄入得分', phase_result: '本副結果', phase_disputed: '爭議',
-      phase_over: '比賽結束', phase_idle: '空閒',
-      seat_N: '北', seat_E: '東', seat_S: '南', seat_W: '西',
-    },
-    en: {
-      title: 'My team', language: 'Language', whole_hall: 'Whole hall', find: 'Find my team',
-      find_hint: 'Team name, number or club', no_match: 'No team found', change: 'Other team',
-      no_event: 'No event yet', round: 'Round {n}/{of}', round_open: 'Round {n}',
-      clock_left: 'Round time left', clock_none: 'Round clock', time_up: 'Time up',
-      rank: 'Rank', points: 'Points', net: 'Net levels', opponents: 'Opp. points',
-      played: 'Played',
-      now: 'Round {n} · table {table}', side_NS: 'N–S', side_EW: 'E–W', vs: 'v',
-      hand: 'Hand', levels: 'Levels', dealer: 'Dealer', phase: 'State', time: 'Left',
-      next: 'Round {n} pairing', next_text: 'Table {table} · {side} · v {opponent}',
-      history: 'Matches played', bye: 'Bye', won: 'won', lost: 'lost', draw: 'drawn',
-      history_row: 'Round {n}, table {table}, v {opponent}: {result}, {points} points, net {net}',
-      history_bye: 'Round {n}: bye, {points} points',
-      table_no: 'Table {table}', unknown_team: 'No such team: find yours again',
-      stale: 'Feed lost since {time}',
-      phase_setup: 'Setup', phase_ready: 'Dealing', phase_bury: 'Burying', phase_play: 'Playing',
-      phase_entry: 'Scoring', phase_result: 'Result', phase_disputed: 'Disputed',
-      phase_over: 'Match over', phase_idle: 'Idle',
-      seat_N: 'N', seat_E: 'E', seat_S: 'S', seat_W: 'W',
-    },
-  };
+  // The words, in every language, from the catalogs (kiosk/i18n/<lang>/phone.toml), put
+  // into the page by the scorer.
+  const I18N = JSON.parse(document.getElementById('words').textContent);
+
   const LANGS = Object.keys(I18N);
   const DEFAULT_LANG = 'zh-Hans';
   const REMEMBER = 'kiosk80.team';
