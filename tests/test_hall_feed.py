@@ -204,3 +204,40 @@ def test_streams_are_capped_in_all_and_by_address(scorer):
     a.release()
     a.release()  # once only
     assert feed.streams[""] == 2 and feed.admit("10.0.0.3") is not None
+
+
+def test_the_stream_over_http_refuses_past_the_cap_and_frees_a_place_when_a_phone_goes(scorer):
+    import time
+
+    import httpx
+
+    from kiosk.scorer.web import create_app
+
+    from .browser import serve
+
+    director, _ = scorer
+    app = create_app(director)
+    app.feed.max_per_address = 1
+    with serve(app) as server:
+        try:
+            with httpx.Client(timeout=10) as client:
+                with client.stream("GET", server.url + "/api/hall/stream") as first:
+                    assert first.status_code == 200
+                    assert first.headers["content-type"].startswith("text/event-stream")
+                    assert first.headers["x-frame-options"] == "DENY"  # as every answer
+                    lines = first.iter_lines()
+                    assert next(line for line in lines if line.startswith("event:")) == \
+                        "event: snapshot"
+                    second = client.get(server.url + "/api/hall/stream")
+                    assert second.status_code == 503 and second.headers["retry-after"] == "10"
+                    assert second.json() == {"error": "hall.too_many_viewers"}
+                deadline = time.monotonic() + 10  # the phone went: its place is given back
+                while app.feed.streams[""] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert app.feed.streams[""] == 0
+                with client.stream("GET", server.url + "/api/hall/stream?team=t01") as again:
+                    assert again.status_code == 200
+                    assert next(line for line in again.iter_lines()
+                                if line.startswith("event:")) == "event: team"
+        finally:
+            app.feed.close()

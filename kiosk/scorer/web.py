@@ -10,14 +10,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
     JSONResponse,
     Response,
-    StreamingResponse,
 )
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -26,6 +24,7 @@ from . import admin, hall, hall_page, outputs, sync
 from .director import Director
 from .feed import HallFeed
 from .shield import SecurityHeaders
+from .streams import ScorerApp
 from .team_page import html as team_page_html
 from .worker import BackgroundPairer, pair_ahead
 
@@ -34,7 +33,7 @@ STATIC = Path(__file__).parent / "static"
 CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart resumes there)
 
 
-def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> Starlette:
+def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> ScorerApp:
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> HTMLResponse:
@@ -50,20 +49,6 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
             return Response(status_code=304, headers={"ETag": etag})
         return Response(frame.json, media_type="application/json",
                         headers={"ETag": etag, "Cache-Control": "no-cache"})
-
-    async def stream(request: Request) -> Response:
-        address = request.client.host if request.client else ""
-        slot = feed.admit(address)
-        if slot is None:  # the page retries by itself, later
-            return JSONResponse({"error": "hall.too_many_viewers"}, status_code=503,
-                                headers={"Retry-After": "10"})
-        team, since = request.query_params.get("team"), request.query_params.get("since", "")
-        body = feed.team_stream(slot, team) if team else \
-            feed.stream(slot, int(since) if since.isdigit() else None)
-        return StreamingResponse(body, media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"},
-                                 background=BackgroundTask(slot.release))
 
     async def team(request: Request) -> Response:
         view = feed.team_json(request.path_params["team"])
@@ -102,16 +87,16 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         pairer.close()
         save_checkpoint(director)
 
-    app = Starlette(
+    app = ScorerApp(
         routes=[Route("/", page), Route("/team", team_page), Route("/api/hall", snapshot),
-                Route("/api/hall/stream", stream), Route("/api/team/{team}", team),
+                Route("/api/team/{team}", team),
                 Route("/api/teams", teams), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
                 *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))
-    app.state.feed = feed
+    app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     return app
 
 
