@@ -13,7 +13,8 @@ The wire format (server-sent events; `?since=SERIAL`: the screen has that snapsh
 - `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
   "standings": [rows], "order": [team ids], "sent"}` — top-level keys replaced, table rows
   replaced by number, standings rows by team, and the standings' order when it changed;
-- `team`: one team's view (`hall.team_views`), whole, when it changed;
+- `team`: one team's view (`hall.team_views`), whole, when it changed (with `sent`, as a
+  patch);
 - `ping`: `{"now": scorer time}`.
 """
 
@@ -92,7 +93,8 @@ class Frame:
                        rows.get(table["table"]) if table else None)
                 old = before.get(team)
                 out[team] = old if old is not None and old[0] == key else (
-                    key, encode("team", {**view, "generated": self.snapshot["generated"]}))
+                    key, encode("team", {**view, "generated": self.snapshot["generated"],
+                                         "sent": time.time()}))
             self._views = out
         return self._views
 
