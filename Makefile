@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 export PORT
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean os-packages
+.PHONY: demo test lint bench clean os-packages image image-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,16 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_startup.py
 	$(BIN)/python bench/bench_print.py
 	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python bench/bench_ui.py
+
+# The table kiosk's card image (deploy/image/build-image.sh; root, qemu-user-static, debootstrap,
+# the network to Debian and PyPI). UPDATE_KEY=FILE puts the fleet's public update key in it.
+IMAGE_WORK ?= /var/tmp/kiosk-image
+image:
+	bash deploy/image/build-image.sh --work $(IMAGE_WORK) $(if $(UPDATE_KEY),--update-key $(UPDATE_KEY))
+
+# The image build's stages checked (pytest -m image; not part of make test).
+image-test: $(STAMP)
+	$(BIN)/python -m pytest -m image -p no:cacheprovider tests/test_image.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

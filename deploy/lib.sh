@@ -16,12 +16,16 @@
 
 ROOT=""
 DRY_RUN=0
+IMAGE=0
 CHANGES=0
 SKIPPED=()
 DEPLOY_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck disable=SC2034  # read by the scripts that source this file
 PROJECT_DIR=$(dirname "$DEPLOY_DIR")
-VENV=/opt/kiosk/venv
+# The venvs live in APP_DIR (on the data partition of a card made by `make image`, so that an
+# update survives the read-only root); VENV links to the one in use.
+APP_DIR=${KIOSK_APP_DIR:-/var/lib/kiosk-app}
+VENV=${KIOSK_VENV_LINK:-/opt/kiosk/venv}
 
 say() { printf '%s\n' "$*"; }
 die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 2; }
@@ -56,6 +60,13 @@ run() {
   fi
   note_change "run: $*"
   [ "$DRY_RUN" = 1 ] || "$@"
+}
+
+# live CMD...: run a command that acts on the running system's services (restart, reload).
+# Building an image (--image, in a chroot) there is nothing running: the command is skipped.
+live() {
+  if [ "$IMAGE" = 1 ]; then say "not run (image build): $*"; return 0; fi
+  run "$@"
 }
 
 # needs CHECK...: true when the change that CHECK tests for is still to be made: CHECK fails,
@@ -124,12 +135,14 @@ ensure_dir() {
   [ -z "$owner" ] || ensure_owner "$path" "$owner"
 }
 
-# ensure_link PATH TARGET: PATH is a symbolic link to TARGET.
+# ensure_link PATH TARGET: PATH is a symbolic link to TARGET. A new link is renamed over the old
+# one, so that PATH always names the old target or the new one, never nothing.
 ensure_link() {
   [ "$(readlink "$ROOT$1")" != "$2" ] || return 0
   [ ! -e "$ROOT$1" ] || [ -L "$ROOT$1" ] || die "$1 exists and is not a link: move it away first"
   note_change "link $1 to $2"
-  [ "$DRY_RUN" = 1 ] || { mkdir -p "$(dirname "$ROOT$1")" && ln -sfn "$2" "$ROOT$1"; }
+  [ "$DRY_RUN" = 1 ] || { mkdir -p "$(dirname "$ROOT$1")" && ln -sfn "$2" "$ROOT$1.kiosk-new" &&
+    mv -fT "$ROOT$1.kiosk-new" "$ROOT$1"; }
 }
 
 # ensure_owner PATH OWNER:GROUP (the user may not exist under --root: recorded, not run)
@@ -156,6 +169,24 @@ install_packages() {
   fi
 }
 
+# package_list NAME: the packages of deploy/packages/NAME.txt, one a line (comments dropped).
+package_list() {
+  [ -f "$DEPLOY_DIR/packages/$1.txt" ] || die "missing deploy/packages/$1.txt"
+  sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$DEPLOY_DIR/packages/$1.txt"
+}
+
+# refuse_32_bit: a 32-bit system (armhf: Raspberry Pi OS 32-bit, even on a 64-bit Pi) has no
+# Kivy wheel, and nothing installed there would run: refused before anything changes.
+refuse_32_bit() {
+  local arch
+  [ -z "$ROOT" ] || return 0  # the host says nothing about a scratch root
+  arch=$(dpkg --print-architecture 2>/dev/null || true)
+  case $arch in
+    armhf|armel|i386)
+      die "this is a 32-bit system ($arch): Kivy has no wheel for it. Write the card again with Raspberry Pi OS Lite (64-bit), or use the kiosk image (make image)" ;;
+  esac
+}
+
 # ensure_user NAME HOME GROUP,GROUP... [--no-create-home]: a system user with its own group
 # and no login shell, a member of those groups that exist here (gpio exists only on Raspberry
 # Pi OS).
@@ -178,35 +209,88 @@ ensure_user() {
   fi
 }
 
-# install_project SOURCE [--system-site-packages]: the project into $VENV, its dependencies
-# pinned by deploy/constraints.txt. SOURCE is the project's directory or a built wheel. Done
-# again only when SOURCE or the constraints changed (a fingerprint kept in the venv), so that a
-# second run does not rebuild and reinstall.
+# install_project SOURCE EXTRA [WHEELHOUSE]: the project with its extra EXTRA (table or scorer)
+# into a new venv beside the running one, its dependencies pinned by deploy/constraints.txt,
+# then the switch. SOURCE is the project's directory or a built wheel; with WHEELHOUSE (a directory of wheels) nothing is fetched from the
+# network (pip --no-index). Never uninstalls: the running version stays whole until the new one
+# has installed and answered `kiosk rules list`; only then does $APP_DIR/current point to it
+# (one rename), and the version it replaced stays as $APP_DIR/previous. A failed install
+# (offline, a wheel missing) leaves everything as it was. Done again only when SOURCE, the
+# constraints or the wheelhouse changed (the fingerprint names the venv).
 install_project() {
-  local source=$1 venv_opt=${2-} stamp=$VENV/.kiosk-installed fingerprint=""
+  local source=$1 extra=$2 wheelhouse=${3-} fingerprint new old index_opts=()
   if [ -f "$source" ]; then
     case $source in *.whl) ;; *) die "--source $source: give the project's directory or a .whl" ;; esac
   elif [ ! -f "$source/pyproject.toml" ]; then
     die "--source $source: no pyproject.toml there"
   fi
-  if needs test -x "$VENV/bin/python"; then
-    run python3 -m venv ${venv_opt:+"$venv_opt"} "$VENV"
+  [ -z "$wheelhouse" ] || [ -d "$wheelhouse" ] || die "--wheelhouse $wheelhouse: no such directory"
+  [ -z "$wheelhouse" ] || index_opts=(--no-index --find-links "$wheelhouse")
+  fingerprint=$(fingerprint "$source" "$wheelhouse" "$extra")
+  new=$APP_DIR/venvs/${fingerprint:0:16}
+  old=$(readlink "$ROOT$APP_DIR/current" 2>/dev/null || true)
+  adopt_legacy_venv
+  ensure_dir "$APP_DIR" 755
+  ensure_dir "$APP_DIR/venvs" 755
+  if [ "$old" = "$new" ] && [ -z "$ROOT" ]; then
+    ensure_link "$VENV" "$APP_DIR/current"
+    return 0
   fi
-  if [ -z "$ROOT" ]; then
-    fingerprint=$(fingerprint "$source")
-    [ "$(cat "$stamp" 2>/dev/null)" != "$fingerprint" ] || return 0
+  if [ -n "$ROOT" ] || [ ! -f "$new/.kiosk-installed" ]; then
+    # A half-made venv from an interrupted run is made again from nothing.
+    [ -n "$ROOT" ] || [ ! -e "$new" ] || run rm -rf "$new"
+    run python3 -m venv "$new"
+    run_or_keep "$new/bin/pip" install --disable-pip-version-check --quiet \
+      "${index_opts[@]}" --constraint "$DEPLOY_DIR/constraints.txt" "${source}[${extra}]"
+    run_or_keep "$new/bin/kiosk" rules list
+    if [ -z "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
+      # The version, for the updater and the scorer's list of kiosks.
+      "$new/bin/python" -c 'import importlib.metadata as m; print(m.version("kiosk80"))' \
+        >"$new/.kiosk-version"
+      printf '%s\n' "$fingerprint" >"$new/.kiosk-installed"
+    fi
   fi
-  # Uninstall first: pip keeps an installed project of the same version number, even when its
-  # code changed; the dependencies stay installed.
-  run "$VENV/bin/pip" uninstall --yes --quiet kiosk80
-  run "$VENV/bin/pip" install --disable-pip-version-check --quiet \
-    --constraint "$DEPLOY_DIR/constraints.txt" "$source"
-  if [ -z "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
-    printf '%s\n' "$fingerprint" >"$stamp"
-  fi
+  # The switch: a new link renamed over the old one, so `current` is always one or the other.
+  [ -z "$old" ] || [ "$old" = "$new" ] || ensure_link "$APP_DIR/previous" "$old"
+  ensure_link "$APP_DIR/current" "$new"
+  ensure_link "$VENV" "$APP_DIR/current"
+  prune_venvs
 }
 
-# fingerprint SOURCE: a hash of the project's files (or the wheel) and the constraints.
+# run_or_keep CMD...: run a step of a new install; when it fails, say that the version installed
+# before stays in use, and stop (status 3).
+run_or_keep() {
+  run "$@" && return 0
+  say "${0##*/}: the new version did not install ($1 failed): the version installed before stays in use" >&2
+  exit 3
+}
+
+# adopt_legacy_venv: an install from before the switch had its venv at $VENV itself: it becomes
+# $APP_DIR/venvs/legacy (still the running one until the new version is in place).
+adopt_legacy_venv() {
+  [ -n "$ROOT" ] || [ ! -d "$VENV" ] || [ -L "$VENV" ] || {
+    ensure_dir "$APP_DIR/venvs" 755
+    note_change "move the venv at $VENV to $APP_DIR/venvs/legacy"
+    [ "$DRY_RUN" = 1 ] || { mv "$VENV" "$APP_DIR/venvs/legacy" &&
+      ln -sfn venvs/legacy "$APP_DIR/current" && ln -sfn "$APP_DIR/current" "$VENV"; }
+    old=$APP_DIR/venvs/legacy
+  }
+}
+
+# prune_venvs: remove every venv but the current and the previous one.
+prune_venvs() {
+  local keep_current keep_previous v
+  [ -z "$ROOT" ] || return 0
+  keep_current=$(readlink "$APP_DIR/current" 2>/dev/null || true)
+  keep_previous=$(readlink "$APP_DIR/previous" 2>/dev/null || true)
+  for v in "$APP_DIR"/venvs/*; do
+    [ -d "$v" ] || continue
+    [ "$v" = "$keep_current" ] || [ "$v" = "$keep_previous" ] || run rm -rf "$v"
+  done
+}
+
+# fingerprint SOURCE [WHEELHOUSE [EXTRA]]: a hash of the project's files (or the wheel), the
+# constraints, the wheelhouse's wheels and the extra.
 fingerprint() {
   {
     if [ -f "$1" ]; then
@@ -217,6 +301,9 @@ fingerprint() {
           -o -name .demo-data \) -prune -o -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
     fi
     sha256sum <"$DEPLOY_DIR/constraints.txt"
+    printf '%s\n' "${3-}"
+    [ -z "${2-}" ] || (cd "$2" && find . -name '*.whl' -print0 | LC_ALL=C sort -z |
+      xargs -0 -r sha256sum)
   } | sha256sum | cut -d' ' -f1
 }
 

@@ -9,7 +9,14 @@
 #   --table N           this kiosk's table number (kept from /etc/kiosk/kiosk.env when left out)
 #   --scorer URL|HOST   the scorer: http://HOST:PORT, or a host name or address (then port
 #                       8080); the kiosk also takes its time from that host (chrony)
-#   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
+#                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
+#   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
+#   --no-packages       leave the OS packages alone (an image build installs them itself)
+#   --image             building a card image (in a chroot): nothing is running, so no service
+#                       is restarted or reloaded
+#   --update-key FILE   the fleet's public update key (kiosk fleet keygen): the kiosk then
+#                       installs the updates the scorer serves (kiosk-update.timer)
 #   --time-key KEY      the hall's time key that provision-scorer.sh printed: the kiosk then
 #                       takes only authenticated time from the scorer (kept from the last run)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
@@ -20,13 +27,18 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" TIME_KEY="" root_arg=""
+TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 UPDATE_KEY=""
+TIME_KEY="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --table) TABLE=${2-}; shift ;;
     --scorer) SCORER=${2-}; shift ;;
     --source) SOURCE=${2-}; shift ;;
+    --wheelhouse) WHEELHOUSE=${2-}; shift ;;
+    --no-packages) PACKAGES=0 ;;
+    --update-key) UPDATE_KEY=${2-}; shift ;;
+    --image) IMAGE=1 ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --time-key) TIME_KEY=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
@@ -38,6 +50,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$root_arg" ] || set_root "$root_arg"
 preflight
+refuse_32_bit
 
 ENV_FILE=/etc/kiosk/kiosk.env
 # A second run may leave out --table and --scorer: they are in the env file from the first.
@@ -61,22 +74,29 @@ fi
   die "--hdmi-mode $HDMI_MODE: give WIDTHxHEIGHT@HZ, e.g. 800x480@60"
 [ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
 SOURCE=$(realpath -m "$SOURCE")
+[ -z "$UPDATE_KEY" ] || grep -q "BEGIN PUBLIC KEY" "$UPDATE_KEY" 2>/dev/null ||
+  die "--update-key $UPDATE_KEY: give update-key.pub (the public key: kiosk fleet keygen)"
 say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
 
-# -- OS packages: the CJK font, the SDL2/GL libraries Kivy's window needs on KMS/DRM, mtdev for
-# touch, lgpio for the GPIO (gpiozero's pin factory on Bookworm, and the only one on a Pi 5),
-# venv, and chrony for the time.
-install_packages fonts-noto-cjk libsdl2-2.0-0 libsdl2-image-2.0-0 libsdl2-mixer-2.0-0 \
-  libsdl2-ttf-2.0-0 libgl1-mesa-dri libegl1 libgles2 libgbm1 libmtdev1 python3-lgpio \
-  liblgpio1 python3-venv chrony
+# -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
+# Pi OS. lgpio comes from PyPI into the venv (the kiosk's [table] extra): python3-lgpio is only
+# in Raspberry Pi OS's own repository.
+if [ "$PACKAGES" = 1 ]; then
+  mapfile -t packages < <(package_list kiosk)
+  install_packages "${packages[@]}"
+fi
 
-# -- The kiosk's own user: GPIO (gpio), the serial or USB printer (dialout), the display
-# (video, render), the touchscreen (input). It can change its data, not its code.
-ensure_user kiosk /home/kiosk gpio,dialout,video,render,input
+# -- The group that may open the GPIO: Raspberry Pi OS has it; plain Debian (the card image)
+# gets it here, and the udev rule (deploy/udev/99-kiosk-gpio.rules) gives it the gpiochips.
+if needs getent group gpio; then run groupadd --system gpio; fi
 
-# -- The project in a venv. --system-site-packages: the venv sees the OS's python3-lgpio, which
-# is built for this kernel's GPIO character device.
-install_project "$SOURCE" --system-site-packages
+# -- The kiosk's own user: GPIO (gpio), the serial printer (dialout), a USB printer of the
+# printer class (lp), the display (video, render), the touchscreen (input). It can change its
+# data, not its code.
+ensure_user kiosk /home/kiosk gpio,dialout,lp,video,render,input
+
+# -- The project in a new venv, switched to only once it works (deploy/lib.sh).
+install_project "$SOURCE" table "$WHEELHOUSE"
 # `kiosk` on the PATH for the people who administer the machine (sudo -u kiosk kiosk ...).
 ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
 
@@ -94,6 +114,7 @@ set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
 set_var KIOSK_TABLE "$TABLE"
 set_var KIOSK_SCORER "$SCORER_URL"
 put_file "$ENV_FILE" 600 <<<"$env_text"
+[ -z "$UPDATE_KEY" ] || copy_file "$UPDATE_KEY" /etc/kiosk/update-key.pub 644
 
 # -- Kivy's configuration: one input provider for the touch display (why: in the file).
 ensure_dir /home/kiosk/.kivy 755 kiosk:kiosk
@@ -139,7 +160,11 @@ if [ -n "$ROOT" ] || systemctl is-enabled --quiet hciuart.service 2>/dev/null; t
 fi
 
 # -- Time from the scorer, which serves the hall's time even without internet. "prefer": with
-# internet too, the tables still agree with the scorer first.
+# internet too, the tables still agree with the scorer first. A kiosk has no real-time clock: it
+# boots with the time it shut down with (fake-hwclock) and may be hours off; chrony's default
+# steps only in the first updates and then slews at most ~83 ms a second, so the kiosk would
+# show "clock off" for hours. makestep 1 -1: step whenever it is more than 1 s off. Match time
+# is monotonic, so a step changes no clock at the table, only the wall time in the journal.
 before=$CHANGES
 TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfile)
 [ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
@@ -154,23 +179,35 @@ put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
 # The hall's scorer (deploy/provision-kiosk.sh --scorer).
 server $SCORER_HOST iburst prefer${TIME_KEY:+ key 1}
 EOF
+put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
+# A table kiosk (deploy/provision-kiosk.sh): step the clock whenever it is more than 1 s off.
+makestep 1 -1
+EOF
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl try-restart chrony.service
+  live systemctl try-restart chrony.service
 fi
 
 # -- The printer's stable name, the units, and systemd feeding the hardware watchdog.
 before=$CHANGES
 copy_file "$DEPLOY_DIR/udev/99-kiosk-printer.rules" /etc/udev/rules.d/99-kiosk-printer.rules 644
+copy_file "$DEPLOY_DIR/udev/99-kiosk-gpio.rules" /etc/udev/rules.d/99-kiosk-gpio.rules 644
+copy_file "$DEPLOY_DIR/kiosk-selftest.sh" /usr/local/bin/kiosk-selftest 755
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run udevadm control --reload-rules
+  live udevadm control --reload-rules
 fi
 before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-firstboot.service" \
+  /etc/systemd/system/kiosk-firstboot.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-update.service" /etc/systemd/system/kiosk-update.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-update.timer" /etc/systemd/system/kiosk-update.timer 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
   /etc/systemd/system.conf.d/kiosk-watchdog.conf 644
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl daemon-reload
+  live systemctl daemon-reload
 fi
+enable_unit kiosk-firstboot.service
+enable_unit kiosk-update.timer
 enable_unit kiosk-table.service
 
 finish

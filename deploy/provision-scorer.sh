@@ -9,7 +9,9 @@
 #   --lan CIDR          a network whose kiosks and TVs may take their time from this machine
 #                       (repeatable; default: those of the last run, else the private ranges
 #                       10.0.0.0/8, 172.16.0.0/12 and 192.168.0.0/16)
-#   --source DIR|WHEEL  what to install into /opt/kiosk/venv (default: this project copy)
+#   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
+#                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
+#   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
 #   --dry-run           print every change it would make; change nothing
 #   --root DIR          write into the scratch root DIR instead of /; commands are listed in
 #                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
@@ -17,12 +19,13 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SOURCE=$PROJECT_DIR LANS=() root_arg=""
+SOURCE=$PROJECT_DIR WHEELHOUSE="" LANS=() root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --lan) LANS+=("${2-}"); shift ;;
     --source) SOURCE=${2-}; shift ;;
+    --wheelhouse) WHEELHOUSE=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$root_arg" ] || set_root "$root_arg"
 preflight
+refuse_32_bit
 CHRONY_CONF=/etc/chrony/conf.d/kiosk-scorer.conf
 TIME_KEYS=/etc/chrony/chrony.keys
 # A second run without --lan keeps the networks of the first.
@@ -47,12 +51,13 @@ SOURCE=$(realpath -m "$SOURCE")
 DATA=/var/lib/kiosk-scorer
 say "scorer: data in $DATA, time served to ${LANS[*]}${ROOT:+, root $ROOT}"
 
-install_packages python3-venv chrony
+mapfile -t packages < <(package_list scorer)
+install_packages "${packages[@]}"
 
 # -- The scorer's own user; its home is its data directory (it has no other files).
 ensure_user scorer "$DATA" "" --no-create-home
 code_before=$CHANGES
-install_project "$SOURCE"
+install_project "$SOURCE" scorer "$WHEELHOUSE"
 # `kiosk` on the PATH for the people who administer the machine (sudo -u scorer kiosk ...).
 ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
 ensure_dir "$DATA" 750 scorer:scorer
@@ -61,14 +66,19 @@ ensure_dir "$DATA" 750 scorer:scorer
 ensure_dir "$DATA/backups" 750 scorer:scorer
 
 # -- The hall's time server. The kiosks take their time from here (provision-kiosk.sh
-# --scorer), so every clock and every journal in the hall agree. "local stratum 8": serve time
-# even when this machine has no internet to take it from, at a stratum that any real source
-# outranks.
+# --scorer), so every clock and every journal in the hall agree. "local stratum 8 orphan":
+# serve time even when this machine has no internet to take it from, at a stratum that any
+# real source outranks; orphan: when it has a real source again, it follows it rather than its
+# own clock. A scorer without a real-time clock (a Pi) still boots as far behind as it was
+# off: the scorer refuses to start a round while its clock has not been synchronised since
+# boot, and the admin page says so (with no internet: `sudo date -s 'HH:MM:SS'` from a phone's
+# clock, then `sudo chronyc makestep`). makestep 1 -1: step whenever more than 1 s off.
 before=$CHANGES
 put_file "$CHRONY_CONF" 644 < <(
   printf '# The hall'"'"'s time server (deploy/provision-scorer.sh).\n'
   printf 'allow %s\n' "${LANS[@]}"
-  printf 'local stratum 8\n'
+  printf 'local stratum 8 orphan\n'
+  printf 'makestep 1 -1\n'
   printf 'keyfile %s\n' "$TIME_KEYS"
 )
 # The kiosks check this server's time with a key set at provisioning (provision-kiosk.sh
@@ -79,7 +89,7 @@ TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] || sed -n 's/^1 SHA256 HEX://p' "$ROOT$TI
 put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
 say "the kiosks' time key (give each: provision-kiosk.sh --time-key KEY): $TIME_KEY"
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl try-restart chrony.service
+  live systemctl try-restart chrony.service
 fi
 
 # -- The units: the scorer, and its backup every 5 minutes.
@@ -88,11 +98,11 @@ for unit in kiosk-scorer.service kiosk-scorer-backup.service kiosk-scorer-backup
   copy_file "$DEPLOY_DIR/systemd/$unit" "/etc/systemd/system/$unit" 644
 done
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
-  run systemctl daemon-reload
+  live systemctl daemon-reload
 fi
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$code_before" ]; then
   # A running scorer picks up a new version or unit; the kiosks resend whatever it missed.
-  run systemctl try-restart kiosk-scorer.service
+  live systemctl try-restart kiosk-scorer.service
 fi
 enable_unit kiosk-scorer.service --now
 enable_unit kiosk-scorer-backup.timer --now

@@ -162,8 +162,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
         ours = [line for line in result.stderr.splitlines()
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
-    assert system == ["kiosk-scorer-backup.service", "kiosk-scorer-backup.timer",
-                      "kiosk-scorer.service", "kiosk-table.service"]
+    assert system == ["kiosk-firstboot.service", "kiosk-scorer-backup.service",
+                      "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
+                      "kiosk-update.service", "kiosk-update.timer"]
 
 
 def test_table_unit_is_a_watched_notify_service_without_a_desktop():
@@ -191,6 +192,9 @@ def test_scorer_units_and_the_backup_every_five_minutes():
         "/opt/kiosk/venv/bin/kiosk scorer admin backup --data /var/lib/kiosk-scorer "
         "--to /var/lib/kiosk-scorer/backups")
     assert unit(UNITS / "kiosk-scorer-backup.timer")["Timer.OnCalendar"] == "*:0/5"
+    assert backup["Service.ExecStartPost"] == (
+        "/opt/kiosk/venv/bin/kiosk fleet prune-backups --dir /var/lib/kiosk-scorer/backups "
+        "--keep 24")
 
 
 # -- Kivy's input configuration --------------------------------------------------------------
@@ -251,11 +255,24 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
     skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
     assert re.search(r"^env DEBIAN_FRONTEND=noninteractive apt-get install .*fonts-noto-cjk.*"
-                     r"libsdl2-2\.0-0.*python3-lgpio.*chrony$", skipped, re.M)
+                     r"libgl1 .*chrony", skipped, re.M)
+    assert "lgpio" not in skipped and "libsdl2" not in skipped  # plain Debian's names only
     assert re.search(r"^useradd --system .*--home-dir /home/kiosk .* kiosk$", skipped, re.M)
-    assert "usermod --append --groups gpio,dialout,video,render,input kiosk" in skipped
-    assert "python3 -m venv --system-site-packages /opt/kiosk/venv" in skipped
-    assert f"--constraint {DEPLOY}/constraints.txt {ROOT}" in skipped
+    assert "usermod --append --groups gpio,dialout,lp,video,render,input kiosk" in skipped
+    # A new venv beside the running one, checked, then switched to; never an uninstall.
+    venv = re.search(r"^python3 -m venv (/var/lib/kiosk-app/venvs/\w{16})$", skipped, re.M)
+    assert venv, skipped
+    assert f"--constraint {DEPLOY}/constraints.txt {ROOT}[table]" in skipped
+    assert f"{venv.group(1)}/bin/kiosk rules list" in skipped
+    assert "uninstall" not in skipped
+    assert os.readlink(pi_root / "var/lib/kiosk-app/current") == venv.group(1)
+    assert os.readlink(pi_root / "opt/kiosk/venv") == "/var/lib/kiosk-app/current"
+    assert (etc / "chrony/conf.d/kiosk-table.conf").read_text().splitlines()[-1] == \
+        "makestep 1 -1"
+    assert (etc / "systemd/system/kiosk-firstboot.service").is_file()
+    assert "systemctl enable kiosk-firstboot.service" in skipped
+    assert "systemctl enable kiosk-update.timer" in skipped
+    assert not (etc / "kiosk/update-key.pub").exists()  # no key given: no updates
     assert "systemctl enable kiosk-table.service" in skipped
 
     before = snapshot(pi_root)
@@ -328,7 +345,7 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
                  "kiosk-scorer-backup.timer"):
         assert (tmp_path / "etc/systemd/system" / name).read_text() == (UNITS / name).read_text()
     chrony = (tmp_path / "etc/chrony/conf.d/kiosk-scorer.conf").read_text().splitlines()
-    assert {"allow 192.168.8.0/24", "local stratum 8"} <= set(chrony)
+    assert {"allow 192.168.8.0/24", "local stratum 8 orphan", "makestep 1 -1"} <= set(chrony)
     assert (tmp_path / "var/lib/kiosk-scorer/backups").is_dir()
     skipped = (tmp_path / "var/lib/kiosk-provision/skipped.txt").read_text()
     assert re.search(r"^useradd --system .* scorer$", skipped, re.M)

@@ -20,7 +20,7 @@ def unit_commands() -> list[str]:
     out = []
     for unit in sorted((ROOT / "deploy" / "systemd").glob("*.service")):
         for line in unit.read_text().splitlines():
-            if line.startswith("ExecStart=") and "/bin/kiosk " in line:
+            if line.startswith("Exec") and "/bin/kiosk " in line:
                 out.append(line.split("/bin/kiosk ", 1)[1])
     return out
 

@@ -195,7 +195,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_taken_up_by_kiosks_stays(
     d.make_draft()  # drafting again drops the hand edits
     d.publish()
     d.start_clock(0)
-    setup = {"device": "kiosk-1", "seq": 1, "match": "2", "kind": "setup",
+    setup = {"prev": "", "device": "kiosk-1", "seq": 1, "match": "2", "kind": "setup",
              "data": {**d.assignment(1), "table": 1}, "mono": 1.0, "wall": d.clock(),
              "actor": "referee"}
     d.store.ingest(1, [setup], d.clock())
@@ -340,7 +340,7 @@ def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
     runner = TableRunner(session, door)
     outbox = Outbox(table_path(tmp_path / "k", 1), link)
     connect(outbox, door, session.clock)
-    journal = Journal(table_path(tmp_path / "k", 1))
+    journal = Journal.reader(table_path(tmp_path / "k", 1))  # the session writes it
 
     def cycle():
         outbox.sync_once(journal)

@@ -186,16 +186,6 @@ def test_button_callbacks_only_reach_the_session_through_the_door(table):
     assert presses(runner) == ["N"]
 
 
-def test_without_gpio_the_kiosk_runs_on_the_mock_factory(tmp_path, monkeypatch):
-    from kiosk.hw.panel import default_pin_factory
-
-    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
-    assert isinstance(default_pin_factory(str(tmp_path / "no-gpiochip")), MockFactory)
-    chip = tmp_path / "gpiochip0"
-    chip.touch()
-    assert default_pin_factory(str(chip)) is None  # on a Pi gpiozero chooses (lgpio)
-
-
 def test_a_late_bounce_edge_is_not_a_second_press():
     # Edges can reach the door after the decoder settled past them: they are already judged.
     from kiosk.hw.door import Edge

@@ -6,6 +6,7 @@ the same journal, a read-only card, and a full one."""
 from __future__ import annotations
 
 import contextlib
+import html
 import io
 import os
 import shutil
@@ -17,7 +18,6 @@ import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer.admin import dashboard
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
@@ -43,6 +43,15 @@ def hall(tmp_path):
     codes = director.add_tables(1)
     yield director, codes, TestClient(create_app(director))
     director.store.close()
+
+
+def admin_page(director, path):
+    """What the head referee's console shows at `path`, logged in."""
+    director.set_password("hall-referee-2026")
+    with TestClient(create_app(director)) as console:
+        assert console.post("/admin/login", data={"password": "hall-referee-2026"},
+                            follow_redirects=False).status_code == 303
+        return html.unescape(console.get(path).text)
 
 
 def top_bar(data, state, lang="en"):
@@ -86,8 +95,8 @@ def test_a_journal_restored_from_an_older_copy_and_played_on_ends_in_a_409(tmp_p
     assert kept and all(e["seq"] >= state.conflict for e in kept)  # kept aside, not lost
     assert {e["seq"] for e in kept} <= {e.seq for e in Journal.reader(table_path(k, 1))
                                          .events()}
-    page = dashboard(director, "csrf")
-    assert f"Table 1: its kiosk&#x27;s journal parts from the scorer&#x27;s record at event " \
+    page = admin_page(director, "/admin/tables?lang=en")
+    assert f"Table 1: its kiosk's journal parts from the scorer's record at event " \
         f"{state.conflict}" in page
     bar = top_bar(k, state)
     assert f"event {state.conflict}" in bar and "call the head referee" in bar

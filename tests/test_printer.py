@@ -208,13 +208,21 @@ def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     printer.close()
 
 
-def test_udev_rule_names_the_printer():
+def test_udev_rules_name_the_header_uart_and_every_kind_of_usb_printer():
     rules = (EXAMPLES.parent / "deploy" / "udev" / "99-kiosk-printer.rules").read_text()
     lines = [line for line in rules.splitlines() if line and not line.startswith("#")]
-    assert lines
+    names = {}
     for line in lines:
         pairs = [part.strip() for part in line.split(",")]
-        assert pairs[0] == 'SUBSYSTEM=="tty"'
-        assert 'SYMLINK+="kiosk-printer"' in pairs and 'GROUP="dialout"' in pairs
         for pair in pairs:
-            assert re.fullmatch(r'[A-Z]+(\{\w+\})?(==|\+=|=)"[\w-]+"', pair), pair
+            assert re.fullmatch(r'[A-Z]+(\{\w+\})?(==|\+=|=)"[\w\[\]*-]+"', pair), pair
+        subsystem = pairs[0]
+        link = next(p for p in pairs if p.startswith("SYMLINK+="))
+        group = next(p for p in pairs if p.startswith("GROUP="))
+        names.setdefault(link, []).append((subsystem, group))
+    # The header's UART: ttyAMA0 on every model with the kiosk's config.txt.
+    assert names['SYMLINK+="kiosk-uart"'] == [('SUBSYSTEM=="tty"', 'GROUP="dialout"')]
+    assert 'KERNEL=="ttyAMA0"' in rules
+    usb = names['SYMLINK+="kiosk-printer"']
+    assert usb.count(('SUBSYSTEM=="tty"', 'GROUP="dialout"')) == 4  # the USB-serial chips
+    assert ('SUBSYSTEM=="usbmisc"', 'GROUP="lp"') in usb  # the printer class, /dev/usb/lpN

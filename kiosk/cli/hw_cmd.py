@@ -22,6 +22,19 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                             "firmware_config/config.txt as shipped)")
     check.set_defaults(run=run_check)
 
+    selftest = sub.add_parser("selftest", help="the acceptance run: each LED, the buzzer, each "
+                              "button pressed in turn, a test slip, the window, display and touch")
+    selftest.add_argument("--pinmap", metavar="FILE")
+    selftest.add_argument("--printer", metavar="URL", help="the slip printer (default: "
+                          "--printer from $KIOSK_EXTRA_ARGS, as the kiosk's unit has it)")
+    selftest.add_argument("--printer-baud", type=int, metavar="N")
+    selftest.add_argument("--press-timeout", type=float, default=20.0, metavar="S",
+                          help="how long to wait for each button (default 20 s)")
+    selftest.add_argument("--no-window", action="store_true",
+                          help="leave out the window (the kiosk's service holds the screen)")
+    add_lang(selftest)
+    selftest.set_defaults(run=run_selftest)
+
     slip = commands.add_parser("slip", help="produce a match's score slip")
     slip.add_argument("--data", required=True, metavar="DIR")
     slip.add_argument("--table", required=True, type=int, metavar="N")
@@ -81,3 +94,58 @@ def run_slip(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     return 0
+
+
+def run_selftest(args: argparse.Namespace) -> int:
+    """Every step on its own line as it happens; the last line counts the failures. Exits 1
+    when a part failed."""
+    import os
+    import shlex
+
+    from ..hw import selftest
+    from ..hw.panel import GpioError, board_model, default_pin_factory
+    from ..hw.pinmap import PinMapError, load_pinmap
+    from ..i18n import explain, translator
+
+    t = translator(args.lang)
+    marks = {"ok": "✓", "fail": "✗", "skip": "–", "info": "·", "look": "?"}
+
+    words = {"part": "fleet.part.{}", "other": "fleet.part.{}", "outcome": "fleet.printer.{}",
+             "reason": "fleet.printer.{}", "what": "fleet.selftest.what.{}"}
+
+    def report(step: selftest.Step) -> None:
+        params = {k: t(words[k].format(v)) if k in words else v for k, v in step.params.items()}
+        print(f"{marks[step.outcome]} {t(step.key, **params)}", flush=True)
+
+    extra = shlex.split(os.environ.get("KIOSK_EXTRA_ARGS", ""))
+    printer = args.printer or _option(extra, "--printer")
+    baud = args.printer_baud or int(_option(extra, "--printer-baud") or 9600)
+    steps = list(selftest.run(selftest.system_steps(), report))
+    try:
+        pinmap = load_pinmap(args.pinmap)
+        factory = default_pin_factory()
+        from gpiozero.pins.mock import MockFactory
+
+        if factory is None and os.environ.get("GPIOZERO_PIN_FACTORY") == "mock":
+            factory = MockFactory()  # asked for by name: the test drives it itself
+        mock = isinstance(factory, MockFactory)
+        panel = selftest.PanelTest(pinmap, factory, mock, args.press_timeout)
+        steps += selftest.run(panel.steps(), report)
+    except (GpioError, PinMapError) as exc:
+        detail = explain(exc, args.lang) if isinstance(exc, GpioError) else str(exc)
+        steps += selftest.run(iter([selftest.Step("fleet.selftest.gpio_failed", "fail",
+                                                  {"detail": detail})]), report)
+    slip = selftest.test_slip(t("fleet.selftest.slip_title"), t("fleet.selftest.slip_line"))
+    steps += selftest.run(iter([selftest.printer_step(printer, baud, slip)]), report)
+    on_pi = "Raspberry Pi" in (board_model() or "")
+    steps += selftest.run(selftest.display_steps(on_pi), report)
+    if not args.no_window:
+        steps += selftest.run(iter([selftest.window_step()]), report)
+    failed = sum(step.outcome == "fail" for step in steps)
+    looks = sum(step.outcome == "look" for step in steps)
+    print(t("fleet.selftest.summary", failed=failed, look=looks), flush=True)
+    return 1 if failed else 0
+
+
+def _option(words: list[str], name: str) -> str | None:
+    return words[words.index(name) + 1] if name in words[:-1] else None

@@ -13,7 +13,7 @@ from ..i18n import DEFAULT_LANG, LANGS
 if TYPE_CHECKING:
     from ..rules import Rulesets
 
-from . import demo_cmd, hw_cmd, replay_cmd, rules_cmd, scorer_cmd, table_cmd, ui_cmd
+from . import demo_cmd, fleet_cmd, hw_cmd, replay_cmd, rules_cmd, scorer_cmd, table_cmd, ui_cmd
 
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
 EXIT_USAGE = 2
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     ui_cmd.add_parsers(commands, add_lang)
     scorer_cmd.add_parsers(commands, add_lang)
     demo_cmd.add_parsers(commands, add_lang)
+    fleet_cmd.add_parsers(commands, add_lang)
     return parser
 
 

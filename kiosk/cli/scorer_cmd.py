@@ -30,6 +30,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
                         help="do not announce the scorer on the LAN")
+    scorer.add_argument("--advertise", metavar="ADDR",
+                        help="the address to give out (QR code, hall page, mDNS), e.g. the "
+                             "hall's reserved 192.168.8.2 (default: the LAN's, looked at again "
+                             "every 10 s)")
     # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
     scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
     scorer.set_defaults(run=run_serve)
@@ -194,7 +198,11 @@ def _director(args: argparse.Namespace) -> Any:
     from ..scorer.store import Store
     from .main import load_rulesets
 
-    return Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
+    director = Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
+    from ..scorer.fleet import guard_round_start
+
+    guard_round_start(director, args.data)  # no round while the hall's clocks disagree
+    return director
 
 
 def run_admin(args: argparse.Namespace, run: Run) -> int:
@@ -460,4 +468,4 @@ def run_serve(args: argparse.Namespace) -> int:
             f.write(password + "\n")
         print(translator(DEFAULT_LANG)("security.first-password", path=path), flush=True)
     return serve(director, args.host, args.port, mdns=not args.no_mdns,
-                 secure=not args.no_tls)
+                 secure=not args.no_tls, advertise=args.advertise)

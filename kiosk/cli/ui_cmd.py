@@ -11,6 +11,8 @@ from typing import Any
 
 from .errors import CommandError
 
+EXIT_NO_GPIO = 3  # the unit's journal shows why; systemd starts it again (Restart=always)
+
 
 class TableUIError(CommandError):
     """The kiosk cannot start (a bad size, no font)."""
@@ -26,7 +28,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     table.add_argument("--pin", default=os.environ.get("KIOSK_PIN", "0000"),
                        help="the referee PIN (default $KIOSK_PIN or 0000)")
     table.add_argument("--pinmap", metavar="FILE")
-    table.add_argument("--printer", metavar="URL", help="the slip printer, e.g. /dev/serial0")
+    table.add_argument("--printer", metavar="URL", help="the slip printer: /dev/kiosk-uart (TTL "
+                       "on the header), /dev/kiosk-printer (USB) or a pyserial URL")
+    table.add_argument("--printer-baud", type=int, default=9600, metavar="N",
+                       help="a serial printer's speed, as its self-test page says (default 9600)")
     table.add_argument("--scorer", metavar="URL",
                        help="sync with the hall's scorer at URL (auto: find it by mDNS; "
                             "default: the one this table was paired with, if any)")
@@ -53,7 +58,7 @@ def run_table(args: argparse.Namespace) -> int:
     import tempfile
 
     from ..hw.door import Door
-    from ..hw.panel import Panel, default_pin_factory
+    from ..hw.panel import GpioError, Panel, default_pin_factory
     from ..hw.pinmap import PinMapError, load_pinmap
     from ..hw.printer import PrintQueue, SlipPrinter
     from ..hw.runner import TableRunner
@@ -71,14 +76,21 @@ def run_table(args: argparse.Namespace) -> int:
     rulesets = load_rulesets(args)
     outbox = _outbox(args, data, rulesets)  # before the session: a replacement downloads
     session = TableSession.open(data, args.table, rulesets, clock, SessionConfig(pin=args.pin))
-    if args.screenshots:
-        from gpiozero.pins.mock import MockFactory
+    try:
+        if args.screenshots:
+            from gpiozero.pins.mock import MockFactory
 
-        factory: Any = MockFactory()
-    else:
-        factory = default_pin_factory()
-    panel = Panel(pins, door, clock, pin_factory=factory)
-    printer = (PrintQueue(SlipPrinter(args.printer), data / "slips", door)
+            factory: Any = MockFactory()
+        else:
+            factory = default_pin_factory()
+        panel = Panel(pins, door, clock, pin_factory=factory)
+    except GpioError as exc:  # loud, in the technician's words: never a kiosk without buttons
+        from ..i18n import explain
+
+        session.close()
+        print(f"kiosk table: {explain(exc, args.lang)}", file=sys.stderr)
+        return EXIT_NO_GPIO
+    printer = (PrintQueue(SlipPrinter(args.printer, args.printer_baud), data / "slips", door)
                if args.printer else None)
     runner = TableRunner(session, door, panel, printer=printer, lang=args.lang)
     app = KioskApp(runner, lang=args.lang)

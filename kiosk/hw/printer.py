@@ -1,5 +1,7 @@
 """The score-slip printer: an ESC/POS thermal printer on a serial port, opened by pyserial URL
-(the Pi's UART ``/dev/serial0``, a USB printer's stable udev name, ``loop://`` or a pty in tests).
+(the header's UART ``/dev/kiosk-uart``, a USB printer's stable udev name ``/dev/kiosk-printer``,
+``loop://`` or a pty in tests), or a USB printer of the printer class (``/dev/usb/lpN``, which
+is no tty: written and read as a plain character device).
 
 Printing never blocks the clock or the journal: `PrintQueue` keeps every slip on disk first (for
 reprints), prints on its own thread, and reports the outcome through the door."""
@@ -7,6 +9,8 @@ reprints), prints on its own thread, and reports the outcome through the door.""
 from __future__ import annotations
 
 import contextlib
+import os
+import select
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +24,45 @@ PAPER_STATUS = b"\x10\x04\x04"  # DLE EOT 4: the paper roll sensor
 PAPER_END = 0x60  # both "paper end" bits
 PAPER_LOW = 0x0C  # both "paper near end" bits
 CHUNK = 256
+BAUD_RATES = (9600, 19200, 38400, 57600, 115200)  # what ESC/POS panel printers are set to
+
+
+def is_line_printer(url: str) -> bool:
+    """True for a USB printer-class device (the kernel's usblp: /dev/usb/lpN), whatever link
+    names it."""
+    return os.path.realpath(url).startswith("/dev/usb/lp")
+
+
+class LinePrinterPort:
+    """A printer-class device opened as a file, with the few calls `SlipPrinter` makes of a
+    pyserial port. Reads wait at most `timeout` seconds (usblp answers a status request when
+    the printer is bidirectional)."""
+
+    def __init__(self, path: str, timeout: float) -> None:
+        self.timeout = timeout
+        self.fd = os.open(path, os.O_RDWR | os.O_NOCTTY | os.O_CLOEXEC)
+
+    def reset_input_buffer(self) -> None:
+        while select.select([self.fd], [], [], 0)[0]:
+            if not os.read(self.fd, 256):
+                break
+
+    def write(self, data: bytes) -> int:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view):]
+        return len(data)
+
+    def flush(self) -> None:
+        pass  # os.write has handed every byte to the kernel
+
+    def read(self, size: int) -> bytes:
+        if not select.select([self.fd], [], [], self.timeout)[0]:
+            return b""
+        return os.read(self.fd, size)
+
+    def close(self) -> None:
+        os.close(self.fd)
 
 
 class PrinterError(Exception):
@@ -41,11 +84,16 @@ class PrintResult:
 
 
 class SlipPrinter:
+    """`url`: a pyserial URL or device, or a printer-class device. `baudrate`: the printer's
+    serial speed (its self-test page says it; 9600 unless set otherwise), unused for USB."""
+
     def __init__(self, url: str, baudrate: int = 9600, timeout: float = 1.0) -> None:
         self.url, self.baudrate, self.timeout = url, baudrate, timeout
 
-    def _open(self) -> serial.SerialBase:
+    def _open(self) -> serial.SerialBase | LinePrinterPort:
         try:
+            if is_line_printer(self.url):
+                return LinePrinterPort(self.url, self.timeout)
             return serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.timeout,
                                          write_timeout=self.timeout * 5)
         except (serial.SerialException, OSError, ValueError) as exc:

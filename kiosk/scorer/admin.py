@@ -24,8 +24,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..i18n import DEFAULT_LANG, LANGS, explain
-from . import access, outputs, views
-from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation
+from . import access, fleet, outputs, views
+from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
 from .roster import RosterError
 from .store import StoreError
 from .templating import render, words
@@ -58,6 +58,7 @@ def routes(director: Director) -> list[Route]:
         flash = _flash(request, lang)
         context.setdefault("director", director)
         context.setdefault("tab", "")
+        context.setdefault("error_params", {})
         reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
                                     path=request.url.path, **context), status_code=status)
         if request.query_params.get("lang") in LANGS:
@@ -263,7 +264,8 @@ def routes(director: Director) -> list[Route]:
                 "problems": [(n, p) for n in range(1, count + 1)
                              for p in director.problems(n)],
                 "orphans": len(director.store.orphans()), "muted": director.muted(),
-                "in_use": director.tables_in_use()}
+                "in_use": director.tables_in_use(),
+                "fleet": fleet.view(director, now)}  # versions, health, clocks (fleet.py)
 
     def printing(request: Request) -> dict[str, Any]:
         director._event()
@@ -433,6 +435,13 @@ def routes(director: Director) -> list[Route]:
         director.close_event(_confirmed(form), by=who)
         return "admin.note.closed", {}
 
+    def clock_ok(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        """The head referee checked the scorer's clock by hand (fleet.py)."""
+        if director.scorer_clock is None:
+            raise refuse("fleet.admin.clock_unknown")
+        director.scorer_clock.confirm()
+        return "fleet.admin.clock_confirmed", {}
+
     def reopen(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         director.reopen_event(_text(form, "reason"), by=who)
         return "admin.note.reopened", {}
@@ -453,7 +462,7 @@ def routes(director: Director) -> list[Route]:
         "undo": (undo, "/admin/rounds"), "start": (start, "/admin/rounds"),
         "clock": (clock, "/admin/rounds"), "ruling": (ruling, "/admin/results"),
         "unrule": (unrule, "/admin/rulings"), "close": (close, "/admin"),
-        "reopen": (reopen, "/admin")}
+        "reopen": (reopen, "/admin"), "clock-ok": (clock_ok, "/admin/tables")}
     return [Route("/admin", screen("overview", overview)),
             *[Route(f"/admin/{name}", screen(name, build), methods=["GET"])
               for name, build in pages.items() if name != "overview"],

@@ -9,6 +9,8 @@ network namespace and a hall's laptop can pick the card facing the tables.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -45,13 +47,25 @@ def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceI
         zc.close()
 
 
+VIRTUAL = ("docker", "br-", "veth", "virbr", "vmnet", "vboxnet", "lxc", "lxd", "tun", "tap",
+           "wg", "zt", "tailscale", "cni", "flannel", "podman")
+
+
 def lan_address() -> str:
-    """This machine's address on the LAN (for the hall page's QR code), else loopback."""
+    """This machine's address on the hall's LAN: the one its default route leaves from, else
+    the first private IPv4 address of a real (not virtual) interface, else loopback."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # no packet is sent: this only asks the routing table
+        address = s.getsockname()[0]
+        if not address.startswith("127."):
+            return str(address)
     import ifaddr
 
     for adapter in ifaddr.get_adapters():
+        if adapter.nice_name.startswith(VIRTUAL) or adapter.nice_name == "lo":
+            continue
         for ip in adapter.ips:
-            if isinstance(ip.ip, str) and not ip.ip.startswith("127.") and \
-                    not ip.ip.startswith("169.254."):
+            if isinstance(ip.ip, str) and ipaddress.ip_address(ip.ip).is_private and \
+                    not ip.ip.startswith(("127.", "169.254.")):
                 return ip.ip
     return "127.0.0.1"

@@ -149,11 +149,13 @@ class Slot:
 
 
 class HallFeed:
-    def __init__(self, director: Director, address: str,
+    def __init__(self, director: Director, address: str | Callable[[], str],
                  min_interval: float = MIN_INTERVAL, max_streams: int = MAX_STREAMS,
                  max_per_address: int = MAX_STREAMS_PER_ADDRESS,
                  on_build: Callable[[], None] | None = None) -> None:
-        self.director, self.address = director, address
+        self.director = director
+        # The address may change while the scorer runs (scorer/advertise.py).
+        self.address: Callable[[], str] = address if callable(address) else lambda: address
         self.min_interval, self.on_build = min_interval, on_build
         self.max_streams, self.max_per_address = max_streams, max_per_address
         self.frame: Frame | None = None
@@ -170,7 +172,7 @@ class HallFeed:
         """A new frame from the store as it is now (on the event loop: it is incremental)."""
         director, old = self.director, self.frame
         version = director.version()
-        snap, rows = hall.snapshot_and_keys(director, self.address)
+        snap, rows = hall.snapshot_and_keys(director, self.address())
         keys = _keys(snap, rows)
         if old is None:
             return Frame(1, version, snap, keys, None, director)

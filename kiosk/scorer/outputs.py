@@ -16,9 +16,17 @@ from .director import Director
 from .templating import words
 
 
-def _lang(request: Request) -> str:
+def _lang(request: Request) -> str | None:
+    """The page's language: 简体中文 unless `?lang=` names another; None for one the product
+    does not speak (the caller answers 400, in 简体中文 and English)."""
     lang = request.query_params.get("lang", DEFAULT_LANG)
-    return lang if lang in LANGS else DEFAULT_LANG
+    return lang if lang in LANGS else None
+
+
+def _unknown_lang() -> Response:
+    said = " / ".join(words(lang)("export.error.lang", langs=", ".join(LANGS))
+                      for lang in (DEFAULT_LANG, "en"))
+    return PlainTextResponse(said, status_code=400)
 
 
 def _number(request: Request, name: str) -> int | None:
@@ -30,6 +38,8 @@ def routes(director: Director) -> list[Route]:
     async def printed(request: Request) -> Response:
         kind, ext = request.path_params["kind"], request.path_params["ext"]
         lang = _lang(request)
+        if lang is None:
+            return _unknown_lang()
         where = {"round_no": _number(request, "round"), "table": _number(request, "table"),
                  "team": request.query_params.get("team") or None}
         try:
@@ -50,6 +60,8 @@ def routes(director: Director) -> list[Route]:
 
     async def export(request: Request) -> Response:
         kind, lang = request.path_params["name"], _lang(request)
+        if lang is None:
+            return _unknown_lang()
         event = director.event()
         stem = event.name if event else "event"
         t = words(lang)
@@ -62,7 +74,7 @@ def routes(director: Director) -> list[Route]:
             return PlainTextResponse(exports.sheets(director, lang), headers={
                 "Content-Disposition": printing.disposition(
                     f"{stem}-{t('export.file.sheets')}.txt", inline=True)})
-        return JSONResponse({"error": f"no export {kind!r}"}, status_code=404)
+        return PlainTextResponse(t("export.error.kind"), status_code=404)
 
     return [Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,6 +58,10 @@ class Draft:
 
 class RoundsAndPairings(DirectorBase):
     pairer: Any  # see director.Pairer
+    # Checks a round must pass before its clocks start (each raises AdminError: the hall's
+    # clocks, kiosk/scorer/fleet.py's guard_round_start), and the scorer's clock it watches.
+    round_checks: tuple[Callable[[], None], ...] = ()
+    scorer_clock: Any = None
 
     # -- published rounds -------------------------------------------------------------------
 
@@ -435,6 +440,8 @@ class RoundsAndPairings(DirectorBase):
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
         self._open_event()
+        for check in self.round_checks:
+            check()
         round_no = self.current_round()
         if not round_no or self.round_start(round_no) is not None:
             raise refuse("admin.error.nothing_to_start")
@@ -450,6 +457,8 @@ class RoundsAndPairings(DirectorBase):
         scripts and the demo. Returns the round number."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
+        for check in self.round_checks:  # before publishing: nothing half done
+            check()
         current = self.current_round()
         if not current or self.round_start(current) is not None:
             self.publish(confirm=True, by=by)

@@ -3,7 +3,6 @@ behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
-import contextlib
 import ssl
 from types import FrameType
 
@@ -11,8 +10,8 @@ import uvicorn
 from starlette.applications import Starlette
 
 from . import tls
+from .advertise import Advertiser
 from .director import Director
-from .discovery import announce, lan_address
 from .shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
 from .web import create_app
 
@@ -21,8 +20,7 @@ MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 655
 
 def public_url(host: str, port: int, secure: bool = True) -> str:
     """The address players and kiosks use: the LAN's when listening on every interface."""
-    shown = lan_address() if host in ("0.0.0.0", "") else host
-    return f"{'https' if secure else 'http'}://{shown}:{port}/"
+    return Advertiser(host, port, mdns=False, secure=secure).url
 
 
 class ScorerServer(uvicorn.Server):
@@ -51,18 +49,21 @@ def server_for(app: Starlette, host: str, port: int,
 
 
 def serve(director: Director, host: str, port: int, mdns: bool = True,
-          secure: bool = True) -> int:
-    url = public_url(host, port, secure)
+          secure: bool = True, advertise: str | None = None) -> int:
     identity = tls.identity(director.store)
     context = identity.server_context() if secure else None
-    server = server_for(create_app(director, url), host, port, context)
     event = director.event()
-    with contextlib.ExitStack() as stack:
-        if mdns and not host.startswith("127."):
-            stack.enter_context(announce(url.split("//")[1].split(":")[0], port,
-                                         event.name if event else "scorer"))
-        print(f"scorer: hall page {url}  admin {url}admin  certificate SHA-256 "
-              f"{identity.fingerprint}", flush=True)
+    # The address given out (QR code, hall page, mDNS): --advertise, else the LAN's, kept
+    # true while the scorer runs (scorer/advertise.py).
+    advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
+                            secure=secure)
+    server = server_for(create_app(director, lambda: advertiser.url), host, port, context)
+    advertiser.start()
+    try:
+        print(f"scorer: hall page {advertiser.url}  admin {advertiser.url}admin  certificate "
+              f"SHA-256 {identity.fingerprint}", flush=True)
         server.run()
+    finally:
+        advertiser.stop()
     director.store.close()
     return 0

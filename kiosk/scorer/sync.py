@@ -44,7 +44,7 @@ from ..wire import (
     sign,
     sign_answer,
 )
-from . import tls
+from . import fleet, tls
 from .access import Limiter
 from .director import Director
 from .store import Ingested, Store, StoreError
@@ -102,6 +102,7 @@ class Budget:
 
 def routes(director: Director) -> list[Route]:
     store, clock = director.store, director.clock
+    reports = fleet.Reports()
     replays = Replays(clock())
     # Attempts that have not (yet) paired, per source; a hall pairs its tables one by one.
     pairing_tries = Limiter(per_source=5, ceiling=300)
@@ -226,9 +227,12 @@ def routes(director: Director) -> list[Route]:
             return checked
         table, now, signer, raw = checked
         try:
-            batch = check_batch(loads(raw))
+            body = loads(raw)
+            batch = check_batch(body)
         except WireError as exc:
             return refusal(400, exc.key or "wire.not-json", now, signer, **exc.params)
+        # The kiosk's version, health and clock offset, for the admin page (scorer/fleet.py).
+        await fleet.note(director, reports, table, body.get("kiosk"), now)
         confirm = not store.confirmed(table)
         if batch.events or confirm:
             def job(db: Any) -> Ingested:

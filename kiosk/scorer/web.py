@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -20,7 +20,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, hall, hall_page, outputs, sync
+from . import admin, hall, hall_page, outputs, sync, updates
 from .director import Director
 from .feed import HallFeed
 from .shield import SecurityHeaders
@@ -33,7 +33,8 @@ STATIC = Path(__file__).parent / "static"
 CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart resumes there)
 
 
-def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> ScorerApp:
+def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/"
+               ) -> ScorerApp:
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> HTMLResponse:
@@ -67,7 +68,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
         return JSONResponse(hall.tables(director))
 
     async def qr(request: Request) -> Response:
-        return Response(hall_page.qr_svg(address + "team"), media_type="image/svg+xml")
+        return Response(hall_page.qr_svg(feed.address() + "team"), media_type="image/svg+xml")
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # While serving, Swiss rounds are paired in a worker process.
@@ -93,6 +94,7 @@ def create_app(director: Director, address: str = "http://127.0.0.1:8080/") -> S
                 Route("/api/teams", teams), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
                 *outputs.routes(director), *sync.routes(director), *admin.routes(director),
+                *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         lifespan=contextlib.asynccontextmanager(lifespan))

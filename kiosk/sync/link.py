@@ -24,6 +24,7 @@ import ssl
 import string
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,8 @@ class ScorerLink:
         self.url = url.rstrip("/") if self.injected else https(url)
         self.timeout = timeout
         self.credential = credential
+        # The kiosk's version, health and offset sent with each batch (kiosk/fleet/status.py).
+        self.report: Callable[[float | None], dict[str, Any]] | None = None
         self.client = client or self._client()
         # (round trip, scorer time minus this machine's monotonic time) of signed answers
         self._samples: deque[tuple[float, float]] = deque(maxlen=16)
@@ -259,6 +262,8 @@ class ScorerLink:
         batch: dict[str, Any] = {"events": events, "behind": behind}
         if head is not None:
             batch["head"] = {"seq": head[0], "hash": head[1]}
+        if self.report is not None:
+            batch["kiosk"] = self.report(self.offset)
         return self._request("POST", f"/api/tables/{self.credential.table}/events",
                              dumps(batch))
 

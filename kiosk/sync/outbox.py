@@ -20,9 +20,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..fleet.status import kiosk_status
 from ..table.journal import Journal, JournalError
 from .link import LinkError, ScorerLink
 
@@ -62,6 +64,7 @@ class Outbox:
                  on_state: Callable[[LinkState], None] | None = None,
                  rng: random.Random | None = None) -> None:
         self.journal_path, self.link = Path(journal_path), link
+        link.report = partial(kiosk_status, self.journal_path.parent)
         self.on_assignment, self.on_state = on_assignment, on_state
         self.rng = rng or random.Random()
         self.acked: int | None = None  # the scorer's high-water mark, as last answered

@@ -1,0 +1,231 @@
+"""`kiosk fleet …`: what the units of a fleet of kiosks run (first boot, pairing once, pruning
+the scorer's backups) and the technician's update bundles."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pwd
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import CommandError
+
+DEPLOY_CONSTRAINTS = Path(__file__).resolve().parents[2] / "deploy" / "constraints.txt"
+
+
+class FleetError(CommandError):
+    """A fleet command cannot do what it was asked (a refused kiosk.toml, a bad bundle)."""
+
+
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+    fleet = commands.add_parser("fleet", help="first boot, updates and upkeep of the kiosks")
+    sub = fleet.add_subparsers(dest="fleet_command", required=True, metavar="ACTION")
+
+    first = sub.add_parser("firstboot", help="take this card's identity from kiosk.toml on the "
+                           "boot partition (kiosk-firstboot.service, at every boot)")
+    first.add_argument("--root", default="/", metavar="DIR",
+                       help="the system's root (default /; a scratch root to try it)")
+    first.add_argument("--user", default="kiosk", help="the kiosk's user (default kiosk)")
+    add_lang(first)
+    first.set_defaults(run=run_firstboot)
+
+    pair = sub.add_parser("pair-pending", help="pair with the pairing code first boot left, "
+                          "if there is one (kiosk-table.service, before the kiosk starts)")
+    pair.add_argument("--data", required=True, metavar="DIR")
+    pair.add_argument("--table", required=True, type=int, metavar="N")
+    pair.add_argument("--scorer", default="auto", metavar="URL")
+    pair.set_defaults(run=run_pair_pending)
+
+    prune = sub.add_parser("prune-backups", help="keep the newest backups and one an hour")
+    prune.add_argument("--dir", required=True, metavar="DIR")
+    prune.add_argument("--keep", type=int, default=24, metavar="N",
+                       help="the newest N are kept, and the newest of every hour (default 24)")
+    prune.set_defaults(run=run_prune)
+
+    keygen = sub.add_parser("keygen", help="make the fleet's update key (keep the private "
+                            "half on your own machine; the public half goes on every kiosk)")
+    keygen.add_argument("--out", required=True, metavar="DIR",
+                        help="writes update-key.pem (private) and update-key.pub (public)")
+    keygen.set_defaults(run=run_keygen)
+
+    bundle = sub.add_parser("bundle", help="make a signed update bundle")
+    bundle.add_argument("--version", required=True)
+    bundle.add_argument("--wheel", required=True, metavar="FILE", help="the project's wheel")
+    bundle.add_argument("--wheelhouse", required=True, metavar="DIR",
+                        help="every wheel it needs, for the kiosks' Python and machine")
+    bundle.add_argument("--constraints", default=str(DEPLOY_CONSTRAINTS), metavar="FILE")
+    bundle.add_argument("--key", required=True, metavar="FILE", help="update-key.pem")
+    bundle.add_argument("--extra", choices=("table", "scorer"), default="table")
+    bundle.add_argument("--out", required=True, metavar="FILE")
+    bundle.set_defaults(run=run_bundle)
+
+    publish = sub.add_parser("publish", help="serve a bundle to the kiosks from this scorer")
+    publish.add_argument("--data", required=True, metavar="DIR", help="the scorer's data")
+    publish.add_argument("--key", metavar="FILE", help="update-key.pub: check it first")
+    publish.add_argument("bundle", metavar="FILE")
+    publish.set_defaults(run=run_publish)
+
+    update = sub.add_parser("update", help="install the scorer's update, if it serves a new "
+                            "version (kiosk-update.service)")
+    update.add_argument("--scorer", metavar="URL",
+                        help="the scorer (default: $KIOSK_SCORER, as the kiosk's unit has it)")
+    update.add_argument("--bundle", metavar="FILE", help="a bundle file instead of the scorer's")
+    update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE")
+    update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR")
+    update.add_argument("--data", default="/var/lib/kiosk", metavar="DIR",
+                        help="the table's data: an update waits until its match is idle, and "
+                             "the scorer's certificate pinned at pairing is used")
+    update.add_argument("--table", type=int, metavar="N",
+                        default=int(os.environ.get("KIOSK_TABLE") or 0) or None,
+                        help="this kiosk's table (default $KIOSK_TABLE)")
+    update.add_argument("--unit", default="kiosk-table.service")
+    update.add_argument("--ready-timeout", type=float, default=90.0, metavar="S",
+                        help="roll back when the new kiosk has not said READY by then")
+    update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
+                        help="the table counts as idle after this long without an event")
+    update.set_defaults(run=run_update)
+
+
+def run_firstboot(args: argparse.Namespace) -> int:
+    from ..fleet.identity import IdentityError, Paths, apply, consume
+
+    paths = Paths(root=Path(args.root))
+    try:
+        owner = pwd.getpwnam(args.user)
+        ids: tuple[int, int] | None = (owner.pw_uid, owner.pw_gid)
+    except KeyError:
+        ids = None  # a scratch root: files stay the caller's
+    try:
+        identity = consume(paths, ids)
+    except IdentityError as exc:  # in the technician's words (systemctl status shows it)
+        from ..i18n import explain
+
+        print(f"kiosk fleet firstboot: {explain(exc, args.lang)}", file=sys.stderr)
+        return 2
+    if identity is not None:
+        print(f"kiosk.toml: table {identity.table}, scorer {identity.scorer}: settings written "
+              f"to {paths.settings_dir}/kiosk.env, kiosk.toml removed from the boot partition")
+    for path in apply(paths):
+        print(f"applied {path}")
+        if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
+            print("the kernel command line changed: rebooting once to use it")
+            (paths.at("/run") / "kiosk-reboot-needed").touch()
+    return 0
+
+
+def run_pair_pending(args: argparse.Namespace) -> int:
+    """Never fails the kiosk's start: without the scorer the kiosk runs offline, and the code
+    stays for the next start."""
+    code_file = Path(args.data) / "pair-code"
+    if not code_file.exists():
+        return 0
+    code = code_file.read_text(encoding="utf-8").strip()
+    from ..sync.join import join
+    from ..sync.link import LinkError
+    from .main import load_rulesets
+
+    try:
+        join(args.data, args.table, args.scorer, code, load_rulesets(args))
+    except (LinkError, OSError) as exc:
+        print(f"kiosk fleet pair-pending: not paired yet ({exc}); trying again at the next "
+              "start", file=sys.stderr)
+        return 0
+    code_file.unlink()
+    print(f"table {args.table} paired with the scorer")
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    from ..scorer.backups import prune
+
+    if args.keep < 1:
+        raise FleetError("--keep must be at least 1").explained("fleet.backups.keep")
+    removed = prune(args.dir, args.keep)
+    print(f"{len(removed)} old backups removed from {args.dir}")
+    return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    from ..update.bundle import new_key
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    private, public = new_key()
+    if (out / "update-key.pem").exists():
+        raise FleetError(f"{out}/update-key.pem exists: keep it, or move it away first"
+                         ).explained("fleet.update.key_exists", path=str(out / "update-key.pem"))
+    fd = os.open(out / "update-key.pem", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(private)
+    (out / "update-key.pub").write_bytes(public)
+    print(f"{out}/update-key.pem: the private key (keep it safe, never on a kiosk)")
+    print(f"{out}/update-key.pub: the public key (provision-kiosk.sh --update-key, the image)")
+    return 0
+
+
+def run_bundle(args: argparse.Namespace) -> int:
+    from ..update.bundle import BundleError, build
+
+    try:
+        manifest = build(Path(args.out), args.version, Path(args.wheel), Path(args.wheelhouse),
+                         Path(args.constraints), Path(args.key).read_bytes(), args.extra)
+    except (BundleError, OSError, ValueError) as exc:
+        raise FleetError(str(exc)).explained(
+            getattr(exc, "key", None) or "fleet.update.cannot_build", detail=str(exc)) from None
+    print(f"{args.out}: version {manifest.version}, {len(manifest.files) - 1} wheels, signed")
+    return 0
+
+
+def run_publish(args: argparse.Namespace) -> int:
+    from ..scorer.updates import publish
+    from ..update.bundle import BundleError
+
+    key = Path(args.key).read_bytes() if args.key else None
+    try:
+        offer = publish(args.data, Path(args.bundle), key)
+    except (BundleError, OSError, ValueError) as exc:
+        raise FleetError(str(exc)).explained(
+            getattr(exc, "key", None) or "fleet.update.damaged", detail=str(exc)) from None
+    print(f"serving version {offer['version']} to the kiosks")
+    return 0
+
+
+def run_update(args: argparse.Namespace) -> int:
+    """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
+    import httpx
+
+    from ..update.apply import (
+        SystemdService,
+        Updater,
+        download,
+        python_for_venvs,
+        scorer_client,
+        table_idle,
+    )
+    from ..update.bundle import BundleError
+
+    app_dir = Path(args.app_dir)
+    updater = Updater(app_dir, Path(args.key).read_bytes(), SystemdService(args.unit),
+                      args.ready_timeout, python_for_venvs())
+    bundle = Path(args.bundle) if args.bundle else None
+    if bundle is None:
+        scorer = args.scorer or os.environ.get("KIOSK_SCORER")
+        if not scorer:
+            raise FleetError("give --scorer URL").explained("fleet.update.no_scorer")
+        try:
+            with scorer_client(Path(args.data), args.table) as client:
+                bundle = download(scorer, app_dir / "downloads", updater.installed_version(),
+                                  client)
+        except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
+            print(f"update: the scorer's update cannot be fetched now: {exc}")
+            return 0
+        if bundle is None:
+            print(f"update: version {updater.installed_version() or '?'} is the one served")
+            return 0
+    data = Path(args.data)
+    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after))
+    print(f"update: {outcome.status} {outcome.version} {outcome.detail}".rstrip())
+    return 1 if outcome.status in ("failed", "rolled_back", "refused") else 0

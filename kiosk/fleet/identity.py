@@ -1,0 +1,281 @@
+"""One card's identity, from one file: `kiosk.toml` on the card's FAT boot partition.
+
+Fifty cards are flashed from one image; the technician then edits `kiosk.toml` on each (any
+computer opens the FAT partition). At boot, `kiosk-firstboot.service` runs `kiosk fleet
+firstboot`: a `kiosk.toml` found there is checked, turned into the kiosk's settings on the data
+partition (`/etc/kiosk/kiosk.env`, root only, for the table's unit; the pairing code for the
+kiosk to use once), and removed from the boot partition (it holds the PIN and the pairing
+code). Every boot then applies the settings the read-only root forgets: the host name, the
+scorer as chrony's time source (with the hall's time key), the Wi-Fi. The scorer's
+certificate is not set here: the kiosk learns it, sealed, when it pairs with the code, and pins
+it from then on.
+
+A file with a mistake changes nothing: the error names the key and what is allowed, the file
+stays where it is, and the unit fails (`systemctl status kiosk-firstboot`)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules import RulesError
+
+BOOT_FILE = "/boot/firmware/kiosk.toml"
+SETTINGS_DIR = "/etc/kiosk"
+DATA_DIR = "/var/lib/kiosk"
+PRINTERS = {"none": None, "usb": "/dev/kiosk-printer", "uart": "/dev/kiosk-uart"}
+BAUDS = (9600, 19200, 38400, 57600, 115200)
+LANGS = ("zh-Hans", "zh-Hant", "en")
+ROTATIONS = (0, 90, 180, 270)
+HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)"
+SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
+TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
+KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
+        "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
+SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
+WIFI_KEYS = {"ssid", "psk", "country"}
+
+
+class IdentityError(RulesError):
+    """kiosk.toml is refused: `key` names the line to fix."""
+
+
+def _refuse(key: str, problem: str, **params: Any) -> IdentityError:
+    return IdentityError(f"kiosk.toml: {key}: {problem}").explained(
+        f"fleet.identity.{problem}", setting=key, **params)
+
+
+@dataclass(frozen=True)
+class Identity:
+    table: int
+    scorer: str
+    scorer_host: str
+    pin: str
+    time_key: str = ""
+    pairing_code: str = ""
+    hostname: str = ""
+    printer: str = "none"
+    printer_baud: int = 9600
+    lang: str = "zh-Hans"
+    rotation: int = 0
+    hdmi_mode: str = ""
+    wifi_ssid: str = ""
+    wifi_psk: str = ""
+    wifi_country: str = ""
+    ssh_key: str = ""
+
+    def env(self) -> str:
+        """The table unit's environment file (kiosk-table.service reads it)."""
+        extra = [f"--lang {self.lang}"]
+        if PRINTERS[self.printer]:
+            extra.append(f"--printer {PRINTERS[self.printer]} --printer-baud {self.printer_baud}")
+        lines = [
+            "# Written by kiosk-firstboot.service from the boot partition's kiosk.toml.",
+            "# To change a kiosk: put a new kiosk.toml on its boot partition and reboot.",
+            f"KIOSK_TABLE={self.table}",
+            f"KIOSK_SCORER={self.scorer}",
+            f"KIOSK_TIME_KEY={self.time_key}",
+            f"KIOSK_PIN={self.pin}",
+            f"KIOSK_HOSTNAME={self.hostname or f'table-{self.table:02d}'}",
+            f"KIOSK_HDMI_MODE={self.hdmi_mode}",
+            f"KIOSK_WIFI_SSID={self.wifi_ssid}",
+            f"KIOSK_WIFI_PSK={self.wifi_psk}",
+            f"KIOSK_WIFI_COUNTRY={self.wifi_country}",
+            f"KIOSK_EXTRA_ARGS={' '.join(extra)}",
+            # Kivy reads KCFG_<SECTION>_<KEY> over its config.ini: the screen and its touches
+            # turned together (Touch Display 2 is a portrait panel: 90 or 270 for landscape).
+            f"KCFG_GRAPHICS_ROTATION={self.rotation}",
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def parse(text: str) -> Identity:
+    """A kiosk.toml's identity. Raises IdentityError naming the first bad key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise IdentityError(f"kiosk.toml: {exc}").explained(
+            "fleet.identity.not_toml", detail=str(exc)) from None
+    unknown = sorted(set(data) - KEYS)
+    if unknown:
+        raise _refuse(unknown[0], "unknown_key", allowed=", ".join(sorted(KEYS)))
+    for key in ("table", "scorer", "pin"):
+        if key not in data:
+            raise _refuse(key, "missing")
+    table = data["table"]
+    if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
+        raise _refuse("table", "bad_table")
+    scorer = data["scorer"]
+    match = SCORER.match(scorer) if isinstance(scorer, str) else None
+    if match is None:
+        raise _refuse("scorer", "bad_scorer")
+    host = match.group(2).strip("[]")
+    url = f"{match.group(1)}://{match.group(2)}{match.group(3) or ':8080'}"
+    pin = data["pin"]
+    if not isinstance(pin, str) or not re.fullmatch(r"\d{4,8}", pin) or pin == "0000":
+        raise _refuse("pin", "bad_pin")
+    fields: dict[str, Any] = {"table": table, "scorer": url, "scorer_host": host, "pin": pin}
+    if "time_key" in data:
+        if not isinstance(data["time_key"], str) or not TIME_KEY.match(data["time_key"]):
+            raise _refuse("time_key", "bad_time_key")
+        fields["time_key"] = data["time_key"]
+    if "pairing_code" in data:
+        code = data["pairing_code"]
+        if not isinstance(code, str) or not re.fullmatch(r"[0-9A-Za-z-]{4,32}", code):
+            raise _refuse("pairing_code", "bad_code")
+        fields["pairing_code"] = code
+    if "hostname" in data:
+        name = data["hostname"]
+        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?",
+                                                         name):
+            raise _refuse("hostname", "bad_hostname")
+        fields["hostname"] = name
+    fields.update(_choice(data, "printer", tuple(PRINTERS)))
+    fields.update(_choice(data, "printer_baud", BAUDS))
+    fields.update(_choice(data, "lang", LANGS))
+    fields.update(_choice(data, "rotation", ROTATIONS))
+    if "hdmi_mode" in data:
+        mode = data["hdmi_mode"]
+        if not isinstance(mode, str) or not re.fullmatch(r"\d+x\d+(@\d+)?", mode):
+            raise _refuse("hdmi_mode", "bad_hdmi_mode")
+        fields["hdmi_mode"] = mode
+    if "wifi" in data:
+        fields.update(_wifi(data["wifi"]))
+    if "ssh_key" in data:
+        if not isinstance(data["ssh_key"], str) or not SSH_KEY.match(data["ssh_key"]):
+            raise _refuse("ssh_key", "bad_ssh_key")
+        fields["ssh_key"] = data["ssh_key"]
+    return Identity(**fields)
+
+
+def _choice(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> dict[str, Any]:
+    if key not in data:
+        return {}
+    value = data[key]
+    if isinstance(value, bool) or value not in allowed:
+        raise _refuse(key, "not_allowed", allowed=", ".join(map(str, allowed)))
+    return {key: value}
+
+
+def _wifi(wifi: Any) -> dict[str, str]:
+    if not isinstance(wifi, dict):
+        raise _refuse("wifi", "bad_wifi")
+    unknown = sorted(set(wifi) - WIFI_KEYS)
+    if unknown:
+        raise _refuse(f"wifi.{unknown[0]}", "unknown_key", allowed=", ".join(sorted(WIFI_KEYS)))
+    ssid, psk, country = (wifi.get(k, "") for k in ("ssid", "psk", "country"))
+    if not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32:
+        raise _refuse("wifi.ssid", "bad_wifi")
+    if not isinstance(psk, str) or not 8 <= len(psk) <= 63 or "\n" in psk or '"' in psk:
+        raise _refuse("wifi.psk", "bad_wifi")
+    if not isinstance(country, str) or not re.fullmatch(r"[A-Z]{2}", country):
+        raise _refuse("wifi.country", "bad_wifi")
+    return {"wifi_ssid": ssid, "wifi_psk": psk, "wifi_country": country}
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where first boot reads and writes; `root` prefixes them all (a scratch root in tests)."""
+
+    root: Path = Path("/")
+    boot_file: str = BOOT_FILE
+    settings_dir: str = SETTINGS_DIR
+    data_dir: str = DATA_DIR
+
+    def at(self, path: str) -> Path:
+        return self.root / path.lstrip("/")
+
+
+def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | None:
+    """Turn the boot partition's kiosk.toml (if there is one) into the settings, then remove
+    it. Returns the identity read, or None when there was no file. Raises IdentityError (and
+    changes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
+    the pairing code it reads."""
+    source = paths.at(paths.boot_file)
+    if not source.exists():
+        return None
+    identity = parse(source.read_text(encoding="utf-8-sig"))  # Notepad may add a BOM
+    settings = paths.at(paths.settings_dir)
+    settings.mkdir(parents=True, exist_ok=True)
+    _write(settings / "kiosk.env", identity.env(), 0o600)
+    code_file = paths.at(paths.data_dir) / "pair-code"
+    if identity.pairing_code:
+        _write(code_file, identity.pairing_code + "\n", 0o600, owner)
+    if identity.ssh_key:  # sshd reads it there (the image's sshd_config.d/kiosk.conf)
+        _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
+    source.unlink()  # last: a power cut before this reads the file again at the next boot
+    return identity
+
+
+def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = None) -> None:
+    """Write beside, then rename: a power cut leaves the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".new")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(temp, mode)
+    if owner is not None:
+        os.chown(temp, *owner)
+    temp.replace(path)
+
+
+def read_env(path: Path) -> dict[str, str]:
+    """The NAME=VALUE lines of an environment file."""
+    values = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "=" in line:
+            name, _, value = line.partition("=")
+            values[name] = value
+    return values
+
+
+def apply(paths: Paths) -> list[str]:
+    """Each boot: what the read-only root forgets, from the settings. Returns the files it
+    wrote (relative to the root): the host name, the scorer as time source, the Wi-Fi."""
+    env_file = paths.at(paths.settings_dir) / "kiosk.env"
+    if not env_file.exists():
+        return []
+    env = read_env(env_file)
+    written = []
+
+    def put(path: str, text: str, mode: int = 0o644) -> None:
+        target = paths.at(path)
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            _write(target, text, mode)
+            written.append(path)
+
+    hostname = env.get("KIOSK_HOSTNAME", "")
+    if hostname:
+        put("/etc/hostname", hostname + "\n")
+        hosts = paths.at("/etc/hosts")
+        old = hosts.read_text(encoding="utf-8") if hosts.exists() else "127.0.0.1\tlocalhost\n"
+        kept = [line for line in old.splitlines() if not line.startswith("127.0.1.1")]
+        put("/etc/hosts", "\n".join([*kept, f"127.0.1.1\t{hostname}"]) + "\n")
+    match = SCORER.match(env.get("KIOSK_SCORER", ""))
+    key = env.get("KIOSK_TIME_KEY", "")
+    if key:  # the scorer's time is taken only when signed with the hall's key
+        put("/etc/chrony/chrony.keys", f"1 SHA256 HEX:{key}\n", 0o600)
+    if match:
+        put("/etc/chrony/sources.d/kiosk-scorer.sources",
+            "# The hall's scorer (kiosk.toml, applied by kiosk-firstboot.service).\n"
+            f"server {match.group(2).strip('[]')} iburst prefer{' key 1' if key else ''}\n")
+    mode = env.get("KIOSK_HDMI_MODE", "")
+    cmdline = paths.at("/boot/firmware/cmdline.txt")
+    if mode and cmdline.exists():  # the Zero 2 W's HDMI display: its mode for KMS
+        words = [w for w in cmdline.read_text(encoding="utf-8").split()
+                 if not w.startswith("video=HDMI-A-1:")]
+        put("/boot/firmware/cmdline.txt", " ".join([*words, f"video=HDMI-A-1:{mode}"]) + "\n")
+    if env.get("KIOSK_WIFI_SSID"):
+        put("/etc/wpa_supplicant/wpa_supplicant-wlan0.conf",
+            f"ctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\n"
+            f"country={env.get('KIOSK_WIFI_COUNTRY', '')}\n"
+            f"network={{\n\tssid=\"{env['KIOSK_WIFI_SSID']}\"\n"
+            f"\tpsk=\"{env.get('KIOSK_WIFI_PSK', '')}\"\n}}\n", 0o600)
+    return written

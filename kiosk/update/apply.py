@@ -1,0 +1,288 @@
+"""A kiosk updates itself from the scorer, safely.
+
+`kiosk-update.timer` runs `kiosk fleet update` as root every few minutes. It asks the scorer
+which version it serves; when that is not the installed one, it downloads the bundle to the
+data partition, checks its signature (bundle.py), installs it into a **new** venv beside the
+running one (pip --no-index from the bundle's wheels: nothing from the internet), checks it,
+and waits until the table is idle (no event for a few minutes: never mid-hand). Then it points
+`current` at the new venv (one rename) and restarts the kiosk. If systemd does not hear the
+new kiosk's READY=1 within N seconds, `current` goes back to the version before, the kiosk is
+restarted on it, and the bundle's version is remembered as bad (not tried again). Nothing is
+ever uninstalled first; the venvs live on the data partition (a read-only root keeps them)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+
+from .bundle import BundleError, Manifest, extract, verify
+
+APP_DIR = Path("/var/lib/kiosk-app")
+VERSION_FILE = ".kiosk-version"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an update did: `status` is current (nothing to do), installed, rolled_back,
+    failed (the new version did not install; the old one runs on), refused (a bad bundle or a
+    version that failed before), busy (a match is on: later) or offline (no scorer)."""
+
+    status: str
+    version: str = ""
+    detail: str = ""
+
+
+class Service(Protocol):
+    def restart(self) -> None: ...
+    def wait_ready(self, timeout: float) -> bool: ...
+
+
+class SystemdService:
+    """The kiosk's unit. Type=notify: the unit is "active" only once the app said READY=1;
+    until then it is "activating" (also while Restart= brings a crashing app back)."""
+
+    def __init__(self, unit: str = "kiosk-table.service", settle: float = 5.0) -> None:
+        self.unit, self.settle = unit, settle
+        self._before = "0"
+
+    def _show(self) -> dict[str, str]:
+        out = subprocess.run(["systemctl", "show", "-p", "ActiveState,MainPID", self.unit],
+                             capture_output=True, text=True, timeout=30).stdout
+        return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+    def restart(self) -> None:
+        self._before = self._show().get("MainPID", "0")
+        subprocess.run(["systemctl", "restart", "--no-block", self.unit], check=True,
+                       timeout=30)
+
+    def wait_ready(self, timeout: float) -> bool:
+        """True once a new process of the unit is active (it said READY=1), and still so
+        `settle` seconds later."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            state = self._show()
+            # Right after the restart was queued the old process may still be "active".
+            if state.get("ActiveState") == "active" and \
+                    state.get("MainPID") not in ("0", self._before):
+                time.sleep(self.settle)
+                again = self._show()
+                return again.get("ActiveState") == "active" and \
+                    again.get("MainPID") == state.get("MainPID")
+            time.sleep(0.5)
+        return False
+
+
+def table_idle(data_dir: Path, idle_after: float = 300.0,
+               now: Callable[[], float] = time.time) -> bool:
+    """True when no table journal in `data_dir` has had an event for `idle_after` seconds (a
+    match in play writes every few seconds). Read-only: the kiosk keeps writing meanwhile."""
+    for path in data_dir.glob("table-*.sqlite"):
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5) as db:
+                (last,) = db.execute("SELECT max(wall) FROM events").fetchone()
+        except sqlite3.Error:
+            return False  # cannot tell: not now
+        if last is not None and now() - float(last) < idle_after:
+            return False
+    return True
+
+
+class Updater:
+    """Installs verified bundles into `app_dir` (venvs/, current, previous) and switches the
+    kiosk's service over to them."""
+
+    def __init__(self, app_dir: Path, public_key: bytes, service: Service,
+                 ready_timeout: float = 90.0, python: str = "python3") -> None:
+        self.app_dir, self.public_key, self.service = app_dir, public_key, service
+        self.ready_timeout, self.python = ready_timeout, python
+
+    # -- what is installed -------------------------------------------------------------------
+
+    def installed_version(self) -> str | None:
+        try:
+            return (self.app_dir / "current" / VERSION_FILE).read_text().strip() or None
+        except OSError:
+            return None
+
+    def bad_versions(self) -> set[str]:
+        try:
+            return set(json.loads((self.app_dir / "bad-versions.json").read_text()))
+        except (OSError, ValueError):
+            return set()
+
+    def _mark_bad(self, version: str) -> None:
+        bad = sorted(self.bad_versions() | {version})
+        _write_atomic(self.app_dir / "bad-versions.json", json.dumps(bad).encode())
+
+    # -- the update --------------------------------------------------------------------------
+
+    def apply(self, bundle: Path, idle: Callable[[], bool] = lambda: True) -> Outcome:
+        try:
+            manifest = verify(bundle, self.public_key)
+        except BundleError as exc:
+            return Outcome("refused", "", str(exc))
+        if manifest.version == self.installed_version():
+            return Outcome("current", manifest.version)
+        if manifest.version in self.bad_versions():
+            return Outcome("refused", manifest.version, "this version failed to start before")
+        venv = self.app_dir / "venvs" / f"{manifest.version}-{_digest(manifest)}"
+        if not (venv / VERSION_FILE).exists():
+            problem = self._install(bundle, manifest, venv)
+            if problem:
+                shutil.rmtree(venv, ignore_errors=True)
+                return Outcome("failed", manifest.version, problem)
+        if not idle():
+            return Outcome("busy", manifest.version, "a match is in play")
+        return self._switch(venv, manifest.version)
+
+    def _install(self, bundle: Path, manifest: Manifest, venv: Path) -> str:
+        """Build the new venv; returns "" or what went wrong."""
+        shutil.rmtree(venv, ignore_errors=True)  # the rest of an interrupted try
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=self.app_dir, prefix="staging-") as staging:
+            files = Path(staging)
+            extract(bundle, manifest, files)
+            wheel = files / "wheels" / manifest.wheel
+            steps = [
+                [self.python, "-m", "venv", str(venv)],
+                [str(venv / "bin" / "python"), "-m", "pip", "--isolated", "install", "--quiet",
+                 "--no-index", "--find-links", str(files / "wheels"),
+                 "--constraint", str(files / "constraints.txt"), f"{wheel}[{manifest.extra}]"],
+                [str(venv / "bin" / "kiosk"), "rules", "list"],
+            ]
+            for step in steps:
+                done = subprocess.run(step, capture_output=True, text=True, timeout=1800)
+                if done.returncode != 0:
+                    tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+                    return f"{Path(step[0]).name} {' '.join(step[1:3])}: {' / '.join(tail)}"
+        _write_atomic(venv / VERSION_FILE, f"{manifest.version}\n".encode())
+        return ""
+
+    def _switch(self, venv: Path, version: str) -> Outcome:
+        current = self.app_dir / "current"
+        before = os.readlink(current) if current.is_symlink() else None
+        _link(current, str(venv))
+        self.service.restart()
+        if self.service.wait_ready(self.ready_timeout):
+            if before and before != str(venv):
+                _link(self.app_dir / "previous", before)
+            self._prune()
+            return Outcome("installed", version)
+        # Back to the version that ran before, and never this one again.
+        if before:
+            _link(current, before)
+        self.service.restart()
+        self.service.wait_ready(self.ready_timeout)
+        self._mark_bad(version)
+        shutil.rmtree(venv, ignore_errors=True)
+        return Outcome("rolled_back", version,
+                       f"no READY within {self.ready_timeout:g} s; back on "
+                       f"{self.installed_version() or 'the version before'}")
+
+    def _prune(self) -> None:
+        keep = {os.path.realpath(self.app_dir / name) for name in ("current", "previous")}
+        for venv in (self.app_dir / "venvs").iterdir():
+            if venv.is_dir() and os.path.realpath(venv) not in keep:
+                shutil.rmtree(venv, ignore_errors=True)
+
+
+def _digest(manifest: Manifest) -> str:
+    return hashlib.sha256(manifest.to_json()).hexdigest()[:12]
+
+
+def _link(path: Path, target: str) -> None:
+    """Point `path` at `target` with one rename: it always names the old or the new."""
+    temp = path.with_name(path.name + ".new")
+    temp.unlink(missing_ok=True)
+    temp.symlink_to(target)
+    temp.replace(path)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    temp = path.with_name(path.name + ".new")
+    temp.write_bytes(data)
+    temp.replace(path)
+
+
+def scorer_client(data_dir: Path, table: int | None) -> httpx.Client:
+    """HTTPS to the scorer with the certificate this kiosk pinned when it paired; before it
+    paired, any certificate (the bundle's own signature is what is trusted either way)."""
+    from ..sync.link import Credential, _unverified_context, pinned_context
+
+    credential = Credential.load(data_dir, table) if table is not None else None
+    if credential is not None and credential.certificate:
+        return httpx.Client(verify=pinned_context(credential.certificate), timeout=30)
+    return httpx.Client(verify=_unverified_context(), timeout=30)
+
+
+def download(scorer: str, into: Path, installed: str | None,
+             client: httpx.Client | None = None) -> Path | None:
+    """The scorer's bundle, if it serves one for another version than `installed`: fetched
+    into `into` (the data partition), its size and SHA-256 checked against what the scorer
+    announced. Returns its path, or None when there is nothing new. Raises httpx.HTTPError
+    or BundleError (a download that does not match)."""
+    from ..sync.link import https
+
+    scorer = https(scorer)
+    own = client is None
+    client = client or httpx.Client(timeout=30)
+    try:
+        answer = client.get(f"{scorer.rstrip('/')}/api/update/manifest")
+        if answer.status_code == 404:
+            return None  # the scorer serves no update
+        answer.raise_for_status()
+        offer = answer.json()
+        version, digest = str(offer["version"]), str(offer["sha256"])
+        if version == installed:
+            return None
+        into.mkdir(parents=True, exist_ok=True)
+        path = into / f"kiosk80-{digest[:16]}.bundle"
+        if path.exists() and _file_sha256(path) == digest:
+            return path
+        part = path.with_name(path.name + ".part")
+        hasher = hashlib.sha256()
+        with client.stream("GET", f"{scorer.rstrip('/')}/api/update/bundle") as stream, \
+                part.open("wb") as handle:
+            stream.raise_for_status()
+            for chunk in stream.iter_bytes(1 << 16):
+                hasher.update(chunk)
+                handle.write(chunk)
+        if hasher.hexdigest() != digest:
+            part.unlink(missing_ok=True)
+            raise BundleError("update bundle: damaged: the download does not match the "
+                              "scorer's checksum").explained("fleet.update.damaged",
+                                                             detail="checksum")
+        part.replace(path)
+        for old in into.glob("kiosk80-*.bundle"):
+            if old != path:
+                old.unlink(missing_ok=True)
+        return path
+    finally:
+        if own:
+            client.close()
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def python_for_venvs() -> str:
+    """The interpreter new venvs are made with: the OS's python3 on a kiosk."""
+    return shutil.which("python3") or sys.executable

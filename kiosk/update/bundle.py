@@ -1,0 +1,174 @@
+"""The signed update bundle: one file the technician makes and signs on their own machine, the
+scorer serves, and every kiosk checks before it installs anything.
+
+A bundle is a tar file of:
+
+- `manifest.json`: the version, the project's wheel, the extra to install (table), and the
+  SHA-256 of every other file;
+- `manifest.sig`: the Ed25519 signature of `manifest.json`, by the fleet's update key;
+- `constraints.txt` and `wheels/*.whl`: the project's wheel and every wheel it needs (a
+  wheelhouse: the kiosk installs with pip --no-index, so nothing comes from the internet).
+
+A kiosk holds only the public key (`/etc/kiosk/update-key.pub`). A bundle without a signature,
+signed by another key, or whose files do not match the manifest is refused before a single
+file of it is used."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+
+from ..rules import RulesError
+
+MANIFEST, SIGNATURE, CONSTRAINTS = "manifest.json", "manifest.sig", "constraints.txt"
+VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
+MEMBER = re.compile(r"^(constraints\.txt|wheels/[A-Za-z0-9_.+-]+\.whl)$")
+MAX_BUNDLE = 512 * 1024 * 1024
+
+
+class BundleError(RulesError):
+    """A bundle is refused: unsigned, badly signed, damaged or malformed."""
+
+
+def _refuse(problem: str, detail: str = "") -> BundleError:
+    return BundleError(f"update bundle: {problem}: {detail}".rstrip(": ")).explained(
+        f"fleet.update.{problem}", detail=detail)
+
+
+@dataclass(frozen=True)
+class Manifest:
+    version: str
+    wheel: str  # its name under wheels/
+    extra: str
+    files: dict[str, str]  # member name -> sha256 hex
+
+    def to_json(self) -> bytes:
+        return json.dumps({"version": self.version, "wheel": self.wheel, "extra": self.extra,
+                           "files": self.files}, sort_keys=True, indent=1).encode()
+
+
+def new_key() -> tuple[bytes, bytes]:
+    """A new update key: (private key PEM, public key PEM). Keep the private key off the
+    scorer and the kiosks."""
+    key = Ed25519PrivateKey.generate()
+    private = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                serialization.NoEncryption())
+    public = key.public_key().public_bytes(serialization.Encoding.PEM,
+                                           serialization.PublicFormat.SubjectPublicKeyInfo)
+    return private, public
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: Path,
+          private_key_pem: bytes, extra: str = "table") -> Manifest:
+    """Write a signed bundle to `out`. `wheel` is the project's wheel; `wheelhouse` holds the
+    wheels it needs (it may hold `wheel` too). Raises BundleError on a bad version or name."""
+    if not VERSION.match(version):
+        raise _refuse("bad_version", version)
+    key = serialization.load_pem_private_key(private_key_pem, password=None)
+    if not isinstance(key, Ed25519PrivateKey):
+        raise _refuse("bad_key", "not an Ed25519 key")
+    members = {CONSTRAINTS: constraints, f"wheels/{wheel.name}": wheel}
+    for path in sorted(wheelhouse.glob("*.whl")):
+        members.setdefault(f"wheels/{path.name}", path)
+    for name in members:
+        if not MEMBER.match(name):
+            raise _refuse("bad_member", name)
+    manifest = Manifest(version, wheel.name, extra,
+                        {name: _sha256(path) for name, path in members.items()})
+    body = manifest.to_json()
+    temp = out.with_name(out.name + ".part")
+    with tarfile.open(temp, "w") as tar:
+        for name, data in ((MANIFEST, body), (SIGNATURE, key.sign(body))):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        for name, path in members.items():
+            tar.add(path, arcname=name, recursive=False)
+    temp.replace(out)
+    return manifest
+
+
+def load_public_key(pem: bytes) -> Ed25519PublicKey:
+    key = serialization.load_pem_public_key(pem)
+    if not isinstance(key, Ed25519PublicKey):
+        raise _refuse("bad_key", "not an Ed25519 public key")
+    return key
+
+
+def verify(path: Path, public_key_pem: bytes) -> Manifest:
+    """The bundle's manifest, once its signature and every file's hash are checked. Raises
+    BundleError otherwise (and for anything but plain files with the expected names)."""
+    key = load_public_key(public_key_pem)
+    if path.stat().st_size > MAX_BUNDLE:
+        raise _refuse("damaged", "too large")
+    try:
+        with tarfile.open(path, "r:") as tar:
+            members = {m.name: m for m in tar.getmembers()}
+            for name, member in members.items():
+                if not member.isfile() or (name not in (MANIFEST, SIGNATURE) and \
+                        not MEMBER.match(name)):
+                    raise _refuse("bad_member", name)
+            if SIGNATURE not in members:
+                raise _refuse("unsigned")
+            if MANIFEST not in members:
+                raise _refuse("damaged", "no manifest")
+            body = _read(tar, members[MANIFEST])
+            try:
+                key.verify(_read(tar, members[SIGNATURE]), body)
+            except InvalidSignature:
+                raise _refuse("bad_signature") from None
+            manifest = _parse(body)
+            if set(manifest.files) != set(members) - {MANIFEST, SIGNATURE}:
+                raise _refuse("damaged", "files differ from the manifest")
+            for name, digest in manifest.files.items():
+                if hashlib.sha256(_read(tar, members[name])).hexdigest() != digest:
+                    raise _refuse("damaged", name)
+    except (tarfile.TarError, OSError) as exc:
+        raise _refuse("damaged", str(exc)) from None
+    return manifest
+
+
+def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    handle = tar.extractfile(member)
+    if handle is None:
+        raise _refuse("bad_member", member.name)
+    return handle.read()
+
+
+def _parse(body: bytes) -> Manifest:
+    try:
+        raw = json.loads(body)
+        manifest = Manifest(str(raw["version"]), str(raw["wheel"]), str(raw["extra"]),
+                            {str(k): str(v) for k, v in raw["files"].items()})
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise _refuse("damaged", f"manifest: {exc}") from None
+    if not VERSION.match(manifest.version) or f"wheels/{manifest.wheel}" not in manifest.files \
+            or manifest.extra not in ("table", "scorer"):
+        raise _refuse("damaged", "manifest fields")
+    return manifest
+
+
+def extract(path: Path, manifest: Manifest, into: Path) -> None:
+    """Unpack a verified bundle's files into `into` (constraints.txt, wheels/)."""
+    with tarfile.open(path, "r:") as tar:
+        for name in manifest.files:
+            target = into / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(_read(tar, tar.getmember(name)))

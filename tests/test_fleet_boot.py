@@ -1,0 +1,235 @@
+"""Fifty cards from one image: the first-boot unit turns the boot partition's kiosk.toml into
+the kiosk's settings (and what the table's unit then runs), a bad file changes nothing, a
+pairing code is used once; and the scorer's backups are pruned (issue 16, findings 5 and 7)."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import shlex
+import stat
+
+import pytest
+
+from kiosk.cli.main import build_parser
+from kiosk.fleet.identity import IdentityError, parse, read_env
+from kiosk.i18n import explain
+from kiosk.scorer.backups import prune
+
+from .helpers import ROOT, ScorerProcess, kiosk
+from .test_deploy import unit, unit_lines
+
+UNITS = ROOT / "deploy" / "systemd"
+CARD = """\
+table = 7
+ssh_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBqHIyx0d7uXfXlnvz6CEXAMPLEKEYxxxxxxxxxxxx tech"
+scorer = "http://192.168.8.2:8080"
+time_key = "{key}"
+pin = "4321"
+pairing_code = "123456"
+printer = "uart"
+printer_baud = 19200
+lang = "en"
+rotation = 90
+[wifi]
+ssid = "HALL"
+psk = "secret-password"
+country = "CN"
+""".format(key="ab" * 32)
+
+
+def exec_lines(name: str, key: str) -> list[str]:
+    return [v for _, k, v in unit_lines(UNITS / name) if k == key]
+
+
+def expand(command: str, env: dict[str, str]) -> list[str]:
+    """A unit's command line as systemd expands it: ${NAME} as one word, $NAME split at spaces."""
+    words = []
+    for word in shlex.split(command):
+        if re.fullmatch(r"\$[A-Z_]+", word):
+            words.extend(env.get(word[1:], "").split())
+        else:
+            words.append(re.sub(r"\$\{([A-Z_]+)\}", lambda m: env.get(m.group(1), ""), word))
+    return words
+
+
+def kiosk_args(command: str) -> list[str]:
+    """The arguments after the unit's /opt/kiosk/venv/bin/kiosk."""
+    program, *args = command.lstrip("-").split(" ", 1)
+    assert program == "/opt/kiosk/venv/bin/kiosk"
+    return args
+
+
+@pytest.fixture
+def card(tmp_path):
+    """A scratch root with a boot partition holding a technician's kiosk.toml."""
+    boot = tmp_path / "boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "kiosk.toml").write_text(CARD)
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/hosts").write_text("127.0.0.1\tlocalhost\n127.0.1.1\traspberrypi\n")
+    return tmp_path
+
+
+def firstboot(root) -> object:
+    [command] = exec_lines("kiosk-firstboot.service", "ExecStart")
+    args = kiosk_args(command)
+    return kiosk(*shlex.split(args[0]), "--root", str(root))
+
+
+def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
+    result = firstboot(card)
+    assert result.returncode == 0, result.stderr
+    assert not (card / "boot/firmware/kiosk.toml").exists()  # it held the PIN and the code
+    env_file = card / "etc/kiosk/kiosk.env"
+    assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
+    env = read_env(env_file)
+    assert env["KIOSK_PIN"] == "4321" and env["KIOSK_TIME_KEY"] == "ab" * 32
+    assert env["KCFG_GRAPHICS_ROTATION"] == "90"  # Kivy turns the screen and its touches
+    code = card / "var/lib/kiosk/pair-code"
+    assert code.read_text() == "123456\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
+    # What the read-only root forgets, applied at every boot:
+    assert (card / "etc/hostname").read_text() == "table-07\n"
+    assert "127.0.1.1\ttable-07" in (card / "etc/hosts").read_text().splitlines()
+    assert "raspberrypi" not in (card / "etc/hosts").read_text()
+    assert (card / "etc/chrony/sources.d/kiosk-scorer.sources").read_text().splitlines()[-1] \
+        == "server 192.168.8.2 iburst prefer key 1"
+    keys = card / "etc/chrony/chrony.keys"
+    assert keys.read_text() == f"1 SHA256 HEX:{'ab' * 32}\n"
+    assert stat.S_IMODE(keys.stat().st_mode) == 0o600
+    assert (card / "etc/kiosk/ssh_authorized_keys").read_text().startswith("ssh-ed25519 ")
+    wifi = card / "etc/wpa_supplicant/wpa_supplicant-wlan0.conf"
+    assert 'ssid="HALL"' in wifi.read_text() and stat.S_IMODE(wifi.stat().st_mode) == 0o600
+
+    # The table's unit, with these settings, runs exactly this kiosk.
+    table_unit = unit(UNITS / "kiosk-table.service")
+    assert table_unit["Service.EnvironmentFile"] == "/etc/kiosk/kiosk.env"
+    [start] = exec_lines("kiosk-table.service", "ExecStart")
+    args = build_parser().parse_args(expand(kiosk_args(start)[0], env))
+    assert (args.table, args.scorer, args.printer, args.printer_baud, args.lang) == (
+        7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
+    assert os.environ.get("KIOSK_PIN") != "4321"  # the PIN reaches it from the unit's env
+    [pair] = exec_lines("kiosk-table.service", "ExecStartPre")
+    args = build_parser().parse_args(expand(kiosk_args(pair)[0], env))
+    assert (args.fleet_command, args.table, args.data) == ("pair-pending", 7, "/var/lib/kiosk")
+
+
+def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
+    (card / "boot/firmware/cmdline.txt").write_text(
+        "console=tty1 root=LABEL=rootfs video=HDMI-A-1:1024x600@60 rootwait\n")
+    (card / "run").mkdir()
+    text = CARD.replace("rotation = 90", 'rotation = 90\nhdmi_mode = "800x480@60"')
+    (card / "boot/firmware/kiosk.toml").write_text(text)
+    result = firstboot(card)
+    assert result.returncode == 0, result.stderr
+    assert (card / "boot/firmware/cmdline.txt").read_text() == \
+        "console=tty1 root=LABEL=rootfs rootwait video=HDMI-A-1:800x480@60\n"
+    assert (card / "run/kiosk-reboot-needed").exists()
+    (card / "run/kiosk-reboot-needed").unlink()
+    assert firstboot(card).returncode == 0  # the next boot: nothing to change, no reboot
+    assert not (card / "run/kiosk-reboot-needed").exists()
+
+
+def test_the_next_boot_applies_the_settings_again(card):
+    assert firstboot(card).returncode == 0
+    (card / "etc/hostname").unlink()  # the overlay root forgot it at reboot
+    again = firstboot(card)
+    assert again.returncode == 0, again.stderr
+    assert "applied /etc/hostname" in again.stdout
+    assert (card / "etc/hostname").read_text() == "table-07\n"
+    assert firstboot(card).stdout == ""  # nothing to do
+
+
+@pytest.mark.parametrize(("text", "key", "problem"), [
+    (CARD.replace('pin = "4321"', 'pin = "0000"'), "pin", "bad_pin"),
+    (CARD.replace("table = 7", 'table = "7"'), "table", "bad_table"),
+    (CARD.replace("table = 7\n", ""), "table", "missing"),
+    (CARD.replace('printer = "uart"', 'printer = "serial"'), "printer", "not_allowed"),
+    (CARD.replace("printer_baud = 19200", "printer_baud = 1200"), "printer_baud", "not_allowed"),
+    (CARD.replace('scorer = "http://192.168.8.2:8080"', 'scorer = "scorer; reboot"'),
+     "scorer", "bad_scorer"),
+    ("colour = 1\n" + CARD, "colour", "unknown_key"),
+    (CARD + "band = 5\n", "wifi.band", "unknown_key"),
+    (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
+    ("table = [", None, "not_toml"),
+    (CARD.replace('time_key = "' + "ab" * 32, 'time_key = "abc'), "time_key", "bad_time_key"),
+    (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
+])
+def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, problem):
+    (card / "boot/firmware/kiosk.toml").write_text(text)
+    with pytest.raises(IdentityError) as err:
+        parse(text)
+    assert err.value.key == f"fleet.identity.{problem}"
+    if key:
+        assert f"“{key}”" in explain(err.value, "en") and f"“{key}”" in explain(err.value,
+                                                                             "zh-Hans")
+    result = firstboot(card)
+    assert result.returncode == 2 and "kiosk.toml" in result.stderr
+    assert (card / "boot/firmware/kiosk.toml").read_text() == text  # still there, to correct
+    assert not (card / "etc/kiosk").exists() and not (card / "var").exists()
+
+
+def test_a_notepad_bom_is_no_mistake(card):
+    (card / "boot/firmware/kiosk.toml").write_bytes(b"\xef\xbb\xbf" + CARD.encode())
+    assert firstboot(card).returncode == 0
+
+
+def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
+    data = tmp_path / "kiosk"
+    data.mkdir()
+    code_file = data / "pair-code"
+    pending = ["fleet", "pair-pending", "--data", str(data), "--table", "3"]
+    assert kiosk(*pending, "--scorer", "http://127.0.0.1:9").returncode == 0  # no code: nothing
+    code_file.write_text("999999\n")
+    offline = kiosk(*pending, "--scorer", "http://127.0.0.1:9")  # nobody listens on port 9
+    assert offline.returncode == 0 and "not paired yet" in offline.stderr
+    assert code_file.exists()  # kept for the next start
+    with ScorerProcess(tmp_path / "scorer") as scorer:
+        kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
+              "--ruleset", "xiamen-2015")
+        tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "4",
+                       "--lang", "en")
+        code = re.search(r"^table 3: pairing code (\S+)$", tables.stdout, re.M)
+        assert code, tables.stdout + tables.stderr
+        code_file.write_text(code.group(1) + "\n")
+        paired = kiosk(*pending, "--scorer", scorer.url)
+    assert paired.returncode == 0, paired.stderr
+    assert not code_file.exists()
+    from kiosk.sync.link import Credential
+
+    saved = Credential.load(data, 3)  # the table's credential, for every later start
+    assert saved is not None and saved.table == 3
+
+
+# -- backups ---------------------------------------------------------------------------------
+
+
+def test_backups_keep_the_newest_and_one_an_hour(tmp_path):
+    start = datetime.datetime(2026, 5, 1, 8, 0, 0)
+    names = []
+    for n in range(288):  # a day of backups every 5 minutes
+        when = start + datetime.timedelta(minutes=5 * n, seconds=n % 7)
+        name = when.strftime("scorer-%Y%m%d-%H%M%S.sqlite")
+        (tmp_path / name).write_bytes(b"x")
+        names.append(name)
+    (tmp_path / f"{names[6]}-wal").write_bytes(b"w")  # pruned with its copy
+    (tmp_path / "notes.txt").write_text("the technician's")
+    (tmp_path / "scorer-20269999-999999.sqlite").write_bytes(b"looks like ours, is not")
+
+    [post] = exec_lines("kiosk-scorer-backup.service", "ExecStartPost")
+    args = shlex.split(kiosk_args(post)[0])
+    args[args.index("--dir") + 1] = str(tmp_path)
+    result = kiosk(*args)
+    assert result.returncode == 0, result.stderr
+    kept = sorted(p.name for p in tmp_path.glob("scorer-2026050*.sqlite"))
+    newest = names[-24:]
+    hourly = [names[12 * h + 11] for h in range(24)]  # the last copy of each hour
+    assert kept == sorted(set(newest) | set(hourly))
+    assert len(kept) == 24 + 22  # the last two hours are within the newest 24
+    assert names[6] not in kept and not (tmp_path / f"{names[6]}-wal").exists()
+    assert (tmp_path / "notes.txt").exists()
+    assert (tmp_path / "scorer-20269999-999999.sqlite").exists()
+    assert prune(tmp_path, 24) == []  # a second run removes nothing
+    assert kiosk("fleet", "prune-backups", "--dir", str(tmp_path), "--keep", "0"
+                 ).returncode == 2

@@ -1,0 +1,178 @@
+"""`kiosk hw selftest`, the acceptance run of one kiosk: on gpiozero's mock pins here, with a
+printer on a pty and a real Kivy window under Xvfb; and its unhappy paths (a button never
+pressed, the wrong one, no GPIO, no display or touch on a Pi)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from kiosk.hw import selftest
+from kiosk.hw.pinmap import load_pinmap
+
+from .helpers import ROOT
+from .test_fleet_pi import PtyPrinter
+
+PINS = load_pinmap()
+
+
+@pytest.fixture(scope="module")
+def display():
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("Xvfb is missing: make test installs it (.ci/os-packages.sh)")
+        pytest.skip("Xvfb is not installed")
+    number = 600 + os.getpid() % 300
+    proc = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "1024x768x24", "-nolisten",
+                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    yield f":{number}"
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def selftest_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "kiosk.cli.main", "hw", "selftest", *args],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+
+
+def test_the_whole_selftest_on_the_mocks_with_a_printer_and_a_window(display, tmp_path):
+    printer = PtyPrinter()
+    env = {**os.environ, "DISPLAY": display, "KIVY_GL_BACKEND": "sdl2", "KIVY_NO_ARGS": "1",
+           "KIVY_HOME": str(tmp_path / "kivy"),
+           "KIOSK_EXTRA_ARGS": f"--printer {printer.path} --printer-baud 19200"}
+    env.pop("GPIOZERO_PIN_FACTORY", None)
+    try:
+        result = selftest_cli("--lang", "en", env=env)
+    finally:
+        printer.close()
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    for seat in ("North", "East", "South", "West"):
+        assert f"✓ the {seat} seat's light on GPIO{PINS.seat_led(seat[0])}: lit for a second " \
+               "(is it that seat's light?)" in lines
+        assert f"✓ the {seat} seat button on GPIO{PINS.seat_button(seat[0])}: pressed" in lines
+    assert f"✓ the buzzer on GPIO{PINS.pins['buzzer']}: on for a second (did it sound?)" in lines
+    assert "✓ the referee's pause button on GPIO23: pressed" in lines
+    assert "✓ the referee's confirm button on GPIO24: pressed" in lines
+    # The prompt comes before the press it asks for.
+    assert lines.index("· Press the North seat button now (20 s)") < lines.index(
+        f"✓ the North seat button on GPIO{PINS.seat_button('N')}: pressed")
+    # The slip went to the configured printer at its speed, Chinese in GB18030.
+    assert f"? Printer {printer.path} at 19200 baud: test slip printed" in result.stdout
+    assert "打印测试".encode("gb18030") in printer.received
+    assert printer.received.endswith(b"\x1dVB\x00\x10\x04\x04")  # cut, then "still there?"
+    assert "KIVY_GL_BACKEND=sdl2" in result.stdout
+    window = [line for line in lines if line.startswith("✓ Window: WindowSDL ")]
+    assert window, result.stdout
+    assert lines[-1] == "Self-test done: 0 failed, 1 to check by eye or ear"
+
+
+def test_no_gpio_is_a_failure_and_the_rest_still_runs(tmp_path):
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "lgpio"}  # this machine has no GPIO chip
+    result = selftest_cli("--no-window", "--lang", "zh-Hans", env=env)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    gpio = [line for line in lines if line.startswith("✗ GPIO：")]
+    assert gpio and "kiosk hw selftest" in gpio[0]  # the panel's own words, in Chinese
+    assert "打印机：未设置" in result.stdout  # the steps after it ran
+    assert lines[-1].startswith("自检完成：1 项失败")
+
+
+def test_a_button_that_never_comes_and_a_wrong_button_fail():
+    factory = MockFactory()
+    test = selftest.PanelTest(PINS, factory, mock=False, press_timeout=0.3, show_for=0)
+    steps = test.steps()
+    outputs = [next(steps) for _ in range(6)]  # the factory, four LEDs, the buzzer
+    assert [s.outcome for s in outputs[1:]] == ["look"] * 5  # a person must see them
+    assert next(steps).key == "fleet.selftest.press"
+    assert next(steps) == selftest.Step("fleet.selftest.not_pressed", "fail",
+                                        {"part": "seat.N.button", "gpio": 5})
+    assert next(steps).key == "fleet.selftest.press"
+    wrong = factory.pin(PINS.seat_button("W"))
+    threading.Timer(0.05, wrong.drive_low).start()  # W pressed while E is asked for
+    assert next(steps) == selftest.Step("fleet.selftest.wrong_button", "fail",
+                                        {"part": "seat.E.button", "other": "seat.W.button",
+                                         "gpio": 13})
+    steps.close()  # the panel is closed with the generator
+
+
+# As a 64-bit kernel writes it (one hex word per 64 bits): the FT5406 of the 7" display has
+# ABS_X, ABS_Y and the multi-touch axes (bits 47, 53, 54, 57).
+DEVICES = """\
+I: Bus=0018 Vendor=0000 Product=0000 Version=0000
+N: Name="generic ft5x06 (79)"
+H: Handlers=mouse0 event0
+B: EV=b
+B: ABS=260800000000003
+
+I: Bus=0003 Vendor=0eef Product=0001 Version=0100
+N: Name="eGalax Inc. USB TouchController"
+H: Handlers=mouse1 event1
+B: ABS=3
+
+I: Bus=0003 Vendor=046d Product=c31c Version=0110
+N: Name="Logitech USB Keyboard"
+H: Handlers=sysrq kbd event2 leds
+B: EV=120013
+"""
+
+
+def test_touch_devices_and_displays_are_reported(tmp_path):
+    devices = tmp_path / "devices"
+    devices.write_text(DEVICES)
+    assert list(selftest.touch_devices(str(devices))) == [
+        "generic ft5x06 (79) (event0, multi-touch)",
+        "eGalax Inc. USB TouchController (event1, single-touch)"]
+    drm = tmp_path / "drm"
+    for name, status, modes in (("card1-DSI-1", "connected", "720x1280\n"),
+                                ("card1-HDMI-A-1", "disconnected", "")):
+        (drm / name).mkdir(parents=True)
+        (drm / name / "status").write_text(status + "\n")
+        (drm / name / "modes").write_text(modes)
+    steps = list(selftest.display_steps(True, str(drm), str(devices)))
+    assert steps[1] == selftest.Step("fleet.selftest.displays", "info",
+                                     {"displays": "card1-DSI-1 720x1280"})
+    assert steps[2].outcome == "info"
+    empty = list(selftest.display_steps(True, str(tmp_path / "none"), str(tmp_path / "none")))
+    assert [s.outcome for s in empty[1:]] == ["fail", "fail"]  # a Pi with no screen or touch
+    laptop = list(selftest.display_steps(False, str(tmp_path / "none"), str(tmp_path / "none")))
+    assert [s.outcome for s in laptop[1:]] == ["skip", "skip"]
+
+
+def test_a_32_bit_system_fails_the_selftest(monkeypatch):
+    monkeypatch.setattr(selftest.platform, "architecture", lambda: ("32bit", "ELF"))
+    bits = [s for s in selftest.system_steps() if s.key == "fleet.selftest.bits"]
+    assert bits == [selftest.Step("fleet.selftest.bits", "fail", {"bits": 32})]
+
+
+def test_the_selftest_wrapper_runs_in_the_units_own_environment():
+    from .test_deploy import unit, unit_lines
+
+    unit_path = ROOT / "deploy/systemd/kiosk-table.service"
+    script = (ROOT / "deploy/kiosk-selftest.sh").read_text()
+    unit_env = set(" ".join(v for _, k, v in unit_lines(unit_path) if k == "Environment").split())
+    script_env = set(re.findall(r"--setenv=(\S+)", script))
+    assert script_env == unit_env
+    service = unit(unit_path)
+    for key in ("EnvironmentFile", "RuntimeDirectory", "WorkingDirectory"):
+        assert f"--property={key}={service['Service.' + key]}" in script
+    assert f"--uid={service['Service.User']}" in script
+
+
+def test_mock_pins_named_in_the_environment_are_driven_by_the_selftest():
+    env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
+    result = selftest_cli("--no-window", "--press-timeout", "2", "--lang", "en", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(": pressed") == 6
