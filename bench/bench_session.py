@@ -4,6 +4,8 @@
 
 Prints
   press → event   latency of TableSession.press (checked, journaled durably, folded): p50, p99
+  pause key       the referee's pause key to the clocks stopped (journaled, folded), and its
+                  ratio to a press
   journal appends per second with synchronous=FULL (one event a transaction), and the same rows
                   through plain sqlite3 insert-and-commit on the same disk in the same run, with
                   the same WAL/FULL settings; the ratio of the two.
@@ -29,7 +31,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def press_latency(directory: Path, presses: int) -> list[float]:
+def playing_table(directory: Path) -> tuple[ManualClock, TableSession]:
+    """A table whose first hand is in play (the bury done)."""
     clock = ManualClock()
     session = TableSession.open(directory, 1, Rulesets.load(), clock, SessionConfig())
     session.setup_match(event="bench", round="1", teams={}, players={},
@@ -37,13 +40,50 @@ def press_latency(directory: Path, presses: int) -> list[float]:
     session.grab_dealer("N")
     session.start_bury()
     session.press("N")
+    return clock, session
+
+
+def press_latency(directory: Path, presses: int) -> list[float]:
+    clock, session = playing_table(directory)
     latencies = []
     for _ in range(presses):
+        if session.state.clock.done:  # every trick played: the next hand (not timed)
+            next_hand(session)
         clock.advance(1.5)
         seat = session.state.clock.seat or "N"
         start = time.perf_counter()
         session.press(seat)
         latencies.append(time.perf_counter() - start)
+    session.close()
+    return latencies
+
+
+def next_hand(session: TableSession) -> None:
+    session.end_play()
+    session.enter_points(60)
+    session.finish_entries()
+    session.confirm("N")
+    session.confirm("E")
+    if session.state.phase != "ready":  # the match is over: another round
+        session.setup_match(event="bench", round=str(len(session.journal.matches()) + 1),
+                            teams={}, players={}, ruleset="standard-80fen")
+    if session.state.draft.dealer is None:
+        session.grab_dealer("N")
+    session.start_bury()
+    session.press(session.state.clock.seat)
+
+
+def pause_latency(directory: Path, pauses: int) -> list[float]:
+    """The referee's pause key: from the call to the clocks stopped, journaled and folded."""
+    clock, session = playing_table(directory)
+    latencies = []
+    for _ in range(pauses):
+        clock.advance(1.0)
+        start = time.perf_counter()
+        session.pause_key()
+        assert session.state.paused and not session.state.clock.running
+        latencies.append(time.perf_counter() - start)
+        session.pause_key()  # resume (not timed)
     session.close()
     return latencies
 
@@ -88,6 +128,10 @@ def main() -> None:
         latencies = press_latency(Path(tmp) / "press", args.presses)
         print(f"press → event ({args.presses} presses): p50 {percentile(latencies, .5) * 1e3:.2f} "
               f"ms, p99 {percentile(latencies, .99) * 1e3:.2f} ms")
+        pauses = pause_latency(Path(tmp) / "pause", args.presses // 4)
+        print(f"pause key → clocks stopped, journaled ({len(pauses)} pauses): p50 "
+              f"{percentile(pauses, .5) * 1e3:.2f} ms, p99 {percentile(pauses, .99) * 1e3:.2f} ms; "
+              f"ratio to a press {statistics.median(pauses) / statistics.median(latencies):.2f}")
         ours, plain = [], []
         for i in range(args.repeat):
             run = Path(tmp) / f"run{i}"

@@ -144,10 +144,10 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         expect(admin.locator(".badge", has_text="同名")).to_have_count(0)
 
         with clicks("set 4 tables (pairing codes)"):
-            tab("球桌")
-            admin.get_by_label("球桌数").fill("4")
+            tab("牌桌")
+            admin.get_by_label("牌桌数").fill("4")
             admin.get_by_role("button", name="设置").click()
-            flash("赛场共 4 张球桌")
+            flash("赛场共 4 张牌桌")
         codes = {int(r.get_attribute("data-table")): r.locator(".code").inner_text()
                  for r in admin.locator("#kiosks tbody tr").all()}
         assert all(re.fullmatch(r"\d{6}", c) for c in codes.values())
@@ -208,7 +208,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         ns2 = admin.locator('#results tr[data-table="2"] td').nth(1).inner_text().split()[0]
         expect(admin.locator('#results tr[data-table="2"] .result')).to_contain_text(
             f"判负 {ns2} 胜")
-        expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(f"{ns2} 胜（判负）")
+        expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(
+            f"{ns2} 胜（对方判负）")
         ruled = results_csv(url)[2]
         assert ruled[1] == "2" and ruled[12] == "判负" and ruled[13] == "东西方未到场"
         sheet = printed_text(url, "sheets", tmp_path, "&round=1&table=2")
@@ -225,7 +226,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             admin.locator('input[type="file"]').set_input_files(str(tmp_path / "late.csv"))
             admin.get_by_label("每个缺赛轮次的大分").first.fill("1")
             admin.get_by_role("button", name="导入").click()
-            flash("已导入 1 支迟到报名的队伍：第 2 轮起参赛。")
+            flash("已导入 1 支补报名的队伍：第 2 轮起参赛。")
         expect(admin.locator('[data-team="t08"] .status')).to_contain_text("第 2 轮起参赛")
 
         with clicks("withdraw 翔安金光 (asked, confirmed)"):

@@ -117,7 +117,7 @@ def test_an_unsynced_scorer_clock_holds_the_round_until_confirmed(tmp_path, dire
     client = TestClient(create_app(director), follow_redirects=False)
     client.post("/admin/login", data={"password": "correct horse battery"})
     page = client.get("/admin/tables").text
-    assert "计分服务器的时钟自启动以来尚未同步" in page and "/admin/clock-ok" in page
+    assert "记分台的时钟自启动以来尚未同步" in page and "/admin/clock-ok" in page
     csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
     client.post("/admin/clock-ok", data={"csrf": csrf})
     assert clock.state() == "confirmed"

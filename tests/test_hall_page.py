@@ -388,7 +388,7 @@ def test_stale_mark_when_pings_stop_and_gone_when_they_return(hall):
     expect(page.locator("body")).to_have_class(STALE)
     banner = page.locator("#stale")
     expect(banner).to_be_visible()
-    expect(banner).to_have_text(re.compile(r"^数据已中断 \d\d:\d\d:\d\d 起$"))
+    expect(banner).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
     hall.feed.set_pinging(True)
     expect(page.locator("body")).not_to_have_class(STALE)
     expect(banner).to_be_hidden()
@@ -507,7 +507,7 @@ def test_every_language_has_the_same_keys_and_the_switch_works(hall):
     assert "lang=en" in page.url
     page.locator('#langs button[data-lang="zh-Hant"]').click()
     expect(page.locator("#tables-box h2 > span").first).to_have_text("各桌實況")
-    expect(row(page, 1).locator(".link")).to_have_text("在線")
+    expect(row(page, 1).locator(".link")).to_have_text("線上")
 
 
 def test_names_are_shown_as_text_never_as_html(hall):
@@ -588,7 +588,7 @@ def test_unused_tables_ruled_results_and_byes_read_as_such(hall):
     expect(four.locator(".phase")).to_have_text("本轮不用")
     expect(four).to_have_class(re.compile(r"\bunused\b"))
     expect(four.locator(".link")).not_to_contain_text("离线")
-    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} 胜（判负）")
+    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} 胜（对方判负）")
     expect(page.locator("#tables .bye")).to_have_text("—轮空：轮空队")
     page.locator('#langs [data-lang="en"]').click()
     expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} won (forfeit)")

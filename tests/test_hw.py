@@ -68,7 +68,7 @@ def test_seat_buttons_move_the_clock_and_light_the_seat_to_move(table):
     assert lit(factory) == {"N": False, "E": True, "S": False, "W": False}
     tap(factory, clock, runner, "seat.W.button")  # not W's turn: refused, nothing recorded
     assert presses(runner) == ["N", "N"]
-    assert runner.refused == ["not W's turn: E is to move"]
+    assert (runner.notice.key, runner.notice.level) == ("table.not_your_turn", "error")
 
 
 def test_a_bouncing_button_is_one_press(table):

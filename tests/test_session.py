@@ -117,7 +117,7 @@ def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clo
     kinds = [e.kind for e in s.journal.events()][-2:]
     assert kinds == ["time-overrun", "press"]
     (penalty,) = s.state.draft.penalties.values()
-    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5}
+    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5, "incident": "p5"}
     clock.advance(1.0)
     assert s.tick() == []  # E's fresh move
 
@@ -312,7 +312,7 @@ def test_forfeit_and_disqualification(tmp_path, rulesets, clock):
     s.end_match("EW", "disqualification", "signalling after a warning")
     record = s.export()
     assert record["end"] == {"forfeit": "EW",
-                             "reason": "disqualification: signalling after a warning"}
+                             "reason": "signalling after a warning"}
     last = list(replay(record, rulesets))[-1]
     assert (last["winner"], last["by"]) == ("NS", "forfeit")
 
@@ -520,11 +520,17 @@ def test_paused_clocks_stay_paused(tmp_path, rulesets, clock):
     s.press("N")
     s.unlock(PIN)
     s.pause()
-    for action in (s.undo, lambda: s.fry("E"), lambda: s.press("N")):
+    for action in (lambda: s.fry("E"), lambda: s.press("N")):
         with pytest.raises(SessionError, match="paused"):
             action()
     clock.advance(30)
     assert s.tick() == [] and s.move_time_left() == pytest.approx(15)
+    s.undo()  # the referee takes back N's press during the pause: the bury waits, stopped
+    assert (s.state.phase, s.state.clock.seat, s.state.clock.running) == ("bury", "N", False)
+    clock.advance(30)
+    assert s.tick() == []
+    s.resume()  # a fresh move
+    assert s.move_time_left() == pytest.approx(60)
 
 
 def test_bad_setup_and_late_clock_start_are_refused(tmp_path, rulesets, clock):

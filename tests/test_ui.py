@@ -1,10 +1,12 @@
-"""The touchscreen app: presenters without a window, the font's glyphs, and real windows under
-Xvfb playing a whole hand with touches and seat buttons."""
+"""The touchscreen app in real windows under Xvfb: a scripted match played with touches, long
+presses and seat buttons, in each language and in landscape and portrait; and the font's glyphs.
+(The screens without a window: tests/test_kiosk_screens.py.)"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -14,75 +16,9 @@ import time
 import pytest
 
 from kiosk.i18n import LANGS, catalog
-from kiosk.table import ManualClock, SessionConfig, TableSession
-from kiosk.table.view import snapshot
-from kiosk.ui.presenter import POINT_VALUES, present
+from kiosk.table import TableSession
 
 from .helpers import ROOT
-
-# -- presenters, no window ------------------------------------------------------------------
-
-
-@pytest.fixture
-def session(tmp_path, rulesets):
-    clock = ManualClock()
-    s = TableSession.open(tmp_path, 5, rulesets, clock, SessionConfig(pin="1"))
-    yield s, clock
-    s.close()
-
-
-def test_setup_offers_the_rulesets_and_shows_the_table_number(session):
-    s, clock = session
-    model = present(snapshot(s), clock.now(), "zh-Hans")
-    assert (model.screen, model.title) == ("setup", "5号桌")
-    assert [a for a, _ in model.buttons] == [f"setup:{r}" for r in s.rulesets]
-
-
-def test_clock_screen_colours_the_seat_to_move(session):
-    s, clock = session
-    s.setup_match(event="e", round="1", teams={}, players={"N": "赵"}, ruleset="xiamen-2015")
-    s.grab_dealer("N")
-    s.start_bury()
-    s.press("N")
-    states = []
-    for step in (0.0, 3.5, 2.0):
-        clock.advance(step)
-        model = present(snapshot(s), clock.now(), "en")
-        (north,) = [seat for seat in model.seats if seat.seat == "N"]
-        states.append((north.state, model.clock, north.label))
-    assert states == [("moving", "5", "North 赵"), ("warn", "2", "North 赵"),
-                      ("over", "-0", "North 赵")]
-    assert all(seat.state == "idle" for seat in model.seats if seat.seat != "N")
-    assert ("end_play", "Last trick done") in model.buttons
-
-
-def test_entry_offers_only_valid_points_and_the_result_shows_the_change(session):
-    s, clock = session
-    s.setup_match(event="e", round="1", teams={}, players={}, ruleset="chaodipi-2011")
-    s.grab_dealer("E")
-    s.start_bury()
-    s.press("E")
-    s.end_play()
-    model = present(snapshot(s), clock.now(), "zh-Hant")
-    assert model.screen == "entry" and model.values == POINT_VALUES
-    assert set(model.values) == set(range(0, 201, 5))
-    s.enter_points(85)
-    s.finish_entries()
-    model = present(snapshot(s), clock.now(), "zh-Hant")
-    assert model.lines[:3] == ("旁家總分：85", "旁家上台 +0", "南北 2 : 2 東西")
-    assert "東西：請按座位鍵確認" in model.lines
-
-
-def test_status_shows_levels_match_time_and_pause(session):
-    s, clock = session
-    s.setup_match(event="e", round="3", teams={}, players={}, ruleset="xiamen-2015")
-    s.start_match_clock()
-    clock.advance(61)
-    s.unlock("1")
-    s.pause()
-    model = present(snapshot(s), clock.now(), "en")
-    assert model.status == "Table 5   Round 3   NS 2 : 2 EW   Match 88:59   PAUSED"
-
 
 # -- the font --------------------------------------------------------------------------------
 
@@ -143,56 +79,87 @@ def png_size(path) -> tuple[int, int]:
     return struct.unpack(">II", header[16:24])
 
 
+SHOTS = ["keyboard", "setup", "ready-dealer", "ready-trump", "bury", "play", "paused", "pin",
+         "confirm-end-play", "entry-points", "entry-last-trick", "entry-kitty",
+         "entry-kitty-shape", "entry-penalty-seat", "entry-penalty-kind", "entry-penalty-cards",
+         "entry-penalties", "summary", "confirm-dispute", "play-all-tricks", "history",
+         "referee", "correct-points", "correction", "confirm-time-up", "time-up", "over"]
 EXPECTED = {
-    "zh-Hans": {"clock": "西 Wang出牌", "result": "旁家总分：120", "over": "胜方：南北（弃权）",
-                "history": "1  N   2  120  上台 +2  2:4",
-                "corrected": "1  N   2   85  上台 +0  2:2"},
-    "zh-Hant": {"clock": "西 Wang出牌", "result": "旁家總分：120", "over": "勝方：南北（棄權）",
-                "history": "1  N   2  120  上台 +2  2:4",
-                "corrected": "1  N   2   85  上台 +0  2:2"},
-    "en": {"clock": "West Wang to play", "result": "Defenders' total: 120",
-           "over": "Winner: NS (forfeit)", "history": "1  N   2  120  take +2  2:4",
-           "corrected": "1  N   2   85  take +0  2:2"},
+    "zh-Hans": {"result": "得分 85 + 底牌 15×4 + 罚分 20 = 165", "time_up": "时间到",
+                "paused": "暂停", "over": "比赛结束", "clock.play": "西 Wang 出牌"},
+    "zh-Hant": {"result": "得分 85 + 底牌 15×4 + 罰分 20 = 165", "time_up": "時間到",
+                "paused": "暫停", "over": "比賽結束", "clock.play": "西 Wang 出牌"},
+    "en": {"result": "Points 85 + kitty 15×4 + penalties 20 = 165", "time_up": "TIME UP",
+           "paused": "PAUSED", "over": "Match over", "clock.play": "W Wang to play"},
 }
+NAMES = ("Lions", "Wang")  # typed on the screen's keyboard
+WINDOWS = [("zh-Hans", "800x480"), ("zh-Hant", "800x480"), ("en", "800x480"),
+           ("zh-Hans", "720x1280"), ("en", "720x1280")]
 
 
-WINDOWS = [(lang, size) for size in ("800x480", "720x1280") for lang in LANGS]
-WINDOWS.append(("zh-Hans", "1920x1080"))
-
-
-@pytest.mark.parametrize(("lang", "size"), WINDOWS)
-def test_a_whole_hand_in_a_real_window(tmp_path, display, rulesets, lang, size):
+def play_in_window(tmp_path, display, lang, size, *extra):
     out = tmp_path / "shots"
     env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(ROOT / ".venv" / "cache"),
            "KIVY_HOME": str(tmp_path / "kivy")}
     done = subprocess.run(
-        [sys.executable, "-m", "kiosk.cli.main", "table", "--screenshots", str(out), "--lang",
-         lang, "--size", size, "--data", str(tmp_path / "data"), "--table", "3"],
-        capture_output=True, text=True, timeout=180, cwd=ROOT, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
-    shots = sorted(p.name for p in out.glob("*.png"))
-    assert shots == ["01-setup.png", "02-ready.png", "03-bury.png", "04-play.png",
-                     "05-entry.png", "06-result.png", "07-history.png", "08-referee.png",
-                     "09-correction.png", "10-over.png"]
+        [sys.executable, "-m", "kiosk.cli.main", *extra, "table", "--screenshots", str(out),
+         "--lang", lang, "--size", size, "--data", str(tmp_path / "data"), "--table", "3"],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
+    logs = "".join(p.read_text(errors="replace") for p in (tmp_path / "kivy").rglob("*.txt"))
+    assert done.returncode == 0, (done.stderr[-3000:], logs[-3000:])
+    return out, json.loads((out / "screens.json").read_text(encoding="utf-8")), logs
+
+
+@pytest.mark.parametrize(("lang", "size"), WINDOWS)
+def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size):
+    out, screens, _ = play_in_window(tmp_path, display, lang, size)
+    assert screens["shots"] == [f"{i:02d}-{name}.png" for i, name in enumerate(SHOTS, 1)]
     width, height = (int(n) for n in size.split("x"))
-    assert png_size(out / "04-play.png") == (width, height)
-    screens = json.loads((out / "screens.json").read_text(encoding="utf-8"))
-    texts = {name: "\n".join(lines) for name, lines in screens.items()}
-    want = EXPECTED[lang]
-    assert want["clock"] in texts["play"]
-    assert want["result"] in texts["result"]
-    assert want["over"] in texts["over"]
-    assert {"zh-Hans": "记分表", "zh-Hant": "記分表", "en": "Score sheet"}[lang] in texts["over"]
-    assert want["history"] in texts["history"]
-    assert want["corrected"] in texts["correction"]  # the referee corrected hand 1 to 85
-    assert {"zh-Hans": "3号桌", "zh-Hant": "3號桌", "en": "Table 3"}[lang] in texts["setup"]
-    # touch targets: at least 9 mm on the 7" display (800x480 at about 133 px an inch: 47 px)
-    for name in ("ready", "entry", "result", "referee"):
-        assert float(screens[f"{name}:smallest-button-px"][0]) >= 47, name
-    # the hand the window played is in the journal, confirmed by both sides
+    assert png_size(out / "06-play.png") == (width, height)
+    texts = {name: "\n".join(lines) for name, lines in screens["texts"].items()}
+    for screen, words in EXPECTED[lang].items():
+        assert words in texts[screen], (screen, texts[screen][:400])
+    # a typical hand (a kitty, no penalty) from the last trick: at most 6 taps and the two
+    # confirming presses; nothing on any screen scrolls (the grids fill the body)
+    assert screens["counts"] == {"typical": {"taps": 6, "presses": 2}}
+    # touch targets of at least 9 mm on the 7" display (about 5.2 px a mm at 800x480)
+    assert min(screens["smallest_button_px"].values()) >= 47
+    # no button moves when a notice appears or clears
+    rects = screens["rects"]
+    assert rects["play"] == rects["play+notice"]
+    assert rects["entry"] == rects["entry+notice"] == rects["entry-cleared"]
+    # the play status in digits of at least 10 mm on the 7" panel (86 mm on its short side)
+    px_per_mm = min(width, height) / 86
+    assert screens["status_font_px"] * 0.733 / px_per_mm >= 10
+    # the reader's language only, everywhere
+    every = [text for lines in screens["texts"].values() for text in lines]
+    if lang == "en":
+        assert [t for t in every if re.search(r"[\u3400-\u9fff]", t)] == []
+    else:
+        words = {w for t in every for w in re.findall(r"[A-Za-z]{3,}", t)} - set(NAMES)
+        assert words == set()
+    # the match the window played is in the journal as the screens showed it
     session = TableSession.open(tmp_path / "data", 3, rulesets)
     record = session.export()
     session.close()
-    assert record["hands"][0] == {"dealer": "N", "points": 85}  # as corrected
-    assert (record["teams"], record["players"]) == ({"NS": "厦门粮食局"}, {"W": "Wang"})
-    assert record["end"]["forfeit"] == "EW"
+    first, second = record["hands"][:2]
+    assert (first["points"], first["kitty"]) == (60, {"points": 15, "shape": "pair"})
+    assert [p["code"] for p in first["penalties"]] == ["failed-throw"]  # kept by the correction
+    assert (second["points"], second["kitty"]) == (60, {"points": 10, "shape": "tractor2"})
+    assert "penalties" not in second
+    assert (record["teams"], record["players"]) == ({"NS": "Lions"}, {"E": "Li", "W": "Wang"})
+    assert record["end"] == {"time_up": "between-hands"}
+
+
+def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path, display):
+    house = tmp_path / "house"
+    house.mkdir()
+    source = (ROOT / "kiosk" / "rules" / "data" / "standard-80fen.toml").read_text()
+    source = source.replace('id = "standard-80fen"', 'id = "club"').replace(
+        'zh-Hans = "扑克牌八十分比赛规则"', 'zh-Hans = "本会八十分规则"', 1)
+    (house / "club.toml").write_text(source, encoding="utf-8")
+    _, screens, logs = play_in_window(tmp_path, display, "zh-Hans", "800x480", "--rules-dir",
+                                      str(house))
+    assert "CRITICAL" not in logs and "option --rules-dir not recognized" not in logs
+    setup = "\n".join(screens["texts"]["setup"])
+    assert "本会八十分规则" in setup  # the house ruleset is offered, by its own name

@@ -48,7 +48,9 @@ def run_table(args: argparse.Namespace) -> int:
     size = _size(args.size)
     if args.data is None and args.screenshots is None:
         raise TableUIError("give --data DIR (or --screenshots DIR)")
-    from kivy.config import Config
+    from .. import ui  # sets Kivy's environment before Kivy itself is imported
+
+    Config = ui.kivy_config()
 
     if size:
         Config.set("graphics", "width", str(size[0]))

@@ -30,7 +30,7 @@ class Lights:
         """(LED on/off by seat, buzzer on/off) at `now`."""
         leds = dict.fromkeys(SEATS, False)
         clock = session.state.clock
-        if clock is not None:
+        if clock is not None and not clock.done:  # after the last trick, nobody is to move
             left = clock.limit - clock.elapsed_at(now)
             moving = [clock.seat] if clock.seat else list(SEATS)  # a new lead: anyone
             if not clock.running:

@@ -3,22 +3,25 @@ ticks the clocks and drives the lights. Nothing else touches the session."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import LANGS
 from ..rules import replay
 from ..table.journal import JournalError
-from ..table.session import SessionError, TableSession
-from ..table.view import TableView, snapshot
+from ..table.session import SessionError, Signal, TableSession
+from ..table.view import Notice, TableView, snapshot
 from .buttons import Action, ButtonDecoder
 from .door import Door, Edge
 from .lights import Lights
 from .panel import Panel
 from .printer import PrintQueue, PrintResult
 from .slip import as_escpos, as_text, slip_lines
+
+log = logging.getLogger(__name__)
 
 #: The referee's "next" button, by phase.
 NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
@@ -51,11 +54,11 @@ class TableRunner:
         self._slip_for: str | None = None  # the match whose slip was sent
         self.decoder = decoder or ButtonDecoder()
         self.lights = lights or Lights()
-        self.refused: list[str] = []  # presses the session refused, for the screen
-        self.printed: list[PrintResult] = []  # what became of each slip, for the screen
+        self.notice: Notice | None = None  # the last refusal or silent event, for the screen
+        self.printed: list[PrintResult] = []  # what became of each slip
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._seen: tuple[int, int, int] = (-1, 0, 0)
+        self._seen: tuple[Any, ...] = ()
         self.link: Any = None
         self._muted_here = False  # the referee's own mute (hold pause); the hall's is apart
         self._round_start: RoundStart | None = None
@@ -72,8 +75,10 @@ class TableRunner:
                     self._act(action)
             elif isinstance(item, PrintResult):
                 self.printed.append(item)
+                self.notify(f"printer.{item.reason}",
+                            "info" if item.reason in ("printed", "paper_low") else "error")
             elif isinstance(item, LinkUpdate):
-                self.link, self._seen = item.state, (-1, 0, 0)
+                self.link, self._seen = item.state, ()
                 self.lights.muted = self._muted_here or bool(getattr(item.state, "muted", 0))
             elif isinstance(item, RoundStart):
                 self._round_start = item
@@ -89,15 +94,17 @@ class TableRunner:
             self._print_slip()
         if self.panel is not None:
             self.panel.show(*self.lights.frame(self.session, now))
-        seen = (self.session.journal.last_seq, len(self.refused), len(self.printed))
+        # the view is taken again when anything it shows has changed
+        seen = (self.session.journal.last_seq, self.notice, self.lights.muted,
+                self.session.unlocked, int(self.session.pin_locked_for() > 0))
         if seen != self._seen:
-            message = self.view.message
-            if seen[2] != self._seen[2]:
-                message = f"printer.{self.printed[-1].reason}"
-            if seen[1] != self._seen[1]:
-                message = self.refused[-1]
             self._seen = seen
-            self.view = replace(snapshot(self.session, message, self.slips), link=self.link)
+            self.view = snapshot(self.session, self.notice, self.slips, link=self.link,
+                                 muted=self.lights.muted, printer=self.printer is not None)
+
+    def notify(self, key: str, level: str = "info", **params: Any) -> None:
+        """Say something in the notice area (on the session's thread)."""
+        self.notice = Notice(key, params, level, self.session.clock.now())
 
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state
@@ -109,13 +116,45 @@ class TableRunner:
                 not state.match_started and state.phase not in ("setup", "over"):
             self._call(lambda s: s.start_match_clock("scorer"))
 
-    def _call(self, command: Callable[[TableSession], Any]) -> None:
+    def _call(self, command: Callable[[TableSession], Any]) -> bool:
+        """Run a command on the session. A refusal goes to the notice area in the reader's
+        words; a success clears it, and says what the table did not see happen (an overrun
+        recorded with the press)."""
+        last, before = self.session.journal.last_seq, self.notice
         try:
             command(self.session)
         except SessionError as exc:
-            self.refused.append(str(exc))
-        except JournalError as exc:  # e.g. a full disk: nothing was recorded; say so, go on
-            self.refused.append(f"not recorded: {exc}")
+            self.notice = Notice(exc.key or "error.unexpected", dict(exc.params), "error",
+                                 self.session.clock.now())
+            return False
+        except JournalError:  # e.g. a full disk: nothing was recorded; say so, go on
+            self.notify("table.not_recorded", "error")
+            return False
+        if self.session.journal.last_seq != last:
+            if self.notice is before:  # the command said nothing itself: clear the old one
+                self.notice = None
+            self._confirm_silent(last)
+        return True
+
+    def _confirm_silent(self, after: int) -> None:
+        """Events the table would not notice: an overrun charged; a cost the referee must
+        confirm (chaodipi's second bury overrun: 立即招请裁判) calls the referee with the notice
+        and the buzzer."""
+        session = self.session
+        waiting = {pid for pid, _ in session.state.unconfirmed()}
+        for event in session.journal.events_after(after, 20):
+            if event.kind != "time-overrun":
+                continue
+            if event.data["id"] in waiting:
+                ruleset = session.state.ruleset
+                assert ruleset is not None
+                self.notify("table.referee_call", "alert", seat=event.data["seat"],
+                            penalty=ruleset.penalties["time-overrun"].name)
+                self.lights.signal(Signal("limit", event.data["seat"], event.data["phase"]),
+                                   session.clock.now())
+            else:
+                self.notify("table.overrun", seat=event.data["seat"],
+                            seconds=round(event.data["over"], 1), phase=event.data["phase"])
 
     def _act(self, action: Action) -> None:
         part = action.part
@@ -124,12 +163,17 @@ class TableRunner:
         elif part == "referee.pause" and action.kind == "tap":
             self._call(lambda s: s.pause_key())
         elif part == "referee.pause" and action.kind == "hold":
-            self._muted_here = not self._muted_here
-            self.lights.muted = self._muted_here or bool(getattr(self.link, "muted", 0))
+            self.toggle_mute()
         elif part == "referee.confirm" and action.kind == "press":
             name = NEXT.get(self.session.state.phase)
             if name:
                 self._call(lambda s: getattr(s, name)())
+
+    def toggle_mute(self) -> None:
+        """The table's own buzzer mute (the referee's key held, or the mute icon)."""
+        self._muted_here = not self._muted_here
+        self.lights.muted = self._muted_here or bool(getattr(self.link, "muted", 0))
+        self.notify("table.muted" if self._muted_here else "table.unmuted")
 
     def _print_slip(self) -> None:
         """At the end of a match the slip goes to the printer (kept on disk first), and its
@@ -141,7 +185,7 @@ class TableRunner:
         lines = list(replay(record, state.rulesets))
         self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang),
                                     self.paper) for lang in LANGS}
-        self._seen = (-1, 0, 0)  # show it
+        self._seen = ()  # show it
         if self.printer is not None:
             slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang)
             name = f"table-{self.session.table}-round-{self.session.match}"
@@ -149,6 +193,7 @@ class TableRunner:
                 self.printer.submit(name, as_escpos(slip))
             except OSError as exc:  # the slip could not even be kept: say so, go on
                 self.printed.append(PrintResult(name, "lost", str(exc)))
+                self.notify("printer.lost", "error")
 
     # -- the thread -------------------------------------------------------------------------
 
@@ -157,8 +202,9 @@ class TableRunner:
             while not self._stop.is_set():
                 try:
                     self.step(timeout=interval)
-                except Exception as exc:  # the clock must never stop: report it, go on
-                    self.refused.append(f"{type(exc).__name__}: {exc}")
+                except Exception:  # the clock must never stop: say so, go on
+                    log.exception("table step failed")
+                    self.notify("error.unexpected", "error")
 
         self._thread = threading.Thread(target=loop, name="table-session", daemon=True)
         self._thread.start()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from ..rules import Rulesets
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
-from .state import MatchState, SessionError
+from .state import REFEREE_HOLD, MatchState, SessionError, refused
 
 __all__ = ["SessionConfig", "SessionError", "Signal", "TableSession"]
 
@@ -30,6 +31,9 @@ class SessionConfig:
     pin_attempts: int = 3  # wrong PINs in a row before a lockout
     pin_lockout: float = 60.0  # seconds
     unlocked_for: float = 120.0  # the referee menu stays open this long after the last action
+    # seconds after a trick's fourth card before the next lead's time starts (the trick is
+    # gathered); a ruleset's `time.gather_seconds`, where it sets one, wins
+    gather_grace: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,7 @@ class TableSession:
     def _referee(self) -> None:
         now = self.clock.now()
         if now > self._unlocked_until:
-            raise SessionError("referee only: unlock with the PIN first")
+            raise refused("referee_only", "referee only: unlock with the PIN first")
         self._unlocked_until = now + self.config.unlocked_for
 
     # -- match setup ------------------------------------------------------------------------
@@ -124,17 +128,21 @@ class TableSession:
         ruleset's. `match`: the journal's name for it (default: the round). Raises
         SessionError for an unknown ruleset or a match already played."""
         if self.state.phase not in ("setup", "over"):
-            raise SessionError(f"round {self.match} is still being played")
+            raise refused("match_running", f"round {self.match} is still being played")
         chosen = self.rulesets.get(ruleset) if isinstance(ruleset, str) else None
         if chosen is None:
-            raise SessionError(f"unknown ruleset {ruleset!r}; known: {', '.join(self.rulesets)}")
+            raise refused("unknown_ruleset", f"unknown ruleset {ruleset!r}; known: "
+                          f"{', '.join(self.rulesets)}")
         match = match or str(round)
         if match in self.journal.matches():
-            raise SessionError(f"round {match} was already played at this table")
+            raise refused("round_played", f"round {match} was already played at this table",
+                          round=match)
         minutes = chosen.time.match_minutes if match_minutes is None else match_minutes
+        gather = getattr(chosen.time, "gather_seconds", None)
         data = {"table": self.table, "event": event, "round": str(round), "teams": teams,
                 "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
-                "match_minutes": minutes or None}
+                "match_minutes": minutes or None,
+                "gather_seconds": self.config.gather_grace if gather is None else gather}
         previous = (self.match, self.state)
         self.match, self.state = match, MatchState(self.rulesets)
         try:
@@ -190,24 +198,32 @@ class TableSession:
         """A seat's button. Bury: the bury is done. Play: that seat's move is done and the next
         seat's time starts. Result: that seat's side confirms. An overrun is recorded with
         the press, as a `time-overrun` event with how far over it went."""
-        state, now = self.state, self.clock.now()
-        facts: list[tuple[str, dict[str, Any]]] = []
-        clock = state.clock
-        if state.phase in ("bury", "play") and clock is not None and not state.paused:
-            over = clock.elapsed_at(now) - clock.limit  # recorded only if the press is taken
-            if over > 0:
-                penalty_id = f"p{self.journal.last_seq + 1}"
-                facts.append(("time-overrun", {"id": penalty_id, "seat": seat,
-                                               "phase": clock.kind, "over": over}))
+        facts = self._overrun(seat)
         ids = [data["id"] for _, data in facts]
         self._record(f"seat:{seat}", *facts, ("press", {"seat": seat, "overrun_ids": ids}))
+
+    def _overrun(self, seat: str | None) -> list[tuple[str, dict[str, Any]]]:
+        """The overrun of the move now running, as a fact to record with the press (or pause)
+        that ends it; none when the move is within its time."""
+        state, now = self.state, self.clock.now()
+        clock = state.clock
+        if state.phase not in ("bury", "play") or clock is None or state.paused or \
+                not clock.running:
+            return []
+        seat = seat or clock.seat
+        over = clock.elapsed_at(now) - clock.limit  # recorded only if the command is taken
+        if over <= 0 or seat is None:
+            return []
+        return [("time-overrun", {"id": f"p{self.journal.last_seq + 1}", "seat": seat,
+                                  "phase": clock.kind, "over": over})]
 
     def set_leader(self, seat: str) -> None:
         """The referee corrects who led the current trick."""
         self._record("referee", ("leader", {"seat": seat}))
 
     def undo(self) -> None:
-        """Undo the last press, fry or leader correction of this hand."""
+        """Undo the last step of this hand: a press, a fry, a leader correction, the start of
+        the bury, the end of play (before anything is entered), a dealer grab or a redeal."""
         self._record("referee", ("undo", {}))
 
     def end_play(self) -> None:
@@ -229,13 +245,29 @@ class TableSession:
         penalty_id = f"p{self.journal.last_seq + 1}"
         data = {"id": penalty_id, "code": code, "seat": seat,
                 **{k: v for k, v in details.items() if v is not None}}
+        if data.get("incident") is True:  # a new incident of its own (linked ones name it)
+            data["incident"] = penalty_id
         self._record("referee", ("penalty", data))
         return penalty_id
+
+    def confirm_penalty(self, penalty_id: str) -> None:
+        """The referee confirms a cost that counts only once confirmed (`referee_confirms`)."""
+        self._referee()
+        self._record("referee", ("penalty-confirmed", {"id": penalty_id}))
 
     def remove_penalty(self, penalty_id: str) -> None:
         if self.state.phase not in ("entry", "result"):
             self._referee()
         self._record("referee", ("penalty-removed", {"id": penalty_id}))
+
+    def save_entry_step(self, step: str, **chosen: Any) -> None:
+        """Where the table is in the entry of a finished hand, and its choices that are not
+        facts yet: journaled, so that a half-entered hand survives a restart."""
+        self._record("table", ("entry-step", {"step": step, **chosen}))
+
+    def reopen_entries(self) -> None:
+        """Back from the result to the entry, before both sides have confirmed."""
+        self._record("table", ("entries-reopen", {}))
 
     def finish_entries(self) -> Any:
         """Show the result: total, level change, next dealer. Returns the core's result."""
@@ -255,18 +287,31 @@ class TableSession:
     def unlock(self, pin: str) -> bool:
         """Open the referee menu. Wrong PINs are journaled; after `pin_attempts` in a row the
         menu stays locked for `pin_lockout` seconds (across restarts)."""
-        failures = self.state.pin_failures
-        wall = self.clock.wall()
-        if len(failures) >= self.config.pin_attempts and \
-                wall - failures[-1] < self.config.pin_lockout:
-            raise SessionError(f"locked after {len(failures)} wrong PINs; try again in "
-                               f"{self.config.pin_lockout - (wall - failures[-1]):.0f} s")
+        left = self.pin_locked_for()
+        if left > 0:
+            raise refused("pin_locked", f"locked after {len(self.state.pin_failures)} wrong "
+                          f"PINs; try again in {left:.0f} s", seconds=math.ceil(left))
         if not hmac.compare_digest(_digest(pin), _digest(self.config.pin)):
             self._record("referee", ("pin-failed", {}))
             return False
         self._record("referee", ("referee-unlocked", {}))
         self._unlocked_until = self.clock.now() + self.config.unlocked_for
         return True
+
+    def pin_locked_for(self) -> float:
+        """Seconds the referee menu stays locked after too many wrong PINs (0: not locked)."""
+        failures = self.state.pin_failures
+        if len(failures) < self.config.pin_attempts:
+            return 0.0
+        return max(0.0, self.config.pin_lockout - (self.clock.wall() - failures[-1]))
+
+    def pin_tries_left(self) -> int:
+        """Wrong PINs still allowed before the lockout."""
+        return max(0, self.config.pin_attempts - len(self.state.pin_failures))
+
+    @property
+    def unlocked(self) -> bool:
+        return self.clock.now() <= self._unlocked_until
 
     def lock(self) -> None:
         self._unlocked_until = float("-inf")
@@ -289,13 +334,63 @@ class TableSession:
         return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
                 if old != new]
 
+    def preview_correction(self, hand: int, entry: dict[str, Any]
+                           ) -> tuple[Any, list[tuple[int, Any, Any]]]:
+        """What `correct_hand` would do, without recording it: the corrected hand's result and
+        (hand, old levels, new levels) for every hand whose levels would change."""
+        _, _, results, _ = self.state.correction(hand, entry)
+        before = [getattr(p.result, "levels", None) for p in self.state.played]
+        after = [r.levels for r in results]
+        return results[hand - 1], [(i, old, new) for i, (old, new) in
+                                   enumerate(zip(before, after, strict=True), 1) if old != new]
+
+    def _pause(self, actor: str, reason: str) -> None:
+        # An overrun already run up is a fact: it is recorded with the pause, and the move
+        # starts afresh on resume.
+        self._record(actor, *self._overrun(None), ("pause", {"reason": reason}))
+
     def pause(self, reason: str = "referee") -> None:
         self._referee()
-        self._record("referee", ("pause", {"reason": reason}))
+        self._pause("referee", reason)
 
     def resume(self) -> None:
         self._referee()
         self._record("referee", ("resume", {}))
+
+    def pause_table(self) -> None:
+        """Anyone at the table pauses the clocks at once (a long press on the countdown);
+        resuming is the referee's, behind the PIN."""
+        self._pause("table", "table")
+
+    def hold_for_referee(self) -> bool:
+        """The referee's overlay opened: a running move clock pauses until it closes. Returns
+        whether it paused anything."""
+        state = self.state
+        if state.paused or state.phase not in ("bury", "play") or state.clock is None or \
+                not state.clock.running:
+            return False
+        self._pause("referee", REFEREE_HOLD)
+        return True
+
+    def release_referee_hold(self) -> bool:
+        """The referee's overlay closed: resume the clocks if the overlay paused them."""
+        if not (self.state.paused and self.state.pause_reason == REFEREE_HOLD):
+            return False
+        self._record("referee", ("resume", {}))
+        return True
+
+    def follow_hall(self, paused: bool) -> bool:
+        """The head referee paused or resumed the whole hall: pause (reason "hall": the banner
+        says 全场暂停), or resume a pause the hall made (a table's own pause stays). Returns
+        whether anything changed."""
+        state = self.state
+        if paused and not state.paused and state.phase not in ("setup", "over"):
+            self._pause("hall", "hall")
+            return True
+        if not paused and state.paused and state.pause_reason == "hall":
+            self._record("hall", ("resume", {}))
+            return True
+        return False
 
     def pause_key(self) -> None:
         """The referee's pause button on the table: pause, or resume, without the PIN (the
@@ -303,7 +398,7 @@ class TableSession:
         if self.state.paused:
             self._record("referee:key", ("resume", {}))
         else:
-            self._record("referee:key", ("pause", {"reason": "referee key"}))
+            self._pause("referee:key", "referee key")
 
     def declare_time_up(self) -> None:
         self._referee()
@@ -313,7 +408,7 @@ class TableSession:
         """End the match by forfeit or disqualification of `loser`."""
         self._referee()
         if kind not in ("forfeit", "disqualification"):
-            raise SessionError(f"{kind!r}: give forfeit or disqualification")
+            raise refused("bad_end_kind", f"{kind!r}: give forfeit or disqualification")
         self._record("referee", ("match-end", {"loser": loser, "kind": kind, "reason": reason}))
 
     # -- time -------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
 `MatchState.apply` takes events one by one; `check` runs the same validation without changing
 anything, so the session can refuse a command before it is journaled. Every rule decision is the
 rules core's: this module only tracks phases, clocks and the entries of the hand in progress.
+
+Every refusal carries a catalog key (`table.*` in `kiosk/i18n/<lang>/table.toml`): the English
+text of a SessionError is for logs, the screen shows the key in the reader's language.
 """
 
 from __future__ import annotations
@@ -34,7 +37,18 @@ PHASES = ("setup", "ready", "bury", "play", "entry", "result", "disputed", "over
 #: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
 #: Once the last trick is played (entry, result) the hand is over, and time up counts after it.
 IN_HAND = ("bury", "play")
-_PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late")
+_PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
+#: Trump as the kiosk records it: a suit, or NT (no trump).
+TRUMPS = ("♠", "♥", "♣", "♦", "NT")
+#: A pause the referee's own overlay made: closing the overlay resumes it.
+REFEREE_HOLD = "referee-menu"
+#: The cards of one deck and of the kitty (RULES.md §1: two decks, a kitty of 8).
+DECK_CARDS, KITTY_CARDS = 54, 8
+#: The steps of the table's entry of a finished hand (kept in the journal, so that a half-entered
+#: hand survives a restart).
+ENTRY_STEPS = ("points", "last_trick", "kitty_points", "kitty_shape", "penalties",
+               "penalty_seat", "penalty_kind", "penalty_option", "penalty_value",
+               "penalty_incident")
 
 
 class SessionError(Explained, Exception):
@@ -44,10 +58,38 @@ class SessionError(Explained, Exception):
     params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
+def refused(key: str, text: str, **params: Any) -> SessionError:
+    """A SessionError with its catalog key `table.<key>` (the English `text` is for logs)."""
+    error = SessionError(text)
+    error.explained(f"table.{key}", **params)
+    return error
+
+
+def entry_refused(exc: RecordError | EntryError, prefix: str = "") -> SessionError:
+    """The rules core refused an entry: keep its own key when it has one, else say which part
+    of the entry it was (points, kitty, a penalty, the dealer…)."""
+    error = SessionError(f"{prefix}{exc}")
+    if getattr(exc, "key", None):
+        error.explained(exc.key, **exc.params)  # type: ignore[arg-type]
+        return error
+    where = str(getattr(exc, "field", "") or "")
+    part = next((p for p in ("kitty", "penalties", "points", "dealer", "partner", "end")
+                 if where.startswith(p)), "entry")
+    error.explained(f"table.refused.{part}")
+    return error
+
+
+def tricks_per_hand(ruleset: Ruleset) -> int:
+    """How many tricks a hand has: the cards of the ruleset's decks, less the kitty, by four."""
+    decks = getattr(ruleset, "decks", 2)
+    return int((DECK_CARDS * decks - KITTY_CARDS) // 4)
+
+
 @dataclass
 class MoveClock:
     """Whose move it is and since when. `seat` None: a new trick's lead time, charged to the
-    seat that presses first. While paused `elapsed` holds the time so far."""
+    seat that presses first. While paused `elapsed` holds the time so far. `started` may lie in
+    the future: the gather grace after a trick, before the lead's time starts."""
 
     kind: str  # "bury" or "play"
     seat: str | None
@@ -58,9 +100,25 @@ class MoveClock:
     plays: int = 0  # plays made in the current trick
     trick: int = 1
     leader: str | None = None
+    done: bool = False  # every trick of the hand is played
 
     def elapsed_at(self, now: float) -> float:
         return now - self.started if self.running else self.elapsed
+
+
+@dataclass
+class Undo:
+    """How to take back one step of the hand: `kind` names the step (press, fry, leader,
+    bury-start, play-end, dealer, redeal); the phase, move clock and buriers before it; the
+    penalties it added; for a redeal, the match and the hand before it."""
+
+    kind: str
+    phase: str
+    clock: MoveClock | None
+    buriers: list[str]
+    added: list[str] = field(default_factory=list)
+    seat: str | None = None
+    before: tuple[Any, Any] | None = None  # (core, draft) before a redeal
 
 
 @dataclass
@@ -77,9 +135,10 @@ class Draft:
     kitty: dict[str, Any] | None = None
     penalties: dict[str, dict[str, Any]] = field(default_factory=dict)
     buriers: list[str] = field(default_factory=list)
-    undo: list[tuple[str, MoveClock | None, list[str], list[str]]] = field(default_factory=list)
+    undo: list[Undo] = field(default_factory=list)
     confirmed: set[str] = field(default_factory=set)
     disputed_by: str | None = None
+    entry_step: dict[str, Any] = field(default_factory=dict)  # where the table's entry is
 
 
 @dataclass
@@ -104,8 +163,11 @@ class MatchState:
         self.draft: Draft | None = None
         self.clock: MoveClock | None = None
         self.paused = False
+        self.pause_reason: str | None = None
         self.match_clock: MoveClock | None = None  # kind "match"; limit in seconds
         self.match_started = False
+        self.gather = 0.0  # seconds after a trick before the lead's time starts
+        self.tricks = 25  # tricks in a hand
         # When time ran out: `at` = hands confirmed before the decision is taken, `in_hand` =
         # a hand was in play (it is finished first where the rules say so).
         self.time_up: dict[str, Any] | None = None
@@ -120,7 +182,7 @@ class MatchState:
         """Fold one event in. Raises SessionError when it does not fit the state."""
         handler = getattr(self, "_on_" + event.kind.replace("-", "_"), None)
         if handler is None:
-            raise SessionError(f"unknown event kind {event.kind!r}")
+            raise refused("unknown_event", f"unknown event kind {event.kind!r}")
         handler(event.data, event, True)
         self.last_event = event
 
@@ -128,7 +190,7 @@ class MatchState:
         """Raise SessionError if an event (kind, data) would be refused now; change nothing."""
         handler = getattr(self, "_on_" + kind.replace("-", "_"), None)
         if handler is None:
-            raise SessionError(f"unknown event kind {kind!r}")
+            raise refused("unknown_event", f"unknown event kind {kind!r}")
         handler(data, Event(0, "", "", kind, data, mono, wall, ""), False)
 
     # -- helpers ----------------------------------------------------------------------------
@@ -137,10 +199,24 @@ class MatchState:
     def team(self) -> bool:
         return self.ruleset is not None and self.ruleset.kind == "team"
 
+    @property
+    def standalone(self) -> bool:
+        """Set up at the table, not by the hall's scorer (no event name)."""
+        return not self.setup.get("event")
+
     def _need(self, *phases: str) -> None:
         if self.phase not in phases:
-            raise SessionError(f"not now: the table is in phase '{self.phase}', this needs "
-                               f"{' or '.join(phases)}")
+            raise refused(f"not_now.{self.phase}", f"not now: the table is in phase "
+                          f"'{self.phase}', this needs {' or '.join(phases)}")
+
+    def _seat(self, value: Any, what: str) -> str:
+        if value not in SEATS:
+            raise refused("bad_seat", f"{what} {value!r}: give N, E, S or W")
+        return str(value)
+
+    def _not_paused(self) -> None:
+        if self.paused:
+            raise refused("paused", "the clocks are paused: resume first")
 
     def side_of(self, seat: str) -> str:
         """The side a seat's player is on: a team, or in shuangsheng "dealer"/"defenders"."""
@@ -150,7 +226,7 @@ class MatchState:
         assert draft is not None and draft.dealer is not None
         partner = self.partner()
         if partner is None:
-            raise SessionError("the partner is not drawn yet")
+            raise refused("no_partner", "the partner is not drawn yet")
         player = self.player_at(seat)
         return "dealer" if player in (draft.dealer, partner) else "defenders"
 
@@ -178,6 +254,16 @@ class MatchState:
             return opposite
         return chair
 
+    def dealer_side(self) -> frozenset[str]:
+        """The seats of the dealer's side in the hand in progress (empty before a dealer)."""
+        draft = self.draft
+        if draft is None or draft.dealer is None:
+            return frozenset()
+        if self.team:
+            return frozenset({draft.dealer, PARTNER_OF[draft.dealer]})
+        partner = self.partner()
+        return frozenset({draft.dealer, partner}) if partner else frozenset({draft.dealer})
+
     def _new_draft(self) -> None:
         core = self.core
         number = len(self.played) + 1
@@ -198,10 +284,56 @@ class MatchState:
             for p in draft.penalties.values())
         if self.team:
             return HandEntry(points=draft.points, kitty=kitty, penalties=penalties,
-                             dealer=draft.dealer, as_played=draft.as_played)
+                             dealer=draft.dealer, as_played=draft.as_played,
+                             buried_by=self.buried_by(draft))
         return DealEntry(points=draft.points, kitty=kitty, penalties=penalties,
                          partner=draft.partner, partner_card=draft.partner_card,
                          dealer=draft.dealer)
+
+    def buried_by(self, draft: Draft | None = None) -> str | None:
+        """Who buried the kitty last, where frying lets another seat bury (None otherwise)."""
+        draft = draft or self.draft
+        if draft is None or not draft.buriers or self.ruleset is None or \
+                not self.ruleset.frying:
+            return None
+        return draft.buriers[-1]
+
+    def applied(self, draft: Draft | None = None) -> tuple[Any, ...]:
+        """The penalties of the hand in progress (or of a `draft` of it) as they count now (a
+        warning, points, a cost awaiting the referee…), in order, scored with the match's
+        counters; () when they cannot be."""
+        draft, ruleset, core = draft or self.draft, self.ruleset, self.core
+        if draft is None or ruleset is None or core is None or not draft.penalties:
+            return ()
+        entry = self.entry(draft)
+        dealer = draft.dealer or "N"
+        side_key = TEAM_OF if self.team else {s: s for s in SEATS}
+        try:
+            score, _ = score_hand(ruleset, entry.points or 0, entry.kitty, entry.penalties,
+                                  self.dealer_side() or frozenset({dealer, PARTNER_OF[dealer]}),
+                                  getattr(core, "counts", {}), side_key, dealer=draft.dealer,
+                                  buried_by=self.buried_by(draft))
+        except EntryError:
+            return ()
+        return score.penalties
+
+    def unconfirmed(self) -> list[tuple[str, Any]]:
+        """The penalties of this hand whose cost waits for the referee, each with what it will
+        cost once confirmed: (id, applied penalty as confirmed)."""
+        draft = self.draft
+        if draft is None:
+            return []
+        out = []
+        for i, (pid, effect) in enumerate(zip(draft.penalties, self.applied(), strict=False)):
+            if effect.effect != "unconfirmed":
+                continue
+            trial = copy.copy(draft)
+            trial.penalties = {**draft.penalties, pid: {**draft.penalties[pid],
+                                                        "confirmed": True}}
+            confirmed = self.applied(trial)
+            if len(confirmed) > i:
+                out.append((pid, confirmed[i]))
+        return out
 
     def preview(self) -> Any:
         """What the hand in progress would give if confirmed now. Raises SessionError."""
@@ -209,7 +341,7 @@ class MatchState:
         try:
             return self.core.play(self.entry())[1]  # type: ignore[arg-type]
         except EntryError as exc:
-            raise SessionError(str(exc)) from None
+            raise entry_refused(exc) from None
 
     def _record(self, draft: Draft) -> dict[str, Any]:
         """The hand as a RULES.md §9 record entry (with the dealer always named)."""
@@ -229,6 +361,8 @@ class MatchState:
             record["penalties"] = [dict(p) for p in draft.penalties.values()]
         if draft.trump:
             record["trump"] = dict(draft.trump)
+        if self.team and self.buried_by(draft) is not None:
+            record["buried_by"] = self.buried_by(draft)
         return record
 
     def _commit_hand(self, event: Event) -> None:
@@ -238,7 +372,7 @@ class MatchState:
         try:
             core, result = core.play(self.entry())  # type: ignore[arg-type]
         except EntryError as exc:
-            raise SessionError(str(exc)) from None
+            raise entry_refused(exc) from None
         self.core = core
         self.played.append(Played(self._record(draft), result))
         if self.time_up and self.time_up["at"] == len(self.played) and core.winner is None:
@@ -257,6 +391,7 @@ class MatchState:
     def _finish(self, mono: float) -> None:
         """The match is over: no hand, no move, nothing paused, and the match clock stops."""
         self.phase, self.draft, self.clock, self.paused = "over", None, None, False
+        self.pause_reason = None
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, mono)
 
@@ -268,17 +403,40 @@ class MatchState:
         if clock.running:
             clock.elapsed, clock.running = mono - clock.started, False
 
-    def _push_undo(self, added: list[str] | None = None) -> None:
+    def _push_undo(self, kind: str, added: list[str] | None = None, seat: str | None = None,
+                   before: tuple[Any, Any] | None = None) -> None:
         draft = self.draft
         assert draft is not None
-        draft.undo.append((self.phase, copy.copy(self.clock), list(draft.buriers), added or []))
+        draft.undo.append(Undo(kind, self.phase, copy.copy(self.clock), list(draft.buriers),
+                               added or [], seat, before))
+
+    def undoable(self) -> Undo | None:
+        """The step `undo` would take back now, if any."""
+        draft = self.draft
+        if draft is None or not draft.undo or self.phase not in ("ready", "bury", "play",
+                                                                 "entry"):
+            return None
+        last = draft.undo[-1]
+        if self.phase == "entry" and last.kind != "play-end":
+            return None
+        return last
+
+    def seats_for(self, code: str) -> tuple[str, ...]:
+        """The seats that can commit penalty `code` in the hand in progress (the ruleset says)."""
+        ruleset, draft = self.ruleset, self.draft
+        assert ruleset is not None
+        dealer = draft.dealer if draft and draft.dealer else "N"
+        buried_by = draft.buriers[-1] if draft and draft.buriers else None
+        try:
+            return tuple(ruleset.seats_for(code, dealer, buried_by=buried_by))
+        except EntryError as exc:
+            raise entry_refused(exc) from None
 
     def _validate_penalty(self, penalty: dict[str, Any]) -> None:
         """Check a penalty entry with the rules core, as part of the hand in progress."""
         draft, ruleset = self.draft, self.ruleset
         assert draft is not None and ruleset is not None
-        if penalty.get("seat") not in SEATS:
-            raise SessionError(f"penalty seat {penalty.get('seat')!r}: give N, E, S or W")
+        self._seat(penalty.get("seat"), "penalty seat")
         trial = copy.copy(draft)
         trial.penalties = {**draft.penalties, "new": penalty}
         entry = self.entry(trial)
@@ -286,11 +444,12 @@ class MatchState:
         dealer_side = (frozenset({dealer, PARTNER_OF[dealer]}) if self.team
                        else frozenset({dealer, self.partner() or PARTNER_OF[dealer]}))
         side_key = TEAM_OF if self.team else {s: s for s in SEATS}
-        try:
+        try:  # the rules core refuses a seat that cannot commit the offence
             score_hand(ruleset, entry.points if entry.points is not None else 0, entry.kitty,
-                       entry.penalties, dealer_side, {}, side_key)
+                       entry.penalties, dealer_side, {}, side_key, dealer=draft.dealer,
+                       buried_by=self.buried_by(draft))
         except EntryError as exc:
-            raise SessionError(str(exc)) from None
+            raise entry_refused(exc) from None
 
     # -- event handlers: (data, event, commit) ----------------------------------------------
 
@@ -299,24 +458,29 @@ class MatchState:
         ruleset_id = data.get("ruleset")
         ruleset = self.rulesets.get(ruleset_id) if isinstance(ruleset_id, str) else None
         if ruleset is None:
-            raise SessionError(f"unknown ruleset {data.get('ruleset')!r}; known: "
-                               f"{', '.join(self.rulesets)}")
+            raise refused("unknown_ruleset", f"unknown ruleset {data.get('ruleset')!r}; "
+                          f"known: {', '.join(self.rulesets)}")
         if data.get("ruleset_sha256") != ruleset.sha256:
-            raise SessionError(f"the match was set up with {ruleset.id} sha256 "
-                               f"{data.get('ruleset_sha256')}, but the {ruleset.id} here "
-                               f"has sha256 {ruleset.sha256}")
+            raise refused("ruleset_changed", f"the match was set up with {ruleset.id} sha256 "
+                          f"{data.get('ruleset_sha256')}, but the {ruleset.id} here has sha256 "
+                          f"{ruleset.sha256}")
         minutes = data.get("match_minutes")
         if minutes is not None and (isinstance(minutes, bool) or not isinstance(
                 minutes, int | float) or not 0 <= minutes < 24 * 60):
-            raise SessionError(f"match time {minutes!r}: give minutes, 0 to a day")
+            raise refused("bad_match_time", f"match time {minutes!r}: give minutes, 0 to a day")
+        gather = data.get("gather_seconds", 0)
+        if isinstance(gather, bool) or not isinstance(gather, int | float) or \
+                not 0 <= gather <= 30:
+            raise refused("bad_gather", f"gather time {gather!r}: give 0 to 30 seconds")
         for key, names in (("teams", ("NS", "EW")), ("players", SEATS)):
             given = data.get(key)
             if not isinstance(given, dict) or not set(given) <= set(names) or not all(
                     isinstance(v, str) for v in given.values()):
-                raise SessionError(f"{key}: give names by {'/'.join(names)}")
+                raise refused("bad_names", f"{key}: give names by {'/'.join(names)}")
         if not commit:
             return
         self.setup, self.ruleset = dict(data), ruleset
+        self.gather, self.tricks = float(gather), tricks_per_hand(ruleset)
         self.core = (TeamMatch.start(ruleset, None) if ruleset.kind == "team"
                      else IndividualRound.start(ruleset))
         limit = (minutes or 0) * 60
@@ -326,18 +490,19 @@ class MatchState:
     def _on_dealer(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready")
         assert self.draft is not None and isinstance(self.core, TeamMatch | IndividualRound)
-        seat = data.get("seat")
-        if seat not in SEATS:
-            raise SessionError(f"dealer {seat!r}: give N, E, S or W")
-        if not isinstance(self.core, TeamMatch) or self.core.next_dealer is not None:
-            raise SessionError(f"the dealer is not grabbed here: {self.draft.dealer} deals")
+        seat = self._seat(data.get("seat"), "dealer")
+        if not isinstance(self.core, TeamMatch) or self.core.next_dealer is not None or \
+                self.draft.dealer is not None:
+            raise refused("dealer_known", f"the dealer is not grabbed here: "
+                          f"{self.draft.dealer} deals")
         if commit:
+            self._push_undo("dealer", seat=seat)
             self.draft.dealer = seat
 
     def _on_partner(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready", "bury", "play", "entry", "result")
         if self.team:
-            raise SessionError("partners are drawn only in individual events")
+            raise refused("no_partner_draw", "partners are drawn only in individual events")
         draft = self.draft
         assert draft is not None and isinstance(self.core, IndividualRound)
         trial = copy.copy(draft)
@@ -345,15 +510,17 @@ class MatchState:
         try:
             self.core.partner_for(draft.dealer or "E", self.entry(trial))  # type: ignore[arg-type]
         except EntryError as exc:
-            raise SessionError(str(exc)) from None
+            raise entry_refused(exc) from None
         if commit:
             draft.partner, draft.partner_card = trial.partner, trial.partner_card
             self._back_to_entry()
 
     def _on_trump(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready", "bury", "play")
-        if data.get("seat") not in SEATS or not isinstance(data.get("suit"), str):
-            raise SessionError("trump: give the suit and the seat that declared it")
+        if data.get("suit") not in TRUMPS:
+            raise refused("bad_trump", f"trump {data.get('suit')!r}: give one of "
+                          f"{' '.join(TRUMPS)}")
+        self._seat(data.get("seat"), "trump declared by")
         if commit:
             assert self.draft is not None
             self.draft.trump = {"suit": data["suit"], "seat": data["seat"]}
@@ -363,78 +530,100 @@ class MatchState:
         draft, core = self.draft, self.core
         assert draft is not None
         if not isinstance(core, TeamMatch) or self.ruleset is None or not self.ruleset.redeal:
-            raise SessionError(f"{self.ruleset.id if self.ruleset else 'this ruleset'} has no "
-                               "redeal")
+            raise refused("no_redeal", f"{self.ruleset.id if self.ruleset else 'this ruleset'}"
+                          " has no redeal")
         if draft.dealer is None:
-            raise SessionError("give the grabbed dealer first")
-        if data.get("seat") not in SEATS or TEAM_OF[data["seat"]] == TEAM_OF[draft.dealer]:
-            raise SessionError("a redeal is called by a defender: give their seat")
+            raise refused("dealer_first", "give the grabbed dealer first")
+        seat = self._seat(data.get("seat"), "redeal by")
+        if seat not in self.redeal_callers():
+            raise refused("redeal_by_defender", "a redeal is called by a defender: give their "
+                          "seat")
         if draft.penalties or draft.points is not None:
-            raise SessionError("remove the entries of this hand before a redeal")
-        entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played)
+            raise refused("redeal_entries", "remove the entries of this hand before a redeal")
+        entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played,
+                          called_by=seat)
         try:
             new_core, result = core.play(entry)
         except EntryError as exc:
-            raise SessionError(str(exc)) from None
+            raise entry_refused(exc) from None
         if not commit:
             return
-        record = {"redeal": True, "dealer": draft.dealer, "called_by": data["seat"]}
+        record = {"redeal": True, "dealer": draft.dealer, "called_by": seat}
         if draft.as_played:
             record["as_played"] = True
+        before = (core, draft)
+        phase, clock = self.phase, copy.copy(self.clock)
         self.core, self.clock = new_core, None
         self.played.append(Played(record, result))
         self._new_draft()
+        assert self.draft is not None
+        self.draft.undo.append(Undo("redeal", phase, clock, list(draft.buriers), seat=seat,
+                                    before=before))
+
+    def redeal_callers(self) -> tuple[str, ...]:
+        """The seats that may call a redeal in the hand in progress (the ruleset says)."""
+        ruleset, draft = self.ruleset, self.draft
+        if ruleset is None or ruleset.redeal is None or draft is None or draft.dealer is None:
+            return ()
+        return tuple(ruleset.redeal_callers(draft.dealer))
 
     def _on_bury_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready")
         draft, ruleset = self.draft, self.ruleset
         assert draft is not None and ruleset is not None
         if draft.dealer is None:
-            raise SessionError("the dealer is grabbed here: give the dealer first")
-        if self.paused:
-            raise SessionError("the clocks are paused: resume first")
+            raise refused("dealer_first", "the dealer is grabbed here: give the dealer first")
+        self._not_paused()
         if commit:
+            self._push_undo("bury-start")
             draft.buriers = [draft.dealer]
             self.clock = MoveClock("bury", draft.dealer, ruleset.time.bury_seconds, ev.mono)
             self.phase = "bury"
+            mc = self.match_clock
+            if mc is not None and not self.match_started and self.standalone and \
+                    self.time_up is None:
+                # A match set up at the table has no hall start: its time starts at the first
+                # bury.
+                self.match_started = True
+                mc.started, mc.running = ev.mono, True
 
     def _on_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("play")
         draft, ruleset, clock = self.draft, self.ruleset, self.clock
         assert draft is not None and ruleset is not None and clock is not None
         if not ruleset.frying:
-            raise SessionError(f"{ruleset.id} has no kitty frying")
-        if self.paused:
-            raise SessionError("the clocks are paused: resume first")
+            raise refused("no_frying", f"{ruleset.id} has no kitty frying")
+        self._not_paused()
         if clock.trick != 1 or clock.plays != 0 or clock.seat != draft.dealer:
-            raise SessionError("frying is over once the first card is led")
+            raise refused("frying_over", "frying is over once the first card is led")
         seat = data.get("seat")
         if seat not in SEATS or seat == draft.buriers[-1]:
-            raise SessionError(f"fry by {seat!r}: another seat than the last to bury")
+            raise refused("fry_seat", f"fry by {seat!r}: another seat than the last to bury")
         if commit:
-            self._push_undo()
+            self._push_undo("fry", seat=seat)
             draft.buriers.append(seat)
             limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
             self.clock = MoveClock("bury", seat, limit, ev.mono)
             self.phase = "bury"
 
     def _on_press(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        seat = data.get("seat")
-        if seat not in SEATS:
-            raise SessionError(f"press by {seat!r}: give N, E, S or W")
+        seat = self._seat(data.get("seat"), "press by")
         if self.phase == "result":
             self._on_confirm(data, ev, commit)
             return
         self._need("bury", "play")
         if self.paused:
-            raise SessionError("the clocks are paused")
+            raise refused("paused", "the clocks are paused")
         clock, draft, ruleset = self.clock, self.draft, self.ruleset
         assert clock is not None and draft is not None and ruleset is not None
+        if clock.done:
+            raise refused("all_tricks_played", f"all {self.tricks} tricks are played: end the "
+                          "play")
         if clock.seat is not None and seat != clock.seat:
-            raise SessionError(f"not {seat}'s turn: {clock.seat} is to move")
+            raise refused("not_your_turn", f"not {seat}'s turn: {clock.seat} is to move")
         if not commit:
             return
-        self._push_undo(list(data.get("overrun_ids", [])))
+        self._push_undo("press", list(data.get("overrun_ids", [])), seat=seat)
         if self.phase == "bury":
             self.phase = "play"
             self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, ev.mono,
@@ -446,6 +635,11 @@ class MatchState:
         clock.started = ev.mono
         if clock.plays == 4:
             clock.trick, clock.plays, clock.seat, clock.leader = clock.trick + 1, 0, None, None
+            if clock.trick > self.tricks:  # the last trick: nobody leads, the play is over
+                clock.trick, clock.done = self.tricks, True
+                clock.running, clock.elapsed = False, 0.0
+            else:  # the lead's time starts once the trick is gathered
+                clock.started = ev.mono + self.gather
         else:
             clock.seat = next_seat(seat, ruleset.dealer.direction)
 
@@ -458,7 +652,7 @@ class MatchState:
         choice = ruleset.time.overrun_bury if data["phase"] == "bury" else \
             ruleset.time.overrun_play
         penalty = {"code": "time-overrun", "seat": self.player_at(data["seat"]),
-                   "over_seconds": round(data["over"], 1)}
+                   "over_seconds": round(data["over"], 1), "incident": data["id"]}
         if choice:
             penalty["choice"] = choice
         draft.penalties[data["id"]] = penalty
@@ -467,12 +661,12 @@ class MatchState:
         self._need("play")
         clock, ruleset = self.clock, self.ruleset
         assert clock is not None and ruleset is not None
-        seat = data.get("seat")
-        if seat not in SEATS:
-            raise SessionError(f"leader {seat!r}: give N, E, S or W")
+        seat = self._seat(data.get("seat"), "leader")
+        if clock.done:
+            raise refused("all_tricks_played", "all tricks are played")
         if not commit:
             return
-        self._push_undo()
+        self._push_undo("leader", seat=seat)
         clock.leader = seat
         if clock.plays or clock.seat is not None:
             current = seat
@@ -483,23 +677,45 @@ class MatchState:
             clock.seat = seat
 
     def _on_undo(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("bury", "play")
+        self._need("ready", "bury", "play", "entry")
         draft = self.draft
         assert draft is not None
-        if not draft.undo:
-            raise SessionError("nothing to undo in this hand")
-        if self.paused:
-            raise SessionError("the clocks are paused: resume first")
+        step = self.undoable()
+        if step is None:
+            raise refused("nothing_to_undo", "nothing to undo in this hand")
         if not commit:
             return
-        phase, clock, buriers, added = draft.undo.pop()
-        self.phase, self.clock, draft.buriers = phase, clock, buriers
-        for penalty_id in added:
-            draft.penalties.pop(penalty_id, None)
+        draft.undo.pop()
+        if step.kind == "redeal":
+            assert step.before is not None
+            self.core, self.draft = step.before
+            self.played.pop()
+            self.phase, self.clock = step.phase, self._fresh(step.clock, ev.mono)
+        else:
+            if step.kind == "dealer":
+                draft.dealer = None
+            self.phase, self.clock, draft.buriers = step.phase, step.clock, step.buriers
+            for penalty_id in step.added:
+                draft.penalties.pop(penalty_id, None)
+            if step.kind == "play-end":
+                draft.entry_step = {}
+                self.clock = self._fresh(step.clock, ev.mono)
+        if self.paused and self.clock is not None:  # taken back during a pause: the move
+            self.clock.running, self.clock.elapsed = False, 0.0  # starts afresh on resume
+
+    @staticmethod
+    def _fresh(clock: MoveClock | None, mono: float) -> MoveClock | None:
+        """The move clock with a fresh move from `mono` (after an undone redeal or end of play,
+        and on resume: an overrun never carries over)."""
+        if clock is not None and not clock.done:
+            clock.started, clock.elapsed = mono, 0.0
+        return clock
 
     def _on_play_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("play")
+        self._not_paused()
         if commit:
+            self._push_undo("play-end")
             self.clock, self.phase = None, "entry"
 
     def _back_to_entry(self) -> None:
@@ -516,56 +732,91 @@ class MatchState:
         kitty = data.get("kitty")
         if kitty is not None and (not isinstance(kitty, dict)
                                   or set(kitty) != {"points", "shape"}):
-            raise SessionError("kitty: give its points and the shape that won the last trick")
+            raise refused("kitty_incomplete", "kitty: give its points and the shape that won "
+                          "the last trick")
         try:
             check_points(data.get("points"), KittyEntry(kitty["points"], kitty["shape"])
                          if kitty else None, ruleset)
-        except (EntryError, KeyError, TypeError) as exc:
-            raise SessionError(str(exc)) from None
+        except (KeyError, TypeError):
+            raise refused("refused.points", f"points {data.get('points')!r} refused") from None
+        except EntryError as exc:
+            raise entry_refused(exc) from None
         if commit:
             draft.points, draft.kitty = data["points"], dict(kitty) if kitty else None
             self._back_to_entry()
+
+    def _on_entry_step(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """Where the table is in the entry of a finished hand, and what it chose there that is
+        not a fact yet (the side that won the last trick, the kitty's points before its
+        shape, a penalty half entered): kept so that a restart resumes at the same step."""
+        self._need("entry", "result")
+        if data.get("step") not in ENTRY_STEPS or len(str(data)) > 2000:
+            raise refused("refused.entry", f"entry step {data.get('step')!r}")
+        if commit:
+            assert self.draft is not None
+            self.draft.entry_step = dict(data)
 
     def _on_penalty(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready", "bury", "play", "entry", "result", "disputed")
         penalty = {k: v for k, v in data.items() if k != "id"}
         unknown = sorted(set(penalty) - {"code", "seat", *_PENALTY_FIELDS, "note"})
         if unknown:
-            raise SessionError(f"penalty: unknown detail {unknown[0]!r}; allowed: "
-                               f"{', '.join(_PENALTY_FIELDS)}, note")
+            raise refused("refused.penalties", f"penalty: unknown detail {unknown[0]!r}; "
+                          f"allowed: {', '.join(_PENALTY_FIELDS)}, note")
         self._validate_penalty(penalty)
         draft = self.draft
         assert draft is not None
         if data.get("id") in draft.penalties:
-            raise SessionError(f"penalty {data['id']} already exists")
+            raise refused("penalty_exists", f"penalty {data['id']} already exists")
         if commit:
             penalty["entered_by"] = ev.actor
             draft.penalties[data["id"]] = penalty
             self._back_to_entry()
 
-    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _penalties_with(self, penalty_id: Any) -> dict[str, dict[str, Any]]:
+        """The hand's penalties, which must hold `penalty_id`."""
         self._need("ready", "bury", "play", "entry", "result", "disputed")
         draft = self.draft
         assert draft is not None
-        if data.get("id") not in draft.penalties:
-            raise SessionError(f"no penalty {data.get('id')!r} in this hand")
+        if penalty_id not in draft.penalties:
+            raise refused("no_such_penalty", f"no penalty {penalty_id!r} in this hand")
+        return draft.penalties
+
+    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        penalties = self._penalties_with(data.get("id"))
         if commit:
-            del draft.penalties[data["id"]]
+            del penalties[data["id"]]
+            self._back_to_entry()
+
+    def _on_penalty_confirmed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """The referee confirms a cost the seed leaves to the referee (chaodipi's second bury
+        overrun: 立即招请裁判)."""
+        penalties = self._penalties_with(data.get("id"))
+        if commit:
+            penalties[data["id"]]["confirmed"] = True
             self._back_to_entry()
 
     def _on_entries_done(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("entry")
+        draft = self.draft
+        assert draft is not None
+        if draft.points is None and not draft.penalties:
+            raise refused("points_first", "enter the defenders' points first")
         self.preview()
         if commit:
             self.phase = "result"
+
+    def _on_entries_reopen(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """The table goes back to the entry before both sides have confirmed."""
+        self._need("result")
+        if commit:
+            self._back_to_entry()
 
     def _on_confirm(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("result")
         draft = self.draft
         assert draft is not None
-        if data.get("seat") not in SEATS:
-            raise SessionError(f"confirmation by {data.get('seat')!r}: give N, E, S or W")
-        side = self.side_of(data["seat"])
+        side = self.side_of(self._seat(data.get("seat"), "confirmation by"))
         if not commit:
             return
         draft.confirmed.add(side)
@@ -574,9 +825,7 @@ class MatchState:
 
     def _on_dispute(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("result")
-        seat = data.get("seat")
-        if seat not in SEATS:
-            raise SessionError(f"dispute by {seat!r}: give N, E, S or W")
+        seat = self._seat(data.get("seat"), "dispute by")
         if commit:
             assert self.draft is not None
             self.draft.disputed_by, self.phase = self.side_of(seat), "disputed"
@@ -587,31 +836,46 @@ class MatchState:
         if commit:
             self._commit_hand(ev)
 
-    def _on_correction(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def correction(self, number: Any, entry: Any) -> tuple[Any, list[dict[str, Any]], list[Any],
+                                                            str | None]:
+        """The match with confirmed hand `number` replaced by `entry` (points, kitty,
+        penalties, trump): the core, the records and the results of every hand, and whether
+        time up then waits for the referee. Raises SessionError; changes nothing."""
         if self.phase == "setup" or not self.team:
-            raise SessionError("corrections are for confirmed hands of a team match")
-        number = data.get("hand")
+            raise refused("no_correction", "corrections are for confirmed hands of a team "
+                          "match")
         if not isinstance(number, int) or not 1 <= number <= len(self.played):
-            raise SessionError(f"hand {number!r}: give a confirmed hand, 1 to "
-                               f"{len(self.played)}")
+            raise refused("no_such_hand", f"hand {number!r}: give a confirmed hand, 1 to "
+                          f"{len(self.played)}")
         old = self.played[number - 1]
         if old.record.get("redeal"):
-            raise SessionError(f"hand {number} was a redeal; nothing to correct")
-        if not str(data.get("reason", "")).strip():
-            raise SessionError("a correction needs a reason")
-        entry = data.get("entry")
-        if not isinstance(entry, dict) or not set(entry) <= {"points", "kitty", "penalties"}:
-            raise SessionError("a corrected hand gives points, kitty and penalties only")
+            raise refused("correct_redeal", f"hand {number} was a redeal; nothing to correct")
+        if not isinstance(entry, dict) or not set(entry) <= {"points", "kitty", "penalties",
+                                                             "trump"}:
+            raise refused("refused.entry", "a corrected hand gives points, kitty, penalties "
+                          "and trump only")
         new_record = {"dealer": old.record["dealer"], **entry}
         if old.record.get("as_played"):
             new_record["as_played"] = True
         records = [p.record for p in self.played]
         records[number - 1] = new_record
         needs_ruling = self.needs_ruling
-        core, results = self._refold(records, from_hand=number)
-        if not commit:
+        try:
+            core, results = self._refold(records, from_hand=number)
+            after = self.needs_ruling
+        finally:
             self.needs_ruling = needs_ruling
+        return core, records, results, after
+
+    def _on_correction(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        number = data.get("hand")
+        if not str(data.get("reason", "")).strip():
+            raise refused("correction_reason", "a correction needs a reason")
+        core, records, results, needs_ruling = self.correction(number, data.get("entry"))
+        if not commit:
             return
+        assert isinstance(number, int)
+        self.needs_ruling = needs_ruling
         for i, (record, result) in enumerate(zip(records, results, strict=True)):
             if i >= number - 1:
                 corrected = i == number - 1 or self.played[i].corrected
@@ -645,10 +909,10 @@ class MatchState:
             if self.time_up and self.time_up["at"] == i - 1 and core.winner is None:
                 core = self._decide_time_up(core, self.time_up["in_hand"])
             try:
-                entry = parse_hand({k: v for k, v in record.items() if k != "called_by"})
+                entry = parse_hand(record)
                 core, result = core.play(entry)
             except (EntryError, RecordError) as exc:
-                raise SessionError(f"hand {i}: {exc}") from None
+                raise entry_refused(exc, f"hand {i}: ") from None
             results.append(result)
         if self.time_up and self.time_up["at"] == len(records) and core.winner is None:
             core = self._decide_time_up(core, self.time_up["in_hand"])
@@ -656,9 +920,9 @@ class MatchState:
 
     def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if self.paused or self.phase in ("setup", "over"):
-            raise SessionError("the clocks are not running")
+            raise refused("not_running", "the clocks are not running")
         if commit:
-            self.paused = True
+            self.paused, self.pause_reason = True, str(data.get("reason") or "referee")
             for clock in (self.clock, self.match_clock):
                 if clock is not None:
                     self._stop_clock(clock, ev.mono)
@@ -669,11 +933,13 @@ class MatchState:
 
     def _on_resume(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if not self.paused or self.phase in ("setup", "over"):
-            raise SessionError("the clocks are not paused")
+            raise refused("not_paused", "the clocks are not paused")
         if commit:
-            self.paused = False
-            if self.clock is not None:
-                self.clock.started, self.clock.running = ev.mono - self.clock.elapsed, True
+            self.paused, self.pause_reason = False, None
+            if self.clock is not None and not self.clock.done:
+                # A fresh move: whatever ran before the pause (an overrun too) is not carried.
+                self.clock.running = True
+                self._fresh(self.clock, ev.mono)
             mc = self.match_clock
             if mc is not None and self.match_started and self.time_up is None:
                 mc.started, mc.running = ev.mono - mc.elapsed, True
@@ -681,16 +947,16 @@ class MatchState:
     def _on_match_clock_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         mc = self.match_clock
         if mc is None:
-            raise SessionError("this match has no match time")
+            raise refused("no_match_time", "this match has no match time")
         if self.match_started or self.phase == "over":
-            raise SessionError("the match clock has already started")
+            raise refused("match_clock_started", "the match clock has already started")
         if commit:
             self.match_started = True
             mc.started, mc.running = ev.mono, not self.paused
 
     def _on_time_up(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if self.phase in ("setup", "over") or self.time_up is not None:
-            raise SessionError("time up does not apply now")
+            raise refused("time_up_not_now", "time up does not apply now")
         if not commit:
             return
         in_hand = self.phase in IN_HAND
@@ -717,16 +983,17 @@ class MatchState:
 
     def _on_match_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         if self.phase in ("setup", "over"):
-            raise SessionError("no match in progress")
+            raise refused("no_match", "no match in progress")
         loser = data.get("loser")
         if loser not in ("NS", "EW") or not isinstance(self.core, TeamMatch):
-            raise SessionError(f"{loser!r}: give the team that loses, NS or EW")
+            raise refused("bad_loser", f"{loser!r}: give the team that loses, NS or EW")
         if not str(data.get("reason", "")).strip():
-            raise SessionError("ending a match needs a reason")
+            raise refused("end_reason", "ending a match needs a reason")
         if commit:
             self.core = self.core.forfeit(loser)
-            self.end = {"forfeit": loser, "reason": f"{data.get('kind', 'forfeit')}: "
-                        f"{data['reason']}"}
+            # the reason as the referee gave it (words, for the slip); the kind is kept
+            self.end = {"forfeit": loser, "reason": str(data["reason"]).strip(),
+                        "kind": data.get("kind", "forfeit")}
             self._finish(ev.mono)
 
     def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
@@ -754,7 +1021,7 @@ class MatchState:
         for key in ("event", "round", "table", "teams", "players"):
             if setup.get(key) is not None:
                 record[key] = setup[key]
-        hands = [{k: v for k, v in p.record.items() if k != "called_by"} for p in self.played]
+        hands = [dict(p.record) for p in self.played]
         if self.team:
             record["hands"] = hands
             end = self._export_end()
@@ -765,8 +1032,8 @@ class MatchState:
         return record
 
     def _export_end(self) -> dict[str, Any] | None:
-        if self.end is not None:
-            return dict(self.end)
+        if self.end is not None:  # RULES.md §9: the losing team and the reason
+            return {k: v for k, v in self.end.items() if k != "kind"}
         core = self.core
         if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":
             return None

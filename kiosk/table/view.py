@@ -6,7 +6,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules import EntryError, IndividualRound, TeamMatch
+from ..rules.seats import TEAM_OF
 from .session import SessionError, TableSession
+from .state import SEATS
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A message for the table's notice area: a catalog key and its parameters (a parameter
+    named `seat` is a seat, shown in the reader's language). `level`: "error" (a refusal),
+    "info" (a silent event confirmed) or "alert" (the referee is called; stays until the next
+    action). `at`: when, on the session's clock."""
+
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+    level: str = "error"
+    at: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -27,7 +43,7 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
     out = []
     for choice, name, outcome in options:
         if outcome.per_card:
-            out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 9))))
+            out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 13))))
         elif outcome.effect == "referee-points":
             top = outcome.max if outcome.max is not None else max(200, outcome.min)
             out.append(PenaltyOption(choice, name, "points",
@@ -40,22 +56,33 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
     return tuple(out)
 
 
+#: The kitty shapes the entry offers (the shape of the play that won the last trick).
+SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4")
+
+
 @dataclass(frozen=True)
 class TableView:
     table: int
     match: str = ""
     phase: str = "setup"
     ruleset: str | None = None
+    ruleset_name: Any = None  # the ruleset's own name (a rules Text)
+    terms: dict[str, Any] = field(default_factory=dict)  # its own words for the sides (Texts)
     kind: str = "team"
+    standalone: bool = True  # set up at the table, not by the hall's scorer
     teams: dict[str, str] = field(default_factory=dict)
     players: dict[str, str] = field(default_factory=dict)
     levels: tuple[str, str] | None = None
     hand: int | None = None
     dealer: str | None = None
+    level: str | None = None  # the level the hand is played at
     partner: str | None = None
+    trump: str | None = None
     grab_dealer: bool = False
-    can_redeal: bool = False
+    redeal_callers: tuple[str, ...] = ()
     can_fry: bool = False
+    fry_seats: tuple[str, ...] = ()
+    undo: tuple[str, str | None] | None = None  # the step undo takes back: (kind, seat)
     # the move clock: time left is limit - (now - started) while running, else limit - elapsed
     clock_kind: str | None = None
     clock_seat: str | None = None
@@ -63,27 +90,55 @@ class TableView:
     clock_started: float = 0.0
     clock_running: bool = False
     clock_elapsed: float = 0.0
+    trick: int = 0
+    tricks: int = 25
+    plays: int = 0
+    all_played: bool = False
     warn_before: float = 2.0
     match_limit: float | None = None
     match_started: float = 0.0
     match_running: bool = False
     match_elapsed: float = 0.0
+    match_clock_started: bool = False
     paused: bool = False
+    pause_reason: str | None = None
+    time_up: dict[str, Any] | None = None
+    time_up_rule: str = "none"
+    needs_ruling: bool = False
     points: int | None = None
     kitty: dict[str, Any] | None = None
     penalties: tuple[tuple[str, dict[str, Any]], ...] = ()
+    entry_step: dict[str, Any] = field(default_factory=dict)
+    # penalties whose cost waits for the referee: (id, what it costs once confirmed, as JSON)
+    unconfirmed: tuple[tuple[str, dict[str, Any]], ...] = ()
+    redeal_condition: Any = None  # when a redeal may be called, as rules Words
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
+    # who can commit each penalty (code -> seats), for the hand in progress, and for a hand
+    # dealt by each seat (a correction)
+    penalty_seats: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    penalty_seats_by_dealer: dict[str, dict[str, tuple[str, ...]]] = field(
+        default_factory=dict)
+    overrun: dict[str, Any] = field(default_factory=dict)  # what an overrun costs, by phase
+    multipliers: dict[str, int] = field(default_factory=dict)  # kitty shape -> multiplier
     preview: dict[str, Any] | None = None
     confirmed: tuple[str, ...] = ()
     sides: dict[str, str] = field(default_factory=dict)  # seat -> side, in the result phase
     disputed_by: str | None = None
     link: Any = None  # the scorer link's state (kiosk.sync.outbox.LinkState), when synced
-    history: tuple[dict[str, Any], ...] = ()
+    history: tuple[dict[str, Any], ...] = ()  # results of the confirmed hands
+    records: tuple[dict[str, Any], ...] = ()  # and what was entered for each
+    corrected: tuple[bool, ...] = ()
     result: dict[str, Any] | None = None  # the match result once over
-    message: str | None = None  # the last refusal or printer report
-    choices: tuple[str, ...] = ()  # the rulesets a new match can use
+    end: dict[str, Any] | None = None  # a forfeit or disqualification
+    notice: Notice | None = None
+    choices: tuple[tuple[str, Any], ...] = ()  # the rulesets a new match can use: (id, name)
     slips: dict[str, str] = field(default_factory=dict)  # the score slip, by language, once over
+    pin_locked_until: float = 0.0  # on the session's clock
+    pin_tries_left: int = 3
+    referee_open: bool = False  # the PIN was given and the menu has not timed out
+    muted: bool = False
+    printer: bool = False
 
     def move_left(self, now: float) -> float | None:
         if self.clock_kind is None:
@@ -98,48 +153,112 @@ class TableView:
         return self.match_limit - elapsed
 
 
-def snapshot(session: TableSession, message: str | None = None,
-             slips: dict[str, str] | None = None) -> TableView:
-    """The table as it is now. Call it on the thread that owns the session."""
+def snapshot(session: TableSession, notice: Notice | None = None,
+             slips: dict[str, str] | None = None, **extra: Any) -> TableView:
+    """The table as it is now. Call it on the thread that owns the session. `extra` sets the
+    runner's own fields (muted, printer, link)."""
     state = session.state
     ruleset = state.ruleset
+    now = session.clock.now()
+    common: dict[str, Any] = {
+        "notice": notice, "choices": tuple((r.id, r.name) for r in session.rulesets.values()),
+        "pin_locked_until": now + session.pin_locked_for(),
+        "pin_tries_left": session.pin_tries_left(), "referee_open": session.unlocked, **extra}
     if ruleset is None:
-        return TableView(session.table, message=message, choices=tuple(session.rulesets))
-    draft, clock, mc = state.draft, state.clock, state.match_clock
+        return TableView(session.table, **common)
+    draft, clock, mc, core = state.draft, state.clock, state.match_clock, state.core
     preview = sides = None
     if state.phase in ("result", "disputed"):
         try:
             preview = state.preview().to_json()
-            sides = {seat: state.side_of(seat) for seat in "NESW"}
+            sides = {seat: state.side_of(seat) for seat in SEATS}
         except SessionError:
             preview = None
     result = None
-    core_result = getattr(state.core, "result", None)
+    core_result = getattr(core, "result", None)
     if callable(core_result) and core_result() is not None:
         result = core_result().to_json()
     elif state.phase == "over" and state.played:
         result = state.played[-1].result.to_json()
+    level = None
+    if draft is not None and draft.dealer is not None:
+        if isinstance(core, TeamMatch):
+            level = core.level_of(TEAM_OF[draft.dealer])
+        elif isinstance(core, IndividualRound) and ruleset.deals is not None and \
+                core.deals < len(ruleset.deals.levels):
+            level = ruleset.deals.levels[core.deals]
+    step = state.undoable()
+    fry_seats: tuple[str, ...] = ()
+    if ruleset.frying and draft and clock and state.phase == "play" and clock.trick == 1 and \
+            clock.plays == 0 and clock.seat == draft.dealer:
+        fry_seats = tuple(s for s in SEATS if s != draft.buriers[-1])
+    overrun = {}
+    if "time-overrun" in ruleset.penalties:
+        penalty = ruleset.penalties["time-overrun"]
+        for phase, choice in (("bury", ruleset.time.overrun_bury),
+                              ("play", ruleset.time.overrun_play)):
+            try:
+                outcome = penalty.outcome(choice)
+            except EntryError:
+                continue
+            overrun[phase] = {"effect": outcome.effect, "warnings_first": outcome.warnings_first,
+                              "points": outcome.points, "min": outcome.min}
+    multipliers = {}
+    for shape in SHAPES:
+        try:
+            multipliers[shape] = ruleset.kitty.multiplier(shape)
+        except EntryError:
+            continue
+    seats: dict[str, tuple[str, ...]] = {}
+    by_dealer: dict[str, dict[str, tuple[str, ...]]] = {}
+    if state.team:
+        for code in ruleset.penalties:
+            try:
+                seats[code] = state.seats_for(code)
+            except SessionError:
+                seats[code] = ()
+        for dealer in SEATS:
+            by_dealer[dealer] = {code: tuple(ruleset.seats_for(code, dealer))
+                                 for code in ruleset.penalties}
     return TableView(
         table=session.table, match=session.match, phase=state.phase, ruleset=ruleset.id,
-        kind=ruleset.kind, teams=dict(state.setup.get("teams") or {}),
+        ruleset_name=ruleset.name, terms=dict(ruleset.terms), kind=ruleset.kind,
+        standalone=state.standalone,
+        teams=dict(state.setup.get("teams") or {}),
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
-        partner=state.partner() if draft else None,
+        level=level, partner=state.partner() if draft else None,
+        trump=draft.trump["suit"] if draft and draft.trump else None,
         grab_dealer=bool(draft and draft.dealer is None and ruleset.kind == "team"),
-        can_redeal=ruleset.redeal is not None, can_fry=ruleset.frying,
+        redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=fry_seats,
+        undo=(step.kind, step.seat) if step else None,
         clock_kind=clock.kind if clock else None, clock_seat=clock.seat if clock else None,
         clock_limit=clock.limit if clock else 0.0, clock_started=clock.started if clock else 0.0,
         clock_running=bool(clock and clock.running), clock_elapsed=clock.elapsed if clock else 0,
+        trick=clock.trick if clock and clock.kind == "play" else 0, tricks=state.tricks,
+        plays=clock.plays if clock else 0, all_played=bool(clock and clock.done),
         warn_before=session.config.warn_before,
         match_limit=mc.limit if mc else None, match_started=mc.started if mc else 0.0,
         match_running=bool(mc and mc.running), match_elapsed=mc.elapsed if mc else 0.0,
-        paused=state.paused, points=draft.points if draft else None,
+        match_clock_started=state.match_started,
+        paused=state.paused, pause_reason=state.pause_reason,
+        time_up=dict(state.time_up) if state.time_up else None,
+        time_up_rule=ruleset.time.time_up, needs_ruling=state.needs_ruling is not None,
+        points=draft.points if draft else None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
+        entry_step=dict(draft.entry_step) if draft else {},
+        unconfirmed=tuple((pid, a.to_json()) for pid, a in state.unconfirmed()),
+        redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
+        penalty_seats=seats, penalty_seats_by_dealer=by_dealer, overrun=overrun,
+        multipliers=multipliers,
         preview=preview,
         confirmed=tuple(sorted(draft.confirmed)) if draft else (), sides=sides or {},
         disputed_by=draft.disputed_by if draft else None,
-        history=tuple(p.result.to_json() for p in state.played), result=result,
-        message=message, slips=dict(slips or {}) if state.phase == "over" else {})
+        history=tuple(p.result.to_json() for p in state.played),
+        records=tuple(dict(p.record) for p in state.played),
+        corrected=tuple(p.corrected for p in state.played), result=result,
+        end=dict(state.end) if state.end else None,
+        slips=dict(slips or {}) if state.phase == "over" else {}, **common)

@@ -1,5 +1,11 @@
-"""The Kivy app: screens drawn from the presenter's models; every action goes through the door to
-the runner's thread, which alone touches the session."""
+"""The Kivy app: it draws the presenter's models and passes taps to the controller, which sends
+every change to the table through the door to the runner's thread (the only one that touches
+the session).
+
+Three screens draw every model: `step` (a question and the buttons that answer it), `clock`
+(the seats around the countdown) and `banner` (paused, time up). Each has a fixed status strip,
+a notice area of fixed height and a bottom bar, so no button moves when a notice comes or goes,
+and nothing scrolls."""
 
 from __future__ import annotations
 
@@ -7,41 +13,56 @@ import os
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("KIVY_NO_ARGS", "1")
-os.environ.setdefault("KIVY_NO_CONSOLELOG", "1")
-
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
+from kivy.graphics import Color, Ellipse, Line
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
+from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.widget import Widget
 
 from ..hw.runner import TableRunner
-from ..i18n import LANGS, translator
+from ..i18n import translator
 from ..watchdog import Watchdog
 from . import fonts
-from .presenter import POINT_VALUES, ScreenModel, history, present
+from .control import Controller
+from .model import Btn, Grid, Part, ScreenModel
+from .presenter import present
 
 KV = Path(__file__).parent / "kv"
 FILL = {"idle": (0.16, 0.16, 0.2, 1), "moving": (0.1, 0.55, 0.25, 1),
         "warn": (0.85, 0.6, 0.05, 1), "over": (0.8, 0.12, 0.12, 1),
-        "paused": (0.35, 0.35, 0.45, 1), "empty": (0, 0, 0, 0)}
+        "paused": (0.35, 0.35, 0.45, 1), "gather": (0.2, 0.35, 0.3, 1),
+        "empty": (0, 0, 0, 0)}
+STYLE = {"normal": ((0.22, 0.33, 0.55, 1), (1, 1, 1, 1)),
+         "primary": ((0.1, 0.5, 0.25, 1), (1, 1, 1, 1)),
+         "danger": ((0.65, 0.16, 0.14, 1), (1, 1, 1, 1)),
+         "quiet": ((0.26, 0.26, 0.31, 1), (1, 1, 1, 1)),
+         "selected": ((0.98, 0.78, 0.15, 1), (0.08, 0.08, 0.1, 1))}
+NOTICE = {"": (0, 0, 0, 0), "error": (0.55, 0.3, 0.02, 1), "info": (0.12, 0.3, 0.45, 1),
+          "alert": (0.75, 0.1, 0.1, 1)}
 KEYS = {"1": "N", "2": "E", "3": "S", "4": "W"}
-#: The screens the referee's and the history's overlays use.
-OVERLAY_SCREEN = {"history": "history", "referee": "referee", "correct": "referee"}
-REFEREE = ("start_clock", "pause", "resume", "time_up", "forfeit:NS", "forfeit:EW", "rule",
-           "undo", "close")
+RED_SUITS = ("♥", "♦")
+#: A long press on the countdown pauses the clocks.
+HOLD_TO_PAUSE = 0.8
+#: The official 7" panel: 800x480 on 154 x 86 mm. Sizes meant in millimetres use this.
+PANEL_SHORT_MM = 86.0
+#: The digits of the play status must be at least this tall, to be read from 1 m.
+STATUS_DIGIT_MM = 10.0
+DIGIT_HEIGHT_EM = 0.733  # Noto Sans CJK's digits, measured from the font
 
 
 class TapButton(Button):
     """A button that names the action it performs (tests and the scripted hand find it so)."""
 
     action = StringProperty("")
+    style = StringProperty("normal")
 
 
 class SeatBox(Label):
@@ -49,154 +70,304 @@ class SeatBox(Label):
     fill = ListProperty(FILL["empty"])
 
 
-class KioskScreen(Screen):
-    """A title, a message and a body of lines and buttons, rebuilt when its model changes.
-    Each screen's own .kv file sets how its title and body look."""
+class Countdown(BoxLayout):
+    """The move clock's seconds; a long press on it pauses the clocks (anyone at the table can:
+    one action that cannot be missed). Resuming is the referee's."""
 
-    title_scale = NumericProperty(1.0)
-    title_color = ListProperty([1, 1, 1, 1])
-    body_spacing = NumericProperty(dp(6))
+    action = StringProperty("pause_table")
+    progress = NumericProperty(0.0)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self._shown: Any = None
+        self._event: Any = None
+        self._down_at = 0.0
+        self.bind(pos=self._draw, size=self._draw, progress=self._draw)
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if not self.collide_point(*touch.pos):
+            return False
+        touch.grab(self)
+        self._down_at = Clock.get_boottime()
+        self._event = Clock.schedule_interval(self._tick, 1 / 30)
+        return True
+
+    def _tick(self, _dt: float) -> None:
+        self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / HOLD_TO_PAUSE)
+        if self.progress >= 1.0:
+            self._stop()
+            App.get_running_app().act(self.action)
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if touch.grab_current is not self:
+            return False
+        touch.ungrab(self)
+        self._stop()
+        return True
+
+    def _stop(self) -> None:
+        if self._event is not None:
+            self._event.cancel()
+            self._event = None
+        self.progress = 0.0
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.after.clear()
+        if self.progress <= 0:
+            return
+        size = min(self.width, self.height) * 0.9
+        with self.canvas.after:
+            Color(1, 0.8, 0.2, 1)
+            Line(circle=(self.center_x, self.center_y, size / 2, 0, 360 * self.progress),
+                 width=dp(4))
+
+
+class MuteIcon(Widget):
+    """A loudspeaker struck through: the table's buzzer is muted."""
+
+    shown = BooleanProperty(False)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(pos=self._draw, size=self._draw, shown=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        if not self.shown:
+            return
+        s = min(self.width, self.height) * 0.8
+        x, y = self.center_x - s / 2, self.center_y - s / 2
+        with self.canvas:
+            Color(1, 0.75, 0.3, 1)
+            Line(points=[x, y + s * 0.35, x + s * 0.25, y + s * 0.35, x + s * 0.55, y + s * 0.1,
+                         x + s * 0.55, y + s * 0.9, x + s * 0.25, y + s * 0.65, x,
+                         y + s * 0.65], close=True, width=dp(1.5))
+            Color(0.9, 0.2, 0.2, 1)
+            Line(points=[x, y, x + s, y + s], width=dp(2))
+            Ellipse(pos=(x + s - dp(3), y + s - dp(3)), size=(dp(6), dp(6)))
+
+
+class StatusStrip(BoxLayout):
+    """The parts of the status strip, wrapping between parts (never inside one)."""
+
+    big = BooleanProperty(False)
+
+    def show(self, app: KioskApp, parts: tuple[Part, ...], flags: tuple[str, ...]) -> None:
+        box = self.ids.parts
+        key = (tuple(p.caption for p in parts), app.portrait, app.lang, self.big)
+        if getattr(self, "_key", None) != key:
+            self._key = key
+            box.clear_widgets()
+            for _ in parts:
+                box.add_widget(StripPart(app, self.big))
+        for widget, part in zip(box.children[::-1], parts, strict=False):
+            widget.show(part)
+        self.ids.mute.shown = "muted" in flags
+
+
+class StripPart(BoxLayout):
+    """One part of the strip: its caption small, its value large (above each other on the
+    clock, side by side elsewhere); as wide as its words."""
+
+    def __init__(self, app: KioskApp, big: bool) -> None:
+        super().__init__(orientation="vertical" if big else "horizontal",
+                         size_hint=(None, None), padding=(dp(8), 0), spacing=dp(4))
+        small = app.text_size * (0.8 if big else 0.85)
+        self.caption = Label(font_name=app.font, font_size=small, color=(0.67, 0.67, 0.72, 1),
+                             size_hint=(None, None))
+        self.value = Label(font_name=app.font, font_size=app.status_size if big
+                           else app.text_size, size_hint=(None, None))
+        for label in (self.caption, self.value):
+            label.bind(texture_size=self._fit)
+            self.add_widget(label)
+        self.big = big
+        self.height = (app.status_size * 1.2 + small * 1.4) if big else app.text_size * 1.6
+
+    def show(self, part: Part) -> None:
+        self.caption.text, self.value.text = part.caption, part.value
+        self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
+            (0.75, 0.75, 0.8, 1) if part.tone == "dim" else (1, 1, 1, 1)
+
+    def _fit(self, *_: Any) -> None:
+        cw, ch = self.caption.texture_size
+        vw = self.value.texture_size[0]
+        if self.big:
+            self.caption.size = (max(cw, vw), ch)
+            self.value.size = (max(cw, vw), self.height - ch - dp(4))
+            self.width = max(cw, vw) + dp(16)
+        else:
+            self.caption.size, self.value.size = (cw, self.height), (vw, self.height)
+            self.width = cw + vw + dp(20)
+
+
+class KioskScreen(Screen):
+    """Status strip, notice, title, body and bottom bar; the body rebuilt when its model's
+    layout changes, the strip, notice and texts every frame."""
 
     def show(self, app: KioskApp, model: ScreenModel) -> None:
+        self.ids.strip.show(app, model.strip, model.flags)
+        notice = self.ids.notice
+        notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
         self.ids.title.text = model.title
-        self.ids.message.text = model.message
-        key = (model.lines, model.buttons, model.values, app.body_key(), app.lang,
-               bool(model.extra.get("slip")))
-        if key == self._shown:
-            return
-        self._shown = key
-        box = self.ids.body
-        box.clear_widgets()
+        key = (model.name, model.lines, model.rows, model.grids, model.nav, model.mono,
+               model.big, app.lang, app.portrait)
+        if getattr(self, "_key", None) != key:
+            self._key = key
+            self.build_body(app, model)
+            _nav(app, self.ids.nav, model.nav)
+
+    def build_body(self, app: KioskApp, model: ScreenModel) -> None:
+        body = self.ids.body
+        body.clear_widgets()
+        if model.big:
+            big = Label(text=model.big, font_name=app.font, font_size=app.title_size * 3,
+                        bold=True, color=(1, 0.55, 0.3, 1) if model.tone == "alert" else
+                        (0.7, 0.8, 1, 1))
+            body.add_widget(big)
+        mono = bool(model.extra.get("mono_lines"))
         for line in model.lines:
-            box.add_widget(_label(line, app))
-        for part in app.body(model):
-            box.add_widget(part)
-        if model.buttons:
-            box.add_widget(_buttons(app, model.buttons, cols=2 if app.portrait else 4))
+            label = _label(line, app, mono=mono)
+            if model.extra.get("input") or model.big or model.name == "confirm":
+                # what is typed, what a banner means, what a confirmation will do: large
+                label.font_size = app.title_size * (1.2 if model.extra.get("input") else 1.0)
+                label.halign = "center"
+                label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(10)))
+            body.add_widget(label)
+        for row in model.rows:
+            box = BoxLayout(size_hint_y=None, height=max(dp(56), app.text_size * 2.6),
+                            spacing=dp(6))
+            box.add_widget(_label(row.text, app, fixed=False))
+            if row.button:
+                b = _button(app, row.button)
+                b.size_hint_x, b.width = None, max(dp(96), app.text_size * 5)
+                box.add_widget(b)
+            body.add_widget(box)
+        for grid in model.grids:
+            body.add_widget(_grid(app, grid))
+        if model.mono:  # the score slip, as printed: read by scrolling, like paper
+            from kivy.uix.scrollview import ScrollView
+
+            slip = _label(model.mono, app, mono=True)
+            slip.slip = True
+            slip.font_size = app.text_size * 0.75
+            slip.valign = "top"
+            scroller = ScrollView(do_scroll_x=False, bar_width=dp(8))
+            scroller.add_widget(slip)
+            body.add_widget(scroller)
+        if not model.grids and not model.mono and not model.big:
+            body.add_widget(Widget())  # the lines keep to the top
 
 
-class SetupScreen(KioskScreen):
+class StepScreen(KioskScreen):
     pass
 
 
-class ReadyScreen(KioskScreen):
+class BannerScreen(KioskScreen):
     pass
-
-
-class EntryScreen(KioskScreen):
-    pass
-
-
-class ResultScreen(KioskScreen):
-    pass
-
-
-class OverScreen(KioskScreen):
-    pass
-
-
-class HistoryScreen(KioskScreen):
-    pass
-
-
-class RefereeScreen(KioskScreen):
-    pass
-
-
-SCREEN_CLASSES = {"setup": SetupScreen, "ready": ReadyScreen, "entry": EntryScreen,
-                  "result": ResultScreen, "over": OverScreen, "history": HistoryScreen,
-                  "referee": RefereeScreen}
 
 
 class ClockScreen(Screen):
     def show(self, app: KioskApp, model: ScreenModel) -> None:
-        self.ids.title.text = model.lines[0] if model.lines else model.title
-        self.ids.message.text = model.message
-        self.ids.countdown.text = model.clock
-        self.ids.countdown.color = FILL[model.clock_state] if model.clock_state != "moving" \
-            else (1, 1, 1, 1)
+        self.ids.strip.show(app, model.strip, model.flags)
+        notice = self.ids.notice
+        notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
+        countdown = self.ids.countdown
+        countdown.ids.seconds.text = model.clock
+        countdown.ids.seconds.color = (1, 1, 1, 1) if model.clock_state in (
+            "moving", "gather", "idle") else FILL[model.clock_state]
+        countdown.ids.caption.text = model.extra.get("hold_hint", "") if model.clock else ""
+        self.ids.title.text = "　".join(x for x in (model.title, model.clock_caption) if x)
         for seat in model.seats:
             box = self.ids[f"seat_{seat.seat}"]
             box.text = f"{seat.label}\n{seat.time}" if seat.to_move else seat.label
             box.fill = FILL[seat.state if seat.to_move else "idle"]
-        key = (model.buttons, app.lang)
-        if getattr(self, "_shown", None) != key:
-            self._shown = key
-            actions = self.ids.actions
-            actions.clear_widgets()
-            for action, text in model.buttons:
-                actions.add_widget(_button(app, action, text))
+        key = (model.nav, app.lang, app.portrait)
+        if getattr(self, "_key", None) != key:
+            self._key = key
+            _nav(app, self.ids.nav, model.nav)
 
 
-def _label(text: str, app: KioskApp) -> Label:
-    label = Label(text=text, font_name=app.font, font_size=app.text_size, halign="left",
-                  valign="middle", size_hint_y=None)
-    label.bind(width=lambda w, v: setattr(w, "text_size", (v, None)),
-               texture_size=lambda w, v: setattr(w, "height", max(v[1], dp(32))))
+def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...]) -> None:
+    """The bottom bar: one row; in portrait, rows of three once there are more than four."""
+    bar.clear_widgets()
+    rows = 2 if app.portrait and len(buttons) > 4 else 1
+    bar.rows, bar.cols = None, None
+    if rows == 1:
+        bar.rows = 1
+    else:
+        bar.cols = -(-len(buttons) // 2)
+    bar.height = app.bar_height * rows
+    for btn in buttons:
+        bar.add_widget(_button(app, btn, nav=True))
+
+
+def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:
+    label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
+                  font_size=app.text_size, halign="left", valign="middle")
+    label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
+    if fixed:  # as tall as its lines, wrapped ones too
+        label.size_hint_y = None
+        label.height = app.text_size * 1.45 * (text.count("\n") + 1) + dp(4)
+        label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(4)))
     return label
 
 
-def _button(app: KioskApp, action: str, text: str) -> TapButton:
-    # At least 9 mm, and room for two lines of the type at this screen's size.
-    button = TapButton(text=text, action=action, font_name=app.font, font_size=app.text_size,
-                       size_hint_y=None, height=max(dp(56), app.text_size * 2.6),
-                       background_normal="",
-                       background_color=(0.22, 0.33, 0.55, 1))
-    button.bind(on_release=lambda *_: app.act(action),
-                width=lambda b, w: setattr(b, "text_size", (w - dp(8), None)))
-    button.halign = "center"
+def _button(app: KioskApp, btn: Btn, nav: bool = False) -> TapButton:
+    background, color = STYLE[btn.style]
+    button = TapButton(text=btn.label, action=btn.action, style=btn.style, font_name=app.font,
+                       font_size=app.text_size, background_normal="",
+                       background_color=background, color=color, halign="center",
+                       valign="middle")
+    button.bind(on_release=lambda b: app.act(b.action),
+                size=lambda b, s: setattr(b, "text_size", (s[0] - dp(8), s[1])))
     return button
 
 
-def _buttons(app: KioskApp, buttons: tuple[tuple[str, str], ...], cols: int) -> GridLayout:
-    grid = GridLayout(cols=cols, size_hint_y=None, spacing=dp(6))
-    grid.bind(minimum_height=grid.setter("height"))
-    for action, text in buttons:
-        grid.add_widget(_button(app, action, text))
-    return grid
+def _grid(app: KioskApp, grid: Grid) -> GridLayout:
+    cols = grid.cols_portrait if app.portrait else grid.cols
+    layout = GridLayout(cols=cols, spacing=dp(5), size_hint_y=grid.rows(app.portrait))
+    for btn in grid.buttons:
+        if not btn.action:  # a gap (the seats keep their places at the table)
+            layout.add_widget(Widget())
+            continue
+        button = _button(app, btn)
+        button.font_size = app.text_size * grid.scale
+        if btn.label in RED_SUITS:
+            button.color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else (1, 0.45, 0.45, 1)
+        layout.add_widget(button)
+    return layout
 
 
 class KioskApp(App):
     font = StringProperty("KioskSC")
     text_size = NumericProperty(18)
     title_size = NumericProperty(26)
-    model_status = StringProperty("")
-    history_label = StringProperty("")
-    referee_label = StringProperty("")
-    next_language = StringProperty("")
+    status_size = NumericProperty(75)
+    bar_height = NumericProperty(56)
     portrait_mode = BooleanProperty(False)
 
     def __init__(self, runner: TableRunner, lang: str = "zh-Hans", **kw: Any) -> None:
         super().__init__(**kw)
-        self.runner, self.lang = runner, lang
+        self.runner = runner
+        self.controller = Controller(runner, lang)
         self.watchdog = Watchdog()
-        self.overlay: str | None = None  # "history" or "referee" over the phase's screen
-        self.pin = ""
-        self.referee_open = False
-        self._pin_round = 0  # bumped when the referee menu closes
-        self._entry_hand: int | None = None
-        self.kitty: dict[str, Any] = {}
-        self.pending_penalty: dict[str, Any] = {}  # the penalty being entered, step by step
-        self.correcting: int | None = None  # the hand the referee is correcting
-        self.name_inputs: dict[str, Any] = {}
         self.frames = 0
+        self.model: ScreenModel | None = None
+
+    @property
+    def lang(self) -> str:
+        return self.controller.ui.lang
 
     # -- building ---------------------------------------------------------------------------
 
     def build(self) -> ScreenManager:
         fonts.register()
         self.title = "80分"
-        for name in ("common", "screens", *SCREEN_CLASSES, "clock"):  # one file a screen
+        for name in ("common", "step", "banner", "clock"):  # one file a screen
             Builder.load_file(str(KV / f"{name}.kv"))
         manager = ScreenManager(transition=NoTransition())
-        for name, cls in SCREEN_CLASSES.items():
-            manager.add_widget(cls(name=name))
+        manager.add_widget(StepScreen(name="step"))
+        manager.add_widget(BannerScreen(name="banner"))
         manager.add_widget(ClockScreen(name="clock"))
-        self._apply_language()
         Window.bind(on_key_down=self._key, size=lambda *_: self._sizes())
         self._sizes()
         Clock.schedule_interval(self.refresh, 1 / 30)
@@ -211,12 +382,12 @@ class KioskApp(App):
         short = min(Window.width, Window.height)
         self.text_size = max(16, short / 26)
         self.title_size = max(22, short / 18)
-
-    def _apply_language(self) -> None:
-        t = translator(self.lang)
-        self.font = fonts.FONT_FOR_LANG[self.lang]
-        self.history_label, self.referee_label = t("ui.history"), t("ui.referee")
-        self.next_language = {"zh-Hans": "繁體", "zh-Hant": "EN", "en": "简体"}[self.lang]
+        self.bar_height = max(dp(56), self.text_size * 2.8)
+        # digits of at least 10 mm on the 7" panel (short side 86 mm), and as large elsewhere
+        self.status_size = STATUS_DIGIT_MM * short / PANEL_SHORT_MM / DIGIT_HEIGHT_EM + 1
+        for screen in getattr(self.root, "screens", ()):
+            screen._key = None
+            screen.ids.strip._key = None
 
     # -- the frame --------------------------------------------------------------------------
 
@@ -228,219 +399,20 @@ class KioskApp(App):
                 _first_frame(os.environ["KIOSK_FIRST_FRAME"])
         if self.runner.alive:  # fed from the UI loop: a frozen UI or clock thread is restarted
             self.watchdog.ping()
-        view = self.runner.view
-        if view.hand != self._entry_hand:  # a new hand starts with no kitty chosen
-            self._entry_hand, self.kitty = view.hand, {}
-        model = present(view, self.runner.session.clock.now(), self.lang)
-        self.model_status = model.status
-        name = OVERLAY_SCREEN[self.overlay] if self.overlay else model.screen
-        screen = self.root.get_screen(name)
-        if self.root.current != name:
-            self.root.current = name
-        screen.show(self, self._overlay_model(model) if self.overlay else model)
+        self.font = fonts.FONT_FOR_LANG[self.lang]
+        model = present(self.runner.view, self.runner.session.clock.now(), self.controller.ui,
+                        self.portrait)
+        self.model = model
+        screen = self.root.get_screen(model.screen)
+        if self.root.current != model.screen:
+            self.root.current = model.screen
+        screen.show(self, model)
 
-    def _overlay_model(self, model: ScreenModel) -> ScreenModel:
-        t = translator(self.lang)
-        view = self.runner.view
-        if self.overlay == "history":
-            fixes: tuple[tuple[str, str], ...] = ()
-            if self.referee_open and view.kind == "team":
-                fixes = tuple((f"correct:{h['hand']}", t("ui.correct", n=h["hand"]))
-                              for h in view.history if h["result"] != "redeal")
-            return ScreenModel("history", t("ui.history"), model.status, model.message,
-                               lines=history(view, self.lang),
-                               buttons=(*fixes, ("close", t("ui.close"))))
-        if self.overlay == "correct":
-            return ScreenModel("referee", t("ui.correct_title", n=self.correcting),
-                               model.status, model.message, values=POINT_VALUES,
-                               buttons=(("history", t("ui.close")),))
-        if not self.referee_open:
-            shown = "•" * len(self.pin) or t("ui.pin")
-            digits = tuple((f"pin:{d}", d) for d in "1234567890")
-            return ScreenModel("referee", t("ui.referee"), model.status, model.message,
-                               lines=(shown,), buttons=(*digits, ("pin:ok", t("ui.ok")),
-                                                        ("close", t("ui.close"))))
-        return ScreenModel("referee", t("ui.referee"), model.status, model.message,
-                           buttons=tuple((a, _referee_label(a, t)) for a in REFEREE))
-
-    def body_key(self) -> tuple[Any, ...]:
-        """What, besides the model, the screen's keypads depend on."""
-        return (self.overlay, self.correcting, tuple(sorted(self.kitty.items())),
-                tuple(self.pending_penalty.items()))
-
-    def body(self, model: ScreenModel) -> list[Any]:
-        """The keypads: points for a correction, or the entry of a hand."""
-        if self.overlay == "correct":
-            return [_buttons(self, tuple((f"correct_points:{v}", str(v)) for v in model.values),
-                             9)]
-        if not self.overlay and model.screen == "setup":
-            return self._name_fields()
-        if not self.overlay and model.screen == "over" and model.extra.get("slip"):
-            slip = _label(model.extra["slip"], self)
-            slip.font_name = fonts.MONO_FOR_LANG[self.lang]
-            slip.font_size = self.text_size * 0.8
-            return [slip]
-        if self.overlay or model.screen != "entry":
-            return []
-        t = translator(self.lang)
-        parts: list[Any] = [_buttons(self, (model.extra["finish"],), 1), _label(t("ui.points"),
-                                                                             self)]
-        parts.append(_buttons(self, tuple((f"points:{v}", str(v)) for v in model.values), 9))
-        kitty = self.kitty
-        parts.append(_label(f"{t('ui.kitty')}: {kitty.get('points', '—')} "
-                            f"{t('ui.shape.' + kitty['shape']) if 'shape' in kitty else ''}",
-                            self))
-        parts.append(_buttons(self, tuple((f"kitty:{v}", str(v)) for v in
-                                          model.extra["kitty_values"]), 9))
-        parts += self._penalty_form(t)
-        return parts
-
-    def _options(self) -> tuple[Any, ...]:
-        return self.runner.view.penalty_forms.get(self.pending_penalty.get("code", ""), ())
-
-    def _penalty_form(self, t: Any) -> list[Any]:
-        """The next step of the penalty being entered: the seat, the choice, the count."""
-        pending = self.pending_penalty
-        if not pending:
-            return []
-        options = self._options()
-        names = dict(self.runner.view.penalty_names)
-        title = names[pending["code"]](self.lang) if pending["code"] in names else ""
-        parts: list[Any] = [_label(title, self)]
-        if "seat" not in pending:
-            parts.append(_buttons(self, tuple((f"penalty_seat:{s}", t("ui.seat." + s))
-                                              for s in "NESW"), 4))
-        elif "option" not in pending:
-            parts.append(_buttons(self, tuple((f"penalty_option:{i}", o.name(self.lang))
-                                              for i, o in enumerate(options)), 2))
-        else:
-            option = options[pending["option"]]
-            parts.append(_label(t(f"ui.penalty.{option.asks}"), self))
-            parts.append(_buttons(self, tuple((f"penalty_value:{v}", str(v))
-                                              for v in option.values), 9))
-        return parts
-
-    def _penalty_step(self, step: str, arg: str) -> None:
-        pending, options = self.pending_penalty, self._options()
-        if step == "seat":
-            pending["seat"] = arg
-            if len(options) == 1:
-                pending["option"] = 0
-        elif step == "option":
-            pending["option"] = int(arg)
-        elif step == "value":
-            pending["value"] = int(arg)
-        if "option" in pending and (not options[pending["option"]].asks or "value" in pending):
-            option = options[pending["option"]]
-            details: dict[str, Any] = {"choice": option.choice}
-            if option.asks:
-                details[option.asks] = pending["value"]
-            code, seat = pending["code"], pending["seat"]
-            self.pending_penalty = {}
-            self.runner.door.put(lambda s: s.add_penalty(code, seat, **details))
-        self.pending_penalty = dict(self.pending_penalty)  # a new key: the form redraws
-
-    def _name_fields(self) -> list[Any]:
-        """Team and player names for a match set up by hand (the scorer will send them)."""
-        from kivy.uix.textinput import TextInput
-
-        t = translator(self.lang)
-        grid = GridLayout(cols=2, size_hint_y=None, spacing=dp(6))
-        grid.bind(minimum_height=grid.setter("height"))
-        self.name_inputs = {}
-        for key, label in (("NS", t("team.NS")), ("EW", t("team.EW")),
-                           *((s, t("ui.seat." + s)) for s in "NESW")):
-            field = TextInput(hint_text=label, multiline=False, font_name=self.font,
-                              font_size=self.text_size, size_hint_y=None, height=dp(56))
-            self.name_inputs[key] = field
-            grid.add_widget(field)
-        return [grid]
-
-    # -- actions: everything that changes the table goes through the door ------------------
+    # -- taps -------------------------------------------------------------------------------
 
     def act(self, action: str) -> None:
-        name, _, arg = action.partition(":")
-        door = self.runner.door
-        if name == "language":
-            self.lang = LANGS[(LANGS.index(self.lang) + 1) % len(LANGS)]
-            self._apply_language()
-        elif name in ("history", "referee"):
-            self.overlay = name
-        elif name == "close":
-            self.overlay, self.pin = None, ""
-            self.referee_open = False
-            self._pin_round += 1  # an unlock still on its way must not reopen the menu
-            door.put(lambda s: s.lock())
-        elif name == "pin":
-            self._pin(arg)
-        elif name == "correct" and self.referee_open:
-            self.overlay, self.correcting = "correct", int(arg)
-        elif name == "correct_points" and self.correcting is not None:
-            hand, reason = self.correcting, translator(self.lang)("ui.correction_reason")
-            door.put(lambda s: s.correct_hand(hand, {"points": int(arg)}, reason))
-            self.overlay, self.correcting = "history", None
-        elif name == "setup":
-            names = {k: f.text.strip() for k, f in self.name_inputs.items() if f.text.strip()}
-            teams = {k: v for k, v in names.items() if k in ("NS", "EW")}
-            players = {k: v for k, v in names.items() if k in "NESW"}
-            door.put(lambda s: s.setup_match(event="", round=str(len(s.journal.matches()) + 1),
-                                             teams=teams, players=players, ruleset=arg))
-        elif name == "dealer":
-            door.put(lambda s: s.grab_dealer(arg))
-        elif name == "card":
-            door.put(lambda s: s.draw_partner(card=arg))
-        elif name == "redeal":
-            door.put(lambda s: s.redeal(arg))
-        elif name == "fry":
-            door.put(lambda s: s.fry(arg))
-        elif name == "dispute":
-            door.put(lambda s: s.dispute(arg))
-        elif name == "points":
-            kitty = dict(self.kitty) if set(self.kitty) == {"points", "shape"} else None
-            door.put(lambda s: s.enter_points(int(arg), kitty))
-        elif name in ("kitty", "kitty_shape"):
-            key, value = ("points", int(arg)) if name == "kitty" else ("shape", arg)
-            self.kitty = {**self.kitty, key: value}
-            points = self.runner.view.points
-            if points is not None and set(self.kitty) == {"points", "shape"}:
-                kitty = dict(self.kitty)  # the points are in: send the kitty with them
-                door.put(lambda s: s.enter_points(points, kitty))
-        elif name == "penalty":
-            self.pending_penalty = {"code": arg}
-        elif name.startswith("penalty_") and self.pending_penalty:
-            self._penalty_step(name.removeprefix("penalty_"), arg)
-        elif name in ("start_bury", "end_play", "finish_entries", "undo"):
-            door.put(lambda s: getattr(s, name)())
-        elif name == "reprint":
-            printer = self.runner.printer
-            if printer is not None:
-                door.put(lambda s: printer.reprint(f"table-{s.table}-round-{s.match}"))
-        elif self.referee_open:
-            self._referee(name, arg)
-
-    def _pin(self, digit: str) -> None:
-        if digit != "ok":
-            self.pin = (self.pin + digit)[-8:]
-            return
-        pin, self.pin = self.pin, ""
-        asked_in = self._pin_round
-
-        def unlock(session: Any) -> None:  # on the runner's thread
-            opened = session.unlock(pin)
-            if asked_in == self._pin_round:
-                self.referee_open = opened
-
-        self.runner.door.put(unlock)
-
-    def _referee(self, name: str, arg: str) -> None:
-        ruled = translator(self.lang)("ui.referee_ruled")
-        calls = {"start_clock": lambda s: s.start_match_clock(),
-                 "pause": lambda s: s.pause(), "resume": lambda s: s.resume(),
-                 "time_up": lambda s: s.declare_time_up(),
-                 "forfeit": lambda s: s.end_match(arg, "forfeit", ruled),
-                 "rule": lambda s: s.rule_dispute(ruled)}
-        if name in calls:
-            self.runner.door.put(calls[name])
+        self.controller.act(action)
+        self.refresh()
 
     def _key(self, _window: Any, key: int, _scancode: int, text: str | None, *_: Any) -> bool:
         seat = KEYS.get(text or "")
@@ -467,11 +439,4 @@ def _first_frame(path: str) -> None:
     Clock.schedule_once(lambda _dt: app.stop(), 0.5)
 
 
-def _referee_label(action: str, t: Any) -> str:
-    labels = {"start_clock": t("ui.start_clock"), "pause": t("ui.pause"),
-              "resume": t("ui.resume"), "time_up": t("by.time-up"), "rule": t("ui.rule"),
-              "undo": t("ui.undo"), "close": t("ui.close")}
-    name, _, arg = action.partition(":")
-    if name == "forfeit":
-        return f"{t('by.forfeit')} {t('team.' + arg)}"
-    return labels[name]
+__all__ = ["KioskApp", "TapButton", "resident_kb", "translator"]

@@ -1,254 +1,685 @@
-"""What each screen shows, as plain data: a function of the table's view, the time and the
-language. No Kivy here, and no rules: every result comes from the session's view."""
+"""What each screen shows, as plain data: a function of the table's view, the time, and the
+screen's own state (overlays, a confirmation, the PIN being typed). No Kivy here, and no rules:
+every result comes from the session's view."""
 
 from __future__ import annotations
 
+import math
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
-from ..i18n import translator
+from ..i18n import render, translator
+from ..rules.errors import seat_words
+from ..table.state import TRUMPS
 from ..table.view import TableView
+from . import wizard
+from .control import UiState
+from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
+from .wizard import seat_grid, seat_label, side_terms, team_label, trump_label
 
 SEATS = ("N", "E", "S", "W")
 #: Where each seat sits on the screen (the table seen from above, N at the top).
 LAYOUT = {"N": "top", "E": "right", "S": "bottom", "W": "left"}
-POINT_VALUES = tuple(range(0, 205, 5))
-KITTY_VALUES = tuple(range(0, 85, 5))
-SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3")
-#: Which screen shows which phase.
-SCREENS = {"setup": "setup", "ready": "ready", "bury": "clock", "play": "clock",
-           "entry": "entry", "result": "result", "disputed": "result", "over": "over"}
+#: How long a notice stays (an alert stays until the next action).
+NOTICE_SECONDS = 6.0
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+FORFEIT_REASONS = ("absent", "left", "conduct", "other")
+#: Hands a history page shows (the screen never scrolls).
+HISTORY_ROWS = {False: 4, True: 9}
+RULESETS_PER_PAGE = {False: 6, True: 10}
+PENALTY_ROWS = {False: 3, True: 8}
 
 
-@dataclass(frozen=True)
-class SeatModel:
-    seat: str
-    label: str  # seat name and player
-    to_move: bool
-    state: str  # "idle", "moving", "warn" or "over"
-    time: str  # the countdown when moving
+def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
+            ) -> ScreenModel:
+    """The screen for this moment (`ui`: the screen's own state, or just a language)."""
+    if isinstance(ui, str):
+        ui = UiState(lang=ui)
+    t = translator(ui.lang)
+    model = _screen(view, now, ui, t, portrait)
+    strip = status(view, now, t, big=model.screen == "clock", lang=ui.lang)
+    flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
+                                  ("time-up", view.time_up is not None)) if on)
+    nav = model.nav
+    if model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
+            not model.name.startswith(("referee", "correct")):
+        nav = (*nav, *_global(ui, t))
+    return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
+                          "notice": notice(view, now, t, ui.lang), "nav": nav})
 
 
-@dataclass(frozen=True)
-class ScreenModel:
-    screen: str
-    title: str
-    status: str  # table, round, levels and the match clock, for the top bar
-    message: str = ""
-    seats: tuple[SeatModel, ...] = ()
-    clock: str = ""  # the big countdown
-    clock_state: str = "idle"
-    lines: tuple[str, ...] = ()  # the screen's main text
-    buttons: tuple[tuple[str, str], ...] = ()  # (action, label)
-    values: tuple[int, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
+def _global(ui: UiState, t: Any) -> tuple[Btn, ...]:
+    """The buttons every screen has: the hands so far, the referee, the language."""
+    return (Btn("history", t("ui.history"), "quiet"), Btn("referee", t("ui.referee"), "quiet"),
+            Btn("language", t("ui.next_language"), "quiet"))
 
 
-def present(view: TableView, now: float, lang: str) -> ScreenModel:
-    """The screen for this moment."""
-    t = translator(lang)
-    screen = SCREENS[view.phase]
-    title = t(f"ui.screen.{screen}")
-    status = _status(view, now, t)
-    message = _message(view.message, t)
-    if view.phase == "setup":
-        return ScreenModel("setup", t("ui.table", n=view.table), t("ui.setup.title"), message,
-                           lines=(t("ui.setup.start"),),
-                           buttons=tuple((f"setup:{r}", r) for r in view.choices))
+def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
+    lang = ui.lang
+    if ui.dialog is not None:
+        d = ui.dialog
+        return ScreenModel("step", "confirm", _text(d.title, view, t, lang), lines=tuple(
+            _text(line, view, t, lang) for line in d.lines),
+            nav=(Btn("cancel", t("ui.cancel"), "quiet"), Btn("ok", t(d.ok), d.style)))
+    if ui.overlay == "keyboard":
+        return _keyboard(view, ui, t)
+    if ui.overlay == "referee":
+        return _referee(view, now, ui, t, lang, portrait)
+    if ui.overlay == "correct" and ui.correct is not None:
+        return _correction(view, ui, t, lang)
+    if ui.overlay == "history":
+        return _history(view, ui, t, lang, portrait)
+    if view.paused and view.phase in ("bury", "play"):  # elsewhere the strip says it
+        return _paused(view, t)
+    if view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match:
+        return _time_up_banner(view, t)
+    if view.phase == "setup" or (view.phase == "over" and ui.new_match):
+        return _setup(view, ui, t, lang, portrait)
     if view.phase == "ready":
-        return _ready(view, title, status, message, t)
+        return _ready(view, ui, t)
     if view.phase in ("bury", "play"):
-        return _clock(view, now, title, status, message, t)
+        return _clock(view, now, t)
     if view.phase == "entry":
-        return _entry(view, title, status, message, t, lang)
+        step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
+        rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
+        return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
+                           grids=step.grids, nav=nav)
     if view.phase in ("result", "disputed"):
-        return _result(view, title, status, message, t)
-    return _over(view, title, status, message, t, lang)
+        return _result(view, t, lang)
+    return _over(view, ui, t)
 
 
-def _status(view: TableView, now: float, t: Any) -> str:
-    parts = [t("ui.table", n=view.table)]
-    if view.match:
-        parts.append(t("ui.round", n=view.match))
+def _paged_rows(rows: tuple[Row, ...], nav: tuple[Btn, ...], ui: UiState, t: Any,
+                portrait: bool) -> tuple[tuple[Row, ...], tuple[Btn, ...]]:
+    """The penalties of a hand a page at a time, so the screen never scrolls."""
+    per_page = PENALTY_ROWS[portrait]
+    if len(rows) <= per_page:
+        return rows, nav
+    pages = -(-len(rows) // per_page)
+    page = min(ui.page, pages - 1)
+    more = Btn(f"page:{(page + 1) % pages}", t("ui.page_more", n=(page + 1) % pages + 1,
+                                                 of=pages), "quiet")
+    return rows[page * per_page:(page + 1) * per_page], (*nav, more)
+
+
+# -- the status strip and the notice area -------------------------------------------------
+
+
+def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans"
+           ) -> tuple[Part, ...]:
+    """The parts of the status strip: where, who deals, the level played, trump, both sides'
+    levels and the match time. On the clock (`big`) the table and round give way."""
+    parts = []
+    if not big:
+        parts.append(Part(t("ui.table", n=view.table),
+                          t("ui.round", n=view.match) if view.match else ""))
+    if view.dealer and view.phase in ("ready", "bury", "play", "entry", "result", "disputed"):
+        term = view.terms.get("dealer")
+        caption = term(lang) if term else t("ui.cap.dealer")
+        parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
+        if view.level:
+            parts.append(Part(t("ui.cap.level"), view.level))
+        if view.kind == "team":
+            parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t)))
     if view.levels:
-        parts.append(f"{t('team.NS')} {view.levels[0]} : {view.levels[1]} {t('team.EW')}")
+        parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
+                          f"{view.levels[0]} : {view.levels[1]}"))
     left = view.match_left(now)
     if left is not None:
-        parts.append(t("ui.match_left", time=_mmss(max(0.0, left))))
+        caption = ("ui.cap.time_up" if view.time_up else "ui.cap.match_time"
+                   if view.match_clock_started else "ui.cap.match_time_waiting")
+        parts.append(Part(t(caption), mmss(max(0.0, left)),
+                          "alert" if view.time_up else "dim" if not view.match_running else ""))
     if view.paused:
-        parts.append(t("ui.paused"))
-    if view.link is not None:
-        parts.append(_link(view.link, t))
-    return "   ".join(parts)
+        parts.append(Part("", t("ui.paused.short"), "alert"))
+    if view.link is not None and not big:
+        parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
+    return tuple(parts)
 
 
 def _link(link: Any, t: Any) -> str:
-    """The scorer link, as the top bar says it; a wall clock off the scorer's is said too."""
+    """The scorer link, as the strip says it; a wall clock off the scorer's is said too."""
     if link.status == "in-sync":
         text = t("ui.link.in-sync")
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
-    elif link.status == "refused":  # the reason as a catalog key when the link has one
-        why = t(link.error_key, **link.error_params) if getattr(link, "error_key", None) \
-            else link.error
-        text = t("ui.link.refused", why=why)
+    elif link.status == "refused":  # the reason in words when the link has them
+        text = t("ui.link.refused_why", why=t(link.error_key, **link.error_params)) \
+            if getattr(link, "error_key", None) else t("ui.link.refused")
     else:
         since = time.strftime("%H:%M", time.localtime(link.offline_since or time.time()))
         text = t("ui.link.offline", time=since)
     if link.synchronised is False:
-        text += "   " + t("ui.link.clock", s=f"{link.offset:+.1f}")
+        text += "  " + t("ui.link.clock", s=f"{link.offset:+.1f}")
     if link.problem:
-        text += "   " + t("ui.link.refused", why=link.problem)
+        text += "  " + t("ui.link.refused")
     if getattr(link, "storage", None):  # the card: low, full, or its journal damaged
-        text += "   " + t(f"sync.storage-{link.storage}", seq=link.broken_at)
+        text += "  " + t(f"sync.storage-{link.storage}", seq=link.broken_at)
     return text
 
 
-def _message(message: str | None, t: Any) -> str:
-    if not message:
-        return ""
-    return t(message) if message.startswith("printer.") else message
+def notice(view: TableView, now: float, t: Any, lang: str) -> Notice:
+    """The notice area: the last refusal or silent event, for a few seconds."""
+    n = view.notice
+    if n is None or (n.level != "alert" and now - n.at > NOTICE_SECONDS):
+        return Notice()
+    return Notice(notice_text(n.key, n.params, view, t, lang), n.level)
 
 
-def _seat_label(view: TableView, seat: str, t: Any) -> str:
-    name = view.players.get(seat, "")
-    return f"{t('ui.seat.' + seat)} {name}".strip()
+def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any,
+                lang: str) -> str:
+    """A notice's words: its catalog key, with its parameters (seats, a field, a ruleset's
+    words…) in the reader's language; a key the catalogs do not have gets the generic words."""
+    if not has(t, key):
+        return t("error.unexpected")
+    shown = dict(params)
+    if shown.get("seat") in SEATS:
+        shown["seat"] = seat_words(shown["seat"])
+    if key == "table.overrun":
+        cost = view.overrun.get(str(params.get("phase")), {})
+        effect = cost.get("effect", "record")
+        shown["cost"] = t("ui.overrun_cost." + ("warnings_first" if cost.get("warnings_first")
+                                               else effect), n=cost.get("warnings_first", 0),
+                          points=cost.get("points", 0), min=cost.get("min", 0))
+    try:
+        return render(key, shown, lang)
+    except (KeyError, IndexError, ValueError):
+        return t("error.unexpected")
 
 
-def _ready(view: TableView, title: str, status: str, message: str, t: Any) -> ScreenModel:
-    lines = [t("ui.hand", n=view.hand)]
-    buttons: list[tuple[str, str]] = []
+def has(t: Any, key: str) -> bool:
+    """Whether the catalog has `key`."""
+    try:
+        t(key)
+    except KeyError:
+        return False
+    except (IndexError, ValueError):  # it has, with placeholders
+        return True
+    return True
+
+
+# -- before the hand ----------------------------------------------------------------------
+
+
+def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> ScreenModel:
+    names = ui.names
+    fields = (("NS", t("ui.name.NS")), ("EW", t("ui.name.EW")),
+              *((s, t("seat." + s)) for s in SEATS))
+    name_buttons = tuple(Btn(f"name:{key}", f"{label}：{names.get(key) or '—'}")
+                         for key, label in fields)
+    per_page = RULESETS_PER_PAGE[portrait]
+    choices = view.choices
+    pages = max(1, -(-len(choices) // per_page))
+    page = min(ui.page, pages - 1)
+    shown = choices[page * per_page:(page + 1) * per_page]
+    rulesets = tuple(Btn(f"setup:{rid}", name(lang) if name else rid, "primary")
+                     for rid, name in shown)
+    nav: list[Btn] = []
+    if pages > 1:
+        nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
+                Btn(f"page:{page + 1}", t("ui.page_more", n=page + 2, of=pages), "quiet")
+                if page + 1 < pages else None]
+    if view.phase == "over":
+        nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
+    lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
+    return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
+                       grids=(Grid(name_buttons, 3, 2), Grid(rulesets, 2, 1)),
+                       nav=tuple(b for b in nav if b), extra={"big_title": True})
+
+
+def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    key = ui.keyboard_field or "NS"
+    label = t("ui.name." + key) if key in ("NS", "EW") else t("seat." + key)
+    text = ui.names.get(key, "")
+    letters = LETTERS if ui.keyboard_upper else LETTERS.lower()
+    keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
+    nav = (Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet"),
+           Btn("key_space", t("ui.key.space"), "quiet"),
+           Btn("key_back", t("ui.key.back"), "quiet"), Btn("key_clear", t("ui.key.clear"),
+                                                          "quiet"),
+           Btn("key_done", t("ui.key.done"), "primary"))
+    return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=(text + "▏",),
+                       grids=(Grid(keys, 10, 6),), nav=nav, extra={"input": True})
+
+
+def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
-        lines.append(t("ui.grab"))
-        buttons += [(f"dealer:{s}", t("ui.seat." + s)) for s in SEATS]
-    else:
-        lines.append(t("ui.dealer", seat=_seat_label(view, view.dealer or "", t)))
-    if view.kind == "individual":
-        if view.partner:
-            lines.append(t("ui.partner", seat=_seat_label(view, view.partner, t)))
-        else:
-            lines.append(t("ui.partner_card"))
-            buttons += [(f"card:{r}", r) for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9",
-                                                    "10", "J", "Q", "K")]
-    if view.dealer and view.can_redeal:
-        defenders = [s for s in SEATS if (s in "NS") != (view.dealer in "NS")]
-        buttons += [(f"redeal:{s}", t("ui.redeal", seat=t("ui.seat." + s)))
-                    for s in defenders]
-    if view.dealer and (view.kind == "team" or view.partner):
-        buttons.append(("start_bury", t("ui.start_bury")))
-    return ScreenModel("ready", title, status, message, lines=tuple(lines),
-                       buttons=tuple(buttons))
+        nav = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
+        return ScreenModel("step", "ready.dealer", t("ui.q.dealer", hand=hand),
+                           grids=(seat_grid("dealer", SEATS, view, t),), nav=nav)
+    dealer = seat_label(view, view.dealer or "", t)
+    if view.kind == "individual" and not view.partner:
+        return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
+                           grids=(Grid(tuple(Btn(f"card:{r}", r) for r in RANKS), 7, 5),))
+    if ui.ready_step == "redeal" and view.redeal_callers:
+        condition = (render(view.redeal_condition.key, view.redeal_condition.params, ui.lang),
+                     ) if view.redeal_condition is not None else ()
+        return ScreenModel("step", "ready.redeal", t("ui.q.redeal"), lines=condition,
+                           grids=(seat_grid("redeal", view.redeal_callers, view, t),),
+                           nav=(Btn("redeal_back", t("ui.back"), "quiet"),))
+    lines = []
+    if view.partner:
+        lines.append(t("ui.partner", seat=seat_label(view, view.partner, t)))
+    grids = []
+    if view.kind == "team":
+        lines.append(t("ui.q.trump_then_bury"))
+        grids.append(Grid(tuple(Btn(f"trump:{s}", trump_label(s, t),
+                                    "selected" if view.trump == s else "normal")
+                                for s in TRUMPS), 5, 3, 2.0))
+    nav = []
+    if view.undo:
+        nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
+    if view.redeal_callers:
+        nav.append(Btn("redeal", t("ui.redeal"), "quiet"))
+    nav.append(Btn("start_bury", t("ui.start_bury"), "primary"))
+    title = t("ui.dealer_level", hand=hand, dealer=dealer, level=view.level or "")
+    return ScreenModel("step", "ready", title, lines=tuple(lines),
+                       grids=tuple(grids), nav=tuple(nav))
 
 
-def _clock(view: TableView, now: float, title: str, status: str, message: str,
-           t: Any) -> ScreenModel:
+# -- the clock ------------------------------------------------------------------------------
+
+
+def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     left = view.move_left(now) or 0.0
-    state = "moving" if left > view.warn_before else ("warn" if left > 0 else "over")
-    if not view.clock_running:
-        state = "paused"
+    gather = view.clock_running and left > view.clock_limit
+    state = ("paused" if not view.clock_running else "gather" if gather else
+             "moving" if left > view.warn_before else "warn" if left > 0 else "over")
+    if view.all_played:
+        state = "idle"
+    shown = "" if view.all_played else seconds(min(left, view.clock_limit))
     seats = []
     for seat in SEATS:
-        moving = view.clock_seat == seat or (view.clock_seat is None and view.phase == "play")
-        seats.append(SeatModel(seat, _seat_label(view, seat, t), moving,
-                               state if moving else "idle",
-                               _seconds(left) if moving else ""))
-    who = view.clock_seat and _seat_label(view, view.clock_seat, t)
-    lines = (t("ui.bury_by", seat=who) if view.phase == "bury"
-             else t("ui.to_move", seat=who) if who else t("ui.lead_anyone"),)
-    buttons = [("end_play", t("ui.end_play"))] if view.phase == "play" else []
-    if view.phase == "play" and view.can_fry:
-        buttons += [(f"fry:{s}", t("ui.fry", seat=t("ui.seat." + s))) for s in SEATS
-                    if s != view.clock_seat]
-    buttons.append(("undo", t("ui.undo")))
-    return ScreenModel("clock", title, status, message, tuple(seats), _seconds(left), state,
-                       lines, tuple(buttons))
+        moving = not view.all_played and (view.clock_seat == seat or (
+            view.clock_seat is None and view.phase == "play"))
+        seats.append(SeatModel(seat, seat_label(view, seat, t), moving,
+                               state if moving else "idle", shown if moving else ""))
+    who = view.clock_seat and seat_label(view, view.clock_seat, t)
+    if view.all_played:
+        title = t("ui.all_played", tricks=view.tricks)
+    elif view.phase == "bury":
+        title = t("ui.bury_by", seat=who)
+    else:
+        title = t("ui.to_move", seat=who) if who else t("ui.lead_anyone")
+    caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == "play" else ""
+    buttons = []
+    if view.phase == "play":
+        buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
+                           t("ui.end_play"), "primary" if view.all_played else "normal"))
+    buttons += [Btn(f"fry:{s}", t("ui.fry", seat=t("seat." + s))) for s in view.fry_seats]
+    if view.undo:
+        buttons.append(Btn("undo", t("ui.undo"), "quiet"))
+    buttons += [Btn("history", t("ui.history"), "quiet"), Btn("referee", t("ui.referee"), "quiet"),
+                Btn("language", t("ui.next_language"), "quiet")]
+    name = "clock.done" if view.all_played else "clock." + view.phase
+    return ScreenModel("clock", name, title, seats=tuple(seats), clock=shown,
+                       clock_state=state, clock_caption=caption, nav=tuple(buttons),
+                       extra={"hold_hint": t("ui.hold_to_pause")})
 
 
-def _entry(view: TableView, title: str, status: str, message: str, t: Any,
-           lang: str) -> ScreenModel:
-    kitty = view.kitty
-    lines = [t("ui.points_now", points="—" if view.points is None else view.points)]
-    if kitty:
-        lines.append(t("ui.kitty_now", points=kitty["points"], shape=t("ui.shape." +
-                                                                     kitty["shape"])))
-    names = {code: name(lang) for code, name in view.penalty_names}
-    for _, penalty in view.penalties:
-        lines.append(f"{t('ui.seat.' + penalty['seat'])} {names.get(penalty['code'], '')}")
-    buttons = [(f"kitty_shape:{s}", t("ui.shape." + s)) for s in SHAPES]
-    buttons += [(f"penalty:{code}", name) for code, name in names.items()]
-    return ScreenModel("entry", title, status, message, lines=tuple(lines),
-                       buttons=tuple(buttons), values=POINT_VALUES,
-                       extra={"kitty_values": KITTY_VALUES,
-                              "finish": ("finish_entries", t("ui.show_result"))})
+def seconds(left: float) -> str:
+    """Whole seconds rounded up: "1" while any time is left, "0" at the limit, "−2" over."""
+    if left > 0:
+        return str(math.ceil(left - 1e-9))
+    over = math.ceil(-left - 1e-9)
+    return f"−{over}" if over else "0"
 
 
-def _result(view: TableView, title: str, status: str, message: str, t: Any) -> ScreenModel:
-    p = view.preview or {}
+def mmss(left: float) -> str:
+    whole = math.ceil(left - 1e-9)
+    return f"{whole // 60:02d}:{whole % 60:02d}"
+
+
+# -- banners ------------------------------------------------------------------------------
+
+
+def _paused(view: TableView, t: Any) -> ScreenModel:
+    reason = view.pause_reason or "referee"
+    key = reason if reason in ("table", "referee", "referee key", "restart", "referee-menu",
+                               "hall") else "referee"
+    lines = (t("ui.paused.why." + key.replace(" ", "_")), t("ui.paused.stopped"))
+    nav = (Btn("resume", t("ui.paused.resume"), "primary"),)
+    if key == "referee key":
+        lines += (t("ui.paused.key"),)
+    return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
+                       tone="paused", lines=lines, nav=nav)
+
+
+def _time_up_banner(view: TableView, t: Any) -> ScreenModel:
+    return ScreenModel("banner", "time_up", t("ui.screen.time_up"), big=t("ui.time_up.big"),
+                       tone="alert", lines=(time_up_now(view, t),),
+                       nav=(Btn("time_up_ok", t("ui.time_up.ok"), "primary"),))
+
+
+def time_up_now(view: TableView, t: Any) -> str:
+    """What happens now that time is up, as this ruleset and this moment decide."""
+    if view.phase == "over" and view.result and view.result.get("winner"):
+        return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
+    if view.needs_ruling:
+        return t("ui.time_up.referee")
+    if view.phase in ("bury", "play"):
+        return t("ui.time_up.finish_hand")
+    return t("ui.time_up.after_hand", n=view.hand)
+
+
+# -- after the hand -----------------------------------------------------------------------
+
+
+def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[str, ...]:
+    """How the total came about, for both sides to check: 得分 85 + 底牌 15×4 + 罚分 10 = 155."""
     lines = []
-    if "total" in p and view.kind == "team":
-        lines.append(t("ui.total", total=p["total"]))
-        lines.append(f"{t('result.' + p['result'])} +{p['advance']}")
-        lines.append(f"{t('team.NS')} {p['levels']['NS']} : {p['levels']['EW']} "
-                     f"{t('team.EW')}")
+    total = p.get("total")
+    penalties = p.get("penalties", ())
+    fixed = next((x for x in penalties if x.get("effect") == "fix-total"), None)
+    if total is None:
+        lines.append(t("ui.sum.no_total"))
+    elif fixed is not None:
+        lines.append(t("ui.sum.fixed", total=total, name=_penalty_name(view, fixed, lang)))
+    else:
+        parts = [t("ui.sum.points", n=view.points if view.points is not None else 0)]
+        kitty = view.kitty
+        if kitty:
+            parts.append(t("ui.sum.kitty", n=kitty["points"],
+                           times=view.multipliers.get(kitty["shape"], 0)))
+        fine = sum(int(x.get("points") or 0) for x in penalties)
+        if fine:
+            parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
+        lines.append(" ".join(parts) + " = " + str(total))
+    applied = [_applied(view, x, t, lang) for x in penalties]
+    if len(applied) > 2:  # one wrapped line, so the result fits the screen
+        applied = ["；".join(applied) if lang != "en" else "; ".join(applied)]
+    return (*lines, *applied)
+
+
+def _penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
+    names = dict(view.penalty_names)
+    return names[p["code"]](lang) if p.get("code") in names else ""
+
+
+def _applied(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
+    """One penalty as it counted this hand."""
+    name = _penalty_name(view, p, lang)
+    effect = p.get("effect", "")
+    amount = int(p.get("points") or 0)
+    key = ("ui.applied.points_add" if amount > 0 else "ui.applied.points_sub" if amount < 0
+           else f"ui.applied.{effect}" if has(t, f"ui.applied.{effect}")
+           else "ui.applied.record")
+    terms = side_terms(view, t, lang, None)
+    return t(key, seat=seat_label(view, p.get("seat", ""), t), name=name, n=abs(amount),
+             defenders=terms["defenders"])
+
+
+def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
+    p = view.preview or {}
+    terms = side_terms(view, t, lang, view.dealer)
+    lines = list(breakdown(view, p, t, lang)) if p else []
+    if "result" in p and view.kind == "team":
+        outcome = "ui.outcome." + p["result"] + ("" if p.get("advance") else ".none")
+        lines.append(t(outcome, defenders=terms["defenders"],
+                       dealer_side=terms["dealer_side"], n=p.get("advance") or 0,
+                       levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
+                              f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
         if p.get("next_dealer"):
-            lines.append(t("ui.next_dealer", seat=_seat_label(view, p["next_dealer"], t)))
+            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
         if p.get("winner"):
-            lines.append(t("sheet.winner", team=t("team." + p["winner"]), by=t("by." + p["by"])))
+            lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
     elif "awards" in p:
-        lines.append(t("ui.total", total=p["total"]))
-        lines.append("  ".join(f"{k} +{v}" for k, v in p["awards"].items()))
+        lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
+                               for k, v in p["awards"].items()))
     if view.phase == "disputed":
         lines.append(t("ui.disputed"))
-        buttons = (("referee", t("ui.referee")),)
-    else:
-        sides = sorted(set(view.sides.values()))
-        for side in sides:
-            done = side in view.confirmed
-            lines.append(t("ui.confirmed" if done else "ui.confirm_please",
-                           side=t("ui.side." + side)))
-        buttons = tuple((f"dispute:{s}", t("ui.dispute", seat=t("ui.seat." + s)))
-                        for s in SEATS)
-    return ScreenModel("result", title, status, message, lines=tuple(lines), buttons=buttons)
+        return ScreenModel("step", "disputed", t("ui.screen.result"), lines=tuple(lines),
+                           nav=(Btn("referee", t("ui.call_referee"), "primary"),))
+    order = ("NS", "EW", "dealer", "defenders")
+    sides = sorted(set(view.sides.values()), key=order.index)
+    for side in sides:
+        done = side in view.confirmed
+        lines.append(t("ui.confirmed" if done else "ui.confirm_please",
+                       side=_side(view, side, t, lang)))
+    nav = (Btn("reopen", t("ui.reopen"), "quiet"),
+           *(Btn(f"dispute:{side}", t("ui.dispute", side=_side(view, side, t, lang)), "danger")
+             for side in sides))
+    return ScreenModel("step", "result", t("ui.screen.result"), lines=tuple(lines), nav=nav)
 
 
-def _over(view: TableView, title: str, status: str, message: str, t: Any,
-          lang: str) -> ScreenModel:
+def _side(view: TableView, side: str, t: Any, lang: str) -> str:
+    if side in ("NS", "EW"):
+        return team_label(view, side, t)
+    terms = side_terms(view, t, lang, None)
+    return terms["dealer_side"] if side == "dealer" else terms["defenders"]
+
+
+def _over(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     r = view.result or {}
     lines = []
     if r.get("winner"):
-        lines.append(t("sheet.winner", team=t("team." + r["winner"]), by=t("by." + r["by"])))
+        loser = "EW" if r["winner"] == "NS" else "NS"
+        if view.end:
+            kind = view.end.get("kind", "forfeit")
+            lines.append(t("ui.over.lost_by." + ("disqualification" if kind ==
+                                                 "disqualification" else "forfeit"),
+                           team=team_label(view, loser, t)))
+            if view.end.get("reason"):
+                lines.append(t("ui.over.reason", reason=view.end["reason"]))
+        lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
+                       by=t("by." + r["by"])))
         if "big_points" in r:
-            lines.append(f"{t('sheet.big_points')}: {t('team.NS')} {r['big_points']['NS']}  "
-                         f"{t('team.EW')} {r['big_points']['EW']}")
+            lines.append(t("ui.over.big_points", ns=team_label(view, "NS", t),
+                           ew=team_label(view, "EW", t), a=r["big_points"]["NS"],
+                           b=r["big_points"]["EW"]))
     elif "totals" in r:
-        lines.append("  ".join(f"{k} {v}" for k, v in sorted(r["totals"].items(),
-                                                              key=lambda kv: -kv[1])))
-    return ScreenModel("over", title, status, message, lines=tuple(lines),
-                       buttons=(("reprint", t("ui.reprint")),),
-                       extra={"slip": view.slips.get(lang, "")})
+        lines.append("  ".join(f"{seat_label(view, k, t) or k} {v}" for k, v in
+                               sorted(r["totals"].items(), key=lambda kv: -kv[1])))
+    nav = [Btn("reprint", t("ui.reprint"), "quiet")]
+    if view.standalone:
+        nav.append(Btn("new_match", t("ui.new_match"), "primary"))
+    return ScreenModel("step", "over", t("ui.screen.over"), lines=tuple(lines), nav=tuple(nav),
+                       mono=view.slips.get(ui.lang, ""))
 
 
-def history(view: TableView, lang: str) -> tuple[str, ...]:
-    """One line a hand, for the history screen."""
-    t = translator(lang)
-    out = []
-    for h in view.history:
+# -- the hands so far ---------------------------------------------------------------------
+
+
+def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
+    """The hands so far in columns under their headings (the dealer, the level, the points,
+    the total, the result, the levels after it), each hand's kitty and penalties under it."""
+    columns = ("hand", "dealer", "level", "points", "total", "result", "levels")
+    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
+        columns = ("hand", "dealer", "partner", "level", "total")
+    headings = tuple(t("ui.history.col." + c) for c in columns)
+    rows: list[tuple[str, ...]] = []
+    notes: list[str] = []
+    for h, record in zip(view.history, view.records, strict=False):
         if "deal" in h:
-            out.append(f"{h['deal']:>2}  {h['level']:>2}  {h['dealer']}+{h['partner']}  "
-                       f"{h['total']:>3}")
+            rows.append((str(h["deal"]), seat_label(view, h["dealer"], t) or h["dealer"],
+                         seat_label(view, h["partner"], t) or h["partner"], h["level"],
+                         str(h["total"])))
+            notes.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
+                                   for k, v in h.get("awards", {}).items()))
             continue
-        total = "" if h["total"] is None else h["total"]
-        advance = "" if h["advance"] is None else f"+{h['advance']}"
-        out.append(f"{h['hand']:>2}  {h['dealer']}  {h['level']:>2}  {total:>3}  "
-                   f"{t('slip.result.' + h['result'])} {advance}  "
-                   f"{h['levels']['NS']}:{h['levels']['EW']}")
+        dealer = t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"
+        levels = f"{h['levels']['NS']}:{h['levels']['EW']}"
+        if h["result"] == "redeal":
+            who = record.get("called_by")
+            rows.append((str(h["hand"]), dealer, h["level"], "", "",
+                         t("ui.history.result.redeal"), levels))
+            notes.append(t("ui.history.redeal_by", seat=t("seat." + who)) if who in SEATS
+                         else "")
+            continue
+        extra = []
+        kitty = record.get("kitty")
+        if kitty:
+            extra.append(t("ui.history.kitty", n=kitty["points"],
+                           times=view.multipliers.get(kitty["shape"], "")))
+        extra += [_applied(view, p, t, lang) for p in h.get("penalties", ())]
+        if view.corrected[h["hand"] - 1]:
+            extra.append(t("ui.history.corrected"))
+        rows.append((str(h["hand"]), dealer, h["level"], str(record.get("points", "—")),
+                     "—" if h["total"] is None else str(h["total"]),
+                     t("ui.history.result." + h["result"], n=h["advance"] or 0), levels))
+        notes.append("；".join(extra) if lang != "en" else "; ".join(extra))
+    widths = [max(width(x) for x in col) for col in zip(headings, *rows, strict=True)]
+    out = [_row(headings, widths)]
+    for row, note in zip(rows, notes, strict=True):
+        out.append(_row(row, widths) + (f"\n    {note}" if note else ""))
     return tuple(out)
 
 
-def _seconds(left: float) -> str:
-    return f"{left:.0f}" if left >= 0 else f"-{-left:.0f}"
+def width(text: str) -> int:
+    """Columns `text` takes in the monospaced face: a Chinese character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
-def _mmss(seconds: float) -> str:
-    return f"{int(seconds // 60):02d}:{int(seconds % 60):02d}"
+def _row(cells: tuple[str, ...], widths: list[int]) -> str:
+    return "  ".join(c + " " * (w - width(c)) for c, w in zip(cells, widths, strict=True)
+                     ).rstrip()
+
+
+def _history(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> ScreenModel:
+    heading, *rows = history_rows(view, t, lang)
+    per_page = HISTORY_ROWS[portrait]
+    pages = max(1, -(-len(rows) // per_page))
+    page = min(ui.page, pages - 1)
+    shown = rows[page * per_page:(page + 1) * per_page]
+    lines = (heading, *shown) if rows else (t("ui.history.none"),)
+    nav = [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
+           Btn(f"page:{page + 1}", t("ui.page_more", n=page + 2, of=pages), "quiet")
+           if page + 1 < pages else None, Btn("close", t("ui.close"), "primary")]
+    return ScreenModel("step", "history", t("ui.history.title"), lines=lines,
+                       nav=tuple(b for b in nav if b), extra={"mono_lines": True})
+
+
+# -- the referee ---------------------------------------------------------------------------
+
+
+def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
+             portrait: bool) -> ScreenModel:
+    if not view.referee_open:
+        return _pin_pad(view, now, ui, t)
+    step = ui.referee_step
+    back = Btn("r_back", t("ui.back"), "quiet")
+    if step == "leader":
+        return ScreenModel("step", "referee.leader", t("ui.q.leader"),
+                           grids=(seat_grid("r_leader", SEATS, view, t),), nav=(back,))
+    if step == "forfeit_kind":
+        return ScreenModel("step", "referee.forfeit_kind", t("ui.q.forfeit_kind"), grids=(
+            Grid((Btn("r_fkind:forfeit", t("ui.forfeit.forfeit")),
+                  Btn("r_fkind:disqualification", t("ui.forfeit.disqualification"))), 2, 1),),
+            nav=(back,))
+    if step == "forfeit_team":
+        return ScreenModel("step", "referee.forfeit_team", t("ui.q.forfeit_team"), grids=(
+            Grid(tuple(Btn(f"r_fteam:{team}", team_label(view, team, t))
+                       for team in ("NS", "EW")), 2, 1),), nav=(back,))
+    if step == "forfeit_reason":
+        return ScreenModel("step", "referee.forfeit_reason", t("ui.q.forfeit_reason"), grids=(
+            Grid(tuple(Btn(f"r_freason:{r}", t("ui.forfeit.reason." + r))
+                       for r in FORFEIT_REASONS), 2, 1),), nav=(back,))
+    if step == "correct_pick":
+        hands = tuple(Btn(f"r_correct:{h['hand']}", t("ui.hand", n=h["hand"]))
+                      for h in view.history if h.get("result") != "redeal")
+        return ScreenModel("step", "referee.correct_pick", t("ui.q.correct_pick"),
+                           grids=(Grid(hands, 6, 4),) if hands else (),
+                           lines=() if hands else (t("ui.history.none"),), nav=(back,))
+    return ScreenModel("step", "referee", t("ui.referee_menu"),
+                       grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
+                       nav=(Btn("close", t("ui.close_referee"), "primary"),))
+
+
+def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
+    """What the referee can do now, each saying what it does."""
+    out = []
+    playing = view.phase not in ("setup", "over")
+    if view.paused and view.pause_reason != "referee-menu":
+        out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
+    if view.match_limit is not None and not view.match_clock_started and playing:
+        out.append(Btn("r_start_clock", t("ui.r.start_clock")))
+    for pid, _ in view.unconfirmed:  # a cost the seed leaves to the referee
+        penalty = dict(view.penalties).get(pid, {})
+        out.append(Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
+            penalty, view, t, lang)), "primary"))
+    if view.undo:
+        out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
+    if view.phase == "play" and not view.all_played:
+        out.append(Btn("r_leader", t("ui.r.leader")))
+    if view.phase == "disputed":
+        out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
+    if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
+        out.append(Btn("r_correct", t("ui.r.correct")))
+    if playing and view.time_up is None:
+        out.append(Btn("r_time_up", t("ui.r.time_up"), "danger"))
+    if playing and view.kind == "team":
+        out.append(Btn("r_forfeit", t("ui.r.forfeit"), "danger"))
+    if view.phase == "over" and view.standalone:
+        out.append(Btn("r_new_match", t("ui.new_match"), "primary"))
+    out.append(Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute")))
+    return tuple(out)
+
+
+def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
+    locked = view.pin_locked_until - now
+    if locked > 0:
+        shown = t("ui.pin.locked", n=math.ceil(locked))
+    else:
+        shown = "●" * len(ui.pin) if ui.pin else t("ui.pin.enter")
+    digits = tuple(Btn(f"pin:{d}", d) for d in "123456789")
+    keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
+            Btn("pin_back", t("ui.key.back"), "quiet"))
+    return ScreenModel("step", "referee.pin", t("ui.pin.title"), lines=(shown,),
+                       grids=(Grid(keys, 3, 3),),
+                       nav=(Btn("close", t("ui.close"), "quiet"),
+                            Btn("pin_ok", t("ui.ok"), "primary")),
+                       extra={"locked": locked > 0, "input": True})
+
+
+def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
+    hand = ui.correct_hand or 0
+    record = view.records[hand - 1]
+    values = ui.correct
+    assert values is not None
+    title = t("ui.correct_title", n=hand)
+    if ui.correct_preview is not None:
+        return _correction_summary(view, ui, t, lang, title)
+    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True)
+    return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
+                       lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
+
+
+def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
+                        title: str) -> ScreenModel:
+    preview = ui.correct_preview or {}
+    before, after = preview["before"], preview["result"]
+    lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
+               new="—" if after["total"] is None else after["total"])]
+    changes = preview.get("changes") or []
+    for hand, old, new in changes:
+        lines.append(t("ui.correct.levels", n=hand, a=old[0], b=old[1], c=new[0], d=new[1],
+                       ns=team_label(view, "NS", t), ew=team_label(view, "EW", t)))
+    if not changes:
+        lines.append(t("ui.correct.no_level_change"))
+    return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
+                       nav=(Btn("e_back", t("ui.back"), "quiet"),
+                            Btn("r_save_correction", t("ui.correct.save"), "primary")))
+
+
+def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) -> str:
+    """A dialog's line: a key and parameters; a seat, a team or a side is named."""
+    key, params = item
+    if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
+        waiting = dict(view.unconfirmed).get(params["id"])
+        return _applied(view, waiting, t, lang) if waiting else ""
+    shown = dict(params)
+    if shown.get("seat") in SEATS:
+        shown["seat"] = seat_label(view, shown["seat"], t)
+    for name in ("team", "side"):
+        if shown.get(name) in ("NS", "EW"):
+            shown[name] = team_label(view, shown[name], t)
+        elif shown.get(name) in ("dealer", "defenders"):
+            shown[name] = t("term.dealer_side" if shown[name] == "dealer" else "term.defenders")
+    return t(key, **shown)
+
+
+__all__ = ["LAYOUT", "Row", "ScreenModel", "present", "seconds"]

@@ -1,10 +1,13 @@
-"""A scripted hand played in the real window: touches on the screen's buttons (dispatched as
-touch events through Kivy's window) and seat buttons pressed on gpiozero's mock pins. At each new
-screen it saves a screenshot `NN-screen.png` and what the screen says (`screens.json`)."""
+"""A scripted match played in the real window: touches on the screen's buttons (dispatched as
+touch events through Kivy's window), long presses, seat buttons pressed on gpiozero's mock
+pins. At each `shot` it saves a screenshot `NN-name.png`; all along it notes what every screen
+said, the taps and presses between `count` marks, and the buttons' rectangles around a notice
+(`screens.json`), for the tests and the benchmark."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,38 +16,75 @@ from kivy.clock import Clock
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.widget import Widget
 
-from .app import KioskApp
+from .app import HOLD_TO_PAUSE, KioskApp, TapButton
 
-#: The steps: ("touch", action), ("seat", seat) for a GPIO button, ("shot", name), or
-#: ("wait", screen) until that screen shows.
-SCRIPT: tuple[tuple[str, str], ...] = (
-    ("wait", "setup"), ("type", "NS=厦门粮食局"), ("type", "W=Wang"), ("shot", "setup"),
+#: ("touch", action), ("hold", action) a long press, ("seat", seat) a GPIO button,
+#: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
+#: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
+#: ("count", name) taps and presses until ("count", "stop"), ("rects", name) every button's
+#: rectangle, ("wait_notice", "on"|"off").
+Step = tuple[str, str]
+
+PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
+    ("touch", "pin_ok")
+
+SCRIPT: tuple[Step, ...] = (
+    ("wait", "setup"), ("type", "NS=Lions"), ("type", "W=Wang"), ("touch", "name:E"),
+    ("type_keys", "Li"), ("shot", "keyboard"), ("touch", "key_done"), ("shot", "setup"),
     ("touch", "setup:xiamen-2015"),
-    ("wait", "ready"), ("touch", "dealer:N"), ("shot", "ready"), ("touch", "start_bury"),
-    ("wait", "clock"), ("shot", "bury"), ("seat", "N"),
-    ("seat", "N"), ("seat", "E"), ("seat", "S"), ("shot", "play"), ("seat", "W"),
-    ("seat", "E"), ("touch", "end_play"),
-    ("wait", "entry"), ("touch", "kitty:10"), ("touch", "kitty_shape:pair"),
-    ("touch", "points:60"), ("touch", "penalty:card-count"), ("touch", "penalty_seat:S"),
-    ("touch", "penalty_option:0"), ("shot", "entry"), ("touch", "penalty_value:2"),
-    ("touch", "finish_entries"),
-    ("wait", "result"), ("seat", "N"), ("shot", "result"), ("seat", "E"),
-    ("wait", "ready"), ("touch", "history"), ("wait", "history"), ("shot", "history"),
-    ("touch", "close"), ("touch", "referee"), ("wait", "referee"),
-    ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"),
-    ("touch", "pin:ok"), ("until", "pause"), ("shot", "referee"), ("touch", "history"),
-    ("wait", "history"),
-    ("touch", "correct:1"), ("touch", "correct_points:85"), ("wait", "history"),
-    ("shot", "correction"), ("touch", "referee"), ("touch", "forfeit:EW"),
-    ("touch", "close"), ("wait", "over"), ("shot", "over"),
+    ("wait", "ready.dealer"), ("shot", "ready-dealer"), ("touch", "dealer:N"),
+    ("wait", "ready"), ("touch", "trump:♠"), ("shot", "ready-trump"), ("touch", "start_bury"),
+    ("wait", "clock.bury"), ("shot", "bury"), ("seat", "N"),
+    ("wait", "clock.play"), ("seat", "N"), ("seat", "E"), ("seat", "S"), ("shot", "play"),
+    ("rects", "play"), ("seat", "N"), ("wait_notice", "on"), ("rects", "play+notice"),
+    ("hold", "pause_table"), ("wait", "paused"), ("shot", "paused"),
+    ("touch", "resume"), ("wait", "referee.pin"), ("shot", "pin"), *PIN,
+    ("wait", "clock.play"), ("seat", "W"),
+    ("touch", "end_play"), ("wait", "confirm"), ("shot", "confirm-end-play"), ("touch", "ok"),
+    ("wait", "entry.points"), ("rects", "entry"), ("seat", "N"), ("wait_notice", "on"),
+    ("rects", "entry+notice"), ("shot", "entry-points"), ("wait_notice", "off"),
+    ("rects", "entry-cleared"),
+    ("touch", "e_points:85"), ("wait", "entry.last_trick"), ("shot", "entry-last-trick"),
+    ("touch", "e_last:defenders"), ("wait", "entry.kitty_points"), ("shot", "entry-kitty"),
+    ("touch", "e_kitty:15"), ("wait", "entry.kitty_shape"), ("shot", "entry-kitty-shape"),
+    ("touch", "e_shape:pair"), ("wait", "entry.penalties"), ("touch", "e_add"),
+    ("wait", "entry.penalty_seat"), ("shot", "entry-penalty-seat"), ("touch", "e_pseat:S"),
+    ("wait", "entry.penalty_kind"), ("shot", "entry-penalty-kind"),
+    ("touch", "e_pkind:failed-throw"), ("wait", "entry.penalty_value"),
+    ("shot", "entry-penalty-cards"), ("touch", "e_pval:2"), ("wait", "entry.penalties"),
+    ("shot", "entry-penalties"), ("touch", "e_finish"),
+    ("wait", "result"), ("seat", "N"), ("shot", "summary"), ("touch", "dispute:EW"),
+    ("wait", "confirm"), ("shot", "confirm-dispute"), ("touch", "cancel"), ("seat", "E"),
+    # hand 2, the typical hand: a kitty, no penalty; counted from the last trick
+    ("wait", "ready"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
+    ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
+    ("shot", "play-all-tricks"),
+    ("count", "typical"), ("touch", "end_play"), ("wait", "entry.points"),
+    ("touch", "e_points:60"), ("wait", "entry.last_trick"), ("touch", "e_last:defenders"),
+    ("wait", "entry.kitty_points"), ("touch", "e_kitty:10"), ("wait", "entry.kitty_shape"),
+    ("touch", "e_shape:tractor2"), ("wait", "entry.penalties"), ("touch", "e_finish"),
+    ("wait", "result"), ("seat", "S"), ("seat", "W"), ("wait", "ready"),
+    ("count", "stop"),
+    ("touch", "history"), ("wait", "history"), ("shot", "history"), ("touch", "close"),
+    ("touch", "referee"), ("wait", "referee.pin"), *PIN, ("wait", "referee"),
+    ("shot", "referee"), ("touch", "r_correct"), ("wait", "referee.correct_pick"),
+    ("touch", "r_correct:1"), ("wait", "correct.entry.points"), ("shot", "correct-points"),
+    ("touch", "e_points:60"), ("touch", "e_last:defenders"), ("touch", "e_kitty:15"),
+    ("touch", "e_shape:pair"), ("wait", "correct.entry.penalties"), ("touch", "e_finish"),
+    ("wait", "correct.entry.trump"), ("touch", "e_summary"), ("wait", "correct.summary"),
+    ("shot", "correction"), ("touch", "r_save_correction"), ("wait", "referee"),
+    ("touch", "r_time_up"), ("wait", "confirm"), ("shot", "confirm-time-up"),
+    ("touch", "ok"), ("touch", "close"), ("wait", "time_up"), ("shot", "time-up"),
+    ("touch", "time_up_ok"), ("wait", "over"), ("shot", "over"),
 )
 
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
-               script: tuple[tuple[str, str], ...] = SCRIPT) -> None:
+               script: tuple[Step, ...] = SCRIPT) -> None:
     """Drive `app` through `script`, a step every few frames; stop the app at the end."""
     out.mkdir(parents=True, exist_ok=True)
-    seen: dict[str, list[str]] = {}
+    seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
+                            "smallest_button_px": {}, "status_font_px": 0}
     steps = _steps(app, factory, pins, out, script, seen)
 
     def tick(_dt: float) -> bool:
@@ -57,83 +97,142 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
             return False
         return True
 
-    Clock.schedule_interval(tick, 0.05)
+    Clock.schedule_interval(tick, 0.03)
 
 
-def _steps(app: KioskApp, factory: Any, pins: Any, out: Path,
-           script: tuple[tuple[str, str], ...], seen: dict[str, list[str]]) -> Iterator[None]:
-    shots = 0
+def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
+           seen: dict[str, Any]) -> Iterator[None]:
+    shots, counting, counted = 0, False, ""
+    taps = presses = 0
     for kind, arg in script:
         if kind == "wait":
-            for _ in range(200):
-                if app.root.current == arg:
+            for _ in range(300):
+                if app.model is not None and app.model.name == arg:
                     break
                 yield
             else:
-                raise RuntimeError(f"the {arg} screen never showed (at {app.root.current})")
-        elif kind == "until":  # a button that shows once the runner has done its part
-            for _ in range(200):
-                if _find(app.root.current_screen, arg) is not None:
+                name = app.model.name if app.model else None
+                raise RuntimeError(f"the {arg} screen never showed (at {name})")
+        elif kind == "wait_notice":
+            for _ in range(400):  # a notice goes after a few seconds
+                shown = bool(app.model and app.model.notice.text)
+                if shown == (arg == "on"):
                     break
                 yield
             else:
-                raise RuntimeError(f"no {arg!r} button came on the {app.root.current} screen")
-        elif kind == "touch":
-            widget = _find(app.root.current_screen, arg)
-            if widget is None:
-                raise RuntimeError(f"no button {arg!r} on the {app.root.current} screen")
-            scroller = _scroller(widget)
-            if scroller is not None:  # a finger would scroll it into view first
-                scroller.scroll_to(widget, padding=10, animate=False)
-                yield
-            x, y = widget.to_window(*widget.center)
-            touch = UnitTestTouch(x, y)
-            touch.touch_down()
-            touch.touch_up()
-        elif kind == "type":  # as a keyboard would, into the named field
-            key, _, text = arg.partition("=")
-            app.name_inputs[key].insert_text(text)
-        elif kind == "seat":
-            pin = factory.pin(pins.seat_button(arg))
+                raise RuntimeError(f"the notice never went {arg}")
+        elif kind in ("touch", "hold"):
+            yield from _tap(app, arg, hold=kind == "hold")
+            taps += counting
+        elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
+            field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
+            if field:
+                yield from _tap(app, f"name:{field}")
+            for char in text:
+                if char.isupper() != app.controller.ui.keyboard_upper and char.isalpha():
+                    yield from _tap(app, "key_case")
+                yield from _tap(app, f"key:{char.upper()}" if char.isalpha() else
+                                f"key:{char}")
+            if field:
+                yield from _tap(app, "key_done")
+        elif kind == "seat":  # "*": the seat whose move it is
+            seat = (app.runner.view.clock_seat or "N") if arg == "*" else arg
+            pin = factory.pin(pins.seat_button(seat))
             pin.drive_low()
             for _ in range(3):
                 yield
             pin.drive_high()
+            presses += counting
+        elif kind == "play_out":
+            app.runner.door.put(_play_out)
+        elif kind == "count":  # ("count", name) starts counting, ("count", "stop") stops
+            if arg != "stop":
+                counting, taps, presses, counted = True, 0, 0, arg
+            else:
+                counting = False
+                seen["counts"][counted] = {"taps": taps, "presses": presses}
+        elif kind == "rects":
+            yield
+            seen["rects"][arg] = _rects(app.root.current_screen)
         elif kind == "shot":
             shots += 1
             yield  # let the frame draw
-            app.root.export_to_png(str(out / f"{shots:02d}-{arg}.png"))
-            seen[arg] = _texts(app.root.current_screen)
-            seen[f"{arg}:smallest-button-px"] = [str(_smallest_button(app.root.current_screen))]
+            name = f"{shots:02d}-{arg}.png"
+            app.root.export_to_png(str(out / name))
+            seen["shots"].append(name)
+            seen["smallest_button_px"][arg] = _smallest_button(app.root.current_screen)
+            if arg == "play":
+                seen["status_font_px"] = _status_font(app)
         for _ in range(3):
             yield
+            _note_texts(app, seen)
+
+
+def _tap(app: KioskApp, action: str, hold: bool = False) -> Iterator[None]:
+    """A finger on the button for `action` (once the runner has put it on the screen); held
+    long enough to pause, for the countdown."""
+    for _ in range(100):
+        widget = _find(app.root.current_screen, action)
+        if widget is not None:
+            break
+        yield
+    else:
+        name = app.model.name if app.model else None
+        raise RuntimeError(f"no button {action!r} on the {name} screen")
+    touch = UnitTestTouch(*widget.to_window(*widget.center))
+    touch.touch_down()
+    if hold:
+        for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
+            yield
+    touch.touch_up()
+    yield
+
+
+def _play_out(session: Any) -> None:
+    """Every remaining trick of the hand, as the seats would press (on the runner's thread)."""
+    state = session.state
+    while state.phase == "play" and state.clock is not None and not state.clock.done:
+        session.press(state.clock.seat or state.clock.leader or state.draft.dealer)
 
 
 def _find(root: Widget, action: str) -> Widget | None:
     for widget in root.walk():
-        if getattr(widget, "action", None) == action:
+        if getattr(widget, "action", None) == action and widget.get_root_window() is not None:
             return widget
     return None
 
 
-def _scroller(widget: Widget) -> Any:
-    from kivy.uix.scrollview import ScrollView
-
-    parent = widget.parent
-    while parent is not None and not isinstance(parent, ScrollView):
-        if parent.parent is parent:  # the window is its own parent
-            return None
-        parent = parent.parent
-    return parent
+def _rects(root: Widget) -> dict[str, list[float]]:
+    return {w.action: [round(v, 1) for v in (*w.to_window(*w.pos), *w.size)]
+            for w in root.walk() if isinstance(w, TapButton)}
 
 
 def _smallest_button(root: Widget) -> float:
-    from kivy.uix.button import Button
-
-    sizes = [min(w.width, w.height) for w in root.walk() if isinstance(w, Button)
+    sizes = [min(w.width, w.height) for w in root.walk() if isinstance(w, TapButton)
              and w.get_root_window() is not None]
     return min(sizes) if sizes else 0.0
 
 
-def _texts(root: Widget) -> list[str]:
-    return [w.text for w in root.walk() if getattr(w, "text", "")]
+def _status_font(app: KioskApp) -> float:
+    """The font size of the clock screen's status values (digits of at least 10 mm)."""
+    return float(app.status_size)
+
+
+_MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
+
+
+def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
+    """Every text a widget of the current screen shows, by screen (markup removed)."""
+    if app.model is None:
+        return
+    texts = seen["texts"].setdefault(app.model.name, [])
+    for widget in app.root.current_screen.walk():
+        # Left out: the language button names the next language in that language, and the
+        # score slip is printed in the slip's own words (kiosk.hw.slip).
+        if getattr(widget, "action", "") == "language" or getattr(widget, "slip", False):
+            continue
+        text = getattr(widget, "text", "")
+        if isinstance(text, str) and text:
+            text = _MARKUP.sub("", text)
+            if text not in texts:
+                texts.append(text)

@@ -1,0 +1,424 @@
+"""What a tap does. The controller keeps the screen's own state (which overlay is open, the PIN
+being typed, a confirmation waiting, the names being typed, a correction in progress) and sends
+everything that changes the table through the door to the runner's thread, which alone touches
+the session. Plain Python: tested without a window."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..i18n import LANGS, translator
+from ..table.state import REFEREE_HOLD
+from ..table.view import TableView
+from . import wizard
+from .wizard import EntryValues
+
+#: Overlays that belong to the referee: the move clock pauses while one is open.
+REFEREE_OVERLAYS = ("referee", "correct")
+KEYBOARD_MAX = 16
+SIDE_SEAT = {"NS": "N", "EW": "E"}
+
+
+@dataclass(frozen=True)
+class Dialog:
+    """A confirmation: what will happen (catalog keys and parameters), and the action taken on
+    OK. `style` "danger" for what cannot be taken back."""
+
+    title: tuple[str, dict[str, Any]]
+    lines: tuple[tuple[str, dict[str, Any]], ...]
+    then: str
+    ok: str = "ui.ok"
+    style: str = "danger"
+
+
+@dataclass
+class UiState:
+    lang: str = "zh-Hans"
+    overlay: str | None = None  # "referee", "history", "keyboard" or "correct"
+    dialog: Dialog | None = None
+    pin: str = ""
+    referee_step: str = "menu"  # menu, leader, correct_pick, forfeit_kind/team/reason
+    forfeit: dict[str, str] = field(default_factory=dict)
+    after_unlock: str | None = None  # an action that waits for the PIN
+    ready_step: str = ""  # "redeal" while the calling seat is chosen
+    names: dict[str, str] = field(default_factory=dict)
+    keyboard_field: str | None = None
+    keyboard_upper: bool = True
+    page: int = 0  # of a long list (rulesets, history)
+    new_match: bool = False  # after a match, the referee opened the setup of the next
+    time_up_seen: tuple[str, int] | None = None  # (match, hand) whose time-up banner was read
+    correct: EntryValues | None = None
+    correct_hand: int | None = None
+    correct_preview: dict[str, Any] | None = None
+    unlocking: bool = False  # a PIN is on its way to the session
+
+
+class Controller:
+    """Taps in, door commands out. `runner` gives the view, the door and the notice area."""
+
+    def __init__(self, runner: Any, lang: str = "zh-Hans") -> None:
+        self.runner = runner
+        self.ui = UiState(lang=lang)
+
+    @property
+    def view(self) -> TableView:
+        return self.runner.view  # type: ignore[no-any-return]
+
+    def send(self, command: Any) -> None:
+        self.runner.door.put(command)
+
+    # -- overlays -------------------------------------------------------------------------
+
+    def _overlay(self, new: str | None) -> None:
+        old, ui = self.ui.overlay, self.ui
+        if new == old:
+            return
+        ui.overlay, ui.page = new, 0
+        if new in REFEREE_OVERLAYS and old not in REFEREE_OVERLAYS:
+            self.send(lambda s: s.hold_for_referee())
+        if old in REFEREE_OVERLAYS and new not in REFEREE_OVERLAYS:
+            ui.pin, ui.referee_step, ui.after_unlock = "", "menu", None
+            ui.correct = ui.correct_hand = ui.correct_preview = None
+
+            def leave(session: Any) -> None:
+                session.release_referee_hold()
+                session.lock()
+
+            self.send(leave)
+
+    def _ask(self, dialog: Dialog) -> None:
+        self.ui.dialog = dialog
+
+    # -- taps -----------------------------------------------------------------------------
+
+    def act(self, action: str) -> None:
+        name, _, arg = action.partition(":")
+        ui, view = self.ui, self.view
+        if ui.dialog is not None:  # a confirmation answers first
+            dialog, ui.dialog = ui.dialog, None
+            if name == "ok":
+                self.act(dialog.then)
+            return
+        if name == "language":
+            ui.lang = LANGS[(LANGS.index(ui.lang) + 1) % len(LANGS)]
+        elif name == "history":
+            self._overlay(None if ui.overlay == "history" else "history")
+        elif name == "referee":
+            self._overlay("referee")
+        elif name == "close":
+            self._overlay(None)
+        elif name == "page":
+            ui.page = max(0, int(arg))
+        elif name == "mute":
+            self.send(lambda s: self.runner.toggle_mute())
+        elif name.startswith("pin"):
+            self._pin(name, arg)
+        elif name.startswith("r_"):
+            self._referee(name, arg)
+        elif name.startswith("e_"):
+            self._entry(action)
+        elif name in ("name", "key", "key_space", "key_back", "key_case", "key_clear",
+                      "key_done"):
+            self._keyboard(name, arg)
+        else:
+            self._table(name, arg, view)
+
+    # -- the table's own actions ----------------------------------------------------------
+
+    def _table(self, name: str, arg: str, view: TableView) -> None:
+        ui = self.ui
+        if name == "setup":
+            names = {k: v.strip() for k, v in ui.names.items() if v.strip()}
+            teams = {k: v for k, v in names.items() if k in ("NS", "EW")}
+            players = {k: v for k, v in names.items() if k in "NESW"}
+
+            def setup(session: Any) -> None:
+                session.setup_match(event="", round=str(len(session.journal.matches()) + 1),
+                                    teams=teams, players=players, ruleset=arg)
+                ui.new_match, ui.names = False, {}
+
+            self.send(setup)
+        elif name == "cancel_new":
+            ui.new_match = False
+        elif name == "dealer":
+            self.send(lambda s: s.grab_dealer(arg))
+        elif name == "card":
+            self.send(lambda s: s.draw_partner(card=arg))
+        elif name == "trump":
+            seat = view.dealer or "N"
+            self.send(lambda s: s.declare_trump(arg, seat))
+        elif name == "redeal" and not arg:
+            ui.ready_step = "redeal"
+        elif name == "redeal_back":
+            ui.ready_step = ""
+        elif name == "redeal":
+            ui.ready_step = ""
+            self._ask(Dialog(("ui.confirm.redeal_title", {"seat": arg}),
+                             (("ui.confirm.redeal", {"seat": arg}),), f"do_redeal:{arg}",
+                             style="primary"))
+        elif name == "do_redeal":
+            self.send(lambda s: s.redeal(arg))
+        elif name == "fry":
+            self.send(lambda s: s.fry(arg))
+        elif name == "end_play":
+            if view.all_played:
+                self.send(lambda s: s.end_play())
+            else:
+                self._ask(Dialog(("ui.confirm.end_play_title", {}), (
+                    ("ui.confirm.end_play", {"trick": view.trick, "tricks": view.tricks}),),
+                    "do_end_play", style="primary"))
+        elif name == "do_end_play":
+            self.send(lambda s: s.end_play())
+        elif name in ("start_bury", "undo"):
+            self.send(lambda s: getattr(s, name)())
+        elif name == "pause_table":
+            self.send(lambda s: s.pause_table())
+        elif name == "resume":
+            self._with_pin("resume")
+        elif name == "time_up_ok":
+            ui.time_up_seen = (view.match, view.hand or 0)
+        elif name == "reopen":
+            self.send(lambda s: s.reopen_entries())
+        elif name == "dispute":
+            self._ask(Dialog(("ui.confirm.dispute_title", {"side": arg}),
+                             (("ui.confirm.dispute", {"side": arg}),), f"do_dispute:{arg}"))
+        elif name == "do_dispute":
+            seat = SIDE_SEAT.get(arg) or next(s for s, side in view.sides.items()
+                                              if side == arg)
+            self.send(lambda s: s.dispute(seat))
+        elif name == "reprint":
+            self._reprint()
+        elif name == "new_match":
+            self._with_pin("new_match")
+
+    def _reprint(self) -> None:
+        printer = self.runner.printer
+        if printer is None:
+            self.send(lambda s: self.runner.notify("table.no_printer", "error"))
+            return
+        self.send(lambda s: printer.reprint(f"table-{s.table}-round-{s.match}"))
+
+    # -- names, typed on the screen's keyboard -------------------------------------------
+
+    def _keyboard(self, name: str, arg: str) -> None:
+        ui = self.ui
+        field_name = ui.keyboard_field
+        if name == "name":
+            ui.keyboard_field, ui.keyboard_upper = arg, True
+            self._overlay("keyboard")
+            return
+        if field_name is None:
+            return
+        text = ui.names.get(field_name, "")
+        if name == "key" and len(text) < KEYBOARD_MAX:
+            text += arg.upper() if ui.keyboard_upper else arg.lower()
+            ui.keyboard_upper = False  # a capital starts a name, as on a phone
+        elif name == "key_space" and text and len(text) < KEYBOARD_MAX:
+            text += " "
+            ui.keyboard_upper = True
+        elif name == "key_back":
+            text = text[:-1]
+        elif name == "key_case":
+            ui.keyboard_upper = not ui.keyboard_upper
+        elif name == "key_clear":
+            text = ""
+        elif name == "key_done":
+            ui.keyboard_field = None
+            self._overlay(None)
+        ui.names[field_name] = text
+
+    # -- the PIN --------------------------------------------------------------------------
+
+    def _with_pin(self, then: str) -> None:
+        """Do `then` once the referee has given the PIN (at once if the menu is open)."""
+        if self.view.referee_open:
+            self._after_unlock(then)
+            return
+        self.ui.after_unlock = then
+        self._overlay("referee")
+
+    def _pin(self, name: str, arg: str) -> None:
+        ui = self.ui
+        if name == "pin" and arg.isdigit():
+            ui.pin = (ui.pin + arg)[:8]
+        elif name == "pin_back":
+            ui.pin = ui.pin[:-1]
+        elif name == "pin_clear":
+            ui.pin = ""
+        elif name == "pin_ok" and ui.pin:
+            pin, ui.pin, ui.unlocking = ui.pin, "", True
+            then = ui.after_unlock
+
+            def unlock(session: Any) -> None:  # on the runner's thread
+                try:
+                    opened = session.unlock(pin)
+                finally:
+                    ui.unlocking = False
+                if not opened:
+                    left = session.pin_tries_left()
+                    self.runner.notify("table.pin_wrong" if left else "table.pin_locked",
+                                       "error", tries=left,
+                                       seconds=round(session.pin_locked_for()))
+                elif then:
+                    ui.after_unlock = None
+                    self._after_unlock(then, session)
+
+            self.send(unlock)
+
+    def _after_unlock(self, then: str, session: Any = None) -> None:
+        ui = self.ui
+        if then == "resume":
+            def resume(s: Any) -> None:
+                s.resume()
+                s.lock()
+
+            ui.overlay = None  # the clocks run again as the referee closes the menu
+            if session is not None:
+                resume(session)
+            else:
+                self.send(resume)
+        elif then == "new_match":
+            ui.new_match, ui.names, ui.overlay = True, {}, None
+
+    # -- the referee's menu ---------------------------------------------------------------
+
+    def _referee(self, name: str, arg: str) -> None:
+        ui, view = self.ui, self.view
+        if not view.referee_open:
+            return
+        if name == "r_back":
+            ui.referee_step = "menu"
+        elif name == "r_resume":
+            def resume(s: Any) -> None:  # before the overlay's own hold is released
+                if s.state.paused and s.state.pause_reason != REFEREE_HOLD:
+                    s.resume()
+
+            self.send(resume)
+            self._overlay(None)
+        elif name == "r_start_clock":
+            self.send(lambda s: s.start_match_clock())
+        elif name == "r_undo":
+            self.send(lambda s: s.undo())
+        elif name == "r_leader" and not arg:
+            ui.referee_step = "leader"
+        elif name == "r_leader":
+            ui.referee_step = "menu"
+            self.send(lambda s: s.set_leader(arg))
+        elif name == "r_rule":
+            self._ask(Dialog(("ui.confirm.rule_title", {}), (("ui.confirm.rule", {}),),
+                             "r_do_rule", style="primary"))
+        elif name == "r_do_rule":
+            note = translator(ui.lang)("ui.note.ruling")  # journaled in the referee's words
+            self.send(lambda s: s.rule_dispute(note))
+        elif name == "r_time_up":
+            self._ask(Dialog(("ui.confirm.time_up_title", {}),
+                             (("ui.confirm.time_up." + view.time_up_rule, {}),), "r_do_time_up"))
+        elif name == "r_do_time_up":
+            self.send(lambda s: s.declare_time_up())
+        elif name == "r_forfeit":
+            ui.referee_step, ui.forfeit = "forfeit_kind", {}
+        elif name == "r_fkind":
+            ui.referee_step, ui.forfeit = "forfeit_team", {"kind": arg}
+        elif name == "r_fteam":
+            ui.referee_step, ui.forfeit = "forfeit_reason", {**ui.forfeit, "team": arg}
+        elif name == "r_freason":
+            f = {**ui.forfeit, "reason": arg}
+            ui.forfeit, ui.referee_step = f, "menu"
+            lines: tuple[tuple[str, dict[str, Any]], ...] = (
+                ("ui.confirm.forfeit", {"team": f["team"]}),)
+            if view.phase in ("entry", "result", "disputed", "bury", "play"):
+                lines += (("ui.confirm.forfeit_hand", {"n": view.hand}),)
+            self._ask(Dialog(("ui.confirm.forfeit_title." + f["kind"], {"team": f["team"]}),
+                             lines, "r_do_forfeit"))
+        elif name == "r_do_forfeit":
+            f = ui.forfeit
+            t = translator(ui.lang)  # the reason in the referee's words, for the slip
+            reason = t("ui.forfeit.reason_text", kind=t(f"ui.forfeit.{f['kind']}"),
+                       reason=t(f"ui.forfeit.reason.{f['reason']}"))
+            self.send(lambda s: s.end_match(f["team"], f["kind"], reason))
+            self._overlay(None)
+        elif name == "r_correct" and not arg:
+            ui.referee_step, ui.page = "correct_pick", 0
+        elif name == "r_correct":
+            hand = int(arg)
+            ui.correct_hand, ui.correct_preview = hand, None
+            ui.correct = wizard.record_values(view.records[hand - 1])
+            ui.overlay = "correct"
+        elif name == "r_save_correction" and ui.correct is not None:
+            hand, entry = ui.correct_hand, wizard.as_record(ui.correct)
+            if ui.correct.trump:
+                entry["trump"] = {"suit": ui.correct.trump,
+                                  "seat": view.records[(hand or 1) - 1]["dealer"]}
+            reason = translator(ui.lang)("ui.note.correction")
+            self.send(lambda s: s.correct_hand(hand, entry, reason))
+            ui.overlay, ui.referee_step = "referee", "menu"
+            ui.correct = ui.correct_hand = ui.correct_preview = None
+        elif name == "r_new_match":
+            self._overlay(None)
+            ui.new_match, ui.names = True, {}
+        elif name == "r_pconfirm":
+            self._ask(Dialog(("ui.confirm.penalty_title", {}),
+                             (("ui.confirm.penalty", {"id": arg}),), f"r_do_pconfirm:{arg}",
+                             style="primary"))
+        elif name == "r_do_pconfirm":
+            self.send(lambda s: s.confirm_penalty(arg))
+        elif name == "r_mute":
+            self.send(lambda s: self.runner.toggle_mute())
+
+    # -- the entry of a hand, and the referee's correction of one ------------------------
+
+    def _entry(self, action: str) -> None:
+        ui, view = self.ui, self.view
+        if ui.overlay == "correct" and ui.correct is not None:
+            self._correct(action)
+            return
+        if view.phase != "entry":
+            return
+        values = wizard.live_values(view)
+        new, facts = wizard.choose(values, action, view)
+
+        def apply(session: Any) -> None:
+            for fact in facts:
+                kind = fact[0]
+                if kind == "points":
+                    session.enter_points(fact[1], fact[2])
+                elif kind == "penalty":
+                    session.add_penalty(fact[1], fact[2], **fact[3])
+                elif kind == "remove":
+                    session.remove_penalty(fact[1])
+                elif kind == "finish":
+                    session.finish_entries()
+                    return
+                elif kind == "back_to_play":
+                    session.undo()
+                    return
+            if new.saved() != values.saved():
+                session.save_entry_step(**new.saved())
+
+        self.send(apply)
+
+    def _correct(self, action: str) -> None:
+        ui, view = self.ui, self.view
+        values = ui.correct
+        assert values is not None and ui.correct_hand is not None
+        if action == "e_back" and values.step == "points":
+            ui.overlay, ui.correct = "referee", None
+            ui.referee_step = "correct_pick"
+            return
+        if ui.correct_preview is not None and action == "e_back":
+            ui.correct_preview = None
+            return
+        new, facts = wizard.choose(values, action, view)
+        if ("finish",) in facts:
+            new = replace(new, step="trump")
+        ui.correct = new
+        if ("summary",) in facts:
+            hand, entry = ui.correct_hand, wizard.as_record(new)
+
+            def preview(session: Any) -> None:
+                result, changes = session.preview_correction(hand, entry)
+                ui.correct_preview = {"result": result.to_json(), "changes": changes,
+                                      "before": view.history[hand - 1]}
+
+            self.send(preview)

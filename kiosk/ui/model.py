@@ -1,0 +1,104 @@
+"""What a screen shows, as plain values: the presenter builds them, the Kivy app draws them.
+No Kivy here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Btn:
+    """A touch target: `action` is what a tap does (the controller's vocabulary), `style`
+    "normal", "primary" (the step's way on), "danger" (ends or freezes something), "quiet"
+    (back, close) or "selected" (the value chosen before)."""
+
+    action: str
+    label: str
+    style: str = "normal"
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Buttons in rows of `cols` (landscape) or `cols_portrait` columns, filling their share of
+    the body: never scrolled. A button with no action is a gap."""
+
+    buttons: tuple[Btn, ...]
+    cols: int = 4
+    cols_portrait: int = 2
+    scale: float = 1.0  # of the type (suits and seats read from across the table)
+
+    def rows(self, portrait: bool) -> int:
+        cols = self.cols_portrait if portrait else self.cols
+        return max(1, -(-len(self.buttons) // cols))
+
+
+@dataclass(frozen=True)
+class Row:
+    """A line of text with an optional button at its end (a penalty and its delete)."""
+
+    text: str
+    button: Btn | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of the status strip: a caption and its value (`value` large on the clock)."""
+
+    caption: str
+    value: str
+    tone: str = ""  # "", "alert" (time up, paused) or "dim"
+
+
+@dataclass(frozen=True)
+class Notice:
+    text: str = ""
+    level: str = ""  # "", "error", "info" or "alert"
+
+
+@dataclass(frozen=True)
+class SeatModel:
+    seat: str
+    label: str  # seat name and player
+    to_move: bool
+    state: str  # "idle", "moving", "warn", "over", "paused" or "gather"
+    time: str  # the countdown when moving
+
+
+@dataclass(frozen=True)
+class ScreenModel:
+    """One screen. `screen` names the Kivy screen that draws it ("clock", "banner" or "step");
+    `name` is what it is, for tests and screenshots (e.g. "entry.points", "confirm")."""
+
+    screen: str
+    name: str
+    title: str
+    strip: tuple[Part, ...] = ()
+    flags: tuple[str, ...] = ()  # "muted", "paused", "time-up"
+    notice: Notice = Notice()
+    lines: tuple[str, ...] = ()
+    rows: tuple[Row, ...] = ()
+    grids: tuple[Grid, ...] = ()
+    nav: tuple[Btn, ...] = ()
+    # the clock screen
+    seats: tuple[SeatModel, ...] = ()
+    clock: str = ""
+    clock_state: str = "idle"
+    clock_caption: str = ""
+    # a banner's big word and its colour
+    big: str = ""
+    tone: str = ""
+    mono: str = ""  # preformatted text in the monospaced face (the slip)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def status(self) -> str:
+        """The status strip as one line of text."""
+        return "   ".join(" ".join(x for x in (p.caption, p.value) if x) for p in self.strip)
+
+    def actions(self) -> tuple[str, ...]:
+        """Every action a tap on this screen can do."""
+        out = [b.action for g in self.grids for b in g.buttons]
+        out += [r.button.action for r in self.rows if r.button]
+        out += [b.action for b in self.nav]
+        return tuple(out)

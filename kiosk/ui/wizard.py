@@ -1,0 +1,380 @@
+"""The entry of a finished hand, one decision per screen: the defenders' points, who won the
+last trick, the kitty's points and shape, the penalties (seat, kind, then what the ruleset asks),
+and for a referee's correction the trump. Plain Python: the same steps serve the table's live
+entry (each choice journaled, so that a restart resumes it) and the referee's correction of a
+confirmed hand (kept here until it is saved).
+
+`screen` draws a step; `choose` takes a tap and returns the new values and the facts to record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ..table.state import TRUMPS
+from ..table.view import TableView
+from .model import Btn, Grid, Row
+
+POINT_VALUES = tuple(range(0, 205, 5))
+KITTY_VALUES = tuple(range(0, 85, 5))
+SEATS = ("N", "E", "S", "W")
+#: Where Back goes from each step.
+BACK = {"last_trick": "points", "kitty_points": "last_trick", "kitty_shape": "kitty_points",
+        "penalty_seat": "penalties", "penalty_kind": "penalty_seat",
+        "penalty_option": "penalty_kind", "penalty_value": "penalty_kind",
+        "penalty_incident": "penalty_kind",
+        "trump": "penalties"}
+
+
+@dataclass(frozen=True)
+class EntryValues:
+    """A hand's entry as far as it has gone. `pending`: the penalty being added (seat, code,
+    option)."""
+
+    step: str = "points"
+    points: int | None = None
+    last_trick: str | None = None  # "defenders" or "dealer"
+    kitty_points: int | None = None
+    kitty_shape: str | None = None
+    penalties: tuple[tuple[str, dict[str, Any]], ...] = ()
+    pending: dict[str, Any] = field(default_factory=dict)
+    trump: str | None = None
+
+    @property
+    def kitty(self) -> dict[str, Any] | None:
+        if self.last_trick == "defenders" and self.kitty_points is not None and \
+                self.kitty_shape is not None:
+            return {"points": self.kitty_points, "shape": self.kitty_shape}
+        return None
+
+    def saved(self) -> dict[str, Any]:
+        """What the journal keeps of the table's position in the entry."""
+        out: dict[str, Any] = {"step": self.step}
+        for key in ("last_trick", "kitty_points"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.pending:
+            out["pending"] = dict(self.pending)
+        return out
+
+
+def live_values(view: TableView) -> EntryValues:
+    """The table's entry of the hand in progress, as the journal has it."""
+    step = dict(view.entry_step)
+    kitty = view.kitty or {}
+    last = step.get("last_trick") or ("defenders" if kitty else
+                                      "dealer" if view.points is not None and
+                                      step.get("step", "points") != "points" else None)
+    return EntryValues(step=step.get("step", "points"), points=view.points, last_trick=last,
+                       kitty_points=step.get("kitty_points", kitty.get("points")),
+                       kitty_shape=kitty.get("shape"), penalties=view.penalties,
+                       pending=dict(step.get("pending") or {}), trump=view.trump)
+
+
+def record_values(record: dict[str, Any]) -> EntryValues:
+    """A confirmed hand's record, for a correction."""
+    kitty = record.get("kitty") or {}
+    penalties = tuple((f"c{i}", {k: v for k, v in p.items() if k != "entered_by"})
+                      for i, p in enumerate(record.get("penalties", ()), 1))
+    return EntryValues(points=record.get("points"),
+                       last_trick="defenders" if kitty else "dealer",
+                       kitty_points=kitty.get("points"), kitty_shape=kitty.get("shape"),
+                       penalties=penalties, trump=(record.get("trump") or {}).get("suit"))
+
+
+def as_record(values: EntryValues) -> dict[str, Any]:
+    """A correction's entry in record form (points, kitty, penalties, trump)."""
+    entry: dict[str, Any] = {}
+    if values.points is not None:
+        entry["points"] = values.points
+    if values.kitty:
+        entry["kitty"] = values.kitty
+    if values.penalties:
+        entry["penalties"] = [dict(p) for _, p in values.penalties]
+    return entry
+
+
+# -- drawing a step -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepModel:
+    name: str
+    title: str
+    lines: tuple[str, ...] = ()
+    rows: tuple[Row, ...] = ()
+    grids: tuple[Grid, ...] = ()
+    nav: tuple[Btn, ...] = ()
+
+
+def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str | None,
+           correcting: bool = False) -> StepModel:
+    """The step `values` is at. `dealer`: the dealer of the hand being entered."""
+    step = values.step
+    terms = side_terms(view, t, lang, dealer)
+    back = Btn("e_back", t("ui.back"), "quiet")
+    if step == "points":
+        nav = (back,) if correcting else (
+            (Btn("e_back_to_play", t("ui.back_to_play"), "quiet"),)
+            if view.undo and view.undo[0] == "play-end" else ())
+        return StepModel("entry.points", t("ui.q.points", defenders=terms["defenders"]),
+                         grids=(_values("e_points", POINT_VALUES, values.points, 9, 6),),
+                         nav=nav)
+    if step == "last_trick":
+        options = (("defenders", terms["defenders_seats"]), ("dealer", terms["dealer_seats"]))
+        return StepModel("entry.last_trick", t("ui.q.last_trick"), lines=(
+            t("ui.points_so_far", points=values.points),),
+            grids=(Grid(tuple(Btn(f"e_last:{key}", text, _sel(values.last_trick == key))
+                              for key, text in options), 2, 1),), nav=(back,))
+    if step == "kitty_points":
+        return StepModel("entry.kitty_points", t("ui.q.kitty_points"),
+                         lines=(t("ui.points_so_far", points=values.points),),
+                         grids=(_values("e_kitty", KITTY_VALUES, values.kitty_points, 9, 6),),
+                         nav=(back,))
+    if step == "kitty_shape":
+        kp = values.kitty_points or 0
+        buttons = tuple(
+            Btn(f"e_shape:{shape}", t("ui.shape_times", shape=t("ui.shape." + shape), times=m,
+                                      bonus=kp * m),
+                _sel(values.kitty_shape == shape))
+            for shape, m in view.multipliers.items())
+        return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
+                         grids=(Grid(buttons, 3, 2),), nav=(back,))
+    if step == "penalties":
+        rows = tuple(Row(penalty_text(p, view, t, lang, pid),
+                         Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
+                     for pid, p in values.penalties)
+        lines = () if rows else (t("ui.no_penalties"),)
+        back_to = Btn("e_back", t("ui.back"), "quiet")
+        finish = Btn("e_finish", t("ui.next_trump" if correcting else "ui.next_summary"),
+                     "primary")
+        return StepModel("entry.penalties", t("ui.q.penalties"), lines=lines, rows=rows,
+                         grids=(Grid((Btn("e_add", t("ui.add_penalty")),), 1, 1),),
+                         nav=(back_to, finish))
+    if step == "penalty_seat":
+        seats = tuple(s for s in SEATS if any(s in who for who in _seats(view, dealer).values()))
+        return StepModel("entry.penalty_seat", t("ui.q.penalty_seat"),
+                         grids=(seat_grid("e_pseat", seats, view, t,
+                                          values.pending.get("seat")),), nav=(back,))
+    if step == "penalty_kind":
+        seat = values.pending.get("seat", "")
+        names = dict(view.penalty_names)
+        codes = [code for code, who in _seats(view, dealer).items() if seat in who]
+        buttons = tuple(Btn(f"e_pkind:{code}", names[code](lang),
+                            _sel(values.pending.get("code") == code)) for code in codes)
+        return StepModel("entry.penalty_kind", t("ui.q.penalty_kind",
+                                                 seat=seat_label(view, seat, t)),
+                         grids=(Grid(buttons, 4, 2),), nav=(back,))
+    code = values.pending.get("code", "")
+    name = dict(view.penalty_names)[code](lang) if code in dict(view.penalty_names) else ""
+    options = view.penalty_forms.get(code, ())
+    if step == "penalty_option":
+        buttons = tuple(Btn(f"e_popt:{i}", o.name(lang)) for i, o in enumerate(options))
+        return StepModel("entry.penalty_option", t("ui.q.penalty_option", name=name),
+                         grids=(Grid(buttons, 2, 1),), nav=(back,))
+    if step == "penalty_value":
+        option = options[values.pending.get("option", 0)]
+        return StepModel("entry.penalty_value", t(f"ui.q.penalty_{option.asks}", name=name),
+                         grids=(_values("e_pval", option.values, None, 8, 4),), nav=(back,))
+    if step == "penalty_incident":
+        seat = values.pending.get("seat", "")
+        earlier = [(pid, p) for pid, p in values.penalties if p["seat"] == seat]
+        buttons = tuple(Btn(f"e_pinc:{pid}", t("ui.same_incident",
+                                              penalty=penalty_text(p, view, t, lang)))
+                        for pid, p in earlier)
+        return StepModel("entry.penalty_incident", t("ui.q.penalty_incident",
+                                                     seat=seat_label(view, seat, t)),
+                         grids=(Grid((*buttons, Btn("e_pinc:new", t("ui.new_incident"))),
+                                     1, 1),), nav=(back,))
+    if step == "trump":
+        buttons = tuple(Btn(f"e_trump:{suit}", trump_label(suit, t), _sel(values.trump == suit))
+                        for suit in TRUMPS)
+        return StepModel("entry.trump", t("ui.q.trump"), grids=(Grid(buttons, 5, 3, 2.0),),
+                         nav=(back, Btn("e_summary", t("ui.next_summary"), "primary")))
+    raise ValueError(f"no entry step {step!r}")
+
+
+#: The seats as they sit at the table: N at the top, W left, E right, S at the bottom.
+TABLE_ORDER = (None, "N", None, "W", None, "E", None, "S", None)
+
+
+def seat_grid(prefix: str, seats: tuple[str, ...], view: TableView, t: Any,
+              selected: str | None = None) -> Grid:
+    """A seat picker laid out as the table: a seat that cannot be chosen is a gap."""
+    return Grid(tuple(Btn(f"{prefix}:{s}", seat_label(view, s, t), _sel(s == selected))
+                      if s in seats else Btn("", "") for s in TABLE_ORDER), 3, 3, 1.4)
+
+
+def _values(prefix: str, values: tuple[int, ...], chosen: int | None, cols: int,
+            cols_portrait: int) -> Grid:
+    return Grid(tuple(Btn(f"{prefix}:{v}", str(v), _sel(v == chosen)) for v in values), cols,
+                cols_portrait)
+
+
+def _sel(selected: bool) -> str:
+    return "selected" if selected else "normal"
+
+
+def _seats(view: TableView, dealer: str | None) -> dict[str, tuple[str, ...]]:
+    """Who can commit each penalty, in the hand being entered."""
+    if dealer and dealer in view.penalty_seats_by_dealer:
+        return view.penalty_seats_by_dealer[dealer]
+    return view.penalty_seats or {code: SEATS for code, _ in view.penalty_names}
+
+
+# -- taking a tap -------------------------------------------------------------------------
+
+
+def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValues, list[Any]]:
+    """The values after a tap, and the facts it records: ("points", points, kitty),
+    ("penalty", code, seat, details), ("remove", id), ("finish",), ("back_to_play",),
+    ("summary",)."""
+    name, _, arg = action.partition(":")
+    v = values
+    if name == "e_back":
+        return replace(v, step=_back(v), pending={} if v.step == "penalty_seat"
+                       else v.pending), []
+    if name == "e_back_to_play":
+        return v, [("back_to_play",)]
+    if name == "e_points":
+        v = replace(v, points=int(arg), step="last_trick")
+        return v, [("points", v.points, v.kitty)]
+    if name == "e_last":
+        if arg == "dealer":
+            v = replace(v, last_trick="dealer", step="penalties")
+            return v, [("points", v.points, None)]
+        return replace(v, last_trick="defenders", step="kitty_points"), []
+    if name == "e_kitty":
+        return replace(v, kitty_points=int(arg), step="kitty_shape"), []
+    if name == "e_shape":
+        v = replace(v, kitty_shape=arg, step="penalties")
+        return v, [("points", v.points, v.kitty)]
+    if name == "e_add":
+        return replace(v, step="penalty_seat", pending={}), []
+    if name == "e_del":
+        return replace(v, penalties=tuple(p for p in v.penalties if p[0] != arg)), \
+            [("remove", arg)]
+    if name == "e_pseat":
+        return replace(v, step="penalty_kind", pending={"seat": arg}), []
+    if name == "e_pkind":
+        pending = {**v.pending, "code": arg}
+        options = view.penalty_forms.get(arg, ())
+        if len(options) > 1:
+            return replace(v, step="penalty_option", pending=pending), []
+        pending["option"] = 0
+        if options and options[0].asks:
+            return replace(v, step="penalty_value", pending=pending), []
+        return _add(v, pending, view, None)
+    if name == "e_popt":
+        pending = {**v.pending, "option": int(arg)}
+        option = view.penalty_forms[pending["code"]][int(arg)]
+        if option.asks:
+            return replace(v, step="penalty_value", pending=pending), []
+        return _add(v, pending, view, None)
+    if name == "e_pval":
+        return _add(v, v.pending, view, int(arg))
+    if name == "e_pinc":  # "new", or the id of the earlier penalty of the same incident
+        earlier = dict(v.penalties).get(arg, {})
+        incident = True if arg == "new" else earlier.get("incident", arg)
+        return _add(v, {**v.pending, "incident": incident}, view, None)
+    if name == "e_finish":
+        return v, [("finish",)]
+    if name == "e_trump":
+        return replace(v, trump=arg), []
+    if name == "e_summary":
+        return v, [("summary",)]
+    raise ValueError(f"not an entry action: {action!r}")
+
+
+def _back(values: EntryValues) -> str:
+    if values.step == "penalties":  # back to the kitty, or to who won the last trick
+        return "kitty_shape" if values.last_trick == "defenders" else "last_trick"
+    if values.step == "penalty_value" and values.pending.get("code"):
+        return "penalty_kind"
+    return BACK.get(values.step, "points")
+
+
+def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: int | None
+         ) -> tuple[EntryValues, list[Any]]:
+    """Add the penalty `pending` describes; first ask, when the seat already has one this hand,
+    whether it is the same incident (a ruleset may give one penalty per incident)."""
+    if value is not None:
+        pending = {**pending, "value": value}
+    if "incident" not in pending and any(p["seat"] == pending["seat"]
+                                         for _, p in values.penalties):
+        return replace(values, step="penalty_incident", pending=pending), []
+    code, seat = pending["code"], pending["seat"]
+    option = view.penalty_forms[code][pending.get("option", 0)]
+    details: dict[str, Any] = {"incident": pending.get("incident", True)}
+    if option.choice is not None:
+        details["choice"] = option.choice
+    if option.asks and "value" in pending:
+        details[option.asks] = pending["value"]
+    penalty = {"code": code, "seat": seat, **details}
+    ids = {pid for pid, _ in values.penalties}
+    new_id = next(f"c{i}" for i in range(1, len(ids) + 2) if f"c{i}" not in ids)
+    if penalty["incident"] is True:  # an incident of its own, named by the penalty
+        penalty["incident"] = new_id
+    return (replace(values, step="penalties", pending={},
+                    penalties=(*values.penalties, (new_id, penalty))),
+            [("penalty", code, seat, details)])
+
+
+# -- words --------------------------------------------------------------------------------
+
+
+def side_terms(view: TableView, t: Any, lang: str, dealer: str | None) -> dict[str, str]:
+    """The ruleset's own words for the two sides, and each with its seats."""
+    terms = view.terms
+    defenders = terms.get("defenders")(lang) if terms.get("defenders") else t("term.defenders")
+    dealer_side = terms.get("dealer_side")(lang) if terms.get("dealer_side") else \
+        t("term.dealer_side")
+    out = {"defenders": defenders, "dealer_side": dealer_side,
+           "defenders_seats": defenders, "dealer_seats": dealer_side}
+    if dealer and view.kind == "team":
+        ours = "NS" if dealer in "NS" else "EW"
+        theirs = "EW" if ours == "NS" else "NS"
+        out["defenders_seats"] = t("ui.side_with_team", side=defenders,
+                                   team=team_label(view, theirs, t))
+        out["dealer_seats"] = t("ui.side_with_team", side=dealer_side,
+                                team=team_label(view, ours, t))
+    return out
+
+
+def seat_label(view: TableView, seat: str, t: Any) -> str:
+    name = view.players.get(seat, "")
+    return f"{t('seat.' + seat)} {name}".strip() if seat in SEATS else ""
+
+
+def team_label(view: TableView, team: str, t: Any) -> str:
+    return view.teams.get(team) or t("team." + team)
+
+
+def trump_label(suit: str | None, t: Any) -> str:
+    if suit is None:
+        return "—"
+    return t("ui.trump.NT") if suit == "NT" else suit
+
+
+def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,
+                 pid: str | None = None) -> str:
+    """A penalty as the table reads it: the seat, the offence and its details, and whether its
+    cost waits for the referee (`pid`: its id in the hand in progress)."""
+    names = dict(view.penalty_names)
+    name = names[p["code"]](lang) if p["code"] in names else p["code"]
+    options = view.penalty_forms.get(p["code"], ())
+    option = next((o for o in options if o.choice == p.get("choice")), None)
+    parts = [seat_label(view, p["seat"], t), name]
+    if option is not None and option.choice is not None:
+        parts.append(option.name(lang))
+    for key in ("cards", "points", "levels"):
+        if key in p:
+            parts.append(t(f"ui.penalty_{key}_n", n=p[key]))
+    if "over_seconds" in p:
+        parts.append(t("ui.over_seconds", s=p["over_seconds"]))
+    if p.get("confirmed"):
+        parts.append(t("ui.penalty_confirmed"))
+    elif pid is not None and pid in dict(view.unconfirmed):
+        parts.append(t("ui.penalty_waiting"))
+    return " ".join(x for x in parts if x)

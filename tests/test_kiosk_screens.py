@@ -1,0 +1,661 @@
+"""The kiosk's screens without a window: what a referee taps (the controller), what each screen
+then says (the presenter), through the real runner, session and journal on an injected clock.
+Each test named after a finding of issue 11 checks that finding's behaviour."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kiosk.hw.door import Door
+from kiosk.hw.runner import TableRunner
+from kiosk.i18n import LANGS, catalog
+from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.ui.control import Controller
+from kiosk.ui.presenter import NOTICE_SECONDS, present, seconds
+
+PIN = "2468"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Table:
+    """One table as the app drives it: taps through the controller, seat buttons through the
+    door, the runner's steps run here instead of on its thread."""
+
+    def __init__(self, path: Path, rulesets, lang: str = "zh-Hans") -> None:
+        self.path, self.rulesets = path, rulesets
+        self.clock = ManualClock()
+        self.open(lang)
+
+    def open(self, lang: str = "zh-Hans") -> None:
+        self.session = TableSession.open(self.path, 1, self.rulesets, self.clock,
+                                         SessionConfig(pin=PIN))
+        self.runner = TableRunner(self.session, Door())
+        self.ctl = Controller(self.runner, lang)
+        self.runner.step()
+
+    def restart(self) -> None:
+        self.session.journal.close()  # the power goes: no orderly shutdown
+        self.open(self.ctl.ui.lang)
+
+    def tap(self, *actions: str) -> None:
+        for action in actions:
+            self.ctl.act(action)
+            self.runner.step()
+
+    def do(self, command) -> None:
+        self.runner.door.put(command)
+        self.runner.step()
+
+    def press(self, *seats: str) -> None:
+        for seat in seats:
+            self.do(lambda s, seat=seat: s.press(seat))
+
+    def pin(self, pin: str = PIN) -> None:
+        self.tap(*(f"pin:{d}" for d in pin), "pin_ok")
+
+    @property
+    def screen(self):
+        self.runner.step()
+        return present(self.runner.view, self.clock.now(), self.ctl.ui)
+
+    @property
+    def state(self):
+        return self.session.state
+
+    def texts(self) -> list[str]:
+        s = self.screen
+        return [s.title, s.notice.text, *s.lines, *(r.text for r in s.rows),
+                *(b.label for g in s.grids for b in g.buttons), *(b.label for b in s.nav),
+                *(f"{p.caption} {p.value}" for p in s.strip)]
+
+    def start(self, ruleset: str = "xiamen-2015", dealer: str = "N") -> None:
+        self.tap(f"setup:{ruleset}")
+        if self.screen.name == "ready.dealer":
+            self.tap(f"dealer:{dealer}")
+        self.tap("start_bury")
+        self.press(self.state.clock.seat)  # the bury is done
+
+    def play_tricks(self, n: int, move: float = 1.0) -> None:
+        for _ in range(n * 4):
+            self.clock.advance(move)
+            clock = self.state.clock
+            self.press(clock.seat or clock.leader or self.state.draft.dealer)
+
+    def play_out(self) -> None:
+        while not self.state.clock.done:
+            self.play_tricks(1)
+
+    def enter(self, points: int, kitty: tuple[int, str] | None = None) -> None:
+        """A hand's entry, from the end of play to the result."""
+        self.tap("end_play")
+        if self.screen.name == "confirm":
+            self.tap("ok")
+        self.tap(f"e_points:{points}")
+        if kitty:
+            self.tap("e_last:defenders", f"e_kitty:{kitty[0]}", f"e_shape:{kitty[1]}")
+        else:
+            self.tap("e_last:dealer")
+        self.tap("e_finish")
+
+
+@pytest.fixture
+def table(tmp_path, rulesets):
+    t = Table(tmp_path, rulesets)
+    yield t
+    t.session.close()
+
+
+def ascii_words(texts: list[str], allowed: tuple[str, ...] = ()) -> set[str]:
+    return {w for text in texts for w in re.findall(r"[A-Za-z]{3,}", text)
+            if w not in allowed}
+
+
+# -- 1. messages ----------------------------------------------------------------------------
+
+
+def test_1_every_refusal_reads_in_the_readers_language(table):
+    """Refusals come as catalog keys with parameters: no English, no None, no phase name."""
+    table.start()
+    table.press("W")  # not W's turn
+    table.do(lambda s: s.finish_entries())  # not now: play
+    table.do(lambda s: s.correct_hand(1, {"points": 5}, "x"))  # referee only
+    table.tap("end_play", "ok")
+    table.do(lambda s: s.enter_points(255))  # not a card-point count
+    table.do(lambda s: s.enter_points(None))
+    for lang in LANGS:
+        table.ctl.ui.lang = lang
+        table.do(lambda s: s.add_penalty("failed-throw", "E"))  # how many cards?
+        text = table.screen.notice.text
+        assert text and text != catalog(lang)["error.unexpected"], lang
+        if lang != "en":
+            assert not ascii_words([text]) and "None" not in text, text
+    table.ctl.ui.lang = "zh-Hans"
+    refusals = []
+    for command in (lambda s: s.press("N"), lambda s: s.dispute("N"), lambda s: s.resume(),
+                    lambda s: s.finish_entries(), lambda s: s.enter_points(7)):
+        table.do(command)
+        refusals.append(table.runner.notice.key)
+        assert table.screen.notice.level == "error"
+        assert not ascii_words([table.screen.notice.text])
+    assert refusals[0] == "table.not_now.entry"
+
+
+def test_1_every_refusal_key_of_the_session_is_in_every_catalog():
+    source = "".join((ROOT / "kiosk" / "table" / name).read_text()
+                     for name in ("state.py", "session.py"))
+    keys = {f"table.{k}" for k in re.findall(r'refused\(\s*f?"([a-z_.]+)', source)
+            if not k.endswith(".")}
+    keys |= {f"table.not_now.{phase}" for phase in ("setup", "ready", "bury", "play", "entry",
+                                                     "result", "disputed", "over")}
+    keys |= {f"table.refused.{part}" for part in ("kitty", "penalties", "points", "dealer",
+                                                   "partner", "end", "entry")}
+    assert len(keys) > 40
+    for lang in LANGS:
+        assert keys - set(catalog(lang)) == set(), lang
+    assert "SessionError(f" not in source.replace("SessionError(f\"{prefix}", "")
+
+
+def test_1_a_notice_clears_on_the_next_success_and_after_a_few_seconds(table):
+    table.start()
+    table.press("E")  # N is to move
+    assert table.screen.notice.text == "还没轮到这个座位：请看亮灯的座位"
+    table.press("N")  # the next action that works
+    assert table.screen.notice.text == ""
+    table.press("W")
+    table.clock.advance(NOTICE_SECONDS + 0.1)
+    assert table.screen.notice.text == ""
+
+
+def test_1_silent_events_are_confirmed_in_the_notice_area(table):
+    table.start()
+    table.clock.advance(8.2)  # xiamen: 5 s a play
+    table.press("N")
+    assert table.screen.notice.text == "北家超时 3.2 秒，已记警告"
+    assert table.screen.notice.level == "info"
+
+
+# -- 2. one tap ends the match --------------------------------------------------------------
+
+
+def test_2_time_up_and_forfeit_ask_first_and_say_who_loses(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "referee")
+    table.pin()
+    table.tap("r_time_up")
+    screen = table.screen
+    assert screen.name == "confirm" and table.state.time_up is None
+    assert screen.lines == ("级数领先的一方立即获胜；级数相同则打完本副。",)
+    table.tap("cancel", "r_forfeit", "r_fkind:forfeit", "r_fteam:NS")
+    assert table.screen.name == "referee.forfeit_reason"  # a forfeit needs a reason
+    table.tap("r_freason:absent")
+    screen = table.screen
+    assert (screen.name, screen.title, screen.lines) == ("confirm", "南北弃权？",
+                                                        ("南北判负，比赛结束。",))
+    assert table.state.phase == "ready"  # nothing happened yet
+    table.tap("ok")
+    assert table.state.phase == "over" and table.state.end["forfeit"] == "NS"
+
+
+def test_2_a_forfeit_during_an_entry_says_the_hand_does_not_count(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:85", "referee")
+    table.pin()
+    table.tap("r_forfeit", "r_fkind:disqualification", "r_fteam:EW", "r_freason:conduct")
+    screen = table.screen
+    assert screen.title == "取消东西的资格？"
+    assert screen.lines == ("东西判负，比赛结束。", "第1副还没确认，不计入。")
+
+
+# -- 3. a correction loses data -------------------------------------------------------------
+
+
+def test_3_a_correction_opens_the_whole_hand_and_keeps_kitty_and_penalties(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:30", "e_last:defenders", "e_kitty:15",
+              "e_shape:pair", "e_add", "e_pseat:E", "e_pkind:look-back", "e_finish")
+    table.press("N", "E")
+    before = table.session.export()["hands"][0]
+    assert before["kitty"] == {"points": 15, "shape": "pair"} and before["penalties"]
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1")
+    screen = table.screen
+    assert screen.name == "correct.entry.points"
+    assert [b.label for g in screen.grids for b in g.buttons if b.style == "selected"] == ["30"]
+    table.tap("e_points:10", "e_last:defenders")
+    assert [b.label for b in table.screen.grids[0].buttons if b.style == "selected"] == ["15"]
+    table.tap("e_kitty:15", "e_shape:pair")
+    assert len(table.screen.rows) == 1  # the penalty is still there
+    table.tap("e_finish", "e_summary")
+    screen = table.screen
+    assert screen.name == "correct.summary"
+    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西")
+    table.tap("r_save_correction")
+    after = table.session.export()["hands"][0]
+    assert {k: after[k] for k in ("points", "kitty")} == {"points": 10, "kitty": before["kitty"]}
+    assert [p["code"] for p in after["penalties"]] == ["look-back"]
+    (event,) = [e for e in table.session.journal.events() if e.kind == "correction"]
+    assert event.data["reason"] == "裁判更正"  # in the referee's words
+
+
+# -- 4. entry -------------------------------------------------------------------------------
+
+
+def test_4_entry_is_one_decision_a_screen_with_the_chosen_key_highlighted(table):
+    table.start()
+    table.tap("end_play", "ok")
+    screen = table.screen
+    assert screen.name == "entry.points"
+    assert [b.label for b in screen.grids[0].buttons] == [str(v) for v in range(0, 201, 5)]
+    table.tap("e_points:85")
+    assert table.screen.name == "entry.last_trick"
+    table.tap("e_last:defenders", "e_kitty:15")
+    shapes = {b.action: b.label for b in table.screen.grids[0].buttons}
+    assert shapes["e_shape:tractor4"] == "四连对\n×32 = 480"  # tractor4 offered, with its bonus
+    assert shapes["e_shape:pair"] == "对子\n×4 = 60"
+    assert table.state.draft.kitty is None  # a kitty without its shape is never recorded
+    table.tap("e_shape:pair")
+    assert table.state.draft.kitty == {"points": 15, "shape": "pair"}
+    table.tap("e_back")  # back on every step, the chosen key highlighted
+    selected = [b.action for b in table.screen.grids[0].buttons if b.style == "selected"]
+    assert selected == ["e_shape:pair"]
+    table.tap("e_back", "e_back", "e_back")
+    selected = [b.action for b in table.screen.grids[0].buttons if b.style == "selected"]
+    assert table.screen.name == "entry.points" and selected == ["e_points:85"]
+
+
+def test_4_a_penalty_asks_seat_then_kind_then_what_the_ruleset_asks(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:W")
+    assert table.screen.title == "西：哪一项？"
+    table.tap("e_pkind:card-count")
+    assert table.screen.name == "entry.penalty_option"
+    table.tap("e_popt:0")
+    assert table.screen.title == "多牌少牌：几张牌？"
+    table.tap("e_pval:3")
+    screen = table.screen
+    assert screen.name == "entry.penalties"
+    assert [r.text for r in screen.rows] == ["西 多牌少牌 单方多牌或少牌 3张"]
+    table.tap(screen.rows[0].button.action)  # delete
+    assert table.screen.rows == () and not table.state.draft.penalties
+
+
+def test_4_a_half_entered_hand_survives_a_restart(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:15")
+    table.restart()
+    screen = table.screen
+    assert screen.name == "entry.kitty_shape" and screen.title == "最后一轮的牌型（底牌 15 分）"
+    table.tap("e_shape:pair")
+    assert table.state.draft.kitty == {"points": 15, "shape": "pair"}
+    assert table.state.draft.points == 85
+
+
+# -- 5. result ------------------------------------------------------------------------------
+
+
+def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:15",
+              "e_shape:pair", "e_add", "e_pseat:S", "e_pkind:look-back", "e_finish")
+    lines = table.screen.lines
+    assert lines[:2] == ("得分 85 + 底牌 15×4 + 罚分 10 = 155",
+                         "南 翻看上一轮的牌：罚10分（计入旁家）")
+    assert "旁家上台，升 3 级（南北 2 : 5 东西）" in lines and "下一副庄家：东" in lines
+    table.press("N")  # NS confirm, then the table sees a typo
+    table.tap("reopen")
+    assert table.screen.name == "entry.points" or table.state.phase == "entry"
+    assert not table.state.draft.confirmed
+    table.tap("e_finish")
+    table.tap("dispute:EW")
+    assert table.screen.name == "confirm" and table.state.phase == "result"
+    assert table.screen.lines == ("本副冻结，等待裁判裁定。",)
+    table.tap("ok")
+    assert table.state.phase == "disputed"
+
+
+# -- 6. pause -------------------------------------------------------------------------------
+
+
+def test_6_pause_is_one_long_press_and_the_move_starts_afresh_on_resume(table):
+    table.start()
+    table.clock.advance(3)  # N thinks for 3 s of 5
+    table.tap("pause_table")  # the long press on the countdown: no PIN
+    assert table.state.paused and table.screen.name == "paused"
+    assert table.screen.big == "暂停"
+    table.clock.advance(120)
+    table.tap("resume")
+    assert table.screen.name == "referee.pin"
+    table.pin()
+    assert not table.state.paused and table.screen.name == "clock.play"
+    assert table.screen.clock == "5"  # a fresh move
+    table.clock.advance(4.5)
+    table.press("N")
+    assert "time-overrun" not in [e.kind for e in table.session.journal.events()]
+
+
+def test_6_the_clock_pauses_while_the_referee_overlay_is_open(table):
+    table.start()
+    table.clock.advance(2)
+    table.tap("referee")
+    assert table.state.paused and table.state.pause_reason == "referee-menu"
+    table.clock.advance(30)  # the referee types, looks, decides
+    assert table.session.move_time_left() == pytest.approx(3)
+    table.tap("close")
+    assert not table.state.paused
+    assert table.session.move_time_left() == pytest.approx(5)
+
+
+def test_6_an_overrun_before_a_pause_is_recorded_and_not_carried(table):
+    table.start()
+    table.clock.advance(7)  # 2 s over
+    table.tap("pause_table")
+    table.clock.advance(60)
+    table.tap("resume")
+    table.pin()
+    table.clock.advance(1)
+    table.press("N")
+    overruns = [e.data for e in table.session.journal.events() if e.kind == "time-overrun"]
+    assert [(o["seat"], round(o["over"], 1)) for o in overruns] == [("N", 2.0)]
+
+
+# -- 7. play --------------------------------------------------------------------------------
+
+
+def test_7_the_trick_counter_and_end_of_play_with_its_trick_count(table):
+    table.start()
+    table.play_tricks(3)
+    screen = table.screen
+    assert screen.clock_caption == "第 4/25 轮"
+    table.tap("end_play")
+    assert table.screen.lines == ("现在是第 4 轮，共 25 轮。结束后开始录入本副；裁判可以撤销。",)
+    table.tap("cancel")
+    assert table.state.phase == "play"
+    table.play_out()
+    screen = table.screen
+    assert screen.name == "clock.done" and screen.title == "25 轮已全部打完" and screen.clock == ""
+    assert all(seat.state == "idle" for seat in screen.seats)  # nothing runs red
+    table.clock.advance(60)
+    assert table.session.tick() == []
+    table.tap("end_play")  # after the last trick: no question
+    assert table.state.phase == "entry"
+    table.tap("e_back_to_play")  # the end of play can be taken back
+    assert table.state.phase == "play" and table.state.clock.done
+
+
+def test_7_gathering_the_trick_is_not_charged_to_the_next_leader(table):
+    table.start()
+    for seat in "NESW":
+        table.press(seat)
+    table.clock.advance(6.5)  # 2 s to gather, then 4.5 s of the 5 to lead
+    assert table.screen.clock == "1"
+    table.press("E")
+    assert "time-overrun" not in [e.kind for e in table.session.journal.events()]
+
+
+def test_7_the_countdown_rounds_up(table):
+    assert [seconds(x) for x in (5.0, 4.2, 0.5, 0.0, -0.3, -1.0, -1.2)] == \
+        ["5", "5", "1", "0", "−1", "−1", "−2"]
+
+
+# -- 8. match clock -------------------------------------------------------------------------
+
+
+def test_8_a_table_set_up_by_hand_starts_its_match_clock_at_the_first_bury(table):
+    table.tap("setup:xiamen-2015", "dealer:N")
+    table.clock.advance(300)
+    assert table.session.match_time_left() == pytest.approx(90 * 60)
+    table.tap("start_bury")
+    table.clock.advance(60)
+    assert table.session.match_time_left() == pytest.approx(89 * 60)
+
+
+def test_8_time_up_shows_a_banner_saying_what_happens_now(table):
+    table.start("chaodipi-2011")  # 60 minutes; finish the hand, then the leader wins
+    table.clock.advance(3600)
+    table.runner.step()
+    screen = table.screen
+    assert (screen.name, screen.big, screen.lines) == ("time_up", "时间到", ("打完本副，比赛结束",))
+    table.tap("time_up_ok")
+    assert table.screen.name.startswith("clock")
+    assert ("时间到", "00:00") in [(p.caption, p.value) for p in table.screen.strip]
+
+
+# -- 9. at a glance -------------------------------------------------------------------------
+
+
+def test_9_the_strip_shows_dealer_level_trump_levels_and_time_and_a_mute_flag(table):
+    table.tap("setup:xiamen-2015", "dealer:E", "trump:♥", "start_bury")
+    strip = [(p.caption, p.value) for p in table.screen.strip]
+    assert strip == [("庄家", "东"), ("打", "2"), ("主", "♥"), ("南北 : 东西", "2 : 2"),
+                     ("比赛时间", "90:00")]
+    assert "muted" not in table.screen.flags
+    table.do(lambda s: table.runner.toggle_mute())
+    assert "muted" in table.screen.flags and table.screen.notice.text == "蜂鸣器已静音"
+
+
+def test_9_the_trump_step_records_the_trump(table):
+    table.tap("setup:xiamen-2015", "dealer:S", "trump:NT")
+    assert table.state.draft.trump == {"suit": "NT", "seat": "S"}
+    assert [b.label for b in table.screen.grids[0].buttons if b.style == "selected"] == ["无主"]
+
+
+# -- 10. PIN pad ----------------------------------------------------------------------------
+
+
+def test_10_the_pin_pad_says_wrong_pin_and_counts_the_lockout_down(table):
+    table.tap("referee", "pin:1", "pin:2", "pin_back")
+    assert table.screen.lines == ("●",)
+    table.tap("pin_clear")
+    assert table.screen.lines == ("请输入密码",)
+    table.pin("1111")
+    assert table.screen.notice.text == "密码错误，还可再试 2 次"
+    table.pin("1111")
+    table.pin("1111")
+    assert table.screen.notice.text == "密码错误次数太多，已锁定：60 秒后再试"
+    assert table.screen.lines == ("已锁定：60 秒后再试",)
+    table.clock.advance(2.5)
+    assert table.screen.lines == ("已锁定：58 秒后再试",)
+    table.clock.advance(58)
+    table.pin()
+    assert table.screen.name == "referee"
+
+
+# -- 11. setup and after --------------------------------------------------------------------
+
+
+def test_11_rulesets_by_their_own_names_and_any_number_of_them(tmp_path, rulesets):
+    house = tmp_path / "house"
+    house.mkdir()
+    source = (ROOT / "kiosk" / "rules" / "data" / "xiamen-2015.toml").read_text()
+    for i in range(7):
+        (house / f"house-{i}.toml").write_text(
+            source.replace('id = "xiamen-2015"', f'id = "house-{i}"'), encoding="utf-8")
+    from kiosk.rules import Rulesets
+
+    t = Table(tmp_path / "data", Rulesets.load([house]))
+    names = []
+    while True:
+        screen = t.screen
+        names += [b.label for b in screen.grids[1].buttons]
+        more = [b.action for b in screen.nav if b.action.startswith("page:") and
+                b.action != f"page:{t.ctl.ui.page - 1}"]
+        if not more:
+            break
+        t.tap(more[0])
+    assert len(names) == 11 and "2015年厦门市粮食系统运动会八十分赛" in names
+    assert not ascii_words(names)
+
+
+def test_11_names_are_typed_on_the_screen_keyboard(table):
+    table.tap("name:NS", "key:T", "key:I", "key:G", "key:E", "key:R", "key:S", "key_done")
+    table.tap("name:W", "key:W", "key:A", "key:N", "key:G", "key_back", "key:G", "key_done")
+    table.tap("setup:standard-80fen")
+    setup = table.state.setup
+    assert (setup["teams"], setup["players"]) == ({"NS": "Tigers"}, {"W": "Wang"})
+
+
+def test_11_after_a_match_the_referee_opens_the_next_one(table):
+    table.tap("setup:xiamen-2015", "referee")
+    table.pin()
+    table.tap("r_forfeit", "r_fkind:forfeit", "r_fteam:EW", "r_freason:absent", "ok")
+    table.restart()
+    assert table.screen.name == "over"
+    table.tap("new_match")
+    assert table.screen.name == "referee.pin"  # behind the PIN
+    table.pin()
+    assert table.screen.name == "setup"
+    table.tap("setup:standard-80fen")
+    assert table.session.journal.matches() == ["1", "2"]
+    assert table.state.phase == "ready"
+
+
+def test_11_the_history_has_headings_seats_in_chinese_kitty_and_penalties(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:30", "e_last:defenders", "e_kitty:15",
+              "e_shape:pair", "e_add", "e_pseat:E", "e_pkind:look-back", "e_finish")
+    table.press("N", "E")
+    table.tap("history")
+    lines = table.screen.lines
+    assert lines[0].split() == ["副", "庄", "打", "得分", "总分", "结果", "南北:东西"]
+    assert lines[1].split("\n")[0].split() == ["1", "北", "2", "30", "80", "上台", "+0", "2:2"]
+    assert lines[1].split("\n")[1].strip() == \
+        "底牌 15×4；东 翻看上一轮的牌：罚10分（从旁家得分中扣除）"
+
+
+def test_11_reprint_without_a_printer_says_so(table):
+    table.tap("setup:xiamen-2015", "reprint")
+    assert table.screen.notice.text == "本桌没有连接打印机：记分条显示在屏幕上"
+
+
+# -- undo, the referee's -------------------------------------------------------------------
+
+
+def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "redeal", "redeal:E", "ok")
+    assert table.state.draft.number == 2 and table.state.draft.dealer is None
+    table.tap("undo")  # the redeal
+    assert table.state.draft.number == 1 and table.state.draft.dealer == "N"
+    assert table.session.state.played == []
+    table.tap("undo")  # the grab
+    assert table.state.draft.dealer is None
+    table.tap("dealer:S", "start_bury")
+    table.press("S", "S", "W", "N", "E")
+    table.press("W")  # W pressed first, but N led
+    table.tap("referee")
+    table.pin()
+    table.tap("r_leader", "r_leader:N")
+    assert (table.state.clock.leader, table.state.clock.seat) == ("N", "E")
+    table.tap("r_undo")
+    assert table.state.clock.leader == "W"
+
+
+# -- issue 13 on the kiosk: offences by the seats that can commit them, the referee's ----------
+# -- confirmation, one penalty per incident, redeal callers, each ruleset's own words ----------
+
+
+def test_13_a_penalty_step_offers_only_what_the_seat_can_commit(table):
+    table.start()  # xiamen, dealer N
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:W")
+    kinds = [b.action for b in table.screen.grids[0].buttons]
+    assert "e_pkind:kitty-peek" not in kinds and "e_pkind:kitty-recount" in kinds
+    table.tap("e_back", "e_pseat:N")  # the dealer may peek at the kitty, not recount it
+    kinds = [b.action for b in table.screen.grids[0].buttons]
+    assert "e_pkind:kitty-peek" in kinds and "e_pkind:kitty-recount" not in kinds
+    table.do(lambda s: s.add_penalty("kitty-peek", "W"))  # the session refuses it too
+    assert table.runner.notice.key.startswith("rules.")
+    assert "西" in table.screen.notice.text and not ascii_words([table.screen.notice.text])
+
+
+def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
+    table.tap("setup:chaodipi-2011", "dealer:N")
+    for _ in range(2):  # N's side overruns its bury twice (N, then partner S)
+        table.tap("start_bury")
+        table.clock.advance(61)
+        buzz = table.runner.lights._beep_until
+        table.press(table.state.clock.seat)
+        if table.state.draft.number == 2:
+            break
+        table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+        table.press("N", "E")
+    notice = table.screen.notice
+    assert (notice.level, notice.text) == ("alert", "请裁判：南家超时，罚分需裁判确认")
+    assert table.runner.lights._beep_until > buzz  # and the buzzer sounds
+    table.clock.advance(60)
+    assert table.screen.notice.text  # it stays until the referee acts
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    rows = [r.text for r in table.screen.rows]
+    assert rows == ["南 超时 扣底超时（立即招请裁判） 超时1.0秒 （待裁判确认）"]
+    table.tap("e_finish")
+    assert table.screen.lines[0] == "得分 40 = 40"
+    table.tap("referee")
+    table.pin()
+    confirm = [b for b in table.screen.grids[0].buttons if b.action.startswith("r_pconfirm")]
+    table.tap(confirm[0].action)
+    assert table.screen.lines == ("南 超时：罚80分（计入抓分方）",)
+    table.tap("ok", "close")
+    table.tap("e_finish")
+    assert table.screen.lines[0] == "得分 40 + 罚分 80 = 120"
+
+
+def test_13_a_second_penalty_at_a_seat_asks_if_it_is_the_same_incident(table):
+    table.start()  # xiamen: one penalty per incident (art. 22 一错不二罚)
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:E",
+              "e_pkind:exposed-card", "e_add", "e_pseat:E", "e_pkind:wrong-follow")
+    screen = table.screen
+    assert screen.name == "entry.penalty_incident"
+    first = table.state.draft.penalties
+    (pid,) = first
+    table.tap(f"e_pinc:{pid}")  # the same incident: xiamen refuses a second penalty
+    assert len(table.state.draft.penalties) == 1
+    assert table.screen.notice.level == "error"
+    table.tap("e_add", "e_pseat:E", "e_pkind:wrong-follow", "e_pinc:new")
+    assert len(table.state.draft.penalties) == 2
+
+
+def test_13_a_redeal_is_offered_to_the_defenders_with_its_condition(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "redeal")
+    screen = table.screen
+    assert [b.action for b in screen.grids[0].buttons if b.action] == ["redeal:W", "redeal:E"]
+    assert screen.lines and "15" in screen.lines[0]
+    table.tap("redeal:E", "ok")
+    assert table.session.export()["hands"][0] == {"redeal": True, "dealer": "N",
+                                                  "called_by": "E"}
+
+
+def test_13_each_ruleset_in_its_own_words(table):
+    table.start("chaodipi-2011")
+    table.tap("end_play", "ok")
+    assert table.screen.title == "抓分方得分（不含底牌）"
+    table.tap("e_points:40")
+    labels = [b.label for b in table.screen.grids[0].buttons]
+    assert labels == ["抓分方（东西）", "庄家方（南北）"]
+
+
+def test_4_many_penalties_are_shown_a_page_at_a_time(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    for seat in "NESW":
+        table.tap("e_add", f"e_pseat:{seat}", "e_pkind:exposed-card")
+        if table.screen.name == "entry.penalty_incident":
+            table.tap("e_pinc:new")
+    screen = table.screen
+    assert len(screen.rows) == 3 and "page:1" in screen.actions()
+    table.tap("page:1")
+    assert len(table.screen.rows) == 1
+    table.tap("e_finish")
+    assert len(table.screen.lines) < 8  # the penalties fold into one line of the result
+
+
+def test_the_hall_pauses_and_resumes_a_table_and_the_banner_says_so(table):
+    table.start()
+    table.do(lambda s: s.follow_hall(True))
+    screen = table.screen
+    assert screen.name == "paused" and screen.lines[0] == "全场暂停"
+    table.do(lambda s: s.follow_hall(False))
+    assert not table.state.paused
+    table.tap("pause_table")  # a table's own pause is not the hall's to resume
+    table.do(lambda s: s.follow_hall(False))
+    assert table.state.paused
