@@ -6,6 +6,8 @@ Each command runs `--runs` times, interleaved with the floor (`python -c pass` w
 interpreter and site-packages, so the editable install's path hook is in both), and the
 median wall time of each is printed with its ratio to the floor (aim ≤ 3 for `kiosk --help`
 and `kiosk replay`). Also the modules each start imports, from `-X importtime`: the largest.
+The commands run with their bytecode cached (in a temporary PYTHONPYCACHEPREFIX), as on an
+installed kiosk, even where the shell sets PYTHONDONTWRITEBYTECODE.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -31,17 +34,20 @@ COMMANDS = {
 }
 
 
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def once(command: list[str]) -> float:
     started = time.perf_counter()
     subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True,
-                   cwd=ROOT)
+                   cwd=ROOT, env=ENV)
     return time.perf_counter() - started
 
 
 def heaviest(command: list[str], count: int = 4) -> str:
     """The largest cumulative imports of one start (python -X importtime)."""
     done = subprocess.run([command[0], "-X", "importtime", *command[1:]], capture_output=True,
-                          text=True, cwd=ROOT)
+                          text=True, cwd=ROOT, env=ENV)
     rows = []
     for line in done.stderr.splitlines():
         parts = line.split("|")
@@ -54,15 +60,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="start-up of the kiosk command")
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as cache:
+        ENV["PYTHONPYCACHEPREFIX"] = cache
+        measure(args.runs)
+
+
+def measure(runs: int) -> None:
     times: dict[str, list[float]] = {name: [] for name in COMMANDS}
     for command in COMMANDS.values():
         once(command)  # warm the file cache
-    for _ in range(args.runs):
+    for _ in range(runs):
         for name, command in COMMANDS.items():  # interleaved: load changes hit them all
             times[name].append(once(command))
     floor = statistics.median(times["python -c pass (floor)"])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"start-up, median of {args.runs} runs ({os.cpu_count()} CPUs, load average "
+    print(f"start-up, median of {runs} runs ({os.cpu_count()} CPUs, load average "
           f"{load:.1f}):")
     for name, values in times.items():
         median = statistics.median(values)

@@ -52,3 +52,30 @@ def test_the_scorer_imports_zeroconf_only_for_mdns():
     assert "zeroconf" not in modules
     modules = imported("from kiosk.sync.discover import candidates")
     assert "zeroconf" not in modules  # not until `candidates` or `announce` runs
+
+
+def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
+    modules = imported(
+        "import contextlib, io, sys\n"
+        "from kiosk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['replay', 'examples/xiamen-2015-example.json']) == 0\n"
+        "from kiosk.rules import registry\n"
+        "assert registry._builtin.cache_info().currsize == 1  # xiamen-2015's file alone")
+    assert "kiosk.cli.replay_cmd" in modules
+    assert not {"kiosk.cli.scorer_cmd", "kiosk.cli.ui_cmd", "kiosk.cli.fleet_cmd"} & modules
+    assert not any(m.startswith(("kiosk.table", "kiosk.scorer", "sqlite3")) for m in modules)
+
+
+def test_every_command_is_still_listed_and_each_builds_alone():
+    from kiosk.cli.main import COMMANDS, build_parser, command_of
+
+    whole = build_parser()
+    listed = next(a for a in whole._actions if a.dest == "command").choices
+    assert list(listed) == list(COMMANDS)  # --help lists them all, in this order
+    for command in COMMANDS:
+        parser = build_parser(command)
+        assert command in next(a for a in parser._actions if a.dest == "command").choices
+    assert command_of(["--rules-dir", "house", "replay", "-"]) == "replay"
+    assert command_of(["--rules-dir=house", "rules", "list"]) == "rules"
+    assert command_of(["--help"]) is None

@@ -14,7 +14,7 @@ from typing import Any
 from ..i18n import explain
 
 
-def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     parser = commands.add_parser("replay", help="recompute a match record (RULES.md §9)")
     parser.add_argument("file", help="the record, a JSON file, or - for standard input")
     parser.add_argument("--format", choices=("json", "sheet"), default="json",
@@ -46,7 +46,6 @@ def read_record(name: str) -> Any:
 
 def run(args: argparse.Namespace) -> int:
     from ..rules import RecordError, RulesError, replay
-    from ..sheet import score_sheet
     from .main import EXIT_USAGE, load_rulesets
 
     try:
@@ -66,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         error = exc
     record_ok = error is None or error.where != "record"  # a sheet needs a readable record
     if args.format == "sheet" and record_ok:
+        from ..sheet import score_sheet
+
         ruleset = rulesets[record["ruleset"]]
         print(score_sheet(record, ruleset, lines, args.lang,
                           explain(error, args.lang) if error else None), end="")

@@ -11,7 +11,7 @@ from typing import Any
 from ..i18n import explain
 
 
-def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     rules = commands.add_parser("rules", help="list and show the rulesets")
     sub = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
     listing = sub.add_parser("list", help="list the rulesets, built-in and house")
