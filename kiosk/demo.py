@@ -10,8 +10,11 @@ import io
 import shutil
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from .i18n import render
 from .rules import Rulesets
 from .scorer import tls
 from .scorer.director import Director
@@ -44,7 +47,9 @@ class Stopped(Exception):
     """Ctrl-C: the simulated tables stop after their current hand."""
 
 
-def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Rulesets) -> int:
+def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Rulesets,
+             lang: str) -> int:
+    say = _sayer(lang)
     if fresh and data.exists():
         shutil.rmtree(data)
     store_path = data / "scorer" / "scorer.sqlite"
@@ -56,26 +61,30 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         admin.import_teams(roster())
     codes = admin.add_tables(TABLES)  # a code for each table not paired yet
     url = f"https://127.0.0.1:{port}"
+    identity = tls.identity(director.store)
     server = server_for(create_app(director, url + "/"), "127.0.0.1", port,
-                        tls.identity(director.store).server_context())
+                        identity.server_context())
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()
     while not server.started:
         if not serving.is_alive():
-            print(f"demo: the scorer could not start on port {port} (in use? PORT=… make demo)")
+            say("demo.no_port", port=port)
             return 1
         time.sleep(0.05)
-    print(f"hall page: {url}/   admin: {url}/admin", flush=True)
+    say("demo.urls", url=url)
+    pairs = [identity.fingerprint[i:i + 2].upper() for i in range(0, 16, 2)]
+    say("demo.certificate", fingerprint=" ".join(pairs) + " …")
     if password:
-        print(f"admin password (shown once): {password}", flush=True)
+        say("demo.password", password=password)
     stop = threading.Event()
     try:
-        play_event(admin, data, url, codes, speed, rulesets, stop)
-        print("demo: the event is over; the hall page stays up until Ctrl-C", flush=True)
+        play_event(admin, data, url, codes, speed, rulesets, stop, say)
+        say("demo.over")
         while True:
             time.sleep(1)
     except KeyboardInterrupt:
-        print("\ndemo: stopping", flush=True)
+        print()
+        say("demo.stopping")
     finally:
         stop.set()
         server.stop()
@@ -85,8 +94,17 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     return 0
 
 
+def _sayer(lang: str) -> Callable[..., None]:
+    """Prints a catalog message in `lang` (a parameter with its own key, such as a LinkError,
+    in its words)."""
+    def say(key: str, **values: Any) -> None:
+        print(render(key, values, lang), flush=True)
+
+    return say
+
+
 def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], speed: float,
-               rulesets: Rulesets, stop: threading.Event) -> None:
+               rulesets: Rulesets, stop: threading.Event, say: Callable[..., None]) -> None:
     """Every remaining round: start it, let each table's bots play it, until the last."""
     event = admin.event()
     assert event is not None
@@ -99,17 +117,17 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
     while not stop.is_set():
         round_no = admin.current_round()
         if round_no and admin.round_start(round_no) is None:  # published by an earlier run
-            _between_rounds(admin, round_no, stop)
+            _between_rounds(admin, round_no, stop, say)
         elif round_no == 0 or _round_over(admin, round_no):
             if round_no >= event.rounds:
                 admin.close_event(confirm=True, by=DEMO)
                 return
             round_no = admin.publish(confirm=True, by=DEMO)
-            _between_rounds(admin, round_no, stop)
+            _between_rounds(admin, round_no, stop, say)
         if stop.is_set():
             return
         players = [threading.Thread(target=_play, args=(data, t, links[t], round_no, speed,
-                                                       rulesets, stop), daemon=True)
+                                                       rulesets, stop, say), daemon=True)
                    for t, _, _ in admin.assignments(round_no)]
         for p in players:
             p.start()
@@ -120,13 +138,14 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
             return
 
 
-def _between_rounds(admin: Director, round_no: int, stop: threading.Event) -> None:
+def _between_rounds(admin: Director, round_no: int, stop: threading.Event,
+                    say: Callable[..., None]) -> None:
     """The published round's pairings fill the hall page for a while, as when players look
     for their tables; then the round starts at every table."""
-    print(f"demo: round {round_no} published; it starts in {PANEL_SECONDS:g} s", flush=True)
+    say("demo.published", round=round_no, seconds=f"{PANEL_SECONDS:g}")
     if not stop.wait(PANEL_SECONDS):
         admin.start_clock(start_in=3.0, by=DEMO)
-        print(f"demo: round {round_no} starts", flush=True)
+        say("demo.started", round=round_no)
 
 
 def _round_over(admin: Director, round_no: int) -> bool:
@@ -135,7 +154,7 @@ def _round_over(admin: Director, round_no: int) -> bool:
 
 
 def _play(data: Path, table: int, link: ScorerLink, round_no: int, speed: float,
-          rulesets: Rulesets, stop: threading.Event) -> None:
+          rulesets: Rulesets, stop: threading.Event, say: Callable[..., None]) -> None:
     def check_stop(_: object) -> None:
         if stop.is_set():
             raise Stopped
@@ -147,4 +166,4 @@ def _play(data: Path, table: int, link: ScorerLink, round_no: int, speed: float,
     except Stopped:
         pass
     except LinkError as exc:
-        print(f"demo: table {table}: {exc}", flush=True)
+        say("demo.table_error", table=table, reason=exc)

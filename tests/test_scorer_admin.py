@@ -198,3 +198,18 @@ def test_minutes_are_written_as_a_person_writes_them(director):
     assert "已加时 5 分钟" in client.get("/admin/rounds").text
     director.extend_clock(2.5)
     assert "已加时 7.5 分钟" in client.get("/admin/rounds").text
+
+
+def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
+    from kiosk.scorer.access import MAX_TABLES
+    from kiosk.scorer.director import AdminError
+
+    director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
+    director.create_event("杯", "xiamen-2015")
+    assert MAX_TABLES == 1000  # bench_hall_feed, bench_pairing (2,000 teams), bench_scorer
+    assert len(director.add_tables(MAX_TABLES)) == MAX_TABLES
+    for wrong in (0, MAX_TABLES + 1):
+        with pytest.raises(AdminError, match="1 to 1000 tables") as refused:
+            director.add_tables(wrong)
+        assert refused.value.key == "admin.error.tables_range"
+    assert director.table_count() == MAX_TABLES  # a refused count changes nothing

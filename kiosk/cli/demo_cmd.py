@@ -20,6 +20,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                       help="how much faster than real time the tables play (default 60)")
     demo.add_argument("--fresh", action="store_true",
                       help="start a new event (default: continue the one in --data)")
+    add_lang(demo)
     demo.set_defaults(run=run_demo)
 
 
@@ -27,4 +28,5 @@ def run_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
     from .main import load_rulesets
 
-    return run_demo(Path(args.data), args.port, args.speed, args.fresh, load_rulesets(args))
+    return run_demo(Path(args.data), args.port, args.speed, args.fresh, load_rulesets(args),
+                    args.lang)
