@@ -229,7 +229,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
         (DEPLOY / "udev/99-kiosk-printer.rules").read_text()
     assert "RuntimeWatchdogSec=" in (etc / "systemd/system.conf.d/kiosk-watchdog.conf").read_text()
     env = etc / "kiosk/kiosk.env"
-    assert {"KIOSK_TABLE=7", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+    assert {"KIOSK_TABLE=7", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
     assert env.stat().st_mode & 0o777 == 0o600  # it holds the referee PIN
     assert "server scorer.local iburst" in (
@@ -306,7 +306,7 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
     assert [line for line in dry.stdout.splitlines() if line.startswith("would ")
             and "record" not in line] == ["would update /etc/kiosk/kiosk.env"]
     provision("provision-kiosk.sh", pi_root, "--table", "9")
-    assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+    assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
 
 
@@ -317,7 +317,7 @@ def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp
     assert not (tmp_path / "boot/firmware/cmdline.txt").exists()
     assert (ROOT / "firmware_config/config.txt").read_text() in (
         tmp_path / "boot/firmware/config.txt").read_text()
-    assert "KIOSK_SCORER=http://[fd00::5]:9000" in (tmp_path / "etc/kiosk/kiosk.env").read_text()
+    assert "KIOSK_SCORER=https://[fd00::5]:9000" in (tmp_path / "etc/kiosk/kiosk.env").read_text()
     assert "server fd00::5 iburst" in (
         tmp_path / "etc/chrony/sources.d/kiosk-scorer.sources").read_text()
 
