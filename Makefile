@@ -35,6 +35,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_session.py
 	$(BIN)/python bench/bench_hw.py
 	$(BIN)/python bench/bench_scorer.py
+	$(BIN)/python bench/bench_hall_feed.py
+	$(BIN)/python bench/bench_hall_feed.py --phones
+	$(BIN)/python bench/bench_pairing.py
+	$(BIN)/python bench/bench_restart.py
+	$(BIN)/python bench/bench_startup.py
 	$(BIN)/python bench/bench_print.py
 	xvfb-run -a -s "-screen 0 1920x1080x24" $(BIN)/python bench/bench_ui.py
 

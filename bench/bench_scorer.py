@@ -16,9 +16,9 @@ kiosks refuse it), so the cost of TLS is measured in the same run.
 
 Prints
   table → hall    tables post one hand's events at a time, every 1–2 s (jittered); a reader
-                  in another process follows /api/hall/stream and notes when each table's
-                  confirmed hands first reach the posted count: p50 and p99 of (seen − posted),
-                  and of the ingest answer alone
+                  in another process follows /api/hall/stream (snapshot, then patches) and
+                  notes when each table's confirmed hands first reach the posted count: p50
+                  and p99 of (seen − posted), and of the ingest answer alone
   ingest          every table sends its first 500 events in batches of 50, each as soon as the
                   last is answered:
                   events acknowledged per second; in the same run, plain sqlite3 inserts of the
@@ -48,6 +48,7 @@ import multiprocessing
 import os
 import queue
 import random
+import re
 import secrets
 import shutil
 import socket
@@ -64,6 +65,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from hall_stream import follow
 
 from kiosk.pairing import KioskPairing
 from kiosk.rules import Rulesets
@@ -149,8 +151,9 @@ def prepare_store(directory: Path, tables: int) -> dict[int, str]:
     kiosk("scorer", "admin", "--data", data, "start-round", "--in", "0")
     codes = {}
     for line in kiosk("scorer", "admin", "--data", data, "codes").splitlines():
-        name, code = line.split(":")
-        codes[int(name.split()[1])] = code.strip()
+        table = re.search(r"\d+", line)  # "第 1 桌：配对码 526586": the table, the last word
+        if table:
+            codes[int(table.group())] = line.split()[-1]
     if len(codes) != tables:
         raise RuntimeError(f"expected {tables} pairing codes, got {len(codes)}")
     return codes
@@ -350,34 +353,27 @@ async def send(client: httpx.AsyncClient, url: str, table: Table,
 # -- 1. table → hall latency --------------------------------------------------------------------
 
 def hall_reader(url: str, out: Any, stop: Any) -> None:
-    """In its own process: follow the hall's event stream and report each table's confirmed
-    hands when they first grow, with the moment the snapshot line arrived."""
+    """In its own process: follow the hall's event stream (snapshots and patches) and report
+    each table's confirmed hands when they first grow, with the moment the message arrived."""
     confirmed: dict[int, int] = {}
     broken: set[int] = set()
     try:
-        with httpx.Client(timeout=httpx.Timeout(30.0, read=30.0),
-                          verify=client_tls()) as client, \
-                client.stream("GET", url + "/api/hall/stream") as reply:
-            kind = ""
-            for line in reply.iter_lines():
-                now = time.monotonic()
-                if line.startswith("event:"):
-                    kind = line[6:].strip()
-                elif line.startswith("data:") and kind == "snapshot":
-                    snapshot = json.loads(line[5:])
-                    out.put(("snapshot", now, len(line)))
-                    for row in snapshot["tables"]:
-                        if row.get("error") and row["table"] not in broken:
-                            broken.add(row["table"])  # the scorer could not fold its events
-                            out.put(("error", f"table {row['table']}: {row['error']}"))
-                        if row.get("hand") is None:
-                            continue
-                        done = row["hand"] - (0 if row.get("phase") == "over" else 1)
-                        if done > confirmed.get(row["table"], 0):
-                            confirmed[row["table"]] = done
-                            out.put(("seen", row["table"], done, now))
-                if stop.is_set():
-                    break
+        for kind, snapshot, now, size in follow(url, verify=client_tls()):
+            if kind not in ("snapshot", "patch"):
+                continue
+            out.put(("snapshot", now, size))
+            for row in snapshot["tables"]:
+                if row.get("error") and row["table"] not in broken:
+                    broken.add(row["table"])  # the scorer could not fold its events
+                    out.put(("error", f"table {row['table']}: {row['error']}"))
+                if row.get("hand") is None:
+                    continue
+                done = row["hand"] - (0 if row.get("phase") == "over" else 1)
+                if done > confirmed.get(row["table"], 0):
+                    confirmed[row["table"]] = done
+                    out.put(("seen", row["table"], done, now))
+            if stop.is_set():
+                break
     except Exception as exc:  # the stream broke: say so rather than die silently
         out.put(("error", f"{type(exc).__name__}: {exc}"))
     out.put(("done",))
@@ -501,7 +497,7 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
               f"p99 {ms(percentile(acks, .99))}, max {ms(max(acks))}")
     if in_run:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
-        print(f"  snapshots: {len(in_run)} during the run"
+        print(f"  hall messages (snapshot, then patches): {len(in_run)} during the run"
               + (f", every {ms(statistics.median(gaps))} (median), longest gap {ms(max(gaps))}"
                  if gaps else "")
               + f", {statistics.median(s[1] for s in in_run) / 1024:.0f} KiB each")

@@ -28,7 +28,8 @@ sys.exit(main())
 def extra_modules(extra: str) -> set[str]:
     names = {"kivy": "kivy", "fonttools": "fontTools", "gpiozero": "gpiozero",
              "pyserial": "serial", "lgpio": "lgpio", "uvicorn": "uvicorn",
-             "httptools": "httptools", "starlette": "starlette", "networkx": "networkx",
+             "httptools": "httptools", "starlette": "starlette", "rustworkx": "rustworkx",
+             "numpy": "numpy",
              "jinja2": "jinja2", "weasyprint": "weasyprint", "openpyxl": "openpyxl",
              "pypinyin": "pypinyin", "python-multipart": "multipart", "segno": "segno"}
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

@@ -182,3 +182,18 @@ def test_blank_lines_and_trailing_empty_cells_are_fine():
 def test_a_file_that_is_not_text_is_refused():
     with pytest.raises(roster.RosterError, match="neither UTF-8 nor GBK"):
         roster.parse(b"name\n\xff\xfe\x00\n")
+
+
+def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
+    from kiosk.scorer.access import MAX_TABLES
+    from kiosk.scorer.director import AdminError
+
+    director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
+    director.create_event("杯", "xiamen-2015")
+    assert MAX_TABLES == 1000  # bench_hall_feed, bench_pairing (2,000 teams), bench_scorer
+    assert len(director.add_tables(MAX_TABLES)) == MAX_TABLES
+    for wrong in (0, MAX_TABLES + 1):
+        with pytest.raises(AdminError, match="1 to 1000 tables") as refused:
+            director.add_tables(wrong)
+        assert refused.value.key == "admin.error.tables_range"
+    assert director.table_count() == MAX_TABLES  # a refused count changes nothing

@@ -13,8 +13,9 @@ from starlette.testclient import TestClient
 from kiosk.rules import Rulesets
 from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.feed import HallFeed
 from kiosk.scorer.store import Store
-from kiosk.scorer.web import HallFeed, create_app
+from kiosk.scorer.web import create_app
 from kiosk.sync.join import NotPaired, join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
 from kiosk.sync.simulated import simulate_synced
@@ -106,22 +107,26 @@ def test_impossible_start_times_and_match_lengths_are_refused(tmp_path, scorer):
 
 def test_a_failing_snapshot_keeps_the_feed_and_its_last_picture(scorer, monkeypatch):
     director, _, _ = scorer
-    feed = HallFeed(director, "http://x/")
+    feed = HallFeed(director, "http://x/", min_interval=0)
     first = feed.current()
 
     def broken(*args):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(hall, "snapshot", broken)
+    monkeypatch.setattr(hall, "snapshot_and_keys", broken)
     director.mute(True)  # a change: the feed tries to rebuild
-    assert feed.current() == first
 
-    async def two_messages():
-        stream = feed.stream()
-        out = [await anext(stream)]
+    async def follow():
+        updating = asyncio.create_task(feed.run())
+        stream = feed.stream(feed.admit("127.0.0.1"))
+        out = [await anext(stream), await anext(stream)]
+        await asyncio.sleep(0.5)  # the update task tries, and fails, a few times
         feed.close()
         out += [m async for m in stream]
+        await updating
         return out
 
-    messages = asyncio.run(two_messages())
-    assert messages[0].startswith("event: snapshot") and len(messages) <= 2  # then it ends
+    messages = asyncio.run(follow())
+    assert feed.current() is first and feed.streams[""] == 0
+    assert messages[0].startswith(b"retry: ") and b"event: snapshot" in messages[1]
+    assert len(messages) <= 3  # (a ping perhaps) then it ends

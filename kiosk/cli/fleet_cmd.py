@@ -11,12 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..rules import RulesError
+from .errors import CommandError
 
 DEPLOY_CONSTRAINTS = Path(__file__).resolve().parents[2] / "deploy" / "constraints.txt"
 
 
-class FleetError(RulesError):
+class FleetError(CommandError):
     """A fleet command cannot do what it was asked (a refused kiosk.toml, a bad bundle)."""
 
 

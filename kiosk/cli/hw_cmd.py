@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..rules import RulesError, replay
+from .errors import CommandError
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -47,7 +47,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     slip.set_defaults(run=run_slip)
 
 
-class HardwareError(RulesError):
+class HardwareError(CommandError):
     """A hardware configuration is refused."""
 
 
@@ -80,6 +80,7 @@ def run_check(args: argparse.Namespace) -> int:
 
 def run_slip(args: argparse.Namespace) -> int:
     from ..hw.slip import as_escpos, as_text, slip_lines
+    from ..rules import replay
     from .table_cmd import open_match
 
     state, _ = open_match(args)

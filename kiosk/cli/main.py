@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..i18n import DEFAULT_LANG, LANGS
-from ..rules import RulesError, Rulesets
-from . import demo_cmd, fleet_cmd, hw_cmd, replay_cmd, rules_cmd, scorer_cmd, table_cmd, ui_cmd
 
+if TYPE_CHECKING:
+    from ..rules import Rulesets
+
+# The module that adds each command, in the order `kiosk --help` lists them. A run builds only
+# the parser of the command it was given (every one for --help or a mistake): a start pays for
+# one command's arguments and imports, not for all of them.
+COMMANDS = {"rules": "rules_cmd", "replay": "replay_cmd", "journal": "table_cmd",
+            "simulate": "table_cmd", "pair": "table_cmd", "hw": "hw_cmd", "slip": "hw_cmd",
+            "table": "ui_cmd", "scorer": "scorer_cmd", "demo": "demo_cmd", "fleet": "fleet_cmd"}
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
 EXIT_USAGE = 2
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of `command`'s module (with its sibling commands), or of every command."""
     parser = argparse.ArgumentParser(
         prog="kiosk", description="80分 tournament table kiosk and scorer")
     parser.add_argument(
@@ -23,15 +33,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"add the house rulesets (*.toml) in DIR; may be repeated; also read from "
              f"${RULES_DIR_ENV} (directories separated by '{os.pathsep}')")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    rules_cmd.add_parser(commands, add_lang)
-    replay_cmd.add_parser(commands, add_lang)
-    table_cmd.add_parsers(commands, add_lang)
-    hw_cmd.add_parsers(commands, add_lang)
-    ui_cmd.add_parsers(commands, add_lang)
-    scorer_cmd.add_parsers(commands, add_lang)
-    demo_cmd.add_parsers(commands, add_lang)
-    fleet_cmd.add_parsers(commands, add_lang)
+    modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
+    for module in modules:
+        importlib.import_module(f".{module}", __package__).add_parsers(commands, add_lang)
     return parser
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command word of `argv`, past the options that come before it."""
+    words = iter(argv)
+    for word in words:
+        if word == "--rules-dir":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def add_lang(parser: argparse.ArgumentParser) -> None:
@@ -41,12 +57,15 @@ def add_lang(parser: argparse.ArgumentParser) -> None:
 
 def load_rulesets(args: argparse.Namespace) -> Rulesets:
     """Built-in rulesets plus the house rulesets of --rules-dir and $KIOSK_RULES_DIR."""
+    from ..rules import Rulesets
+
     from_env = [d for d in os.environ.get(RULES_DIR_ENV, "").split(os.pathsep) if d]
     return Rulesets.load([*from_env, *args.rules_dir])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(command_of(argv)).parse_args(argv)
     try:
         return int(args.run(args))
     except BrokenPipeError:  # e.g. `kiosk replay … | head`
@@ -60,11 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
-    # Imported here, not at the top: `kiosk replay` and `kiosk rules` need no SQLite start-up.
+    # Imported here, not at the top: `kiosk --help` needs no rules core, `kiosk replay` and
+    # `kiosk rules` no SQLite.
+    from ..rules import RulesError
     from ..table.journal import JournalError
     from ..table.state import SessionError
+    from .errors import CommandError
 
-    return RulesError, SessionError, JournalError
+    return RulesError, SessionError, JournalError, CommandError
 
 
 if __name__ == "__main__":

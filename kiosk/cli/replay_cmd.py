@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import explain
-from ..rules import RecordError, RulesError, replay
-from ..sheet import score_sheet
 
 
-def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     parser = commands.add_parser("replay", help="recompute a match record (RULES.md §9)")
     parser.add_argument("file", help="the record, a JSON file, or - for standard input")
     parser.add_argument("--format", choices=("json", "sheet"), default="json",
@@ -28,6 +26,8 @@ def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None
 def read_record(name: str) -> Any:
     """The parsed record in file `name` (- for stdin). Raises RecordError when it cannot be read
     or is not JSON."""
+    from ..rules import RecordError
+
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
@@ -45,6 +45,7 @@ def read_record(name: str) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..rules import RecordError, RulesError, replay
     from .main import EXIT_USAGE, load_rulesets
 
     try:
@@ -64,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         error = exc
     record_ok = error is None or error.where != "record"  # a sheet needs a readable record
     if args.format == "sheet" and record_ok:
+        from ..sheet import score_sheet
+
         ruleset = rulesets[record["ruleset"]]
         print(score_sheet(record, ruleset, lines, args.lang,
                           explain(error, args.lang) if error else None), end="")

@@ -9,11 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..i18n import explain
-from ..rules import RulesError
-from ..ruleset_text import list_rulesets, show_ruleset
 
 
-def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     rules = commands.add_parser("rules", help="list and show the rulesets")
     sub = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
     listing = sub.add_parser("list", help="list the rulesets, built-in and house")
@@ -26,6 +24,8 @@ def add_parser(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None
 
 
 def run_list(args: argparse.Namespace) -> int:
+    from ..rules import RulesError
+    from ..ruleset_text import list_rulesets
     from .main import EXIT_USAGE, load_rulesets
 
     try:
@@ -38,6 +38,8 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..rules import RulesError
+    from ..ruleset_text import show_ruleset
     from .main import EXIT_USAGE, load_rulesets
 
     try:

@@ -9,11 +9,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..rules import RecordError, RulesError, replay
-from ..sheet import score_sheet
+from .errors import CommandError
 
 
-class TableError(RulesError):
+class TableError(CommandError):
     """A table command cannot run (no journal, no such round)."""
 
 
@@ -87,6 +86,9 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..rules import RecordError, replay
+    from ..sheet import score_sheet
+
     state, events = open_match(args)
     for event in events:
         at = datetime.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S")

@@ -5,17 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..rules import RulesError
+from .errors import CommandError
 
 EXIT_NO_GPIO = 3  # the unit's journal shows why; systemd starts it again (Restart=always)
 
 
-class TableUIError(RulesError):
+class TableUIError(CommandError):
     """The kiosk cannot start (a bad size, no font)."""
 
 
@@ -58,6 +57,8 @@ def run_table(args: argparse.Namespace) -> int:
         Config.set("graphics", "height", str(size[1]))
     elif os.path.exists("/dev/gpiochip0") and not os.environ.get("DISPLAY"):
         Config.set("graphics", "fullscreen", "auto")
+    import tempfile
+
     from ..hw.door import Door
     from ..hw.panel import GpioError, Panel, default_pin_factory
     from ..hw.pinmap import PinMapError, load_pinmap

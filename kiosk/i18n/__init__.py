@@ -13,12 +13,19 @@ reaches a screen, a page or a terminal.
 from __future__ import annotations
 
 import functools
-import tomllib
 from collections.abc import Callable, Mapping
-from importlib import resources
 from typing import Any
 
 LANGS = ("zh-Hans", "zh-Hant", "en")
+
+
+def __getattr__(name: str) -> Any:
+    """`resources` (importlib's) is imported when first used: `kiosk --help` needs none."""
+    if name == "resources":
+        from importlib import resources
+
+        return resources
+    raise AttributeError(name)
 DEFAULT_LANG = "zh-Hans"
 
 
@@ -26,6 +33,9 @@ DEFAULT_LANG = "zh-Hans"
 def catalog(lang: str) -> Mapping[str, str]:
     """All messages of `lang`. Raises ValueError for a language the product does not speak, or
     for a key defined in two of its files."""
+    import tomllib  # here: a command's --help needs the languages' names only
+    from importlib import resources
+
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; allowed: {', '.join(LANGS)}")
     messages: dict[str, str] = {}

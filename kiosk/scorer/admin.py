@@ -29,6 +29,7 @@ from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, ref
 from .roster import RosterError
 from .store import StoreError
 from .templating import render, words
+from .worker import prepare_pairing
 
 COOKIE = "kiosk_admin"
 LANG_COOKIE = "kiosk_lang"
@@ -359,7 +360,8 @@ def routes(director: Director) -> list[Route]:
         table = _int(form, "table", "admin.label.table")
         return "admin.note.kiosk_swapped", {"table": table, "code": director.swap(table, by=who)}
 
-    def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+    async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
         made = director.make_draft(by=who)
         return "admin.note.drafted", {"round": made.round}
 
@@ -384,7 +386,8 @@ def routes(director: Director) -> list[Route]:
         director.swap_sides(table, by=who)
         return "admin.note.swapped_sides", {"table": table}
 
-    def publish(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+    async def publish(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        await prepare_pairing(director)  # (publishing without a draft drafts it first)
         return "admin.note.published", {"round": director.publish(_confirmed(form), by=who)}
 
     def undo(form: FormData, who: str) -> tuple[str, dict[str, Any]]:

@@ -8,9 +8,10 @@ the event and its teams (teams.py), rounds and pairings (rounds.py), results and
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,10 @@ def refuse(key: str, **params: Any) -> AdminError:
 class NeedsConfirmation(AdminError):
     """The operation changes what cannot simply be changed back, or overrides a warning: the
     message says what will happen, and the caller asks again with `confirm=True`."""
+
+
+class PairingPending(AdminError):
+    """The pairing is being computed in the server's worker; asked again when it is done."""
 
 
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
@@ -72,10 +77,45 @@ class DirectorBase:
     def __init__(self, store: Store, rulesets: Rulesets,
                  clock: Callable[[], float] = time.time) -> None:
         self.store, self.rulesets, self.clock = store, rulesets, clock
+        self._memo: dict[Any, Any] = {}
+        self._memo_at: tuple[int, int] | None = None
+        self._pinned: tuple[int, int] | None = None
+
+    # -- reads, remembered until the store changes -----------------------------------------
+
+    def version(self) -> tuple[int, int]:
+        """Moves with every commit of another connection and every row this one writes."""
+        if self._pinned is not None:
+            return self._pinned
+        return self.store.version(), self.store.db.conn.total_changes
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Many reads as of one moment: the store's version is looked at once (a snapshot of
+        the hall reads hundreds of things). Nothing may be written meanwhile."""
+        outer = self._pinned
+        self._pinned = self.version()
+        try:
+            yield
+        finally:
+            self._pinned = outer
+
+    def _cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered until the store's version moves."""
+        version = self.version()
+        if version != self._memo_at:
+            self._memo.clear()
+            self._memo_at = version
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
 
     # -- the event --------------------------------------------------------------------------
 
     def event(self) -> EventInfo | None:
+        return self._cached("event", self._read_event)  # type: ignore[no-any-return]
+
+    def _read_event(self) -> EventInfo | None:
         row = self.store.db.execute(
             "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status "
             "FROM event WHERE id = 1").fetchone()
@@ -100,7 +140,8 @@ class DirectorBase:
     # -- names ------------------------------------------------------------------------------
 
     def team_names(self) -> dict[str, str]:
-        return {i: n for i, n in self.store.db.execute("SELECT id, name FROM teams")}
+        return dict(self._cached("team names", lambda: dict(
+            self.store.db.execute("SELECT id, name FROM teams"))))
 
     def label(self, team: str) -> str:
         """A team as a person reads it: its name, with its id beside it."""

@@ -22,20 +22,32 @@ from collections.abc import Callable
 from ..rules import Rulesets
 from .access import Access, HallTables, password_matches
 from .base import AdminError, EventInfo, NeedsConfirmation, refuse
-from .results import RULING_KINDS, ResultsAndRulings, Ruling, _TableFold
+from .folds import Folds
+from .results import CHECKPOINT_NAME, RULING_KINDS, ResultsAndRulings, Ruling
 from .rounds import Draft, RoundsAndPairings
 from .store import Store
 from .teams import EventAndTeams, ImportReport, TeamRow
+from .tournament import Pairing, Result, Team, swiss_pairing
 
 ONLINE_WITHIN = 15.0  # seconds since a table's last request for its link to count as up
 
-__all__ = ["ONLINE_WITHIN", "RULING_KINDS", "AdminError", "Director", "Draft", "EventInfo",
-           "ImportReport", "NeedsConfirmation", "Ruling", "TeamRow", "password_matches",
-           "refuse"]
+__all__ = ["CHECKPOINT_NAME", "ONLINE_WITHIN", "RULING_KINDS", "AdminError", "Director", "Draft",
+           "EventInfo", "ImportReport", "NeedsConfirmation", "Ruling", "TeamRow",
+           "password_matches", "refuse"]
+
+
+#: Pairs a Swiss round: (teams, results, round, seed) -> Pairing. The server's pairs in a worker
+#: process (`worker.BackgroundPairer`) and the console waits for it off the event loop.
+Pairer = Callable[[list[Team], list[Result], int, int], Pairing]
 
 
 class Director(Access, HallTables, EventAndTeams, RoundsAndPairings, ResultsAndRulings):
     def __init__(self, store: Store, rulesets: Rulesets,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, pairer: Pairer = swiss_pairing
+                 ) -> None:
         super().__init__(store, rulesets, clock)
-        self._folds: dict[int, _TableFold] = {}
+        self.pairer = pairer
+        self.folds = Folds(rulesets)
+        self._folded_at = None
+        self._results = {}
+        self._standings = None

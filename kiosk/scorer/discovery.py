@@ -14,13 +14,17 @@ import ipaddress
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from zeroconf import IPVersion, ServiceInfo, Zeroconf
+if TYPE_CHECKING:  # zeroconf is imported only where mDNS is used (not with --no-mdns)
+    from zeroconf import ServiceInfo, Zeroconf
 
 from ..wire import SERVICE
 
 
 def _zeroconf(address: str | None) -> Zeroconf:
+    from zeroconf import IPVersion, Zeroconf
+
     if address in (None, "", "0.0.0.0"):
         return Zeroconf(ip_version=IPVersion.V4Only)
     return Zeroconf(interfaces=[address], ip_version=IPVersion.V4Only)
@@ -29,6 +33,8 @@ def _zeroconf(address: str | None) -> Zeroconf:
 @contextmanager
 def announce(address: str, port: int, name: str = "scorer") -> Iterator[ServiceInfo]:
     """Announce a scorer listening on `address`:`port` for as long as the block runs."""
+    from zeroconf import ServiceInfo
+
     zc = _zeroconf(address)
     info = ServiceInfo(SERVICE, f"{name}.{SERVICE}", port=port,
                        addresses=[socket.inet_aton(address)], properties={"path": "/"},

@@ -1,7 +1,8 @@
 """What the hall's screens show: one JSON snapshot of the event, built from the director.
 
 The same snapshot serves `GET /api/hall`, the server-sent events of the hall page, and (its
-parts) `GET /api/standings` and `GET /api/tables` for other software.
+parts) `GET /api/standings` and `GET /api/tables` for other software. A phone follows one
+team: `team_views` cuts each team's part out of the snapshot.
 """
 
 from __future__ import annotations
@@ -16,12 +17,34 @@ LATE_AFTER = 300.0  # seconds past the round's match time before a table counts 
 
 
 def snapshot(director: Director, address: str) -> dict[str, Any]:
+    return snapshot_and_keys(director, address)[0]
+
+
+def snapshot_and_keys(director: Director, address: str
+                      ) -> tuple[dict[str, Any], dict[int, Any]]:
+    """The snapshot, and by table what identifies its row's content apart from the passing
+    time (the match clock counting down, the last contact moving on): a row is sent again to
+    the hall's screens only when that changes."""
+    with director.reading():
+        rows, anchors = _rows(director)
+        out = _snapshot(director, address, rows)
+    keys = {}
+    for row, anchor in zip(out["tables"], anchors, strict=True):
+        link = row["link"]
+        keys[row["table"]] = (anchor, link["state"], link["behind"],
+                              link["last_seen"] if link["state"] == "offline" else None,
+                              *(v for k, v in row.items() if k not in ("time_left", "link")))
+    return out, keys
+
+
+def _snapshot(director: Director, address: str, rows: list[dict[str, Any]]
+              ) -> dict[str, Any]:
     now = director.clock()
     event = director.event()
     round_no = director.current_round()
     out: dict[str, Any] = {"generated": now, "address": address, "event": None,
                            "round_clock": None, "muted": director.muted(), "standings": [],
-                           "tables": tables(director), "pairings_round": None, "pairings": []}
+                           "tables": rows, "pairings_round": None, "pairings": []}
     if event is None:
         return out
     ruleset = director.ruleset()
@@ -46,6 +69,13 @@ def standings(director: Director) -> list[dict[str, Any]]:
 
 def tables(director: Director) -> list[dict[str, Any]]:
     """Every table's live state in the current round."""
+    with director.reading():
+        return _rows(director)[0]
+
+
+def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Every table's row, and its match clock as of the table's last event (see
+    `_clock_anchor`)."""
     now, round_no = director.clock(), director.current_round()
     names = {t.id: t.name for t in director.teams()}
     links = director.store.links()
@@ -57,10 +87,11 @@ def tables(director: Director) -> list[dict[str, Any]]:
     event = director.event()
     start = director.round_start(round_no) if round_no else None
     minutes = event.match_minutes if event else None
-    out = []
+    out, anchors = [], []
     for table in range(1, director.table_count() + 1):
         ns, ew = assigned.get(table, ("", ""))
         state = director.match_state(table, round_no) if table in assigned else None
+        anchors.append(_clock_anchor(state) if state is not None else None)
         row: dict[str, Any] = {
             "table": table, "round": round_no if table in assigned else None,
             "ns": ns, "ew": ew, "hand": None, "levels": None,
@@ -77,7 +108,18 @@ def tables(director: Director) -> list[dict[str, Any]]:
         if table in assigned and not over and start is not None and minutes:
             row["late"] = now > start + minutes * 60 + LATE_AFTER
         out.append(row)
-    return out
+    return out, anchors
+
+
+def _clock_anchor(state: MatchState) -> tuple[float, float, bool] | None:
+    """The match clock as of the table's last event: the time left then, when, and whether it
+    runs (the time left now follows from these and the time)."""
+    clock = state.match_clock
+    if clock is None:
+        return None
+    last = state.last_event
+    return (clock.limit - clock.elapsed_at(state.last_mono), last.wall if last else 0.0,
+            clock.running and not state.paused and state.phase != "over")
 
 
 # -- what the head referee's console adds (issue 12) ------------------------------------------
@@ -98,7 +140,8 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
     if upcoming:
         out["pairings_round"] = upcoming[0]
         out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
-                            "ew": " · ".join(names[x] for x in b)} for n, a, b in upcoming[1]]
+                            "ew": " · ".join(names[x] for x in b),
+                            "ns_ids": list(a), "ew_ids": list(b)} for n, a, b in upcoming[1]]
     if round_no:
         points = director.bye_points()
         out["byes"] = [{"team": t, "name": names.get(t, t), "points": points}
@@ -144,3 +187,65 @@ def _link(paired: bool, link: tuple[float, int] | None, now: float) -> dict[str,
     seen, behind = link
     state = "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
     return {"state": state, "behind": behind, "last_seen": seen}
+
+
+# -- the phones' view of one team ----------------------------------------------------------------
+
+
+def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
+    """What a player's phone shows, by team id (a player's, in an individual event): the
+    team's standing, its table now, its next pairing and its matches so far. Built from a
+    snapshot of the hall and the director's results."""
+    with director.reading():
+        return _team_views(snap, director)
+
+
+def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
+    head = {"event": snap["event"], "round_clock": snap["round_clock"], "muted": snap["muted"],
+            "pairings_round": snap["pairings_round"]}
+    rows = {row["table"]: row for row in snap["tables"]}
+    standing = {row["team"]: row for row in snap["standings"]}
+    teams = director.teams()
+    names = {t.id: t.name for t in teams}
+    round_no = director.current_round()
+    places: dict[tuple[str, int], tuple[int, str]] = {}  # (team, round) -> (table, side)
+    for r in range(1, round_no + 1):
+        for table, ns, ew in director.assignments(r):
+            for team, side in ((ns, "NS"), (ew, "EW")):
+                places[(team, r)] = (table, side)
+        for table, seats in director.seats(r).items():
+            for letter, player in seats.items():
+                places[(player, r)] = (table, letter)
+    upcoming: dict[str, dict[str, Any]] = {}
+    for pairing in snap["pairings"]:
+        for side, mine, theirs in (("NS", "ns_ids", "ew"), ("EW", "ew_ids", "ns")):
+            for team in pairing.get(mine, []):
+                upcoming[team] = {"round": snap["pairings_round"], "table": pairing["table"],
+                                  "side": side, "opponent": pairing[theirs]}
+    history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
+    for result in director.results():
+        for team, other in ((result.a, result.b), (result.b, result.a)):
+            if team is None or team not in history:
+                continue
+            table, side = places.get((team, result.round), (None, None))
+            history[team].append({
+                "round": result.round, "table": table, "side": side,
+                "opponent": names.get(other, "") if other else None,
+                "won": result.winner == team if result.winner else None,
+                "points": result.points.get(team, 0), "net": result.net.get(team, 0)})
+    out = {}
+    for team in teams:
+        table, side = places.get((team.id, round_no), (None, None))
+        out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit},
+                        "standing": standing.get(team.id), "side": side,
+                        "table": rows.get(table) if table is not None else None,
+                        "next": upcoming.get(team.id),
+                        "history": sorted(history[team.id], key=lambda h: h["round"])}
+    return out
+
+
+def team_list(director: Director) -> dict[str, Any]:
+    """The event's name and every team's id, name and unit, for the phones' search."""
+    event = director.event()
+    return {"event": event.name if event else None,
+            "teams": [{"id": t.id, "name": t.name, "unit": t.unit} for t in director.teams()]}

@@ -6,30 +6,20 @@ until it is reopened, with a reason)."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..rules import Ruleset
-from ..table.journal import Event
 from ..table.state import MatchState
 from . import formats
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
+from .folds import Folds, TableFold
 from .tournament import Result, Standing, standings
 
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
+CHECKPOINT_NAME = "folds.sqlite"
 MAX_REASON = 200
-
-
-@dataclass
-class _TableFold:
-    """A table's matches folded so far: events up to `seq` applied. A match the rules core
-    cannot fold (another copy of the ruleset, a practice's broken journal) is not scored: its
-    events are kept, and `errors` says why."""
-
-    seq: int = 0
-    matches: dict[str, MatchState] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # by the journal's match name
-    version: int = -1  # the store's version when last brought up to date
 
 
 @dataclass(frozen=True)
@@ -52,41 +42,37 @@ class Ruling:
 
 
 class ResultsAndRulings(DirectorBase):
-    _folds: dict[int, _TableFold]
+    folds: Folds
+    _folded_at: tuple[int, int] | None
+    _results: dict[tuple[int, int], tuple[Any, Result | None]]
+    _standings: tuple[list[Any], list[Standing]] | None
 
     # -- what the events say ----------------------------------------------------------------
 
-    def fold(self, table: int) -> _TableFold:
+    def fold(self, table: int) -> TableFold:
         """The table's matches, folded from its events (only the new ones since last time)."""
-        fold = self._folds.setdefault(table, _TableFold())
-        version = self.store.version()
-        if fold.version == version:  # nothing committed since
-            return fold
-        fold.version = version
-        for e in self.store.events(table, fold.seq, self.store.high_water(table)):
-            event = Event(e["seq"], e["device"], e["match"], e["kind"], e["data"], e["mono"],
-                          e["wall"], e["actor"])
-            fold.seq = event.seq
-            if not event.match or event.match in fold.errors:
-                continue
-            try:
-                fold.matches.setdefault(event.match, MatchState(self.rulesets)).apply(event)
-            except Exception as exc:  # the rules core cannot fold this match
-                fold.errors[event.match] = f"event {event.seq} ({event.kind}): {exc}"
-                fold.matches.pop(event.match, None)
-        return fold
+        version = self.version()
+        if version != self._folded_at:  # something was committed since
+            if self._folded_at is None:  # the first look: resume from the checkpoint
+                self.folds.load(self.checkpoint_path, self.store.db.conn)
+            self._folded_at = version
+            self.folds.update(self.store.db.conn)
+        return self.folds.table(table)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        """The folds' checkpoint (a cache the server writes beside the store)."""
+        return self.store.path.with_name(CHECKPOINT_NAME)
 
     def match_state(self, table: int, round_no: int) -> MatchState | None:
         """The table's match for this event's round `round_no` (by its setup, not by the
         journal's name for it: a kiosk may have played a practice match called "1")."""
+        found = self._match(table, round_no)
+        return found[1] if found else None
+
+    def _match(self, table: int, round_no: int) -> tuple[str, MatchState] | None:
         event = self.event()
-        found = None
-        for state in self.fold(table).matches.values():
-            setup = state.setup
-            if event and setup.get("event") == event.name and \
-                    setup.get("round") == str(round_no) and setup.get("table") == table:
-                found = state
-        return found
+        return self.fold(table).find(event.name, round_no, table) if event else None
 
     def problems(self, table: int) -> list[str]:
         """Why some of the table's matches are not scored, for the kiosk and the hall."""
@@ -95,22 +81,35 @@ class ResultsAndRulings(DirectorBase):
     # -- results ----------------------------------------------------------------------------
 
     def _round_results(self, round_no: int) -> dict[int, Result | None]:
+        """Each table's result in `round_no`, kept per table until its match, ruling or
+        assignment changes (a big event's earlier rounds are not recomputed)."""
         frozen = self._frozen()
         if frozen is not None:
             return {t: r for (rnd, t), r in frozen.items() if rnd == round_no}
         ruleset = self.ruleset()
-        rulings = {(r.round, r.table): r for r in self.rulings()}
+        rulings = self._cached("rulings by match", lambda: {
+            (r.round, r.table): r for r in self.rulings()})
         out: dict[int, Result | None] = {}
         for table, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
-            state = self.match_state(table, round_no)
-            out[table] = _result(ruleset, round_no, ns, ew, state,
-                                 rulings.get((round_no, table)))
+            found = self._match(table, round_no)
+            ruling = rulings.get((round_no, table))
+            revision = (found[0], self.fold(table).revisions.get(found[0])) if found else None
+            key = (ns, ew, revision, ruling, ruleset.sha256)
+            cached = self._results.get((round_no, table))
+            if cached is None or cached[0] != key:
+                state = found[1] if found else None
+                cached = self._results[(round_no, table)] = (
+                    key, _result(ruleset, round_no, ns, ew, state, ruling))
+            out[table] = cached[1]
         return out
 
     def results(self) -> list[Result]:
         """Every finished match, bye and missed round of a late entry, recomputed from the
         events and the rulings (team events; an individual event's results are its groups'
         totals). Frozen while the event is closed."""
+        return list(self._cached("results", self._read_results))
+
+    def _read_results(self) -> list[Result]:
         event = self.event()
         if event is None or event.format == "individual-groups":
             return []
@@ -137,7 +136,12 @@ class ResultsAndRulings(DirectorBase):
             return formats.groups_knockout_standings(
                 self.teams(), self.ruleset().event.groups or 1, event.seed,  # type: ignore
                 self.results(), self.stages())  # type: ignore[attr-defined]
-        return standings(self.teams(), self.results(), self.tie_breaks())  # type: ignore
+        results, teams = self.results(), self.teams()  # type: ignore[attr-defined]
+        tie_breaks = self.tie_breaks()
+        key = [*results, *teams, tie_breaks]  # results are kept per match: mostly the same
+        if self._standings is None or self._standings[0] != key:
+            self._standings = (key, standings(teams, results, tie_breaks))
+        return list(self._standings[1])
 
     def tie_breaks(self) -> tuple[str, ...]:
         return ("net", "opponents", "head-to-head") \
@@ -231,6 +235,9 @@ class ResultsAndRulings(DirectorBase):
 
     def rulings(self, removed: bool = False) -> list[Ruling]:
         """The rulings in force (with `removed`, the removed ones too), oldest first."""
+        return list(self._cached(("rulings", removed), lambda: self._read_rulings(removed)))
+
+    def _read_rulings(self, removed: bool) -> list[Ruling]:
         rows = self.store.db.execute(
             "SELECT id, round, table_number, kind, loser, data, reason, at, coalesce(by, ''), "
             "removed_at, coalesce(removed_by, ''), coalesce(removed_reason, '') FROM rulings "
@@ -290,6 +297,9 @@ class ResultsAndRulings(DirectorBase):
         return json.dumps(rounds, ensure_ascii=False)
 
     def _frozen(self) -> dict[tuple[int, int], Result | None] | None:
+        return self._cached("frozen", self._read_frozen)  # type: ignore[no-any-return]
+
+    def _read_frozen(self) -> dict[tuple[int, int], Result | None] | None:
         text = self.store.setting("frozen")
         if text is None:
             return None

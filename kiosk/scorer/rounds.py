@@ -4,8 +4,9 @@ no result yet, the round's start, and the hall's round clock (pause, extend, sto
 
 A round's life: draft (private, editable) → published (the hall shows it; printed for the
 wall) → started (the kiosks set up and start their clocks together) → over (every table has
-a result or a ruling). The pairing itself is `tournament.swiss_pairing` (or the groups'
-schedules): one function, so its inside can change; the side balance is a pass after it.
+a result or a ruling). The pairing itself is `tournament.swiss_pairing` (the Director's
+`pairer`: in the server, a worker process) or the groups' schedules: one function, so its
+inside can change; the side balance is a pass after it.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from . import formats
-from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
+from .base import SWISS_FORMATS, DirectorBase, PairingPending, confirm_first, refuse
 from .formats import RoundPlan
-from .tournament import swiss_pairing
 
 MAX_EXTEND_MINUTES = 120
 
@@ -57,6 +57,7 @@ class Draft:
 
 
 class RoundsAndPairings(DirectorBase):
+    pairer: Any  # see director.Pairer
     # Checks a round must pass before its clocks start (each raises AdminError: the hall's
     # clocks, kiosk/scorer/fleet.py's guard_round_start), and the scorer's clock it watches.
     round_checks: tuple[Callable[[], None], ...] = ()
@@ -66,17 +67,18 @@ class RoundsAndPairings(DirectorBase):
 
     def current_round(self) -> int:
         """The last published round (0: none yet)."""
-        row = self.store.db.execute("SELECT max(number) FROM rounds").fetchone()
+        row = self._cached("round", lambda: self.store.db.execute(
+            "SELECT max(number) FROM rounds").fetchone())
         return int(row[0] or 0)
 
     def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
-        return list(self.store.db.execute(
+        return list(self._cached(("assignments", round_no), lambda: list(self.store.db.execute(
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? AND seats IS NULL "
-            "ORDER BY table_number", [round_no]))
+            "ORDER BY table_number", [round_no]))))
 
     def byes(self, round_no: int) -> list[str]:
-        return [t for (t,) in self.store.db.execute(
-            "SELECT team FROM byes WHERE round = ? ORDER BY rowid", [round_no])]
+        return list(self._cached(("byes", round_no), lambda: [t for (t,) in self.store.db.execute(
+            "SELECT team FROM byes WHERE round = ? ORDER BY rowid", [round_no])]))
 
     def stages(self) -> list[str]:
         """The stage of each round published so far, in order."""
@@ -84,8 +86,8 @@ class RoundsAndPairings(DirectorBase):
             "SELECT stage FROM rounds ORDER BY number")]
 
     def round_start(self, round_no: int) -> float | None:
-        row = self.store.db.execute("SELECT start_at FROM rounds WHERE number = ?",
-                                    [round_no]).fetchone()
+        row = self._cached(("start", round_no), lambda: self.store.db.execute(
+            "SELECT start_at FROM rounds WHERE number = ?", [round_no]).fetchone())
         return float(row[0]) if row and row[0] is not None else None
 
     def round_note(self, round_no: int) -> str:
@@ -95,9 +97,10 @@ class RoundsAndPairings(DirectorBase):
 
     def seats(self, round_no: int) -> dict[int, dict[str, str]]:
         """Individual events: each table's players by drawn seat letter."""
-        return {t: json.loads(seats) for t, seats in self.store.db.execute(
-            "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT NULL "
-            "ORDER BY table_number", [round_no])}
+        return dict(self._cached(("seats", round_no), lambda: {
+            t: json.loads(seats) for t, seats in self.store.db.execute(
+                "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT "
+                "NULL ORDER BY table_number", [round_no])}))
 
     def group_totals(self, round_no: int) -> list[dict[str, int]] | None:
         """Individual events: each table's {player: big-point total} once every table of the
@@ -137,8 +140,10 @@ class RoundsAndPairings(DirectorBase):
 
     # -- the next round's plan --------------------------------------------------------------
 
-    def _next_round(self) -> tuple[int, RoundPlan]:
-        """The next round's number and plan. Raises AdminError when there is none yet."""
+    def _next_round(self, ahead: bool = False) -> tuple[int, RoundPlan]:
+        """The next round's number and plan. Raises AdminError when there is none yet. `ahead`:
+        the server's pairing worker is only asked to compute it (`worker.pair_ahead`), and
+        PairingPending is raised until it has."""
         event = self._open_event()
         current = self.current_round()
         round_no = current + 1
@@ -155,8 +160,11 @@ class RoundsAndPairings(DirectorBase):
         if event.format in SWISS_FORMATS:
             if len(teams) < 2:
                 raise refuse("admin.error.two_teams")
-            results = self.results()  # type: ignore[attr-defined]
-            pairing = swiss_pairing(teams, results, round_no, event.seed)
+            args = (teams, self.results(), round_no, event.seed)  # type: ignore[attr-defined]
+            ready = getattr(self.pairer, "ready", None)  # the server's worker: at once
+            pairing = ready(*args) if ahead and ready else self.pairer(*args)
+            if pairing is None:
+                raise PairingPending()
             note = "rematches" if pairing.rematches else ""
             pairs = self._balance_sides(pairing.pairs)
             plan = RoundPlan(pairs, (pairing.bye,) if pairing.bye else (), "swiss", note,

@@ -1,10 +1,10 @@
 """Tournament formats, recomputed from match results (RULES.md §8 and §6).
 
 - xiamen-2015: Swiss. Round 1 by a seeded random draw (teams of one unit kept apart); later
-  rounds strong against strong by a maximum-weight matching over the whole field (networkx)
-  that prefers, in this order, no rematch, teams of different units (单位), and the closest
-  standings. If no rematch-free pairing
-  exists, the fewest rematches are allowed and the pairing says so. With an odd field the lowest
+  rounds strong against strong by the cheapest perfect matching of the field (`pairing`:
+  compiled, on a sparse graph proved optimal) that prefers, in this order, no rematch, teams of
+  different units (单位), and the closest standings. If no rematch-free pairing exists, the
+  fewest rematches are allowed and the pairing says so. With an odd field the lowest
   team that has not had a bye gets it.
 - chaodipi-2011: round-robin groups (1 point a win), a playoff flagged for a tie, group winners
   into a knockout with places 1, 2, 3= and 4=.
@@ -18,14 +18,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import networkx as nx
-
 # A bye is recorded as a Result with b None; it scores as the event says (usually a win's big
 # points and no net levels, the Swiss custom).
-# Matching costs: each tier outweighs everything below it (a field is at most a few hundred).
-REMATCH_COST = 10**12
-SAME_UNIT_COST = 10**7
-BASE_WEIGHT = 10**15
 
 
 @dataclass(frozen=True)
@@ -138,31 +132,17 @@ def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: in
         order = [s.team for s in standings(teams, results)]
     bye = None
     if len(order) % 2:
-        bye = next(t for t in reversed(order) if t not in had_bye)
+        # The lowest team without a bye; when every team has had one, the lowest team.
+        bye = next((t for t in reversed(order) if t not in had_bye), order[-1])
         order.remove(bye)
+    from .pairing import cheapest  # numpy and rustworkx: only where a round is paired
+
     # Round 1: the drawn order stands for the standings, so the draw too keeps units apart.
     played = {frozenset((r.a, r.b)) for r in results if r.b is not None}
-    unit = {t.id: t.unit for t in teams}
-    place = {team: i for i, team in enumerate(order)}
-    for allow_rematch in (False, True):
-        graph = nx.Graph()
-        graph.add_nodes_from(order)
-        for i, a in enumerate(order):
-            for b in order[i + 1:]:
-                rematch = frozenset((a, b)) in played
-                if rematch and not allow_rematch:
-                    continue
-                cost = (place[a] - place[b]) ** 2
-                cost += SAME_UNIT_COST if unit[a] and unit[a] == unit[b] else 0
-                cost += REMATCH_COST if rematch else 0
-                graph.add_edge(a, b, weight=BASE_WEIGHT - cost)
-        matching = nx.max_weight_matching(graph, maxcardinality=True)
-        if 2 * len(matching) == len(order):
-            pairs = sorted((tuple(sorted(p, key=place.__getitem__)) for p in matching),
-                           key=lambda p: place[p[0]])
-            rematches = sum(frozenset(p) in played for p in pairs)
-            return Pairing(tuple((a, b) for a, b in pairs), bye, rematches)
-    raise ValueError("no pairing exists")  # pragma: no cover - a complete graph always pairs
+    matching = cheapest(order, played, {t.id: t.unit for t in teams})
+    pairs = tuple((order[i], order[j]) for i, j in matching.pairs)
+    rematches = sum(frozenset(p) in played for p in pairs)
+    return Pairing(pairs, bye, rematches)
 
 
 def round_robin(members: Sequence[str]) -> list[list[tuple[str, str | None]]]:

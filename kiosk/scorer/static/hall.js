@@ -497,7 +497,7 @@
       const data = await response.json();
       // A snapshot from the stream, or a later fetch, that came while this one was on its
       // way is newer.
-      if (snapshotsSeen === seen && id > fetchApplied) {
+      if (snapshotsSeen === seen && id > fetchApplied && !older(data)) {
         fetchApplied = id;
         apply(data);
       }
@@ -509,10 +509,31 @@
     }
   }
 
+  // A snapshot older than the one on screen (both numbered by the feed).
+  function older(data) {
+    return Boolean(snap && data && typeof snap.serial === 'number' &&
+                   typeof data.serial === 'number' && data.serial < snap.serial);
+  }
+
+  // A patch from the stream: merged into the snapshot on screen (feed.js); when one is
+  // missing, the whole snapshot is fetched again.
+  function applyPatch(data) {
+    const merged = window.HallFeed ? window.HallFeed.merge(snap, data) : null;
+    if (merged === null) {
+      fetchSnapshot();
+      return;
+    }
+    snapshotsSeen += 1;
+    if (merged !== snap) apply(merged);
+    gotData();
+  }
+
   function connect() {
     clearTimeout(reconnectTimer);
     if (source) source.close();
-    const es = new EventSource(STREAM_URL);
+    // The stream starts from the snapshot on screen: only what changed since comes first.
+    const since = snap && typeof snap.serial === 'number' ? `?since=${snap.serial}` : '';
+    const es = new EventSource(STREAM_URL + since);
     source = es;
     es.onopen = () => {
       if (source !== es) return;
@@ -529,6 +550,12 @@
       snapshotsSeen += 1;
       apply(data);
       gotData();
+    });
+    es.addEventListener('patch', (e) => {
+      if (source !== es) return;
+      let data;
+      try { data = JSON.parse(e.data); } catch (err) { return; }
+      applyPatch(data);
     });
     es.addEventListener('ping', (e) => {
       if (source !== es) return;
@@ -597,11 +624,9 @@
     });
     PHONE.addEventListener('change', layoutPages);
     if (document.fonts && document.fonts.ready) document.fonts.ready.then(layoutPages);
-    // The first paint comes from GET /api/hall; the stream starts at the same time and
-    // fetches again once open, so a change between the two is not lost.
-    refetchOnOpen = true;
-    connect();
-    fetchSnapshot();
+    // The first paint comes from GET /api/hall; then the stream starts from that snapshot
+    // (a change between the two comes first on it).
+    fetchSnapshot().finally(connect);
   }
 
   window.hall = {

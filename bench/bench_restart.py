@@ -1,0 +1,101 @@
+"""Benchmark: the scorer restarted late in a national final.
+
+    .venv/bin/python bench/bench_restart.py [--teams 400] [--played 9] [--cache DIR]
+
+The store of a 400-team Swiss event after 9 rounds (bench/big_event.py: real recorded table
+journals, ~1.1 M events; built once and kept in --cache). The real scorer (`kiosk scorer`,
+its own process) is started on a copy of it, and the time from launching it to the first
+answer of GET /api/hall (the hall page's first paint: every match folded, the standings) is
+measured:
+
+  floor   the same scorer on a store with only the event in it
+  cold    no checkpoint (the first start, or a store restored from a backup): every event
+          folded from the first
+  warm    after a clean stop (the checkpoint written as it stopped)
+  killed  after a SIGKILL, with a minute of the hall's play (the next round started and
+          60 events a table) posted since the last checkpoint
+
+Prints each (median of --repeat), and warm and killed as ratios to the floor and to the aim
+of 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import bench_scorer
+import big_event
+import httpx
+from bench_scorer import Scorer, kiosk, load
+
+from kiosk.scorer.director import CHECKPOINT_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def first_answer(data: Path) -> tuple[float, Scorer]:
+    """Seconds from launching the scorer to its first 200 for GET /api/hall."""
+    scorer = Scorer(data)
+    scorer.start(timeout=300)
+    with httpx.Client(timeout=60) as client:
+        client.get(scorer.url + "/api/hall").raise_for_status()
+    return time.monotonic() - scorer.launched, scorer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="the scorer's restart late in an event")
+    parser.add_argument("--teams", type=int, default=400)
+    parser.add_argument("--played", type=int, default=9)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
+    parser.add_argument("--quick", action="store_true", help="40 teams, 3 rounds, once")
+    args = parser.parse_args()
+    bench_scorer.TLS = False  # plain HTTP, as the floor (bench_scorer measures TLS' cost)
+    teams, played = (40, 3) if args.quick else (args.teams, args.played)
+    repeat = 1 if args.quick else args.repeat
+    source = big_event.cached(args.cache, teams, played + 1, played)
+    events = big_event.count_events(source / "scorer.sqlite")
+    print(f"{teams} teams, {played} rounds played, {events:,} events; {load()}")
+    times: dict[str, list[float]] = {"floor": [], "cold": [], "warm": [], "killed": []}
+    with tempfile.TemporaryDirectory(dir=args.cache) as tmp:
+        base = Path(tmp)
+        for i in range(repeat):
+            empty = base / f"empty{i}"
+            kiosk("scorer", "admin", "--data", str(empty), "event", "--name", "Bench",
+                  "--ruleset", "xiamen-2015")
+            took, scorer = first_answer(empty)
+            scorer.stop()
+            times["floor"].append(took)
+
+            data = base / f"event{i}"
+            shutil.copytree(source, data)
+            (data / CHECKPOINT_NAME).unlink(missing_ok=True)
+            took, scorer = first_answer(data)
+            times["cold"].append(took)
+            scorer.stop()  # a clean stop writes the checkpoint
+            took, scorer = first_answer(data)
+            times["warm"].append(took)
+            assert scorer.process is not None
+            scorer.process.kill()  # a power cut …
+            scorer.process.wait()
+            big_event.play_on(data / "scorer.sqlite", 60)  # … a minute after the checkpoint
+            took, scorer = first_answer(data)
+            times["killed"].append(took)
+            scorer.stop()
+            shutil.rmtree(data)
+    floor = statistics.median(times["floor"])
+    for name, values in times.items():
+        median = statistics.median(values)
+        ratio = "" if name == "floor" else f"; {median / floor:.1f}× the floor"
+        aim = f"; {median / 3.0:.2f} of the 3 s aim" if name in ("warm", "killed") else ""
+        print(f"  {name:<7} first answer of /api/hall {median:6.2f} s{ratio}{aim} "
+              f"({', '.join(f'{v:.2f}' for v in values)})")
+
+
+if __name__ == "__main__":
+    main()

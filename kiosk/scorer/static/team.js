@@ -1,0 +1,403 @@
+// The phone view of one team (the hall's QR code opens it): find your team, then follow its
+// standing, its table live, its next pairing and its matches so far.
+//
+// The team list from GET /api/teams; the view from GET /api/team/ID, then server-sent events
+// from /api/hall/stream?team=ID ("team" with the whole view when it changed, "ping" with the
+// scorer's time). Clocks count down against the scorer's clock. Names go on the page as text.
+//
+// URL parameters: team=ID, lang=zh-Hans|zh-Hant|en, stale_seconds=N (default 12).
+(function () {
+  'use strict';
+
+  // The words, in every language, from the catalogs (kiosk/i18n/<lang>/phone.toml), put
+  // into the page by the scorer.
+  const I18N = JSON.parse(document.getElementById('words').textContent);
+
+  const LANGS = Object.keys(I18N);
+  const DEFAULT_LANG = 'zh-Hans';
+  const REMEMBER = 'kiosk80.team';
+  const SHOWN = 40;  // matches listed at most
+
+  const params = new URLSearchParams(location.search);
+  const staleParam = parseFloat(params.get('stale_seconds'));
+  const STALE_SECONDS = Number.isFinite(staleParam) && staleParam > 0 ? staleParam : 12;
+
+  let lang = LANGS.includes(params.get('lang')) ? params.get('lang') : DEFAULT_LANG;
+  let team = params.get('team') || remembered();
+  let view = null;       // the team's view from the scorer
+  let teams = null;      // every team, for the search
+  let eventName = null;  // the event's name, from the team list
+  let offset = 0;        // scorer time minus browser time, seconds
+  let lastData = performance.now();
+  let lastDataWall = Date.now();
+  let source = null;
+  let backoff = 1000;
+  let reconnectTimer = 0;
+  let notice = '';
+
+  const $ = (id) => document.getElementById(id);
+
+  function t(key, vars) {
+    let text = I18N[lang][key];
+    if (text === undefined) text = I18N[DEFAULT_LANG][key];
+    if (text === undefined) return key;
+    if (vars) text = text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+    return text;
+  }
+
+  function named(prefix, value) {
+    const key = `${prefix}_${value}`;
+    return key in I18N[DEFAULT_LANG] ? t(key) : String(value);
+  }
+
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function remembered() {
+    try { return localStorage.getItem(REMEMBER); } catch (err) { return null; }
+  }
+
+  function remember(id) {
+    try {
+      if (id) localStorage.setItem(REMEMBER, id); else localStorage.removeItem(REMEMBER);
+    } catch (err) { /* a private window keeps nothing */ }
+  }
+
+  const serverNow = () => Date.now() / 1000 + offset;
+  const setOffset = (s) => {
+    if (typeof s === 'number' && Number.isFinite(s)) offset = s - Date.now() / 1000;
+  };
+
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const ss = String(s % 60).padStart(2, '0');
+    return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${String(m).padStart(2, '0')}:${ss}`;
+  }
+
+  function signed(n) {
+    return typeof n === 'number' && n > 0 ? `+${n}` : String(n);
+  }
+
+  function fact(label, value, className) {
+    const box = el('div', className);
+    box.append(el('dt', '', label), el('dd', '', value));
+    return box;
+  }
+
+  // ---- the search ----------------------------------------------------------------------
+
+  function showSearch(message) {
+    team = null;
+    view = null;
+    notice = message || '';
+    stopStream();
+    setUrlTeam(null);
+    $('view').hidden = true;
+    $('search').hidden = false;
+    renderHeader();
+    if (teams === null) loadTeams(); else renderMatches();
+    $('query').focus();
+  }
+
+  async function loadTeams() {
+    try {
+      const response = await fetch('/api/teams', { cache: 'no-store' });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const list = await response.json();
+      teams = list.teams;
+      eventName = list.event;
+      renderHeader();
+      gotData();
+    } catch (err) {
+      teams = null;
+      setTimeout(() => { if (!team) loadTeams(); }, 3000);
+    }
+    renderMatches();
+  }
+
+  function matches(query) {
+    const q = query.trim().toLowerCase();
+    const all = teams || [];
+    if (!q) return all;
+    return all.filter((x) => [x.name, x.id, x.unit].some((s) => String(s || '').toLowerCase().includes(q)));
+  }
+
+  function renderMatches() {
+    const found = matches($('query').value);
+    $('matches').replaceChildren(...found.slice(0, SHOWN).map((x) => {
+      const item = el('li');
+      const button = el('button');
+      button.type = 'button';
+      button.dataset.team = x.id;
+      button.append(el('span', 'name', x.name), el('span', 'unit', x.unit || x.id));
+      button.addEventListener('click', () => choose(x.id));
+      item.append(button);
+      return item;
+    }));
+    const none = $('no-match');
+    none.hidden = teams === null || found.length > 0;
+    none.textContent = notice || t('no_match');
+    if (notice && teams !== null) none.hidden = false;
+  }
+
+  function choose(id) {
+    notice = '';
+    team = id;
+    remember(id);
+    setUrlTeam(id);
+    $('search').hidden = true;
+    $('view').hidden = false;
+    view = null;
+    render();
+    fetchView();
+    connect();
+  }
+
+  function setUrlTeam(id) {
+    const url = new URL(location.href);
+    if (id) url.searchParams.set('team', id); else url.searchParams.delete('team');
+    history.replaceState(null, '', url);
+  }
+
+  // ---- the view ------------------------------------------------------------------------
+
+  function renderHeader() {
+    const event = view && view.event;
+    const name = event ? event.name : (view || teams ? eventName : null);
+    $('event-name').textContent = name || (view || teams ? t('no_event') : '…');
+    $('round').textContent = event && event.round
+      ? (event.rounds ? t('round', { n: event.round, of: event.rounds }) : t('round_open', { n: event.round }))
+      : '';
+    document.title = t('title');
+  }
+
+  function render() {
+    renderHeader();
+    if (!view) return;
+    const me = view.team;
+    $('team-name').textContent = me.name;
+    $('team-unit').textContent = me.unit || '';
+    const s = view.standing;
+    $('standing').replaceChildren(...(s ? [
+      fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
+      fact(t('points'), s.points, 'points'),
+      fact(t('net'), signed(s.net), 'net'),
+      fact(t('opponents'), s.opponents, 'opponents'),
+      fact(t('played'), s.played, 'played'),
+    ] : []));
+    renderNow();
+    renderNext();
+    renderHistory();
+    tick();
+  }
+
+  function renderNow() {
+    const box = $('now');
+    const table = view.table;
+    box.hidden = !table;
+    if (!table) return;
+    $('now-title').textContent = t('now', { n: table.round || '', table: table.table });
+    const versus = $('now-teams');
+    const mine = view.side === 'EW' ? 'ew' : 'ns';
+    const ns = el('span', mine === 'ns' ? 'mine' : '', table.ns);
+    const ew = el('span', mine === 'ew' ? 'mine' : '', table.ew);
+    versus.replaceChildren(el('span', 'side', `${named('side', 'NS')} `), ns,
+      el('span', 'vs', ` ${t('vs')} `), el('span', 'side', `${named('side', 'EW')} `), ew);
+    const facts = [
+      fact(t('hand'), table.hand || '—', 'hand'),
+      fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
+      fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
+      fact(t('phase'), table.phase ? named('phase', table.phase) : '—', 'phase'),
+      fact(t('time'), '—', 'time'),
+    ];
+    $('now-facts').replaceChildren(...facts);
+  }
+
+  function renderNext() {
+    const next = view.next;
+    $('next').hidden = !next;
+    if (!next) return;
+    $('next-title').textContent = t('next', { n: next.round });
+    $('next-text').textContent = t('next_text', {
+      table: next.table, side: named('side', next.side), opponent: next.opponent });
+  }
+
+  function renderHistory() {
+    const rows = view.history || [];
+    $('history-box').hidden = rows.length === 0;
+    $('history').replaceChildren(...rows.map((h) => {
+      if (h.opponent === null) {
+        return el('li', 'bye', t('history_bye', { n: h.round, points: h.points }));
+      }
+      const result = h.won === null ? t('draw') : (h.won ? t('won') : t('lost'));
+      const item = el('li', h.won === null ? '' : (h.won ? 'won' : 'lost'), t('history_row', {
+        n: h.round, table: h.table || '—', opponent: h.opponent, result,
+        points: h.points, net: signed(h.net) }));
+      item.dataset.round = String(h.round);
+      return item;
+    }));
+  }
+
+  // What moves with the clock alone: the round clock, the table's clock, staleness.
+  function tick() {
+    const now = serverNow();
+    document.querySelector('.clock-box').hidden = !view;
+    const rc = view && view.round_clock;
+    let clockValue = '—';
+    let expired = false;
+    if (rc && typeof rc.started_at === 'number' && typeof rc.minutes === 'number') {
+      const left = rc.started_at + rc.minutes * 60 - now;
+      expired = left <= 0;
+      clockValue = expired ? t('time_up') : clockText(left);
+    }
+    $('round-clock').textContent = clockValue;
+    $('round-clock').classList.toggle('expired', expired);
+    $('round-clock-label').textContent = rc && typeof rc.minutes === 'number' ? t('clock_left') : t('clock_none');
+    const table = view && view.table;
+    const time = document.querySelector('#now-facts .time dd');
+    if (time && table) {
+      let text = '—';
+      if (typeof table.time_left === 'number' && !table.result) {
+        const left = table.clock_running ? table.time_left - (now - view.generated) : table.time_left;
+        text = clockText(left);
+      }
+      time.textContent = text;
+    }
+    checkStale();
+  }
+
+  // ---- the feed ------------------------------------------------------------------------
+
+  function gotData() {
+    lastData = performance.now();
+    lastDataWall = Date.now();
+    checkStale();
+  }
+
+  function checkStale() {
+    const quiet = (performance.now() - lastData) / 1000 > STALE_SECONDS;
+    const banner = $('stale');
+    const stale = Boolean(team) && quiet;
+    if (stale) {
+      const d = new Date(lastDataWall + offset * 1000);
+      const time = [d.getHours(), d.getMinutes(), d.getSeconds()]
+        .map((n) => String(n).padStart(2, '0')).join(':');
+      banner.textContent = t('stale', { time });
+    }
+    banner.hidden = !stale;
+    document.body.classList.toggle('stale', stale);
+  }
+
+  function show(data) {
+    if (!data || typeof data !== 'object' || !data.team || data.team.id !== team) return;
+    setOffset(data.generated);
+    view = data;
+    render();
+    gotData();
+  }
+
+  async function fetchView() {
+    const asked = team;
+    try {
+      const response = await fetch(`/api/team/${encodeURIComponent(asked)}`, { cache: 'no-store' });
+      if (response.status === 404) {
+        if (team === asked) { remember(null); showSearch(t('unknown_team')); }
+        return;
+      }
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      show(await response.json());
+    } catch (err) {
+      // the stream retries; the page says when data stops coming
+    }
+  }
+
+  function stopStream() {
+    clearTimeout(reconnectTimer);
+    if (source) source.close();
+    source = null;
+  }
+
+  function connect() {
+    stopStream();
+    if (!team) return;
+    const es = new EventSource(`/api/hall/stream?team=${encodeURIComponent(team)}`);
+    source = es;
+    es.onopen = () => { if (source === es) backoff = 1000; };
+    es.addEventListener('team', (e) => {
+      if (source !== es) return;
+      try { show(JSON.parse(e.data)); } catch (err) { /* the next one */ }
+    });
+    es.addEventListener('ping', (e) => {
+      if (source !== es) return;
+      try { setOffset(JSON.parse(e.data).now); } catch (err) { /* a ping is a ping */ }
+      gotData();
+    });
+    es.onerror = () => {
+      if (source !== es || es.readyState !== EventSource.CLOSED) return;
+      // Refused (the hall is full) or not a stream: try again later, and fetch meanwhile.
+      es.close();
+      source = null;
+      reconnectTimer = setTimeout(() => { fetchView(); connect(); }, backoff);
+      backoff = Math.min(backoff * 2, 30000);
+    };
+  }
+
+  // ---- start ---------------------------------------------------------------------------
+
+  function applyLanguage() {
+    document.documentElement.lang = lang;
+    document.querySelectorAll('[data-i18n]').forEach((node) => {
+      node.textContent = t(node.dataset.i18n);
+    });
+    document.querySelectorAll('[data-i18n-placeholder]').forEach((node) => {
+      node.placeholder = t(node.dataset.i18nPlaceholder);
+    });
+    document.querySelectorAll('[data-i18n-label]').forEach((node) => {
+      node.setAttribute('aria-label', t(node.dataset.i18nLabel));
+    });
+    document.querySelectorAll('#langs button').forEach((button) => {
+      button.setAttribute('aria-pressed', String(button.dataset.lang === lang));
+    });
+    $('hall-link').href = `/?lang=${lang}`;
+  }
+
+  function setLanguage(next) {
+    if (!LANGS.includes(next) || next === lang) return;
+    lang = next;
+    const url = new URL(location.href);
+    url.searchParams.set('lang', lang);
+    history.replaceState(null, '', url);
+    applyLanguage();
+    render();
+    if (!team) renderMatches();
+  }
+
+  function start() {
+    document.querySelectorAll('#langs button').forEach((button) => {
+      button.addEventListener('click', () => setLanguage(button.dataset.lang));
+    });
+    $('query').addEventListener('input', () => { notice = ''; renderMatches(); });
+    $('change').addEventListener('click', () => { remember(null); showSearch(); });
+    applyLanguage();
+    setInterval(tick, 500);
+    if (team) choose(team); else showSearch();
+  }
+
+  window.teamView = {
+    I18N,
+    get view() { return view; },
+    get lang() { return lang; },
+  };
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', start);
+  } else {
+    start();
+  }
+}());

@@ -1,0 +1,137 @@
+"""The scorer's folds: extended by new events only, resumed from a checkpoint after a
+restart, and never from a checkpoint that does not belong to the store or to this code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+from kiosk.scorer import folds as folds_module
+from kiosk.scorer import hall
+from kiosk.scorer.director import Director
+from kiosk.scorer.folds import Folds
+from kiosk.scorer.store import Store
+
+from .hall_events import RULESETS, Tables
+from .hall_events import hall as make_hall
+from .helpers import ScorerProcess, fetch
+
+
+def facts(fold) -> list[dict]:
+    """Every match of a table's fold, field by field (the rules core's values compare)."""
+    return [{k: v for k, v in vars(state).items() if k != "rulesets"}
+            for state in fold.matches.values()]
+
+
+def picture(director: Director) -> dict:
+    snap = hall.snapshot(director, "http://x/")
+    return {k: v for k, v in snap.items() if k != "generated"}
+
+
+def reopened(director: Director) -> Director:
+    return Director(Store(director.store.path), RULESETS, clock=director.clock)
+
+
+def fixed_clock() -> float:
+    return 1_800_000_000.0
+
+
+def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tmp_path):
+    director = make_hall(tmp_path, clock=fixed_clock)
+    director.start_round(0)
+    tables = Tables(director)
+    for table in (1, 2, 3, 4):
+        tables.post(table, 150)  # mid-match: the checkpoint holds matches in play
+    before = picture(director)
+    assert director.folds.save(director.checkpoint_path) == 4
+    assert director.folds.save(director.checkpoint_path) == 0  # nothing folded since
+    saved_at = director.folds.rowid
+    for table in (1, 2):
+        tables.finish(table)
+    again = reopened(director)
+    assert again.folds.load(again.checkpoint_path, again.store.db.conn)
+    assert again.folds.rowid == saved_at  # resumed there …
+    again._folded_at = (-1, -1)  # (the checkpoint is loaded: the first look folds on)
+    again.fold(1)
+    assert again.folds.rowid > saved_at  # … then folded what came after
+    for table in (1, 2, 3, 4):  # every match as a fold from the first event makes it
+        assert facts(again.fold(table)) == facts(director.fold(table))
+    assert picture(again) == picture(director) != before
+
+
+def test_a_checkpoint_of_another_store_or_other_code_is_ignored(tmp_path, monkeypatch):
+    director = make_hall(tmp_path / "a", clock=fixed_clock)
+    director.start_round(0)
+    tables = Tables(director)
+    for table in (1, 2):
+        tables.post(table, 100)
+    backup = director.store.backup(tmp_path / "backup.sqlite")
+    for table in (1, 2):
+        tables.finish(table)
+    director.fold(1)
+    director.folds.save(director.checkpoint_path)
+    # The store restored from the older backup, the newer checkpoint left beside it.
+    restored = tmp_path / "b"
+    restored.mkdir()
+    shutil.copy(backup, restored / "scorer.sqlite")
+    shutil.copy(director.checkpoint_path, restored / director.checkpoint_path.name)
+    older = Director(Store(restored / "scorer.sqlite"), RULESETS, clock=fixed_clock)
+    fresh = Folds(RULESETS)
+    assert not fresh.load(restored / director.checkpoint_path.name, older.store.db.conn)
+    assert older.match_state(1, 1).phase != "over"  # what the backup holds, not the cache
+    # Another version of the fold's code: the cache is not used either.
+    monkeypatch.setattr(folds_module, "code_version", lambda rulesets: "another")
+    assert not Folds(RULESETS).load(director.checkpoint_path, director.store.db.conn)
+    # A damaged file: folded again from the events.
+    director.checkpoint_path.write_bytes(b"not a database at all" * 100)
+    again = reopened(director)
+    assert again.match_state(1, 1).phase == "over"
+
+
+def test_events_after_a_gap_wait_for_the_missing_one(tmp_path):
+    director = make_hall(tmp_path)
+    director.start_round(0)
+    tables = Tables(director)
+    tables.post(1, 10)
+    db = director.store.db
+    row = db.execute("SELECT * FROM events WHERE table_number = 1 AND seq = 10").fetchone()
+    with db.atomic():
+        db.execute("DELETE FROM events WHERE table_number = 1 AND seq = 10")
+    tables.post(1, 30)  # seq 11 … 30 arrive before 10 is sent again
+    assert director.fold(1).seq == 9
+    with db.atomic():
+        db.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+    assert director.fold(1).seq == 30
+    straight = Folds(RULESETS)
+    conn = sqlite3.connect(director.store.path)
+    straight.update(conn)
+    conn.close()
+    assert facts(straight.table(1)) == facts(director.fold(1))
+
+
+def test_the_real_scorer_checkpoints_when_it_stops_and_resumes_after_a_kill(tmp_path):
+    director = make_hall(tmp_path / "scorer")
+    director.start_round(0)
+    tables = Tables(director)
+    for table in (1, 2, 3, 4):
+        tables.post(table, 120)
+    data = tmp_path / "scorer"
+    with ScorerProcess(data) as process:
+        standings = get(process.url + "/api/standings")
+    checkpoint = Folds(RULESETS)  # written as the scorer stopped (SIGTERM)
+    assert checkpoint.load(director.checkpoint_path, director.store.db.conn)
+    assert checkpoint.rowid == director.store.db.execute(
+        "SELECT max(rowid) FROM events").fetchone()[0]
+    tables.finish_round()
+    with ScorerProcess(data) as process:
+        process.kill()  # a power cut: no checkpoint written this time
+    with ScorerProcess(data) as process:
+        after = get(process.url + "/api/standings")
+        tables_now = get(process.url + "/api/tables")
+    assert after != standings and all(row["phase"] == "over" for row in tables_now)
+    assert after == hall.standings(reopened(director))  # as a fold from the first event
+
+
+def get(url: str):
+    return json.loads(fetch(url))

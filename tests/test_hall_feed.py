@@ -1,0 +1,243 @@
+"""The hall feed at the Python level: one build a change, the same bytes to every stream, a
+patch of what changed (a stream that fell behind gets the whole snapshot), a team's phone
+told only when its view changes, and the caps on streams."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from kiosk.scorer import hall
+from kiosk.scorer.feed import HallFeed
+
+from .hall_events import Tables
+from .hall_events import hall as make_hall
+
+
+def data(message: bytes) -> tuple[str, dict]:
+    head, _, body = message.partition(b"\ndata: ")
+    return head.split(b"event: ")[-1].decode(), json.loads(body)
+
+
+def messages(chunk: bytes) -> list[tuple[str, dict]]:
+    return [data(m) for m in chunk.split(b"\n\n") if b"data: " in m]
+
+
+@pytest.fixture
+def scorer(tmp_path):
+    director = make_hall(tmp_path)
+    director.start_round(0)
+    tables = Tables(director)
+    for table in (1, 2, 3, 4):
+        tables.post(table, 30)
+    return director, tables
+
+
+def merge(snap: dict, patch: dict) -> dict:
+    """What the page's feed.js does with a patch (kept in step with it by the browser test)."""
+    assert patch["serial"] == snap["serial"] + 1
+    out = {**snap, **patch["set"]}
+    if "tables" not in patch["set"]:
+        changed = {row["table"]: row for row in patch["tables"]}
+        out["tables"] = [changed.get(row["table"], row) for row in snap["tables"]]
+    if "standings" not in patch["set"]:
+        rows = {row["team"]: row for row in snap["standings"]}
+        rows.update({row["team"]: row for row in patch["standings"]})
+        out["standings"] = [rows[t] for t in patch.get("order", [r["team"] for r in
+                                                                  snap["standings"]])]
+    out["generated"], out["serial"] = patch["generated"], patch["serial"]
+    return out
+
+
+def shown(snap: dict) -> dict:
+    """A snapshot without what moves with the clock alone."""
+    return {**{k: v for k, v in snap.items() if k not in ("generated", "serial")},
+            "tables": [{k: v for k, v in row.items() if k != "time_left"}
+                       for row in snap["tables"]]}
+
+
+def test_patches_carry_only_what_changed_and_rebuild_the_snapshot(scorer):
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/")
+    first = feed.build()
+    feed._publish(first)
+    snap = json.loads(first.json)
+    assert snap["serial"] == 1 and len(snap["tables"]) == 4
+    tables.post(2, 120)  # one table plays on
+    second = feed.build()
+    kind, patch = data(second.patch)
+    assert kind == "patch" and [row["table"] for row in patch["tables"]] == [2]
+    assert patch["set"] == {} and patch["standings"] == [] and "order" not in patch
+    assert len(second.patch) < len(second.full) / 3
+    feed._publish(second)
+    snap = merge(snap, patch)
+    assert shown(snap) == shown(json.loads(second.json))
+    for table in (1, 2, 3, 4):  # the round ends: results and standings change
+        tables.finish(table)
+    third = feed.build()
+    _, patch = data(third.patch)
+    assert patch["standings"] and "order" in patch
+    snap = merge(snap, patch)
+    assert shown(snap) == shown(json.loads(third.json))
+    feed._publish(third)
+    assert feed.build() is third  # nothing changed: no new frame, no message
+    director.publish(confirm=True)  # the next round's pairings go up on the hall
+    fourth = feed.build()
+    _, patch = data(fourth.patch)
+    assert patch["set"]["pairings_round"] == 2 and len(patch["set"]["pairings"]) == 4
+    assert shown(merge(snap, patch)) == shown(json.loads(fourth.json))
+
+
+def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scorer):
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/", min_interval=0)
+
+    async def follow():
+        feed._publish(feed.build())
+        streams = [feed.stream(feed.admit(f"10.0.0.{i}")) for i in range(3)]
+        firsts = [await anext(s) + await anext(s) for s in streams]  # retry:, the snapshot
+        tables.post(1, 60)
+        feed._publish(feed.build())
+        got = [await anext(s) for s in streams[:2]]  # the third does not read this one
+        tables.post(1, 90)
+        feed._publish(feed.build())
+        got += [await anext(s) for s in streams]
+        feed.close()
+        feed._wake_all()
+        for s in streams:
+            await s.aclose()
+        return firsts, got
+
+    firsts, got = asyncio.run(follow())
+    assert all(b"event: snapshot" in f for f in firsts)
+    assert got[0] is got[1] and data(got[0])[0] == "patch"  # one encoding for every stream
+    assert got[2] is got[3] and data(got[2])[0] == "patch"
+    assert data(got[4])[0] == "snapshot"  # it missed a patch: the whole snapshot again
+    assert feed.streams[""] == 0  # every stream gave its place back
+
+
+def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/", min_interval=0)
+    table, ns, ew = director.assignments(1)[0]
+    views = hall.team_views(feed.current().snapshot, director)
+    mine = views[ns]
+    assert mine["table"]["table"] == table and mine["side"] == "NS"
+    assert mine["team"]["id"] == ns and mine["standing"]["team"] == ns
+    assert views[ew]["side"] == "EW" and views[ew]["table"] == mine["table"]
+
+    async def follow():
+        stream = feed.team_stream(feed.admit("10.0.0.9"), ns)
+        first = await anext(stream) + await anext(stream)  # retry:, the view and a ping
+        other = next(t for t, _, _ in director.assignments(1) if t != table)
+        tables.post(other, 200)  # another table: nothing for this phone
+        feed._publish(feed.build())
+        feed.pings += 1  # the pinger's turn
+        feed._wake_all()
+        quiet = await anext(stream)
+        tables.post(table, 200)  # the team's own table
+        feed._publish(feed.build())
+        news = await anext(stream)
+        feed.close()
+        await stream.aclose()
+        return first, quiet, news
+
+    first, quiet, news = asyncio.run(follow())
+    assert [k for k, _ in messages(first)] == ["team", "ping"]
+    assert [k for k, _ in messages(quiet)] == ["ping"]
+    kind, view = data(news)
+    assert kind == "team" and view["table"]["hand"] > messages(first)[0][1]["table"]["hand"]
+    assert feed.team_json("nobody") is None
+
+
+def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/")
+    feed._publish(feed.build())
+    tables.post(3, 80)
+    feed._publish(feed.build())
+    serial = feed.frame.serial
+
+    async def first_messages(since):
+        stream = feed.stream(feed.admit("10.0.0.7"), since)
+        assert (await anext(stream)).startswith(b"retry: ")
+        if since == serial:  # nothing to send until the next change
+            tables.post(3, 120)
+            feed._publish(feed.build())
+        out = await anext(stream)
+        feed.close()
+        await stream.aclose()
+        return out
+
+    assert data(asyncio.run(first_messages(serial - 1)))[0] == "patch"
+    feed.closing = False
+    assert data(asyncio.run(first_messages(None)))[0] == "snapshot"
+    feed.closing = False
+    assert data(asyncio.run(first_messages(serial - 5)))[0] == "snapshot"
+    feed.closing = False
+    kind, patch = data(asyncio.run(first_messages(serial)))
+    assert kind == "patch" and patch["serial"] == serial + 1
+
+
+def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):
+    director, tables = scorer
+    tables.finish_round()
+    director.publish(confirm=True)
+    feed = HallFeed(director, "http://x/")
+    _, ns, _ = director.assignments(1)[0]
+    view = json.loads(feed.team_json(ns))
+    assert [h["round"] for h in view["history"]] == [1]
+    assert view["history"][0]["won"] in (True, False) and view["history"][0]["opponent"]
+    assert view["next"]["round"] == 2 and view["next"]["opponent"]
+    assert view["standing"]["played"] == 1
+
+
+def test_streams_are_capped_in_all_and_by_address(scorer):
+    director, _ = scorer
+    feed = HallFeed(director, "http://x/", max_streams=3, max_per_address=2)
+    a, b = feed.admit("10.0.0.1"), feed.admit("10.0.0.1")
+    assert a and b and feed.admit("10.0.0.1") is None  # that address has two
+    c = feed.admit("10.0.0.2")
+    assert c and feed.admit("10.0.0.3") is None  # the hall is full
+    a.release()
+    a.release()  # once only
+    assert feed.streams[""] == 2 and feed.admit("10.0.0.3") is not None
+
+
+def test_the_stream_over_http_refuses_past_the_cap_and_frees_a_place_when_a_phone_goes(scorer):
+    import time
+
+    import httpx
+
+    from kiosk.scorer.web import create_app
+
+    from .browser import serve
+
+    director, _ = scorer
+    app = create_app(director)
+    app.feed.max_per_address = 1
+    with serve(app) as server:
+        try:
+            with httpx.Client(timeout=10) as client:
+                with client.stream("GET", server.url + "/api/hall/stream") as first:
+                    assert first.status_code == 200
+                    assert first.headers["content-type"].startswith("text/event-stream")
+                    assert first.headers["x-frame-options"] == "DENY"  # as every answer
+                    lines = first.iter_lines()
+                    assert next(line for line in lines if line.startswith("event:")) == \
+                        "event: snapshot"
+                    second = client.get(server.url + "/api/hall/stream")
+                    assert second.status_code == 503 and second.headers["retry-after"] == "10"
+                    assert second.json() == {"error": "hall.too_many_viewers"}
+                deadline = time.monotonic() + 10  # the phone went: its place is given back
+                while app.feed.streams[""] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert app.feed.streams[""] == 0
+                with client.stream("GET", server.url + "/api/hall/stream?team=t01") as again:
+                    assert again.status_code == 200
+                    assert next(line for line in again.iter_lines()
+                                if line.startswith("event:")) == "event: team"
+        finally:
+            app.feed.close()

@@ -1,0 +1,81 @@
+"""What each program imports: the table's kiosk none of the scorer's libraries, `kiosk --help`
+not even the rules core, the scorer without mDNS no zeroconf. (Start-up time itself is
+measured in bench/bench_startup.py, never asserted here.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from .helpers import ROOT
+
+# (Not numpy: sqlite-utils imports it whenever it is installed, and rustworkx installs it.)
+SCORER_LIBRARIES = {"starlette", "uvicorn", "networkx", "rustworkx", "zeroconf", "segno"}
+
+
+def imported(code: str) -> set[str]:
+    """The top-level packages in sys.modules after running `code` in a fresh interpreter."""
+    script = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    env = {**os.environ, "KIVY_NO_ARGS": "1", "KIVY_NO_CONSOLELOG": "1",
+           "KIVY_NO_FILELOG": "1"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          cwd=ROOT, env=env, timeout=120, check=True)
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_the_table_kiosk_imports_none_of_the_scorer_libraries():
+    # `kiosk table`'s import path: the app, the hardware, the session and the sync side.
+    modules = imported(
+        "from kiosk.cli import ui_cmd\n"
+        "import kiosk.ui.app, kiosk.hw.runner, kiosk.hw.panel, kiosk.hw.printer\n"
+        "import kiosk.table, kiosk.sync.join, kiosk.sync.link, kiosk.sync.outbox\n"
+        "import kiosk.sync.wiring")
+    assert {m.split(".")[0] for m in modules} & SCORER_LIBRARIES == set()
+    assert not any(m.startswith("kiosk.scorer") for m in modules)
+
+
+def test_kiosk_help_starts_without_the_rules_core():
+    modules = imported(
+        "import contextlib, io, sys\n"
+        "from kiosk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])")
+    assert "kiosk.cli.main" in modules
+    assert not any(m.startswith(("kiosk.rules", "kiosk.table", "kiosk.scorer", "tomllib"))
+                   for m in modules)
+
+
+def test_the_scorer_imports_zeroconf_only_for_mdns():
+    modules = imported("import kiosk.scorer.server, kiosk.scorer.web")
+    assert "zeroconf" not in modules
+    modules = imported("from kiosk.sync.discover import candidates")
+    assert "zeroconf" not in modules  # not until `candidates` or `announce` runs
+
+
+def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
+    modules = imported(
+        "import contextlib, io, sys\n"
+        "from kiosk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['replay', 'examples/xiamen-2015-example.json']) == 0\n"
+        "from kiosk.rules import registry\n"
+        "assert registry._builtin.cache_info().currsize == 1  # xiamen-2015's file alone")
+    assert "kiosk.cli.replay_cmd" in modules
+    assert not {"kiosk.cli.scorer_cmd", "kiosk.cli.ui_cmd", "kiosk.cli.fleet_cmd"} & modules
+    assert not any(m.startswith(("kiosk.table", "kiosk.scorer", "sqlite3")) for m in modules)
+
+
+def test_every_command_is_still_listed_and_each_builds_alone():
+    from kiosk.cli.main import COMMANDS, build_parser, command_of
+
+    whole = build_parser()
+    listed = next(a for a in whole._actions if a.dest == "command").choices
+    assert list(listed) == list(COMMANDS)  # --help lists them all, in this order
+    for command in COMMANDS:
+        parser = build_parser(command)
+        assert command in next(a for a in parser._actions if a.dest == "command").choices
+    assert command_of(["--rules-dir", "house", "replay", "-"]) == "replay"
+    assert command_of(["--rules-dir=house", "rules", "list"]) == "rules"
+    assert command_of(["--help"]) is None
