@@ -4,10 +4,14 @@
 # Run it as root from a copy of the project; run it again at any time: it changes only what
 # differs and says so. See deploy/README.md.
 #
-#   sudo deploy/provision-hall-tv.sh --url http://scorer.local:8080/ --user pi
+#   sudo deploy/provision-hall-tv.sh --spki PIN --user pi
 #
 # Options:
-#   --url URL     the hall page (kept from /etc/kiosk/hall-tv.env when left out)
+#   --spki PIN    the scorer's certificate pin: the `spki` line that
+#                 `kiosk scorer admin certificate` prints on the scorer. The TV's browser
+#                 trusts that certificate and no other (kept from /etc/kiosk/hall-tv.env)
+#   --url URL     the hall page (default: the last run's, else https://scorer.local:8080/;
+#                 the scorer serves HTTPS only, so http:// means the same address over HTTPS)
 #   --user NAME   the desktop user who is logged in on the TV (default: the one running sudo)
 #   --dry-run     print every change it would make; change nothing
 #   --root DIR    write into the scratch root DIR instead of /; commands are listed in
@@ -16,11 +20,12 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-URL="" TV_USER=${SUDO_USER:-} root_arg=""
+URL="" SPKI="" TV_USER=${SUDO_USER:-} root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --url) URL=${2-}; shift ;;
+    --spki) SPKI=${2-}; shift ;;
     --user) TV_USER=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
@@ -33,10 +38,21 @@ done
 preflight
 
 ENV_FILE=/etc/kiosk/hall-tv.env
-[ -n "$URL" ] || [ ! -f "$ROOT$ENV_FILE" ] || URL=$(sed -n 's/^KIOSK_HALL_URL=//p' "$ROOT$ENV_FILE")
+# A second run may leave out --url and --spki: they are in the env file from the first.
+env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" | tail -n 1; }
+[ -n "$URL" ] || URL=$(env_value KIOSK_HALL_URL)
+[ -n "$URL" ] || URL=https://scorer.local:8080/
+[ -n "$SPKI" ] || SPKI=$(env_value KIOSK_HALL_SPKI)
 # Checked strictly: the URL ends up in a file the unit reads and on Chromium's command line.
 [[ $URL =~ ^https?://[]A-Za-z0-9.:[-]+(/[A-Za-z0-9._~/?=\&%#+-]*)?$ ]] ||
-  die "give --url http://HOST:PORT/PAGE (the scorer's hall page)"
+  die "give --url https://HOST:PORT/PAGE (the scorer's hall page)"
+if [[ $URL == http://* ]]; then
+  URL=https://${URL#http://}
+  say "note: the scorer serves HTTPS only: the TV shows $URL"
+fi
+# A base64 SHA-256 (44 characters): what Chromium's --ignore-certificate-errors-spki-list takes.
+[[ $SPKI =~ ^[A-Za-z0-9+/]{43}=$ ]] ||
+  die "give --spki PIN: the spki line of \`kiosk scorer admin certificate\` on the scorer"
 [[ $TV_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || die "give --user NAME: the TV's desktop user"
 if [ -n "$ROOT" ]; then
   home=/home/$TV_USER
@@ -57,8 +73,8 @@ install_packages "${packages[@]}"
 # the unit inside the desktop session (where the display is).
 ensure_dir /etc/kiosk 755
 put_file "$ENV_FILE" 644 < <(
-  sed '/^KIOSK_HALL_URL=/d' "$DEPLOY_DIR/env/hall-tv.env"
-  printf 'KIOSK_HALL_URL=%s\n' "$URL"
+  awk -v url="$URL" -v spki="$SPKI" '/^KIOSK_HALL_URL=/ { $0 = "KIOSK_HALL_URL=" url }
+    /^KIOSK_HALL_SPKI=/ { $0 = "KIOSK_HALL_SPKI=" spki } { print }' "$DEPLOY_DIR/env/hall-tv.env"
 )
 copy_file "$DEPLOY_DIR/hall-tv/kiosk-hall-tv.sh" /usr/local/bin/kiosk-hall-tv 755
 before=$CHANGES

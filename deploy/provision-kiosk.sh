@@ -7,8 +7,10 @@
 #
 # Options:
 #   --table N           this kiosk's table number (kept from /etc/kiosk/kiosk.env when left out)
-#   --scorer URL|HOST   the scorer: http://HOST:PORT, or a host name or address (then port
-#                       8080); the kiosk also takes its time from that host (chrony)
+#   --scorer URL|HOST   the scorer: https://HOST:PORT, or a host name or address (then
+#                       https://HOST:8080; the scorer serves HTTPS only, and the kiosk takes an
+#                       http:// URL as the same host over HTTPS); the kiosk also takes its time
+#                       from that host (chrony)
 #   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
 #                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
 #   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
@@ -60,13 +62,13 @@ env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" |
 [[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "give --table N (1-9999)"
 # Checked strictly: the host ends up in config files and on the kiosk's command line.
 [[ $SCORER =~ ^(https?://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$ ]] ||
-  die "give --scorer as http://HOST:PORT or a host name or address"
+  die "give --scorer as https://HOST:PORT or a host name or address"
 SCORER_HOST=${BASH_REMATCH[2]}
 SCORER_HOST=${SCORER_HOST#[}
 SCORER_HOST=${SCORER_HOST%]}
 if [ -z "${BASH_REMATCH[1]}" ]; then
-  SCORER_URL="http://$SCORER"
-  [ -n "${BASH_REMATCH[3]}" ] || SCORER_URL="http://${BASH_REMATCH[2]}:8080${BASH_REMATCH[4]}"
+  SCORER_URL="https://$SCORER"
+  [ -n "${BASH_REMATCH[3]}" ] || SCORER_URL="https://${BASH_REMATCH[2]}:8080${BASH_REMATCH[4]}"
 else
   SCORER_URL=$SCORER
 fi

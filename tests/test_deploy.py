@@ -229,7 +229,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
         (DEPLOY / "udev/99-kiosk-printer.rules").read_text()
     assert "RuntimeWatchdogSec=" in (etc / "systemd/system.conf.d/kiosk-watchdog.conf").read_text()
     env = etc / "kiosk/kiosk.env"
-    assert {"KIOSK_TABLE=7", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+    assert {"KIOSK_TABLE=7", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
     assert env.stat().st_mode & 0o777 == 0o600  # it holds the referee PIN
     assert "server scorer.local iburst" in (
@@ -306,7 +306,7 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
     assert [line for line in dry.stdout.splitlines() if line.startswith("would ")
             and "record" not in line] == ["would update /etc/kiosk/kiosk.env"]
     provision("provision-kiosk.sh", pi_root, "--table", "9")
-    assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=http://scorer.local:8080"} <= set(
+    assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
 
 
@@ -317,7 +317,7 @@ def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp
     assert not (tmp_path / "boot/firmware/cmdline.txt").exists()
     assert (ROOT / "firmware_config/config.txt").read_text() in (
         tmp_path / "boot/firmware/config.txt").read_text()
-    assert "KIOSK_SCORER=http://[fd00::5]:9000" in (tmp_path / "etc/kiosk/kiosk.env").read_text()
+    assert "KIOSK_SCORER=https://[fd00::5]:9000" in (tmp_path / "etc/kiosk/kiosk.env").read_text()
     assert "server fd00::5 iburst" in (
         tmp_path / "etc/chrony/sources.d/kiosk-scorer.sources").read_text()
 
@@ -369,10 +369,18 @@ def test_scorer_dry_run_changes_nothing(tmp_path):
 # -- provision-hall-tv.sh --------------------------------------------------------------------
 
 
+PIN = "LVIqPaJHS57+tBa/ujb6sHbtHv6BgqcGE3Lu8GlKuo0="  # as `kiosk scorer admin certificate` prints
+
+
+def hall_tv_env(root: Path) -> dict[str, str]:
+    lines = (root / "etc/kiosk/hall-tv.env").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
 def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
-    url = "http://scorer.local:8080/hall"
-    provision("provision-hall-tv.sh", pi_root, "--url", url, "--user", "tv")
-    assert f"KIOSK_HALL_URL={url}" in (pi_root / "etc/kiosk/hall-tv.env").read_text().splitlines()
+    url = "https://scorer.local:8080/hall"
+    provision("provision-hall-tv.sh", pi_root, "--url", url, "--spki", PIN, "--user", "tv")
+    assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": url, "KIOSK_HALL_SPKI": PIN}
     launcher = pi_root / "usr/local/bin/kiosk-hall-tv"
     assert launcher.read_text() == (DEPLOY / "hall-tv/kiosk-hall-tv.sh").read_text()
     assert launcher.stat().st_mode & 0o111
@@ -387,18 +395,49 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     before = snapshot(pi_root)
     dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
     assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
-    again = provision("provision-hall-tv.sh", pi_root, "--user", "tv")
+    again = provision("provision-hall-tv.sh", pi_root, "--user", "tv")  # URL and pin kept
     assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
     assert snapshot(pi_root) == before
 
 
+def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https(pi_root):
+    provision("provision-hall-tv.sh", pi_root, "--spki", PIN, "--user", "tv")
+    assert hall_tv_env(pi_root)["KIOSK_HALL_URL"] == "https://scorer.local:8080/"
+    result = provision("provision-hall-tv.sh", pi_root, "--url", "http://10.0.0.2:8080/",
+                       "--user", "tv")
+    assert "the TV shows https://10.0.0.2:8080/" in result.stdout
+    assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": "https://10.0.0.2:8080/",
+                                    "KIOSK_HALL_SPKI": PIN}
+
+
+@pytest.mark.parametrize("args", [
+    (),  # no pin: the TV would only ever show Chromium's certificate warning
+    ("--spki", "f113ba9d1483d9173a2b5069234cc936a46f3b91fa085b92f11324ac12f5cb2b"),  # sha256
+    ("--spki", PIN[:-1] + "; reboot"),
+    ("--spki", PIN, "--url", "https://scorer.local:8080/$(reboot)"),
+])
+def test_hall_tv_refuses_a_missing_or_wrong_pin_before_changing_anything(pi_root, args):
+    before = snapshot(pi_root)
+    result = provision("provision-hall-tv.sh", pi_root, "--user", "tv", *args, ok=False)
+    assert result.returncode == 2 and snapshot(pi_root) == before
+    assert "kiosk scorer admin certificate" in result.stderr or "--url" in result.stderr
+
+
 def test_hall_tv_dry_run_changes_nothing(pi_root):
     before = snapshot(pi_root)
-    result = provision("provision-hall-tv.sh", pi_root, "--url", "http://10.0.0.2:8080/",
-                       "--user", "tv", "--dry-run")
+    result = provision("provision-hall-tv.sh", pi_root, "--url", "https://10.0.0.2:8080/",
+                       "--spki", PIN, "--user", "tv", "--dry-run")
     assert snapshot(pi_root) == before
     assert "would create /usr/local/bin/kiosk-hall-tv" in result.stdout
     assert "would update /boot/firmware/cmdline.txt" in result.stdout
+
+
+def test_hall_tv_unit_gives_chromium_a_new_profile_each_start():
+    """--ignore-certificate-errors-spki-list needs an explicit --user-data-dir: the launcher
+    uses the unit's runtime directory, which systemd makes new at each start."""
+    assert unit(UNITS / "kiosk-hall-tv.service")["Service.RuntimeDirectory"] == "kiosk-hall-tv"
+    launcher = (DEPLOY / "hall-tv/kiosk-hall-tv.sh").read_text()
+    assert '--user-data-dir="$profile"' in launcher and "RUNTIME_DIRECTORY" in launcher
 
 
 # -- CI installs the tools these tests use ---------------------------------------------------
@@ -407,5 +446,6 @@ def test_hall_tv_dry_run_changes_nothing(pi_root):
 def test_ci_installs_the_tools_the_tests_use():
     text = (ROOT / ".ci/os-packages.sh").read_text()
     packages = re.search(r"^packages=\(([^)]*)\)", text, re.M)
-    wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk"}
+    wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk",
+              "x11-apps"}
     assert packages and wanted <= set(packages.group(1).split())

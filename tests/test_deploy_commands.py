@@ -12,7 +12,7 @@ from kiosk.cli.main import build_parser
 
 from .helpers import ROOT
 
-SAMPLE = {"KIOSK_TABLE": "7", "KIOSK_SCORER": "http://scorer.local:8080",
+SAMPLE = {"KIOSK_TABLE": "7", "KIOSK_SCORER": "https://scorer.local:8080",
           "KIOSK_EXTRA_ARGS": "--printer /dev/kiosk-printer"}
 
 
@@ -27,7 +27,8 @@ def unit_commands() -> list[str]:
 
 def guide_commands() -> list[str]:
     text = (ROOT / "deploy" / "README.md").read_text()
-    return [m.group(1) for m in re.finditer(r"(?:^|\s)kiosk ((?:table|pair|scorer)[^\n`]*)",
+    # The command up to the end of its line, or to a pipe into another tool.
+    return [m.group(1) for m in re.finditer(r"(?:^|\s)kiosk ((?:table|pair|scorer)[^\n`|]*)",
                                            text)]
 
 
