@@ -605,7 +605,7 @@ def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     assert table.screen.notice.text  # it stays until the referee acts
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     rows = [r.text for r in table.screen.rows]
-    assert rows == ["南 超时 扣底超时（立即招请裁判） 超时1.0秒 （待裁判确认）"]
+    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒 （待裁判确认）"]
     table.tap("e_finish")
     assert table.screen.lines[0] == "得分 40 = 40"
     table.tap("referee")
