@@ -13,7 +13,7 @@ import contextlib
 import functools
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from ..i18n import DEFAULT_LANG, LANGS
@@ -121,10 +121,9 @@ def _argparse_text(message: str) -> str:
 def argparse_words() -> Iterator[None]:
     """argparse speaks the CLI language while the block runs (it looks its words up through
     its module's gettext `_` when it builds a parser, prints help or reports a mistake)."""
-    module: object = argparse
-    before: Callable[[str], str] = module._
-    module._ = _argparse_text
+    before = argparse._
+    argparse._ = _argparse_text
     try:
         yield
     finally:
-        module._ = before
+        argparse._ = before
