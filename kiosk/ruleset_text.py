@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from .hand_words import seat_name, signed, terms
 from .i18n import render, translator
 from .rules import Rulesets
-from .rules.ruleset import Band, Outcome, Ruleset
+from .rules.ruleset import GATHER_SECONDS, Band, Outcome, Ruleset
 from .textfmt import table
 
 Translate = Callable[..., str]
@@ -192,6 +192,10 @@ def _timing(ruleset: Ruleset, t: Translate) -> str:
              f"  {t('time.bury')}: {seconds(timing.bury_seconds)}"]
     if timing.rebury_seconds is not None:
         lines.append(f"  {t('time.rebury')}: {seconds(timing.rebury_seconds)}")
+    gather = (t("time.seconds", n=_number(timing.gather_seconds))
+              if timing.gather_seconds is not None else
+              t("time.kiosk_default", value=t("time.seconds", n=_number(GATHER_SECONDS))))
+    lines.append(f"  {t('time.gather')}: {gather}")
     match = (t("time.minutes", n=_number(timing.match_minutes)) if timing.match_minutes
              else t("time.no_limit"))
     lines.append(f"  {t('time.match')}: {match}")

@@ -88,6 +88,8 @@ def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
     ('time_up = "higher-level-now"', 'time_up = "coin-toss"', "time.time_up",
      "'coin-toss' is refused; allowed: none, higher-level-now, finish-hand-then-leader"),
     ('[summary]\nzh-Hans', '[summary]\nfr = "non"\nzh-Hans', "summary.fr", "unknown key"),
+    ("play_seconds = 5", "play_seconds = 5\ngather_seconds = 31", "time.gather_seconds",
+     "31 is refused; allowed: 0 to 30 seconds"),
     ('tractor_growth = "double"', 'tractor_growth = "triple"', "kitty.tractor_growth",
      "'triple' is refused; allowed: double, add"),
     ('effect = "record"', 'effect = "big-points"\nerring = -2\nother_at_least = 2',
@@ -183,3 +185,23 @@ def test_rules_list():
     done = kiosk("rules", "list", "--lang", "en")
     assert done.returncode == 0
     assert [line.split()[0] for line in done.stdout.splitlines()[2:] if line] == list(BUILTIN_IDS)
+
+
+def test_a_ruleset_sets_the_gather_grace_the_table_gives_and_rules_show_says_it(tmp_path):
+    from kiosk.table import ManualClock, SessionConfig, TableSession
+
+    write(tmp_path, house(XIAMEN).replace("play_seconds = 5", "play_seconds = 5\n"
+                                          "gather_seconds = 3.5"))
+    shown = kiosk("--rules-dir", str(tmp_path), "rules", "show", "house-club")
+    assert "收牌宽限（下一家领出前）: 3.5秒" in shown.stdout, shown.stdout
+    default = kiosk("rules", "show", "xiamen-2015")
+    assert "收牌宽限（下一家领出前）: 2秒（规则未定，本机默认" in default.stdout
+    rulesets = Rulesets.load([tmp_path])
+    for ruleset, gather in (("house-club", 3.5), ("xiamen-2015", 2.0)):
+        session = TableSession.open(tmp_path / ruleset, 1, rulesets, ManualClock(),
+                                    SessionConfig())
+        session.setup_match(event="e", round="1", teams={"NS": "甲", "EW": "乙"},
+                            players={}, ruleset=ruleset)
+        assert session.state.gather == gather
+        assert session.state.setup["gather_seconds"] == gather  # journaled with the setup
+        session.close()

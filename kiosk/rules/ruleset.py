@@ -63,6 +63,8 @@ FURTHER_TIE_BREAKS: Final = ("opponents", "head-to-head")
 _SHAPE = re.compile(r"(single|pair|pairs|tractor)([0-9]*)")
 #: A player holds 25 cards, so a shape has at most 12 pairs.
 MAX_PAIRS: Final = 12
+GATHER_SECONDS: Final = 2.0  # the kiosk's gather grace where a ruleset sets none
+MAX_GATHER_SECONDS: Final = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +251,9 @@ class Timing:
     overrun_play: str | None = None
     overrun_bury: str | None = None
     kiosk_default: bool = False  # the seed sets no move limits: these are the kiosk's default
+    # seconds after a trick's fourth card before the next lead's time starts (the trick is
+    # gathered); None: the seed says nothing, and the kiosk gives GATHER_SECONDS
+    gather_seconds: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -660,7 +665,11 @@ def _timing(table: _Table) -> Timing:
         overrun_play=table.string("overrun_play", default=None),
         overrun_bury=table.string("overrun_bury", default=None),
         kiosk_default=table.boolean("kiosk_default", default=False),
+        gather_seconds=table.seconds("gather_seconds", default=None),
     )
+    if timing.gather_seconds is not None and timing.gather_seconds > MAX_GATHER_SECONDS:
+        table.fail("gather_seconds", timing.gather_seconds, "gather_seconds",
+                   f"allowed: 0 to {MAX_GATHER_SECONDS} seconds", n=MAX_GATHER_SECONDS)
     table.done()
     return timing
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..rules import Rulesets
+from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
 from .state import REFEREE_HOLD, MatchState, SessionError, refused
@@ -33,7 +34,7 @@ class SessionConfig:
     unlocked_for: float = 120.0  # the referee menu stays open this long after the last action
     # seconds after a trick's fourth card before the next lead's time starts (the trick is
     # gathered); a ruleset's `time.gather_seconds`, where it sets one, wins
-    gather_grace: float = 2.0
+    gather_grace: float = GATHER_SECONDS
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class TableSession:
             raise refused("round_played", f"round {match} was already played at this table",
                           round=match)
         minutes = chosen.time.match_minutes if match_minutes is None else match_minutes
-        gather = getattr(chosen.time, "gather_seconds", None)
+        gather = chosen.time.gather_seconds
         data = {"table": self.table, "event": event, "round": str(round), "teams": teams,
                 "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
                 "match_minutes": minutes or None,
