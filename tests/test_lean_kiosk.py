@@ -1,6 +1,6 @@
 """What each program imports: the table's kiosk none of the scorer's libraries, `kiosk --help`
-not even the rules core, the scorer without mDNS no zeroconf. (Start-up time itself is
-measured in bench/bench_startup.py, never asserted here.)"""
+not even the rules core (only its own words' catalog file), the scorer without mDNS no
+zeroconf. (Start-up time itself is measured in bench/bench_startup.py, never asserted here.)"""
 
 from __future__ import annotations
 
@@ -37,14 +37,20 @@ def test_the_table_kiosk_imports_none_of_the_scorer_libraries():
 
 
 def test_kiosk_help_starts_without_the_rules_core():
+    # Its words come from one catalog file, cli.toml (so tomllib is imported), read once; no
+    # other area's catalog is read.
     modules = imported(
         "import contextlib, io, sys\n"
         "from kiosk.cli.main import main\n"
         "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
-        "    main(['--help'])")
+        "    main(['--help'])\n"
+        "from kiosk.cli import words\n"
+        "from kiosk.i18n import catalog\n"
+        "assert words._words.cache_info().currsize == 1, words._words.cache_info()\n"
+        "assert catalog.cache_info().currsize == 0, catalog.cache_info()")
     assert "kiosk.cli.main" in modules
-    assert not any(m.startswith(("kiosk.rules", "kiosk.table", "kiosk.scorer", "tomllib"))
-                   for m in modules)
+    assert not any(m.startswith(("kiosk.rules", "kiosk.table", "kiosk.scorer",
+                                 "importlib.resources")) for m in modules)
 
 
 def test_the_scorer_imports_zeroconf_only_for_mdns():

@@ -8,18 +8,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .words import about, say
+
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    demo = commands.add_parser("demo", help="run a demo event: the scorer, its hall page and "
-                                            "eight simulated tables")
+    demo = commands.add_parser("demo", **about("cli.demo"))
     demo.add_argument("--data", default=".demo-data", metavar="DIR",
-                      help="where the demo keeps its data (default .demo-data)")
+                      help=say("cli.demo.data"))
     demo.add_argument("--port", type=int, default=int(os.environ.get("PORT") or 8080),
-                      help="the hall page's port (default $PORT or 8080)")
+                      help=say("cli.demo.port"))
     demo.add_argument("--speed", type=float, default=60.0,
-                      help="how much faster than real time the tables play (default 60)")
+                      help=say("cli.demo.speed"))
     demo.add_argument("--fresh", action="store_true",
-                      help="start a new event (default: continue the one in --data)")
+                      help=say("cli.demo.fresh"))
     add_lang(demo)
     demo.set_defaults(run=run_demo)
 

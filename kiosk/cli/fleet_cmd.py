@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CommandError
+from .words import about, say
 
 DEPLOY_CONSTRAINTS = Path(__file__).resolve().parents[2] / "deploy" / "constraints.txt"
 
@@ -21,71 +22,67 @@ class FleetError(CommandError):
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    fleet = commands.add_parser("fleet", help="first boot, updates and upkeep of the kiosks")
+    fleet = commands.add_parser("fleet", **about("cli.fleet"))
     sub = fleet.add_subparsers(dest="fleet_command", required=True, metavar="ACTION")
 
-    first = sub.add_parser("firstboot", help="take this card's identity from kiosk.toml on the "
-                           "boot partition (kiosk-firstboot.service, at every boot)")
+    first = sub.add_parser("firstboot", **about("cli.fleet.firstboot"))
     first.add_argument("--root", default="/", metavar="DIR",
-                       help="the system's root (default /; a scratch root to try it)")
-    first.add_argument("--user", default="kiosk", help="the kiosk's user (default kiosk)")
+                       help=say("cli.fleet.firstboot.root"))
+    first.add_argument("--user", default="kiosk", help=say("cli.fleet.firstboot.user"))
     add_lang(first)
     first.set_defaults(run=run_firstboot)
 
-    pair = sub.add_parser("pair-pending", help="pair with the pairing code first boot left, "
-                          "if there is one (kiosk-table.service, before the kiosk starts)")
+    pair = sub.add_parser("pair-pending", **about("cli.fleet.pair_pending"))
     pair.add_argument("--data", required=True, metavar="DIR")
     pair.add_argument("--table", required=True, type=int, metavar="N")
     pair.add_argument("--scorer", default="auto", metavar="URL")
     pair.set_defaults(run=run_pair_pending)
 
-    prune = sub.add_parser("prune-backups", help="keep the newest backups and one an hour")
+    prune = sub.add_parser("prune-backups", **about("cli.fleet.prune_backups"))
     prune.add_argument("--dir", required=True, metavar="DIR")
     prune.add_argument("--keep", type=int, default=24, metavar="N",
-                       help="the newest N are kept, and the newest of every hour (default 24)")
+                       help=say("cli.fleet.prune_backups.keep"))
     prune.set_defaults(run=run_prune)
 
-    keygen = sub.add_parser("keygen", help="make the fleet's update key (keep the private "
-                            "half on your own machine; the public half goes on every kiosk)")
+    keygen = sub.add_parser("keygen", **about("cli.fleet.keygen"))
     keygen.add_argument("--out", required=True, metavar="DIR",
-                        help="writes update-key.pem (private) and update-key.pub (public)")
+                        help=say("cli.fleet.keygen.out"))
     keygen.set_defaults(run=run_keygen)
 
-    bundle = sub.add_parser("bundle", help="make a signed update bundle")
+    bundle = sub.add_parser("bundle", **about("cli.fleet.bundle"))
     bundle.add_argument("--version", required=True)
-    bundle.add_argument("--wheel", required=True, metavar="FILE", help="the project's wheel")
+    bundle.add_argument("--wheel", required=True, metavar="FILE",
+                        help=say("cli.fleet.bundle.wheel"))
     bundle.add_argument("--wheelhouse", required=True, metavar="DIR",
-                        help="every wheel it needs, for the kiosks' Python and machine")
+                        help=say("cli.fleet.bundle.wheelhouse"))
     bundle.add_argument("--constraints", default=str(DEPLOY_CONSTRAINTS), metavar="FILE")
-    bundle.add_argument("--key", required=True, metavar="FILE", help="update-key.pem")
+    bundle.add_argument("--key", required=True, metavar="FILE", help=say("cli.fleet.bundle.key"))
     bundle.add_argument("--extra", choices=("table", "scorer"), default="table")
     bundle.add_argument("--out", required=True, metavar="FILE")
     bundle.set_defaults(run=run_bundle)
 
-    publish = sub.add_parser("publish", help="serve a bundle to the kiosks from this scorer")
-    publish.add_argument("--data", required=True, metavar="DIR", help="the scorer's data")
-    publish.add_argument("--key", metavar="FILE", help="update-key.pub: check it first")
+    publish = sub.add_parser("publish", **about("cli.fleet.publish"))
+    publish.add_argument("--data", required=True, metavar="DIR", help=say("cli.fleet.publish.data"))
+    publish.add_argument("--key", metavar="FILE", help=say("cli.fleet.publish.key"))
     publish.add_argument("bundle", metavar="FILE")
     publish.set_defaults(run=run_publish)
 
-    update = sub.add_parser("update", help="install the scorer's update, if it serves a new "
-                            "version (kiosk-update.service)")
+    update = sub.add_parser("update", **about("cli.fleet.update"))
     update.add_argument("--scorer", metavar="URL",
-                        help="the scorer (default: $KIOSK_SCORER, as the kiosk's unit has it)")
-    update.add_argument("--bundle", metavar="FILE", help="a bundle file instead of the scorer's")
+                        help=say("cli.fleet.update.scorer"))
+    update.add_argument("--bundle", metavar="FILE", help=say("cli.fleet.update.bundle"))
     update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE")
     update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR")
     update.add_argument("--data", default="/var/lib/kiosk", metavar="DIR",
-                        help="the table's data: an update waits until its match is idle, and "
-                             "the scorer's certificate pinned at pairing is used")
+                        help=say("cli.fleet.update.data"))
     update.add_argument("--table", type=int, metavar="N",
                         default=int(os.environ.get("KIOSK_TABLE") or 0) or None,
-                        help="this kiosk's table (default $KIOSK_TABLE)")
+                        help=say("cli.fleet.update.table"))
     update.add_argument("--unit", default="kiosk-table.service")
     update.add_argument("--ready-timeout", type=float, default=90.0, metavar="S",
-                        help="roll back when the new kiosk has not said READY by then")
+                        help=say("cli.fleet.update.ready_timeout"))
     update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
-                        help="the table counts as idle after this long without an event")
+                        help=say("cli.fleet.update.idle_after"))
     update.set_defaults(run=run_update)
 
 

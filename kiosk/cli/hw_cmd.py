@@ -9,40 +9,38 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CommandError
+from .words import about, say
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    hw = commands.add_parser("hw", help="check the kiosk's hardware configuration")
+    hw = commands.add_parser("hw", **about("cli.hw"))
     sub = hw.add_subparsers(dest="hw_command", required=True, metavar="ACTION")
-    check = sub.add_parser("check", help="check a pin map against a boot config")
+    check = sub.add_parser("check", **about("cli.hw.check"))
     check.add_argument("--pinmap", metavar="FILE",
-                       help="the pin map (default: $KIOSK_PINMAP, else the one shipped)")
+                       help=say("cli.hw.check.pinmap"))
     check.add_argument("--boot-config", metavar="FILE",
-                       help="config.txt (default: /boot/firmware/config.txt on a Pi, else "
-                            "firmware_config/config.txt as shipped)")
+                       help=say("cli.hw.check.boot_config"))
     check.set_defaults(run=run_check)
 
-    selftest = sub.add_parser("selftest", help="the acceptance run: each LED, the buzzer, each "
-                              "button pressed in turn, a test slip, the window, display and touch")
+    selftest = sub.add_parser("selftest", **about("cli.hw.selftest"))
     selftest.add_argument("--pinmap", metavar="FILE")
-    selftest.add_argument("--printer", metavar="URL", help="the slip printer (default: "
-                          "--printer from $KIOSK_EXTRA_ARGS, as the kiosk's unit has it)")
+    selftest.add_argument("--printer", metavar="URL", help=say("cli.hw.selftest.printer"))
     selftest.add_argument("--printer-baud", type=int, metavar="N")
     selftest.add_argument("--press-timeout", type=float, default=20.0, metavar="S",
-                          help="how long to wait for each button (default 20 s)")
+                          help=say("cli.hw.selftest.press_timeout"))
     selftest.add_argument("--no-window", action="store_true",
-                          help="leave out the window (the kiosk's service holds the screen)")
+                          help=say("cli.hw.selftest.no_window"))
     add_lang(selftest)
     selftest.set_defaults(run=run_selftest)
 
-    slip = commands.add_parser("slip", help="produce a match's score slip")
+    slip = commands.add_parser("slip", **about("cli.slip"))
     slip.add_argument("--data", required=True, metavar="DIR")
     slip.add_argument("--table", required=True, type=int, metavar="N")
-    slip.add_argument("--round", metavar="R", help="the match (default: the latest)")
+    slip.add_argument("--round", metavar="R", help=say("cli.round"))
     slip.add_argument("--format", choices=("text", "escpos"), default="text")
     slip.add_argument("--width", type=int, choices=(58, 80), default=58,
-                      help="paper width in mm (default 58)")
-    slip.add_argument("--out", metavar="FILE", help="write here instead of standard output")
+                      help=say("cli.slip.width"))
+    slip.add_argument("--out", metavar="FILE", help=say("cli.slip.out"))
     add_lang(slip)
     slip.set_defaults(run=run_slip)
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..i18n import DEFAULT_LANG, LANGS
+from .words import HelpFormatter, argparse_words, say
 
 if TYPE_CHECKING:
     from ..rules import Rulesets
@@ -26,12 +27,10 @@ EXIT_USAGE = 2
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of `command`'s module (with its sibling commands), or of every command."""
-    parser = argparse.ArgumentParser(
-        prog="kiosk", description="80分 tournament table kiosk and scorer")
-    parser.add_argument(
-        "--rules-dir", action="append", default=[], metavar="DIR",
-        help=f"add the house rulesets (*.toml) in DIR; may be repeated; also read from "
-             f"${RULES_DIR_ENV} (directories separated by '{os.pathsep}')")
+    parser = argparse.ArgumentParser(prog="kiosk", description=say("cli.kiosk"),
+                                     formatter_class=HelpFormatter)
+    parser.add_argument("--rules-dir", action="append", default=[], metavar="DIR",
+                        help=say("cli.rules_dir", env=RULES_DIR_ENV, sep=os.pathsep))
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     modules = [COMMANDS[command]] if command in COMMANDS else dict.fromkeys(COMMANDS.values())
     for module in modules:
@@ -52,7 +51,7 @@ def command_of(argv: Sequence[str]) -> str | None:
 
 def add_lang(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
-                        help=f"language of the output (default {DEFAULT_LANG})")
+                        help=say("cli.lang", default=DEFAULT_LANG))
 
 
 def load_rulesets(args: argparse.Namespace) -> Rulesets:
@@ -65,7 +64,8 @@ def load_rulesets(args: argparse.Namespace) -> Rulesets:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = build_parser(command_of(argv)).parse_args(argv)
+    with argparse_words():  # --help and a mistake in the command line, in the CLI language
+        args = build_parser(command_of(argv)).parse_args(argv)
     try:
         return int(args.run(args))
     except BrokenPipeError:  # e.g. `kiosk replay … | head`

@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import explain
+from .words import about, say
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    parser = commands.add_parser("replay", help="recompute a match record (RULES.md §9)")
-    parser.add_argument("file", help="the record, a JSON file, or - for standard input")
+    parser = commands.add_parser("replay", **about("cli.replay"))
+    parser.add_argument("file", help=say("cli.replay.file"))
     parser.add_argument("--format", choices=("json", "sheet"), default="json",
-                        help="json: one object per hand (default); sheet: a score sheet")
+                        help=say("cli.replay.format"))
     add_lang(parser)
     parser.set_defaults(run=run)
 

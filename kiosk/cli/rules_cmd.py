@@ -9,16 +9,17 @@ from collections.abc import Callable
 from typing import Any
 
 from ..i18n import explain
+from .words import about, say
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    rules = commands.add_parser("rules", help="list and show the rulesets")
+    rules = commands.add_parser("rules", **about("cli.rules"))
     sub = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
-    listing = sub.add_parser("list", help="list the rulesets, built-in and house")
+    listing = sub.add_parser("list", **about("cli.rules.list"))
     add_lang(listing)
     listing.set_defaults(run=run_list)
-    show = sub.add_parser("show", help="print one ruleset as readable tables")
-    show.add_argument("id", help="ruleset id, e.g. xiamen-2015")
+    show = sub.add_parser("show", **about("cli.rules.show"))
+    show.add_argument("id", help=say("cli.rules.show.id"))
     add_lang(show)
     show.set_defaults(run=run_show)
 

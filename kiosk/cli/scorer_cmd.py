@@ -17,173 +17,150 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .words import about, say
+
 STORE_NAME = "scorer.sqlite"
 EXIT_CONFIRM = 3  # the operation needs --yes: nothing was done
 Run = Callable[[Any, argparse.Namespace, Callable[..., str]], Any]
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    scorer = commands.add_parser("scorer", help="run the hall's scorer, or an admin operation")
-    scorer.add_argument("--data", metavar="DIR", help="the scorer's data directory")
+    scorer = commands.add_parser("scorer", **about("cli.scorer"))
+    scorer.add_argument("--data", metavar="DIR", help=say("cli.scorer.data"))
     scorer.add_argument("--host", default="127.0.0.1",
-                        help="address to listen on (0.0.0.0: the whole LAN; default loopback)")
+                        help=say("cli.scorer.host"))
     scorer.add_argument("--port", type=int, default=8080)
     scorer.add_argument("--no-mdns", action="store_true",
-                        help="do not announce the scorer on the LAN")
+                        help=say("cli.scorer.no_mdns"))
     scorer.add_argument("--advertise", metavar="ADDR",
-                        help="the address to give out (QR code, hall page, mDNS), e.g. the "
-                             "hall's reserved 192.168.8.2 (default: the LAN's, looked at again "
-                             "every 10 s)")
+                        help=say("cli.scorer.advertise"))
     # Plain HTTP, only for the benchmark's TLS-off comparison: kiosks refuse it.
     scorer.add_argument("--no-tls", action="store_true", help=argparse.SUPPRESS)
     add_lang(scorer)
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
-    admin = sub.add_parser("admin", help="the head referee's operations")
-    admin.add_argument("--data", metavar="DIR", help="the scorer's data directory")
+    admin = sub.add_parser("admin", **about("cli.admin"))
+    admin.add_argument("--data", metavar="DIR", help=say("cli.scorer.data"))
     ops = admin.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
-    def op(name: str, text: str, run: Run, confirm: bool = False) -> argparse.ArgumentParser:
-        parser = ops.add_parser(name, help=text)
+    def op(name: str, run: Run, confirm: bool = False) -> argparse.ArgumentParser:
+        parser = ops.add_parser(name, **about(f"cli.admin.{name.replace('-', '_')}"))
         # --data before or after the action, as a script or a unit file spells it
         parser.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS)
         if confirm:
             parser.add_argument("--yes", action="store_true",
-                                help="confirm (the page would ask first)")
+                                help=say("cli.admin.yes"))
         add_lang(parser)
         parser.set_defaults(run=lambda args: run_admin(args, run))
         return parser
 
-    p = op("event", "create the event", lambda d, a, t: t(
+    p = op("event", lambda d, a, t: t(
         "admin.note.event_created", name=d.create_event(
             a.name, a.ruleset, a.rounds, a.minutes, a.seed, by=_who()).name))
     p.add_argument("--name", required=True)
     p.add_argument("--ruleset", required=True, metavar="ID")
     p.add_argument("--rounds", type=int)
-    p.add_argument("--minutes", type=float, help="match time (default: the ruleset's)")
-    p.add_argument("--seed", type=int, help="the round-1 draw's seed (default: random)")
-    p = op("bye-points", "the big points a bye scores (default: a win's)",
-           lambda d, a, t: d.set_bye_points(a.points, by=_who()) or t(
-               "admin.note.bye_points", points=a.points))
+    p.add_argument("--minutes", type=float, help=say("cli.admin.event.minutes"))
+    p.add_argument("--seed", type=int, help=say("cli.admin.event.seed"))
+    p = op("bye-points", lambda d, a, t: d.set_bye_points(a.points, by=_who()) or t(
+        "admin.note.bye_points", points=a.points))
     p.add_argument("points", type=int)
-    p = op("teams", "import teams or players from a CSV file (UTF-8 or GBK)", _import,
-           confirm=True)
+    p = op("teams", _import, confirm=True)
     p.add_argument("file")
     p.add_argument("--missed-points", type=int, default=0, metavar="N",
-                   help="late entries: big points for each round they missed")
-    op("list-teams", "list the teams: id, name, unit, status", _list_teams)
-    p = op("add-team", "add one team (a late entry once rounds are published)",
-           lambda d, a, t: t("admin.note.team_added", team=d.label(d.add_team(
-               a.name, a.unit, tuple(a.player), a.id, a.yes, a.missed_points, by=_who()))),
-           confirm=True)
+                   help=say("cli.admin.teams.missed_points"))
+    op("list-teams", _list_teams)
+    p = op("add-team", lambda d, a, t: t("admin.note.team_added", team=d.label(d.add_team(
+        a.name, a.unit, tuple(a.player), a.id, a.yes, a.missed_points, by=_who()))),
+        confirm=True)
     p.add_argument("name")
     p.add_argument("--unit", default="")
-    p.add_argument("--player", action="append", default=[], help="up to 4, in seat order")
+    p.add_argument("--player", action="append", default=[],
+                   help=say("cli.admin.add_team.player"))
     p.add_argument("--id", default="")
     p.add_argument("--missed-points", type=int, default=0, metavar="N")
-    p = op("edit-team", "rename a team or change its unit or players", _edit_team,
-           confirm=True)
-    p.add_argument("team", metavar="TEAM", help="id or exact name")
+    p = op("edit-team", _edit_team, confirm=True)
+    p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
     p.add_argument("--name")
     p.add_argument("--unit")
-    p.add_argument("--player", action="append", help="replaces the players (up to 4)")
-    p = op("delete-team", "delete a team that never played", lambda d, a, t: _deleted(
-        d, a, t), confirm=True)
+    p.add_argument("--player", action="append", help=say("cli.admin.edit_team.player"))
+    p = op("delete-team", _deleted, confirm=True)
     p.add_argument("team", metavar="TEAM")
-    p = op("withdraw", "a team plays no more rounds", _withdraw, confirm=True)
-    p.add_argument("team", metavar="TEAM", help="id or exact name")
-    p.add_argument("--after-round", type=int, help="default: the current round")
-    p.add_argument("--now", action="store_true",
-                   help="out of the current round too (its open match is lost by forfeit)")
-    p = op("reinstate", "a withdrawn team plays again from the next round",
-           lambda d, a, t: d.reinstate(a.team, a.yes, by=_who()) or t(
-               "admin.note.reinstated", team=d.label(d.team(a.team).id)), confirm=True)
+    p = op("withdraw", _withdraw, confirm=True)
+    p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
+    p.add_argument("--after-round", type=int, help=say("cli.admin.default_round"))
+    p.add_argument("--now", action="store_true", help=say("cli.admin.withdraw.now"))
+    p = op("reinstate", lambda d, a, t: d.reinstate(a.team, a.yes, by=_who()) or t(
+        "admin.note.reinstated", team=d.label(d.team(a.team).id)), confirm=True)
     p.add_argument("team", metavar="TEAM")
-    p = op("tables", "set the hall's tables and print a pairing code for each new one",
-           lambda d, a, t: _lines(t("admin.cli.code", table=n, code=c)
-                                  for n, c in d.add_tables(a.count, by=_who()).items()))
+    p = op("tables", lambda d, a, t: _lines(
+        t("admin.cli.code", table=n, code=c) for n, c in d.add_tables(a.count, by=_who()).items()))
     p.add_argument("count", type=int)
-    op("codes", "print the pairing codes not used yet", lambda d, a, t: _lines(
+    op("codes", lambda d, a, t: _lines(
         t("admin.cli.code", table=n, code=c) for n, c in d.store.open_codes().items())
         or t("admin.cli.no_codes"))
-    p = op("swap", "move a table to a new kiosk: revoke the old one, print a new code",
-           lambda d, a, t: t("admin.cli.swap", table=a.table, code=d.swap(a.table, by=_who())))
+    p = op("swap", lambda d, a, t: t(
+        "admin.cli.swap", table=a.table, code=d.swap(a.table, by=_who())))
     p.add_argument("--table", type=int, required=True)
-    p = op("import", "add an old kiosk's unsent events from its journal file",
-           lambda d, a, t: t("admin.cli.journal", **dict(zip(
-               ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()),
-               strict=True))))
+    p = op("import", lambda d, a, t: t("admin.cli.journal", **dict(zip(
+        ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()), strict=True))))
     p.add_argument("--table", type=int, required=True)
     p.add_argument("--journal", required=True, metavar="FILE")
-    op("draft", "draft the next round privately and print it with its warnings",
-       lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who())))
-    op("show-draft", "print the current draft", lambda d, a, t: _draft_text(
-        d, t, d._editable_draft()))
-    p = op("swap-teams", "exchange two teams in the draft", lambda d, a, t: _draft_text(
+    op("draft", lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who())))
+    op("show-draft", lambda d, a, t: _draft_text(d, t, d._editable_draft()))
+    p = op("swap-teams", lambda d, a, t: _draft_text(
         d, t, d.swap_teams(a.first, a.second, by=_who())))
     p.add_argument("first", metavar="TEAM")
     p.add_argument("second", metavar="TEAM")
-    p = op("swap-tables", "exchange two tables' matches in the draft",
-           lambda d, a, t: _draft_text(d, t, d.swap_tables(a.first, a.second, by=_who())))
+    p = op("swap-tables", lambda d, a, t: _draft_text(
+        d, t, d.swap_tables(a.first, a.second, by=_who())))
     p.add_argument("first", type=int)
     p.add_argument("second", type=int)
-    p = op("swap-sides", "NS and EW change places at a table of the draft",
-           lambda d, a, t: _draft_text(d, t, d.swap_sides(a.table, by=_who())))
+    p = op("swap-sides", lambda d, a, t: _draft_text(d, t, d.swap_sides(a.table, by=_who())))
     p.add_argument("table", type=int)
-    op("discard", "discard the draft", lambda d, a, t: d.discard_draft(by=_who()) or t(
-        "admin.note.discarded"))
-    op("publish", "publish the draft (or a new one): the hall shows it",
-       lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
-    op("undo", "take the last published round back while it has no result",
-       lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
+    op("discard", lambda d, a, t: d.discard_draft(by=_who()) or t("admin.note.discarded"))
+    op("publish", lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
+    op("undo", lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
        confirm=True)
-    p = op("start", "start the published round: the kiosks set up and start together",
-           lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who())))
+    p = op("start", lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who())))
     p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS")
-    p = op("start-round", "publish the next round and start it hall-wide (one step)",
-           lambda d, a, t: _round_text(d, t, d.start_round(a.start_in, by=_who())))
+    p = op("start-round", lambda d, a, t: _round_text(d, t, d.start_round(a.start_in, by=_who())))
     p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS",
-                   help="the match clocks start this long from now (default 30)")
-    p = op("clock", "the round clock for the whole hall: pause, resume, extend MINUTES, stop",
-           _clock, confirm=True)
+                   help=say("cli.admin.start_round.start_in"))
+    p = op("clock", _clock, confirm=True)
     p.add_argument("action", choices=("pause", "resume", "extend", "stop", "show"))
     p.add_argument("minutes", type=float, nargs="?")
-    p = op("ruling", "record a forfeit, a disqualification or an adjusted result",
-           _ruling)
+    p = op("ruling", _ruling)
     p.add_argument("--table", type=int, required=True)
     p.add_argument("--kind", required=True, choices=("forfeit", "disqualification",
                                                      "adjusted"))
     p.add_argument("--loser", required=True, choices=("NS", "EW"))
     p.add_argument("--reason", required=True)
-    p.add_argument("--net", type=int, default=0, help="adjusted: the levels it is lost by")
-    p.add_argument("--round", type=int, help="default: the current round")
-    op("rulings", "list the rulings, removed ones too", _rulings)
-    p = op("unrule", "remove a ruling (its id from `rulings`)", lambda d, a, t: d.remove_ruling(
+    p.add_argument("--net", type=int, default=0, help=say("cli.admin.ruling.net"))
+    p.add_argument("--round", type=int, help=say("cli.admin.default_round"))
+    op("rulings", _rulings)
+    p = op("unrule", lambda d, a, t: d.remove_ruling(
         a.id, a.reason, a.yes, by=_who()) and t("admin.cli.unruled", id=a.id), confirm=True)
     p.add_argument("id", type=int)
     p.add_argument("--reason", required=True)
-    p = op("mute", "mute (on) or unmute (off) every table's buzzer",
-           lambda d, a, t: d.mute(a.state == "on", by=_who()) or t(
-               "admin.note.muted" if a.state == "on" else "admin.note.unmuted"))
+    p = op("mute", lambda d, a, t: d.mute(a.state == "on", by=_who()) or t(
+        "admin.note.muted" if a.state == "on" else "admin.note.unmuted"))
     p.add_argument("state", choices=("on", "off"))
-    op("close", "close the event (freezes the results)", lambda d, a, t: d.close_event(
-        a.yes, by=_who()) or t("admin.note.closed"), confirm=True)
-    p = op("reopen", "reopen a closed event", lambda d, a, t: d.reopen_event(
-        a.reason, by=_who()) or t("admin.note.reopened"))
+    op("close", lambda d, a, t: d.close_event(a.yes, by=_who()) or t("admin.note.closed"),
+       confirm=True)
+    p = op("reopen", lambda d, a, t: d.reopen_event(a.reason, by=_who()) or t(
+        "admin.note.reopened"))
     p.add_argument("--reason", required=True)
-    op("password", "set the admin page's password (read from the terminal or stdin); "
-       "every admin session ends", _set_password)
-    op("certificate", "print the scorer's certificate fingerprints (to trust it once on a "
-       "hall TV or a laptop)", _certificate)
-    p = op("backup", "copy the store, consistently, while the scorer runs",
-           lambda d, a, t: t("admin.cli.backup", path=d.store.backup(
-               Path(a.to) / datetime.datetime.now().strftime("scorer-%Y%m%d-%H%M%S.sqlite"))))
+    op("password", _set_password)
+    op("certificate", _certificate)
+    p = op("backup", lambda d, a, t: t("admin.cli.backup", path=d.store.backup(
+        Path(a.to) / datetime.datetime.now().strftime("scorer-%Y%m%d-%H%M%S.sqlite"))))
     p.add_argument("--to", required=True, metavar="DIR")
-    op("standings", "print the standings", _standings)
-    op("log", "print the audit log of every director action", _log)
-    p = op("export", "print the results (or write them to --out)", _export)
+    op("standings", _standings)
+    op("log", _log)
+    p = op("export", _export)
     p.add_argument("--format", choices=("csv", "json", "sheets", "xlsx"), default="csv")
-    p.add_argument("--out", metavar="FILE", help="write to FILE (needed for xlsx)")
+    p.add_argument("--out", metavar="FILE", help=say("cli.admin.export.out"))
 
 
 def _who() -> str:

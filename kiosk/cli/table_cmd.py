@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import CommandError
+from .words import about, say
 
 
 class TableError(CommandError):
@@ -17,41 +18,38 @@ class TableError(CommandError):
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    journal = commands.add_parser("journal", help="read a table's journal")
+    journal = commands.add_parser("journal", **about("cli.journal"))
     sub = journal.add_subparsers(dest="journal_command", required=True, metavar="ACTION")
-    for name, run, text in (("show", run_show, "print the journal for a referee to read"),
-                            ("export", run_export, "print a match as a RULES.md §9 record")):
-        parser = sub.add_parser(name, help=text)
-        parser.add_argument("--data", required=True, metavar="DIR", help="the data directory")
+    for name, run in (("show", run_show), ("export", run_export)):
+        parser = sub.add_parser(name, **about(f"cli.journal.{name}"))
+        parser.add_argument("--data", required=True, metavar="DIR", help=say("cli.journal.data"))
         parser.add_argument("--table", required=True, type=int, metavar="N")
-        parser.add_argument("--round", metavar="R", help="the match (default: the latest)")
+        parser.add_argument("--round", metavar="R", help=say("cli.round"))
         if name == "show":
             add_lang(parser)
         parser.set_defaults(run=run)
 
-    sim = commands.add_parser("simulate", help="play a match at a table with bots")
+    sim = commands.add_parser("simulate", **about("cli.simulate"))
     sim.add_argument("--data", required=True, metavar="DIR")
     sim.add_argument("--table", required=True, type=int, metavar="N")
     sim.add_argument("--ruleset", metavar="ID",
-                     help="for a new match (a resumed match keeps its journal's ruleset; "
-                          "with --scorer, the scorer's assignment chooses)")
+                     help=say("cli.simulate.ruleset"))
     sim.add_argument("--hands", type=int, default=1000, metavar="N",
-                     help="hands in the match in all, resumes included (default: to the end)")
+                     help=say("cli.simulate.hands"))
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--speed", type=float, default=1.0,
-                     help="how much faster than real time the bots play (1e9: no waiting)")
+                     help=say("cli.simulate.speed"))
     sim.add_argument("--scorer", metavar="URL",
-                     help="sync with the scorer at URL (auto: find it by mDNS) and play "
-                          "the round it assigns")
-    sim.add_argument("--pair", metavar="CODE", help="the pairing code the head referee issued")
+                     help=say("cli.simulate.scorer"))
+    sim.add_argument("--pair", metavar="CODE", help=say("cli.pair_code"))
     sim.set_defaults(run=run_simulate)
 
-    pair = commands.add_parser("pair", help="pair this kiosk's table with the scorer, and exit")
+    pair = commands.add_parser("pair", **about("cli.pair"))
     pair.add_argument("--data", required=True, metavar="DIR")
     pair.add_argument("--table", required=True, type=int, metavar="N")
     pair.add_argument("--scorer", default="auto", metavar="URL",
-                      help="the scorer's URL (default auto: find it by mDNS)")
-    pair.add_argument("code", help="the pairing code the head referee issued")
+                      help=say("cli.pair.scorer"))
+    pair.add_argument("code", help=say("cli.pair_code"))
     pair.set_defaults(run=run_pair)
 
 

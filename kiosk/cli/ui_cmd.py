@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CommandError
+from .words import about, say
 
 EXIT_NO_GPIO = 3  # the unit's journal shows why; systemd starts it again (Restart=always)
 
@@ -19,27 +20,21 @@ class TableUIError(CommandError):
 
 
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
-    table = commands.add_parser("table", help="run the touchscreen kiosk of a table")
-    table.add_argument("--data", metavar="DIR", help="the data directory (required unless "
-                       "--screenshots, which uses a scratch directory)")
+    table = commands.add_parser("table", **about("cli.table"))
+    table.add_argument("--data", metavar="DIR", help=say("cli.table.data"))
     table.add_argument("--table", type=int, default=1, metavar="N")
-    table.add_argument("--size", metavar="WxH", help="window size (default: full screen on a "
-                       "Pi, 800x480 elsewhere)")
+    table.add_argument("--size", metavar="WxH", help=say("cli.table.size"))
     table.add_argument("--pin", default=os.environ.get("KIOSK_PIN", "0000"),
-                       help="the referee PIN (default $KIOSK_PIN or 0000)")
+                       help=say("cli.table.pin"))
     table.add_argument("--pinmap", metavar="FILE")
-    table.add_argument("--printer", metavar="URL", help="the slip printer: /dev/kiosk-uart (TTL "
-                       "on the header), /dev/kiosk-printer (USB) or a pyserial URL")
+    table.add_argument("--printer", metavar="URL", help=say("cli.table.printer"))
     table.add_argument("--printer-baud", type=int, default=9600, metavar="N",
-                       help="a serial printer's speed, as its self-test page says (default 9600)")
+                       help=say("cli.table.printer_baud"))
     table.add_argument("--scorer", metavar="URL",
-                       help="sync with the hall's scorer at URL (auto: find it by mDNS; "
-                            "default: the one this table was paired with, if any)")
-    table.add_argument("--pair", metavar="CODE", help="the pairing code the head referee "
-                       "issued (a replacement kiosk also downloads the table's events)")
+                       help=say("cli.table.scorer"))
+    table.add_argument("--pair", metavar="CODE", help=say("cli.table.pair"))
     table.add_argument("--screenshots", metavar="DIR",
-                       help="play one scripted hand through every screen, save a PNG of each "
-                            "into DIR, and exit")
+                       help=say("cli.table.screenshots"))
     add_lang(table)
     table.set_defaults(run=run_table)
 

@@ -1,0 +1,129 @@
+"""The `kiosk` command's own words: its --help and argparse's messages (usage, headings, a
+wrong or missing argument), in 简体中文 unless $KIOSK_LANG names another of the catalogs'
+languages. A command's --lang chooses the language of its output, not of these words.
+
+The words are the `cli.*` keys of `kiosk/i18n/<lang>/cli.toml`. This module reads that one file,
+once, when the first parser is built: `kiosk --help` reads no other catalog and imports no rules
+core."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..i18n import DEFAULT_LANG, LANGS
+
+LANG_ENV = "KIOSK_LANG"
+
+# argparse's fixed strings (Python 3.11's msgids, looked up through argparse's `_`) that a
+# person meets, and their catalog keys. Others (a programming mistake in a parser) stay as they
+# are.
+ARGPARSE_KEYS = {
+    "usage: ": "cli.argparse.usage",
+    "positional arguments": "cli.argparse.positionals",
+    "options": "cli.argparse.options",
+    "show this help message and exit": "cli.argparse.help",
+    "%(prog)s: error: %(message)s\n": "cli.argparse.error",
+    "argument %(argument_name)s: %(message)s": "cli.argparse.argument",
+    "invalid choice: %(value)r (choose from %(choices)s)": "cli.argparse.invalid_choice",
+    "invalid %(type)s value: %(value)r": "cli.argparse.invalid_value",
+    "the following arguments are required: %s": "cli.argparse.required",
+    "unrecognized arguments: %s": "cli.argparse.unrecognized",
+    "expected one argument": "cli.argparse.expected_one",
+    "expected at most one argument": "cli.argparse.expected_at_most_one",
+    "expected at least one argument": "cli.argparse.expected_at_least_one",
+    "ambiguous option: %(option)s could match %(matches)s": "cli.argparse.ambiguous",
+    "not allowed with argument %s": "cli.argparse.not_allowed_with",
+    "ignored explicit argument %r": "cli.argparse.ignored_explicit",
+}
+
+
+def cli_lang() -> str:
+    """The language of the command's own words: $KIOSK_LANG if the catalogs speak it."""
+    lang = os.environ.get(LANG_ENV, "")
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+@functools.cache
+def _words(lang: str) -> dict[str, str]:
+    import tomllib  # (a few milliseconds; the rules core stays unimported)
+
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "i18n", lang, "cli.toml")
+    with open(path, "rb") as file:
+        return tomllib.load(file)
+
+
+def say(key: str, **values: object) -> str:
+    """The words `key` in the CLI language, with `values` filled in."""
+    text = _words(cli_lang())[key]
+    return text.format(**values) if values else text
+
+
+def about(key: str) -> dict[str, Any]:
+    """A subcommand's line in its parent's list and the heading of its own --help (the keywords
+    of `add_parser`)."""
+    return {"help": say(key), "description": say(key), "formatter_class": HelpFormatter}
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's layout, with help wrapped by its width on a terminal, where a Chinese
+    character takes two columns: between Chinese characters or at spaces, never inside a
+    path, an option or a word (argparse's own wrapping counts characters and breaks at
+    hyphens, which cuts `/dev/kiosk-printer` in two)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return _wrap(text, width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
+
+
+# One wide character, a run of other visible characters, or spaces.
+_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[^\s\u2e80-\u9fff"
+                     r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+|\s+")
+_NO_LINE_STARTS_WITH = set("，。、；：！？）」』”’》")
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    import unicodedata  # (only when help is printed)
+
+    def columns(piece: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in piece)
+
+    lines: list[str] = []
+    line, used = "", 0
+    for piece in _PIECES.findall(" ".join(text.split())):
+        size = columns(piece)
+        if piece.isspace():
+            if line:
+                line, used = line + " ", used + 1
+        elif used + size <= width or not line.strip() or piece in _NO_LINE_STARTS_WITH:
+            line, used = line + piece, used + size
+        else:
+            lines.append(line.rstrip())
+            line, used = piece, size
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines
+
+
+def _argparse_text(message: str) -> str:
+    key = ARGPARSE_KEYS.get(message)
+    return say(key) if key else message
+
+
+@contextlib.contextmanager
+def argparse_words() -> Iterator[None]:
+    """argparse speaks the CLI language while the block runs (it looks its words up through
+    its module's gettext `_` when it builds a parser, prints help or reports a mistake)."""
+    before = argparse._
+    argparse._ = _argparse_text
+    try:
+        yield
+    finally:
+        argparse._ = before
