@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .i18n import render
+from .i18n import explain, render
 from .rules import Rulesets
 from .scorer import tls
 from .scorer.director import Director
@@ -95,10 +95,12 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
 
 
 def _sayer(lang: str) -> Callable[..., None]:
-    """Prints a catalog message in `lang` (a parameter with its own key, such as a LinkError,
-    in its words)."""
+    """Prints a catalog message in `lang`; a parameter that is an error (a LinkError) is said
+    in its own words."""
     def say(key: str, **values: Any) -> None:
-        print(render(key, values, lang), flush=True)
+        words = {name: explain(v, lang) if isinstance(v, BaseException) else v
+                 for name, v in values.items()}
+        print(render(key, words, lang), flush=True)
 
     return say
 

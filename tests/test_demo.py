@@ -61,3 +61,16 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
     assert "演示：第 1 轮开赛" in out and "演示：正在停止" in out
     with pytest.raises(ProcessLookupError):
         os.killpg(demo.pid, 0)  # nothing of the demo is left running
+
+
+def test_a_tables_link_trouble_is_said_in_words(capsys):
+    from kiosk.demo import _sayer
+    from kiosk.sync.link import LinkError
+
+    say = _sayer("zh-Hans")
+    say("demo.table_error", table=3, reason=LinkError("connection refused"))
+    say("demo.table_error", table=3, reason=LinkError("409", 409, "a.key.nobody.wrote"))
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["演示：第 3 桌：记分台没有应答",
+                   "演示：第 3 桌：出现意外问题，操作未完成，已记录的数据没有丢失。"
+                   "请告知裁判或技术人员。"]
