@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from kiosk.rules import HandEntry, KittyEntry, PenaltyEntry, Rulesets, TeamMatch
 
@@ -115,3 +121,33 @@ class ScorerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.kill(15)
+
+
+def tool(name: str) -> str:
+    """The path of an OS tool the tests need: a failure under CI (.ci/os-packages.sh installs
+    it), a skip elsewhere."""
+    path = shutil.which(name)
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{name} is missing: make test installs it (.ci/os-packages.sh)")
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+@contextlib.contextmanager
+def xvfb(screen: str) -> Iterator[str]:
+    """A fresh X display of `screen` (e.g. 1280x720x24): Xvfb picks a free number and says
+    which."""
+    read, write = os.pipe()
+    proc = subprocess.Popen([tool("Xvfb"), "-displayfd", str(write), "-screen", "0", screen,
+                             "-nolisten", "tcp"], pass_fds=(write,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write)
+    with os.fdopen(read) as said:
+        number = said.readline().strip()
+    try:
+        assert number.isdigit(), "Xvfb did not start"
+        yield f":{number}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

@@ -9,13 +9,12 @@ import importlib.metadata
 import importlib.util
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT
+from .helpers import ROOT, tool
 
 DEPLOY = ROOT / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*.sh")) + sorted(DEPLOY.glob("*/*.sh"))
@@ -48,17 +47,6 @@ dtoverlay=dwc2,dr_mode=host
 """
 PI_CMDLINE = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
               "fsck.repair=yes rootwait quiet\n")
-
-
-def tool(name: str) -> str:
-    """The path of an OS tool the tests need: a failure under CI (.ci/os-packages.sh installs
-    it), a skip elsewhere."""
-    path = shutil.which(name)
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{name} is missing: make test installs it (.ci/os-packages.sh)")
-        pytest.skip(f"{name} is not installed")
-    return path
 
 
 def provision(script: str, root: Path, *args: str, ok: bool = True):

@@ -28,8 +28,8 @@ import pytest
 from kiosk.scorer.tls import make_identity
 
 from .browser import chromium_executable, playwright_sync_api
-from .helpers import ScorerProcess, kiosk
-from .test_deploy import PI_CMDLINE, PI_CONFIG, hall_tv_env, provision, tool
+from .helpers import ScorerProcess, kiosk, tool, xvfb
+from .test_deploy import PI_CMDLINE, PI_CONFIG, hall_tv_env, provision
 
 EVENT = "厦门杯"
 HALL_TITLE = f"{EVENT} · 赛场实时成绩"  # set by hall.js from the live feed's snapshot
@@ -37,20 +37,8 @@ HALL_TITLE = f"{EVENT} · 赛场实时成绩"  # set by hall.js from the live fe
 
 @pytest.fixture(scope="module")
 def display() -> Iterator[str]:
-    """A fresh X display (Xvfb picks a free number and says which)."""
-    read, write = os.pipe()
-    proc = subprocess.Popen([tool("Xvfb"), "-displayfd", str(write), "-screen", "0",
-                             "1280x720x24", "-nolisten", "tcp"], pass_fds=(write,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(write)
-    with os.fdopen(read) as said:
-        number = said.readline().strip()
-    try:
-        assert number.isdigit(), "Xvfb did not start"
-        yield f":{number}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with xvfb("1280x720x24") as name:
+        yield name
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -18,7 +16,7 @@ from gpiozero.pins.mock import MockFactory
 from kiosk.hw import selftest
 from kiosk.hw.pinmap import load_pinmap
 
-from .helpers import ROOT
+from .helpers import ROOT, xvfb
 from .test_fleet_pi import PtyPrinter
 
 PINS = load_pinmap()
@@ -26,20 +24,8 @@ PINS = load_pinmap()
 
 @pytest.fixture(scope="module")
 def display():
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Xvfb is missing: make test installs it (.ci/os-packages.sh)")
-        pytest.skip("Xvfb is not installed")
-    number = 600 + os.getpid() % 300
-    proc = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "1024x768x24", "-nolisten",
-                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f":{number}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with xvfb("1024x768x24") as name:
+        yield name
 
 
 def selftest_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

@@ -7,18 +7,16 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import sys
-import time
 
 import pytest
 
 from kiosk.i18n import LANGS, catalog
 from kiosk.table import TableSession
 
-from .helpers import ROOT
+from .helpers import ROOT, xvfb
 
 # -- the font --------------------------------------------------------------------------------
 
@@ -57,20 +55,8 @@ def test_faces_are_simplified_and_traditional():
 
 @pytest.fixture(scope="module")
 def display():
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("Xvfb is missing: make test installs it (.ci/os-packages.sh)")
-        pytest.skip("Xvfb is not installed")
-    number = 90 + os.getpid() % 500
-    proc = subprocess.Popen([xvfb, f":{number}", "-screen", "0", "2000x2000x24", "-nolisten",
-                             "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while not os.path.exists(f"/tmp/.X11-unix/X{number}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f":{number}"
-    proc.terminate()
-    proc.wait(timeout=10)
+    with xvfb("2000x2000x24") as name:
+        yield name
 
 
 def png_size(path) -> tuple[int, int]:
