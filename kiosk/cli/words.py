@@ -83,9 +83,10 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
 
 
-# One wide character, a run of other visible characters, or spaces.
-_PIECES = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[^\s\u2e80-\u9fff"
-                     r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+|\s+")
+# One wide character, a run of other visible characters, or spaces. A pattern, not compiled
+# here: its Unicode ranges take milliseconds to compile, and only a printed help needs them.
+_PIECES = (r"[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]|[^\s\u2e80-\u9fff"
+           r"\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+|\s+")
 _NO_LINE_STARTS_WITH = set("，。、；：！？）」』”’》")
 
 
@@ -97,7 +98,7 @@ def _wrap(text: str, width: int) -> list[str]:
 
     lines: list[str] = []
     line, used = "", 0
-    for piece in _PIECES.findall(" ".join(text.split())):
+    for piece in re.findall(_PIECES, " ".join(text.split())):
         size = columns(piece)
         if piece.isspace():
             if line:
