@@ -5,6 +5,7 @@ built and its help printed in each language."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import os
 import re
@@ -212,3 +213,39 @@ def test_help_fits_the_terminal_and_keeps_paths_whole(lang):
         for line in body.splitlines():
             width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
             assert width <= 80, line
+
+
+def help_on_a_terminal(columns: int) -> str:
+    """`kiosk --help` as a terminal `columns` wide shows it (a pty of that size, no $COLUMNS)."""
+    import fcntl
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    main, side = os.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "KIOSK_LANG")}
+    with subprocess.Popen([sys.executable, "-m", "kiosk.cli.main", "--help"], cwd=ROOT,
+                          env=env, stdin=subprocess.DEVNULL, stdout=side,
+                          stderr=subprocess.DEVNULL) as process:
+        os.close(side)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO: the command ended and closed the pty
+            while chunk := os.read(main, 65536):
+                shown += chunk
+        os.close(main)
+        assert process.wait(timeout=60) == 0
+    return shown.decode().replace("\r\n", "\n")
+
+
+def test_help_follows_the_width_of_the_terminal_it_is_shown_on():
+    import unicodedata
+
+    def widest(columns: int) -> int:
+        body = help_on_a_terminal(columns).split("\n\n", 1)[1]
+        return max(sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+                   for line in body.splitlines())
+
+    assert widest(60) <= 60
+    assert 80 < widest(120) <= 120  # the terminal's width, not a fixed 80

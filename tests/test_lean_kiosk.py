@@ -71,6 +71,25 @@ def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
     assert "kiosk.cli.replay_cmd" in modules
     assert not {"kiosk.cli.scorer_cmd", "kiosk.cli.ui_cmd", "kiosk.cli.fleet_cmd"} & modules
     assert not any(m.startswith(("kiosk.table", "kiosk.scorer", "sqlite3")) for m in modules)
+    # A team match makes none of the individual rounds' classes; argparse's width comes
+    # without shutil (and the compression modules shutil imports).
+    assert not {"kiosk.rules.individual", "shutil", "zlib", "bz2", "lzma"} & modules
+
+
+def test_an_individual_round_replays_with_its_module_imported_when_needed():
+    modules = imported(
+        "import contextlib, io, json\n"
+        "from kiosk.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    assert main(['replay', 'examples/shuangsheng-2011-example.json']) == 0\n"
+        "lines = [json.loads(line) for line in out.getvalue().splitlines()]\n"
+        "expected = open('examples/shuangsheng-2011-example.expected.jsonl').read()\n"
+        "assert lines == [json.loads(line) for line in expected.splitlines()], lines\n"
+        "from kiosk.rules import IndividualRound, form_prize_finals  # still exported\n"
+        "from kiosk.rules.individual import IndividualRound as Same\n"
+        "assert IndividualRound is Same and callable(form_prize_finals)")
+    assert "kiosk.rules.individual" in modules
 
 
 def test_every_command_is_still_listed_and_each_builds_alone():

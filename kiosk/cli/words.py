@@ -13,6 +13,7 @@ import contextlib
 import functools
 import os
 import re
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -76,11 +77,32 @@ class HelpFormatter(argparse.HelpFormatter):
     path, an option or a word (argparse's own wrapping counts characters and breaks at
     hyphens, which cuts `/dev/kiosk-printer` in two)."""
 
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        # argparse would ask shutil for the width, and importing shutil (with its compression
+        # modules) costs every command ~2 ms: a parser makes a formatter for each argument it
+        # adds, help printed or not.
+        if width is None:
+            width = terminal_columns() - 2  # argparse's margin
+        super().__init__(prog, indent_increment, max_help_position, width)
+
     def _split_lines(self, text: str, width: int) -> list[str]:
         return _wrap(text, width)
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
+
+
+def terminal_columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it: $COLUMNS, else standard
+    output's terminal, else 80."""
+    with contextlib.suppress(KeyError, ValueError):
+        if (columns := int(os.environ["COLUMNS"])) > 0:
+            return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):  # no standard output, or not a terminal
+        return 80
 
 
 # One wide character, a run of other visible characters, or spaces. A pattern, not compiled

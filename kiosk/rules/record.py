@@ -8,14 +8,16 @@ before the bad one first, so a caller can print them and then the error.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .errors import EntryError, RecordError, RulesError, Words, words
 from .hand import KittyEntry, PenaltyEntry
-from .individual import DealEntry, IndividualRound
 from .match import HandEntry, TeamMatch
 from .registry import Rulesets
 from .ruleset import Ruleset
+
+if TYPE_CHECKING:  # imported where an individual round is replayed: a team match needs none
+    from .individual import DealEntry
 
 #: Informational fields a record may carry for score sheets (event, teams, players…).
 _INFO: Final = frozenset({"event", "round", "table", "teams", "players", "note", "group"})
@@ -132,6 +134,8 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
 
 
 def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str, Any]]:
+    from .individual import IndividualRound
+
     deals = _list(record.get("deals", []), "record", "deals")
     state = IndividualRound.start(ruleset)
     for number, raw in enumerate(deals, 1):
@@ -165,6 +169,8 @@ def parse_hand(raw: Any) -> HandEntry:
 
 
 def _parse_deal(raw: Any) -> DealEntry:
+    from .individual import DealEntry
+
     _check_keys(raw, _DEAL_KEYS, "", "")
     return DealEntry(
         points=raw.get("points"),
