@@ -72,8 +72,10 @@ def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
     assert not {"kiosk.cli.scorer_cmd", "kiosk.cli.ui_cmd", "kiosk.cli.fleet_cmd"} & modules
     assert not any(m.startswith(("kiosk.table", "kiosk.scorer", "sqlite3")) for m in modules)
     # A team match makes none of the individual rounds' classes; argparse's width comes
-    # without shutil (and the compression modules shutil imports).
-    assert not {"kiosk.rules.individual", "shutil", "zlib", "bz2", "lzma"} & modules
+    # without shutil (and the compression modules shutil imports); a record that names no
+    # ruleset_sha256 needs no hash (nor OpenSSL's).
+    assert not {"kiosk.rules.individual", "shutil", "zlib", "bz2", "lzma", "hashlib",
+                "_hashlib"} & modules
 
 
 def test_an_individual_round_replays_with_its_module_imported_when_needed():
@@ -104,3 +106,20 @@ def test_every_command_is_still_listed_and_each_builds_alone():
     assert command_of(["--rules-dir", "house", "replay", "-"]) == "replay"
     assert command_of(["--rules-dir=house", "rules", "list"]) == "rules"
     assert command_of(["--help"]) is None
+
+
+def test_the_kiosk_program_ends_without_a_last_sweep_but_a_caller_keeps_its_collector():
+    # As the program (no argv: the console script), the process ends once the command is
+    # done, so the objects are left to it (gc.freeze: the interpreter's final collections skip
+    # them); a Python caller that passes argv keeps its garbage collector as it was.
+    code = (
+        "import contextlib, gc, io, sys\n"
+        "from kiosk.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['replay', 'examples/xiamen-2015-example.json']) == 0\n"
+        "assert out.getvalue().count('\\n') == 8 and gc.get_freeze_count() == 0\n"
+        "sys.argv = ['kiosk', 'replay', 'examples/xiamen-2015-example.json']\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main() == 0\n"
+        "assert out.getvalue().count('\\n') == 8 and gc.get_freeze_count() > 0\n")
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=60)

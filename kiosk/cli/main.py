@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -63,6 +64,9 @@ def load_rulesets(args: argparse.Namespace) -> Rulesets:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command in `argv`; None: the `kiosk` program's own arguments, and the process
+    ends when the command is done."""
+    as_program = argv is None
     argv = sys.argv[1:] if argv is None else argv
     with argparse_words():  # --help and a mistake in the command line, in the CLI language
         args = build_parser(command_of(argv)).parse_args(argv)
@@ -76,6 +80,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise  # a traceback is a bug
         print(f"kiosk {args.command}: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    finally:
+        if as_program:
+            # The process ends next: the interpreter's last garbage collections need not
+            # sweep every imported module's objects (a tenth of a short command's time, ~6 ms
+            # of `kiosk replay`). Nothing is lost: the memory goes back with the process, and
+            # what a command writes it closes itself (the journal survives even a power cut).
+            gc.freeze()
 
 
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:

@@ -8,7 +8,7 @@ the penalty effects), each documented where it is applied.
 
 from __future__ import annotations
 
-import hashlib
+import functools
 import re
 import tomllib
 from collections.abc import Mapping
@@ -293,12 +293,13 @@ class Deals:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """One ruleset, exactly as its file says. `sha256` is the hash of the file's bytes."""
+    """One ruleset, exactly as its file says: `source` is the file's bytes, `sha256` their
+    hash."""
 
     id: str
     kind: str  # "team" or "individual"
     file: str
-    sha256: str
+    source: bytes = field(repr=False)
     seed: str
     name: Text
     summary: Text
@@ -322,6 +323,12 @@ class Ruleset:
     big_points: tuple[BigPointBand, ...] = ()
     # bands indexed by total // POINT_STEP, for totals below the last band
     _band_index: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+
+    @property
+    def sha256(self) -> str:
+        """The hash of the file's bytes, which names this version of the ruleset in records,
+        sessions and the scorer."""
+        return _sha256(self.source)
 
     @property
     def final(self) -> str:
@@ -449,16 +456,25 @@ def parse_ruleset(data: bytes, file: str) -> Ruleset:
         raise error.explained("rules.file.toml_syntax") from None
     top = _Table(raw, file, "")
     kind = top.choice("kind", ("team", "individual"))
-    ruleset = _build(top, kind, file, hashlib.sha256(data).hexdigest())
+    ruleset = _build(top, kind, file, data)
     top.done()
     return ruleset
+
+
+@functools.cache
+def _sha256(source: bytes) -> str:
+    # Hashed when first asked for: hashlib (OpenSSL) is a twentieth of a replay's start, and a
+    # record that names no ruleset_sha256 needs no hash.
+    import hashlib
+
+    return hashlib.sha256(source).hexdigest()
 
 
 _ID = re.compile(r"[a-z0-9][a-z0-9-]{1,62}")
 _TOML_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 
 
-def _build(top: _Table, kind: str, file: str, sha256: str) -> Ruleset:
+def _build(top: _Table, kind: str, file: str, source: bytes) -> Ruleset:
     ruleset_id = top.string("id")
     if not _ID.fullmatch(ruleset_id):
         top.fail("id", ruleset_id, "id_pattern",
@@ -481,7 +497,7 @@ def _build(top: _Table, kind: str, file: str, sha256: str) -> Ruleset:
         "id": ruleset_id,
         "kind": kind,
         "file": file,
-        "sha256": sha256,
+        "source": source,
         "seed": top.string("seed", default=""),
         "name": top.text("name"),
         "summary": top.text("summary"),
