@@ -1,20 +1,28 @@
 """Benchmark: the scorer under a whole hall, over real HTTP.
 
     .venv/bin/python bench/bench_scorer.py [--quick] [--tables 200] [--repeat 3]
-                                           [--duration 30] [--pace 1,2] [--dir DIR] [--keep]
-                                           [--only latency,ingest,catch-up] [--tls on,off]
+                                           [--duration 30] [--pace 1,2] [--gap 1,4]
+                                           [--dir DIR] [--keep] [--tls on,off]
+                                           [--only kiosk,latency,ingest,catch-up]
 
 The scorer runs as it does in the hall: `kiosk scorer --data DIR --port P --no-mdns` in its
 own process (uvicorn on 127.0.0.1, a free port, HTTPS with its own certificate), its store
 prepared by `kiosk scorer admin` (event, tables, teams, round 1 started: the hall shows a
 table's hand only once the table has a match in the current round). One asyncio load generator
-(httpx.AsyncClient) plays every table: it pairs each one with its code (the PAKE) and replays
-one real table journal, recorded first with `kiosk simulate`, as that table's events (its own
+(a lean keep-alive client, bench/kiosk_client.py: httpx would cost the shared cores more than
+the scorer) plays every table: it pairs each one with its code (the PAKE) and replays one real
+table journal, recorded first with `kiosk simulate`, as that table's events (its own
 device id, its own hash chain), in signed batches. With `--tls on,off` (the default) each part
 runs over HTTPS and then over plain HTTP (`kiosk scorer --no-tls`, for this comparison only:
 kiosks refuse it), so the cost of TLS is measured in the same run.
 
 Prints
+  kiosk-like      each table plays at a hall's pace, one event (a seat's press, a result …)
+                  every 1–4 s (--gap, uniform), and its outbox behaves as kiosk.sync.outbox
+                  does: once a second it sends the events the scorer lacks (or an empty batch
+                  when 5 s passed without one, the link's heartbeat), and every 5 s it asks for
+                  its assignment: answers a second, p50 / p99 / max of every answer (batches
+                  and assignments apart too), the server's CPU a request
   table → hall    tables post one hand's events at a time, every 1–2 s (jittered); a reader
                   in another process follows /api/hall/stream (snapshot, then patches) and
                   notes when each table's confirmed hands first reach the posted count: p50
@@ -66,9 +74,11 @@ from typing import Any
 
 import httpx
 from hall_stream import follow
+from kiosk_client import ConnectionLost, KioskClient
 
 from kiosk.pairing import KioskPairing
 from kiosk.rules import Rulesets
+from kiosk.sync.outbox import ASK_EVERY, HEARTBEAT
 from kiosk.sync.outbox import BATCH as OUTBOX_BATCH
 from kiosk.table.journal import Event, Journal
 from kiosk.table.state import MatchState
@@ -286,68 +296,163 @@ def address(table: int) -> str:
     return f"127.1.{table // 250}.{table % 250 + 1}"
 
 
-async def each_table(tables: list[Table],
-                     work: Callable[[httpx.AsyncClient, Table], Awaitable[None]]) -> None:
-    """Run `work` for every table at once, each table with its own client and connection as
-    in the hall (each kiosk is its own machine, with its own address). One shared pool of 200
-    connections would cost the generator more than the scorer: httpcore scans its whole pool
-    for every request."""
-    tls = client_tls()
-    async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(httpx.AsyncClient(
-            timeout=120.0, limits=httpx.Limits(max_connections=1),
-            transport=httpx.AsyncHTTPTransport(verify=tls, local_address=address(t.number))))
-            for t in tables]
+async def each_table(url: str, tables: list[Table],
+                     work: Callable[[KioskClient, Table], Awaitable[None]]) -> None:
+    """Run `work` for every table at once, each table with its own connection from its own
+    address, as in the hall (each kiosk is its own machine)."""
+    host, port = url.split("://")[1].rsplit(":", 1)
+    tls = client_tls() if url.startswith("https") else None
+    clients = [KioskClient(host, int(port), address(t.number), tls) for t in tables]
+    try:
         await asyncio.gather(*(work(c, t) for c, t in zip(clients, tables, strict=True)))
+    finally:
+        for client in clients:
+            client.close()
+
+
+async def post_json(client: KioskClient, path: str, value: Any) -> tuple[int, Any]:
+    status, body = await client.request("POST", path, json.dumps(value).encode(),
+                                        {"Content-Type": "application/json"})
+    return status, json.loads(body)
 
 
 async def pair_all(url: str, tables: list[Table], codes: dict[int, str]) -> None:
     rulesets = {r.id: r.sha256 for r in Rulesets.load([]).values()}
 
-    async def pair(client: httpx.AsyncClient, table: Table) -> None:
+    async def pair(client: KioskClient, table: Table) -> None:
         kiosk = KioskPairing(codes[table.number], table.number, table.device)
         while True:  # (a whole hall pairing at once meets the scorer's ceiling: wait)
-            start = await client.post(url + "/api/pair/start", json={
+            status, body = await post_json(client, "/api/pair/start", {
                 "table": table.number, "device": table.device, "message": kiosk.message,
                 "rulesets": rulesets})
-            if start.status_code != 429:
+            if status != 429:
                 break
             await asyncio.sleep(random.uniform(0.5, 2.0))
-        body = start.json()
-        if start.status_code != 200:
-            raise RuntimeError(f"pairing table {table.number}: {start.status_code} {body}")
+        if status != 200:
+            raise RuntimeError(f"pairing table {table.number}: {status} {body}")
         proof = kiosk.confirm(body["message"], body["session"])
-        finish = await client.post(url + "/api/pair/finish", json={
+        status, finish = await post_json(client, "/api/pair/finish", {
             "session": body["session"], "confirm": proof})
-        if finish.status_code != 200:
-            raise RuntimeError(f"pairing table {table.number}: {finish.status_code} "
-                               f"{finish.text[:200]}")
-        table.secret = kiosk.open(finish.json())["secret"]
+        if status != 200:
+            raise RuntimeError(f"pairing table {table.number}: {status} {finish}")
+        table.secret = kiosk.open(finish)["secret"]
 
-    await each_table(tables, pair)
+    await each_table(url, tables, pair)
 
 
-async def send(client: httpx.AsyncClient, url: str, table: Table,
-               batch: list[dict[str, Any]], behind: int, tally: Tally) -> dict[str, Any] | None:
+async def send(client: KioskClient, table: Table, batch: list[dict[str, Any]], behind: int,
+               tally: Tally) -> dict[str, Any] | None:
     """One signed batch; the scorer's answer, or None when it refused (counted in `tally`)."""
     path = f"/api/tables/{table.number}/events"
     body = json.dumps({"events": batch, "behind": behind}, ensure_ascii=False).encode()
+    return await signed(client, table, "POST", path, body, tally)
+
+
+async def signed(client: KioskClient, table: Table, method: str, path: str, body: bytes,
+                 tally: Tally) -> dict[str, Any] | None:
+    """One signed request, as the kiosk's link makes it; the answer, or None (in `tally`)."""
     headers = {"Content-Type": "application/json"} | signed_headers(
-        table.secret, table.number, "POST", path, body, time.time(), secrets.token_hex(12))
+        table.secret, table.number, method, path, body, time.time(), secrets.token_hex(12))
     try:
-        reply = await client.post(url + path, content=body, headers=headers)
-    except httpx.HTTPError as exc:
-        tally.add(f"no answer: {type(exc).__name__}")
+        status, raw = await client.request(method, path, body, headers)
+    except ConnectionLost as exc:
+        tally.add(f"no answer: {exc}")
         return None
     try:
-        answer = reply.json()
+        answer = json.loads(raw)
     except ValueError:
-        answer = {"error": reply.text[:80]}
-    if reply.status_code != 200:
-        tally.add(f"{reply.status_code} {answer.get('error', '')}")
+        answer = {"error": raw[:80].decode(errors="replace")}
+    if status != 200:
+        tally.add(f"{status} {answer.get('error', '')}")
         return None
     tally.add("200")
     return dict(answer)
+
+
+# -- 0. kiosk-like traffic --------------------------------------------------------------------
+
+async def kiosk_traffic(url: str, tables: list[Table], gap: tuple[float, float],
+                        duration: float, tally: Tally, rng: random.Random,
+                        server_cpu: Callable[[], float]
+                        ) -> tuple[float, dict[str, list[float]], float, float]:
+    """Every table for `duration` seconds as a kiosk in play: its journal grows an event every
+    `gap` seconds and its outbox syncs once a second. First every table connects and asks where
+    the scorer stands (as an outbox does when it starts), all at once; the seconds that take are
+    returned apart, with the answers' latencies afterwards by kind ("batch", "heartbeat",
+    "assignment") and the CPU seconds the server and the generator spent afterwards."""
+    latencies: dict[str, list[float]] = collections.defaultdict(list)
+    connected = asyncio.Event()
+    ready = 0
+
+    async def run(client: KioskClient, table: Table) -> None:
+        nonlocal ready
+        await send(client, table, [], 0, tally)
+        ready += 1
+        if ready == len(tables):
+            connected.set()
+        await connected.wait()
+        await asyncio.sleep(rng.uniform(0, 1))  # tables do not sync in step
+        written, acked = 0, 0  # events in the table's journal, and at the scorer
+        next_event = time.monotonic() + rng.uniform(*gap)
+        sent, asked = time.monotonic(), float("-inf")
+        while (now := time.monotonic()) < deadline:
+            while now >= next_event and written < len(table.events):
+                written += 1
+                next_event += rng.uniform(*gap)
+            if written > acked or now - sent >= HEARTBEAT:
+                batch = table.events[acked:min(written, acked + OUTBOX_BATCH)]
+                answer = await send(client, table, batch, written - acked - len(batch), tally)
+                latencies["batch" if batch else "heartbeat"].append(time.monotonic() - now)
+                sent = now
+                if answer is not None:
+                    acked = int(answer["high_water"])
+            if now - asked >= ASK_EVERY:
+                started = time.monotonic()
+                await signed(client, table, "GET", f"/api/tables/{table.number}/assignment",
+                             b"", tally)
+                latencies["assignment"].append(time.monotonic() - started)
+                asked = now
+            await asyncio.sleep(1.0)  # the outbox's idle wait
+
+    async def timed() -> float:
+        await connected.wait()
+        return time.monotonic() - begun
+
+    begun = time.monotonic()
+    deadline = begun + duration  # moved once every table is connected
+    waiting = asyncio.ensure_future(timed())
+    work = asyncio.ensure_future(each_table(url, tables, run))
+    connecting = await waiting
+    deadline = time.monotonic() + duration
+    cpu0, server0 = time.process_time(), server_cpu()
+    await work
+    return connecting, latencies, server_cpu() - server0, time.process_time() - cpu0
+
+
+def kiosk_run(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
+              gap: tuple[float, float], duration: float) -> None:
+    scorer = Scorer(fresh_store(base, template, "outbox"))
+    tally = Tally()
+    try:
+        scorer.start()
+        asyncio.run(pair_all(scorer.url, tables, codes))
+        connecting, latencies, server_cpu, gen_cpu = asyncio.run(kiosk_traffic(
+            scorer.url, tables, gap, duration, tally, random.Random(2), scorer.cpu))
+    finally:
+        scorer.stop()
+    every = [x for values in latencies.values() for x in values]
+    print(f"kiosk-like ({len(tables)} tables, an event every {gap[0]:g}–{gap[1]:g} s, "
+          f"outbox once a second, {duration:.0f} s): {len(every) / duration:.0f} answers/s")
+    print(f"  before that, every table connected (TLS) and asked where the scorer stands, all "
+          f"at once: {connecting:.1f} s")
+    if every:
+        print(f"  every answer: p50 {ms(percentile(every, .5))}, p99 "
+              f"{ms(percentile(every, .99))}, max {ms(max(every))}; "
+              + ", ".join(f"{kind} p99 {ms(percentile(values, .99))} ({len(values)})"
+                          for kind, values in sorted(latencies.items())))
+    print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(every)))} a request),"
+          f" load generator {gen_cpu:.1f} s; {load()}")
+    report(tally)
 
 
 # -- 1. table → hall latency --------------------------------------------------------------------
@@ -388,7 +493,7 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
     deadline = time.monotonic() + duration
     start_cpu = time.process_time()
 
-    async def play(client: httpx.AsyncClient, table: Table) -> None:
+    async def play(client: KioskClient, table: Table) -> None:
         await asyncio.sleep(rng.uniform(0, pace[1]))  # tables do not start in step
         acked = 0  # as the outbox: send everything after the scorer's high-water mark
         for hands, last in enumerate(ends, 1):
@@ -396,7 +501,7 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
                 return
             batch = table.events[acked:last + 1]
             posted = time.monotonic()
-            answer = await send(client, url, table, batch, 0, tally)
+            answer = await send(client, table, batch, 0, tally)
             answered = time.monotonic()
             if answer is not None:
                 acked = int(answer["high_water"])
@@ -409,7 +514,7 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
                 return
             await asyncio.sleep(pause)
 
-    await each_table(tables, play)
+    await each_table(url, tables, play)
     return posts, time.process_time() - start_cpu
 
 
@@ -524,14 +629,14 @@ async def ingest_all(url: str, tables: list[Table], per_table: int, batch: int,
     started, cpu0 = time.monotonic(), time.process_time()
     deadline = started + duration
 
-    async def run(client: httpx.AsyncClient, table: Table) -> None:
+    async def run(client: KioskClient, table: Table) -> None:
         nonlocal acked
         events = table.events[:per_table]
         for first in range(0, len(events), batch):
             if time.monotonic() >= deadline:
                 return
             chunk = events[first:first + batch]
-            answer = await send(client, url, table, chunk, len(events) - first - len(chunk),
+            answer = await send(client, table, chunk, len(events) - first - len(chunk),
                                 tally)
             if answer is None:
                 return
@@ -540,7 +645,7 @@ async def ingest_all(url: str, tables: list[Table], per_table: int, batch: int,
                 return
             acked += len(chunk)
 
-    await each_table(tables, run)
+    await each_table(url, tables, run)
     return acked, time.monotonic() - started, time.process_time() - cpu0
 
 
@@ -619,11 +724,11 @@ async def catch_up(url: str, tables: list[Table], queued: int, duration: float,
     marks: dict[int, int] = {}
     finished: list[float] = []
 
-    async def run(client: httpx.AsyncClient, table: Table) -> None:
+    async def run(client: KioskClient, table: Table) -> None:
         events, acked, delay = table.events[:queued], 0, 0.5
         while acked < queued and time.monotonic() < deadline:
             chunk = events[acked:acked + OUTBOX_BATCH]
-            answer = await send(client, url, table, chunk, queued - acked - len(chunk), tally)
+            answer = await send(client, table, chunk, queued - acked - len(chunk), tally)
             if answer is None:  # the outbox backs off, with jitter, and tries again
                 await asyncio.sleep(delay * random.uniform(0.5, 1.0))
                 delay = min(30.0, delay * 2)
@@ -636,7 +741,7 @@ async def catch_up(url: str, tables: list[Table], queued: int, duration: float,
         if acked >= queued:
             finished.append(time.monotonic() - started)
 
-    await each_table(tables, run)
+    await each_table(url, tables, run)
     return finished, marks
 
 
@@ -741,11 +846,13 @@ def main() -> None:
     parser.add_argument("--pace", default=None, metavar="LO,HI",
                         help="seconds between a table's batches in the latency run "
                              "(default 1,2; quick 0.5,1)")
+    parser.add_argument("--gap", default="1,4", metavar="LO,HI",
+                        help="seconds between a table's events in the kiosk-like run (1,4)")
     parser.add_argument("--dir", type=Path, default=Path(__file__).resolve().parent,
                         help="where the temporary data goes (default: beside this file)")
     parser.add_argument("--keep", action="store_true", help="keep the data and server logs")
-    parser.add_argument("--only", default="latency,ingest,catch-up",
-                        help="the parts to run (default all: latency,ingest,catch-up)")
+    parser.add_argument("--only", default="kiosk,latency,ingest,catch-up",
+                        help="the parts to run (default all: kiosk,latency,ingest,catch-up)")
     parser.add_argument("--tls", default="on,off",
                         help="run each part over HTTPS (on), plain HTTP (off) or both (on,off)")
     args = parser.parse_args()
@@ -759,6 +866,8 @@ def main() -> None:
         pace = (lo, hi)
     else:
         pace = (0.5, 1.0) if args.quick else (1.0, 2.0)
+    lo, hi = (float(x) for x in args.gap.split(","))
+    gap = (lo, hi)
     per_table = 200 if args.quick else 500
     limit = 60.0 if args.quick else 120.0  # seconds any one load run may take
 
@@ -782,6 +891,8 @@ def main() -> None:
         global TLS
         for TLS in modes:
             print(f"— {'HTTPS (TLS on)' if TLS else 'plain HTTP (TLS off, comparison only)'} —")
+            if "kiosk" in parts:
+                kiosk_run(base, template, codes, tables, gap, duration)
             if "latency" in parts:
                 latency_run(base, template, codes, tables, ends, pace, duration)
             if "ingest" in parts:

@@ -79,29 +79,37 @@ class DirectorBase:
         self.store, self.rulesets, self.clock = store, rulesets, clock
         self._memo: dict[Any, Any] = {}
         self._memo_at: tuple[int, int] | None = None
-        self._pinned: tuple[int, int] | None = None
+        self._kept_memo: dict[Any, Any] = {}
+        self._kept_at: int | None = None
+        self._pinned: tuple[tuple[int, int], int] | None = None
 
     # -- reads, remembered until the store changes -----------------------------------------
 
     def version(self) -> tuple[int, int]:
         """Moves with every commit of another connection and every row this one writes."""
         if self._pinned is not None:
-            return self._pinned
+            return self._pinned[0]
         return self.store.version(), self.store.db.conn.total_changes
+
+    def revision(self) -> int:
+        """Moves with every change to the head referee's data (not with a kiosk's events)."""
+        if self._pinned is not None:
+            return self._pinned[1]
+        return self.store.revision()
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
         """Many reads as of one moment: the store's version is looked at once (a snapshot of
         the hall reads hundreds of things). Nothing may be written meanwhile."""
         outer = self._pinned
-        self._pinned = self.version()
+        self._pinned = (self.version(), self.revision())
         try:
             yield
         finally:
             self._pinned = outer
 
     def _cached(self, key: Any, compute: Callable[[], Any]) -> Any:
-        """`compute()`, remembered until the store's version moves."""
+        """`compute()`, remembered until the store's version moves (what the events decide)."""
         version = self.version()
         if version != self._memo_at:
             self._memo.clear()
@@ -110,10 +118,22 @@ class DirectorBase:
             self._memo[key] = compute()
         return self._memo[key]
 
+    def _kept(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered until the head referee's data changes: for what reads only
+        `store.DIRECTOR_TABLES` (the teams, the rounds …), which a hall full of kiosks sending
+        events would otherwise have read again after every batch."""
+        revision = self.revision()
+        if revision != self._kept_at:
+            self._kept_memo.clear()
+            self._kept_at = revision
+        if key not in self._kept_memo:
+            self._kept_memo[key] = compute()
+        return self._kept_memo[key]
+
     # -- the event --------------------------------------------------------------------------
 
     def event(self) -> EventInfo | None:
-        return self._cached("event", self._read_event)  # type: ignore[no-any-return]
+        return self._kept("event", self._read_event)  # type: ignore[no-any-return]
 
     def _read_event(self) -> EventInfo | None:
         row = self.store.db.execute(
@@ -140,7 +160,7 @@ class DirectorBase:
     # -- names ------------------------------------------------------------------------------
 
     def team_names(self) -> dict[str, str]:
-        return dict(self._cached("team names", lambda: dict(
+        return dict(self._kept("team names", lambda: dict(
             self.store.db.execute("SELECT id, name FROM teams"))))
 
     def label(self, team: str) -> str:

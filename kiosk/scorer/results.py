@@ -84,13 +84,18 @@ class ResultsAndRulings(DirectorBase):
     # -- results ----------------------------------------------------------------------------
 
     def _round_results(self, round_no: int) -> dict[int, Result | None]:
+        """Each table's result in `round_no`."""
+        return dict(self._cached(("round results", round_no),
+                                 lambda: self._read_round_results(round_no)))
+
+    def _read_round_results(self, round_no: int) -> dict[int, Result | None]:
         """Each table's result in `round_no`, kept per table until its match, ruling or
         assignment changes (a big event's earlier rounds are not recomputed)."""
         frozen = self._frozen()
         if frozen is not None:
             return {t: r for (rnd, t), r in frozen.items() if rnd == round_no}
         ruleset = self.ruleset()
-        rulings = self._cached("rulings by match", lambda: {
+        rulings = self._kept("rulings by match", lambda: {
             (r.round, r.table): r for r in self.rulings()})
         out: dict[int, Result | None] = {}
         for table, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
@@ -238,7 +243,8 @@ class ResultsAndRulings(DirectorBase):
 
     def rulings(self, removed: bool = False) -> list[Ruling]:
         """The rulings in force (with `removed`, the removed ones too), oldest first."""
-        return list(self._cached(("rulings", removed), lambda: self._read_rulings(removed)))
+        return list(self._kept(("rulings", removed),
+                                            lambda: self._read_rulings(removed)))
 
     def _read_rulings(self, removed: bool) -> list[Ruling]:
         rows = self.store.db.execute(
@@ -300,7 +306,7 @@ class ResultsAndRulings(DirectorBase):
         return json.dumps(rounds, ensure_ascii=False)
 
     def _frozen(self) -> dict[tuple[int, int], Result | None] | None:
-        return self._cached("frozen", self._read_frozen)  # type: ignore[no-any-return]
+        return self._kept("frozen", self._read_frozen)  # type: ignore[no-any-return]
 
     def _read_frozen(self) -> dict[tuple[int, int], Result | None] | None:
         text = self.store.setting("frozen")

@@ -67,17 +67,17 @@ class RoundsAndPairings(DirectorBase):
 
     def current_round(self) -> int:
         """The last published round (0: none yet)."""
-        row = self._cached("round", lambda: self.store.db.execute(
+        row = self._kept("round", lambda: self.store.db.execute(
             "SELECT max(number) FROM rounds").fetchone())
         return int(row[0] or 0)
 
     def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
-        return list(self._cached(("assignments", round_no), lambda: list(self.store.db.execute(
+        return list(self._kept(("assignments", round_no), lambda: list(self.store.db.execute(
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? AND seats IS NULL "
             "ORDER BY table_number", [round_no]))))
 
     def byes(self, round_no: int) -> list[str]:
-        return list(self._cached(("byes", round_no), lambda: [t for (t,) in self.store.db.execute(
+        return list(self._kept(("byes", round_no), lambda: [t for (t,) in self.store.db.execute(
             "SELECT team FROM byes WHERE round = ? ORDER BY rowid", [round_no])]))
 
     def stages(self) -> list[str]:
@@ -86,7 +86,7 @@ class RoundsAndPairings(DirectorBase):
             "SELECT stage FROM rounds ORDER BY number")]
 
     def round_start(self, round_no: int) -> float | None:
-        row = self._cached(("start", round_no), lambda: self.store.db.execute(
+        row = self._kept(("start", round_no), lambda: self.store.db.execute(
             "SELECT start_at FROM rounds WHERE number = ?", [round_no]).fetchone())
         return float(row[0]) if row and row[0] is not None else None
 
@@ -97,7 +97,7 @@ class RoundsAndPairings(DirectorBase):
 
     def seats(self, round_no: int) -> dict[int, dict[str, str]]:
         """Individual events: each table's players by drawn seat letter."""
-        return dict(self._cached(("seats", round_no), lambda: {
+        return dict(self._kept(("seats", round_no), lambda: {
             t: json.loads(seats) for t, seats in self.store.db.execute(
                 "SELECT table_number, seats FROM assignments WHERE round = ? AND seats IS NOT "
                 "NULL ORDER BY table_number", [round_no])}))

@@ -142,6 +142,22 @@ def chain_and_access(db: sqlite_utils.Database) -> None:
     db["links"].drop()
 
 
+# The head referee's data: what the director reads and remembers between kiosk batches. A
+# change to any of these tables, from any connection, moves the store's `revision` (triggers);
+# a table added here later needs its triggers too (tests/test_store.py checks).
+DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings", "settings")
+
+
+@migrations()
+def director_revision(db: sqlite_utils.Database) -> None:
+    db["revision"].create({"id": int, "n": int}, pk="id")
+    db.execute("INSERT INTO revision VALUES (1, 0)")
+    for table in DIRECTOR_TABLES:
+        for change in ("INSERT", "UPDATE", "DELETE"):
+            db.execute(f"CREATE TRIGGER {table}_{change.lower()}_revision AFTER {change} ON "
+                       f"{table} BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
@@ -200,6 +216,11 @@ class Store:
     def version(self) -> int:
         """Changes whenever this or another connection (an admin command) commits."""
         return int(self.db.execute("PRAGMA data_version").fetchone()[0]) + self._own_writes
+
+    def revision(self) -> int:
+        """Changes whenever the head referee's data does (`DIRECTOR_TABLES`), and only then:
+        a kiosk's batch leaves it be."""
+        return int(self.db.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0])
 
     def _wrote(self) -> None:
         self._own_writes += 1

@@ -98,14 +98,15 @@ class EventAndTeams(DirectorBase):
     # -- teams ------------------------------------------------------------------------------
 
     def teams(self) -> list[Team]:
-        return [Team(i, n, u) for i, n, u in self.store.db.execute(
-            "SELECT id, name, unit FROM teams ORDER BY rowid")]
+        return list(self._kept("teams", lambda: [Team(i, n, u) for i, n, u in self.store.db.execute(
+            "SELECT id, name, unit FROM teams ORDER BY rowid")]))
 
     def team_rows(self) -> list[TeamRow]:
-        return [TeamRow(i, n, u or "", tuple(json.loads(p or "[]")), j or 1, m or 0, w)
-                for i, n, u, p, j, m, w in self.store.db.execute(
-                    "SELECT id, name, unit, players, joined_round, missed_points, "
-                    "withdrawn_after FROM teams ORDER BY rowid")]
+        return list(self._kept("team rows", lambda: [
+            TeamRow(i, n, u or "", tuple(json.loads(p or "[]")), j or 1, m or 0, w)
+            for i, n, u, p, j, m, w in self.store.db.execute(
+                "SELECT id, name, unit, players, joined_round, missed_points, "
+                "withdrawn_after FROM teams ORDER BY rowid")]))
 
     def team(self, team: str) -> TeamRow:
         """One team by id, or by its exact name. Raises AdminError naming what exists."""
