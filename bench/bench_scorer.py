@@ -443,7 +443,7 @@ def kiosk_run(base: Path, template: Path, codes: dict[int, str], tables: list[Ta
     every = [x for values in latencies.values() for x in values]
     print(f"kiosk-like ({len(tables)} tables, an event every {gap[0]:g}–{gap[1]:g} s, "
           f"outbox once a second, {duration:.0f} s): {len(every) / duration:.0f} answers/s")
-    print(f"  before that, every table connected (TLS) and asked where the scorer stands, all "
+    print(f"  before that, every table connected and asked where the scorer stands, all "
           f"at once: {connecting:.1f} s")
     if every:
         print(f"  every answer: p50 {ms(percentile(every, .5))}, p99 "

@@ -243,8 +243,7 @@ class ResultsAndRulings(DirectorBase):
 
     def rulings(self, removed: bool = False) -> list[Ruling]:
         """The rulings in force (with `removed`, the removed ones too), oldest first."""
-        return list(self._kept(("rulings", removed),
-                                            lambda: self._read_rulings(removed)))
+        return list(self._kept(("rulings", removed), lambda: self._read_rulings(removed)))
 
     def _read_rulings(self, removed: bool) -> list[Ruling]:
         rows = self.store.db.execute(

@@ -144,7 +144,7 @@ def chain_and_access(db: sqlite_utils.Database) -> None:
 
 # The head referee's data: what the director reads and remembers between kiosk batches. A
 # change to any of these tables, from any connection, moves the store's `revision` (triggers);
-# a table added here later needs its triggers too (tests/test_store.py checks).
+# a table added here later needs its triggers too (tests/test_director_memory.py checks).
 DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings", "settings")
 
 

@@ -98,8 +98,9 @@ class EventAndTeams(DirectorBase):
     # -- teams ------------------------------------------------------------------------------
 
     def teams(self) -> list[Team]:
-        return list(self._kept("teams", lambda: [Team(i, n, u) for i, n, u in self.store.db.execute(
-            "SELECT id, name, unit FROM teams ORDER BY rowid")]))
+        return list(self._kept("teams", lambda: [
+            Team(i, n, u) for i, n, u in self.store.db.execute(
+                "SELECT id, name, unit FROM teams ORDER BY rowid")]))
 
     def team_rows(self) -> list[TeamRow]:
         return list(self._kept("team rows", lambda: [
