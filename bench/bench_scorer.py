@@ -382,20 +382,24 @@ async def kiosk_traffic(url: str, tables: list[Table], gap: tuple[float, float],
     "assignment") and the CPU seconds the server and the generator spent afterwards."""
     latencies: dict[str, list[float]] = collections.defaultdict(list)
     connected = asyncio.Event()
-    ready = 0
+    ready, began = 0, time.monotonic()
+    measured: dict[str, float] = {}  # the measured part: when it ends, and the CPU at its start
 
     async def run(client: KioskClient, table: Table) -> None:
         nonlocal ready
         await send(client, table, [], 0, tally)
         ready += 1
-        if ready == len(tables):
+        if ready == len(tables):  # the last table is in: the measured part begins
+            now = time.monotonic()
+            measured.update(connecting=now - began, end=now + duration,
+                            cpu=time.process_time(), server=server_cpu())
             connected.set()
         await connected.wait()
         await asyncio.sleep(rng.uniform(0, 1))  # tables do not sync in step
         written, acked = 0, 0  # events in the table's journal, and at the scorer
         next_event = time.monotonic() + rng.uniform(*gap)
         sent, asked = time.monotonic(), float("-inf")
-        while (now := time.monotonic()) < deadline:
+        while (now := time.monotonic()) < measured["end"]:
             while now >= next_event and written < len(table.events):
                 written += 1
                 next_event += rng.uniform(*gap)
@@ -414,19 +418,9 @@ async def kiosk_traffic(url: str, tables: list[Table], gap: tuple[float, float],
                 asked = now
             await asyncio.sleep(1.0)  # the outbox's idle wait
 
-    async def timed() -> float:
-        await connected.wait()
-        return time.monotonic() - begun
-
-    begun = time.monotonic()
-    deadline = begun + duration  # moved once every table is connected
-    waiting = asyncio.ensure_future(timed())
-    work = asyncio.ensure_future(each_table(url, tables, run))
-    connecting = await waiting
-    deadline = time.monotonic() + duration
-    cpu0, server0 = time.process_time(), server_cpu()
-    await work
-    return connecting, latencies, server_cpu() - server0, time.process_time() - cpu0
+    await each_table(url, tables, run)
+    return (measured["connecting"], latencies, server_cpu() - measured["server"],
+            time.process_time() - measured["cpu"])
 
 
 def kiosk_run(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
