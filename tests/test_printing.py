@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import shutil
 import subprocess
 from pathlib import Path
 from urllib.parse import unquote
@@ -26,17 +24,10 @@ from kiosk.sync.join import join
 from kiosk.sync.simulated import simulate_synced
 from kiosk.wire import csv_cell
 
+from .helpers import tool
+
 RULESETS = Rulesets.load([])
 NAMES = ("海沧红狮", "集美龙舟", "鼓浪屿钢琴", "思明凤凰", "湖里白鹭", "=1+1")
-
-
-def tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{name} is missing: .ci/os-packages.sh installs poppler-utils")
-        pytest.skip(f"{name} is not installed")
-    return path
 
 
 @pytest.fixture(scope="module")

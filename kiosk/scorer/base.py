@@ -73,14 +73,27 @@ class AuditEntry:
     params: dict[str, Any]
 
 
+class Memo:
+    """Values remembered while a stamp stays the same; all forgotten when it moves."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+        self.stamp: Any = None
+
+    def get(self, stamp: Any, key: Any, compute: Callable[[], Any]) -> Any:
+        if stamp != self.stamp:
+            self.values.clear()
+            self.stamp = stamp
+        if key not in self.values:
+            self.values[key] = compute()
+        return self.values[key]
+
+
 class DirectorBase:
     def __init__(self, store: Store, rulesets: Rulesets,
                  clock: Callable[[], float] = time.time) -> None:
         self.store, self.rulesets, self.clock = store, rulesets, clock
-        self._memo: dict[Any, Any] = {}
-        self._memo_at: tuple[int, int] | None = None
-        self._kept_memo: dict[Any, Any] = {}
-        self._kept_at: int | None = None
+        self._by_version, self._by_revision = Memo(), Memo()
         self._pinned: tuple[tuple[int, int], int] | None = None
 
     # -- reads, remembered until the store changes -----------------------------------------
@@ -110,25 +123,13 @@ class DirectorBase:
 
     def _cached(self, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered until the store's version moves (what the events decide)."""
-        version = self.version()
-        if version != self._memo_at:
-            self._memo.clear()
-            self._memo_at = version
-        if key not in self._memo:
-            self._memo[key] = compute()
-        return self._memo[key]
+        return self._by_version.get(self.version(), key, compute)
 
     def _kept(self, key: Any, compute: Callable[[], Any]) -> Any:
         """`compute()`, remembered until the head referee's data changes: for what reads only
         `store.DIRECTOR_TABLES` (the teams, the rounds …), which a hall full of kiosks sending
         events would otherwise have read again after every batch."""
-        revision = self.revision()
-        if revision != self._kept_at:
-            self._kept_memo.clear()
-            self._kept_at = revision
-        if key not in self._kept_memo:
-            self._kept_memo[key] = compute()
-        return self._kept_memo[key]
+        return self._by_revision.get(self.revision(), key, compute)
 
     # -- the event --------------------------------------------------------------------------
 
