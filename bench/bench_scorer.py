@@ -4,6 +4,7 @@
                                            [--duration 30] [--pace 1,2] [--gap 1,4]
                                            [--dir DIR] [--keep] [--tls on,off]
                                            [--only kiosk,latency,ingest,catch-up]
+                                           [--fsync-ms MS]
 
 The scorer runs as it does in the hall: `kiosk scorer --data DIR --port P --no-mdns` in its
 own process (uvicorn on 127.0.0.1, a free port, HTTPS with its own certificate), its store
@@ -15,6 +16,11 @@ table journal, recorded first with `kiosk simulate`, as that table's events (its
 device id, its own hash chain), in signed batches. With `--tls on,off` (the default) each part
 runs over HTTPS and then over plain HTTP (`kiosk scorer --no-tls`, for this comparison only:
 kiosks refuse it), so the cost of TLS is measured in the same run.
+
+`--fsync-ms MS` runs the scorer and the plain sqlite3 floor on a slower disk: a small library
+(bench/slow_fsync.c, built with cc, loaded with LD_PRELOAD into both processes) makes each
+fsync and fdatasync wait MS milliseconds more once the real one is done. This machine's disk
+makes a write durable in about 0.2 ms; an SD card or a cheap SSD takes milliseconds.
 
 Prints
   kiosk-like      each table plays at a hall's pace, one event (a seat's press, a result …)
@@ -187,6 +193,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 TLS = True  # the scorer's transport in the part being run (main() sets it)
+SLOW_DISK: dict[str, str] = {}  # the environment that slows fsync (--fsync-ms), or nothing
 
 
 def client_tls() -> ssl.SSLContext:
@@ -214,7 +221,8 @@ class Scorer:
             self.process = subprocess.Popen(
                 [*kiosk_command(), "scorer", "--data", str(self.data), "--port", str(self.port),
                  "--no-mdns", *([] if self.tls else ["--no-tls"])], stdout=log,
-                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                env={**os.environ, **SLOW_DISK})
         deadline = self.launched + timeout
         with httpx.Client(timeout=2.0, verify=client_tls()) as client:
             while time.monotonic() < deadline:
@@ -672,6 +680,41 @@ def plain_inserts(path: Path, tables: list[Table], per_table: int, batch: int) -
     return rows / elapsed
 
 
+def on_the_scorers_disk(function: Callable[..., float], *args: Any) -> float:
+    """`function(*args)` in a fresh Python process on the disk the scorer runs on (slowed as
+    the scorer's is, when --fsync-ms slows it)."""
+    saved = dict(os.environ)
+    os.environ.update(SLOW_DISK)  # a spawned process starts with the environment as it is now
+    try:
+        with multiprocessing.get_context("spawn").Pool(1) as pool:
+            return pool.apply(function, args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def fsync_ms(directory: Path) -> float:
+    """Milliseconds one fsync of a page written in `directory` takes, median of 50."""
+    with tempfile.TemporaryFile(dir=directory) as f:
+        times = []
+        for _ in range(50):
+            f.write(b"x" * 4096)
+            f.flush()
+            started = time.perf_counter()
+            os.fsync(f.fileno())
+            times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+def slow_disk(base: Path, ms: float) -> dict[str, str]:
+    """The environment under which every fsync waits `ms` more: bench/slow_fsync.c built
+    into `base`."""
+    library = base / "slow_fsync.so"
+    subprocess.run(["cc", "-shared", "-fPIC", "-O2", "-o", str(library),
+                    str(Path(__file__).resolve().parent / "slow_fsync.c"), "-ldl"], check=True)
+    return {"LD_PRELOAD": str(library), "SLOW_FSYNC_MS": str(ms)}
+
+
 def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 per_table: int, repeat: int, duration: float) -> None:
     ours, plain, server_cpu, gen_cpu = [], [], [], []
@@ -693,7 +736,8 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
             print(f"  run {i + 1}: only {acked} of {len(tables) * per_table} events acknowledged "
                   f"within {duration:.0f} s")
         ours.append(acked / elapsed)
-        plain.append(plain_inserts(data / "plain.sqlite", tables, per_table, INGEST_BATCH))
+        plain.append(on_the_scorers_disk(plain_inserts, data / "plain.sqlite", tables,
+                                         per_table, INGEST_BATCH))
     a, b = statistics.median(ours), statistics.median(plain)
     print(f"ingest ({len(tables)} tables × {per_table} events, batches of {INGEST_BATCH}): "
           f"{a:,.0f} events/s ({a / INGEST_BATCH:,.0f} batches/s); plain sqlite3, same rows, "
@@ -849,6 +893,9 @@ def main() -> None:
                         help="the parts to run (default all: kiosk,latency,ingest,catch-up)")
     parser.add_argument("--tls", default="on,off",
                         help="run each part over HTTPS (on), plain HTTP (off) or both (on,off)")
+    parser.add_argument("--fsync-ms", type=float, default=0.0, metavar="MS",
+                        help="make every fsync of the scorer and the floor wait MS ms more, "
+                             "as a slower disk would (default 0: this disk as it is)")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     modes = [m == "on" for m in args.tls.split(",")]
@@ -869,6 +916,11 @@ def main() -> None:
     with workspace(args.dir, args.keep) as base:
         print(f"data in {base} ({filesystem(base)}); {os.cpu_count()} CPUs shared by the "
               f"scorer and the load generator; {load()}")
+        global SLOW_DISK
+        if args.fsync_ms > 0:
+            SLOW_DISK = slow_disk(base, args.fsync_ms)
+        print(f"an fsync takes {on_the_scorers_disk(fsync_ms, base):.2f} ms"
+              + (f" (slowed by {args.fsync_ms:g} ms: --fsync-ms)" if SLOW_DISK else ""))
         events = record_journal(base / "kiosk")
         ends = hand_ends(events)
         if args.quick:

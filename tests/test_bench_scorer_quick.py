@@ -1,7 +1,7 @@
 """The short version of the scorer's load benchmark: 20 simulated kiosks pair with their codes
 and sync a few seconds as the outbox does (signed batches, heartbeats, assignments) against
-the real `kiosk scorer` over HTTPS, and every request is answered. The long runs are
-`make bench`."""
+the real `kiosk scorer` over HTTPS, on the bench's slowed disk (every fsync 1 ms longer), and
+every request is answered. The long runs are `make bench`."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_twenty_kiosks_in_play_are_all_answered(tmp_path):
     done = subprocess.run(
         [sys.executable, "bench/bench_scorer.py", "--quick", "--only", "kiosk,ingest",
-         "--tls", "on", "--dir", str(tmp_path)],
+         "--tls", "on", "--fsync-ms", "1", "--dir", str(tmp_path)],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
+    fsync = re.search(r"an fsync takes ([\d.]+) ms \(slowed by 1 ms", out)
+    assert fsync and float(fsync.group(1)) >= 1.0, out  # the slow disk really is slow
     assert "refused or failed" not in out, out
     answers = re.search(r"kiosk-like \(20 tables.*\): (\d+) answers/s", out)
     assert answers and int(answers.group(1)) > 0, out
