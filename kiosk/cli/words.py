@@ -85,6 +85,21 @@ class HelpFormatter(argparse.HelpFormatter):
         if width is None:
             width = terminal_columns() - 2  # argparse's margin
         super().__init__(prog, indent_increment, max_help_position, width)
+        self._headings: list[str] = []
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(heading)
+        if heading:
+            self._headings.append(heading)
+
+    def format_help(self) -> str:
+        # argparse ends each heading with an ASCII colon; Chinese puts its own full-width one.
+        text = super().format_help()
+        for heading in self._headings:
+            text = re.sub(rf"^(\s*){re.escape(heading)}:$",
+                          lambda m, h=heading: m[1] + say("cli.heading", heading=h),
+                          text, flags=re.MULTILINE)
+        return text
 
     def _split_lines(self, text: str, width: int) -> list[str]:
         return _wrap(text, width)
