@@ -35,7 +35,7 @@ class Writer:
         self.db = connect(path)
         self._queue: queue.SimpleQueue[tuple[asyncio.Future[Any], Job, After | None] | None] \
             = queue.SimpleQueue()
-        self.commits = self.jobs = 0  # for the benchmark: jobs per commit
+        self.commits = self.jobs = 0  # so far: jobs per commit shows the grouping
         self._thread = threading.Thread(target=self._loop, name="scorer-writer", daemon=True)
         self._thread.start()
 
