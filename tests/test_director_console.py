@@ -225,6 +225,16 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     d.start_clock(0)
     finish(d, 1)
     assert next(s for s in d.standings() if s.team == bye).points == 2
+    # a bye has been played: a change says whose standings it changes, and asks first
+    asked = refused("admin.confirm.bye_points", d.set_bye_points, 3)
+    assert asked.params["byes"] == 1 and d.team_names()[bye] in asked.params["teams"]
+    assert next(s for s in d.standings() if s.team == bye).points == 2  # nothing changed
+    d.set_bye_points(3, confirm=True, by="陈")
+    assert next(s for s in d.standings() if s.team == bye).points == 3
+    # closed: the final standings are frozen, the bye's points with them
+    d.close_event(confirm=True, by="陈")
+    refused("admin.error.closed", d.set_bye_points, 0, confirm=True)
+    assert next(s for s in d.standings() if s.team == bye).points == 3
 
 
 def test_sides_alternate_over_five_rounds(director):

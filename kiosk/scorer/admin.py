@@ -296,7 +296,7 @@ def routes(director: Director) -> list[Route]:
 
     def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         points = _int(form, "points", "admin.label.bye_points")
-        director.set_bye_points(points, by=who)
+        director.set_bye_points(points, _confirmed(form), by=who)
         return "admin.note.bye_points", {"points": points}
 
     async def import_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:

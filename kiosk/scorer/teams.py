@@ -85,10 +85,19 @@ class EventAndTeams(DirectorBase):
         stored = self.store.setting("bye_points")
         return int(stored) if stored is not None else self.ruleset().result.win_points
 
-    def set_bye_points(self, points: int, by: str = "") -> None:
+    def set_bye_points(self, points: int, confirm: bool = False, by: str = "") -> None:
+        """What a bye scores from now on, in every round: a change after byes were played
+        changes those teams' standings, so it needs `confirm`. Refused once the event is
+        closed (its standings are frozen)."""
+        self._open_event()
         win = self.ruleset().result.win_points
         if not 0 <= points <= win:
             raise refuse("admin.error.bye_points_range", win=win)
+        byes = [r for r in self.results() if r.b is None and r.winner is not None]  # type: ignore
+        if byes and points != self.bye_points() and not confirm:
+            raise confirm_first("admin.confirm.bye_points", points=points,
+                                was=self.bye_points(), byes=len(byes),
+                                teams="、".join(dict.fromkeys(self.label(r.a) for r in byes)))
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('bye_points', ?)",
                                   [str(points)])
