@@ -13,6 +13,7 @@ from starlette.testclient import TestClient
 
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
+from kiosk.i18n import translator
 from kiosk.rules import Rulesets
 from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
@@ -24,6 +25,8 @@ from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
 from kiosk.wire import event_hash
+
+from . import hall_events
 
 RULESETS = Rulesets.load([])
 UNITS = ("厦大", "集美", "同安")
@@ -144,6 +147,25 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     assert d.current_draft() is None  # the field changed: the draft is drafted again
     d.make_draft()
     assert ns in {x for p in d.current_draft().plan.pairs for x in p}
+
+
+def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_chinese(tmp_path):
+    d = hall_events.hall(tmp_path, teams=4)
+    d.start_round(0)
+    tables = hall_events.Tables(d)
+    table, ns, ew = d.assignments(1)[0]
+    tables.post(table, hall_events.hand_ends(hall_events.recorded(1 + table % 4))[4])
+    d.withdraw(ns, after_round=0, confirm=True, by="陈")  # five hands in, EW five levels up
+    ruled = d._round_results(1)[table]
+    assert ruled.winner == ew and ruled.net == {ew: 5, ns: -5}
+    tables.finish(table)  # the table plays on to the end of the match all the same
+    assert d.match_state(table, 1).winner() is not None
+    assert d._round_results(1)[table] == ruled  # what was ruled stands
+    ruling = d.ruling_for(1, table)
+    assert ruling.reason == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
+               if e.action == "ruling.record"]
+    assert "判负" in line and "forfeit" not in line
 
 
 # ---- rounds ------------------------------------------------------------------------------------

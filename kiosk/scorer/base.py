@@ -72,6 +72,13 @@ class AuditEntry:
     action: str  # a catalog key under "admin.audit."
     params: dict[str, Any]
 
+    def text(self, t: Callable[..., str]) -> str:
+        """The entry in the words of `t` (a ruling's kind as the catalog names it)."""
+        params = dict(self.params)
+        if self.action.startswith("ruling.") and "kind" in params:
+            params["kind"] = t(f"admin.ruling.kind.{params['kind']}")
+        return t(f"admin.audit.{self.action}", **params)
+
 
 class Memo:
     """Values remembered while a stamp stays the same; all forgotten when it moves."""

@@ -10,6 +10,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 
+from ..i18n import DEFAULT_LANG, translator
 from . import roster
 from .base import FORMATS, SWISS_FORMATS, DirectorBase, EventInfo, confirm_first, refuse
 from .tournament import Team
@@ -313,8 +314,12 @@ class EventAndTeams(DirectorBase):
             if open_match is not None and event.format in SWISS_FORMATS:
                 round_no, table, _ = open_match
                 side = self._side_of(round_no, table, row.id)
-                self._insert_ruling(round_no, table, "forfeit", side, 0,  # type: ignore
-                                    f"withdrawn {row.name}", by)
+                # the reason in the hall's language (a ruling's reason is the words a person
+                # wrote, kept as written)
+                reason = translator(DEFAULT_LANG)("admin.reason.withdrawn", team=row.name,
+                                                  round=round_no)
+                self._insert_ruling(round_no, table, "forfeit", side, 0, reason,  # type: ignore
+                                    by)
             self._draft_outdated(by)
         self._changed()
 
