@@ -18,6 +18,7 @@ from kiosk.rules import Rulesets
 from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
 from kiosk.scorer.store import Store
+from kiosk.scorer.templating import clock_text
 from kiosk.scorer.web import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
@@ -344,18 +345,30 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     start = d.round_start(1)
     clock = d.round_clock()
     assert clock["state"] == "running" and clock["ends_at"] == start + 90 * 60
+    d.set_password("the-head-referee-47")
+    console = TestClient(create_app(d), follow_redirects=False)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+
+    def clock_line() -> str:
+        page = console.get("/admin/rounds").text
+        return " ".join(page.split('class="clock-line">')[1].split("<")[0].split())
+
     d.now[0] += 600
+    assert clock_line() == f"本轮剩余 1:20:00（{clock_text(start + 90 * 60)} 时间到）"
     d.pause_clock(by="陈")
     assert d.round_clock()["state"] == "paused" and d.assignment(1)["hall_clock"]["paused"]
     refused("admin.error.clock_paused", d.pause_clock)
     d.now[0] += 120
+    assert clock_line() == "全场暂停中：本轮剩余 1:20:00，继续后接着计时"  # held while paused
     d.resume_clock()
     d.extend_clock(5)
     assert d.round_clock()["ends_at"] == start + 90 * 60 + 120 + 300
+    assert clock_line().startswith("本轮剩余 1:25:00（")
     refused("admin.error.extend_range", d.extend_clock, 0)
     refused("admin.confirm.stop_clock", d.stop_clock)
     d.stop_clock(confirm=True)
     assert d.round_clock()["state"] == "stopped" and d.assignment(2)["hall_clock"]["stopped"]
+    assert clock_line() == f"已于 {clock_text(d.now[0])} 叫停 · 已加时 5 分钟"
     finish(d, 1)
     assert d.round_clock()["state"] == "over"  # it stops at the end of the round
     refused("admin.error.round_over", d.pause_clock)
@@ -363,6 +376,8 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     assert d.round_clock()["state"] == "closed"  # and of the event
     assert [e.action for e in d.audit_log() if e.action.startswith("clock.")] == [
         "clock.pause", "clock.resume", "clock.extend", "clock.stop"]
+    extended = next(e for e in d.audit_log() if e.action == "clock.extend")
+    assert "加时 5 分钟" in extended.text(translator("zh-Hans"))
 
 
 def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
