@@ -334,6 +334,28 @@ def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director)
     assert d.audit_log()[-1].params == {"reason": "迟到的申诉"}
 
 
+def test_a_table_whose_code_was_voided_gets_a_new_one_from_the_tables_page(director):
+    d = director
+    d.now[0] = time.time()  # codes are issued at the store's time
+    codes = d.add_tables(2)
+    d.store.burn_code(codes[2])  # someone on the Wi-Fi guessed wrong for table 2
+    d.store.pair(1, codes[1], "kiosk-1", d.clock())
+    d.set_password("the-head-referee-47")
+    console = TestClient(create_app(d), follow_redirects=False)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+    page = console.get("/admin/tables").text
+    row = page.split('data-table="2"')[1].split("</tr>")[0]
+    assert "有人用错误的码尝试配对，此码已作废" in row and "发新码" in row
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    answer = console.post("/admin/new-code", data={"csrf": csrf, "table": "2"})
+    assert answer.status_code == 303
+    (new,) = [c for t, c in d.store.open_codes(d.clock()).items() if t == 2]
+    assert new != codes[2] and new in console.get(answer.headers["location"]).text
+    refused("admin.error.table_paired", d.new_code, 1)  # a paired table changes kiosk instead
+    refused("admin.error.no_table", d.new_code, 3)
+    assert "给第 2 桌发了新配对码" in [e.text(translator("zh-Hans")) for e in d.audit_log()]
+
+
 # ---- the round clock ---------------------------------------------------------------------------
 
 

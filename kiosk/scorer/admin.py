@@ -363,6 +363,10 @@ def routes(director: Director) -> list[Route]:
         table = _int(form, "table", "admin.label.table")
         return "admin.note.kiosk_swapped", {"table": table, "code": director.swap(table, by=who)}
 
+    def new_code(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        table = _int(form, "table", "admin.label.table")
+        return "admin.note.new_code", {"table": table, "code": director.new_code(table, by=who)}
+
     async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
         made = director.make_draft(by=who)
@@ -458,6 +462,7 @@ def routes(director: Director) -> list[Route]:
         "edit-team": (edit_team, "/admin/teams"), "delete-team": (delete_team, "/admin/teams"),
         "withdraw": (withdraw, "/admin/teams"), "reinstate": (reinstate, "/admin/teams"),
         "tables": (tables_op, "/admin/tables"), "swap-kiosk": (swap_kiosk, "/admin/tables"),
+        "new-code": (new_code, "/admin/tables"),
         "mute": (mute, "/admin/tables"), "draft": (draft, "/admin/rounds"),
         "discard": (discard, "/admin/rounds"), "swap-teams": (swap_teams, "/admin/rounds"),
         "swap-tables": (swap_tables, "/admin/rounds"),
