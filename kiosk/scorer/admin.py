@@ -85,8 +85,10 @@ def routes(director: Director) -> list[Route]:
         logins.forgive(source)
         token, _ = director.open_session(form["who"])
         reply = RedirectResponse("/admin", status_code=303)
+        # Secure: a browser never sends it over plain HTTP, even to this host (an address
+        # typed as http:// would otherwise hand the session to whoever relays the Wi-Fi).
         reply.set_cookie(COOKIE, token, httponly=True, samesite="strict",
-                         max_age=12 * 3600, path="/admin")
+                         max_age=12 * 3600, path="/admin", secure=request.url.scheme == "https")
         return reply
 
     def screen(name: str, build: Callable[[Request], dict[str, Any]]
@@ -294,7 +296,7 @@ def routes(director: Director) -> list[Route]:
 
     def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         points = _int(form, "points", "admin.label.bye_points")
-        director.set_bye_points(points, by=who)
+        director.set_bye_points(points, _confirmed(form), by=who)
         return "admin.note.bye_points", {"points": points}
 
     async def import_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
