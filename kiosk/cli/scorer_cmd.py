@@ -447,4 +447,4 @@ def run_serve(args: argparse.Namespace) -> int:
             f.write(password + "\n")
         print(t("security.first-password", path=path), flush=True)
     return serve(director, args.host, args.port, mdns=not args.no_mdns,
-                 secure=not args.no_tls, advertise=args.advertise)
+                 secure=not args.no_tls, advertise=args.advertise, lang=args.lang)
