@@ -76,19 +76,26 @@ class TableSession:
              clock: Clock | None = None, config: SessionConfig | None = None,
              device: str | None = None) -> TableSession:
         """The session of `table` in `data_dir`, resumed from its journal. A move or match clock
-        that was running when the kiosk stopped is paused, for the referee to resume."""
+        that was running when the kiosk stopped is paused, for the referee to resume. The match
+        clock is the hall's time, which ran on while the kiosk was off: it counts the wall time
+        since the last event (`off_seconds` in the pause, so that a fold reaches the same)."""
         session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
                       config)
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
         if running and not state.paused and state.phase not in ("setup", "over"):
+            # The monotonic clock starts again at a reboot: the time before the stop is taken
+            # from the last event's own clock, the time since from the wall clock.
             last = state.last_mono
             data: dict[str, Any] = {"reason": "restart"}
             if state.clock is not None and state.clock.running:
                 data["move_elapsed"] = state.clock.elapsed_at(last)
             if state.match_clock is not None and state.match_clock.running:
-                data["match_elapsed"] = state.match_clock.elapsed_at(last)
+                assert state.last_event is not None
+                off = max(0.0, session.clock.wall() - state.last_event.wall)
+                data["match_elapsed"] = state.match_clock.elapsed_at(last) + off
+                data["off_seconds"] = off
             session._record("system", ("pause", data))
         return session
 
