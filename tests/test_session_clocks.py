@@ -130,3 +130,73 @@ def test_time_that_ran_out_while_the_power_was_off_is_time_up_on_resume(tmp_path
     record = s.export()
     assert record["end"] == {"time_up": "between-hands"}
     assert list(replay(record, rulesets))[-1]["winner"] == "NS"
+
+
+# -- 2. an undone press costs the player nothing ----------------------------------------------
+
+
+def to_trick_two(session, clock):
+    """xiamen (5 s a play, clockwise), N deals and leads trick 1; W's lead of trick 2 is
+    played, so N is to move."""
+    session.grab_dealer("N")
+    session.start_bury()
+    session.press("N")
+    for seat in "NESW":
+        clock.advance(1)
+        session.press(seat)
+    clock.advance(3)  # past the gather grace
+    session.press("W")
+
+
+@pytest.mark.parametrize("referee_takes", [2.0, 5.0, 9.0])
+def test_an_undone_press_gives_the_seat_a_fresh_move_from_the_undo(tmp_path, rulesets,
+                                                                  referee_takes):
+    clock = ManualClock()
+    s = open_table(tmp_path, rulesets, clock)
+    to_trick_two(s, clock)
+    clock.advance(1)
+    s.press("N")
+    clock.advance(0.5)
+    s.press("E")  # by mistake: E had not played a card yet
+    clock.advance(referee_takes)  # the referee sees it, and takes it back
+    s.undo()
+    assert s.state.clock.seat == "E"
+    assert s.move_time_left() == pytest.approx(5.0)
+    assert s.tick() == []  # no warning, no limit signal
+    clock.advance(2.5)
+    s.press("E")  # E presses again within the fresh 5 s: no overrun
+    assert not s.state.draft.penalties
+    assert [e.kind for e in s.journal.events()][-2:] == ["undo", "press"]
+    folded = fold(tmp_path, rulesets)
+    assert folded.clock.seat == "S" and not folded.draft.penalties
+
+
+def test_an_undone_overrun_press_takes_its_overrun_back_and_the_move_starts_afresh(tmp_path,
+                                                                                  rulesets):
+    clock = ManualClock()
+    s = open_table(tmp_path, rulesets, clock)
+    to_trick_two(s, clock)
+    clock.advance(7)
+    s.press("N")  # 2 s over: recorded
+    assert len(s.state.draft.penalties) == 1
+    clock.advance(4)
+    s.undo()  # it was not N's card after all
+    assert not s.state.draft.penalties
+    assert s.state.clock.seat == "N" and s.move_time_left() == pytest.approx(5.0)
+
+
+def test_an_undo_during_a_pause_waits_for_the_resume(tmp_path, rulesets):
+    clock = ManualClock()
+    s = open_table(tmp_path, rulesets, clock)
+    to_trick_two(s, clock)
+    clock.advance(1)
+    s.press("N")
+    s.unlock(PIN)
+    s.pause()
+    s.undo()
+    clock.advance(30)
+    assert (s.state.clock.seat, s.state.clock.running) == ("N", False)
+    assert s.move_time_left() == pytest.approx(5.0)
+    s.resume()
+    clock.advance(1)
+    assert s.move_time_left() == pytest.approx(4.0)

@@ -695,23 +695,26 @@ class MatchState:
             assert step.before is not None
             self.core, self.draft = step.before
             self.played.pop()
-            self.phase, self.clock = step.phase, self._fresh(step.clock, ev.mono)
+            self.phase = step.phase
         else:
             if step.kind == "dealer":
                 draft.dealer = None
-            self.phase, self.clock, draft.buriers = step.phase, step.clock, step.buriers
+            self.phase, draft.buriers = step.phase, step.buriers
             for penalty_id in step.added:
                 draft.penalties.pop(penalty_id, None)
             if step.kind == "play-end":
                 draft.entry_step = {}
-                self.clock = self._fresh(step.clock, ev.mono)
-        if self.paused and self.clock is not None:  # taken back during a pause: the move
-            self.clock.running, self.clock.elapsed = False, 0.0  # starts afresh on resume
+        # The seat to move again gets a fresh move from the undo: the time the referee took to
+        # see and take back the mistake is not the player's (nor an overrun).
+        self.clock = self._fresh(step.clock, ev.mono)
+        if self.clock is not None and not self.clock.done:
+            # taken back during a pause: the move starts afresh on resume
+            self.clock.running = not self.paused
 
     @staticmethod
     def _fresh(clock: MoveClock | None, mono: float) -> MoveClock | None:
-        """The move clock with a fresh move from `mono` (after an undone redeal or end of play,
-        and on resume: an overrun never carries over)."""
+        """The move clock with a fresh move from `mono` (after an undo, and on resume: an
+        overrun never carries over)."""
         if clock is not None and not clock.done:
             clock.started, clock.elapsed = mono, 0.0
         return clock
