@@ -928,8 +928,9 @@ class MatchState:
 
     def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         # The hall's pause takes over the pause of a restart (the kiosk came back while the
-        # hall was paused): the hall's resume then resumes it.
-        takeover = self.paused and self.pause_reason == "restart" and data.get("reason") == "hall"
+        # hall was paused) or a referee's screen's hold: the hall's resume then resumes it.
+        takeover = self.paused and self.pause_reason in ("restart", REFEREE_HOLD) and \
+            data.get("reason") == "hall"
         if (self.paused and not takeover) or self.phase in ("setup", "over"):
             raise refused("not_running", "the clocks are not running")
         if commit and takeover:
@@ -948,11 +949,17 @@ class MatchState:
         if not self.paused or self.phase in ("setup", "over"):
             raise refused("not_paused", "the clocks are not paused")
         if commit:
+            held = self.pause_reason == REFEREE_HOLD and data.get("keep_time") is True
             self.paused, self.pause_reason = False, None
-            if self.clock is not None and not self.clock.done:
-                # A fresh move: whatever ran before the pause (an overrun too) is not carried.
-                self.clock.running = True
-                self._fresh(self.clock, ev.mono)
+            clock = self.clock
+            if clock is not None and not clock.done:
+                clock.running = True
+                if held:  # a screen only covered the clock: the seat goes on with its time
+                    clock.started = ev.mono - clock.elapsed
+                else:
+                    # A fresh move: whatever ran before the pause (an overrun too, recorded
+                    # with the pause) is not carried.
+                    self._fresh(clock, ev.mono)
             mc = self.match_clock
             if mc is not None and self.match_started and self.time_up is None:
                 mc.started, mc.running = ev.mono - mc.elapsed, True
