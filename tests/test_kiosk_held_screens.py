@@ -94,3 +94,47 @@ def test_the_halls_pause_while_a_screen_holds_the_clock_outlasts_the_screen(tabl
     assert table.screen.name == "paused"
     table.do(lambda s: s.follow_hall(False))
     assert not table.state.paused
+
+
+# -- a pause restored between hands (audit finding 7) -----------------------------------------
+
+
+def test_a_pause_restored_on_the_result_screen_shows_its_banner_and_resume(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    assert table.screen.name.startswith("result")
+    table.clock.advance(20)
+    table.restart()  # the power goes on the result screen; the match clock was running
+    assert table.state.paused and table.state.phase == "result"
+    screen = table.screen
+    assert screen.name == "paused"
+    assert (screen.nav[0].action, screen.nav[0].label) == ("resume", "继续（裁判密码）")
+    assert screen.big == "暂停" and "本机重新启动后暂停" in screen.lines
+    table.tap("resume")
+    table.pin()
+    assert not table.state.paused and table.screen.name.startswith("result")
+
+
+def test_a_pause_restored_before_the_bury_resumes_from_its_banner(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    table.press("N", "E")  # both sides confirm: the next hand waits for its bury
+    assert table.state.phase == "ready"
+    table.restart()
+    assert table.screen.name == "paused"
+    table.tap("resume")
+    table.pin()
+    table.tap("start_bury")
+    assert table.state.phase == "bury"
+
+
+def test_a_live_pause_between_hands_shows_the_same_banner(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    table.do(lambda s: s.pause_key())  # the referee's own key, on the result screen
+    assert table.screen.name == "paused"
+    table.do(lambda s: s.pause_key())
+    assert table.screen.name.startswith("result")
