@@ -13,10 +13,12 @@ from starlette.testclient import TestClient
 
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
+from kiosk.i18n import translator
 from kiosk.rules import Rulesets
 from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
 from kiosk.scorer.store import Store
+from kiosk.scorer.templating import clock_text
 from kiosk.scorer.web import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
@@ -24,6 +26,8 @@ from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
 from kiosk.wire import event_hash
+
+from . import hall_events
 
 RULESETS = Rulesets.load([])
 UNITS = ("厦大", "集美", "同安")
@@ -146,6 +150,25 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     assert ns in {x for p in d.current_draft().plan.pairs for x in p}
 
 
+def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_chinese(tmp_path):
+    d = hall_events.hall(tmp_path, teams=4)
+    d.start_round(0)
+    tables = hall_events.Tables(d)
+    table, ns, ew = d.assignments(1)[0]
+    tables.post(table, hall_events.hand_ends(hall_events.recorded(1 + table % 4))[4])
+    d.withdraw(ns, after_round=0, confirm=True, by="陈")  # five hands in, EW five levels up
+    ruled = d._round_results(1)[table]
+    assert ruled.winner == ew and ruled.net == {ew: 5, ns: -5}
+    tables.finish(table)  # the table plays on to the end of the match all the same
+    assert d.match_state(table, 1).winner() is not None
+    assert d._round_results(1)[table] == ruled  # what was ruled stands
+    ruling = d.ruling_for(1, table)
+    assert ruling.reason == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
+               if e.action == "ruling.record"]
+    assert "判负" in line and "forfeit" not in line
+
+
 # ---- rounds ------------------------------------------------------------------------------------
 
 
@@ -225,6 +248,16 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     d.start_clock(0)
     finish(d, 1)
     assert next(s for s in d.standings() if s.team == bye).points == 2
+    # a bye has been played: a change says whose standings it changes, and asks first
+    asked = refused("admin.confirm.bye_points", d.set_bye_points, 3)
+    assert asked.params["byes"] == 1 and d.team_names()[bye] in asked.params["teams"]
+    assert next(s for s in d.standings() if s.team == bye).points == 2  # nothing changed
+    d.set_bye_points(3, confirm=True, by="陈")
+    assert next(s for s in d.standings() if s.team == bye).points == 3
+    # closed: the final standings are frozen, the bye's points with them
+    d.close_event(confirm=True, by="陈")
+    refused("admin.error.closed", d.set_bye_points, 0, confirm=True)
+    assert next(s for s in d.standings() if s.team == bye).points == 3
 
 
 def test_sides_alternate_over_five_rounds(director):
@@ -301,6 +334,28 @@ def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director)
     assert d.audit_log()[-1].params == {"reason": "迟到的申诉"}
 
 
+def test_a_table_whose_code_was_voided_gets_a_new_one_from_the_tables_page(director):
+    d = director
+    d.now[0] = time.time()  # codes are issued at the store's time
+    codes = d.add_tables(2)
+    d.store.burn_code(codes[2])  # someone on the Wi-Fi guessed wrong for table 2
+    d.store.pair(1, codes[1], "kiosk-1", d.clock())
+    d.set_password("the-head-referee-47")
+    console = TestClient(create_app(d), follow_redirects=False)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+    page = console.get("/admin/tables").text
+    row = page.split('data-table="2"')[1].split("</tr>")[0]
+    assert "有人用错误的码尝试配对，此码已作废" in row and "发新码" in row
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    answer = console.post("/admin/new-code", data={"csrf": csrf, "table": "2"})
+    assert answer.status_code == 303
+    (new,) = [c for t, c in d.store.open_codes(d.clock()).items() if t == 2]
+    assert new != codes[2] and new in console.get(answer.headers["location"]).text
+    refused("admin.error.table_paired", d.new_code, 1)  # a paired table changes kiosk instead
+    refused("admin.error.no_table", d.new_code, 3)
+    assert "给第 2 桌发了新配对码" in [e.text(translator("zh-Hans")) for e in d.audit_log()]
+
+
 # ---- the round clock ---------------------------------------------------------------------------
 
 
@@ -312,18 +367,30 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     start = d.round_start(1)
     clock = d.round_clock()
     assert clock["state"] == "running" and clock["ends_at"] == start + 90 * 60
+    d.set_password("the-head-referee-47")
+    console = TestClient(create_app(d), follow_redirects=False)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+
+    def clock_line() -> str:
+        page = console.get("/admin/rounds").text
+        return " ".join(page.split('class="clock-line">')[1].split("<")[0].split())
+
     d.now[0] += 600
+    assert clock_line() == f"本轮剩余 1:20:00（{clock_text(start + 90 * 60)} 时间到）"
     d.pause_clock(by="陈")
     assert d.round_clock()["state"] == "paused" and d.assignment(1)["hall_clock"]["paused"]
     refused("admin.error.clock_paused", d.pause_clock)
     d.now[0] += 120
+    assert clock_line() == "全场暂停中：本轮剩余 1:20:00，继续后接着计时"  # held while paused
     d.resume_clock()
     d.extend_clock(5)
     assert d.round_clock()["ends_at"] == start + 90 * 60 + 120 + 300
+    assert clock_line().startswith("本轮剩余 1:25:00（")
     refused("admin.error.extend_range", d.extend_clock, 0)
     refused("admin.confirm.stop_clock", d.stop_clock)
     d.stop_clock(confirm=True)
     assert d.round_clock()["state"] == "stopped" and d.assignment(2)["hall_clock"]["stopped"]
+    assert clock_line() == f"已于 {clock_text(d.now[0])} 叫停 · 已加时 5 分钟"
     finish(d, 1)
     assert d.round_clock()["state"] == "over"  # it stops at the end of the round
     refused("admin.error.round_over", d.pause_clock)
@@ -331,6 +398,8 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     assert d.round_clock()["state"] == "closed"  # and of the event
     assert [e.action for e in d.audit_log() if e.action.startswith("clock.")] == [
         "clock.pause", "clock.resume", "clock.extend", "clock.stop"]
+    extended = next(e for e in d.audit_log() if e.action == "clock.extend")
+    assert "加时 5 分钟" in extended.text(translator("zh-Hans"))
 
 
 def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):

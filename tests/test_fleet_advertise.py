@@ -70,11 +70,11 @@ def test_a_scorer_started_before_dhcp_announces_its_address_once_it_has_one(tmp_
         cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 30
-        while "hall page" not in (tmp_path / "scorer.log").read_text():
+        while "大厅页面：" not in (tmp_path / "scorer.log").read_text():
             assert time.monotonic() < deadline and scorer.poll() is None, \
                 (tmp_path / "scorer.log").read_text()
             time.sleep(0.2)
-        assert f"hall page https://127.0.0.1:{port}/" in (tmp_path / "scorer.log").read_text()
+        assert f"大厅页面：https://127.0.0.1:{port}/\n" in (tmp_path / "scorer.log").read_text()
         sh("ip", "-n", scorer_ns, "addr", "add", f"{SCORER_IP}/24", "dev", tag)  # DHCP answers
         found = subprocess.run(
             ["ip", "netns", "exec", kiosk_ns, sys.executable, "-c",

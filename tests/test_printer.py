@@ -90,8 +90,10 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
                    "南北：市购销公司\n  北 张三  南 李四", "东 王五 暴露张：罚10分（计入旁",
                    "抠底：底牌10分×8（2连对）＝", "北 张三 甩错牌 2张：罚20分（从",
                    "胜方：东西（打过A）", "最终级数：南北 4  东西 过A", "大分：南北 0  东西 3",
-                   "净胜级数：南北 -9  东西 +9", "裁判签名：", "北 张三签名："):
+                   "净胜级数：南北 -9  东西 +9", "裁判签名：", "北 张三签名：",
+                   f"规则版本：{ruleset.sha256[:8]}"):
         assert needed in text, needed
+    assert ruleset.id not in text  # its name heads the slip
     table = text.split("-" * 32)[1]
     heads, *rows = table.strip("\n").splitlines()
     assert heads.split() == ["副", "庄", "级", "得分", "结果", "升", "南北", "东西"]

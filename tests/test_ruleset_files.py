@@ -107,7 +107,7 @@ def test_broken_ruleset_files_are_refused(tmp_path, old, new, key, words):
     assert done.returncode == 2
     assert done.stderr.strip() == f"kiosk rules: ruleset file {path}, {key}: {err.value.problem}"
     done = kiosk("--rules-dir", str(tmp_path), "rules", "list")  # 简体中文 by default
-    assert done.stderr.startswith(f"kiosk rules: 规则文件{path}，{key}："), done.stderr
+    assert done.stderr.startswith(f"kiosk rules：规则文件{path}，{key}："), done.stderr
     assert not re.search("[a-z]{3,} (is|the|a) ", done.stderr.split("：", 1)[1]), done.stderr
 
 
@@ -176,7 +176,7 @@ def test_rules_show_in_every_language(rulesets, ruleset_id, lang, words):
 def test_rules_show_unknown_id():
     done = kiosk("rules", "show", "nope")
     assert done.returncode == 2
-    assert done.stderr.startswith("kiosk rules: 没有规则'nope'；已知的规则：xiamen-2015")
+    assert done.stderr.startswith("kiosk rules：没有规则'nope'；已知的规则：xiamen-2015")
     done = kiosk("rules", "show", "nope", "--lang", "en")
     assert "unknown ruleset 'nope'; known: xiamen-2015" in done.stderr
 

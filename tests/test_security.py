@@ -349,6 +349,24 @@ def test_a_password_change_ends_every_session_and_tokens_are_stored_hashed(direc
     assert client.get("/admin").status_code == 303  # sent back to the login
 
 
+def session_cookie(client) -> object:
+    return next(c for c in client.cookies.jar if c.name == "kiosk_admin")
+
+
+def test_the_session_cookie_travels_only_over_https(scorer, director):
+    with httpx.Client(verify=insecure(), timeout=30, follow_redirects=False) as c:
+        assert login(c, scorer.url, PASSWORD) == 303
+        cookie = session_cookie(c)
+        assert cookie.secure and cookie.has_nonstandard_attr("HttpOnly")
+        assert cookie.get_nonstandard_attr("SameSite").lower() == "strict"
+        assert c.get(scorer.url + "/admin").status_code == 200
+    # `kiosk scorer --no-tls` (only a benchmark's comparison) still has a session that works
+    director.set_password(PASSWORD)
+    plain = TestClient(create_app(director), follow_redirects=False)
+    assert plain.post("/admin/login", data={"password": PASSWORD}).status_code == 303
+    assert not session_cookie(plain).secure and plain.get("/admin").status_code == 200
+
+
 def test_security_headers(director):
     client = TestClient(create_app(director), follow_redirects=False)
     for path in ("/", "/admin/login", "/api/hall"):

@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not isinstance(exc, _errors_a_person_can_fix()):
             raise  # a traceback is a bug
-        print(f"kiosk {args.command}: {exc}", file=sys.stderr)
+        print(_said(exc, args), file=sys.stderr)
         return EXIT_USAGE
     finally:
         if as_program:
@@ -87,6 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             # of `kiosk replay`). Nothing is lost: the memory goes back with the process, and
             # what a command writes it closes itself (the journal survives even a power cut).
             gc.freeze()
+
+
+def _said(error: Exception, args: argparse.Namespace) -> str:
+    """`error` as the person who ran the command reads it: its catalog words in the command's
+    --lang (else the CLI's language), as `kiosk rules` says a broken ruleset. (An error that
+    has no catalog key yet keeps its own text.)"""
+    from ..i18n import explain, translator
+    from .words import cli_lang
+
+    lang = getattr(args, "lang", None) or cli_lang()
+    message = explain(error, lang) if getattr(error, "key", None) else str(error)
+    return translator(lang)("terminal.failed", command=args.command, message=message)
 
 
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:

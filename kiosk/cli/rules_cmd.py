@@ -1,14 +1,13 @@
 """`kiosk rules list` and `kiosk rules show ID`. A broken house ruleset or an unknown id is
-said in the chosen language, and the command exits 2."""
+said in the chosen language, and the command exits 2 (`kiosk.cli.main`, as for every command
+that loads the rulesets)."""
 
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable
 from typing import Any
 
-from ..i18n import explain
 from .words import about, say
 
 
@@ -25,28 +24,16 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..rules import RulesError
     from ..ruleset_text import list_rulesets
-    from .main import EXIT_USAGE, load_rulesets
+    from .main import load_rulesets
 
-    try:
-        rulesets = load_rulesets(args)
-    except RulesError as exc:
-        print(f"kiosk rules: {explain(exc, args.lang)}", file=sys.stderr)
-        return EXIT_USAGE
-    print(list_rulesets(rulesets, args.lang))
+    print(list_rulesets(load_rulesets(args), args.lang))
     return 0
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..rules import RulesError
     from ..ruleset_text import show_ruleset
-    from .main import EXIT_USAGE, load_rulesets
+    from .main import load_rulesets
 
-    try:
-        ruleset = load_rulesets(args).require(args.id)
-    except RulesError as exc:
-        print(f"kiosk rules: {explain(exc, args.lang)}", file=sys.stderr)
-        return EXIT_USAGE
-    print(show_ruleset(ruleset, args.lang), end="")
+    print(show_ruleset(load_rulesets(args).require(args.id), args.lang), end="")
     return 0

@@ -62,8 +62,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p.add_argument("--rounds", type=int)
     p.add_argument("--minutes", type=float, help=say("cli.admin.event.minutes"))
     p.add_argument("--seed", type=int, help=say("cli.admin.event.seed"))
-    p = op("bye-points", lambda d, a, t: d.set_bye_points(a.points, by=_who()) or t(
-        "admin.note.bye_points", points=a.points))
+    p = op("bye-points", lambda d, a, t: d.set_bye_points(a.points, a.yes, by=_who()) or t(
+        "admin.note.bye_points", points=a.points), confirm=True)
     p.add_argument("points", type=int)
     p = op("teams", _import, confirm=True)
     p.add_argument("file")
@@ -447,4 +447,4 @@ def run_serve(args: argparse.Namespace) -> int:
             f.write(password + "\n")
         print(t("security.first-password", path=path), flush=True)
     return serve(director, args.host, args.port, mdns=not args.no_mdns,
-                 secure=not args.no_tls, advertise=args.advertise)
+                 secure=not args.no_tls, advertise=args.advertise, lang=args.lang)

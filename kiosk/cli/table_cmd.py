@@ -30,26 +30,30 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
         parser.set_defaults(run=run)
 
     sim = commands.add_parser("simulate", **about("cli.simulate"))
-    sim.add_argument("--data", required=True, metavar="DIR")
-    sim.add_argument("--table", required=True, type=int, metavar="N")
+    sim.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
+    sim.add_argument("--table", required=True, type=int, metavar="N",
+                     help=say("cli.table_number"))
     sim.add_argument("--ruleset", metavar="ID",
                      help=say("cli.simulate.ruleset"))
     sim.add_argument("--hands", type=int, default=1000, metavar="N",
                      help=say("cli.simulate.hands"))
-    sim.add_argument("--seed", type=int, default=1)
+    sim.add_argument("--seed", type=int, default=1, help=say("cli.simulate.seed"))
     sim.add_argument("--speed", type=float, default=1.0,
                      help=say("cli.simulate.speed"))
     sim.add_argument("--scorer", metavar="URL",
                      help=say("cli.simulate.scorer"))
     sim.add_argument("--pair", metavar="CODE", help=say("cli.pair_code"))
+    add_lang(sim)
     sim.set_defaults(run=run_simulate)
 
     pair = commands.add_parser("pair", **about("cli.pair"))
-    pair.add_argument("--data", required=True, metavar="DIR")
-    pair.add_argument("--table", required=True, type=int, metavar="N")
+    pair.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
+    pair.add_argument("--table", required=True, type=int, metavar="N",
+                      help=say("cli.table_number"))
     pair.add_argument("--scorer", default="auto", metavar="URL",
                       help=say("cli.pair.scorer"))
     pair.add_argument("code", help=say("cli.pair_code"))
+    add_lang(pair)
     pair.set_defaults(run=run_pair)
 
 
@@ -111,7 +115,8 @@ def run_simulate(args: argparse.Namespace) -> int:
     rulesets = load_rulesets(args)
     if args.scorer is None and args.pair is None:
         if args.ruleset is None:
-            raise TableError("give --ruleset ID (or --scorer URL to play the scorer's round)")
+            raise TableError("give --ruleset ID (or --scorer URL to play the scorer's round)"
+                             ).explained("terminal.simulate.no_ruleset")
         rulesets.require(args.ruleset)
         session = simulate(args.data, args.table, rulesets, args.ruleset, args.hands,
                            args.seed, args.speed)
@@ -122,10 +127,14 @@ def run_simulate(args: argparse.Namespace) -> int:
 
         try:
             link = join(args.data, args.table, args.scorer, args.pair, rulesets)
+        except LinkError as exc:
+            raise not_paired(exc, args.table) from None
+        try:
             session = simulate_synced(args.data, args.table, rulesets, link, args.hands,
                                       args.seed, args.speed)
         except LinkError as exc:
-            raise TableError(str(exc)) from None
+            raise TableError(str(exc)).explained(exc.key or "sync.unreachable",
+                                                 **exc.params) from None
     session.close()
     return 0
 
@@ -133,6 +142,7 @@ def run_simulate(args: argparse.Namespace) -> int:
 def run_pair(args: argparse.Namespace) -> int:
     """Pair (a replacement kiosk also downloads the table's events), so that `kiosk table`
     started by its service syncs with the saved credential."""
+    from ..i18n import translator
     from ..sync.join import join
     from ..sync.link import LinkError
     from ..table.journal import Journal, table_path
@@ -141,9 +151,20 @@ def run_pair(args: argparse.Namespace) -> int:
     try:
         link = join(args.data, args.table, args.scorer, args.code, load_rulesets(args))
     except LinkError as exc:
-        raise TableError(f"cannot pair: {exc}") from None
+        raise not_paired(exc, args.table) from None
     journal = Journal.reader(table_path(args.data, args.table))
     events = journal.last_seq
     journal.close()
-    print(f"table {args.table} paired with {link.url}; the journal has {events} events")
+    print(translator(args.lang)("terminal.pair.done", table=args.table, url=link.url,
+                                events=events))
     return 0
+
+
+def not_paired(error: Any, table: int) -> CommandError:
+    """A failed pairing (a LinkError) as the technician reads it: the scorer's refusal as it
+    gave it, or, when nothing answered, its address and what to check (not the socket's
+    errno)."""
+    if error.status is None and error.key == "sync.unreachable":
+        return TableError(str(error)).explained("terminal.pair.unreachable", table=table,
+                                                url=error.params.get("url", "?"))
+    return TableError(str(error)).explained("terminal.pair.failed", table=table, reason=error)

@@ -22,11 +22,12 @@ class TableUIError(CommandError):
 def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], None]) -> None:
     table = commands.add_parser("table", **about("cli.table"))
     table.add_argument("--data", metavar="DIR", help=say("cli.table.data"))
-    table.add_argument("--table", type=int, default=1, metavar="N")
+    table.add_argument("--table", type=int, default=1, metavar="N",
+                       help=say("cli.table_number"))
     table.add_argument("--size", metavar="WxH", help=say("cli.table.size"))
     table.add_argument("--pin", default=os.environ.get("KIOSK_PIN", "0000"),
                        help=say("cli.table.pin"))
-    table.add_argument("--pinmap", metavar="FILE")
+    table.add_argument("--pinmap", metavar="FILE", help=say("cli.table.pinmap"))
     table.add_argument("--printer", metavar="URL", help=say("cli.table.printer"))
     table.add_argument("--printer-baud", type=int, default=9600, metavar="N",
                        help=say("cli.table.printer_baud"))
@@ -42,7 +43,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 def run_table(args: argparse.Namespace) -> int:
     size = _size(args.size)
     if args.data is None and args.screenshots is None:
-        raise TableUIError("give --data DIR (or --screenshots DIR)")
+        raise TableUIError("give --data DIR (or --screenshots DIR)").explained(
+            "terminal.table.no_data")
     from .. import ui  # sets Kivy's environment before Kivy itself is imported
 
     Config = ui.kivy_config()
@@ -104,7 +106,7 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         app.run()
     except FontError as exc:
-        raise TableUIError(str(exc)) from None
+        raise TableUIError(str(exc)).explained("terminal.table.no_font") from None
     finally:
         if outbox is not None:
             outbox.stop()
@@ -118,20 +120,24 @@ def run_table(args: argparse.Namespace) -> int:
 
 def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
     """The table's outbox to the scorer, if it is to sync: --scorer/--pair, or paired before."""
+    from ..i18n import explain, translator
     from ..sync.join import NotPaired, join
     from ..sync.link import Credential, LinkError
     from ..sync.outbox import Outbox
     from ..table.journal import table_path
+    from .table_cmd import not_paired
 
     if args.scorer is None and args.pair is None and Credential.load(data, args.table) is None:
         return None
     try:
         link = join(data, args.table, args.scorer, args.pair, rulesets)
     except NotPaired as exc:  # the table still works, offline, until it is paired
-        print(f"kiosk table: {exc}; running offline", file=sys.stderr)
+        t = translator(args.lang)
+        print(t("terminal.failed", command="table", message=t(
+            "terminal.table.offline", reason=explain(exc, args.lang))), file=sys.stderr)
         return None
     except LinkError as exc:
-        raise TableUIError(f"cannot join the scorer: {exc}") from None
+        raise not_paired(exc, args.table) from None
     return Outbox(table_path(data, args.table), link)
 
 
@@ -140,5 +146,6 @@ def _size(text: str | None) -> tuple[int, int] | None:
         return None
     width, _, height = text.partition("x")
     if not (width.isdigit() and height.isdigit()) or int(width) < 320 or int(height) < 320:
-        raise TableUIError(f"--size {text!r}: give WIDTHxHEIGHT, e.g. 800x480")
+        raise TableUIError(f"--size {text!r}: give WIDTHxHEIGHT, e.g. 800x480").explained(
+            "terminal.table.size", size=text)
     return int(width), int(height)

@@ -42,7 +42,7 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
              for key in ("round", "table") if key in record]
     out += [("text", line) for line in wrap("  ".join(where), cols) if line]
     out.append(("text", t("words.field", label=t("sheet.ruleset"),
-                          value=f"{ruleset.id} {ruleset.sha256[:8]}")))
+                          value=ruleset.sha256[:8])))  # the name is in the title
     teams, players = record.get("teams") or {}, record.get("players") or {}
     if ruleset.kind == "team":  # the team's name, then its players on a line of their own
         for team in ("NS", "EW"):

@@ -267,6 +267,17 @@ class HallTables(DirectorBase):
             self._audit(by, "tables.swap", table=table)
         return self.store.issue_code(table)
 
+    def new_code(self, table: int, by: str = "") -> str:
+        """A fresh pairing code for a table whose kiosk has not paired (its code was voided by
+        a wrong guess, or expired). A paired table changes kiosk by `swap` instead."""
+        if not 1 <= table <= self.table_count():
+            raise refuse("admin.error.no_table", table=table, count=self.table_count())
+        if table in self.store.paired_tables():
+            raise refuse("admin.error.table_paired", table=table)
+        with self.store.db.atomic():
+            self._audit(by, "tables.new_code", table=table)
+        return self.store.issue_code(table)
+
     def import_journal(self, table: int, path: str | Path, by: str = "") -> tuple[int, int]:
         """The events of an old kiosk's journal file (its SD card survived) that the scorer
         does not have yet. Returns (events new to the scorer, events kept aside as orphans)."""

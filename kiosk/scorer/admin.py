@@ -85,8 +85,10 @@ def routes(director: Director) -> list[Route]:
         logins.forgive(source)
         token, _ = director.open_session(form["who"])
         reply = RedirectResponse("/admin", status_code=303)
+        # Secure: a browser never sends it over plain HTTP, even to this host (an address
+        # typed as http:// would otherwise hand the session to whoever relays the Wi-Fi).
         reply.set_cookie(COOKIE, token, httponly=True, samesite="strict",
-                         max_age=12 * 3600, path="/admin")
+                         max_age=12 * 3600, path="/admin", secure=request.url.scheme == "https")
         return reply
 
     def screen(name: str, build: Callable[[Request], dict[str, Any]]
@@ -294,7 +296,7 @@ def routes(director: Director) -> list[Route]:
 
     def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         points = _int(form, "points", "admin.label.bye_points")
-        director.set_bye_points(points, by=who)
+        director.set_bye_points(points, _confirmed(form), by=who)
         return "admin.note.bye_points", {"points": points}
 
     async def import_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
@@ -360,6 +362,10 @@ def routes(director: Director) -> list[Route]:
     def swap_kiosk(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         table = _int(form, "table", "admin.label.table")
         return "admin.note.kiosk_swapped", {"table": table, "code": director.swap(table, by=who)}
+
+    def new_code(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        table = _int(form, "table", "admin.label.table")
+        return "admin.note.new_code", {"table": table, "code": director.new_code(table, by=who)}
 
     async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
@@ -456,6 +462,7 @@ def routes(director: Director) -> list[Route]:
         "edit-team": (edit_team, "/admin/teams"), "delete-team": (delete_team, "/admin/teams"),
         "withdraw": (withdraw, "/admin/teams"), "reinstate": (reinstate, "/admin/teams"),
         "tables": (tables_op, "/admin/tables"), "swap-kiosk": (swap_kiosk, "/admin/tables"),
+        "new-code": (new_code, "/admin/tables"),
         "mute": (mute, "/admin/tables"), "draft": (draft, "/admin/rounds"),
         "discard": (discard, "/admin/rounds"), "swap-teams": (swap_teams, "/admin/rounds"),
         "swap-tables": (swap_tables, "/admin/rounds"),

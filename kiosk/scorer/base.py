@@ -72,6 +72,15 @@ class AuditEntry:
     action: str  # a catalog key under "admin.audit."
     params: dict[str, Any]
 
+    def text(self, t: Callable[..., str]) -> str:
+        """The entry in the words of `t` (a ruling's kind as the catalog names it, 5 minutes
+        never 5.0)."""
+        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v
+                  for k, v in self.params.items()}
+        if self.action.startswith("ruling.") and "kind" in params:
+            params["kind"] = t(f"admin.ruling.kind.{params['kind']}")
+        return t(f"admin.audit.{self.action}", **params)
+
 
 class Memo:
     """Values remembered while a stamp stays the same; all forgotten when it moves."""

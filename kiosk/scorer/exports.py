@@ -104,7 +104,7 @@ def audit_rows(director: Director, lang: str) -> list[list[Any]]:
     from .templating import when_text
 
     t = words(lang)
-    return [[when_text(e.at), who_text(t, e.who), t(f"admin.audit.{e.action}", **e.params)]
+    return [[when_text(e.at), who_text(t, e.who), e.text(t)]
             for e in director.audit_log()]
 
 

@@ -36,6 +36,9 @@ class Ruling:
     removed_at: float | None
     removed_by: str
     removed_reason: str
+    # A forfeit's or disqualification's net levels, as the match stood when it was ruled
+    # (None in rulings recorded before they were kept: computed from the match as it is).
+    net_at_ruling: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -196,11 +199,16 @@ class ResultsAndRulings(DirectorBase):
 
     def _insert_ruling(self, round_no: int, table: int, kind: str, loser: str, net: int,
                        reason: str, by: str) -> int:
-        """Inside the caller's transaction."""
+        """Inside the caller's transaction. A forfeit or disqualification keeps the net levels
+        of the match as it stands now: hands a table plays after it change nothing."""
+        data: dict[str, Any] = {"net": net}
+        if kind != "adjusted":
+            data["net_at_ruling"] = forfeit_net(self.ruleset(), self.match_state(table, round_no),
+                                                loser)
         cursor = self.store.db.execute(
             "INSERT INTO rulings (round, table_number, kind, loser, data, reason, at, by) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [round_no, table, kind, loser, json.dumps({"net": net}), reason, self.clock(), by])
+            [round_no, table, kind, loser, json.dumps(data), reason, self.clock(), by])
         ns, ew = self._teams_at(round_no, table)
         self._audit(by, "ruling.record", round=round_no, table=table, kind=kind,
                     loser=self.label(ns if loser == "NS" else ew), net=net, reason=reason)
@@ -250,7 +258,8 @@ class ResultsAndRulings(DirectorBase):
             "SELECT id, round, table_number, kind, loser, data, reason, at, coalesce(by, ''), "
             "removed_at, coalesce(removed_by, ''), coalesce(removed_reason, '') FROM rulings "
             + ("" if removed else "WHERE removed_at IS NULL ") + "ORDER BY id")
-        return [Ruling(i, r, t, k, lo, json.loads(d)["net"], why, at, by, ra, rb, rr)
+        return [Ruling(i, r, t, k, lo, (data := json.loads(d))["net"], why, at, by, ra, rb, rr,
+                       data.get("net_at_ruling"))
                 for i, r, t, k, lo, d, why, at, by, ra, rb, rr in rows]
 
     def ruling_for(self, round_no: int, table: int) -> Ruling | None:
@@ -325,11 +334,9 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
     scoring = ruleset.result
     if ruling is not None:
         winner = "EW" if ruling.loser == "NS" else "NS"
-        net = ruling.net if ruling.kind == "adjusted" else 0
-        if ruling.kind != "adjusted" and state is not None and state.core is not None \
-                and state.winner() is None and scoring.tie_break == "net-levels":
-            match = state.core.forfeit(ruling.loser).result()  # type: ignore[union-attr]
-            net = abs(match.net_levels[0]) if match and match.net_levels else 0
+        net = ruling.net if ruling.kind == "adjusted" else \
+            ruling.net_at_ruling if ruling.net_at_ruling is not None else \
+            forfeit_net(ruleset, state, ruling.loser)
         return _scored(round_no, teams, winner, net, scoring.win_points, scoring.loss_points)
     if state is None or state.phase != "over" or state.core is None:
         return None
@@ -338,6 +345,16 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
         return None
     net = abs(match.net_levels[0]) if match.net_levels else 0
     return _scored(round_no, teams, match.winner, net, scoring.win_points, scoring.loss_points)
+
+
+def forfeit_net(ruleset: Ruleset, state: MatchState | None, loser: str) -> int:
+    """The net levels of a match lost by `loser` by forfeit as it stands (0 for a match not
+    begun or already over, or where net levels break no tie)."""
+    if state is None or state.core is None or state.winner() is not None \
+            or ruleset.result.tie_break != "net-levels":
+        return 0
+    match = state.core.forfeit(loser).result()  # type: ignore[union-attr]
+    return abs(match.net_levels[0]) if match and match.net_levels else 0
 
 
 def _scored(round_no: int, teams: dict[str, str], winner: str, net: int, win: int,

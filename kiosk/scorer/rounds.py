@@ -609,6 +609,10 @@ class RoundsAndPairings(DirectorBase):
             out["state"] = "running"
         if start is not None and minutes:
             out["ends_at"] = start + minutes * 60 + clock["extra"] + clock["paused_total"]
+            # what is left of the round: now, or when it was paused (a pause adds itself to
+            # the end only once it is over)
+            held = clock["paused_at"] if out["state"] == "paused" else self.clock()
+            out["left"] = max(0.0, out["ends_at"] - held)
         return out
 
     def assignment(self, table: int) -> dict[str, Any] | None:

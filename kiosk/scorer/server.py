@@ -9,6 +9,7 @@ from types import FrameType
 import uvicorn
 from starlette.applications import Starlette
 
+from ..i18n import DEFAULT_LANG, translator
 from . import tls
 from .advertise import Advertiser
 from .director import Director
@@ -49,7 +50,9 @@ def server_for(app: Starlette, host: str, port: int,
 
 
 def serve(director: Director, host: str, port: int, mdns: bool = True,
-          secure: bool = True, advertise: str | None = None) -> int:
+          secure: bool = True, advertise: str | None = None, lang: str = DEFAULT_LANG) -> int:
+    """Run the scorer until it is stopped. It first says, in `lang`, one item a line, where the
+    hall page and the head referee's console are and the fingerprint of its certificate."""
     identity = tls.identity(director.store)
     context = identity.server_context() if secure else None
     event = director.event()
@@ -60,8 +63,11 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     server = server_for(create_app(director, lambda: advertiser.url), host, port, context)
     advertiser.start()
     try:
-        print(f"scorer: hall page {advertiser.url}  admin {advertiser.url}admin  certificate "
-              f"SHA-256 {identity.fingerprint}", flush=True)
+        t = translator(lang)
+        print(t("terminal.scorer.hall", url=advertiser.url),
+              t("terminal.scorer.admin", url=f"{advertiser.url}admin"),
+              t("terminal.scorer.certificate", fingerprint=identity.fingerprint),
+              sep="\n", flush=True)
         server.run()
     finally:
         advertiser.stop()

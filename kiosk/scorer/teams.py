@@ -10,6 +10,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 
+from ..i18n import DEFAULT_LANG, translator
 from . import roster
 from .base import FORMATS, SWISS_FORMATS, DirectorBase, EventInfo, confirm_first, refuse
 from .tournament import Team
@@ -85,10 +86,19 @@ class EventAndTeams(DirectorBase):
         stored = self.store.setting("bye_points")
         return int(stored) if stored is not None else self.ruleset().result.win_points
 
-    def set_bye_points(self, points: int, by: str = "") -> None:
+    def set_bye_points(self, points: int, confirm: bool = False, by: str = "") -> None:
+        """What a bye scores from now on, in every round: a change after byes were played
+        changes those teams' standings, so it needs `confirm`. Refused once the event is
+        closed (its standings are frozen)."""
+        self._open_event()
         win = self.ruleset().result.win_points
         if not 0 <= points <= win:
             raise refuse("admin.error.bye_points_range", win=win)
+        byes = [r for r in self.results() if r.b is None and r.winner is not None]  # type: ignore
+        if byes and points != self.bye_points() and not confirm:
+            raise confirm_first("admin.confirm.bye_points", points=points,
+                                was=self.bye_points(), byes=len(byes),
+                                teams="、".join(dict.fromkeys(self.label(r.a) for r in byes)))
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('bye_points', ?)",
                                   [str(points)])
@@ -304,8 +314,12 @@ class EventAndTeams(DirectorBase):
             if open_match is not None and event.format in SWISS_FORMATS:
                 round_no, table, _ = open_match
                 side = self._side_of(round_no, table, row.id)
-                self._insert_ruling(round_no, table, "forfeit", side, 0,  # type: ignore
-                                    f"withdrawn {row.name}", by)
+                # the reason in the hall's language (a ruling's reason is the words a person
+                # wrote, kept as written)
+                reason = translator(DEFAULT_LANG)("admin.reason.withdrawn", team=row.name,
+                                                  round=round_no)
+                self._insert_ruling(round_no, table, "forfeit", side, 0, reason,  # type: ignore
+                                    by)
             self._draft_outdated(by)
         self._changed()
 

@@ -22,6 +22,7 @@ def environment() -> jinja2.Environment:
     env.filters["when"] = when_text
     env.filters["signed"] = signed
     env.filters["number"] = number_text
+    env.filters["duration"] = duration_text
     return env
 
 
@@ -62,6 +63,13 @@ def clock_text(at: float | None) -> str:
     if at is None:
         return "—"
     return datetime.datetime.fromtimestamp(at).strftime("%H:%M:%S")
+
+
+def duration_text(seconds: float) -> str:
+    """A span of time as a clock counts it down: 1:29:30, or 4:05 under an hour."""
+    whole = int(seconds + 0.999)  # a countdown shows a second until it is all gone
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
 def when_text(at: float | None) -> str:

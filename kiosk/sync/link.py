@@ -178,7 +178,8 @@ class ScorerLink:
         try:
             reply = self.client.request(method, self.url + path, content=body, headers=headers)
         except httpx.HTTPError as exc:
-            raise LinkError(f"the scorer does not answer: {exc}") from None
+            raise LinkError(f"the scorer does not answer: {exc}", None, "sync.unreachable",
+                            {"url": self.url}) from None
         received = time.monotonic()
         self.last_reply = reply
         try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..rules import Rulesets
+from ..rules.errors import Words
 from ..table.journal import table_path
 from ..table.session import TableSession
 from ..table.simulate import simulate
@@ -24,10 +25,12 @@ def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: 
     Raises LinkError when the scorer has no match for the table or cannot be reached."""
     outbox = Outbox(table_path(data_dir, table), link)
     if not outbox.flush(flush_timeout):
-        raise LinkError(f"cannot sync with the scorer: {outbox.state.error}")
+        raise LinkError(f"cannot sync with the scorer: {outbox.state.error}", None,
+                        "terminal.simulate.not_synced", {"reason": _why(outbox)})
     assignment = link.assignment().get("assignment")
     if assignment is None:
-        raise LinkError(f"the scorer has no match for table {table} yet (start a round)")
+        raise LinkError(f"the scorer has no match for table {table} yet (start a round)", None,
+                        "terminal.simulate.no_match", {"table": table})
     def hand_done(session: TableSession) -> None:
         outbox.poke()
         if after_hand:
@@ -42,5 +45,12 @@ def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: 
     if not outbox.flush(flush_timeout):
         session.close()
         raise LinkError(f"played, but {outbox.state.behind} events are not at the scorer yet: "
-                        f"{outbox.state.error}")
+                        f"{outbox.state.error}", None, "terminal.simulate.not_sent",
+                        {"n": outbox.state.behind, "reason": _why(outbox)})
     return session
+
+
+def _why(outbox: Outbox) -> Words:
+    """Why the outbox could not send, as catalog words (the scorer's reason, or no answer)."""
+    state = outbox.state
+    return Words(state.error_key or "sync.unreachable", state.error_params)
