@@ -99,13 +99,13 @@ def test_journal_show_and_export(tmp_path, rulesets):
 
 def test_simulate_refuses_an_unknown_ruleset(tmp_path):
     done = kiosk("simulate", "--data", str(tmp_path), "--table", "1", "--ruleset", "nope")
-    assert done.returncode == 2 and "unknown ruleset 'nope'" in done.stderr
+    assert done.returncode == 2 and done.stderr.startswith("kiosk simulate：没有规则'nope'；")
 
 
 def test_a_broken_journal_file_is_a_clear_error(tmp_path):
     table_path(tmp_path, 3).write_bytes(b"this is not a database" * 100)
     done = kiosk("journal", "show", "--data", str(tmp_path), "--table", "3")
-    assert done.returncode == 2 and "cannot open the journal" in done.stderr
+    assert done.returncode == 2 and "日志 table-3.sqlite 已损坏" in done.stderr
 
 
 KILLS = 50
