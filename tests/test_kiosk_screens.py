@@ -278,7 +278,8 @@ def test_4_a_penalty_asks_seat_then_kind_then_what_the_ruleset_asks(table):
     screen = table.screen
     assert screen.name == "entry.penalties"
     assert [r.text for r in screen.rows] == ["西 多牌少牌 单方多牌或少牌 3张"]
-    table.tap(screen.rows[0].button.action)  # delete
+    table.tap(screen.rows[0].button.action)  # delete: a recorded penalty is the referee's
+    table.pin()
     assert table.screen.rows == () and not table.state.draft.penalties
 
 
@@ -557,7 +558,8 @@ def test_11_reprint_without_a_printer_says_so(table):
 def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     table.tap("setup:xiamen-2015", "dealer:N", "redeal", "redeal:E", "ok")
     assert table.state.draft.number == 2 and table.state.draft.dealer is None
-    table.tap("undo")  # the redeal
+    table.tap("undo")  # the redeal: the referee's, behind the PIN
+    table.pin()
     assert table.state.draft.number == 1 and table.state.draft.dealer == "N"
     assert table.session.state.played == []
     table.tap("undo")  # the grab

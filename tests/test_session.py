@@ -195,6 +195,7 @@ def test_penalties_edit_until_confirmed(tmp_path, rulesets, clock):
     first = s.add_penalty("exposed-card", "S")  # dealer side: +10
     assert s.finish_entries().total == 40
     s.confirm("E")
+    s.unlock(PIN)  # striking out a recorded penalty is the referee's
     s.remove_penalty(first)  # an edit sends the hand back to entry and clears confirmations
     assert s.state.phase == "entry" and not s.state.draft.confirmed
     s.add_penalty("failed-throw", "W", cards=2)  # defenders: -20

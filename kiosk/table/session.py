@@ -245,7 +245,11 @@ class TableSession:
 
     def undo(self) -> None:
         """Undo the last step of this hand: a press, a fry, a leader correction, the start of
-        the bury, the end of play (before anything is entered), a dealer grab or a redeal."""
+        the bury, the end of play (before anything is entered), a dealer grab or a redeal.
+        A redeal is taken back by the referee only (behind the PIN): the table asked for it."""
+        step = self.state.undoable()
+        if step is not None and step.kind == "redeal":
+            self._referee()
         self._record("referee", ("undo", {}))
 
     def end_play(self) -> None:
@@ -278,8 +282,9 @@ class TableSession:
         self._record("referee", ("penalty-confirmed", {"id": penalty_id}))
 
     def remove_penalty(self, penalty_id: str) -> None:
-        if self.state.phase not in ("entry", "result"):
-            self._referee()
+        """A recorded penalty is struck out by the referee only (behind the PIN), in any phase:
+        the players at the table may not take back what was charged to them."""
+        self._referee()
         self._record("referee", ("penalty-removed", {"id": penalty_id}))
 
     def save_entry_step(self, step: str, **chosen: Any) -> None:

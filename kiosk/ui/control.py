@@ -189,6 +189,8 @@ class Controller:
                     "do_end_play", style="primary"))
         elif name == "do_end_play":
             self.send(lambda s: s.end_play())
+        elif name == "undo" and view.undo and view.undo[0] == "redeal":
+            self._with_pin("undo")  # the table asked for the redeal: the referee takes it back
         elif name in ("start_bury", "undo"):
             self.send(lambda s: getattr(s, name)())
         elif name == "pause_table":
@@ -299,6 +301,15 @@ class Controller:
                 self.send(resume)
         elif then == "new_match":
             ui.new_match, ui.names, ui.overlay = True, {}, None
+        elif then == "undo" or then.startswith("e_del:"):
+            # a redeal taken back, a recorded penalty struck out: done, then the menu closes
+            command = self._entry_command(then) if then.startswith("e_") else \
+                (lambda s: s.undo())
+            if session is not None:
+                command(session)
+            else:
+                self.send(command)
+            self._overlay(None)
 
     # -- the referee's menu ---------------------------------------------------------------
 
@@ -394,6 +405,14 @@ class Controller:
             return
         if view.phase != "entry":
             return
+        if action.startswith("e_del:"):  # a recorded penalty: the referee's to strike out
+            self._with_pin(action)
+            return
+        self.send(self._entry_command(action))
+
+    def _entry_command(self, action: str) -> Any:
+        """What a tap in the entry of a hand records, as a command for the session."""
+        view = self.view
         values = wizard.live_values(view)
         new, facts = wizard.choose(values, action, view)
 
@@ -415,7 +434,7 @@ class Controller:
             if new.saved() != values.saved():
                 session.save_entry_step(**new.saved())
 
-        self.send(apply)
+        return apply
 
     def _correct(self, action: str) -> None:
         ui, view = self.ui, self.view
