@@ -23,6 +23,18 @@ MAX_PENALTY_CARDS: Final = 33
 MAX_REFEREE_LEVELS: Final = 12
 
 
+def card_point_values() -> tuple[int, ...]:
+    """Every total of card points the defenders can have taken: 0, 5, … 200."""
+    return tuple(range(0, MAX_CARD_POINTS + 1, POINT_STEP))
+
+
+def kitty_point_values(points: int | None) -> tuple[int, ...]:
+    """The kitty points that can go with `points` card points (RULES §1: together at most the
+    decks' 200): 0, 5, … up to 80, or fewer when the card points leave less."""
+    top = min(MAX_KITTY_POINTS, MAX_CARD_POINTS - (points or 0))
+    return tuple(range(0, top + 1, POINT_STEP))
+
+
 @dataclass(frozen=True, slots=True)
 class KittyEntry:
     """The kitty's card points and the shape of the defenders' play that won the last trick."""

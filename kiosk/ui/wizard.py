@@ -12,12 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..rules.hand import card_point_values, kitty_point_values
 from ..table.state import TRUMPS
 from ..table.view import TableView
 from .model import Btn, Grid, Row
 
-POINT_VALUES = tuple(range(0, 205, 5))
-KITTY_VALUES = tuple(range(0, 85, 5))
 SEATS = ("N", "E", "S", "W")
 #: Where Back goes from each step.
 BACK = {"last_trick": "points", "kitty_points": "last_trick", "kitty_shape": "kitty_points",
@@ -119,7 +118,8 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
             (Btn("e_back_to_play", t("ui.back_to_play"), "quiet"),)
             if view.undo and view.undo[0] == "play-end" else ())
         return StepModel("entry.points", t("ui.q.points", defenders=terms["defenders"]),
-                         grids=(_values("e_points", POINT_VALUES, values.points, 9, 6),),
+                         grids=(_values("e_points", card_point_values(), values.points,
+                                         9, 6),),
                          nav=nav)
     if step == "last_trick":
         options = (("defenders", terms["defenders_seats"]), ("dealer", terms["dealer_seats"]))
@@ -130,7 +130,8 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "kitty_points":
         return StepModel("entry.kitty_points", t("ui.q.kitty_points"),
                          lines=(t("ui.points_so_far", points=values.points),),
-                         grids=(_values("e_kitty", KITTY_VALUES, values.kitty_points, 9, 6),),
+                         grids=(_values("e_kitty", kitty_point_values(values.points),
+                                        values.kitty_points, 9, 6),),
                          nav=(back,))
     if step == "kitty_shape":
         kp = values.kitty_points or 0
@@ -239,6 +240,8 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
         return v, [("back_to_play",)]
     if name == "e_points":
         v = replace(v, points=int(arg), step="last_trick")
+        if (v.kitty_points or 0) not in kitty_point_values(v.points):  # no longer possible
+            v = replace(v, kitty_points=None, kitty_shape=None)
         return v, [("points", v.points, v.kitty)]
     if name == "e_last":
         if arg == "dealer":

@@ -1,0 +1,55 @@
+"""The entry's pads offer only what the rules core accepts (audit of the kiosk, finding 4):
+card points and kitty points together at most the decks' 200 (RULES §1), through the real
+controller, runner, session and journal on an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from kiosk.rules.hand import MAX_CARD_POINTS, MAX_KITTY_POINTS
+from tests.test_kiosk_screens import Table
+
+
+@pytest.fixture
+def table(tmp_path, rulesets):
+    t = Table(tmp_path, rulesets)
+    yield t
+    t.session.close()
+
+
+def offered(table, prefix: str) -> list[int]:
+    return [int(b.action.partition(":")[2]) for g in table.screen.grids for b in g.buttons
+            if b.action.startswith(prefix)]
+
+
+def to_the_kitty(table, points: int) -> None:
+    table.start()
+    table.play_out()
+    table.tap("end_play", f"e_points:{points}", "e_last:defenders")
+    assert table.screen.name == "entry.kitty_points"
+
+
+@pytest.mark.parametrize(("points", "top"), [(150, 50), (120, 80), (200, 0), (0, 80)])
+def test_the_kitty_pad_offers_only_what_fits_the_decks_total(table, points, top):
+    to_the_kitty(table, points)
+    assert offered(table, "e_kitty:") == list(range(0, top + 1, 5))
+
+
+def test_every_value_offered_is_accepted_and_the_first_beyond_is_not(table):
+    """The pad and the rules core agree: the largest kitty offered goes through to the result,
+    and the one a 200-point total cannot hold is not on the pad."""
+    to_the_kitty(table, 150)
+    assert 55 not in offered(table, "e_kitty:") and MAX_CARD_POINTS - 150 == 50
+    table.tap("e_kitty:50", "e_shape:single")
+    assert table.screen.name == "entry.penalties" and table.screen.notice.text == ""
+    assert table.state.draft.kitty == {"points": 50, "shape": "single"}
+
+
+def test_raising_the_points_drops_a_kitty_that_no_longer_fits(table):
+    to_the_kitty(table, 100)
+    assert offered(table, "e_kitty:")[-1] == MAX_KITTY_POINTS
+    table.tap("e_kitty:80", "e_back", "e_back", "e_back")  # back to the points: 180 after all
+    assert table.screen.name == "entry.points"
+    table.tap("e_points:180", "e_last:defenders")
+    assert offered(table, "e_kitty:") == [0, 5, 10, 15, 20]
+    assert [b.style for g in table.screen.grids for b in g.buttons].count("selected") == 0
