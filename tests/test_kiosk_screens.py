@@ -186,7 +186,7 @@ def test_2_time_up_and_forfeit_ask_first_and_say_who_loses(table):
     table.tap("r_time_up")
     screen = table.screen
     assert screen.name == "confirm" and table.state.time_up is None
-    assert screen.lines == ("级数领先的一方立即获胜；级数相同则打完本副。",)
+    assert screen.lines == ("还没有打完一副，规则无法判定胜负：请裁判裁定结果。",)
     table.tap("cancel", "r_forfeit", "r_fkind:forfeit", "r_fteam:NS")
     assert table.screen.name == "referee.forfeit_reason"  # a forfeit needs a reason
     table.tap("r_freason:absent")
@@ -442,7 +442,7 @@ def test_8_time_up_shows_a_banner_saying_what_happens_now(table):
         "time_up", "时间到", ("比赛时间已用完", "打完本副，比赛结束"))
     table.tap("time_up_ok")
     assert table.screen.name.startswith("clock")
-    assert ("时间到", "00:00") in [(p.caption, p.value) for p in table.screen.strip]
+    assert ("比赛时间", "时间到") in [(p.caption, p.value) for p in table.screen.strip]
 
 
 # -- 9. at a glance -------------------------------------------------------------------------

@@ -1004,6 +1004,24 @@ class MatchState:
             if isinstance(self.core, TeamMatch) and self.core.winner is not None:
                 self._finish(ev.mono)
 
+    def time_up_preview(self) -> dict[str, Any] | None:
+        """What time up called now would decide, for the question before it (the rules core
+        decides; nothing changes): {"winner": team}, {"finish_hand": True} (levels equal, or
+        the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first)
+        or {"ruling": True} (the rules cannot decide). None when time up does not apply."""
+        if self.phase in ("setup", "over") or self.time_up is not None:
+            return None
+        core = self.core
+        if not isinstance(core, TeamMatch):
+            return {"ruling": True}
+        if self.phase not in IN_HAND and self.phase != "ready":
+            return {"after_hand": True}
+        try:
+            _, decision = core.time_up(self.phase in IN_HAND)
+        except EntryError:
+            return {"ruling": True}
+        return {"winner": decision.winner} if decision.winner else {"finish_hand": True}
+
     def _decide_time_up(self, core: Any, in_hand: bool) -> Any:
         """The core after time up; a time up the rules cannot decide waits for the referee."""
         if not isinstance(core, TeamMatch):

@@ -104,6 +104,7 @@ class TableView:
     pause_reason: str | None = None
     time_up: dict[str, Any] | None = None
     time_up_rule: str = "none"
+    time_up_preview: dict[str, Any] | None = None  # what time up called now would decide
     needs_ruling: bool = False
     points: int | None = None
     kitty: dict[str, Any] | None = None
@@ -243,7 +244,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         match_clock_started=state.match_started,
         paused=state.paused, pause_reason=state.pause_reason,
         time_up=dict(state.time_up) if state.time_up else None,
-        time_up_rule=ruleset.time.time_up, needs_ruling=state.needs_ruling is not None,
+        time_up_rule=ruleset.time.time_up, time_up_preview=state.time_up_preview(),
+        needs_ruling=state.needs_ruling is not None,
         points=draft.points if draft else None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),

@@ -75,7 +75,9 @@ class Controller:
 
     # -- overlays -------------------------------------------------------------------------
 
-    def _overlay(self, new: str | None) -> None:
+    def _overlay(self, new: str | None, lock: bool = True) -> None:
+        """Open `new` (None: the table's own screen). Leaving the referee's overlays locks the
+        menu unless `lock` is False (the PIN then holds for its usual while)."""
         old, ui = self.ui.overlay, self.ui
         if new == old:
             return
@@ -93,7 +95,7 @@ class Controller:
         def leave(session: Any) -> None:
             if released:
                 session.release_referee_hold(keep_time)
-            if left_referee:
+            if left_referee and lock:
                 session.lock()
 
         if left_referee or released:
@@ -341,11 +343,21 @@ class Controller:
         elif name == "r_do_rule":
             note = translator(ui.lang)("ui.note.ruling")  # journaled in the referee's words
             self.send(lambda s: s.rule_dispute(note))
-        elif name == "r_time_up":
+        elif name == "r_time_up":  # the question says what time up decides now
             self._ask(Dialog(("ui.confirm.time_up_title", {}),
-                             (("ui.confirm.time_up." + view.time_up_rule, {}),), "r_do_time_up"))
+                             (("ui.confirm.time_up_now", {}),), "r_do_time_up"))
         elif name == "r_do_time_up":
-            self.send(lambda s: s.declare_time_up())
+            ends = (view.time_up_preview or {}).get("winner") is not None
+
+            def call_time(session: Any) -> None:
+                session.declare_time_up()
+                if session.state.phase == "over":  # the referee has just read who won:
+                    ui.time_up_seen = (session.match, 0)  # the result shows, not the banner
+
+            self.send(call_time)
+            # the match's result (or the hand to finish) shows; when the match is over the PIN
+            # just given still opens 新比赛 for the menu's usual while
+            self._overlay(None, lock=not ends)
         elif name == "r_forfeit":
             ui.referee_step, ui.forfeit = "forfeit_kind", {}
         elif name == "r_fkind":

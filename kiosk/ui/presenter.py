@@ -128,10 +128,13 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                           f"{view.levels[0]} : {view.levels[1]}"))
     left = view.match_left(now)
     if left is not None:
-        caption = ("ui.cap.time_up" if view.time_up else "ui.cap.match_time"
-                   if view.match_clock_started else "ui.cap.match_time_waiting")
-        parts.append(Part(t(caption), mmss(max(0.0, left)),
-                          "alert" if view.time_up else "dim" if not view.match_running else ""))
+        if view.time_up:  # time up, said alone: the minutes left no longer count
+            parts.append(Part(t("ui.cap.match_time"), t("ui.cap.time_up"), "alert"))
+        else:
+            caption = ("ui.cap.match_time" if view.match_clock_started
+                       else "ui.cap.match_time_waiting")
+            parts.append(Part(t(caption), mmss(max(0.0, left)),
+                              "" if view.match_running else "dim"))
     if view.paused:
         parts.append(Part("", t("ui.paused.short"), "alert"))
     if view.link is not None and not big:
@@ -373,6 +376,24 @@ def time_up_now(view: TableView, t: Any) -> str:
     return t("ui.time_up.after_hand", n=view.hand)
 
 
+def time_up_question(view: TableView, t: Any) -> str:
+    """What time up called now decides, said before the irreversible tap: 东西 8 : 2，东西获胜，
+    比赛结束 (from the session's preview: the rules core decides, nothing here)."""
+    preview = view.time_up_preview or {}
+    levels = view.levels or ("", "")
+    ns, ew = team_label(view, "NS", t), team_label(view, "EW", t)
+    if preview.get("winner"):
+        return t("ui.confirm.time_up_wins", ns=ns, ew=ew, a=levels[0], b=levels[1],
+                 team=team_label(view, preview["winner"], t))
+    if preview.get("finish_hand"):
+        return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
+    if preview.get("after_hand"):
+        return t("ui.confirm.time_up_after", n=view.hand)
+    if view.time_up_rule != "none":  # a rule, but no hand played to decide by
+        return t("ui.confirm.time_up_no_hand")
+    return t("ui.confirm.time_up.none")
+
+
 # -- after the hand -----------------------------------------------------------------------
 
 
@@ -595,7 +616,8 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
     return ScreenModel("step", "referee", t("ui.referee_menu"),
                        grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
-                       nav=(Btn("close", t("ui.close_referee"), "primary"),))
+                       nav=(Btn("close", t("ui.close" if view.phase == "over"
+                                           else "ui.close_referee"), "primary"),))
 
 
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
@@ -679,6 +701,8 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
 def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) -> str:
     """A dialog's line: a key and parameters; a seat, a team or a side is named."""
     key, params = item
+    if key == "ui.confirm.time_up_now":
+        return time_up_question(view, t)
     if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
         waiting = dict(view.unconfirmed).get(params["id"])
         return _applied(view, waiting, t, lang) if waiting else ""

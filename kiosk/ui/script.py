@@ -74,8 +74,7 @@ SCRIPT: tuple[Step, ...] = (
     ("wait", "correct.entry.trump"), ("touch", "e_summary"), ("wait", "correct.summary"),
     ("shot", "correction"), ("touch", "r_save_correction"), ("wait", "referee"),
     ("touch", "r_time_up"), ("wait", "confirm"), ("shot", "confirm-time-up"),
-    ("touch", "ok"), ("touch", "close"), ("wait", "time_up"), ("shot", "time-up"),
-    ("touch", "time_up_ok"), ("wait", "over"), ("shot", "over"),
+    ("touch", "ok"), ("wait", "over"), ("shot", "over"),
 )
 
 

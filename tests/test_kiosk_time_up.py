@@ -1,0 +1,71 @@
+"""The referee calls time (audit of the kiosk, finding 13): the question says who wins now,
+the match's result follows the tap (not the referee's menu), 新比赛 does not ask the PIN just
+given again, nothing offers to continue a match that is over, and the strip says time up
+alone. Through the real controller, runner, session and journal on an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_kiosk_screens import Table
+
+
+@pytest.fixture
+def table(tmp_path, rulesets):
+    t = Table(tmp_path, rulesets)
+    yield t
+    t.session.close()
+
+
+def one_hand_to_ns(table) -> None:
+    """xiamen, N deals and the defenders take nothing: 南北 up to 7 : 2."""
+    table.start()
+    table.play_out()
+    table.enter(0)
+    table.press("N", "E")  # both sides confirm
+    assert table.state.phase == "ready" and table.screen.name == "ready"
+    assert table.runner.view.levels == ("7", "2")
+
+
+def test_the_time_up_question_says_who_wins_now_and_the_result_follows(table):
+    one_hand_to_ns(table)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    screen = table.screen
+    assert (screen.name, screen.title) == ("confirm", "宣布时间到？")
+    assert screen.lines == ("南北 7 : 2 东西，南北获胜，比赛结束。",)
+    assert table.state.time_up is None  # nothing happened yet
+    table.tap("ok")
+    screen = table.screen
+    assert table.state.phase == "over"
+    assert screen.name == "over"  # the match's result, not the referee's menu
+    assert "胜方：南北（时间到）" in screen.lines
+    assert ("比赛时间", "时间到") in [(p.caption, p.value) for p in screen.strip]
+    assert not any(p.value[:1].isdigit() and p.caption == "时间到" for p in screen.strip)
+    # the referee who just gave the PIN starts the next match without giving it again
+    table.tap("new_match")
+    assert table.screen.name == "setup"
+
+
+def test_once_the_match_is_over_the_referee_menu_offers_no_continue(table):
+    one_hand_to_ns(table)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok", "referee")
+    screen = table.screen
+    assert screen.name == "referee"
+    assert [b.label for b in screen.nav] == ["关闭"]  # not 「关闭，继续比赛」
+    table.tap("close")
+    assert table.screen.name == "over"
+
+
+def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
+    table.start()  # 2 : 2, hand 1 in play: the hand is finished first
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    assert table.screen.lines == ("南北 2 : 2 东西：先打完本副，然后级数领先的一方获胜，比赛结束。",)
+    table.tap("ok")
+    assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
+    assert table.screen.lines[1] == "打完本副，比赛结束"
