@@ -826,6 +826,9 @@ class MatchState:
         assert draft is not None
         side = self.side_of(self._seat(data.get("seat"), "confirmation by"))
         if not commit:
+            # a paused table confirms nothing (the next hand would begin under the pause):
+            # checked when recorded, so a journal from before still folds as it was
+            self._not_paused()
             return
         draft.confirmed.add(side)
         if len(draft.confirmed) == 2:

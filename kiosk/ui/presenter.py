@@ -11,7 +11,7 @@ from typing import Any
 from ..hand_words import result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
-from ..table.state import TRUMPS
+from ..table.state import REFEREE_HOLD, TRUMPS
 from ..table.view import TableView
 from . import wizard
 from .control import UiState
@@ -616,8 +616,15 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
     return ScreenModel("step", "referee", t("ui.referee_menu"),
                        grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
-                       nav=(Btn("close", t("ui.close" if view.phase == "over"
-                                           else "ui.close_referee"), "primary"),))
+                       nav=(Btn("close", t(_close_words(view)), "primary"),))
+
+
+def _close_words(view: TableView) -> str:
+    """What closing the menu does, said on its button: the match goes on (the menu's own hold
+    ends), or only the menu closes (the match is over, or paused until 继续计时)."""
+    if view.phase == "over" or (view.paused and view.pause_reason != REFEREE_HOLD):
+        return "ui.close"
+    return "ui.close_referee"
 
 
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
