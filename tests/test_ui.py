@@ -85,12 +85,14 @@ WINDOWS = [("zh-Hans", "800x480"), ("zh-Hant", "800x480"), ("en", "800x480"),
 
 
 def play_in_window(tmp_path, display, lang, size, *extra):
+    """The scripted match in a real window (`size` None: no --size, the kiosk's default)."""
     out = tmp_path / "shots"
     env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(ROOT / ".venv" / "cache"),
            "KIVY_HOME": str(tmp_path / "kivy")}
+    sized = ("--size", size) if size else ()
     done = subprocess.run(
         [sys.executable, "-m", "kiosk.cli.main", *extra, "table", "--screenshots", str(out),
-         "--lang", lang, "--size", size, "--data", str(tmp_path / "data"), "--table", "3"],
+         "--lang", lang, *sized, "--data", str(tmp_path / "data"), "--table", "3"],
         capture_output=True, text=True, timeout=300, cwd=ROOT, env=env)
     logs = "".join(p.read_text(errors="replace") for p in (tmp_path / "kivy").rglob("*.txt"))
     assert done.returncode == 0, (done.stderr[-3000:], logs[-3000:])
@@ -151,3 +153,34 @@ def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path,
     assert "CRITICAL" not in logs and "option --rules-dir not recognized" not in logs
     setup = "\n".join(screens["texts"]["setup"])
     assert "本会八十分规则" in setup  # the house ruleset is offered, by its own name
+
+
+# -- the window's size without --size (audit of the kiosk, finding 9) -----------------------
+
+
+def test_without_size_the_window_is_the_800x480_display_not_kivys_800x600(tmp_path):
+    with xvfb("800x480x24") as small:
+        out, screens, _ = play_in_window(tmp_path, small, "zh-Hans", None)
+    # every screen whole on the 7" display: the bars at the top and the bottom on screen
+    assert png_size(out / "06-play.png") == (800, 480)
+    assert png_size(out / "02-setup.png") == (800, 480)
+
+
+@pytest.mark.parametrize(("size", "model", "display", "expected"), [
+    (None, "Raspberry Pi 5 Model B Rev 1.0", None, {"fullscreen": "auto"}),
+    (None, "Raspberry Pi 4 Model B Rev 1.5", ":0", {"fullscreen": "auto"}),  # a desktop session
+    (None, None, ":0", {"fullscreen": "0", "width": "800", "height": "480"}),  # a laptop
+    ((720, 1280), "Raspberry Pi 5 Model B Rev 1.0", None,
+     {"fullscreen": "0", "width": "720", "height": "1280"}),  # --size wins
+])
+def test_the_window_is_what_kiosk_table_help_promises(monkeypatch, size, model, display,
+                                                       expected):
+    from kiosk.cli.ui_cmd import window_config
+    from kiosk.i18n import translator
+
+    if display:
+        monkeypatch.setenv("DISPLAY", display)
+    else:
+        monkeypatch.delenv("DISPLAY", raising=False)
+    assert window_config(size, model) == expected
+    assert translator("zh-Hans")("cli.table.size") == "窗口大小（默认：树莓派上全屏，其他机器 800x480）"

@@ -49,11 +49,10 @@ def run_table(args: argparse.Namespace) -> int:
 
     Config = ui.kivy_config()
 
-    if size:
-        Config.set("graphics", "width", str(size[0]))
-        Config.set("graphics", "height", str(size[1]))
-    elif os.path.exists("/dev/gpiochip0") and not os.environ.get("DISPLAY"):
-        Config.set("graphics", "fullscreen", "auto")
+    from ..hw.panel import board_model
+
+    for key, value in window_config(size, board_model()).items():
+        Config.set("graphics", key, value)
     import tempfile
 
     from ..hw.door import Door
@@ -139,6 +138,20 @@ def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
     except LinkError as exc:
         raise not_paired(exc, args.table) from None
     return Outbox(table_path(data, args.table), link)
+
+
+#: The table's 7" display, and the window elsewhere (a laptop, a test).
+DEFAULT_SIZE = (800, 480)
+
+
+def window_config(size: tuple[int, int] | None, model: str | None) -> dict[str, str]:
+    """Kivy's graphics settings, as `--help` promises: the size given; else full screen on a
+    Raspberry Pi (`model`: the device tree's name), with or without a desktop session; else
+    800×480 (Kivy's own default, 800×600, cuts the bars off an 800×480 screen)."""
+    if size is None and model is not None and "Raspberry Pi" in model:
+        return {"fullscreen": "auto"}
+    width, height = size or DEFAULT_SIZE
+    return {"fullscreen": "0", "width": str(width), "height": str(height)}
 
 
 def _size(text: str | None) -> tuple[int, int] | None:
