@@ -65,7 +65,8 @@ def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
     table.tap("referee")
     table.pin()
     table.tap("r_time_up")
-    assert table.screen.lines == ("南北 2 : 2 东西：先打完本副，然后级数领先的一方获胜，比赛结束。",)
+    assert table.screen.lines == (
+        "南北 2 : 2 东西：先打完本副，然后级数领先的一方获胜，比赛结束。",)
     table.tap("ok")
     assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
     assert table.screen.lines[1] == "打完本副，比赛结束"

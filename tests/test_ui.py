@@ -160,7 +160,7 @@ def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path,
 
 def test_without_size_the_window_is_the_800x480_display_not_kivys_800x600(tmp_path):
     with xvfb("800x480x24") as small:
-        out, screens, _ = play_in_window(tmp_path, small, "zh-Hans", None)
+        out, _, _ = play_in_window(tmp_path, small, "zh-Hans", None)
     # every screen whole on the 7" display: the bars at the top and the bottom on screen
     assert png_size(out / "06-play.png") == (800, 480)
     assert png_size(out / "02-setup.png") == (800, 480)
