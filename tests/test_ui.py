@@ -183,4 +183,5 @@ def test_the_window_is_what_kiosk_table_help_promises(monkeypatch, size, model, 
     else:
         monkeypatch.delenv("DISPLAY", raising=False)
     assert window_config(size, model) == expected
-    assert translator("zh-Hans")("cli.table.size") == "窗口大小（默认：树莓派上全屏，其他机器 800x480）"
+    promise = translator("zh-Hans")("cli.table.size")
+    assert promise == "窗口大小（默认：树莓派上全屏，其他机器 800x480）"
