@@ -112,6 +112,10 @@ def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size)
     # a typical hand (a kitty, no penalty) from the last trick: at most 6 taps and the two
     # confirming presses; nothing on any screen scrolls (the grids fill the body)
     assert screens["counts"] == {"typical": {"taps": 6, "presses": 2}}
+    # every seat box keeps its name, on the lead too where all four show their countdown
+    # (audit of the kiosk, finding 11: N and S showed only 「5」 at 800x480)
+    assert screens["seat_boxes"]["lead"] > 0
+    assert screens["seat_boxes"]["cut"] == []
     # touch targets of at least 9 mm on the 7" display (about 5.2 px a mm at 800x480)
     assert min(screens["smallest_button_px"].values()) >= 47
     # no button moves when a notice appears or clears

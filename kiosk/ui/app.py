@@ -69,6 +69,17 @@ class SeatBox(Label):
     seat = StringProperty("")
     fill = ListProperty(FILL["empty"])
 
+    def show(self, label: str, time: str) -> None:
+        """The seat's name (and player), with the countdown when it is to move: under the name
+        where the box has room for two lines, beside it in a short box (N and S at 800×480),
+        so the name is never pushed out of its box."""
+        if not time:
+            self.text = label
+        elif self.height - dp(6) >= 2.5 * self.font_size:
+            self.text = f"{label}\n{time}"
+        else:
+            self.text = f"{label}  {time}"
+
 
 class Countdown(BoxLayout):
     """The move clock's seconds; a long press on it pauses the clocks (anyone at the table can:
@@ -278,7 +289,7 @@ class ClockScreen(Screen):
         self.ids.title.text = "　".join(x for x in (model.title, model.clock_caption) if x)
         for seat in model.seats:
             box = self.ids[f"seat_{seat.seat}"]
-            box.text = f"{seat.label}\n{seat.time}" if seat.to_move else seat.label
+            box.show(seat.label, seat.time if seat.to_move else "")
             box.fill = FILL[seat.state if seat.to_move else "idle"]
         key = (model.nav, app.lang, app.portrait)
         if getattr(self, "_key", None) != key:

@@ -16,7 +16,7 @@ from kivy.clock import Clock
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.widget import Widget
 
-from .app import HOLD_TO_PAUSE, KioskApp, TapButton
+from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
 #: ("touch", action), ("hold", action) a long press, ("seat", seat) a GPIO button,
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
@@ -83,7 +83,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     """Drive `app` through `script`, a step every few frames; stop the app at the end."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
-                            "smallest_button_px": {}, "status_font_px": 0}
+                            "smallest_button_px": {}, "status_font_px": 0,
+                            "seat_boxes": {"lead": 0, "cut": []}}
     steps = _steps(app, factory, pins, out, script, seen)
 
     def tick(_dt: float) -> bool:
@@ -220,10 +221,32 @@ def _status_font(app: KioskApp) -> float:
 _MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
+def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
+    """On the clock: the seat boxes that show less than their text (a line left out), and
+    how many leads (every seat to move, each box with its countdown) were looked at."""
+    model = app.model
+    if model is None or model.screen != "clock" or not model.seats:
+        return
+    boxes = seen["seat_boxes"]
+    if all(seat.to_move for seat in model.seats):
+        boxes["lead"] += 1
+    for widget in app.root.current_screen.walk():
+        if isinstance(widget, SeatBox) and widget.text:
+            # the words Kivy laid out in the box: a line that does not fit is left out
+            widget.texture_update()
+            shown = "".join(word.text for line in widget._label._cached_lines
+                            for word in line.words)
+            if "".join(shown.split()) != "".join(widget.text.split()):
+                cut = [model.name, widget.text, shown, round(widget.height)]
+                if cut not in boxes["cut"]:
+                    boxes["cut"].append(cut)
+
+
 def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
     """Every text a widget of the current screen shows, by screen (markup removed)."""
     if app.model is None:
         return
+    _note_seat_boxes(app, seen)
     texts = seen["texts"].setdefault(app.model.name, [])
     for widget in app.root.current_screen.walk():
         # Left out: the language button names the next language in that language, and the
