@@ -224,6 +224,7 @@ def routes(director: Director) -> list[Route]:
         names = director.team_names()
         placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) \
             if draft else []
+        clock = director.round_clock()
         return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
                 "draft_tables": draft_tables, "general": general,
                 "stale": draft is not None and director.draft_is_stale(draft),
@@ -232,7 +233,8 @@ def routes(director: Director) -> list[Route]:
                 "rows": views.round_rows(director, current) if current else [],
                 "byes": views.bye_rows(director, current) if current else [],
                 "groups": director.seats(current) if current else {},
-                "names": names, "clock": director.round_clock(),
+                "names": names, "clock": clock,
+                "time_left": director.round_time_left(clock) if clock else None,
                 "note": director.round_note(current) if current else ""}
 
     def results(request: Request) -> dict[str, Any]:

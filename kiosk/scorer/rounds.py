@@ -609,11 +609,16 @@ class RoundsAndPairings(DirectorBase):
             out["state"] = "running"
         if start is not None and minutes:
             out["ends_at"] = start + minutes * 60 + clock["extra"] + clock["paused_total"]
-            # what is left of the round: now, or when it was paused (a pause adds itself to
-            # the end only once it is over)
-            held = clock["paused_at"] if out["state"] == "paused" else self.clock()
-            out["left"] = max(0.0, out["ends_at"] - held)
         return out
+
+    def round_time_left(self, clock: dict[str, Any]) -> float | None:
+        """Seconds left in the round of `round_clock()`: now, or when it was paused (a pause
+        adds itself to the end only once it is over). Not part of the clock itself, which
+        the hall's feed sends only when it changes."""
+        if clock.get("ends_at") is None:
+            return None
+        held = clock["paused_at"] if clock["state"] == "paused" else self.clock()
+        return max(0.0, clock["ends_at"] - held)
 
     def assignment(self, table: int) -> dict[str, Any] | None:
         """What `table` plays now, once its round has started: the kiosk sets its match up
