@@ -23,25 +23,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..i18n import DEFAULT_LANG, LANGS, explain
+from ..i18n import LANGS, explain
 from . import access, fleet, outputs, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
 from .roster import RosterError
 from .store import StoreError
-from .templating import render, words
+from .templating import LANG_COOKIE, lang_of, render, words
 from .worker import prepare_pairing
 
 COOKIE = "kiosk_admin"
-LANG_COOKIE = "kiosk_lang"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
 MAX_LOGIN = 1_000  # bytes of the login form (a name and a password)
 Said = tuple[str, dict[str, Any]]  # a catalog key and its parameters
 Handler = Callable[[FormData, str], "Awaitable[Said] | Said"]
-
-
-def lang_of(request: Request) -> str:
-    lang = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
-    return lang if lang in LANGS else DEFAULT_LANG
 
 
 def routes(director: Director) -> list[Route]:
