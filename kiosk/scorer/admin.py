@@ -24,7 +24,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..i18n import LANGS, explain
-from . import access, fleet, outputs, views
+from . import access, fleet, outputs, refusals, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
 from .roster import RosterError
 from .store import StoreError
@@ -145,8 +145,7 @@ def routes(director: Director) -> list[Route]:
             return RedirectResponse("/admin/login", status_code=303)
         reply = await run_in_threadpool(outputs.private_export, director,
                                         request.path_params["name"], lang_of(request))
-        return reply or HTMLResponse(words(lang_of(request))("print.error.kind"),
-                                     status_code=404)
+        return reply or refusals.page(request, 404, "export.error.kind")
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
@@ -266,7 +265,9 @@ def routes(director: Director) -> list[Route]:
 
     def printing(request: Request) -> dict[str, Any]:
         director._event()
-        return {"current": director.current_round()}
+        current = director.current_round()  # the published rounds are 1 … current
+        chosen = min(max(_query_int(request, "round", current), 1), max(current, 1))
+        return {"current": current, "round": chosen}
 
     def log(request: Request) -> dict[str, Any]:
         return {"entries": list(reversed(director.audit_log()))}

@@ -1,7 +1,7 @@
 """The page a person sees when the scorer cannot give what was asked: a wrong address (404),
 a wrong method (405), any other HTTP error, an unexpected failure (500), a print refused. A
 short page in the visitor's language (`templating.lang_of`), never the framework's English;
-under /api/ the same words as JSON, for the programs that read it."""
+under /api/, for a program (not a browser), the same words as JSON."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ def page(request: Request, status: int, key: str, **params: Any) -> Response:
     """A refusal saying catalog `key` with `params`, with the HTTP `status`."""
     lang = lang_of(request)
     said = words(lang)(key, **params)
-    if request.url.path.startswith("/api/"):
+    if request.url.path.startswith("/api/") and \
+            "text/html" not in request.headers.get("accept", ""):  # a program, not a browser
         return JSONResponse({"error": key, "key": key, "params": params, "message": said},
                             status_code=status)
     return HTMLResponse(render("refusal.html", lang, message=said,
