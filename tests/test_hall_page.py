@@ -488,9 +488,11 @@ def test_phone_layout_is_one_scrolling_column_without_pages(hall):
 
 @pytest.mark.parametrize(("lang", "labels"), [
     ("zh-Hans", {"#standings-box h2 > span": "排名", "#round": "第 2/5 轮",
-                 "#ruleset": "厦门 2015", "#status": "比赛中"}),
+                 "#ruleset": "厦门 2015", "#status": "比赛中",
+                 '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "净胜级"}),
     ("zh-Hant", {"#standings-box h2 > span": "排名", "#round": "第 2/5 輪",
-                 "#ruleset": "廈門 2015", "#status": "比賽中"}),
+                 "#ruleset": "廈門 2015", "#status": "比賽中",
+                 '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "淨勝級"}),
     ("en", {"#standings-box h2 > span": "Standings", "#round": "Round 2/5",
             "#ruleset": "Xiamen 2015", "#status": "In play"}),
 ])

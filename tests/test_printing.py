@@ -18,7 +18,7 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import exports, printing
+from kiosk.scorer import exports, printing, views
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
@@ -221,3 +221,17 @@ def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
                              and "lang=zh-Hans" in x))
     assert sheets.content.startswith(b"%PDF")
     assert "第1轮" in unquote(sheets.headers["content-disposition"])
+
+
+def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
+    d, _ = event
+    ahead = [s for s in views.standing_rows(d) if s.net > 0]
+    assert ahead  # the fixture has a team ahead on levels
+    standings = printing.html(d, "standings", "zh-Hans")
+    cards = printing.html(d, "scorecards", "zh-Hans")
+    assert '<th class="num">净胜级</th>' in standings and "净胜级" in cards
+    for s in ahead:
+        row = re.search(rf"<tr>.*?{re.escape(s.team)}.*?</tr>", standings, re.S).group(0)
+        assert f'<td class="num">+{s.net}</td>' in row, row
+    assert f'<th class="num">+{ahead[0].net}</th></tr>' in printing.html(
+        d, "scorecards", "zh-Hans", team=ahead[0].team)
