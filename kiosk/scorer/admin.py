@@ -364,11 +364,11 @@ def routes(director: Director) -> list[Route]:
 
     async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
-        made = director.make_draft(by=who)
+        made = director.make_draft(by=who, confirm=_confirmed(form))
         return "admin.note.drafted", {"round": made.round}
 
     def discard(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
-        director.discard_draft(by=who)
+        director.discard_draft(by=who, confirm=_confirmed(form))
         return "admin.note.discarded", {}
 
     def swap_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
