@@ -157,6 +157,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     expect(page.locator("#team-name")).to_have_text(names[ns])
     expect(page.locator("#withdrawn")).to_be_visible()
     expect(page.locator("#withdrawn")).to_have_text("本队已退赛：从第 1 轮起不再参赛")
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
     mine = page.locator('#history li[data-round="1"]')
     expect(mine).to_contain_text(f"第 {table} 桌 · 对 {names[ew]}：判负，")
     page.locator("#langs button[data-lang=zh-Hant]").click()
