@@ -167,6 +167,9 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
                if e.action == "ruling.record"]
     assert "判负" in line and "forfeit" not in line
+    withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
+                 if e.action.startswith("team.withdraw")]
+    assert withdrawn == [f"{d.label(ns)} 在第 1 轮中途退赛（第 {table} 桌判负）"]
 
 
 # ---- rounds ------------------------------------------------------------------------------------
@@ -298,6 +301,10 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     refused("admin.error.ruled_already", d.record_ruling, 1, "adjusted", "NS", "申诉", 1, 2)
     first = d.ruling_for(1, 1)
     d.remove_ruling(first.id, "申诉成立", confirm=True, by="陈")
+    # xiamen: a match gives at most 11 net levels (2 against A: the levels strictly between)
+    too_many = refused("admin.error.net_range", d.record_ruling, 1, "adjusted", "NS", "申诉",
+                       round_no=1, net=12)
+    assert too_many.params["most"] == 11
     ruling = d.record_ruling(1, "adjusted", "NS", "申诉成立，改判", round_no=1, net=2, by="陈")
     assert ruling.by == "陈" and ruling.at == d.clock() and ruling.round == 1
     _, ns, ew = d.assignments(1)[0]

@@ -286,6 +286,9 @@ def test_4_a_half_entered_hand_survives_a_restart(table):
     table.start()
     table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:15")
     table.restart()
+    assert table.screen.name == "paused"  # the match clock was running: the referee resumes
+    table.tap("resume")
+    table.pin()
     screen = table.screen
     assert screen.name == "entry.kitty_shape" and screen.title == "最后一轮的牌型（底牌 15 分）"
     table.tap("e_shape:pair")

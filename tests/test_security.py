@@ -367,6 +367,23 @@ def test_the_session_cookie_travels_only_over_https(scorer, director):
     assert not session_cookie(plain).secure and plain.get("/admin").status_code == 200
 
 
+def test_only_the_consoles_own_redirects_put_words_in_its_notice_box(director):
+    director.set_password(PASSWORD)
+    console = TestClient(create_app(director), follow_redirects=False)
+    console.post("/admin/login", data={"password": PASSWORD, "who": "陈"})
+    forged = console.get("/admin?flash=admin.error.number&kind=error&p_field=admin.label.minutes"
+                         "&p_value=请访问 http://evil.example 重设密码").text
+    assert "evil.example" not in forged and 'class="flash' not in forged
+    page = console.get("/admin").text  # a real refusal, through the console's own redirect
+    csrf = page.split('name="csrf" value="')[1].split('"')[0]
+    back = console.post("/admin/bye-points", data={"csrf": csrf, "points": "九"})
+    assert back.status_code == 303
+    shown = console.get(back.headers["location"]).text
+    assert "九" in shown and 'class="flash' in shown
+    tampered = back.headers["location"].replace("%E4%B9%9D", "evil.example")  # 九 → another
+    assert "evil.example" not in console.get(tampered).text
+
+
 def test_security_headers(director):
     client = TestClient(create_app(director), follow_redirects=False)
     for path in ("/", "/admin/login", "/api/hall"):

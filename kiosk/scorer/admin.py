@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import math
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -573,22 +576,37 @@ def _safe_back(target: str) -> str:
     return target if path.startswith("/admin") and "//" not in target else "/admin"
 
 
+# Signs the messages this console puts in its own redirects, so that a link made elsewhere
+# cannot show its words in the console's notice box (a new key at each start: a message in an
+# address from before a restart is simply not shown).
+_FLASH_KEY = secrets.token_bytes(32)
+
+
+def _flash_signature(fields: list[tuple[str, str]]) -> str:
+    return hmac.new(_FLASH_KEY, urlencode(fields).encode(), hashlib.sha256).hexdigest()[:32]
+
+
 def _back(target: str, kind: str, said: Any) -> RedirectResponse:
-    """Back to a page with a message: its catalog key and parameters in the address (only
-    catalog sentences are ever shown, with their parameters as text)."""
-    params = {f"p_{k}": str(v) for k, v in (getattr(said, "params", None) or {}).items()}
-    key = getattr(said, "key", None) or "error.unexpected"
-    query = urlencode({"flash": key, "kind": kind, **params})
+    """Back to a page with a message: its catalog key and parameters in the address, signed
+    (only catalog sentences are ever shown, with their parameters as text)."""
+    params = [(f"p_{k}", str(v)) for k, v in (getattr(said, "params", None) or {}).items()]
+    fields = [("flash", getattr(said, "key", None) or "error.unexpected"), ("kind", kind),
+              *params]
+    query = urlencode([*fields, ("sig", _flash_signature(fields))])
     separator = "&" if "?" in target else "?"
     return RedirectResponse(f"{target}{separator}{query}", status_code=303)
 
 
 def _flash(request: Request, lang: str) -> tuple[str, str] | None:
-    """The message a redirect carried: (kind, text), or None."""
+    """The message a redirect of this console carried: (kind, text), or None."""
+    fields = [(k, v) for k, v in request.query_params.multi_items()
+              if k in ("flash", "kind") or k.startswith("p_")]
+    if not hmac.compare_digest(request.query_params.get("sig", ""), _flash_signature(fields)):
+        return None
     key = request.query_params.get("flash", "")
     if not key.startswith(("admin.", "roster.", "error.")):
         return None
-    params = {k[2:]: v for k, v in request.query_params.items() if k.startswith("p_")}
+    params = {k[2:]: v for k, v in fields if k.startswith("p_")}
     try:
         text = words(lang)(key, **params)
     except (KeyError, IndexError, ValueError):

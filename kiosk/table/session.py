@@ -76,19 +76,26 @@ class TableSession:
              clock: Clock | None = None, config: SessionConfig | None = None,
              device: str | None = None) -> TableSession:
         """The session of `table` in `data_dir`, resumed from its journal. A move or match clock
-        that was running when the kiosk stopped is paused, for the referee to resume."""
+        that was running when the kiosk stopped is paused, for the referee to resume. The match
+        clock is the hall's time, which ran on while the kiosk was off: it counts the wall time
+        since the last event (`off_seconds` in the pause, so that a fold reaches the same)."""
         session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
                       config)
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
         if running and not state.paused and state.phase not in ("setup", "over"):
+            # The monotonic clock starts again at a reboot: the time before the stop is taken
+            # from the last event's own clock, the time since from the wall clock.
             last = state.last_mono
             data: dict[str, Any] = {"reason": "restart"}
             if state.clock is not None and state.clock.running:
                 data["move_elapsed"] = state.clock.elapsed_at(last)
             if state.match_clock is not None and state.match_clock.running:
-                data["match_elapsed"] = state.match_clock.elapsed_at(last)
+                assert state.last_event is not None
+                off = max(0.0, session.clock.wall() - state.last_event.wall)
+                data["match_elapsed"] = state.match_clock.elapsed_at(last) + off
+                data["off_seconds"] = off
             session._record("system", ("pause", data))
         return session
 
@@ -377,21 +384,28 @@ class TableSession:
         resuming is the referee's, behind the PIN."""
         self._pause("table", "table")
 
-    def hold_for_referee(self) -> bool:
+    def hold_for_referee(self, screen: bool = False) -> bool:
         """The referee's overlay opened: a running move clock pauses until it closes. Returns
-        whether it paused anything."""
+        whether it paused anything. A `screen` that only covers the clock (a question, the
+        history) records no overrun: the seat goes on with its time, over or not, when it
+        closes (`release_referee_hold(keep_time=True)`), and a press then records it."""
         state = self.state
         if state.paused or state.phase not in ("bury", "play") or state.clock is None or \
                 not state.clock.running:
             return False
-        self._pause("referee", REFEREE_HOLD)
+        if screen:
+            self._record("referee", ("pause", {"reason": REFEREE_HOLD}))
+        else:
+            self._pause("referee", REFEREE_HOLD)
         return True
 
-    def release_referee_hold(self) -> bool:
-        """The referee's overlay closed: resume the clocks if the overlay paused them."""
+    def release_referee_hold(self, keep_time: bool = False) -> bool:
+        """The referee's overlay closed: resume the clocks if the overlay paused them. The
+        move starts afresh, or with `keep_time` (a screen that only covered the clock: a
+        question, the history) goes on with the time the seat had left."""
         if not (self.state.paused and self.state.pause_reason == REFEREE_HOLD):
             return False
-        self._record("referee", ("resume", {}))
+        self._record("referee", ("resume", {"keep_time": True} if keep_time else {}))
         return True
 
     # -- the hall's round clock (the scorer's actions: actor "scorer", no PIN) --------------
@@ -404,7 +418,7 @@ class TableSession:
         state = self.state
         if state.phase in ("setup", "over"):
             return False
-        if paused and (not state.paused or state.pause_reason == "restart"):
+        if paused and (not state.paused or state.pause_reason in ("restart", REFEREE_HOLD)):
             self._pause("scorer", "hall")
             return True
         if not paused and state.paused and state.pause_reason == "hall":

@@ -695,23 +695,26 @@ class MatchState:
             assert step.before is not None
             self.core, self.draft = step.before
             self.played.pop()
-            self.phase, self.clock = step.phase, self._fresh(step.clock, ev.mono)
+            self.phase = step.phase
         else:
             if step.kind == "dealer":
                 draft.dealer = None
-            self.phase, self.clock, draft.buriers = step.phase, step.clock, step.buriers
+            self.phase, draft.buriers = step.phase, step.buriers
             for penalty_id in step.added:
                 draft.penalties.pop(penalty_id, None)
             if step.kind == "play-end":
                 draft.entry_step = {}
-                self.clock = self._fresh(step.clock, ev.mono)
-        if self.paused and self.clock is not None:  # taken back during a pause: the move
-            self.clock.running, self.clock.elapsed = False, 0.0  # starts afresh on resume
+        # The seat to move again gets a fresh move from the undo: the time the referee took to
+        # see and take back the mistake is not the player's (nor an overrun).
+        self.clock = self._fresh(step.clock, ev.mono)
+        if self.clock is not None and not self.clock.done:
+            # taken back during a pause: the move starts afresh on resume
+            self.clock.running = not self.paused
 
     @staticmethod
     def _fresh(clock: MoveClock | None, mono: float) -> MoveClock | None:
-        """The move clock with a fresh move from `mono` (after an undone redeal or end of play,
-        and on resume: an overrun never carries over)."""
+        """The move clock with a fresh move from `mono` (after an undo, and on resume: an
+        overrun never carries over)."""
         if clock is not None and not clock.done:
             clock.started, clock.elapsed = mono, 0.0
         return clock
@@ -925,8 +928,9 @@ class MatchState:
 
     def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         # The hall's pause takes over the pause of a restart (the kiosk came back while the
-        # hall was paused): the hall's resume then resumes it.
-        takeover = self.paused and self.pause_reason == "restart" and data.get("reason") == "hall"
+        # hall was paused) or a referee's screen's hold: the hall's resume then resumes it.
+        takeover = self.paused and self.pause_reason in ("restart", REFEREE_HOLD) and \
+            data.get("reason") == "hall"
         if (self.paused and not takeover) or self.phase in ("setup", "over"):
             raise refused("not_running", "the clocks are not running")
         if commit and takeover:
@@ -945,11 +949,17 @@ class MatchState:
         if not self.paused or self.phase in ("setup", "over"):
             raise refused("not_paused", "the clocks are not paused")
         if commit:
+            held = self.pause_reason == REFEREE_HOLD and data.get("keep_time") is True
             self.paused, self.pause_reason = False, None
-            if self.clock is not None and not self.clock.done:
-                # A fresh move: whatever ran before the pause (an overrun too) is not carried.
-                self.clock.running = True
-                self._fresh(self.clock, ev.mono)
+            clock = self.clock
+            if clock is not None and not clock.done:
+                clock.running = True
+                if held:  # a screen only covered the clock: the seat goes on with its time
+                    clock.started = ev.mono - clock.elapsed
+                else:
+                    # A fresh move: whatever ran before the pause (an overrun too, recorded
+                    # with the pause) is not carried.
+                    self._fresh(clock, ev.mono)
             mc = self.match_clock
             if mc is not None and self.match_started and self.time_up is None:
                 mc.started, mc.running = ev.mono - mc.elapsed, True

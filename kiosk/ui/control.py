@@ -14,8 +14,12 @@ from ..table.view import TableView
 from . import wizard
 from .wizard import EntryValues
 
-#: Overlays that belong to the referee: the move clock pauses while one is open.
+#: Overlays that belong to the referee: the move clock pauses while one is open, and the move
+#: starts afresh when the last closes.
 REFEREE_OVERLAYS = ("referee", "correct")
+#: Overlays that cover the move clock: it is held the same way while one is open. Closing one
+#: that is not the referee's gives the seat back the time it had left.
+HOLDING_OVERLAYS = (*REFEREE_OVERLAYS, "history")
 KEYBOARD_MAX = 16
 SIDE_SEAT = {"NS": "N", "EW": "E"}
 
@@ -30,6 +34,7 @@ class Dialog:
     then: str
     ok: str = "ui.ok"
     style: str = "danger"
+    holds: bool = False  # it holds the move clock while it waits for an answer
 
 
 @dataclass
@@ -75,20 +80,32 @@ class Controller:
         if new == old:
             return
         ui.overlay, ui.page = new, 0
-        if new in REFEREE_OVERLAYS and old not in REFEREE_OVERLAYS:
-            self.send(lambda s: s.hold_for_referee())
-        if old in REFEREE_OVERLAYS and new not in REFEREE_OVERLAYS:
+        if new in HOLDING_OVERLAYS and old not in HOLDING_OVERLAYS:
+            screen = new not in REFEREE_OVERLAYS
+            self.send(lambda s: s.hold_for_referee(screen))
+        left_referee = old in REFEREE_OVERLAYS and new not in REFEREE_OVERLAYS
+        released = old in HOLDING_OVERLAYS and new not in HOLDING_OVERLAYS
+        if left_referee:
             ui.pin, ui.referee_step, ui.after_unlock = "", "menu", None
             ui.correct = ui.correct_hand = ui.correct_preview = None
+        keep_time = old not in REFEREE_OVERLAYS
 
-            def leave(session: Any) -> None:
-                session.release_referee_hold()
+        def leave(session: Any) -> None:
+            if released:
+                session.release_referee_hold(keep_time)
+            if left_referee:
                 session.lock()
 
+        if left_referee or released:
             self.send(leave)
 
     def _ask(self, dialog: Dialog) -> None:
-        self.ui.dialog = dialog
+        """A question covers the screen: outside the referee's overlays (which hold it
+        already) it holds the move clock until it is answered."""
+        holds = self.ui.overlay not in HOLDING_OVERLAYS
+        self.ui.dialog = replace(dialog, holds=holds)
+        if holds:
+            self.send(lambda s: s.hold_for_referee(screen=True))
 
     # -- taps -----------------------------------------------------------------------------
 
@@ -97,6 +114,8 @@ class Controller:
         ui, view = self.ui, self.view
         if ui.dialog is not None:  # a confirmation answers first
             dialog, ui.dialog = ui.dialog, None
+            if dialog.holds:  # the seat goes on with the time it had, before the answer acts
+                self.send(lambda s: s.release_referee_hold(keep_time=True))
             if name == "ok":
                 self.act(dialog.then)
             return

@@ -71,8 +71,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _correction(view, ui, t, lang)
     if ui.overlay == "history":
         return _history(view, ui, t, lang, portrait)
-    if view.paused and view.phase in ("bury", "play"):  # elsewhere the strip says it
-        return _paused(view, t)
+    if view.paused and view.phase not in ("setup", "over"):  # between hands too: a restart
+        return _paused(view, t)  # there pauses the match clock, and only 继续 resumes it
     if view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match:
         return _time_up_banner(view, t)
     if view.phase == "setup" or (view.phase == "over" and ui.new_match):

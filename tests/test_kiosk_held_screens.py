@@ -1,0 +1,140 @@
+"""Screens that cover the clock hold the move clock (audit of the kiosk, finding 3): the
+question of the end of play and the history, through the real controller, runner, session
+and journal on an injected clock. The seat goes on with the time it had left."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_kiosk_screens import Table
+
+
+@pytest.fixture
+def table(tmp_path, rulesets):
+    t = Table(tmp_path, rulesets)
+    yield t
+    t.session.close()
+
+
+def overruns(table) -> list[tuple[str, float]]:
+    return [(e.data["seat"], round(e.data["over"], 1)) for e in table.session.journal.events()
+            if e.kind == "time-overrun"]
+
+
+def test_the_end_of_play_question_holds_the_move_and_cancel_gives_the_time_back(table):
+    table.start()  # xiamen, 5 s a move: N leads trick 1
+    table.clock.advance(2)
+    table.tap("end_play")
+    assert table.screen.name == "confirm"
+    assert table.state.paused
+    table.clock.advance(30)  # the referee reads the question, and thinks better of it
+    table.tap("cancel")
+    assert table.screen.screen == "clock" and not table.state.paused
+    assert table.session.move_time_left() == pytest.approx(3)
+    assert table.screen.clock == "3"
+    table.clock.advance(2.5)
+    table.press("N")
+    assert overruns(table) == [] and not table.state.draft.penalties
+
+
+def test_the_history_holds_the_move_while_it_covers_the_clock(table):
+    table.start()
+    table.clock.advance(1)
+    table.tap("history")
+    assert table.screen.name.startswith("history")
+    table.clock.advance(60)
+    assert table.session.move_time_left() == pytest.approx(4)
+    table.tap("history")  # closed
+    assert table.screen.screen == "clock"
+    assert table.session.move_time_left() == pytest.approx(4)
+    table.clock.advance(3)
+    table.press("N")
+    assert overruns(table) == []
+
+
+def test_ending_the_play_from_the_question_records_no_overrun(table):
+    table.start()
+    table.play_tricks(1)
+    table.clock.advance(3)  # W has won the trick; the referee ends the play
+    table.tap("end_play")
+    table.clock.advance(20)
+    table.tap("ok")
+    assert table.state.phase == "entry"
+    assert overruns(table) == []
+    kinds = [e.kind for e in table.session.journal.events()][-3:]
+    assert kinds == ["pause", "resume", "play-end"]
+
+
+def test_an_overrun_before_the_question_goes_on_counting_after_it(table):
+    table.start()
+    table.clock.advance(6)  # N is 1 s over when the referee taps 出牌结束…
+    table.tap("end_play")
+    table.clock.advance(10)
+    table.tap("cancel")
+    assert overruns(table) == []  # nothing is charged for the question itself
+    assert table.session.move_time_left() == pytest.approx(-1)
+    table.clock.advance(1)
+    table.press("N")
+    assert overruns(table) == [("N", 2.0)]  # the seat's own time, not the referee's
+
+
+def test_a_seat_over_its_time_when_the_play_is_ended_is_not_charged(table):
+    table.start()
+    table.clock.advance(8)
+    table.tap("end_play", "ok")
+    assert table.state.phase == "entry" and overruns(table) == []
+
+
+def test_the_halls_pause_while_a_screen_holds_the_clock_outlasts_the_screen(table):
+    table.start()
+    table.tap("history")
+    table.do(lambda s: s.follow_hall(True))  # the head referee pauses the hall meanwhile
+    table.tap("history")
+    assert table.state.paused and table.state.pause_reason == "hall"
+    assert table.screen.name == "paused"
+    table.do(lambda s: s.follow_hall(False))
+    assert not table.state.paused
+
+
+# -- a pause restored between hands (audit finding 7) -----------------------------------------
+
+
+def test_a_pause_restored_on_the_result_screen_shows_its_banner_and_resume(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    assert table.screen.name.startswith("result")
+    table.clock.advance(20)
+    table.restart()  # the power goes on the result screen; the match clock was running
+    assert table.state.paused and table.state.phase == "result"
+    screen = table.screen
+    assert screen.name == "paused"
+    assert (screen.nav[0].action, screen.nav[0].label) == ("resume", "继续（裁判密码）")
+    assert screen.big == "暂停" and "本机重新启动后暂停" in screen.lines
+    table.tap("resume")
+    table.pin()
+    assert not table.state.paused and table.screen.name.startswith("result")
+
+
+def test_a_pause_restored_before_the_bury_resumes_from_its_banner(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    table.press("N", "E")  # both sides confirm: the next hand waits for its bury
+    assert table.state.phase == "ready"
+    table.restart()
+    assert table.screen.name == "paused"
+    table.tap("resume")
+    table.pin()
+    table.tap("start_bury")
+    assert table.state.phase == "bury"
+
+
+def test_a_live_pause_between_hands_shows_the_same_banner(table):
+    table.start()
+    table.play_tricks(1)
+    table.enter(40)
+    table.do(lambda s: s.pause_key())  # the referee's own key, on the result screen
+    assert table.screen.name == "paused"
+    table.do(lambda s: s.pause_key())
+    assert table.screen.name.startswith("result")
