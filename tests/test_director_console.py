@@ -219,7 +219,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     d.swap_teams(partner, y)
     keys = {w.key for w in d.draft_warnings(d.current_draft())}
     assert "admin.warn.rematch" in keys
-    d.make_draft()  # drafting again drops the hand edits
+    d.make_draft(confirm=True)  # drafting again drops the hand edits (asked first)
     d.publish()
     d.start_clock(0)
     prev, events = "", []

@@ -238,8 +238,10 @@ class RoundsAndPairings(DirectorBase):
         except Exception:
             return True
 
-    def make_draft(self, by: str = "") -> Draft:
-        """Compute the next round's pairing as a private draft (replacing any draft)."""
+    def make_draft(self, by: str = "", confirm: bool = False) -> Draft:
+        """Compute the next round's pairing as a private draft (replacing any draft: one the
+        head referee swapped by hand only when confirmed, as the swaps are lost)."""
+        self._ask_before_losing_swaps("admin.confirm.redraft", confirm)
         round_no, plan = self._next_round()
         draft = Draft(round_no, plan, self._basis(round_no), False)
         with self.store.db.atomic():
@@ -255,17 +257,24 @@ class RoundsAndPairings(DirectorBase):
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('draft', ?)",
                                   [draft.as_json()])
 
-    def discard_draft(self, by: str = "", quiet: bool = False) -> None:
-        """Drop the draft. `quiet`: as part of another action (inside its transaction)."""
+    def discard_draft(self, by: str = "", quiet: bool = False, confirm: bool = False) -> None:
+        """Drop the draft (one swapped by hand only when confirmed). `quiet`: as part of
+        another action (inside its transaction)."""
         if self.current_draft() is None:
             return
         if quiet:
             self._save_draft(None)
             return
+        self._ask_before_losing_swaps("admin.confirm.discard", confirm)
         with self.store.db.atomic():
             self._save_draft(None)
             self._audit(by, "round.discard")
         self._changed()
+
+    def _ask_before_losing_swaps(self, key: str, confirm: bool) -> None:
+        draft = self.current_draft()
+        if draft is not None and draft.edited and not confirm:
+            raise confirm_first(key, round=draft.round)
 
     def _editable_draft(self) -> Draft:
         draft = self.current_draft()
