@@ -448,3 +448,42 @@ def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
     journal.close()
     session.close()
     d.store.close()
+
+
+def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(tmp_path, monkeypatch):
+    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
+    d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    client = TestClient(create_app(d))
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    d.start_round(0)
+    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
+    door = Door()
+    runner = TableRunner(session, door)
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    connect(outbox, door, session.clock)
+    journal = Journal.reader(table_path(tmp_path / "k", 1))
+
+    def cycle():
+        outbox.sync_once(journal)
+        runner.step()
+        outbox.sync_once(journal)  # what the table did is at the scorer
+        runner.step()
+
+    cycle()
+    assert session.state.match_started and session.state.phase != "over"
+    _, ns, ew = d.assignments(1)[0]
+    d.withdraw(ns, after_round=0, confirm=True, by="陈")  # 南北 withdraws now: a forfeit
+    cycle()
+    assert session.state.phase == "over" and session.state.end["forfeit"] == "NS"
+    assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    ended = [e for e in journal.events() if e.kind == "match-end"]
+    assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
+    assert d._round_results(1)[1].winner == ew  # the table's record and the ruling agree
+    cycle()  # asserted again at the next poll: nothing more is recorded
+    assert len([e for e in journal.events() if e.kind == "match-end"]) == 1
+    journal.close()
+    session.close()
+    d.store.close()

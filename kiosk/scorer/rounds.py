@@ -631,7 +631,8 @@ class RoundsAndPairings(DirectorBase):
 
     def assignment(self, table: int) -> dict[str, Any] | None:
         """What `table` plays now, once its round has started: the kiosk sets its match up
-        from this, and follows the hall's clock (`hall_clock`)."""
+        from this, follows the hall's clock (`hall_clock`) and ends its match when the head
+        referee ruled it lost by forfeit or disqualification (`ruling`)."""
         event, round_no = self.event(), self.current_round()
         row = self.store.db.execute(
             "SELECT ns, ew, seats FROM assignments WHERE round = ? AND table_number = ?",
@@ -649,13 +650,17 @@ class RoundsAndPairings(DirectorBase):
                 players |= dict(zip(seats, self._players(team),  # type: ignore[attr-defined]
                                     strict=False))
         clock = self._clock(round_no)
+        ruled = self.ruling_for(round_no, table)  # type: ignore[attr-defined]
         return {"event": event.name, "round": str(round_no), "teams": teams,
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,
                 "hall_clock": {"paused": clock["paused_at"] is not None,
                                "extra_seconds": clock["extra"],
-                               "stopped": clock["stopped_at"] is not None}}
+                               "stopped": clock["stopped_at"] is not None},
+                # a forfeit or disqualification the head referee ruled: the table stops there
+                "ruling": {"kind": ruled.kind, "loser": ruled.loser, "reason": ruled.reason}
+                if ruled is not None and ruled.kind != "adjusted" else None}
 
 
 def _has_play(state: Any) -> bool:

@@ -15,7 +15,7 @@ from ..table.session import TableSession
 from ..table.simulate import simulate
 from .link import LinkError, ScorerLink
 from .outbox import Outbox
-from .wiring import follow_hall
+from .wiring import follow_hall, follow_ruling
 
 
 def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: ScorerLink,
@@ -39,10 +39,12 @@ def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: 
         if after_hand:
             after_hand(session)
 
-    def follow(session: TableSession) -> None:  # the hall's pause, extension and stop
+    def follow(session: TableSession) -> None:  # the hall's clock, the head referee's ruling
         now: dict[str, Any] = latest["assignment"]
         if now.get("hall_clock") is not None:
             follow_hall(session, now, now["hall_clock"])
+        if now.get("ruling"):
+            follow_ruling(session, now, now["ruling"])
 
     outbox.on_assignment = lambda now, _link: latest.update(assignment=now)
     outbox.start(idle=0.5)
