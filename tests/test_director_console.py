@@ -167,6 +167,9 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
                if e.action == "ruling.record"]
     assert "判负" in line and "forfeit" not in line
+    withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
+                 if e.action.startswith("team.withdraw")]
+    assert withdrawn == [f"{d.label(ns)} 在第 1 轮中途退赛（第 {table} 桌判负）"]
 
 
 # ---- rounds ------------------------------------------------------------------------------------
@@ -216,7 +219,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     d.swap_teams(partner, y)
     keys = {w.key for w in d.draft_warnings(d.current_draft())}
     assert "admin.warn.rematch" in keys
-    d.make_draft()  # drafting again drops the hand edits
+    d.make_draft(confirm=True)  # drafting again drops the hand edits (asked first)
     d.publish()
     d.start_clock(0)
     prev, events = "", []
@@ -298,6 +301,10 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     refused("admin.error.ruled_already", d.record_ruling, 1, "adjusted", "NS", "申诉", 1, 2)
     first = d.ruling_for(1, 1)
     d.remove_ruling(first.id, "申诉成立", confirm=True, by="陈")
+    # xiamen: a match gives at most 11 net levels (2 against A: the levels strictly between)
+    too_many = refused("admin.error.net_range", d.record_ruling, 1, "adjusted", "NS", "申诉",
+                       round_no=1, net=12)
+    assert too_many.params["most"] == 11
     ruling = d.record_ruling(1, "adjusted", "NS", "申诉成立，改判", round_no=1, net=2, by="陈")
     assert ruling.by == "陈" and ruling.at == d.clock() and ruling.round == 1
     _, ns, ew = d.assignments(1)[0]
@@ -438,6 +445,45 @@ def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
     d.resume_clock()
     cycle()
     assert session.state.paused  # the hall's resume leaves the referee's own pause alone
+    journal.close()
+    session.close()
+    d.store.close()
+
+
+def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(tmp_path, monkeypatch):
+    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
+    d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    client = TestClient(create_app(d))
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    d.start_round(0)
+    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
+    door = Door()
+    runner = TableRunner(session, door)
+    outbox = Outbox(table_path(tmp_path / "k", 1), link)
+    connect(outbox, door, session.clock)
+    journal = Journal.reader(table_path(tmp_path / "k", 1))
+
+    def cycle():
+        outbox.sync_once(journal)
+        runner.step()
+        outbox.sync_once(journal)  # what the table did is at the scorer
+        runner.step()
+
+    cycle()
+    assert session.state.match_started and session.state.phase != "over"
+    _, ns, ew = d.assignments(1)[0]
+    d.withdraw(ns, after_round=0, confirm=True, by="陈")  # 南北 withdraws now: a forfeit
+    cycle()
+    assert session.state.phase == "over" and session.state.end["forfeit"] == "NS"
+    assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    ended = [e for e in journal.events() if e.kind == "match-end"]
+    assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
+    assert d._round_results(1)[1].winner == ew  # the table's record and the ruling agree
+    cycle()  # asserted again at the next poll: nothing more is recorded
+    assert len([e for e in journal.events() if e.kind == "match-end"]) == 1
     journal.close()
     session.close()
     d.store.close()

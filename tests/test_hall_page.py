@@ -488,9 +488,11 @@ def test_phone_layout_is_one_scrolling_column_without_pages(hall):
 
 @pytest.mark.parametrize(("lang", "labels"), [
     ("zh-Hans", {"#standings-box h2 > span": "排名", "#round": "第 2/5 轮",
-                 "#ruleset": "厦门 2015", "#status": "比赛中"}),
+                 "#ruleset": "厦门 2015", "#status": "比赛中",
+                 '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "净胜级"}),
     ("zh-Hant", {"#standings-box h2 > span": "排名", "#round": "第 2/5 輪",
-                 "#ruleset": "廈門 2015", "#status": "比賽中"}),
+                 "#ruleset": "廈門 2015", "#status": "比賽中",
+                 '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "淨勝級"}),
     ("en", {"#standings-box h2 > span": "Standings", "#round": "Round 2/5",
             "#ruleset": "Xiamen 2015", "#status": "In play"}),
 ])
@@ -637,3 +639,34 @@ def test_printing_the_hall_page_keeps_every_name_black_on_white(hall):
     assert colors["name"] == colors["team"] == "rgb(0, 0, 0)"
     assert colors["body"] == "rgb(255, 255, 255)"
     assert colors["visible"] == colors["shown"] == 40  # every row on paper, not one page
+
+
+WHOLE = """(sel) => [...document.querySelectorAll(sel)].map((e) => {
+  const box = e.getBoundingClientRect(), cell = (e.closest('.srow > *, .trow > *') || e)
+    .getBoundingClientRect(), size = parseFloat(getComputedStyle(e).fontSize);
+  return {text: e.textContent, lines: Math.round(box.height / (size * 1.45)) || 1,
+          cut: e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 2
+               || box.right > cell.right + 1 || box.bottom > cell.bottom + 1};
+})"""
+
+
+@pytest.mark.parametrize("size", [(1366, 900), (1920, 1080), (360, 740)])
+def test_withdrawn_marks_names_and_results_read_whole_on_tvs_and_phones(hall, size):
+    data = snapshot(tables=4)
+    data["standings"][2].update(name="面粉厂队", withdrawn_after=1)
+    data["standings"][3].update(name="饲料公司联队")
+    data = with_table(data, 3, ns="湖里队", ew="面粉厂队", phase="ruled",
+                      result={"winner": "NS", "text": "湖里队", "ruling": "forfeit"})
+    data = with_table(data, 1, ns="饲料公司联队")
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    expect(row(page, 3).locator(".phase")).to_have_text("湖里队 胜（对方判负）")
+    mark, = page.evaluate(WHOLE, "#standings .srow.withdrawn .mark")
+    assert mark == {"text": "退赛", "lines": 1, "cut": False}
+    names = {n["text"]: n for n in page.evaluate(WHOLE, "#standings .srow .name .label")}
+    for name in ("面粉厂队", "饲料公司联队"):
+        assert names[name]["lines"] == 1 and not names[name]["cut"], names[name]
+    result, = page.evaluate(WHOLE, '#tables [data-table="3"] .phase')
+    assert not result["cut"] and result["lines"] <= 2, result
+    for team in page.evaluate(WHOLE, "#tables .trow .ns, #tables .trow .ew"):
+        assert team["lines"] == 1 and not team["cut"], team

@@ -59,3 +59,24 @@ def test_a_key_defined_in_two_files_of_one_language_is_refused(tmp_path, monkeyp
             i18n.catalog("en")
     finally:
         i18n.catalog.cache_clear()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("keys", [
+    ("admin.col.points", "print.col.points", "hall.col_points", "phone.points"),
+    ("admin.col.net", "print.col.net", "hall.col_net", "phone.net"),
+    ("admin.col.opponents", "print.col.opponents", "hall.col_opponents", "phone.opponents"),
+])
+def test_one_quantity_has_one_name_on_the_console_the_prints_the_hall_and_the_phone(lang, keys):
+    assert len({catalog(lang)[key] for key in keys}) == 1, [catalog(lang)[k] for k in keys]
+
+
+def test_the_seeds_own_words_name_big_points_and_net_levels():
+    # The Xiamen seed's 记分表 records 大分 and 凈勝級; no screen says 积分 or 净级 for them.
+    assert catalog("zh-Hans")["hall.col_points"] == catalog("zh-Hant")["hall.col_points"] == "大分"
+    assert catalog("zh-Hans")["hall.col_net"] == "净胜级"
+    assert catalog("zh-Hant")["hall.col_net"] == "淨勝級"
+    for lang in ("zh-Hans", "zh-Hant"):
+        said = catalog(lang)["phone.history_row"] + catalog(lang)["phone.history_bye"]
+        assert "大分" in said
+        assert not any(word in said for word in ("积分", "净级", "積分", "淨級"))

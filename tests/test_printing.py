@@ -5,7 +5,9 @@ ids; the XLSX workbook; download names; rulings wherever the result shows."""
 from __future__ import annotations
 
 import csv
+import html
 import io
+import re
 import subprocess
 from pathlib import Path
 from urllib.parse import unquote
@@ -16,7 +18,7 @@ from PIL import Image
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import exports, printing
+from kiosk.scorer import exports, printing, views
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
@@ -181,3 +183,55 @@ def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
     assert [r[4] for r in rulings] == ["判负", "裁判长改判"]
     log = [r[2] for r in list(book["操作日志"].values)[1:]]
     assert any("退赛" in line for line in log) and any("公布第 2 轮" in line for line in log)
+
+
+@pytest.mark.parametrize("query, status, said", [
+    ("round=xyz", 400, "“xyz”不是轮次：请在管理页的“打印”页选择轮次。"),
+    ("round=0", 400, "“0”不是轮次"),
+    ("round=99", 404, "第 99 轮尚未公布：已公布到第 2 轮。"),
+    ("round=1&table=abc", 400, "“abc”不是桌号"),
+])
+def test_a_print_of_a_bad_or_unknown_round_is_refused_in_chinese(event, query, status, said):
+    d, _ = event
+    client = TestClient(create_app(d))
+    for kind in ("sheets.pdf", "pairings-table.pdf", "pairings-team.html"):
+        reply = client.get(f"/print/{kind}?{query}")
+        assert reply.status_code == status, kind
+        assert reply.headers["content-type"].startswith("text/html")  # a page, not a PDF
+        assert said in reply.text and "无法打开此页" in reply.text
+
+
+def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
+    d, _ = event
+    d.set_password("print-page-password-7")
+    client = TestClient(create_app(d))
+    client.post("/admin/login", data={"password": "print-page-password-7"})
+    page = client.get("/admin/print").text
+    assert re.search(r'<option value="2" selected>第 2 轮</option>', page)
+    assert '<option value="1" >第 1 轮</option>' in page
+    earlier = client.get("/admin/print?round=1").text
+    links = [html.unescape(x) for x in re.findall(r'href="(/print/[^"]+)"', earlier)]
+    by_round = [x for x in links if "pairings" in x or "sheets" in x]
+    assert by_round and all(x.endswith("&round=1") for x in by_round)
+    assert not any("round=" in x for x in links if "standings" in x or "scorecards" in x)
+    pairings = client.get(next(x for x in by_round if x.startswith("/print/pairings-table.html")
+                               and "lang=zh-Hans" in x)).text
+    assert "第 1 轮对阵表" in pairings
+    sheets = client.get(next(x for x in by_round if x.startswith("/print/sheets.pdf")
+                             and "lang=zh-Hans" in x))
+    assert sheets.content.startswith(b"%PDF")
+    assert "第1轮" in unquote(sheets.headers["content-disposition"])
+
+
+def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
+    d, _ = event
+    ahead = [s for s in views.standing_rows(d) if s.net > 0]
+    assert ahead  # the fixture has a team ahead on levels
+    standings = printing.html(d, "standings", "zh-Hans")
+    cards = printing.html(d, "scorecards", "zh-Hans")
+    assert '<th class="num">净胜级</th>' in standings and "净胜级" in cards
+    for s in ahead:
+        row = re.search(rf"<tr>.*?{re.escape(s.team)}.*?</tr>", standings, re.S).group(0)
+        assert f'<td class="num">+{s.net}</td>' in row, row
+    assert f'<th class="num">+{ahead[0].net}</th></tr>' in printing.html(
+        d, "scorecards", "zh-Hans", team=ahead[0].team)

@@ -213,3 +213,50 @@ def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
             director.add_tables(wrong)
         assert refused.value.key == "admin.error.tables_range"
     assert director.table_count() == MAX_TABLES  # a refused count changes nothing
+
+
+def test_drafting_again_or_discarding_a_draft_swapped_by_hand_asks_first(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    client.post("/admin/import", data={"csrf": csrf},
+                files={"file": ("teams.csv", TEAMS.encode(), "text/csv")})
+    client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
+    client.post("/admin/draft", data={"csrf": csrf})
+    page = client.get("/admin/rounds").text
+    assert ">重新编排</button>" in page and ">放弃草稿</button>" in page  # nothing to lose yet
+    (a, _), (c, _) = director.current_draft().plan.pairs
+    client.post("/admin/swap-teams", data={"csrf": csrf, "first": a, "second": c})
+    swapped = director.current_draft()
+    assert swapped.edited
+    page = client.get("/admin/rounds").text
+    assert ">重新编排…</button>" in page and ">放弃草稿…</button>" in page
+    lost = "您手动做的调整（对调队伍、桌号或方位）将全部丢失"
+    for action, said in (("draft", f"重新编排第 1 轮？草稿中{lost}"),
+                         ("discard", f"放弃第 1 轮草稿？草稿和{lost}")):
+        asked = client.post(f"/admin/{action}", data={"csrf": csrf})
+        assert asked.status_code == 200 and said in asked.text  # the question, not a redirect
+        assert 'name="confirmed" value="1"' in asked.text and "不，返回" in asked.text
+        assert director.current_draft() == swapped  # nothing lost by asking
+    done = client.post("/admin/draft", data={"csrf": csrf, "confirmed": "1"})
+    assert "admin.note.drafted" in done.headers["location"]
+    assert not director.current_draft().edited  # a fresh draft: nothing of the swap is left
+    quiet = client.post("/admin/discard", data={"csrf": csrf})  # unswapped: nothing to lose
+    assert "admin.note.discarded" in quiet.headers["location"]
+    assert director.current_draft() is None
+
+
+def test_the_draft_commands_ask_too_before_a_hand_swap_is_lost(tmp_path):
+    data = str(tmp_path)
+
+    def admin(*args):
+        return kiosk("scorer", "admin", "--data", data, *args)
+
+    admin("event", "--name", "杯", "--ruleset", "xiamen-2015")
+    (tmp_path / "teams.csv").write_text(TEAMS)
+    admin("teams", str(tmp_path / "teams.csv"))
+    admin("tables", "2")
+    assert admin("draft").returncode == 0 and admin("swap-sides", "1").returncode == 0
+    for command in ("draft", "discard"):
+        asked = admin(command)
+        assert asked.returncode == 3 and "将全部丢失" in asked.stderr and "--yes" in asked.stderr
+    assert admin("discard", "--yes").stdout.strip() == "草稿已放弃。"

@@ -141,3 +141,32 @@ def test_standings_and_tables_answer_from_the_store_as_it_is(scorer):
     assert get(process.url + "/api/standings") == hall_module.standings(reader)
     assert all(row["phase"] == "over" for row in get(process.url + "/api/tables"))
     reader.store.close()
+
+
+def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer):
+    process, director, _ = scorer
+    table, ns, ew = director.assignments(1)[0]  # mid-match: it leaves now, round 1 forfeited
+    director.withdraw(ns, 0, confirm=True)
+    names = {t.id: t.name for t in director.teams()}
+    context = browser.new_context(viewport={"width": 360, "height": 740},
+                                  device_scale_factor=2, is_mobile=True, has_touch=True,
+                                  ignore_https_errors=True)
+    page = context.new_page()
+    errors = collect_page_errors(page)
+    page.goto(f"{process.url}/team?team={ns}")
+    expect(page.locator("#team-name")).to_have_text(names[ns])
+    expect(page.locator("#withdrawn")).to_be_visible()
+    expect(page.locator("#withdrawn")).to_have_text("本队已退赛：从第 1 轮起不再参赛")
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
+    mine = page.locator('#history li[data-round="1"]')
+    expect(mine).to_contain_text(f"第 {table} 桌 · 对 {names[ew]}：判负，")
+    page.locator("#langs button[data-lang=zh-Hant]").click()
+    expect(page.locator("#withdrawn")).to_have_text("本隊已退賽：從第 1 輪起不再參賽")
+    expect(mine).to_contain_text("：判負，")
+    page.locator("#langs button[data-lang=zh-Hans]").click()
+    page.goto(f"{process.url}/team?team={ew}")  # the opponent: won by the forfeit, still in
+    expect(page.locator("#team-name")).to_have_text(names[ew])
+    expect(page.locator('#history li[data-round="1"]')).to_contain_text("：胜（对方判负），")
+    expect(page.locator("#withdrawn")).to_be_hidden()
+    context.close()
+    assert errors == []

@@ -106,7 +106,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
         ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()), strict=True))))
     p.add_argument("--table", type=int, required=True)
     p.add_argument("--journal", required=True, metavar="FILE")
-    op("draft", lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who())))
+    op("draft", lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who(), confirm=a.yes)),
+       confirm=True)
     op("show-draft", lambda d, a, t: _draft_text(d, t, d._editable_draft()))
     p = op("swap-teams", lambda d, a, t: _draft_text(
         d, t, d.swap_teams(a.first, a.second, by=_who())))
@@ -118,7 +119,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p.add_argument("second", type=int)
     p = op("swap-sides", lambda d, a, t: _draft_text(d, t, d.swap_sides(a.table, by=_who())))
     p.add_argument("table", type=int)
-    op("discard", lambda d, a, t: d.discard_draft(by=_who()) or t("admin.note.discarded"))
+    op("discard", lambda d, a, t: d.discard_draft(by=_who(), confirm=a.yes) or t(
+        "admin.note.discarded"), confirm=True)
     op("publish", lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
     op("undo", lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
        confirm=True)

@@ -331,6 +331,12 @@ class Ruleset:
         return _sha256(self.source)
 
     @property
+    def most_net_levels(self) -> int:
+        """The most net levels a won match can give (RULES.md §8: the levels strictly between
+        the winner's and the loser's, so from the final level down to the first)."""
+        return max(0, len(self.ladder) - 2)
+
+    @property
     def final(self) -> str:
         """The final level: stepping out of it wins the match."""
         return self.ladder[-1]

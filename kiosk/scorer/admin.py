@@ -26,25 +26,19 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from ..i18n import DEFAULT_LANG, LANGS, explain
-from . import access, fleet, outputs, views
+from ..i18n import LANGS, explain
+from . import access, fleet, outputs, refusals, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
 from .roster import RosterError
 from .store import StoreError
-from .templating import render, words
+from .templating import LANG_COOKIE, lang_of, render, words
 from .worker import prepare_pairing
 
 COOKIE = "kiosk_admin"
-LANG_COOKIE = "kiosk_lang"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
 MAX_LOGIN = 1_000  # bytes of the login form (a name and a password)
 Said = tuple[str, dict[str, Any]]  # a catalog key and its parameters
 Handler = Callable[[FormData, str], "Awaitable[Said] | Said"]
-
-
-def lang_of(request: Request) -> str:
-    lang = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
-    return lang if lang in LANGS else DEFAULT_LANG
 
 
 def routes(director: Director) -> list[Route]:
@@ -154,8 +148,7 @@ def routes(director: Director) -> list[Route]:
             return RedirectResponse("/admin/login", status_code=303)
         reply = await run_in_threadpool(outputs.private_export, director,
                                         request.path_params["name"], lang_of(request))
-        return reply or HTMLResponse(words(lang_of(request))("print.error.kind"),
-                                     status_code=404)
+        return reply or refusals.page(request, 404, "export.error.kind")
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
@@ -224,6 +217,7 @@ def routes(director: Director) -> list[Route]:
         names = director.team_names()
         placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) \
             if draft else []
+        clock = director.round_clock()
         return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
                 "draft_tables": draft_tables, "general": general,
                 "stale": draft is not None and director.draft_is_stale(draft),
@@ -232,7 +226,8 @@ def routes(director: Director) -> list[Route]:
                 "rows": views.round_rows(director, current) if current else [],
                 "byes": views.bye_rows(director, current) if current else [],
                 "groups": director.seats(current) if current else {},
-                "names": names, "clock": director.round_clock(),
+                "names": names, "clock": clock,
+                "time_left": director.round_time_left(clock) if clock else None,
                 "note": director.round_note(current) if current else ""}
 
     def results(request: Request) -> dict[str, Any]:
@@ -275,7 +270,9 @@ def routes(director: Director) -> list[Route]:
 
     def printing(request: Request) -> dict[str, Any]:
         director._event()
-        return {"current": director.current_round()}
+        current = director.current_round()  # the published rounds are 1 … current
+        chosen = min(max(_query_int(request, "round", current), 1), max(current, 1))
+        return {"current": current, "round": chosen}
 
     def log(request: Request) -> dict[str, Any]:
         return {"entries": list(reversed(director.audit_log()))}
@@ -372,11 +369,11 @@ def routes(director: Director) -> list[Route]:
 
     async def draft(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
-        made = director.make_draft(by=who)
+        made = director.make_draft(by=who, confirm=_confirmed(form))
         return "admin.note.drafted", {"round": made.round}
 
     def discard(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
-        director.discard_draft(by=who)
+        director.discard_draft(by=who, confirm=_confirmed(form))
         return "admin.note.discarded", {}
 
     def swap_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:

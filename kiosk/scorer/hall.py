@@ -222,6 +222,7 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
             for team in pairing.get(mine, []):
                 upcoming[team] = {"round": snap["pairings_round"], "table": pairing["table"],
                                   "side": side, "opponent": pairing[theirs]}
+    ruled = {(r.round, r.table): r.kind for r in director.rulings()}
     history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
     for result in director.results():
         for team, other in ((result.a, result.b), (result.b, result.a)):
@@ -232,11 +233,14 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
                 "round": result.round, "table": table, "side": side,
                 "opponent": names.get(other, "") if other else None,
                 "won": result.winner == team if result.winner else None,
-                "points": result.points.get(team, 0), "net": result.net.get(team, 0)})
+                "points": result.points.get(team, 0), "net": result.net.get(team, 0),
+                "ruling": ruled.get((result.round, table)) if other else None})
+    withdrawn = {r.id: r.withdrawn_after for r in director.team_rows()}
     out = {}
     for team in teams:
         table, side = places.get((team.id, round_no), (None, None))
-        out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit},
+        out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit,
+                                         "withdrawn_after": withdrawn.get(team.id)},
                         "standing": standing.get(team.id), "side": side,
                         "table": rows.get(table) if table is not None else None,
                         "next": upcoming.get(team.id),

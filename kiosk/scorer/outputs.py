@@ -11,7 +11,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Route
 
 from ..i18n import DEFAULT_LANG, LANGS
-from . import exports, printing
+from . import exports, printing, refusals
 from .director import Director
 from .templating import words
 
@@ -30,8 +30,14 @@ def _unknown_lang() -> Response:
 
 
 def _number(request: Request, name: str) -> int | None:
-    value = request.query_params.get(name, "")
-    return int(value) if value.isdigit() else None
+    """A round or table asked for by number; None when not asked. Anything else is refused
+    (printing the latest round instead would hand out the wrong sheets)."""
+    value = request.query_params.get(name)
+    if value is None:
+        return None
+    if not value.isascii() or not value.isdigit() or int(value) < 1:
+        raise printing.PrintError(f"print.error.bad_{name}", value=value[:20])
+    return int(value)
 
 
 def routes(director: Director) -> list[Route]:
@@ -40,9 +46,9 @@ def routes(director: Director) -> list[Route]:
         lang = _lang(request)
         if lang is None:
             return _unknown_lang()
-        where = {"round_no": _number(request, "round"), "table": _number(request, "table"),
-                 "team": request.query_params.get("team") or None}
         try:
+            where = {"round_no": _number(request, "round"), "table": _number(request, "table"),
+                     "team": request.query_params.get("team") or None}
             if ext == "pdf":  # a few hundred ms of layout: off the event loop
                 body = await run_in_threadpool(printing.pdf, director, kind, lang, **where)
             elif ext == "html":
@@ -50,7 +56,8 @@ def routes(director: Director) -> list[Route]:
             else:
                 raise printing.PrintError("print.error.kind")
         except printing.PrintError as exc:
-            return HTMLResponse(words(lang)(exc.key, **exc.params), status_code=404)
+            return refusals.page(request, 400 if ".bad_" in exc.key else 404, exc.key,
+                                 **exc.params)
         name = printing.file_name(director, kind, lang, ext, where["round_no"])
         if ext == "pdf":
             return Response(body, media_type="application/pdf",
@@ -74,7 +81,7 @@ def routes(director: Director) -> list[Route]:
             return PlainTextResponse(exports.sheets(director, lang), headers={
                 "Content-Disposition": printing.disposition(
                     f"{stem}-{t('export.file.sheets')}.txt", inline=True)})
-        return PlainTextResponse(t("export.error.kind"), status_code=404)
+        return refusals.page(request, 404, "export.error.kind")
 
     return [Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
 

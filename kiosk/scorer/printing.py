@@ -53,8 +53,10 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
                                    director.clock()).strftime("%Y-%m-%d %H:%M"),
                                "ruleset_name": director.ruleset().name(lang)}
     if kind in ("pairings-table", "pairings-team", "sheets"):
+        if not current:
+            raise PrintError("print.error.no_rounds")
         if not 1 <= round_no <= current:
-            raise PrintError("print.error.no_round")
+            raise PrintError("print.error.no_round", round=round_no, current=current)
         context["round"] = round_no
         context["started"] = director.round_start(round_no) is not None
     if kind == "pairings-table":

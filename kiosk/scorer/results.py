@@ -185,8 +185,9 @@ class ResultsAndRulings(DirectorBase):
             raise refuse("admin.error.no_match_at", table=table, round=round_no)
         if self.round_start(round_no) is None:  # type: ignore[attr-defined]
             raise refuse("admin.error.ruling_not_started", round=round_no)
-        if not 0 <= net <= 20:
-            raise refuse("admin.error.net_range")
+        most = self.ruleset().most_net_levels
+        if not 0 <= net <= most:
+            raise refuse("admin.error.net_range", most=most)
         if kind != "adjusted" and net:
             raise refuse("admin.error.net_only_adjusted")
         live = self._live_ruling(round_no, table)

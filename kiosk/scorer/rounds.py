@@ -238,8 +238,10 @@ class RoundsAndPairings(DirectorBase):
         except Exception:
             return True
 
-    def make_draft(self, by: str = "") -> Draft:
-        """Compute the next round's pairing as a private draft (replacing any draft)."""
+    def make_draft(self, by: str = "", confirm: bool = False) -> Draft:
+        """Compute the next round's pairing as a private draft (replacing any draft: one the
+        head referee swapped by hand only when confirmed, as the swaps are lost)."""
+        self._ask_before_losing_swaps("admin.confirm.redraft", confirm)
         round_no, plan = self._next_round()
         draft = Draft(round_no, plan, self._basis(round_no), False)
         with self.store.db.atomic():
@@ -255,17 +257,24 @@ class RoundsAndPairings(DirectorBase):
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('draft', ?)",
                                   [draft.as_json()])
 
-    def discard_draft(self, by: str = "", quiet: bool = False) -> None:
-        """Drop the draft. `quiet`: as part of another action (inside its transaction)."""
+    def discard_draft(self, by: str = "", quiet: bool = False, confirm: bool = False) -> None:
+        """Drop the draft (one swapped by hand only when confirmed). `quiet`: as part of
+        another action (inside its transaction)."""
         if self.current_draft() is None:
             return
         if quiet:
             self._save_draft(None)
             return
+        self._ask_before_losing_swaps("admin.confirm.discard", confirm)
         with self.store.db.atomic():
             self._save_draft(None)
             self._audit(by, "round.discard")
         self._changed()
+
+    def _ask_before_losing_swaps(self, key: str, confirm: bool) -> None:
+        draft = self.current_draft()
+        if draft is not None and draft.edited and not confirm:
+            raise confirm_first(key, round=draft.round)
 
     def _editable_draft(self) -> Draft:
         draft = self.current_draft()
@@ -609,15 +618,21 @@ class RoundsAndPairings(DirectorBase):
             out["state"] = "running"
         if start is not None and minutes:
             out["ends_at"] = start + minutes * 60 + clock["extra"] + clock["paused_total"]
-            # what is left of the round: now, or when it was paused (a pause adds itself to
-            # the end only once it is over)
-            held = clock["paused_at"] if out["state"] == "paused" else self.clock()
-            out["left"] = max(0.0, out["ends_at"] - held)
         return out
+
+    def round_time_left(self, clock: dict[str, Any]) -> float | None:
+        """Seconds left in the round of `round_clock()`: now, or when it was paused (a pause
+        adds itself to the end only once it is over). Not part of the clock itself, which
+        the hall's feed sends only when it changes."""
+        if clock.get("ends_at") is None:
+            return None
+        held = clock["paused_at"] if clock["state"] == "paused" else self.clock()
+        return max(0.0, clock["ends_at"] - held)
 
     def assignment(self, table: int) -> dict[str, Any] | None:
         """What `table` plays now, once its round has started: the kiosk sets its match up
-        from this, and follows the hall's clock (`hall_clock`)."""
+        from this, follows the hall's clock (`hall_clock`) and ends its match when the head
+        referee ruled it lost by forfeit or disqualification (`ruling`)."""
         event, round_no = self.event(), self.current_round()
         row = self.store.db.execute(
             "SELECT ns, ew, seats FROM assignments WHERE round = ? AND table_number = ?",
@@ -635,13 +650,17 @@ class RoundsAndPairings(DirectorBase):
                 players |= dict(zip(seats, self._players(team),  # type: ignore[attr-defined]
                                     strict=False))
         clock = self._clock(round_no)
+        ruled = self.ruling_for(round_no, table)  # type: ignore[attr-defined]
         return {"event": event.name, "round": str(round_no), "teams": teams,
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,
                 "hall_clock": {"paused": clock["paused_at"] is not None,
                                "extra_seconds": clock["extra"],
-                               "stopped": clock["stopped_at"] is not None}}
+                               "stopped": clock["stopped_at"] is not None},
+                # a forfeit or disqualification the head referee ruled: the table stops there
+                "ruling": {"kind": ruled.kind, "loser": ruled.loser, "reason": ruled.reason}
+                if ruled is not None and ruled.kind != "adjusted" else None}
 
 
 def _has_play(state: Any) -> bool:

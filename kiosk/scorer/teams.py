@@ -310,9 +310,13 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET withdrawn_after = ? WHERE id = ?",
                                   [after, row.id])
-            self._audit(by, "team.withdraw", team=f"{row.name} ({row.id})", round=after)
-            if open_match is not None and event.format in SWISS_FORMATS:
+            forfeit = open_match is not None and event.format in SWISS_FORMATS
+            if not forfeit:
+                self._audit(by, "team.withdraw", team=f"{row.name} ({row.id})", round=after)
+            if open_match is not None and forfeit:
                 round_no, table, _ = open_match
+                self._audit(by, "team.withdraw_forfeit", team=f"{row.name} ({row.id})",
+                            round=round_no, table=table)
                 side = self._side_of(round_no, table, row.id)
                 # the reason in the hall's language (a ruling's reason is the words a person
                 # wrote, kept as written)

@@ -9,8 +9,11 @@ from collections.abc import Callable
 from typing import Any
 
 import jinja2
+from starlette.requests import Request
 
 from ..i18n import DEFAULT_LANG, LANGS, catalog, translator
+
+LANG_COOKIE = "kiosk_lang"  # the language picked on the console, for every page of the scorer
 
 
 @functools.cache
@@ -30,6 +33,12 @@ def render(template: str, lang: str, **context: Any) -> str:
     t = words(lang)
     return environment().get_template(template).render(
         t=t, who_text=lambda by: who_text(t, by), lang=lang, langs=LANGS, **context)
+
+
+def lang_of(request: Request) -> str:
+    """The visitor's language: `?lang=`, else the one picked on the console, else 简体中文."""
+    lang = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
+    return lang if lang in LANGS else DEFAULT_LANG
 
 
 def words(lang: str) -> Callable[..., str]:

@@ -20,7 +20,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, hall, hall_page, outputs, sync, updates
+from . import admin, hall, hall_page, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
 from .shield import SecurityHeaders
@@ -97,6 +97,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
+        exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     return app

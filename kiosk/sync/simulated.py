@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..rules import Rulesets
 from ..rules.errors import Words
@@ -15,6 +15,7 @@ from ..table.session import TableSession
 from ..table.simulate import simulate
 from .link import LinkError, ScorerLink
 from .outbox import Outbox
+from .wiring import follow_hall, follow_ruling
 
 
 def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: ScorerLink,
@@ -31,15 +32,25 @@ def simulate_synced(data_dir: str | Path, table: int, rulesets: Rulesets, link: 
     if assignment is None:
         raise LinkError(f"the scorer has no match for table {table} yet (start a round)", None,
                         "terminal.simulate.no_match", {"table": table})
+    latest = {"assignment": assignment}  # the outbox's thread keeps it up to date
+
     def hand_done(session: TableSession) -> None:
         outbox.poke()
         if after_hand:
             after_hand(session)
 
+    def follow(session: TableSession) -> None:  # the hall's clock, the head referee's ruling
+        now: dict[str, Any] = latest["assignment"]
+        if now.get("hall_clock") is not None:
+            follow_hall(session, now, now["hall_clock"])
+        if now.get("ruling"):
+            follow_ruling(session, now, now["ruling"])
+
+    outbox.on_assignment = lambda now, _link: latest.update(assignment=now)
     outbox.start(idle=0.5)
     try:
         session = simulate(data_dir, table, rulesets, assignment["ruleset"], hands, seed, speed,
-                           out, after_hand=hand_done, assignment=assignment)
+                           out, after_hand=hand_done, assignment=assignment, follow=follow)
     finally:
         outbox.stop()
     if not outbox.flush(flush_timeout):

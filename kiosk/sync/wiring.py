@@ -16,8 +16,9 @@ from .outbox import LinkState, Outbox
 
 def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
     """Show the link's state on the table, set up each round the scorer assigns, start its
-    match clock when the scorer starts the round for the whole hall, and follow the hall's
-    round clock: its pause and resume, its extensions and its stop."""
+    match clock when the scorer starts the round for the whole hall, follow the hall's
+    round clock (its pause and resume, its extensions and its stop) and end the match the
+    head referee ruled lost."""
 
     def on_state(state: LinkState) -> None:
         door.put(LinkUpdate(state))
@@ -31,6 +32,8 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
         hall = assignment.get("hall_clock")
         if hall is not None:
             door.put(lambda session: follow_hall(session, assignment, hall))
+        if assignment.get("ruling"):
+            door.put(lambda session: follow_ruling(session, assignment, assignment["ruling"]))
 
     def on_withdrawn(withdrawn: list[dict[str, Any]]) -> None:
         door.put(lambda session: drop_withdrawn(session, withdrawn))
@@ -50,6 +53,15 @@ def follow_hall(session: TableSession, assignment: dict[str, Any],
     if hall.get("stopped"):
         session.follow_hall_stop()
     session.follow_hall(bool(hall.get("paused")))
+
+
+def follow_ruling(session: TableSession, assignment: dict[str, Any],
+                  ruling: dict[str, Any]) -> None:
+    """The head referee ruled this table's match lost by one side (asserted at every poll,
+    so a kiosk away at the time ends it when it comes back)."""
+    match = session.find_match(assignment["event"], str(assignment["round"]))
+    if match is not None and session.match == match:
+        session.follow_ruling(ruling["loser"], ruling["kind"], ruling["reason"])
 
 
 def droppable(state: MatchState) -> bool:

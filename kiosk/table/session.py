@@ -454,6 +454,15 @@ class TableSession:
         self._record("scorer", ("time-up", {}))
         return True
 
+    def follow_ruling(self, loser: str, kind: str, reason: str) -> bool:
+        """The head referee ruled this match lost by `loser` (a forfeit or disqualification;
+        e.g. a team withdrew in the middle of it): it ends here as ruled, the scorer's action.
+        Returns whether anything changed."""
+        if self.state.phase in ("setup", "over"):
+            return False
+        self._record("scorer", ("match-end", {"loser": loser, "kind": kind, "reason": reason}))
+        return True
+
     def pause_key(self) -> None:
         """The referee's pause button on the table: pause, or resume, without the PIN (the
         button is the referee's own key, on the referee's side of the table)."""

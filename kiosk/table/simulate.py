@@ -7,6 +7,7 @@ import contextlib
 import json
 import random
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
@@ -18,6 +19,7 @@ from .journal import Journal, table_path
 from .session import SessionConfig, SessionError, TableSession
 
 PIN = "2468"
+HALL_WAIT = 0.2  # seconds between looks at the hall's clock while it holds the table
 SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3")
 TEAMS = {"NS": "南北队", "EW": "东西队"}
 PLAYERS = {"N": "赵", "E": "钱", "S": "孙", "W": "李"}
@@ -26,10 +28,13 @@ PLAYERS = {"N": "赵", "E": "钱", "S": "孙", "W": "李"}
 def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: str,
              hands: int, seed: int, speed: float, out: TextIO = sys.stdout,
              after_hand: Callable[[TableSession], None] | None = None,
-             assignment: dict[str, Any] | None = None) -> TableSession:
+             assignment: dict[str, Any] | None = None,
+             follow: Callable[[TableSession], None] | None = None) -> TableSession:
     """Play (or resume) the match at `table` until it ends or `hands` hands are confirmed,
     printing each hand's replay line once its confirmation is durable. `assignment`: the
-    scorer's (event, round, teams, players, ruleset); a new round's match is set up from it."""
+    scorer's (event, round, teams, players, ruleset); a new round's match is set up from it.
+    `follow(session)`, before each step, applies the hall's round clock: while the hall holds
+    the table paused the bots wait for it (in real time), as a table's players do."""
     path = table_path(data_dir, table)
     start = 1000.0
     if path.exists():  # resume the clocks after the last recorded moment
@@ -54,6 +59,11 @@ def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: s
     if session.state.match_clock is not None and not session.state.match_started:
         session.start_match_clock()
     while session.state.phase != "over" and len(session.state.played) < hands:
+        if follow is not None:
+            follow(session)
+            if session.state.paused and session.state.pause_reason == "hall":
+                time.sleep(HALL_WAIT)
+                continue
         done = len(session.state.played)
         bot.step()
         for played in session.state.played[done:]:

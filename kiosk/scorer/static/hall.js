@@ -232,19 +232,20 @@
       const rank = s.tied ? `${s.rank}=` : `${s.rank}`;
       row.append(  // a groups event says whose rank it is: A1, B2 … or KO for the knockout
         el('span', 'rank', s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${rank}` : rank),
-        el('span', 'name', s.name),
+        el('span', 'name', null),
         el('span', 'num points', s.points),
         el('span', 'num net', signed),
         el('span', 'num opponents', s.opponents),
         el('span', 'num played', s.played),
       );
-      const name = row.querySelector('.name');
+      const name = row.querySelector('.name');  // the name shortens, never its marker
+      name.append(el('span', 'label', s.name));
       name.title = s.name;
       if (s.withdrawn_after !== null && s.withdrawn_after !== undefined) {
         row.classList.add('withdrawn');
-        name.append(' ', el('span', 'mark', t('withdrawn')));
+        name.append(el('span', 'mark', t('withdrawn')));
       } else if (s.joined_round > 1) {
-        name.append(' ', el('span', 'mark', t('late_entry', { n: s.joined_round })));
+        name.append(el('span', 'mark', t('late_entry', { n: s.joined_round })));
       }
       return row;
     }));

@@ -183,6 +183,9 @@
     const me = view.team;
     $('team-name').textContent = me.name;
     $('team-unit').textContent = me.unit || '';
+    const out = typeof me.withdrawn_after === 'number';  // it plays no round after that one
+    $('withdrawn').hidden = !out;
+    $('withdrawn').textContent = out ? t('withdrawn', { round: me.withdrawn_after + 1 }) : '';
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
@@ -235,7 +238,9 @@
       if (h.opponent === null) {
         return el('li', 'bye', t('history_bye', { n: h.round, points: h.points }));
       }
-      const result = h.won === null ? t('draw') : (h.won ? t('won') : t('lost'));
+      const outcome = h.won === null ? 'draw' : (h.won ? 'won' : 'lost');
+      // a head referee's ruling says so, as the console and the printed sheets do (判负)
+      const result = h.ruling && outcome !== 'draw' ? t(`ruled_${outcome}_${h.ruling}`) : t(outcome);
       const item = el('li', h.won === null ? '' : (h.won ? 'won' : 'lost'), t('history_row', {
         n: h.round, table: h.table || '—', opponent: h.opponent, result,
         points: h.points, net: signed(h.net) }));
