@@ -14,7 +14,7 @@ import pytest
 
 from kiosk.hw.door import Door
 from kiosk.hw.printer import PrinterError, PrintQueue, SlipPrinter
-from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines
+from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines, wrap
 from kiosk.rules import replay
 from kiosk.textfmt import width
 
@@ -87,8 +87,9 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     text = printer.text()
     printer.close()
     for needed in ("记分表", "赛事：厦门粮食系统运动会", "轮次：3  桌号：7",
-                   "南北：市购销公司\n  北 张三  南 李四", "东 王五 暴露张：罚10分（计入旁",
-                   "抠底：底牌10分×8（2连对）＝", "北 张三 甩错牌 2张：罚20分（从",
+                   "南北：市购销公司\n  北 张三  南 李四",
+                   "东 王五 暴露张：罚10分\n  （计入旁家得分）", "抠底：底牌10分×8（2连对）＝",
+                   "北 张三 甩错牌 2张：罚20分\n  （从旁家得分中扣除）",
                    "胜方：东西（打过A）", "最终级数：南北 4  东西 过A", "大分：南北 0  东西 3",
                    "净胜级数：南北 -9  东西 +9", "裁判签名：", "北 张三签名：",
                    f"规则版本：{ruleset.sha256[:8]}"):
@@ -102,6 +103,16 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     assert len(hand_rows) == 8
     signers = [line.split("签名")[0] for line in text.splitlines() if "签名：" in line]
     assert signers == ["北 张三", "东 王五", "南 李四", "西 赵六", "裁判"]  # table order
+
+
+def test_slip_lines_break_where_a_reader_expects():
+    assert wrap("2015年厦门市粮食系统运动会八十分赛", 32) == [
+        "2015年厦门市粮食系统运动会八十", "分赛"]  # no character left alone on a line
+    assert wrap("东 王五 暴露张：罚10分（计入旁家得分）", 32) == [
+        "东 王五 暴露张：罚10分", "（计入旁家得分）"]  # a bracket kept whole
+    long = "罚10分（" + "很长的说明" * 8 + "）"  # a bracket longer than a line: it flows on
+    assert "".join(wrap(long, 32)) == long and all(width(x) <= 32 for x in wrap(long, 32))
+    assert wrap("记分表", 32) == ["记分表"] and wrap("", 32) == [""]
 
 
 @pytest.mark.parametrize("paper", [58, 80])

@@ -151,7 +151,8 @@ _WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
 def wrap(text: str, cols: int) -> list[str]:
     """Split `text` into lines of at most `cols` columns (Chinese characters take two), never
     inside a number or a Latin word, never before closing punctuation and never between a
-    number and its unit (「80分」)."""
+    number and its unit (「80分」); a bracket that fits on a line is kept whole (「（计入旁家
+    得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
     units: list[str] = []
     for token in _WORD.findall(text):
         glue = units and (token in _NO_LINE_START or (
@@ -160,18 +161,35 @@ def wrap(text: str, cols: int) -> list[str]:
             units[-1] += token
         else:
             units.append(token)
-    lines, current = [], ""
+    units = _brackets_whole(units, cols)
+    lines: list[list[str]] = [[]]
     for unit in units:
-        if current and width(current + unit) > cols:
-            lines.append(current.rstrip())
-            current = unit.lstrip()
+        if lines[-1] and width("".join(lines[-1]) + unit) > cols:
+            lines.append([unit.lstrip()])
         else:
-            current += unit
-        while width(current) > cols:  # a single unit wider than the line
+            lines[-1].append(unit)
+        while width("".join(lines[-1])) > cols:  # a single unit wider than the line
+            current = "".join(lines[-1])
             cut = _fit(current, cols)
-            lines.append(current[:cut])
-            current = current[cut:]
-    return [*lines, current.rstrip()] if current.strip() or not lines else lines
+            lines[-1:] = [[current[:cut]], [current[cut:]]]
+    last = "".join(lines[-1]).strip()
+    if len(lines) > 1 and len(last) == 1 and len(lines[-2]) > 2:  # a lone last character
+        lines[-1].insert(0, lines[-2].pop())
+    out = ["".join(line).rstrip() for line in lines]
+    return out if out[-1].strip() or len(out) == 1 else out[:-1]
+
+
+def _brackets_whole(units: list[str], cols: int) -> list[str]:
+    """Each （…） run of units as one unit, where it fits on a line."""
+    out: list[str] = []
+    for unit in units:
+        opened = next((i for i in range(len(out) - 1, -1, -1) if out[i].startswith("（")
+                       and "）" not in out[i]), None)
+        if opened is not None and width("".join(out[opened:]) + unit) <= cols:
+            out[opened:] = ["".join(out[opened:]) + unit]
+        else:
+            out.append(unit)
+    return out
 
 
 def _fit(text: str, cols: int) -> int:
