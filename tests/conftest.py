@@ -19,3 +19,14 @@ if os.environ.get("CI") == "true":
 @pytest.fixture(scope="session")
 def rulesets() -> Rulesets:
     return Rulesets.load()
+
+
+@pytest.fixture
+def table(tmp_path, rulesets):
+    """A kiosk at a table, driven through its real controller, runner and session on an
+    injected clock (tests/test_kiosk_screens.py's `Table`)."""
+    from tests.test_kiosk_screens import Table
+
+    kiosk = Table(tmp_path, rulesets)
+    yield kiosk
+    kiosk.session.close()

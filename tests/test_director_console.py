@@ -409,81 +409,76 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     assert "加时 5 分钟" in extended.text(translator("zh-Hans"))
 
 
-def test_a_kiosk_pauses_and_resumes_with_the_hall(tmp_path, monkeypatch):
-    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
-    d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=3)
-    d.import_teams(roster(2))
-    codes = d.add_tables(1)
-    client = TestClient(create_app(d))
-    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
-    d.start_round(0)
-    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
-    door = Door()
-    runner = TableRunner(session, door)
-    outbox = Outbox(table_path(tmp_path / "k", 1), link)
-    connect(outbox, door, session.clock)
-    journal = Journal.reader(table_path(tmp_path / "k", 1))  # the session writes it
+class HallWithAKiosk:
+    """A hall of one table (two teams, round 1 started) and its kiosk: the real session,
+    runner and outbox, paired with the scorer's app through a test client."""
 
-    def cycle():
-        outbox.sync_once(journal)
-        runner.step()
+    def __init__(self, tmp_path) -> None:
+        self.d = d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
+        d.create_event("厦门杯", "xiamen-2015", seed=3)
+        d.import_teams(roster(2))
+        codes = d.add_tables(1)
+        link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
+                    TestClient(create_app(d)))
+        d.start_round(0)
+        self.session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
+        door = Door()
+        self.runner = TableRunner(self.session, door)
+        self.outbox = Outbox(table_path(tmp_path / "k", 1), link)
+        connect(self.outbox, door, self.session.clock)
+        self.journal = Journal.reader(table_path(tmp_path / "k", 1))  # the session writes it
+
+    def cycle(self) -> None:
+        """The kiosk syncs (and asks for its assignment), then does what the scorer said."""
+        self.outbox.sync_once(self.journal)
+        self.runner.step()
         time.sleep(0.01)
-        runner.step()
+        self.outbox.sync_once(self.journal)
+        self.runner.step()
 
-    cycle()
+    def close(self) -> None:
+        self.journal.close()
+        self.session.close()
+        self.d.store.close()
+
+
+@pytest.fixture
+def hall_with_a_kiosk(tmp_path, monkeypatch):
+    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
+    hall = HallWithAKiosk(tmp_path)
+    yield hall
+    hall.close()
+
+
+def test_a_kiosk_pauses_and_resumes_with_the_hall(hall_with_a_kiosk):
+    h, d, session = hall_with_a_kiosk, hall_with_a_kiosk.d, hall_with_a_kiosk.session
+    h.cycle()
     assert session.state.match_started and not session.state.paused
     d.pause_clock()
-    cycle()
+    h.cycle()
     assert session.state.paused  # the whole hall stopped, this table too
     d.resume_clock()
-    cycle()
+    h.cycle()
     assert not session.state.paused
     session.pause_key()  # the table's referee pauses for a reason of their own
     d.pause_clock()
-    cycle()
+    h.cycle()
     d.resume_clock()
-    cycle()
+    h.cycle()
     assert session.state.paused  # the hall's resume leaves the referee's own pause alone
-    journal.close()
-    session.close()
-    d.store.close()
 
 
-def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(tmp_path, monkeypatch):
-    monkeypatch.setattr("kiosk.sync.outbox.ASK_EVERY", 0.0)  # ask at every pass, not every 5 s
-    d = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=3)
-    d.import_teams(roster(2))
-    codes = d.add_tables(1)
-    client = TestClient(create_app(d))
-    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
-    d.start_round(0)
-    session = TableSession.open(tmp_path / "k", 1, RULESETS, SystemClock())
-    door = Door()
-    runner = TableRunner(session, door)
-    outbox = Outbox(table_path(tmp_path / "k", 1), link)
-    connect(outbox, door, session.clock)
-    journal = Journal.reader(table_path(tmp_path / "k", 1))
-
-    def cycle():
-        outbox.sync_once(journal)
-        runner.step()
-        outbox.sync_once(journal)  # what the table did is at the scorer
-        runner.step()
-
-    cycle()
+def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(hall_with_a_kiosk):
+    h, d, session = hall_with_a_kiosk, hall_with_a_kiosk.d, hall_with_a_kiosk.session
+    h.cycle()
     assert session.state.match_started and session.state.phase != "over"
     _, ns, ew = d.assignments(1)[0]
     d.withdraw(ns, after_round=0, confirm=True, by="陈")  # 南北 withdraws now: a forfeit
-    cycle()
+    h.cycle()
     assert session.state.phase == "over" and session.state.end["forfeit"] == "NS"
     assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
-    ended = [e for e in journal.events() if e.kind == "match-end"]
+    ended = [e for e in h.journal.events() if e.kind == "match-end"]
     assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
     assert d._round_results(1)[1].winner == ew  # the table's record and the ruling agree
-    cycle()  # asserted again at the next poll: nothing more is recorded
-    assert len([e for e in journal.events() if e.kind == "match-end"]) == 1
-    journal.close()
-    session.close()
-    d.store.close()
+    h.cycle()  # asserted again at the next poll: nothing more is recorded
+    assert len([e for e in h.journal.events() if e.kind == "match-end"]) == 1

@@ -7,14 +7,6 @@ from __future__ import annotations
 import pytest
 
 from kiosk.rules.hand import MAX_CARD_POINTS, MAX_KITTY_POINTS
-from tests.test_kiosk_screens import Table
-
-
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
 
 
 def offered(table, prefix: str) -> list[int]:

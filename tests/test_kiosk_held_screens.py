@@ -6,15 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_kiosk_screens import Table
-
-
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
-
 
 def overruns(table) -> list[tuple[str, float]]:
     return [(e.data["seat"], round(e.data["over"], 1)) for e in table.session.journal.events()

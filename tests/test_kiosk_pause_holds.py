@@ -5,17 +5,6 @@ session and journal on an injected clock, with a power cut on the result screen.
 
 from __future__ import annotations
 
-import pytest
-
-from tests.test_kiosk_screens import Table
-
-
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
-
 
 def cut_on_the_result(table) -> None:
     table.start()

@@ -7,14 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kiosk.table import SessionError
-from tests.test_kiosk_screens import PIN, Table
-
-
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
+from tests.test_kiosk_screens import PIN
 
 
 def an_overrun_then_the_entry(table) -> str:

@@ -101,13 +101,6 @@ class Table:
         self.tap("e_finish")
 
 
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
-
-
 def ascii_words(texts: list[str], allowed: tuple[str, ...] = ()) -> set[str]:
     return {w for text in texts for w in re.findall(r"[A-Za-z]{3,}", text)
             if w not in allowed}

@@ -5,17 +5,6 @@ alone. Through the real controller, runner, session and journal on an injected c
 
 from __future__ import annotations
 
-import pytest
-
-from tests.test_kiosk_screens import Table
-
-
-@pytest.fixture
-def table(tmp_path, rulesets):
-    t = Table(tmp_path, rulesets)
-    yield t
-    t.session.close()
-
 
 def one_hand_to_ns(table) -> None:
     """xiamen, N deals and the defenders take nothing: 南北 up to 7 : 2."""
