@@ -310,10 +310,9 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET withdrawn_after = ? WHERE id = ?",
                                   [after, row.id])
-            forfeit = open_match is not None and event.format in SWISS_FORMATS
-            if not forfeit:
+            if open_match is None or event.format not in SWISS_FORMATS:
                 self._audit(by, "team.withdraw", team=f"{row.name} ({row.id})", round=after)
-            if open_match is not None and forfeit:
+            else:  # its unfinished match is forfeited
                 round_no, table, _ = open_match
                 self._audit(by, "team.withdraw_forfeit", team=f"{row.name} ({row.id})",
                             round=round_no, table=table)
