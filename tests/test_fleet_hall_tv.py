@@ -100,7 +100,9 @@ def hall_tv(tmp_path: Path, display: str, settings: dict[str, str]) -> Iterator[
     try:
         port = devtools_port(profile / "DevToolsActivePort", proc)
         with api.sync_playwright() as playwright:
-            browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+            # (as long as the port may take: a loaded shared machine starts Chromium slowly)
+            browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
+                                                           timeout=90_000)
             page = tab(browser, settings["KIOSK_HALL_URL"])
             page.wait_for_load_state()
             corner = page.evaluate("[screenX + outerWidth - innerWidth,"
