@@ -41,14 +41,19 @@ def fold(path, rulesets) -> MatchState:
     return state
 
 
-def to_result(session, clock, points=45):
-    """Deal, bury, play one trick, end the play, enter the points: the result screen."""
+def first_trick(session, clock):
+    """xiamen (5 s a play, clockwise): N deals, buries and leads trick 1, a second a play."""
     session.grab_dealer("N")
     session.start_bury()
     session.press("N")
     for seat in "NESW":
         clock.advance(1)
         session.press(seat)
+
+
+def to_result(session, clock, points=45):
+    """Deal, bury, play one trick, end the play, enter the points: the result screen."""
+    first_trick(session, clock)
     session.end_play()
     session.enter_points(points)
     session.finish_entries()
@@ -138,12 +143,7 @@ def test_time_that_ran_out_while_the_power_was_off_is_time_up_on_resume(tmp_path
 def to_trick_two(session, clock):
     """xiamen (5 s a play, clockwise), N deals and leads trick 1; W's lead of trick 2 is
     played, so N is to move."""
-    session.grab_dealer("N")
-    session.start_bury()
-    session.press("N")
-    for seat in "NESW":
-        clock.advance(1)
-        session.press(seat)
+    first_trick(session, clock)
     clock.advance(3)  # past the gather grace
     session.press("W")
 

@@ -348,13 +348,9 @@ class Controller:
                              (("ui.confirm.time_up_now", {}),), "r_do_time_up"))
         elif name == "r_do_time_up":
             ends = (view.time_up_preview or {}).get("winner") is not None
-
-            def call_time(session: Any) -> None:
-                session.declare_time_up()
-                if session.state.phase == "over":  # the referee has just read who won:
-                    ui.time_up_seen = (session.match, 0)  # the result shows, not the banner
-
-            self.send(call_time)
+            self.send(lambda s: s.declare_time_up())
+            if ends:  # the referee has just read who won: the result shows, not the banner
+                ui.time_up_seen = (view.match, 0)
             # the match's result (or the hand to finish) shows; when the match is over the PIN
             # just given still opens 新比赛 for the menu's usual while
             self._overlay(None, lock=not ends)
