@@ -99,10 +99,9 @@ def hall_tv(tmp_path: Path, display: str, settings: dict[str, str]) -> Iterator[
     api = playwright_sync_api()
     try:
         port = devtools_port(profile / "DevToolsActivePort", proc)
+        settled(port, settings["KIOSK_HALL_URL"])
         with api.sync_playwright() as playwright:
-            # (as long as the port may take: a loaded shared machine starts Chromium slowly)
-            browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
-                                                           timeout=90_000)
+            browser = attach(api, playwright, port)
             page = tab(browser, settings["KIOSK_HALL_URL"])
             page.wait_for_load_state()
             corner = page.evaluate("[screenX + outerWidth - innerWidth,"
@@ -123,6 +122,37 @@ def devtools_port(path: Path, proc: subprocess.Popen[bytes], timeout: float = 90
         assert proc.poll() is None, "the launcher ended before Chromium ran"
         time.sleep(0.2)
     raise AssertionError(f"Chromium did not start within {timeout:.0f} s")
+
+
+def settled(port: int, url: str, timeout: float = 90) -> None:
+    """Wait, over DevTools' plain HTTP list, until the tab has reached `url` (or its error page)
+    and finished loading: Playwright attaching in the middle of a navigation (the certificate
+    error's page replacing the tab's) can wait on a target that never answers."""
+    import json
+    import urllib.request
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as answer:
+            pages = [t for t in json.load(answer) if t.get("type") == "page"]
+        if any(t["url"].startswith((url, "chrome-error://")) and t.get("title") != t["url"]
+               for t in pages):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no tab settled on {url}")
+
+
+def attach(api: Any, playwright: Any, port: int, attempts: int = 3) -> Any:
+    """Playwright attached to the TV's Chromium. An attach that hangs once connected (seen on a
+    loaded machine) is given up after 30 s and tried afresh; the browser keeps running."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{port}",
+                                                        timeout=30_000)
+        except api.TimeoutError:
+            if attempt == attempts:
+                raise
+    raise AssertionError("attempts must be at least 1")
 
 
 def tab(browser: Any, url: str, timeout: float = 30) -> Any:

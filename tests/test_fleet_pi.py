@@ -12,7 +12,6 @@ import sys
 import tempfile
 import termios
 import threading
-import tty
 from pathlib import Path
 
 import pytest
@@ -28,6 +27,7 @@ from kiosk.i18n import explain
 from kiosk.table import ManualClock
 
 from .helpers import ROOT
+from .pty_printer import PtyPrinter
 from .test_deploy import unit, unit_lines
 
 TABLE_UNIT = ROOT / "deploy" / "systemd" / "kiosk-table.service"
@@ -173,37 +173,6 @@ def test_a_panel_that_fails_half_way_releases_the_pins_it_took():
 
 
 # -- the printer -------------------------------------------------------------------------------
-
-
-class PtyPrinter:
-    """A printer at the other end of a raw pty: answers the paper status with "paper OK"."""
-
-    def __init__(self) -> None:
-        self.master, self.slave = os.openpty()
-        tty.setraw(self.slave)
-        self.path = os.ttyname(self.slave)
-        self.received = bytearray()
-        self.thread = threading.Thread(target=self.serve, daemon=True)
-        self.thread.start()
-
-    def serve(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self.master, 4096)
-            except OSError:
-                return
-            if not chunk:
-                return
-            if b"\x10\x04\x04" in chunk:
-                os.write(self.master, b"\x12")
-            self.received += chunk
-
-    def close(self) -> None:
-        # The slave first: the thread's read then fails and it ends before the master's fd
-        # number can be reused by another pty (whose bytes it would otherwise steal).
-        os.close(self.slave)
-        self.thread.join(5)
-        os.close(self.master)
 
 
 def test_the_printer_speed_is_the_one_given():

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
-import os
 import re
-import threading
 import time
 
 import pytest
@@ -19,55 +16,7 @@ from kiosk.rules import replay
 from kiosk.textfmt import width
 
 from .helpers import EXAMPLES, kiosk
-
-OK, NO_PAPER = 0x12, 0x12 | 0x60
-# ESC/POS commands the slip uses, to strip before decoding the text
-COMMANDS = re.compile(rb"\x1b@|\x1c&|\x1ba[\x00-\x02]|\x1bE[\x00\x01]|\x1bd.|\x1dVB.|\x10\x04.",
-                      flags=re.S)
-
-
-class FakePrinter:
-    """The printer end of a pty: answers the paper-status query, keeps what it is sent, and
-    can vanish after some bytes (a cable pulled mid-slip)."""
-
-    def __init__(self, status: int = OK, answer: bool = True, vanish_after: int | None = None):
-        self.master, self.slave = os.openpty()
-        self.path = os.ttyname(self.slave)
-        self.status, self.answer, self.vanish_after = status, answer, vanish_after
-        self.received = bytearray()
-        self.queries = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                chunk = os.read(self.master, 4096)
-            except OSError:
-                return
-            if not chunk:
-                return
-            if b"\x10\x04\x04" in chunk:
-                self.queries += 1
-                if self.answer:
-                    os.write(self.master, bytes([self.status]))
-                chunk = chunk.replace(b"\x10\x04\x04", b"")
-            self.received += chunk
-            if self.vanish_after is not None and len(self.received) >= self.vanish_after:
-                os.close(self.master)
-                os.close(self.slave)
-                return
-
-    def text(self) -> str:
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and not self.received.endswith(b"\x1dVB\x00"):
-            time.sleep(0.01)  # the pty hands bytes over asynchronously
-        return COMMANDS.sub(b"", bytes(self.received)).decode("gb18030")
-
-    def close(self) -> None:
-        for fd in (self.master, self.slave):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+from .pty_printer import COMMANDS, NO_PAPER, OK, PtyPrinter
 
 
 @pytest.fixture
@@ -81,7 +30,7 @@ def xiamen(rulesets):
 
 def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     record, ruleset, lines = xiamen
-    printer = FakePrinter()
+    printer = PtyPrinter()
     data = as_escpos(slip_lines(record, ruleset, lines, 58, "zh-Hans"))
     assert SlipPrinter(f"{printer.path}", timeout=2).print_slip(data) == "printed"
     text = printer.text()
@@ -125,7 +74,7 @@ def test_slip_fits_the_paper(xiamen, paper, lang):
 
 def test_no_paper_prints_nothing(xiamen):
     record, ruleset, lines = xiamen
-    printer = FakePrinter(status=NO_PAPER)
+    printer = PtyPrinter(status=NO_PAPER)
     with pytest.raises(PrinterError) as err:
         SlipPrinter(printer.path, timeout=2).print_slip(as_escpos(
             slip_lines(record, ruleset, lines, 58, "en")))
@@ -136,7 +85,7 @@ def test_no_paper_prints_nothing(xiamen):
 
 
 def test_printer_not_answering_or_missing():
-    silent = FakePrinter(answer=False)
+    silent = PtyPrinter(answer=False)
     with pytest.raises(PrinterError) as err:
         SlipPrinter(silent.path, timeout=0.3).print_slip(b"x")
     assert err.value.reason == "not_answering"
@@ -148,7 +97,7 @@ def test_printer_not_answering_or_missing():
 
 def test_printer_that_vanishes_mid_slip(xiamen):
     record, ruleset, lines = xiamen
-    printer = FakePrinter(vanish_after=200)
+    printer = PtyPrinter(vanish_after=200)
     data = as_escpos(slip_lines(record, ruleset, lines, 80, "zh-Hans")) * 20
     with pytest.raises(PrinterError) as err:
         SlipPrinter(printer.path, timeout=1).print_slip(data)
@@ -158,7 +107,7 @@ def test_printer_that_vanishes_mid_slip(xiamen):
 def test_print_queue_keeps_the_slip_and_reports_through_the_door(tmp_path, xiamen):
     record, ruleset, lines = xiamen
     door = Door()
-    printer = FakePrinter(status=NO_PAPER)
+    printer = PtyPrinter(status=NO_PAPER)
     queue = PrintQueue(SlipPrinter(printer.path, timeout=1), tmp_path / "slips", door)
     data = as_escpos(slip_lines(record, ruleset, lines, 58, "zh-Hans"))
     kept = queue.submit("table-7-round-3", data)  # returns at once; printing is elsewhere
@@ -199,7 +148,7 @@ def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     from kiosk.table import ManualClock, SessionConfig, TableSession
 
     clock, door = ManualClock(), Door()
-    printer = FakePrinter()
+    printer = PtyPrinter()
     queue = PrintQueue(SlipPrinter(printer.path, timeout=2), tmp_path / "slips", door)
     session = TableSession.open(tmp_path, 4, rulesets, clock, SessionConfig(pin="1"))
     session.setup_match(event="e", round="2", teams={"NS": "甲", "EW": "乙"}, players={},
