@@ -23,7 +23,8 @@ CONFIG = ROOT / "firmware_config" / "config.txt"
 def test_default_pin_map_passes_against_the_shipped_boot_config():
     done = kiosk("hw", "check")
     assert done.returncode == 0, done.stderr
-    assert "11 parts on 11 pins, none claimed by firmware_config/config.txt" in done.stdout
+    assert done.stdout == "随附的引脚表：11 个部件接在 11 个引脚上，没有一个被 " \
+        "firmware_config/config.txt 占用\n"
 
 
 def test_the_package_ships_the_boot_config_fragment_as_is():
@@ -41,13 +42,13 @@ def broken(old: str, new: str) -> str:
     (broken("[seat.E.led]\ngpio = 19", "[seat.E.led]\ngpio = 6"),
      "seat.N.led: GPIO6 is already used by"),  # order: the map lists N's led before E's
     (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio = 14"),
-     "buzzer: GPIO14 is claimed by the UART (TXD) in"),
+     "蜂鸣器（buzzer）：GPIO14 已在 firmware_config/config.txt 中分配给了串口（TXD）"),
     (broken("[referee.pause]\ngpio = 23", "[referee.pause]\ngpio = 3"),
-     "referee.pause: GPIO3 is claimed by the shutdown button in"),
+     "裁判暂停键（referee.pause）：GPIO3 已在 firmware_config/config.txt 中分配给了关机按钮"),
     (broken("[seat.W.led]\ngpio = 16", "[seat.W.led]\ngpio = 40"),
-     "seat.W.led: GPIO40 is not on the 40-pin header"),
+     "西座指示灯（seat.W.led）：GPIO40 不在 40 针排针上"),
     (broken("[seat.W.led]\ngpio = 16", "[seat.W.led]\ngpio = 1"),
-     "seat.W.led: GPIO1 is reserved for the HAT ID EEPROM"),
+     "西座指示灯（seat.W.led）：GPIO1 留给了HAT 的识别 EEPROM（ID_SC）"),
 ])
 def test_broken_pin_maps_are_refused_naming_part_and_pin(tmp_path, text, message):
     path = tmp_path / "pins.toml"
@@ -55,10 +56,10 @@ def test_broken_pin_maps_are_refused_naming_part_and_pin(tmp_path, text, message
     done = kiosk("hw", "check", "--pinmap", str(path))
     assert done.returncode == 2
     if "already used" in message:  # a pin used twice names both parts
-        assert "seat.E.led: GPIO6 is already used by seat.N.led" in done.stderr
+        assert "东座指示灯（seat.E.led）：GPIO6 已由北座指示灯（seat.N.led）使用" in done.stderr
     else:
         assert message in done.stderr, done.stderr
-    assert str(path) in done.stderr
+    assert done.stderr.startswith(f"kiosk hw check：{path}：")
 
 
 def test_a_boot_config_that_turns_on_i2c_claims_its_pins(tmp_path):
@@ -68,17 +69,19 @@ def test_a_boot_config_that_turns_on_i2c_claims_its_pins(tmp_path):
     config.write_text("[all]\ndtparam=i2c_arm=on\ndtparam=spi=on\n")
     done = kiosk("hw", "check", "--pinmap", str(pins), "--boot-config", str(config))
     assert done.returncode == 2
-    assert f"referee.confirm: GPIO2 is claimed by I2C (SDA) in {config}" in done.stderr
-    assert claimed_pins(config.read_text())[9] == "SPI"
+    assert f"裁判确认键（referee.confirm）：GPIO2 已在 {config} 中分配给了I2C 总线（SDA）" \
+        in done.stderr
+    assert claimed_pins(config.read_text())[9] == "spi"
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("[seat.N.button]\ngpio = 5\n", "seat.N.led: missing"),
-    (default_pinmap_text() + "\n[seat.X.button]\ngpio = 17\n", "seat.X.button: no such part"),
+    ("[seat.N.button]\ngpio = 5\n", "缺少北座指示灯（seat.N.led）：请在 [seat.N.led] 下写上"),
+    (default_pinmap_text() + "\n[seat.X.button]\ngpio = 17\n", "没有“seat.X.button”这个部件"),
     (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio = 12\npull = \"up\""),
-     "buzzer.pull: unknown key"),
-    (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio = \"12\""), "buzzer: gpio = '12'"),
-    (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio 12"), "TOML syntax error"),
+     "不认识 buzzer.pull：每个部件下只写 gpio 一项"),
+    (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio = \"12\""),
+     'buzzer 的 gpio = "12"：请写 BCM GPIO 编号'),
+    (broken("[buzzer]\ngpio = 12", "[buzzer]\ngpio 12"), "不是有效的 TOML（第 "),
 ])
 def test_malformed_pin_maps(tmp_path, text, message):
     path = tmp_path / "pins.toml"
@@ -125,13 +128,13 @@ def test_boot_config_explains_every_line_and_covers_each_model():
 
 
 @pytest.mark.parametrize(("config", "pin", "claim"), [
-    ("dtparam=i2c_arm=on,spi=on", 10, "SPI"),
-    ("dtparam=spi", 10, "SPI"),
-    ("dtparam=spi=true", 10, "SPI"),
-    ("dtoverlay=spi0-1cs", 10, "SPI"),
-    ("dtoverlay=gpio-shutdown\ndtparam=gpio_pin=17", 17, "the shutdown button"),
-    ("dtoverlay=gpio-shutdown,gpio_pin=0x11", 17, "the shutdown button"),
-    ("enable_uart=1", 14, "the UART (TXD)"),
+    ("dtparam=i2c_arm=on,spi=on", 10, "spi"),
+    ("dtparam=spi", 10, "spi"),
+    ("dtparam=spi=true", 10, "spi"),
+    ("dtoverlay=spi0-1cs", 10, "spi"),
+    ("dtoverlay=gpio-shutdown\ndtparam=gpio_pin=17", 17, "shutdown"),
+    ("dtoverlay=gpio-shutdown,gpio_pin=0x11", 17, "shutdown"),
+    ("enable_uart=1", 14, "uart_txd"),
 ])
 def test_boot_config_claims_in_every_spelling(config, pin, claim):
     assert claimed_pins(config)[pin] == claim
@@ -141,4 +144,5 @@ def test_an_unreadable_shutdown_pin_is_a_clear_error(tmp_path):
     config = tmp_path / "config.txt"
     config.write_text("dtoverlay=gpio-shutdown,gpio_pin=x\n")
     done = kiosk("hw", "check", "--boot-config", str(config))
-    assert done.returncode == 2 and "gpio_pin='x' is not a GPIO number" in done.stderr
+    assert done.returncode == 2
+    assert done.stderr == f"kiosk hw：{config} 第 1 行：gpio_pin=x 不是 GPIO 编号\n"

@@ -92,9 +92,9 @@ def test_journal_show_and_export(tmp_path, rulesets):
     replayed = kiosk("replay", "-", stdin=exported.stdout)
     assert replayed.returncode == 0 and len(jsonl(replayed.stdout)) == 3
     missing = kiosk("journal", "export", "--data", str(tmp_path), "--table", "6")
-    assert missing.returncode == 2 and "no journal for table 6" in missing.stderr
+    assert missing.returncode == 2 and "中没有第 6 桌的日志" in missing.stderr
     no_round = kiosk("journal", "show", "--data", str(tmp_path), "--table", "5", "--round", "9")
-    assert no_round.returncode == 2 and "has no round '9'; rounds: 1" in no_round.stderr
+    assert no_round.returncode == 2 and "没有“9”这一轮；有的轮次：1" in no_round.stderr
 
 
 def test_simulate_refuses_an_unknown_ruleset(tmp_path):

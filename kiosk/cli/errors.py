@@ -18,3 +18,17 @@ class CommandError(Exception):
         """Attach the catalog key and parameters; returns self, for one-line raises."""
         self.key, self.params = key, params
         return self
+
+
+def file_reason(error: BaseException) -> Any:
+    """Why a file cannot be read, as catalog words (`terminal.file.*`), never the system's
+    English (``[Errno 2] No such file or directory``)."""
+    import errno
+
+    from ..rules.errors import words
+
+    reasons = {errno.ENOENT: "missing", errno.EACCES: "denied", errno.EPERM: "denied",
+               errno.EISDIR: "directory", errno.ENOTDIR: "missing", errno.EIO: "damaged"}
+    if isinstance(error, UnicodeDecodeError):
+        return words("terminal.file.not_utf8")
+    return words(f"terminal.file.{reasons.get(getattr(error, 'errno', None), 'other')}")

@@ -20,6 +20,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                        help=say("cli.hw.check.pinmap"))
     check.add_argument("--boot-config", metavar="FILE",
                        help=say("cli.hw.check.boot_config"))
+    add_lang(check)
     check.set_defaults(run=run_check)
 
     selftest = sub.add_parser("selftest", **about("cli.hw.selftest"))
@@ -50,29 +51,32 @@ class HardwareError(CommandError):
 
 
 def run_check(args: argparse.Namespace) -> int:
-    from ..hw.pinmap import PinMapError, check, default_boot_config, load_pinmap
+    """Each problem on its own line (stderr, exit 2), else one line saying the map fits."""
+    from ..hw.pinmap import check, default_boot_config, load_pinmap, source_words
+    from ..i18n import render
+    from ..rules.errors import words
+    from .errors import file_reason
 
-    try:
-        pinmap = load_pinmap(args.pinmap)
-    except PinMapError as exc:
-        raise HardwareError(str(exc)) from None
+    pinmap = load_pinmap(args.pinmap)  # (a PinMapError is said by `kiosk.cli.main`)
     if args.boot_config:
         try:
             source, text = args.boot_config, Path(args.boot_config).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise HardwareError(f"{args.boot_config}: cannot read: {exc}") from None
+            raise HardwareError(f"{args.boot_config}: cannot read: {exc}").explained(
+                "pinmap.boot_unreadable", path=args.boot_config, reason=file_reason(exc)
+            ) from None
     else:
         source, text = default_boot_config()
-    try:
-        problems = check(pinmap, text, source)
-    except PinMapError as exc:
-        raise HardwareError(f"{source}: {exc}") from None
+    problems = check(pinmap, text, source)
+    where = source_words(pinmap.source)
     for problem in problems:
-        print(f"kiosk hw check: {pinmap.source}: {problem}", file=sys.stderr)
+        print(render("terminal.failed", {"command": "hw check", "message": words(
+            "pinmap.in_file", source=where, problem=problem)}, args.lang), file=sys.stderr)
     if problems:
         return 2
-    print(f"{pinmap.source}: {len(pinmap.pins)} parts on {len(set(pinmap.pins.values()))} "
-          f"pins, none claimed by {source}")
+    print(render("pinmap.fits", {"source": where, "parts": len(pinmap.pins),
+                                 "pins": len(set(pinmap.pins.values())), "config": source},
+                 args.lang))
     return 0
 
 
@@ -130,7 +134,7 @@ def run_selftest(args: argparse.Namespace) -> int:
         panel = selftest.PanelTest(pinmap, factory, mock, args.press_timeout)
         steps += selftest.run(panel.steps(), report)
     except (GpioError, PinMapError) as exc:
-        detail = explain(exc, args.lang) if isinstance(exc, GpioError) else str(exc)
+        detail = explain(exc, args.lang)
         steps += selftest.run(iter([selftest.Step("fleet.selftest.gpio_failed", "fail",
                                                   {"detail": detail})]), report)
     slip = selftest.test_slip(t("fleet.selftest.slip_title"), t("fleet.selftest.slip_line"))

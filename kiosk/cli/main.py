@@ -104,12 +104,13 @@ def _said(error: Exception, args: argparse.Namespace) -> str:
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
     # Imported here, not at the top: `kiosk --help` needs no rules core, `kiosk replay` and
     # `kiosk rules` no SQLite.
+    from ..hw.pinmap import PinMapError
     from ..rules import RulesError
     from ..table.journal import JournalError
     from ..table.state import SessionError
     from .errors import CommandError
 
-    return RulesError, SessionError, JournalError, CommandError
+    return RulesError, SessionError, JournalError, CommandError, PinMapError
 
 
 if __name__ == "__main__":

@@ -66,13 +66,20 @@ def open_match(args: argparse.Namespace) -> Any:
 
     path = table_path(args.data, args.table)
     if not path.exists():
-        raise TableError(f"no journal for table {args.table} in {args.data}")
+        raise TableError(f"no journal for table {args.table} in {args.data}").explained(
+            "terminal.journal.missing", table=args.table, data=args.data)
     journal = Journal.reader(path)  # (a card from a broken kiosk may be read-only)
     matches = journal.matches()
     match = args.round if args.round is not None else (matches[-1] if matches else None)
+    if not matches:
+        journal.close()
+        raise TableError(f"table {args.table} has no match yet").explained(
+            "terminal.journal.empty", table=args.table)
     if match not in matches:
-        raise TableError(f"table {args.table} has no round {match!r}; rounds: "
-                         f"{', '.join(matches) or 'none'}")
+        journal.close()
+        raise TableError(f"table {args.table} has no round {match!r}").explained(
+            "terminal.journal.no_round", table=args.table, round=match,
+            rounds=" ".join(matches))
     state = MatchState(load_rulesets(args))
     events = list(journal.events(match))
     for event in events:

@@ -69,7 +69,7 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         pins = load_pinmap(args.pinmap)
     except PinMapError as exc:
-        raise TableUIError(str(exc)) from None
+        raise TableUIError(str(exc)).explained(exc.key or "", **exc.params) from None
     clock, door = SystemClock(), Door()
     rulesets = load_rulesets(args)
     outbox = _outbox(args, data, rulesets)  # before the session: a replacement downloads

@@ -9,10 +9,14 @@ on such a pin, a pin used twice or a pin the header does not have is refused.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
+
+from ..rules.errors import Explained, Words, words
 
 PINMAP_ENV = "KIOSK_PINMAP"
 PI_BOOT_CONFIG = Path("/boot/firmware/config.txt")
@@ -24,11 +28,34 @@ PARTS = (*(f"seat.{s}.{kind}" for s in SEATS for kind in ("button", "led")),
 HEADER_PIN = {2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 0: 27,
               5: 29, 6: 31, 13: 33, 19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18,
               25: 22, 8: 24, 7: 26, 1: 28, 12: 32, 16: 36, 20: 38, 21: 40}
-RESERVED = {0: "the HAT ID EEPROM (ID_SD)", 1: "the HAT ID EEPROM (ID_SC)"}
+#: What a pin is kept for, by its `pinmap.claim.*` catalog word: the HAT's ID EEPROM always,
+#: the buses and the shutdown button when the boot config turns them on.
+RESERVED = {0: "hat_id_sd", 1: "hat_id_sc"}
+UART = {14: "uart_txd", 15: "uart_rxd"}
+I2C = {2: "i2c_sda", 3: "i2c_scl"}
+SHUTDOWN = "shutdown"
+SPI = "spi"
 
 
-class PinMapError(Exception):
-    """A pin map or boot config is refused; the message names the part and the pin."""
+class PinMapError(Explained, Exception):
+    """A pin map or boot config is refused: its catalog words name the file, the part and the
+    pin (`pinmap.*`)."""
+
+
+def part_words(part: str) -> Words:
+    """A part as the technician reads it: its name (北座按钮) and, as the map writes it,
+    its dotted key (seat.N.button)."""
+    return words("pinmap.part", name=words(f"fleet.part.{part}"), part=part)
+
+
+def claim_words(claim: str) -> Words:
+    return words(f"pinmap.claim.{claim}")
+
+
+def _refused(message: str, key: str, /, **params: Any) -> PinMapError:
+    error = PinMapError(message)
+    error.explained(key, **params)
+    return error
 
 
 @dataclass(frozen=True)
@@ -59,12 +86,24 @@ def load_pinmap(path: str | os.PathLike[str] | None = None) -> PinMap:
     """The pin map in `path`, else $KIOSK_PINMAP, else the default. Raises PinMapError."""
     path = path or os.environ.get(PINMAP_ENV) or None
     if path is None:
-        return parse_pinmap(default_pinmap_text(), "default pin map")
+        return parse_pinmap(default_pinmap_text(), DEFAULT_SOURCE)
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise PinMapError(f"{path}: cannot read the pin map: {exc}") from None
+        from ..cli.errors import file_reason
+
+        raise _refused(f"{path}: cannot read the pin map: {exc}", "pinmap.unreadable",
+                       path=str(path), reason=file_reason(exc)) from None
     return parse_pinmap(text, str(path))
+
+
+#: The source of the pin map the package ships, as `PinMap.source` names it.
+DEFAULT_SOURCE = "default pin map"
+
+
+def source_words(source: str) -> str | Words:
+    """A pin map's source as a person reads it: its path, or "the shipped pin map"."""
+    return words("pinmap.default") if source == DEFAULT_SOURCE else source
 
 
 def parse_pinmap(text: str, source: str) -> PinMap:
@@ -72,15 +111,23 @@ def parse_pinmap(text: str, source: str) -> PinMap:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise PinMapError(f"{source}: TOML syntax error: {exc}") from None
+        # tomllib says where in its English message only: "(at line 2, column 6)"
+        at = re.search(r"at line (\d+), column (\d+)\)$", str(exc))
+        where = (words("pinmap.at", line=int(at[1]), column=int(at[2])) if at
+                 else words("pinmap.at_end"))
+        raise _refused(f"{source}: TOML syntax error: {exc}", "pinmap.syntax",
+                       source=source_words(source), where=where) from None
     pins: dict[str, int] = {}
     _collect(raw, "", pins, source)
     unknown = sorted(set(pins) - set(PARTS))
     if unknown:
-        raise PinMapError(f"{source}: {unknown[0]}: no such part; parts: {', '.join(PARTS)}")
+        raise _refused(f"{source}: {unknown[0]}: no such part", "pinmap.no_such_part",
+                       source=source_words(source), part=unknown[0], parts=" ".join(PARTS))
     missing = [part for part in PARTS if part not in pins]
     if missing:
-        raise PinMapError(f"{source}: {missing[0]}: missing; give its pin as gpio = N")
+        raise _refused(f"{source}: {missing[0]}: missing", "pinmap.missing",
+                       source=source_words(source), name=words(f"fleet.part.{missing[0]}"),
+                       part=missing[0])
     return PinMap(source, {part: pins[part] for part in PARTS})
 
 
@@ -90,26 +137,38 @@ def _collect(table: dict[str, object], prefix: str, pins: dict[str, int], source
         if key == "gpio":
             part = prefix.rstrip(".")
             if isinstance(value, bool) or not isinstance(value, int):
-                raise PinMapError(f"{source}: {part}: gpio = {value!r}: give a BCM number")
+                raise _refused(f"{source}: {part}: gpio = {value!r}: give a BCM number",
+                               "pinmap.not_a_number", source=source_words(source), part=part,
+                               value=_toml_value(value))
             if set(table) != {"gpio"}:
                 extra = sorted(set(table) - {"gpio"})[0]
-                raise PinMapError(f"{source}: {part}.{extra}: unknown key; a part has gpio only")
+                raise _refused(f"{source}: {part}.{extra}: unknown key", "pinmap.extra_key",
+                               source=source_words(source), entry=f"{part}.{extra}")
             pins[part] = value
         elif isinstance(value, dict):
             _collect(value, f"{name}.", pins, source)
         else:
-            raise PinMapError(f"{source}: {name}: unknown key; write each pin as gpio = N "
-                              "under its part")
+            raise _refused(f"{source}: {name}: unknown key", "pinmap.stray_key",
+                           source=source_words(source), entry=name)
+
+
+def _toml_value(value: object) -> str:
+    """A value as the pin map wrote it (a string in quotes), not as Python shows it."""
+    if isinstance(value, str):
+        return '"' + value + '"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
 
 
 ON = frozenset({"on", "true", "yes", "1", ""})  # a bare `dtparam=spi` means on too
 SPI_PINS = {"spi0": (7, 8, 9, 10, 11), "spi1": (16, 17, 18, 19, 20, 21)}
 
 
-def claimed_pins(config_text: str) -> dict[int, str]:
-    """The GPIOs a boot config gives to the UART, I2C, SPI and the shutdown button. Every
-    section counts (a line under [pi4] claims its pins too): the map must suit every model.
-    Raises PinMapError for a pin number it cannot read."""
+def claimed_pins(config_text: str, source: str = "config.txt") -> dict[int, str]:
+    """The GPIOs a boot config gives to the UART, I2C, SPI and the shutdown button (by their
+    `pinmap.claim.*` word). Every section counts (a line under [pi4] claims its pins too): the
+    map must suit every model. Raises PinMapError for a pin number it cannot read."""
     claims: dict[int, str] = {}
     overlay = ""  # dtparam lines after a dtoverlay line set that overlay's parameters
     for number, raw_line in enumerate(config_text.splitlines(), 1):
@@ -119,7 +178,7 @@ def claimed_pins(config_text: str) -> dict[int, str]:
         key, _, value = line.partition("=")
         key, value = key.strip(), value.strip()
         if key == "enable_uart" and value == "1":
-            claims.update({14: "the UART (TXD)", 15: "the UART (RXD)"})
+            claims.update(UART)
             continue
         params = _params(value)
         if key == "dtoverlay":
@@ -127,30 +186,30 @@ def claimed_pins(config_text: str) -> dict[int, str]:
             params = params[1:]
             for bus, pins in SPI_PINS.items():
                 if overlay.startswith(bus):
-                    claims.update({n: "SPI" for n in pins})
+                    claims.update({n: SPI for n in pins})
             if overlay == "gpio-shutdown":
-                claims[3] = "the shutdown button"
+                claims[3] = SHUTDOWN
         elif key != "dtparam":
             continue
         for name, setting in params:
             if name == "gpio_pin" and overlay == "gpio-shutdown":
-                claims = {n: c for n, c in claims.items() if c != "the shutdown button"}
-                claims[_gpio(setting, number)] = "the shutdown button"
+                claims = {n: c for n, c in claims.items() if c != SHUTDOWN}
+                claims[_gpio(setting, number, source)] = SHUTDOWN
             elif name in ("i2c_arm", "i2c") and setting in ON:
-                claims.update({2: "I2C (SDA)", 3: "I2C (SCL)"})
+                claims.update(I2C)
             elif name == "spi" and setting in ON:
-                claims.update({n: "SPI" for n in SPI_PINS["spi0"]})
+                claims.update({n: SPI for n in SPI_PINS["spi0"]})
             elif name == "uart0" and setting in ON:
-                claims.update({14: "the UART (TXD)", 15: "the UART (RXD)"})
+                claims.update(UART)
     return claims
 
 
-def _gpio(text: str, line: int) -> int:
+def _gpio(text: str, line: int, source: str) -> int:
     try:
         return int(text, 0)
     except ValueError:
-        raise PinMapError(f"boot config line {line}: gpio_pin={text!r} is not a GPIO "
-                          "number") from None
+        raise _refused(f"{source} line {line}: gpio_pin={text!r} is not a GPIO number",
+                       "pinmap.boot_gpio", source=source, line=line, value=text) from None
 
 
 def _params(value: str) -> list[tuple[str, str]]:
@@ -162,22 +221,26 @@ def _params(value: str) -> list[tuple[str, str]]:
     return out
 
 
-def check(pinmap: PinMap, config_text: str, config_source: str) -> list[str]:
-    """Every problem of `pinmap` against the boot config, one message each (empty: fine)."""
+def check(pinmap: PinMap, config_text: str, config_source: str) -> list[Words]:
+    """Every problem of `pinmap` against the boot config, as catalog words naming the part
+    and the pin (empty: fine). Raises PinMapError for a boot config it cannot read."""
     problems = []
-    claims = claimed_pins(config_text)
+    claims = claimed_pins(config_text, config_source)
     seen: dict[int, str] = {}
     for part, gpio in pinmap.pins.items():
+        name = part_words(part)
         if gpio not in HEADER_PIN:
-            problems.append(f"{part}: GPIO{gpio} is not on the 40-pin header; use one of "
-                            f"{', '.join(str(n) for n in sorted(HEADER_PIN))}")
+            problems.append(words("pinmap.off_header", part=name, gpio=gpio,
+                                  pins=" ".join(str(n) for n in sorted(HEADER_PIN))))
         elif gpio in RESERVED:
-            problems.append(f"{part}: GPIO{gpio} is reserved for {RESERVED[gpio]}")
+            problems.append(words("pinmap.reserved", part=name, gpio=gpio,
+                                  what=claim_words(RESERVED[gpio])))
         elif gpio in claims:
-            problems.append(f"{part}: GPIO{gpio} is claimed by {claims[gpio]} in "
-                            f"{config_source}")
+            problems.append(words("pinmap.claimed", part=name, gpio=gpio,
+                                  what=claim_words(claims[gpio]), config=config_source))
         if gpio in seen:
-            problems.append(f"{part}: GPIO{gpio} is already used by {seen[gpio]}")
+            problems.append(words("pinmap.twice", part=name, gpio=gpio,
+                                  other=part_words(seen[gpio])))
         seen.setdefault(gpio, part)
     return problems
 

@@ -1,0 +1,133 @@
+"""What the commands say when they cannot go on, in the default language (简体中文) with no
+English word and no developer string (an errno, a Python repr): a table's journal that is not
+there, the pin map and the boot config, and the rest of the commands' unhappy paths. The real
+`kiosk` command in a subprocess, with no KIOSK_LANG or LANG set; the check for English is
+test_cli_words.py's."""
+
+from __future__ import annotations
+
+import pytest
+
+from kiosk.hw.pinmap import default_pinmap_text
+from kiosk.table.journal import Journal, table_path
+
+from .test_cli_run_words import chinese
+from .test_cli_words import run
+
+
+def no_developer_words(text: str) -> bool:
+    return not any(word in text for word in ("Errno", "Traceback", "Error", "None", "'"))
+
+
+# -- a table's journal ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    data = tmp_path_factory.mktemp("kiosk")
+    done = run("simulate", "--data", str(data), "--table", "3", "--ruleset", "xiamen-2015",
+               "--hands", "1", "--speed", "1e9")
+    assert done.returncode == 0, done.stderr
+    return data
+
+
+@pytest.mark.parametrize("command", [("slip",), ("journal", "show"), ("journal", "export")])
+def test_a_table_with_no_journal_is_said_in_chinese(played, command):
+    done = run(*command, "--data", str(played), "--table", "9")
+    assert done.returncode == 2
+    assert done.stderr == (f"kiosk {command[0]}：{played} 中没有第 9 桌的日志：请检查 --data 和 "
+                           "--table\n")
+    assert chinese(done.stderr, str(played)) and no_developer_words(done.stderr)
+
+
+@pytest.mark.parametrize("command", [("slip",), ("journal", "show"), ("journal", "export")])
+def test_a_round_the_journal_does_not_have_is_said_with_the_rounds_it_has(played, command):
+    done = run(*command, "--data", str(played), "--table", "3", "--round", "x")
+    assert done.returncode == 2
+    assert done.stderr == f"kiosk {command[0]}：第 3 桌的日志里没有“x”这一轮；有的轮次：1\n"
+    # (export prints a record and has no --lang: its errors are in $KIOSK_LANG's language)
+    lang = ("--lang", "en") if command != ("journal", "export") else ()
+    english = run(*command, "--data", str(played), "--table", "3", "--round", "x", *lang,
+                  lang="en")
+    assert english.stderr == (f"kiosk {command[0]}: table 3's journal has no round “x”; its "
+                              "rounds: 1\n")
+
+
+def test_a_journal_with_no_match_yet_says_so(tmp_path):
+    Journal(table_path(tmp_path, 4)).close()  # a kiosk started, no match set up
+    done = run("journal", "show", "--data", str(tmp_path), "--table", "4")
+    assert done.returncode == 2
+    assert done.stderr == "kiosk journal：第 4 桌的日志里还没有比赛\n"
+
+
+# -- the pin map and the boot config ----------------------------------------------------------
+
+def pin_map(tmp_path, old: str, new: str):
+    text = default_pinmap_text()
+    assert old in text
+    path = tmp_path / "pins.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio 12",
+     "{path}：不是有效的 TOML（第 {line} 行第 6 列）：请按随附的引脚表来写，每个部件一节，"
+     "写作 gpio = 编号"),
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio = \"12\"",
+     '{path}：buzzer 的 gpio = "12"：请写 BCM GPIO 编号（整数，不加引号）'),
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio = true",
+     "{path}：buzzer 的 gpio = true：请写 BCM GPIO 编号（整数，不加引号）"),
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio = 12\npull = \"up\"",
+     "{path}：不认识 buzzer.pull：每个部件下只写 gpio 一项"),
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio = 12\n[extra]\nvolume = 3",
+     "{path}：不认识 extra.volume：每个引脚都写在它的部件下，写作 gpio = 编号"),
+    ("[buzzer]\ngpio = 12", "[buzzer]\ngpio = 12\n[seat.X.button]\ngpio = 17",
+     "{path}：没有“seat.X.button”这个部件；部件有：seat.N.button seat.N.led seat.E.button "
+     "seat.E.led seat.S.button seat.S.led seat.W.button seat.W.led referee.pause "
+     "referee.confirm buzzer"),
+    ("[buzzer]\ngpio = 12", "",
+     "{path}：缺少蜂鸣器（buzzer）：请在 [buzzer] 下写上它的引脚 gpio = 编号"),
+])
+@pytest.mark.parametrize("command", [("hw", "check"), ("table",)])
+def test_a_pin_map_that_cannot_be_used_is_said_in_chinese(tmp_path, old, new, said, command):
+    path = pin_map(tmp_path, old, new)
+    data = ("--data", str(tmp_path)) if command == ("table",) else ()
+    done = run(*command, "--pinmap", str(path), *data)
+    assert done.returncode == 2
+    lines = path.read_text("utf-8").splitlines()
+    line = lines.index("gpio 12") + 1 if "gpio 12" in lines else None  # the file's own line
+    assert done.stderr == f"kiosk {command[0]}：{said.format(path=path, line=line)}\n"
+    assert no_developer_words(done.stderr.replace('"12"', ""))
+
+
+@pytest.mark.parametrize("where, reason", [("missing.toml", "文件不存在"),
+                                           (".", "这是一个目录，不是文件"),
+                                           ("latin1.toml", "不是 UTF-8 编码的文本")])
+@pytest.mark.parametrize("option, what", [("--pinmap", "引脚表"), ("--boot-config", "启动配置")])
+def test_a_file_that_cannot_be_read_says_why_in_chinese_not_the_errno(tmp_path, where, reason,
+                                                                      option, what):
+    (tmp_path / "latin1.toml").write_bytes("# Nürnberg\n".encode("latin-1"))
+    path = tmp_path / where
+    done = run("hw", "check", option, str(path))
+    assert done.returncode == 2
+    assert done.stderr == f"kiosk hw：无法读取{what} {path}：{reason}\n"
+    assert no_developer_words(done.stderr)
+
+
+def test_the_pin_maps_problems_name_the_part_in_words_and_as_the_map_writes_it(tmp_path):
+    path = pin_map(tmp_path, "[buzzer]\ngpio = 12", "[buzzer]\ngpio = 14")
+    done = run("hw", "check", "--pinmap", str(path))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (f"kiosk hw check：{path}：蜂鸣器（buzzer）：GPIO14 已在 "
+                           "firmware_config/config.txt 中分配给了串口（TXD）\n")
+    english = run("hw", "check", "--pinmap", str(path), "--lang", "en")
+    assert english.stderr == (f"kiosk hw check: {path}: the buzzer (buzzer): GPIO14 is claimed "
+                              "by the UART (TXD) in firmware_config/config.txt\n")
+
+
+def test_a_pin_map_that_fits_says_so_in_chinese():
+    done = run("hw", "check")
+    assert done.returncode == 0
+    assert done.stdout == ("随附的引脚表：11 个部件接在 11 个引脚上，没有一个被 "
+                           "firmware_config/config.txt 占用\n")
+    assert chinese(done.stdout)
