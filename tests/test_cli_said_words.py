@@ -6,13 +6,15 @@ test_cli_words.py's."""
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from kiosk.hw.pinmap import default_pinmap_text
 from kiosk.table.journal import Journal, table_path
 
 from .test_cli_run_words import chinese
-from .test_cli_words import run
+from .test_cli_words import english_left, parsers, run, typed_words, unwrapped, words_of
 
 
 def no_developer_words(text: str) -> bool:
@@ -131,3 +133,50 @@ def test_a_pin_map_that_fits_says_so_in_chinese():
     assert done.stdout == ("随附的引脚表：11 个部件接在 11 个引脚上，没有一个被 "
                            "firmware_config/config.txt 占用\n")
     assert chinese(done.stdout)
+
+
+# -- every command's --help -------------------------------------------------------------------
+
+def command_paths():
+    """Every command and subcommand, as typed after `kiosk` (the top itself first)."""
+    from kiosk.cli.main import build_parser
+
+    def walk(parser, path):
+        yield path
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from walk(sub, (*path, name))
+
+    return list(walk(build_parser(), ()))
+
+
+def test_every_option_and_argument_of_every_command_says_what_it_is_for(monkeypatch):
+    from kiosk.cli.main import build_parser
+
+    monkeypatch.delenv("KIOSK_LANG", raising=False)
+    silent = [(parser.prog, action.option_strings or action.dest)
+              for parser in parsers(build_parser()) for action in parser._actions
+              if not action.help and not isinstance(action, argparse._SubParsersAction)]
+    assert silent == []
+
+
+def test_every_commands_help_is_chinese_with_no_english_word_but_what_is_typed():
+    from concurrent.futures import ThreadPoolExecutor
+
+    paths = command_paths()
+    assert len(paths) > 60
+    with ThreadPoolExecutor(4) as pool:
+        shown = dict(zip(paths, pool.map(lambda path: run(*path, "--help"), paths),
+                         strict=True))
+    from kiosk.rules import Rulesets
+
+    typed = typed_words() | set(Rulesets.load())  # (an example: xiamen-2015)
+    english = {" ".join(path): english_left(done.stdout, typed)
+               for path, done in shown.items() if english_left(done.stdout, typed)}
+    assert english == {}
+    for path, done in shown.items():
+        assert done.returncode == 0 and done.stdout.startswith("用法：kiosk"), path
+    pair = unwrapped(shown[("fleet", "pair-pending")].stdout)
+    for key in ("cli.kiosk_data", "cli.table_number", "cli.pair.scorer"):
+        assert unwrapped(words_of("zh-Hans")[key]) in pair

@@ -21,8 +21,8 @@ from .helpers import ROOT, kiosk
 
 HELPS = (("--help",), ("scorer", "admin", "--help"), ("table", "--help"))
 # Words a person types that the parsers do not list: the --scorer value `auto`, and the names of
-# a protocol and a library a technician looks up as they are.
-TYPED_ELSEWHERE = {"auto", "mDNS", "pyserial"}
+# a protocol, libraries, formats and programs a technician looks up as they are.
+TYPED_ELSEWHERE = {"auto", "mDNS", "pyserial", "Python", "wheel", "systemd", "Excel"}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 

@@ -33,13 +33,15 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     first.set_defaults(run=run_firstboot)
 
     pair = sub.add_parser("pair-pending", **about("cli.fleet.pair_pending"))
-    pair.add_argument("--data", required=True, metavar="DIR")
-    pair.add_argument("--table", required=True, type=int, metavar="N")
-    pair.add_argument("--scorer", default="auto", metavar="URL")
+    pair.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
+    pair.add_argument("--table", required=True, type=int, metavar="N",
+                      help=say("cli.table_number"))
+    pair.add_argument("--scorer", default="auto", metavar="URL", help=say("cli.pair.scorer"))
     pair.set_defaults(run=run_pair_pending)
 
     prune = sub.add_parser("prune-backups", **about("cli.fleet.prune_backups"))
-    prune.add_argument("--dir", required=True, metavar="DIR")
+    prune.add_argument("--dir", required=True, metavar="DIR",
+                       help=say("cli.fleet.prune_backups.dir"))
     prune.add_argument("--keep", type=int, default=24, metavar="N",
                        help=say("cli.fleet.prune_backups.keep"))
     prune.set_defaults(run=run_prune)
@@ -50,35 +52,40 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     keygen.set_defaults(run=run_keygen)
 
     bundle = sub.add_parser("bundle", **about("cli.fleet.bundle"))
-    bundle.add_argument("--version", required=True)
+    bundle.add_argument("--version", required=True, help=say("cli.fleet.bundle.version"))
     bundle.add_argument("--wheel", required=True, metavar="FILE",
                         help=say("cli.fleet.bundle.wheel"))
     bundle.add_argument("--wheelhouse", required=True, metavar="DIR",
                         help=say("cli.fleet.bundle.wheelhouse"))
-    bundle.add_argument("--constraints", default=str(DEPLOY_CONSTRAINTS), metavar="FILE")
+    bundle.add_argument("--constraints", default=str(DEPLOY_CONSTRAINTS), metavar="FILE",
+                        help=say("cli.fleet.bundle.constraints"))
     bundle.add_argument("--key", required=True, metavar="FILE", help=say("cli.fleet.bundle.key"))
-    bundle.add_argument("--extra", choices=("table", "scorer"), default="table")
-    bundle.add_argument("--out", required=True, metavar="FILE")
+    bundle.add_argument("--extra", choices=("table", "scorer"), default="table",
+                        help=say("cli.fleet.bundle.extra"))
+    bundle.add_argument("--out", required=True, metavar="FILE", help=say("cli.fleet.bundle.out"))
     bundle.set_defaults(run=run_bundle)
 
     publish = sub.add_parser("publish", **about("cli.fleet.publish"))
     publish.add_argument("--data", required=True, metavar="DIR", help=say("cli.fleet.publish.data"))
     publish.add_argument("--key", metavar="FILE", help=say("cli.fleet.publish.key"))
-    publish.add_argument("bundle", metavar="FILE")
+    publish.add_argument("bundle", metavar="FILE", help=say("cli.fleet.publish.bundle"))
     publish.set_defaults(run=run_publish)
 
     update = sub.add_parser("update", **about("cli.fleet.update"))
     update.add_argument("--scorer", metavar="URL",
                         help=say("cli.fleet.update.scorer"))
     update.add_argument("--bundle", metavar="FILE", help=say("cli.fleet.update.bundle"))
-    update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE")
-    update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR")
+    update.add_argument("--key", default="/etc/kiosk/update-key.pub", metavar="FILE",
+                        help=say("cli.fleet.update.key"))
+    update.add_argument("--app-dir", default="/var/lib/kiosk-app", metavar="DIR",
+                        help=say("cli.fleet.update.app_dir"))
     update.add_argument("--data", default="/var/lib/kiosk", metavar="DIR",
                         help=say("cli.fleet.update.data"))
     update.add_argument("--table", type=int, metavar="N",
                         default=int(os.environ.get("KIOSK_TABLE") or 0) or None,
                         help=say("cli.fleet.update.table"))
-    update.add_argument("--unit", default="kiosk-table.service")
+    update.add_argument("--unit", default="kiosk-table.service",
+                        help=say("cli.fleet.update.unit"))
     update.add_argument("--ready-timeout", type=float, default=90.0, metavar="S",
                         help=say("cli.fleet.update.ready_timeout"))
     update.add_argument("--idle-after", type=float, default=300.0, metavar="S",

@@ -24,9 +24,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     check.set_defaults(run=run_check)
 
     selftest = sub.add_parser("selftest", **about("cli.hw.selftest"))
-    selftest.add_argument("--pinmap", metavar="FILE")
+    selftest.add_argument("--pinmap", metavar="FILE", help=say("cli.table.pinmap"))
     selftest.add_argument("--printer", metavar="URL", help=say("cli.hw.selftest.printer"))
-    selftest.add_argument("--printer-baud", type=int, metavar="N")
+    selftest.add_argument("--printer-baud", type=int, metavar="N",
+                          help=say("cli.hw.selftest.printer_baud"))
     selftest.add_argument("--press-timeout", type=float, default=20.0, metavar="S",
                           help=say("cli.hw.selftest.press_timeout"))
     selftest.add_argument("--no-window", action="store_true",
@@ -35,10 +36,12 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     selftest.set_defaults(run=run_selftest)
 
     slip = commands.add_parser("slip", **about("cli.slip"))
-    slip.add_argument("--data", required=True, metavar="DIR")
-    slip.add_argument("--table", required=True, type=int, metavar="N")
+    slip.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
+    slip.add_argument("--table", required=True, type=int, metavar="N",
+                      help=say("cli.table_number"))
     slip.add_argument("--round", metavar="R", help=say("cli.round"))
-    slip.add_argument("--format", choices=("text", "escpos"), default="text")
+    slip.add_argument("--format", choices=("text", "escpos"), default="text",
+                      help=say("cli.slip.format"))
     slip.add_argument("--width", type=int, choices=(58, 80), default=58,
                       help=say("cli.slip.width"))
     slip.add_argument("--out", metavar="FILE", help=say("cli.slip.out"))

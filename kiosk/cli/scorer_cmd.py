@@ -29,7 +29,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.add_argument("--data", metavar="DIR", help=say("cli.scorer.data"))
     scorer.add_argument("--host", default="127.0.0.1",
                         help=say("cli.scorer.host"))
-    scorer.add_argument("--port", type=int, default=8080)
+    scorer.add_argument("--port", type=int, default=8080, help=say("cli.scorer.port"))
     scorer.add_argument("--no-mdns", action="store_true",
                         help=say("cli.scorer.no_mdns"))
     scorer.add_argument("--advertise", metavar="ADDR",
@@ -46,7 +46,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     def op(name: str, run: Run, confirm: bool = False) -> argparse.ArgumentParser:
         parser = ops.add_parser(name, **about(f"cli.admin.{name.replace('-', '_')}"))
         # --data before or after the action, as a script or a unit file spells it
-        parser.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS)
+        parser.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS,
+                            help=say("cli.scorer.data"))
         if confirm:
             parser.add_argument("--yes", action="store_true",
                                 help=say("cli.admin.yes"))
@@ -57,111 +58,117 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p = op("event", lambda d, a, t: t(
         "admin.note.event_created", name=d.create_event(
             a.name, a.ruleset, a.rounds, a.minutes, a.seed, by=_who()).name))
-    p.add_argument("--name", required=True)
-    p.add_argument("--ruleset", required=True, metavar="ID")
-    p.add_argument("--rounds", type=int)
+    p.add_argument("--name", required=True, help=say("cli.admin.event.name"))
+    p.add_argument("--ruleset", required=True, metavar="ID", help=say("cli.admin.event.ruleset"))
+    p.add_argument("--rounds", type=int, metavar="N", help=say("cli.admin.event.rounds"))
     p.add_argument("--minutes", type=float, help=say("cli.admin.event.minutes"))
     p.add_argument("--seed", type=int, help=say("cli.admin.event.seed"))
     p = op("bye-points", lambda d, a, t: d.set_bye_points(a.points, a.yes, by=_who()) or t(
         "admin.note.bye_points", points=a.points), confirm=True)
-    p.add_argument("points", type=int)
+    p.add_argument("points", type=int, help=say("cli.admin.bye_points.points"))
     p = op("teams", _import, confirm=True)
-    p.add_argument("file")
+    p.add_argument("file", help=say("cli.admin.teams.file"))
     p.add_argument("--missed-points", type=int, default=0, metavar="N",
                    help=say("cli.admin.teams.missed_points"))
     op("list-teams", _list_teams)
     p = op("add-team", lambda d, a, t: t("admin.note.team_added", team=d.label(d.add_team(
         a.name, a.unit, tuple(a.player), a.id, a.yes, a.missed_points, by=_who()))),
         confirm=True)
-    p.add_argument("name")
-    p.add_argument("--unit", default="")
+    p.add_argument("name", help=say("cli.admin.add_team.name"))
+    p.add_argument("--unit", default="", help=say("cli.admin.unit"))
     p.add_argument("--player", action="append", default=[],
                    help=say("cli.admin.add_team.player"))
-    p.add_argument("--id", default="")
-    p.add_argument("--missed-points", type=int, default=0, metavar="N")
+    p.add_argument("--id", default="", help=say("cli.admin.add_team.id"))
+    p.add_argument("--missed-points", type=int, default=0, metavar="N",
+                   help=say("cli.admin.teams.missed_points"))
     p = op("edit-team", _edit_team, confirm=True)
     p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
-    p.add_argument("--name")
-    p.add_argument("--unit")
+    p.add_argument("--name", help=say("cli.admin.edit_team.name"))
+    p.add_argument("--unit", help=say("cli.admin.edit_team.unit"))
     p.add_argument("--player", action="append", help=say("cli.admin.edit_team.player"))
     p = op("delete-team", _deleted, confirm=True)
-    p.add_argument("team", metavar="TEAM")
+    p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
     p = op("withdraw", _withdraw, confirm=True)
     p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
     p.add_argument("--after-round", type=int, help=say("cli.admin.default_round"))
     p.add_argument("--now", action="store_true", help=say("cli.admin.withdraw.now"))
     p = op("reinstate", lambda d, a, t: d.reinstate(a.team, a.yes, by=_who()) or t(
         "admin.note.reinstated", team=d.label(d.team(a.team).id)), confirm=True)
-    p.add_argument("team", metavar="TEAM")
+    p.add_argument("team", metavar="TEAM", help=say("cli.admin.team"))
     p = op("tables", lambda d, a, t: _lines(
         t("admin.cli.code", table=n, code=c) for n, c in d.add_tables(a.count, by=_who()).items()))
-    p.add_argument("count", type=int)
+    p.add_argument("count", type=int, help=say("cli.admin.tables.count"))
     op("codes", lambda d, a, t: _lines(
         t("admin.cli.code", table=n, code=c) for n, c in d.store.open_codes().items())
         or t("admin.cli.no_codes"))
     p = op("swap", lambda d, a, t: t(
         "admin.cli.swap", table=a.table, code=d.swap(a.table, by=_who())))
-    p.add_argument("--table", type=int, required=True)
+    p.add_argument("--table", type=int, required=True, metavar="N", help=say("cli.table_number"))
     p = op("import", lambda d, a, t: t("admin.cli.journal", **dict(zip(
         ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()), strict=True))))
-    p.add_argument("--table", type=int, required=True)
-    p.add_argument("--journal", required=True, metavar="FILE")
+    p.add_argument("--table", type=int, required=True, metavar="N", help=say("cli.table_number"))
+    p.add_argument("--journal", required=True, metavar="FILE",
+                   help=say("cli.admin.import.journal"))
     op("draft", lambda d, a, t: _draft_text(d, t, d.make_draft(by=_who(), confirm=a.yes)),
        confirm=True)
     op("show-draft", lambda d, a, t: _draft_text(d, t, d._editable_draft()))
     p = op("swap-teams", lambda d, a, t: _draft_text(
         d, t, d.swap_teams(a.first, a.second, by=_who())))
-    p.add_argument("first", metavar="TEAM")
-    p.add_argument("second", metavar="TEAM")
+    p.add_argument("first", metavar="TEAM", help=say("cli.admin.team"))
+    p.add_argument("second", metavar="TEAM", help=say("cli.admin.team"))
     p = op("swap-tables", lambda d, a, t: _draft_text(
         d, t, d.swap_tables(a.first, a.second, by=_who())))
-    p.add_argument("first", type=int)
-    p.add_argument("second", type=int)
+    p.add_argument("first", type=int, help=say("cli.table_number"))
+    p.add_argument("second", type=int, help=say("cli.table_number"))
     p = op("swap-sides", lambda d, a, t: _draft_text(d, t, d.swap_sides(a.table, by=_who())))
-    p.add_argument("table", type=int)
+    p.add_argument("table", type=int, help=say("cli.table_number"))
     op("discard", lambda d, a, t: d.discard_draft(by=_who(), confirm=a.yes) or t(
         "admin.note.discarded"), confirm=True)
     op("publish", lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
     op("undo", lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
        confirm=True)
     p = op("start", lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who())))
-    p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS")
+    p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS",
+                   help=say("cli.admin.start_round.start_in"))
     p = op("start-round", lambda d, a, t: _round_text(d, t, d.start_round(a.start_in, by=_who())))
     p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS",
                    help=say("cli.admin.start_round.start_in"))
     p = op("clock", _clock, confirm=True)
-    p.add_argument("action", choices=("pause", "resume", "extend", "stop", "show"))
-    p.add_argument("minutes", type=float, nargs="?")
+    p.add_argument("action", choices=("pause", "resume", "extend", "stop", "show"),
+                   help=say("cli.admin.clock.action"))
+    p.add_argument("minutes", type=float, nargs="?", help=say("cli.admin.clock.minutes"))
     p = op("ruling", _ruling)
-    p.add_argument("--table", type=int, required=True)
+    p.add_argument("--table", type=int, required=True, metavar="N", help=say("cli.table_number"))
     p.add_argument("--kind", required=True, choices=("forfeit", "disqualification",
-                                                     "adjusted"))
-    p.add_argument("--loser", required=True, choices=("NS", "EW"))
-    p.add_argument("--reason", required=True)
+                                                     "adjusted"), help=say("cli.admin.ruling.kind"))
+    p.add_argument("--loser", required=True, choices=("NS", "EW"),
+                   help=say("cli.admin.ruling.loser"))
+    p.add_argument("--reason", required=True, help=say("cli.admin.reason"))
     p.add_argument("--net", type=int, default=0, help=say("cli.admin.ruling.net"))
     p.add_argument("--round", type=int, help=say("cli.admin.default_round"))
     op("rulings", _rulings)
     p = op("unrule", lambda d, a, t: d.remove_ruling(
         a.id, a.reason, a.yes, by=_who()) and t("admin.cli.unruled", id=a.id), confirm=True)
-    p.add_argument("id", type=int)
-    p.add_argument("--reason", required=True)
+    p.add_argument("id", type=int, help=say("cli.admin.unrule.id"))
+    p.add_argument("--reason", required=True, help=say("cli.admin.reason"))
     p = op("mute", lambda d, a, t: d.mute(a.state == "on", by=_who()) or t(
         "admin.note.muted" if a.state == "on" else "admin.note.unmuted"))
-    p.add_argument("state", choices=("on", "off"))
+    p.add_argument("state", choices=("on", "off"), help=say("cli.admin.mute.state"))
     op("close", lambda d, a, t: d.close_event(a.yes, by=_who()) or t("admin.note.closed"),
        confirm=True)
     p = op("reopen", lambda d, a, t: d.reopen_event(a.reason, by=_who()) or t(
         "admin.note.reopened"))
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", required=True, help=say("cli.admin.reason"))
     op("password", _set_password)
     op("certificate", _certificate)
     p = op("backup", lambda d, a, t: t("admin.cli.backup", path=d.store.backup(
         Path(a.to) / datetime.datetime.now().strftime("scorer-%Y%m%d-%H%M%S.sqlite"))))
-    p.add_argument("--to", required=True, metavar="DIR")
+    p.add_argument("--to", required=True, metavar="DIR", help=say("cli.admin.backup.to"))
     op("standings", _standings)
     op("log", _log)
     p = op("export", _export)
-    p.add_argument("--format", choices=("csv", "json", "sheets", "xlsx"), default="csv")
+    p.add_argument("--format", choices=("csv", "json", "sheets", "xlsx"), default="csv",
+                   help=say("cli.admin.export.format"))
     p.add_argument("--out", metavar="FILE", help=say("cli.admin.export.out"))
 
 

@@ -23,7 +23,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     for name, run in (("show", run_show), ("export", run_export)):
         parser = sub.add_parser(name, **about(f"cli.journal.{name}"))
         parser.add_argument("--data", required=True, metavar="DIR", help=say("cli.journal.data"))
-        parser.add_argument("--table", required=True, type=int, metavar="N")
+        parser.add_argument("--table", required=True, type=int, metavar="N",
+                            help=say("cli.table_number"))
         parser.add_argument("--round", metavar="R", help=say("cli.round"))
         if name == "show":
             add_lang(parser)
