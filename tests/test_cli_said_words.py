@@ -7,6 +7,8 @@ test_cli_words.py's."""
 from __future__ import annotations
 
 import argparse
+import json
+import re
 
 import pytest
 
@@ -180,3 +182,51 @@ def test_every_commands_help_is_chinese_with_no_english_word_but_what_is_typed()
     pair = unwrapped(shown[("fleet", "pair-pending")].stdout)
     for key in ("cli.kiosk_data", "cli.table_number", "cli.pair.scorer"):
         assert unwrapped(words_of("zh-Hans")[key]) in pair
+
+
+# -- a table's journal, as a technician reads it ----------------------------------------------
+
+def test_journal_show_names_who_did_each_event_and_what_in_chinese(played):
+    from kiosk.table import Journal
+
+    journal = Journal.reader(table_path(played, 3))
+    events = list(journal.events("1"))
+    journal.close()
+    shown = run("journal", "show", "--data", str(played), "--table", "3")
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    assert lines[0].split() == ["序号", "时间", "操作者", "事件", "内容"]
+    log = lines[2:2 + len(events)]
+    assert [int(line.split()[0]) for line in log] == [e.seq for e in events]
+    assert log[0].split()[2:4] == ["裁判", "设置比赛"]
+    first_press = next(i for i, e in enumerate(events) if e.kind == "press")
+    seat = {"N": "北", "E": "东", "S": "南", "W": "西"}[events[first_press].actor[-1]]
+    assert log[first_press].split()[2:4] == [f"{seat}座按键", "按键"]
+    # the facts as journaled, for comparing with the scorer's copy: the kinds' names are not
+    for line, event in zip(log, events, strict=True):
+        assert event.kind not in line.split('{')[0]
+        if event.data:
+            assert line.endswith(json.dumps(event.data, ensure_ascii=False))
+    assert "记分表" in shown.stdout  # the score sheet follows, as before
+    english = run("journal", "show", "--data", str(played), "--table", "3", "--lang", "en")
+    setup = re.split(r"\s{2,}", english.stdout.splitlines()[2].strip())
+    assert setup[2:4] == ["referee", "match set up"]
+
+
+def test_every_kind_of_event_and_every_actor_has_a_name_in_every_language():
+    import inspect
+
+    from kiosk.i18n import LANGS, catalog
+    from kiosk.table import session
+    from kiosk.table.state import MatchState
+
+    kinds = {name[4:].replace("_", "-") for name, _ in inspect.getmembers(MatchState)
+             if name.startswith("_on_")}
+    actors = set(re.findall(r'_record\("([\w:]+)"', inspect.getsource(session))) | {
+        "referee", "referee:key"}
+    assert len(kinds) > 25 and {"scorer", "system", "table"} <= actors
+    for lang in LANGS:
+        words = catalog(lang)
+        assert {f"eventlog.kind.{k}" for k in kinds} <= set(words), lang
+        assert {f"eventlog.actor.{a}" for a in actors} <= set(words), lang
+        assert "eventlog.actor.seat" in words

@@ -84,7 +84,7 @@ def test_journal_show_and_export(tmp_path, rulesets):
              out=io.StringIO()).close()
     shown = kiosk("journal", "show", "--data", str(tmp_path), "--table", "5", "--lang", "en")
     assert shown.returncode == 0, shown.stderr
-    assert " setup " in shown.stdout and " press " in shown.stdout
+    assert " match set up " in shown.stdout and " button pressed " in shown.stdout
     assert "Score sheet" in shown.stdout and "Signatures" in shown.stdout
     exported = kiosk("journal", "export", "--data", str(tmp_path), "--table", "5",
                      "--round", "1")

@@ -96,24 +96,59 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
+    from ..i18n import explain, translator
     from ..rules import RecordError, replay
     from ..sheet import score_sheet
+    from ..textfmt import pad, width
 
     state, events = open_match(args)
-    for event in events:
-        at = datetime.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S")
-        data = json.dumps(event.data, ensure_ascii=False) if event.data else ""
-        print(f"{event.seq:>6}  {at}  {event.actor:<8}  {event.kind:<17} {data}".rstrip())
+    said, t = EventWords(args.lang), translator(args.lang)
+    head = [t("eventlog.col.seq"), t("eventlog.col.at"), t("eventlog.col.who"),
+            t("eventlog.col.what")]
+    rows = [[str(event.seq), datetime.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S"),
+             said.actor(event.actor), said.kind(event.kind)] for event in events]
+    widths = [max(width(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    # The facts (JSON, as journaled) close each line, past the aligned columns of words.
+    facts = [t("eventlog.col.data"), "-" * width(t("eventlog.col.data")),
+             *(json.dumps(event.data, ensure_ascii=False) if event.data else ""
+               for event in events)]
+    rule = ["-" * w for w in widths]
+    for cells, data in zip([head, rule, *rows], facts, strict=True):
+        line = "  ".join(pad(c, w, right=i == 0) for i, (c, w) in enumerate(zip(cells, widths,
+                                                                               strict=True)))
+        print(f"{line}  {data}".rstrip())
     record = state.export()
     lines: list[dict[str, Any]] = []
     try:
         lines.extend(replay(record, state.rulesets))
     except RecordError as exc:  # pragma: no cover - the export of a fold always replays
-        print(f"kiosk journal: {exc}", file=sys.stderr)
+        print(t("terminal.failed", command="journal", message=explain(exc, args.lang)),
+              file=sys.stderr)
     assert state.ruleset is not None
     print()
     print(score_sheet(record, state.ruleset, lines, args.lang), end="")
     return 0
+
+
+class EventWords:
+    """Who did an event and what it was, as `kiosk journal show` names them in `lang`
+    (`eventlog.*`): a kind or actor the catalog does not know (a newer kiosk's) as it is."""
+
+    def __init__(self, lang: str) -> None:
+        from ..i18n import catalog, translator
+
+        self.t, self.known = translator(lang), catalog(lang)
+
+    def kind(self, kind: str) -> str:
+        key = f"eventlog.kind.{kind}"
+        return self.t(key) if key in self.known else kind
+
+    def actor(self, actor: str) -> str:
+        who, _, seat = actor.partition(":")
+        if who == "seat" and f"seat.{seat}" in self.known:
+            return self.t("eventlog.actor.seat", seat=self.t(f"seat.{seat}"))
+        key = f"eventlog.actor.{actor}"
+        return self.t(key) if key in self.known else actor
 
 
 def run_simulate(args: argparse.Namespace) -> int:
