@@ -230,3 +230,49 @@ def test_every_kind_of_event_and_every_actor_has_a_name_in_every_language():
         assert {f"eventlog.kind.{k}" for k in kinds} <= set(words), lang
         assert {f"eventlog.actor.{a}" for a in actors} <= set(words), lang
         assert "eventlog.actor.seat" in words
+
+
+# -- the scorer met by bytes that are no HTTP request ----------------------------------------
+
+def exchange(port: int, request: bytes) -> bytes:
+    """`request` sent over TLS as a client that trusts the scorer would, and its whole answer."""
+    import socket
+    import ssl
+
+    context = ssl._create_unverified_context()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw, \
+            context.wrap_socket(raw) as tls:
+        tls.sendall(request)
+        answer = b""
+        while chunk := tls.recv(65536):
+            answer += chunk
+            if b"\r\n\r\n" in answer and b"upgrade" in request.lower():
+                break  # (a plain answer keeps the connection open)
+    return answer
+
+
+def test_a_request_that_is_no_http_is_answered_and_logged_in_chinese(tmp_path):
+    import time
+
+    from .helpers import ScorerProcess
+
+    data = tmp_path / "scorer"
+    with ScorerProcess(data) as scorer:
+        answer = exchange(scorer.port, b"GARBAGE \x00\x01 nonsense\r\n\r\n")
+        upgraded = exchange(scorer.port, b"GET /api/standings HTTP/1.1\r\nHost: x\r\n"
+                                         b"Connection: upgrade\r\nUpgrade: h2c\r\n\r\n")
+        deadline = time.monotonic() + 10
+        while "协议升级" not in (data / "scorer.log").read_text("utf-8") and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+    head, body = answer.split(b"\r\n\r\n", 1)
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert body.decode("utf-8") == "请求的格式不对。"
+    assert f"content-length: {len(body)}".encode() in head.lower()
+    assert upgraded.startswith(b"HTTP/1.1 200 ")  # answered as a plain request
+    said = (data / "scorer.log").read_text("utf-8").splitlines()[-2:]
+    assert said == [
+        "注意:       收到一个不是 HTTP 请求的连接：已回复“请求的格式不对”并关闭（若不断出现，"
+        "请查看是哪台设备在连接记分台）",
+        "注意:       收到一个记分台不支持的协议升级请求（例如 WebSocket）：已按普通请求处理"]
+    assert all(chinese(line, "HTTP", "WebSocket") for line in said)

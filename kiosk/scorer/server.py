@@ -3,7 +3,9 @@ behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
+import logging
 import ssl
+from collections.abc import Callable
 from types import FrameType
 
 import uvicorn
@@ -37,16 +39,51 @@ class ScorerServer(uvicorn.Server):
         self.should_exit = True
 
 
-def server_for(app: Starlette, host: str, port: int,
-               context: ssl.SSLContext | None = None) -> ScorerServer:
+def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | None = None,
+               lang: str = DEFAULT_LANG) -> ScorerServer:
     """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
-    benchmark's comparison only)."""
+    benchmark's comparison only). What uvicorn itself says (a request that is no HTTP) is in
+    `lang`."""
     files = raise_file_limit()
     return_large_blocks()
     gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
+    t = translator(lang)
+    log = logging.getLogger("uvicorn.error")
+    for before in [f for f in log.filters if isinstance(f, UvicornWords)]:
+        log.removeFilter(before)  # (one scorer a process: the last one's language)
+    log.addFilter(UvicornWords(t))
     return ScorerServer(uvicorn.Config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
-        http=guarded(gate, context), loop="asyncio", timeout_keep_alive=15, backlog=1024))
+        http=guarded(gate, context, t("web.http.400")), loop="asyncio", timeout_keep_alive=15,
+        backlog=1024))
+
+
+UVICORN_KEYS = {"Invalid HTTP request received.": "terminal.scorer.not_http",
+                "Unsupported upgrade request.": "terminal.scorer.upgrade"}
+
+
+class UvicornWords(logging.Filter):
+    """uvicorn's warnings that a technician meets in the scorer's terminal, in the scorer's
+    words (its messages, as uvicorn 0.54 writes them, and their catalog keys); any other line
+    stays as uvicorn wrote it. Its advice to install a WebSocket library after an upgrade
+    request is left out: the scorer speaks no WebSocket, by design (the hall page uses SSE)."""
+
+    LEFT_OUT = "No supported WebSocket library detected."
+
+    def __init__(self, t: Callable[..., str]) -> None:
+        super().__init__()
+        self.t = t
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not isinstance(record.msg, str):
+            return True
+        if record.msg.startswith(self.LEFT_OUT):
+            return False
+        key = UVICORN_KEYS.get(record.msg)
+        if key is not None:  # (uvicorn's formatter heads the line with the level's name)
+            record.msg, record.args = self.t(key), ()
+            record.levelname = self.t("terminal.scorer.warning")
+        return True
 
 
 def serve(director: Director, host: str, port: int, mdns: bool = True,
@@ -60,7 +97,8 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     # true while the scorer runs (scorer/advertise.py).
     advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
                             secure=secure)
-    server = server_for(create_app(director, lambda: advertiser.url), host, port, context)
+    server = server_for(create_app(director, lambda: advertiser.url), host, port, context,
+                        lang)
     advertiser.start()
     try:
         t = translator(lang)

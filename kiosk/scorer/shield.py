@@ -19,7 +19,7 @@ from asyncio import sslproto
 from collections import Counter
 from typing import Any
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 PER_SOURCE = 64  # open connections from one address (a browser opens about 6)
 HANDSHAKE_TIMEOUT = 10.0  # seconds for a TLS handshake
@@ -50,7 +50,23 @@ class Gate:
 
 
 class GuardedHttp(HttpToolsProtocol):
-    """uvicorn's HTTP protocol with a deadline and a size cap on each request head."""
+    """uvicorn's HTTP protocol with a deadline and a size cap on each request head, and its
+    answer to bytes that are no HTTP request in the scorer's words."""
+
+    not_http = "请求的格式不对。"  # (`guarded` sets the scorer's language's web.http.400)
+
+    def send_400_response(self, msg: str) -> None:
+        # uvicorn's own answer is its English `msg` ("Invalid HTTP request received."), sent
+        # before any request (and its Accept-Language) could be read: the same plain-text
+        # answer, in the words of the scorer's language.
+        body = self.not_http.encode()
+        head = [STATUS_LINE[400]]
+        for name, value in self.server_state.default_headers:
+            head += [name, b": ", value, b"\r\n"]
+        head += [b"content-type: text/plain; charset=utf-8\r\n",
+                 b"content-length: %d\r\n" % len(body), b"connection: close\r\n", b"\r\n"]
+        self.transport.write(b"".join(head) + body)
+        self.transport.close()
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -99,8 +115,10 @@ class _SmallBufferTLS(sslproto.SSLProtocol):
     max_size = 16 * 1024  # bytes read from the socket at once (a TLS record)
 
 
-def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol]:
-    """The protocol class uvicorn should make for each connection (`Config(http=…)`)."""
+def guarded(gate: Gate, context: ssl.SSLContext | None,
+            not_http: str = GuardedHttp.not_http) -> type[asyncio.Protocol]:
+    """The protocol class uvicorn should make for each connection (`Config(http=…)`);
+    `not_http` answers bytes that are no HTTP request."""
 
     class GuardedConnection(asyncio.Protocol):
         def __init__(self, config: Any, server_state: Any, app_state: Any,
@@ -108,6 +126,7 @@ def guarded(gate: Gate, context: ssl.SSLContext | None) -> type[asyncio.Protocol
             self.loop = _loop or asyncio.get_event_loop()
             self.http = GuardedHttp(config=config, server_state=server_state,
                                     app_state=app_state, _loop=self.loop)
+            self.http.not_http = not_http
             self.source: str | None = None
             self.started = False
             self.early: list[bytes] = []  # decrypted before the handshake's waiter woke us
