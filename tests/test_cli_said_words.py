@@ -104,7 +104,7 @@ def test_a_pin_map_that_cannot_be_used_is_said_in_chinese(tmp_path, old, new, sa
     assert no_developer_words(done.stderr.replace('"12"', ""))
 
 
-@pytest.mark.parametrize("where, reason", [("missing.toml", "文件不存在"),
+@pytest.mark.parametrize("where, reason", [("missing.toml", "没有这个文件或目录"),
                                            (".", "这是一个目录，不是文件"),
                                            ("latin1.toml", "不是 UTF-8 编码的文本")])
 @pytest.mark.parametrize("option, what", [("--pinmap", "引脚表"), ("--boot-config", "启动配置")])
@@ -276,3 +276,53 @@ def test_a_request_that_is_no_http_is_answered_and_logged_in_chinese(tmp_path):
         "请查看是哪台设备在连接记分台）",
         "注意:       收到一个记分台不支持的协议升级请求（例如 WebSocket）：已按普通请求处理"]
     assert all(chinese(line, "HTTP", "WebSocket") for line in said)
+
+
+# -- the sweep: files and values a person gets wrong ------------------------------------------
+
+def test_a_record_file_that_cannot_be_read_says_why_in_chinese(tmp_path):
+    done = run("replay", str(tmp_path / "none.json"))
+    assert done.returncode == 2
+    assert done.stderr == (f"kiosk replay：比赛记录：无法读取{tmp_path}/none.json："
+                           "没有这个文件或目录\n")
+    folder = run("replay", str(tmp_path))
+    assert folder.stderr == f"kiosk replay：比赛记录：无法读取{tmp_path}：这是一个目录，不是文件\n"
+
+
+@pytest.mark.parametrize("command", [("scorer",), ("scorer", "admin", "list-teams")])
+def test_a_scorer_data_directory_that_cannot_be_made_is_said_not_a_traceback(tmp_path,
+                                                                            command):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    for data, reason in ((blocked, "这里已有一个同名的文件"),
+                         (blocked / "below", "路径中有一段不是目录")):
+        done = run(*command, "--data", str(data))
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"kiosk scorer：无法在 {data} 存放记分台的数据：{reason}\n"
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    data = tmp_path_factory.mktemp("scorer")
+    made = run("scorer", "admin", "--data", str(data), "event", "--name", "演示赛",
+               "--ruleset", "xiamen-2015")
+    assert made.returncode == 0, made.stderr
+    return data
+
+
+@pytest.mark.parametrize("action, said", [
+    (("teams", "{tmp}/none.csv", "--yes"), "teams：{tmp}/none.csv：没有这个文件或目录"),
+    (("backup", "--to", "{tmp}/junk.sqlite/backups"), "backup：{tmp}/junk.sqlite/backups："),
+    (("export", "--out", "{tmp}/none/results.csv"), "export：{tmp}/none/results.csv：没有这个文件"),
+    (("import", "--table", "1", "--journal", "{tmp}/junk.sqlite"),
+     "import：日志 junk.sqlite 已损坏"),
+    (("clock", "extend"), "clock：请填写“分钟”。"),
+])
+def test_the_head_referees_commands_say_a_bad_file_or_value_in_chinese(hall, tmp_path, action,
+                                                                     said):
+    (tmp_path / "junk.sqlite").write_bytes(b"this is not a journal" * 100)
+    action = tuple(word.format(tmp=tmp_path) for word in action)
+    done = run("scorer", "admin", "--data", str(hall), *action)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"kiosk scorer admin {said.format(tmp=tmp_path)}"), done.stderr
+    assert no_developer_words(done.stderr) and "admin." not in done.stderr

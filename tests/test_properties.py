@@ -161,5 +161,5 @@ def test_the_command_never_shows_a_traceback(raw, where, value):
     assert done.returncode in (0, 2)
     assert "Traceback" not in done.stderr
     if done.returncode == 2:
-        assert done.stderr.startswith("kiosk replay: ")
+        assert done.stderr.startswith("kiosk replay：")
     jsonl(done.stdout)  # every printed line is JSON

@@ -49,7 +49,7 @@ def test_shuangsheng_deal_of_255_card_points_is_refused():
     done = replay(record)
     assert done.returncode == 2
     assert len(jsonl(done.stdout)) == 15
-    assert done.stderr.strip() == ("kiosk replay: 第16副，得分：255不是有效的牌分；"
+    assert done.stderr.strip() == ("kiosk replay：第16副，得分：255不是有效的牌分；"
                                    "请填0到200之间5的倍数")
 
 
@@ -65,7 +65,7 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
             {"code": "exposed-card", "seat": "Q"}]}, {"points": 10}]})
     assert done.returncode == 2
     assert [line["hand"] for line in jsonl(done.stdout)] == [1, 2]
-    assert done.stderr.strip() == ("kiosk replay: 第3副，第1条违例的座位：'Q'不是座位；"
+    assert done.stderr.strip() == ("kiosk replay：第3副，第1条违例的座位：'Q'不是座位；"
                                    "请填N（北）、E（东）、S（南）或W（西）")
     assert "Traceback" not in done.stderr
 
@@ -118,7 +118,7 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
 def test_bad_records_are_refused_with_a_clear_message(record, chinese, english):
     done = replay(record)  # 简体中文 by default
     assert done.returncode == 2
-    assert done.stderr.startswith(f"kiosk replay: {chinese}"), done.stderr
+    assert done.stderr.startswith(f"kiosk replay：{chinese}"), done.stderr
     assert "Traceback" not in done.stderr
     done = replay(record, "--lang", "en")
     assert done.stderr.startswith(f"kiosk replay: {english}"), done.stderr
@@ -131,14 +131,17 @@ def test_bad_records_are_refused_with_a_clear_message(record, chinese, english):
 def test_unreadable_input(text, message):
     done = kiosk("replay", "-", stdin=text)
     assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.strip() == f"kiosk replay: {message}"
+    assert done.stderr.strip() == f"kiosk replay：{message}"
 
 
 def test_missing_file():
     done = kiosk("replay", "/nonexistent/record.json", "--lang", "en")
     assert done.returncode == 2
     assert done.stderr.strip() == ("kiosk replay: the record: cannot read "
-                                   "/nonexistent/record.json: No such file or directory")
+                                   "/nonexistent/record.json: there is no such file or directory")
+    chinese = kiosk("replay", "/nonexistent/record.json")
+    assert chinese.stderr == ("kiosk replay：比赛记录：无法读取/nonexistent/record.json："
+                              "没有这个文件或目录\n")
 
 
 def test_time_up_between_hands_marks_the_last_line():
@@ -221,4 +224,4 @@ def test_score_sheet_shows_where_replay_stopped():
 def test_odd_input_is_a_clear_error_in_every_format(text, form):
     done = kiosk("replay", "-", "--format", form, stdin=text)
     assert done.returncode == 2, done.stderr
-    assert done.stderr.startswith("kiosk replay: ") and "Traceback" not in done.stderr
+    assert done.stderr.startswith("kiosk replay：") and "Traceback" not in done.stderr

@@ -100,7 +100,7 @@ def test_the_refusal_names_the_seat_and_the_side_in_the_rulesets_words():
     done = kiosk("replay", "-", stdin=json.dumps(record))
     assert done.returncode == 2
     assert done.stderr.strip() == (
-        "kiosk replay: 第2副，第1条违例的座位：西不能被判“底牌少抓，庄家多牌”：这项违例只有"
+        "kiosk replay：第2副，第1条违例的座位：西不能被判“底牌少抓，庄家多牌”：这项违例只有"
         "庄家方（北、南）会犯")
     english = kiosk("replay", "-", "--lang", "en", stdin=json.dumps(record))
     assert english.stderr.strip() == (
@@ -128,7 +128,7 @@ def test_a_per_card_penalty_without_cards_is_refused_in_replay():
         {"points": 50, "penalties": [{"code": "failed-throw", "seat": "E"}]}]}
     done = kiosk("replay", "-", stdin=json.dumps(record))
     assert done.returncode == 2
-    assert done.stderr.strip() == ("kiosk replay: 第1副，第1条违例的张数：“甩牌失败”按张罚分："
+    assert done.stderr.strip() == ("kiosk replay：第1副，第1条违例的张数：“甩牌失败”按张罚分："
                                    "请填张数（1到33）")
 
 
@@ -232,7 +232,7 @@ def test_a_redeal_by_the_dealer_side_is_refused(rulesets):
     done = kiosk("replay", "-", stdin=json.dumps({
         "ruleset": "standard-80fen", "first_dealer": "N", "hands": [
             {"redeal": True, "called_by": "N"}]}))
-    assert done.stderr.startswith("kiosk replay: 第1副，革命提出者：北不能提出革命：只有抢分方"
+    assert done.stderr.startswith("kiosk replay：第1副，革命提出者：北不能提出革命：只有抢分方"
                                   "（东、西）可以。抢分方中有一人手中牌分不超过15分")
 
 

@@ -21,14 +21,15 @@ class CommandError(Exception):
 
 
 def file_reason(error: BaseException) -> Any:
-    """Why a file cannot be read, as catalog words (`terminal.file.*`), never the system's
-    English (``[Errno 2] No such file or directory``)."""
+    """Why a file cannot be read or written, as catalog words (`terminal.file.*`), never the
+    system's English (``[Errno 2] No such file or directory``)."""
     import errno
 
     from ..rules.errors import words
 
     reasons = {errno.ENOENT: "missing", errno.EACCES: "denied", errno.EPERM: "denied",
-               errno.EISDIR: "directory", errno.ENOTDIR: "missing", errno.EIO: "damaged"}
+               errno.EISDIR: "directory", errno.ENOTDIR: "not_directory", errno.EIO: "damaged",
+               errno.ENOSPC: "full", errno.EROFS: "read_only", errno.EEXIST: "exists"}
     if isinstance(error, UnicodeDecodeError):
         return words("terminal.file.not_utf8")
     return words(f"terminal.file.{reasons.get(getattr(error, 'errno', None), 'other')}")

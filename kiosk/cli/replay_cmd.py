@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..i18n import explain
+from ..i18n import explain, translator
 from .words import about, say
 
 
@@ -32,9 +32,10 @@ def read_record(name: str) -> Any:
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        from .errors import file_reason
+
         raise RecordError("record", "", f"cannot read {name}: {exc}").explained(
-            "replay.cannot_read", name=name, reason=reason) from None
+            "replay.cannot_read", name=name, reason=file_reason(exc)) from None
     try:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, a number too long, nesting
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         rulesets = load_rulesets(args)
         record = read_record(args.file)
     except RulesError as exc:
-        print(f"kiosk replay: {explain(exc, args.lang)}", file=sys.stderr)
+        print(failed(exc, args.lang), file=sys.stderr)
         return EXIT_USAGE
     lines: list[dict[str, Any]] = []
     error: RecordError | None = None
@@ -72,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
         print(score_sheet(record, ruleset, lines, args.lang,
                           explain(error, args.lang) if error else None), end="")
     if error is not None:
-        print(f"kiosk replay: {explain(error, args.lang)}", file=sys.stderr)
+        print(failed(error, args.lang), file=sys.stderr)
         return EXIT_USAGE
     return 0
+
+
+def failed(error: Exception, lang: str) -> str:
+    """`kiosk replay：…`, as every command says what stopped it."""
+    return translator(lang)("terminal.failed", command="replay", message=explain(error, lang))

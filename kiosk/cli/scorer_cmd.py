@@ -183,9 +183,15 @@ def _who() -> str:
 def _director(args: argparse.Namespace) -> Any:
     from ..scorer.director import Director
     from ..scorer.store import Store
+    from .errors import CommandError, file_reason
     from .main import load_rulesets
 
-    director = Director(Store(Path(args.data) / STORE_NAME), load_rulesets(args))
+    try:
+        store = Store(Path(args.data) / STORE_NAME)
+    except OSError as exc:  # no such place, not allowed there, a file in the way
+        raise CommandError(f"{args.data}: {exc}").explained(
+            "terminal.scorer.no_store", path=args.data, reason=file_reason(exc)) from None
+    director = Director(store, load_rulesets(args))
     from ..scorer.fleet import guard_round_start
 
     guard_round_start(director, args.data)  # no round while the hall's clocks disagree
@@ -193,11 +199,13 @@ def _director(args: argparse.Namespace) -> Any:
 
 
 def run_admin(args: argparse.Namespace, run: Run) -> int:
-    from ..i18n import explain
+    from ..i18n import explain, render
     from ..scorer.access import AccessError
     from ..scorer.director import AdminError, NeedsConfirmation
     from ..scorer.roster import RosterError
     from ..scorer.templating import words
+    from ..table.journal import JournalError
+    from .errors import file_reason
     from .main import EXIT_USAGE
 
     t = words(args.lang)
@@ -210,14 +218,14 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     except NeedsConfirmation as exc:
         print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_CONFIRM
-    except (AdminError, RosterError, AccessError) as exc:
+    except (AdminError, RosterError, AccessError, JournalError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
                 message=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_USAGE
-    except OSError as exc:
-        print(t("admin.cli.error", action=args.admin_command,
-                message=f"{exc.filename or ''} {exc.strerror or exc}".strip()),
-              file=sys.stderr)
+    except OSError as exc:  # a file given (teams, --journal, --to, --out) is not usable
+        print(t("admin.cli.error", action=args.admin_command, message=render(
+            "terminal.file.problem", {"path": exc.filename or "", "reason": file_reason(exc)},
+            args.lang)), file=sys.stderr)
         return EXIT_USAGE
     finally:
         director.store.close()
@@ -325,9 +333,10 @@ def _clock(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
         d.resume_clock(by=_who())
     elif a.action == "extend":
         if a.minutes is None:
+            from ..rules.errors import words
             from ..scorer.director import refuse
 
-            raise refuse("admin.error.required", field="admin.label.extend_minutes")
+            raise refuse("admin.error.required", field=words("admin.label.extend_minutes"))
         d.extend_clock(a.minutes, by=_who())
         return t("admin.note.clock_extend", minutes=f"{a.minutes:g}")
     elif a.action == "stop":
