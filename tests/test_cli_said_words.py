@@ -15,6 +15,7 @@ import pytest
 from kiosk.hw.pinmap import default_pinmap_text
 from kiosk.table.journal import Journal, table_path
 
+from .helpers import free_port
 from .test_cli_run_words import chinese
 from .test_cli_words import english_left, parsers, run, typed_words, unwrapped, words_of
 
@@ -326,3 +327,88 @@ def test_the_head_referees_commands_say_a_bad_file_or_value_in_chinese(hall, tmp
     assert done.returncode == 2
     assert done.stderr.startswith(f"kiosk scorer admin {said.format(tmp=tmp_path)}"), done.stderr
     assert no_developer_words(done.stderr) and "admin." not in done.stderr
+
+
+# -- the fleet's commands ----------------------------------------------------------------------
+
+def test_the_first_boot_says_what_it_did_in_chinese(tmp_path):
+    from .test_fleet_boot import CARD
+
+    boot = tmp_path / "boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "kiosk.toml").write_text(CARD.replace("{key}", "ab" * 32))
+    (tmp_path / "etc").mkdir()
+    (tmp_path / "etc/hosts").write_text("127.0.0.1\tlocalhost\n")
+    done = run("fleet", "firstboot", "--root", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == ("kiosk.toml：第 7 桌，记分台 http://192.168.8.2:8080：设置已写入 "
+                        "/etc/kiosk/kiosk.env，启动分区上的 kiosk.toml 已删除")
+    assert "已应用 /etc/hostname" in lines
+    assert all(chinese(line, "http") for line in lines)
+    (boot / "kiosk.toml").write_text('table = "x"\n')
+    refused = run("fleet", "firstboot", "--root", str(tmp_path))
+    assert refused.returncode == 2 and refused.stderr.startswith("kiosk fleet firstboot：")
+
+
+def test_a_pending_pairing_that_fails_says_why_and_that_it_waits(tmp_path):
+    (tmp_path / "pair-code").write_text("123456\n")
+    down = f"https://127.0.0.1:{free_port()}"
+    done = run("fleet", "pair-pending", "--data", str(tmp_path), "--table", "3",
+               "--scorer", down)
+    assert done.returncode == 0  # the kiosk starts anyway, offline
+    assert done.stderr == (f"kiosk fleet pair-pending：第 3 桌未能配对：记分台 {down} 没有应答。"
+                           "请检查记分台的地址是否正确，以及记分台是否正在运行，然后再试"
+                           "（配对码保留，平板下次启动时再试）\n")
+
+
+def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
+    pruned = run("fleet", "prune-backups", "--dir", str(tmp_path))
+    assert pruned.stdout == f"已从 {tmp_path} 删除 0 份旧备份\n"
+    keys = run("fleet", "keygen", "--out", str(tmp_path / "keys"))
+    assert keys.stdout.splitlines() == [
+        f"{tmp_path}/keys/update-key.pem：私钥（妥善保管，绝不放到平板上）",
+        f"{tmp_path}/keys/update-key.pub：公钥（交给 provision-kiosk.sh --update-key，"
+        "或放进系统镜像）"]
+    junk = tmp_path / "junk.bundle"
+    junk.write_bytes(b"not a bundle" * 100)
+    pub, pem = tmp_path / "keys/update-key.pub", tmp_path / "keys/update-key.pem"
+    damaged = "拒绝更新包：文件损坏或不完整（{}）。请重新获取或复制。"
+    for args, said in [
+        (("prune-backups", "--dir", f"{tmp_path}/none"), f"{tmp_path}/none：没有这个文件或目录"),
+        (("keygen", "--out", f"{junk}/keys"), f"{junk}/keys：路径中有一段不是目录"),
+        (("bundle", "--version", "1.0", "--wheel", f"{tmp_path}/none.whl", "--wheelhouse",
+          str(tmp_path), "--key", str(pem), "--out", f"{tmp_path}/b.bundle"),
+         f"{tmp_path}/none.whl：没有这个文件或目录"),
+        (("bundle", "--version", "1.0", "--wheel", str(junk), "--wheelhouse", str(tmp_path),
+          "--key", str(pub), "--out", f"{tmp_path}/b.bundle"),
+         "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 私钥）。"),
+        (("publish", "--data", f"{tmp_path}/scorer", f"{tmp_path}/none.bundle"),
+         f"{tmp_path}/none.bundle：没有这个文件或目录"),
+        (("publish", "--data", f"{tmp_path}/scorer", str(junk)),
+         damaged.format("不是 kiosk fleet bundle 制作的更新包")),
+        (("publish", "--data", f"{tmp_path}/scorer", "--key", str(pub), str(junk)),
+         damaged.format("不是完整的 tar 归档")),
+        (("publish", "--data", f"{tmp_path}/scorer", "--key", str(pem), str(junk)),
+         "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 公钥）。"),
+        (("update", "--data", str(tmp_path), "--key", f"{tmp_path}/none.pub", "--bundle",
+          str(junk)), f"{tmp_path}/none.pub：没有这个文件或目录"),
+    ]:
+        done = run("fleet", *args)
+        assert (done.returncode, done.stderr) == (2, f"kiosk fleet：{said}\n"), args
+
+
+def test_an_update_that_cannot_be_had_says_why_in_chinese(tmp_path):
+    keys = run("fleet", "keygen", "--out", str(tmp_path / "keys"))
+    assert keys.returncode == 0
+    junk = tmp_path / "junk.bundle"
+    junk.write_bytes(b"not a bundle" * 100)
+    update = ("fleet", "update", "--data", str(tmp_path), "--app-dir", str(tmp_path / "app"),
+              "--key", str(tmp_path / "keys/update-key.pub"), "--table", "1")
+    offline = run(*update, "--scorer", f"https://127.0.0.1:{free_port()}")
+    assert (offline.returncode, offline.stdout) == (0, "现在无法从记分台获取更新：记分台没有应答。"
+                                                       "下次再试\n")
+    refused = run(*update, "--bundle", str(junk))
+    assert refused.returncode == 1
+    assert refused.stdout == ("拒绝安装版本 ?：拒绝更新包：文件损坏或不完整（不是完整的 tar "
+                              "归档）。请重新获取或复制。\n")

@@ -136,7 +136,7 @@ def test_the_next_boot_applies_the_settings_again(card):
     (card / "etc/hostname").unlink()  # the overlay root forgot it at reboot
     again = firstboot(card)
     assert again.returncode == 0, again.stderr
-    assert "applied /etc/hostname" in again.stdout
+    assert "已应用 /etc/hostname" in again.stdout
     assert (card / "etc/hostname").read_text() == "table-07\n"
     assert firstboot(card).stdout == ""  # nothing to do
 
@@ -183,7 +183,7 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
     assert kiosk(*pending, "--scorer", "http://127.0.0.1:9").returncode == 0  # no code: nothing
     code_file.write_text("999999\n")
     offline = kiosk(*pending, "--scorer", "http://127.0.0.1:9")  # nobody listens on port 9
-    assert offline.returncode == 0 and "not paired yet" in offline.stderr
+    assert offline.returncode == 0 and "配对码保留，平板下次启动时再试" in offline.stderr
     assert code_file.exists()  # kept for the next start
     with ScorerProcess(tmp_path / "scorer") as scorer:
         kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",

@@ -131,7 +131,7 @@ def test_a_good_bundle_from_the_scorer_installs_and_runs_its_version(fleet):
         published = kiosk("fleet", "publish", "--data", str(scorer.data), "--key",
                           str(tmp / "update-key.pub"), str(bundle_of(tmp, private, "2.0")))
         assert published.returncode == 0, published.stderr
-        assert "serving version 2.0" in published.stdout
+        assert published.stdout == "记分台现在向各平板提供版本 2.0\n"
         # The kiosk reaches the scorer with the certificate it pinned when it paired.
         certificate = ssl.get_server_certificate(("127.0.0.1", scorer.port))
         with httpx.Client(verify=pinned_context(certificate)) as client:

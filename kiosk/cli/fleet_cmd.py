@@ -37,6 +37,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     pair.add_argument("--table", required=True, type=int, metavar="N",
                       help=say("cli.table_number"))
     pair.add_argument("--scorer", default="auto", metavar="URL", help=say("cli.pair.scorer"))
+    add_lang(pair)
     pair.set_defaults(run=run_pair_pending)
 
     prune = sub.add_parser("prune-backups", **about("cli.fleet.prune_backups"))
@@ -44,11 +45,13 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                        help=say("cli.fleet.prune_backups.dir"))
     prune.add_argument("--keep", type=int, default=24, metavar="N",
                        help=say("cli.fleet.prune_backups.keep"))
+    add_lang(prune)
     prune.set_defaults(run=run_prune)
 
     keygen = sub.add_parser("keygen", **about("cli.fleet.keygen"))
     keygen.add_argument("--out", required=True, metavar="DIR",
                         help=say("cli.fleet.keygen.out"))
+    add_lang(keygen)
     keygen.set_defaults(run=run_keygen)
 
     bundle = sub.add_parser("bundle", **about("cli.fleet.bundle"))
@@ -63,12 +66,14 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     bundle.add_argument("--extra", choices=("table", "scorer"), default="table",
                         help=say("cli.fleet.bundle.extra"))
     bundle.add_argument("--out", required=True, metavar="FILE", help=say("cli.fleet.bundle.out"))
+    add_lang(bundle)
     bundle.set_defaults(run=run_bundle)
 
     publish = sub.add_parser("publish", **about("cli.fleet.publish"))
     publish.add_argument("--data", required=True, metavar="DIR", help=say("cli.fleet.publish.data"))
     publish.add_argument("--key", metavar="FILE", help=say("cli.fleet.publish.key"))
     publish.add_argument("bundle", metavar="FILE", help=say("cli.fleet.publish.bundle"))
+    add_lang(publish)
     publish.set_defaults(run=run_publish)
 
     update = sub.add_parser("update", **about("cli.fleet.update"))
@@ -90,12 +95,15 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                         help=say("cli.fleet.update.ready_timeout"))
     update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
                         help=say("cli.fleet.update.idle_after"))
+    add_lang(update)
     update.set_defaults(run=run_update)
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
     from ..fleet.identity import IdentityError, Paths, apply, consume
+    from ..i18n import translator
 
+    t = translator(args.lang)
     paths = Paths(root=Path(args.root))
     try:
         owner = pwd.getpwnam(args.user)
@@ -107,15 +115,16 @@ def run_firstboot(args: argparse.Namespace) -> int:
     except IdentityError as exc:  # in the technician's words (systemctl status shows it)
         from ..i18n import explain
 
-        print(f"kiosk fleet firstboot: {explain(exc, args.lang)}", file=sys.stderr)
+        print(t("terminal.failed", command="fleet firstboot", message=explain(exc, args.lang)),
+              file=sys.stderr)
         return 2
     if identity is not None:
-        print(f"kiosk.toml: table {identity.table}, scorer {identity.scorer}: settings written "
-              f"to {paths.settings_dir}/kiosk.env, kiosk.toml removed from the boot partition")
+        print(t("terminal.fleet.identity", table=identity.table, scorer=identity.scorer,
+                path=f"{paths.settings_dir}/kiosk.env"))
     for path in apply(paths):
-        print(f"applied {path}")
+        print(t("terminal.fleet.applied", path=path))
         if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
-            print("the kernel command line changed: rebooting once to use it")
+            print(t("terminal.fleet.reboot"))
             (paths.at("/run") / "kiosk-reboot-needed").touch()
     return 0
 
@@ -127,18 +136,25 @@ def run_pair_pending(args: argparse.Namespace) -> int:
     if not code_file.exists():
         return 0
     code = code_file.read_text(encoding="utf-8").strip()
+    from ..i18n import explain, render, translator
     from ..sync.join import join
     from ..sync.link import LinkError
+    from .errors import file_reason
     from .main import load_rulesets
+    from .table_cmd import not_paired
 
+    t = translator(args.lang)
     try:
         join(args.data, args.table, args.scorer, code, load_rulesets(args))
     except (LinkError, OSError) as exc:
-        print(f"kiosk fleet pair-pending: not paired yet ({exc}); trying again at the next "
-              "start", file=sys.stderr)
+        reason = (explain(not_paired(exc, args.table), args.lang) if isinstance(exc, LinkError)
+                  else render("terminal.file.problem", {"path": exc.filename or args.data,
+                                                        "reason": file_reason(exc)}, args.lang))
+        print(t("terminal.failed", command="fleet pair-pending",
+                message=t("terminal.fleet.pair_later", reason=reason)), file=sys.stderr)
         return 0
     code_file.unlink()
-    print(f"table {args.table} paired with the scorer")
+    print(t("terminal.fleet.paired", table=args.table))
     return 0
 
 
@@ -147,8 +163,11 @@ def run_prune(args: argparse.Namespace) -> int:
 
     if args.keep < 1:
         raise FleetError("--keep must be at least 1").explained("fleet.backups.keep")
-    removed = prune(args.dir, args.keep)
-    print(f"{len(removed)} old backups removed from {args.dir}")
+    try:
+        removed = prune(args.dir, args.keep)
+    except OSError as exc:
+        raise unusable(exc, args.dir) from None
+    print(say_in(args.lang, "terminal.fleet.pruned", n=len(removed), path=args.dir))
     return 0
 
 
@@ -156,7 +175,10 @@ def run_keygen(args: argparse.Namespace) -> int:
     from ..update.bundle import new_key
 
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise unusable(exc, args.out) from None
     private, public = new_key()
     if (out / "update-key.pem").exists():
         raise FleetError(f"{out}/update-key.pem exists: keep it, or move it away first"
@@ -165,8 +187,8 @@ def run_keygen(args: argparse.Namespace) -> int:
     with os.fdopen(fd, "wb") as handle:
         handle.write(private)
     (out / "update-key.pub").write_bytes(public)
-    print(f"{out}/update-key.pem: the private key (keep it safe, never on a kiosk)")
-    print(f"{out}/update-key.pub: the public key (provision-kiosk.sh --update-key, the image)")
+    print(say_in(args.lang, "terminal.fleet.private_key", path=f"{out}/update-key.pem"))
+    print(say_in(args.lang, "terminal.fleet.public_key", path=f"{out}/update-key.pub"))
     return 0
 
 
@@ -176,24 +198,35 @@ def run_bundle(args: argparse.Namespace) -> int:
     try:
         manifest = build(Path(args.out), args.version, Path(args.wheel), Path(args.wheelhouse),
                          Path(args.constraints), Path(args.key).read_bytes(), args.extra)
-    except (BundleError, OSError, ValueError) as exc:
-        raise FleetError(str(exc)).explained(
-            getattr(exc, "key", None) or "fleet.update.cannot_build", detail=str(exc)) from None
-    print(f"{args.out}: version {manifest.version}, {len(manifest.files) - 1} wheels, signed")
+    except OSError as exc:
+        raise unusable(exc, args.out) from None
+    except BundleError as exc:
+        raise FleetError(str(exc)).explained(exc.key or "fleet.update.cannot_build",
+                                             **exc.params) from None
+    print(say_in(args.lang, "terminal.fleet.bundled", path=args.out, version=manifest.version,
+                 n=len(manifest.files) - 1))
     return 0
 
 
 def run_publish(args: argparse.Namespace) -> int:
+    import tarfile
+
+    from ..rules.errors import words
     from ..scorer.updates import publish
     from ..update.bundle import BundleError
 
-    key = Path(args.key).read_bytes() if args.key else None
     try:
+        key = Path(args.key).read_bytes() if args.key else None
         offer = publish(args.data, Path(args.bundle), key)
-    except (BundleError, OSError, ValueError) as exc:
+    except OSError as exc:
+        raise unusable(exc, args.bundle) from None
+    except (tarfile.TarError, ValueError, KeyError) as exc:  # read without --key: no bundle
         raise FleetError(str(exc)).explained(
-            getattr(exc, "key", None) or "fleet.update.damaged", detail=str(exc)) from None
-    print(f"serving version {offer['version']} to the kiosks")
+            "fleet.update.damaged", detail=words("terminal.fleet.not_a_bundle")) from None
+    except BundleError as exc:
+        raise FleetError(str(exc)).explained(exc.key or "fleet.update.damaged",
+                                             **exc.params) from None
+    print(say_in(args.lang, "terminal.fleet.serving", version=offer["version"]))
     return 0
 
 
@@ -201,6 +234,7 @@ def run_update(args: argparse.Namespace) -> int:
     """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
     import httpx
 
+    from ..i18n import explain, translator
     from ..update.apply import (
         SystemdService,
         Updater,
@@ -211,9 +245,14 @@ def run_update(args: argparse.Namespace) -> int:
     )
     from ..update.bundle import BundleError
 
+    t = translator(args.lang)
     app_dir = Path(args.app_dir)
-    updater = Updater(app_dir, Path(args.key).read_bytes(), SystemdService(args.unit),
-                      args.ready_timeout, python_for_venvs())
+    try:
+        key = Path(args.key).read_bytes()
+    except OSError as exc:
+        raise unusable(exc, args.key) from None
+    updater = Updater(app_dir, key, SystemdService(args.unit), args.ready_timeout,
+                      python_for_venvs())
     bundle = Path(args.bundle) if args.bundle else None
     if bundle is None:
         scorer = args.scorer or os.environ.get("KIOSK_SCORER")
@@ -224,12 +263,44 @@ def run_update(args: argparse.Namespace) -> int:
                 bundle = download(scorer, app_dir / "downloads", updater.installed_version(),
                                   client)
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
-            print(f"update: the scorer's update cannot be fetched now: {exc}")
+            reason = (explain(exc, args.lang) if isinstance(exc, BundleError)
+                      else t("terminal.update.no_answer") if isinstance(exc, httpx.TransportError)
+                      else t("terminal.update.bad_answer"))
+            print(t("terminal.update.offline", reason=reason))
             return 0
         if bundle is None:
-            print(f"update: version {updater.installed_version() or '?'} is the one served")
+            print(t("terminal.update.served", version=updater.installed_version() or "?"))
             return 0
     data = Path(args.data)
     outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after))
-    print(f"update: {outcome.status} {outcome.version} {outcome.detail}".rstrip())
+    print(outcome_said(outcome, args.lang))
     return 1 if outcome.status in ("failed", "rolled_back", "refused") else 0
+
+
+def outcome_said(outcome: Any, lang: str) -> str:
+    """What an update did, in words; a refusal says why (the bundle's problem, or a version
+    that failed before), a failed install ends with the installer's own last lines."""
+    from ..i18n import explain, translator
+
+    t = translator(lang)
+    if outcome.status == "refused":
+        reason = (explain(outcome.error, lang) if outcome.error is not None
+                  else t("terminal.update.failed_before"))
+        return t("terminal.update.refused", version=outcome.version or "?", reason=reason)
+    return t(f"terminal.update.{outcome.status}", version=outcome.version,
+             detail=outcome.detail)
+
+
+def say_in(lang: str, key: str, **params: Any) -> str:
+    from ..i18n import translator
+
+    return translator(lang)(key, **params)
+
+
+def unusable(error: OSError, path: str) -> FleetError:
+    """A file or folder the command was given that cannot be used, said as path and reason."""
+    from .errors import file_reason
+
+    return FleetError(str(error)).explained("terminal.file.problem",
+                                            path=error.filename or path,
+                                            reason=file_reason(error))

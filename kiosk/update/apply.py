@@ -43,6 +43,7 @@ class Outcome:
     status: str
     version: str = ""
     detail: str = ""
+    error: Exception | None = None  # why a bundle was refused, in catalog words (BundleError)
 
 
 class Service(Protocol):
@@ -133,7 +134,7 @@ class Updater:
         try:
             manifest = verify(bundle, self.public_key)
         except BundleError as exc:
-            return Outcome("refused", "", str(exc))
+            return Outcome("refused", "", str(exc), exc)
         if manifest.version == self.installed_version():
             return Outcome("current", manifest.version)
         if manifest.version in self.bad_versions():

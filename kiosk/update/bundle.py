@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from ..rules import RulesError
+from ..rules.errors import Words, words
 
 MANIFEST, SIGNATURE, CONSTRAINTS = "manifest.json", "manifest.sig", "constraints.txt"
 VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
@@ -39,8 +40,11 @@ class BundleError(RulesError):
     """A bundle is refused: unsigned, badly signed, damaged or malformed."""
 
 
-def _refuse(problem: str, detail: str = "") -> BundleError:
-    return BundleError(f"update bundle: {problem}: {detail}".rstrip(": ")).explained(
+def _refuse(problem: str, detail: str | Words = "") -> BundleError:
+    """The refusal `problem` (`fleet.update.*`); `detail` is what the bundle says (a name, a
+    version) or, in words (`bundle.why.*`), what is wrong with it."""
+    shown = detail.key if isinstance(detail, Words) else detail
+    return BundleError(f"update bundle: {problem}: {shown}".rstrip(": ")).explained(
         f"fleet.update.{problem}", detail=detail)
 
 
@@ -81,9 +85,12 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
     wheels it needs (it may hold `wheel` too). Raises BundleError on a bad version or name."""
     if not VERSION.match(version):
         raise _refuse("bad_version", version)
-    key = serialization.load_pem_private_key(private_key_pem, password=None)
+    try:
+        key = serialization.load_pem_private_key(private_key_pem, password=None)
+    except (ValueError, TypeError):  # not a PEM key, or one with a password
+        raise _refuse("bad_key", words("bundle.why.not_private_key")) from None
     if not isinstance(key, Ed25519PrivateKey):
-        raise _refuse("bad_key", "not an Ed25519 key")
+        raise _refuse("bad_key", words("bundle.why.not_private_key"))
     members = {CONSTRAINTS: constraints, f"wheels/{wheel.name}": wheel}
     for path in sorted(wheelhouse.glob("*.whl")):
         members.setdefault(f"wheels/{path.name}", path)
@@ -106,9 +113,12 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
 
 
 def load_public_key(pem: bytes) -> Ed25519PublicKey:
-    key = serialization.load_pem_public_key(pem)
+    try:
+        key = serialization.load_pem_public_key(pem)
+    except ValueError:  # not a PEM public key (the private one, given by mistake)
+        raise _refuse("bad_key", words("bundle.why.not_public_key")) from None
     if not isinstance(key, Ed25519PublicKey):
-        raise _refuse("bad_key", "not an Ed25519 public key")
+        raise _refuse("bad_key", words("bundle.why.not_public_key"))
     return key
 
 
@@ -117,7 +127,7 @@ def verify(path: Path, public_key_pem: bytes) -> Manifest:
     BundleError otherwise (and for anything but plain files with the expected names)."""
     key = load_public_key(public_key_pem)
     if path.stat().st_size > MAX_BUNDLE:
-        raise _refuse("damaged", "too large")
+        raise _refuse("damaged", words("bundle.why.too_large"))
     try:
         with tarfile.open(path, "r:") as tar:
             members = {m.name: m for m in tar.getmembers()}
@@ -128,7 +138,7 @@ def verify(path: Path, public_key_pem: bytes) -> Manifest:
             if SIGNATURE not in members:
                 raise _refuse("unsigned")
             if MANIFEST not in members:
-                raise _refuse("damaged", "no manifest")
+                raise _refuse("damaged", words("bundle.why.no_manifest"))
             body = _read(tar, members[MANIFEST])
             try:
                 key.verify(_read(tar, members[SIGNATURE]), body)
@@ -136,12 +146,14 @@ def verify(path: Path, public_key_pem: bytes) -> Manifest:
                 raise _refuse("bad_signature") from None
             manifest = _parse(body)
             if set(manifest.files) != set(members) - {MANIFEST, SIGNATURE}:
-                raise _refuse("damaged", "files differ from the manifest")
+                raise _refuse("damaged", words("bundle.why.files_differ"))
             for name, digest in manifest.files.items():
                 if hashlib.sha256(_read(tar, members[name])).hexdigest() != digest:
-                    raise _refuse("damaged", name)
-    except (tarfile.TarError, OSError) as exc:
-        raise _refuse("damaged", str(exc)) from None
+                    raise _refuse("damaged", words("bundle.why.hash", name=name))
+    except tarfile.TarError:
+        raise _refuse("damaged", words("bundle.why.not_tar")) from None
+    except OSError:
+        raise _refuse("damaged", words("bundle.why.unreadable")) from None
     return manifest
 
 
@@ -157,11 +169,11 @@ def _parse(body: bytes) -> Manifest:
         raw = json.loads(body)
         manifest = Manifest(str(raw["version"]), str(raw["wheel"]), str(raw["extra"]),
                             {str(k): str(v) for k, v in raw["files"].items()})
-    except (ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise _refuse("damaged", f"manifest: {exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError):
+        raise _refuse("damaged", words("bundle.why.bad_manifest")) from None
     if not VERSION.match(manifest.version) or f"wheels/{manifest.wheel}" not in manifest.files \
             or manifest.extra not in ("table", "scorer"):
-        raise _refuse("damaged", "manifest fields")
+        raise _refuse("damaged", words("bundle.why.bad_manifest"))
     return manifest
 
 
