@@ -412,3 +412,21 @@ def test_an_update_that_cannot_be_had_says_why_in_chinese(tmp_path):
     assert refused.returncode == 1
     assert refused.stdout == ("拒绝安装版本 ?：拒绝更新包：文件损坏或不完整（不是完整的 tar "
                               "归档）。请重新获取或复制。\n")
+
+
+def test_a_scorer_that_cannot_listen_says_why_in_chinese_and_gives_no_address(tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = run("scorer", "--data", str(tmp_path), "--port", str(port), "--no-mdns")
+    assert busy.returncode == 3
+    assert "大厅页面" not in busy.stdout  # no address is given out that does not answer
+    assert busy.stderr.splitlines()[-1] == (
+        f"错误:       记分台无法在 127.0.0.1 的端口 {port} 上监听：端口已被占用（另一个记分台或程序"
+        "正在使用它）。请停止它，或用 --port 换一个端口")
+    unknown = run("scorer", "--data", str(tmp_path), "--host", "nowhere.invalid", "--no-mdns")
+    assert unknown.stderr.splitlines()[-1] == ("错误:       记分台找不到地址 nowhere.invalid："
+                                               "请检查 --host")

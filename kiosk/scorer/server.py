@@ -3,7 +3,9 @@ behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 import ssl
 from collections.abc import Callable
 from types import FrameType
@@ -28,7 +30,15 @@ def public_url(host: str, port: int, secure: bool = True) -> str:
 
 class ScorerServer(uvicorn.Server):
     """uvicorn, ending the hall's event streams as soon as it is asked to stop (they would
-    otherwise be cut off after the graceful-shutdown timeout, with a traceback)."""
+    otherwise be cut off after the graceful-shutdown timeout, with a traceback), and calling
+    `on_started` once it listens (never when its address cannot be had)."""
+
+    on_started: Callable[[], None] | None = None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)  # (uvicorn ends the process when it cannot listen)
+        if self.started and self.on_started is not None:
+            self.on_started()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         self.config.app.state.feed.close()
@@ -51,7 +61,7 @@ def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | N
     log = logging.getLogger("uvicorn.error")
     for before in [f for f in log.filters if isinstance(f, UvicornWords)]:
         log.removeFilter(before)  # (one scorer a process: the last one's language)
-    log.addFilter(UvicornWords(t))
+    log.addFilter(UvicornWords(t, host, port))
     return ScorerServer(uvicorn.Config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
         http=guarded(gate, context, t("web.http.400")), loop="asyncio", timeout_keep_alive=15,
@@ -70,11 +80,15 @@ class UvicornWords(logging.Filter):
 
     LEFT_OUT = "No supported WebSocket library detected."
 
-    def __init__(self, t: Callable[..., str]) -> None:
+    def __init__(self, t: Callable[..., str], host: str, port: int) -> None:
         super().__init__()
-        self.t = t
+        self.t, self.host, self.port = t, host, port
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, OSError):  # the address cannot be listened on: uvicorn stops
+            record.msg, record.args = self.cannot_listen(record.msg), ()
+            record.levelname = self.t("terminal.scorer.error")
+            return True
         if not isinstance(record.msg, str):
             return True
         if record.msg.startswith(self.LEFT_OUT):
@@ -84,6 +98,15 @@ class UvicornWords(logging.Filter):
             record.msg, record.args = self.t(key), ()
             record.levelname = self.t("terminal.scorer.warning")
         return True
+
+    def cannot_listen(self, error: OSError) -> str:
+        if isinstance(error, socket.gaierror):
+            return self.t("terminal.scorer.unknown_host", host=self.host)
+        key = {errno.EADDRINUSE: "terminal.scorer.port_busy",
+               errno.EADDRNOTAVAIL: "terminal.scorer.not_this_machine",
+               errno.EACCES: "terminal.scorer.port_denied"}.get(error.errno or 0,
+                                                                  "terminal.scorer.cannot_listen")
+        return self.t(key, host=self.host, port=self.port)
 
 
 def serve(director: Director, host: str, port: int, mdns: bool = True,
@@ -100,12 +123,13 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     server = server_for(create_app(director, lambda: advertiser.url), host, port, context,
                         lang)
     advertiser.start()
+    t = translator(lang)
+    # Said once it listens: an address it cannot have is said instead (UvicornWords).
+    server.on_started = lambda: print(
+        t("terminal.scorer.hall", url=advertiser.url),
+        t("terminal.scorer.admin", url=f"{advertiser.url}admin"),
+        t("terminal.scorer.certificate", fingerprint=identity.fingerprint), sep="\n", flush=True)
     try:
-        t = translator(lang)
-        print(t("terminal.scorer.hall", url=advertiser.url),
-              t("terminal.scorer.admin", url=f"{advertiser.url}admin"),
-              t("terminal.scorer.certificate", fingerprint=identity.fingerprint),
-              sep="\n", flush=True)
         server.run()
     finally:
         advertiser.stop()
