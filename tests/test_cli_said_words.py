@@ -430,3 +430,17 @@ def test_a_scorer_that_cannot_listen_says_why_in_chinese_and_gives_no_address(tm
     unknown = run("scorer", "--data", str(tmp_path), "--host", "nowhere.invalid", "--no-mdns")
     assert unknown.stderr.splitlines()[-1] == ("错误:       记分台找不到地址 nowhere.invalid："
                                                "请检查 --host")
+
+
+def test_a_slip_or_demo_that_cannot_write_where_it_is_told_says_why(played, tmp_path):
+    (tmp_path / "file").write_text("")
+    for args, said in [
+        (("slip", "--data", str(played), "--table", "3", "--out", str(tmp_path)),
+         f"kiosk slip：{tmp_path}：这是一个目录，不是文件"),
+        (("slip", "--data", str(played), "--table", "3", "--out", f"{tmp_path}/none/slip.txt"),
+         f"kiosk slip：{tmp_path}/none/slip.txt：没有这个文件或目录"),
+        (("demo", "--data", f"{tmp_path}/file", "--port", "0"),
+         f"kiosk demo：{tmp_path}/file：这里已有一个同名的文件"),
+    ]:
+        done = run(*args)
+        assert (done.returncode, done.stderr) == (2, said + "\n"), args

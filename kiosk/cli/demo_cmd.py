@@ -27,7 +27,14 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 def run_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
+    from .errors import CommandError, file_reason
     from .main import load_rulesets
+
+    try:  # (the demo keeps its scorer and its tables there)
+        Path(args.data).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CommandError(str(exc)).explained("terminal.file.problem", path=args.data,
+                                               reason=file_reason(exc)) from None
 
     return run_demo(Path(args.data), args.port, args.speed, args.fresh, load_rulesets(args),
                     args.lang)

@@ -94,7 +94,13 @@ def run_slip(args: argparse.Namespace) -> int:
     slip = slip_lines(record, state.ruleset, lines, args.width, args.lang)
     data = as_escpos(slip) if args.format == "escpos" else as_text(slip, args.width).encode()
     if args.out:
-        Path(args.out).write_bytes(data)
+        try:
+            Path(args.out).write_bytes(data)
+        except OSError as exc:
+            from .errors import file_reason
+
+            raise HardwareError(str(exc)).explained(
+                "terminal.file.problem", path=args.out, reason=file_reason(exc)) from None
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
