@@ -444,3 +444,14 @@ def test_a_slip_or_demo_that_cannot_write_where_it_is_told_says_why(played, tmp_
     ]:
         done = run(*args)
         assert (done.returncode, done.stderr) == (2, said + "\n"), args
+
+
+@pytest.mark.parametrize("command", [("scorer", "--no-mdns"), ("scorer", "admin", "standings")])
+def test_a_damaged_scorer_store_says_how_to_restore_it_not_to_call_the_head_referee(tmp_path,
+                                                                                    command):
+    store = tmp_path / "scorer.sqlite"
+    store.write_bytes(b"this is not a database" * 300)
+    done = run(*command[:1], "--data", str(tmp_path), *command[1:])
+    assert done.returncode == 2
+    assert done.stderr == (f"kiosk scorer：记分台的数据文件 {store} 已损坏：请把最近的一份备份"
+                           f"（部署时在 backups 目录里）复制为 {store}，再启动记分台\n")

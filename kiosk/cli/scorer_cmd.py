@@ -40,7 +40,9 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     scorer.set_defaults(run=run_serve)
     sub = scorer.add_subparsers(dest="scorer_command", metavar="admin")
     admin = sub.add_parser("admin", **about("cli.admin"))
-    admin.add_argument("--data", metavar="DIR", help=say("cli.scorer.data"))
+    # (as for each action: `kiosk scorer --data DIR admin …` keeps the DIR given before)
+    admin.add_argument("--data", metavar="DIR", default=argparse.SUPPRESS,
+                       help=say("cli.scorer.data"))
     ops = admin.add_subparsers(dest="admin_command", required=True, metavar="ACTION")
 
     def op(name: str, run: Run, confirm: bool = False) -> argparse.ArgumentParser:
@@ -181,16 +183,30 @@ def _who() -> str:
 
 
 def _director(args: argparse.Namespace) -> Any:
+    from ..rules.errors import words
     from ..scorer.director import Director
     from ..scorer.store import Store
+    from ..table.journal import JournalError
     from .errors import CommandError, file_reason
     from .main import load_rulesets
 
+    path = Path(args.data) / STORE_NAME
     try:
-        store = Store(Path(args.data) / STORE_NAME)
+        store = Store(path)
     except OSError as exc:  # no such place, not allowed there, a file in the way
         raise CommandError(f"{args.data}: {exc}").explained(
             "terminal.scorer.no_store", path=args.data, reason=file_reason(exc)) from None
+    except JournalError as exc:  # (the store is SQLite as a journal is; not a table's words)
+        said = {"journal.damaged": "damaged", "journal.not-a-journal": "damaged",
+                "journal.in-use": "in_use"}.get(exc.key or "")
+        if said:
+            raise CommandError(str(exc)).explained(f"terminal.scorer.store_{said}",
+                                                   path=str(path)) from None
+        reason = {"journal.read-only": "read_only", "journal.full": "full"}.get(exc.key or "",
+                                                                                "other")
+        raise CommandError(str(exc)).explained(
+            "terminal.scorer.no_store", path=args.data,
+            reason=words(f"terminal.file.{reason}")) from None
     director = Director(store, load_rulesets(args))
     from ..scorer.fleet import guard_round_start
 
