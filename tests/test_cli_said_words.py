@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 
 import pytest
@@ -455,3 +456,26 @@ def test_a_damaged_scorer_store_says_how_to_restore_it_not_to_call_the_head_refe
     assert done.returncode == 2
     assert done.stderr == (f"kiosk scorer：记分台的数据文件 {store} 已损坏：请把最近的一份备份"
                            f"（部署时在 backups 目录里）复制为 {store}，再启动记分台\n")
+
+
+def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .helpers import ROOT
+
+    env = {k: v for k, v in os.environ.items() if k not in ("KIOSK_LANG",)}
+    child = subprocess.Popen(
+        [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data", str(tmp_path),
+         "--table", "1", "--ruleset", "xiamen-2015"],  # (in real time: it runs for an hour)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "table-1.sqlite").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    child.send_signal(signal.SIGINT)
+    assert child.wait(30) == 130
+    assert child.stderr.read() == "kiosk simulate：已中断（Ctrl-C）\n"
+    child.stderr.close()

@@ -24,6 +24,7 @@ COMMANDS = {"rules": "rules_cmd", "replay": "replay_cmd", "journal": "table_cmd"
             "table": "ui_cmd", "scorer": "scorer_cmd", "demo": "demo_cmd", "fleet": "fleet_cmd"}
 RULES_DIR_ENV = "KIOSK_RULES_DIR"
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # as a shell reports a command ended by Ctrl-C (128 + SIGINT)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -75,6 +76,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `kiosk replay … | head`
         sys.stderr.close()
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (journals keep what was done)
+        from ..i18n import translator
+        from .words import cli_lang
+
+        t = translator(getattr(args, "lang", None) or cli_lang())
+        print(t("terminal.failed", command=args.command, message=t("terminal.interrupted")),
+              file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:
         if not isinstance(exc, _errors_a_person_can_fix()):
             raise  # a traceback is a bug
