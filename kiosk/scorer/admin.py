@@ -168,6 +168,7 @@ def routes(director: Director) -> list[Route]:
         if event is None:
             return {"rulesets": list(director.rulesets.values())}
         return {"next_step": next_step(director), "bye_points": director.bye_points(),
+                "tables_told": director._tables_told(),
                 "win_points": director.ruleset().result.win_points,
                 "current": director.current_round(), "clock": director.round_clock(),
                 "teams": len(director.team_rows()), "tables": director.table_count(),
@@ -293,6 +294,18 @@ def routes(director: Director) -> list[Route]:
         event = director.create_event(_text(form, "name"), _text(form, "ruleset"),
                                       rounds_given or None, minutes, seed, by=who)
         return "admin.note.event_created", {"name": event.name}
+
+    def edit_event(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        """The fields the form sent (a locked one is not sent: it stays as it is)."""
+        rounds = _int(form, "rounds", "admin.label.rounds", default=None)
+        minutes = _float(form, "minutes", "admin.label.minutes", default=None)
+        changed, unpaired = director.edit_event(
+            _text(form, "name") if "name" in form else None,
+            _text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
+            confirm=_confirmed(form), by=who)
+        if unpaired:
+            return "admin.note.event_edited_codes", {"tables": "、".join(map(str, unpaired))}
+        return ("admin.note.event_edited" if changed else "admin.note.event_unchanged"), {}
 
     def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         points = _int(form, "points", "admin.label.bye_points")
@@ -457,7 +470,8 @@ def routes(director: Director) -> list[Route]:
         "overview": overview, "teams": teams, "rounds": rounds, "results": results,
         "rulings": rulings, "tables": tables, "print": printing, "log": log, "sheet": sheet}
     ops: dict[str, tuple[Handler, str]] = {
-        "event": (create_event, "/admin"), "bye-points": (bye_points, "/admin"),
+        "event": (create_event, "/admin"), "edit-event": (edit_event, "/admin"),
+        "bye-points": (bye_points, "/admin"),
         "import": (import_teams, "/admin/teams"), "add-team": (add_team, "/admin/teams"),
         "edit-team": (edit_team, "/admin/teams"), "delete-team": (delete_team, "/admin/teams"),
         "withdraw": (withdraw, "/admin/teams"), "reinstate": (reinstate, "/admin/teams"),

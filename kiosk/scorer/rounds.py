@@ -473,7 +473,7 @@ class RoundsAndPairings(DirectorBase):
         event = self.event()
         if event is None:
             return []
-        return [{"event": event.name, **w} for w in self._withdrawn()]
+        return [{"event": event.match_name, **w} for w in self._withdrawn()]
 
     def start_clock(self, start_in: float = 30.0, by: str = "") -> int:
         """Start the published round: every kiosk sets up its match and starts its match
@@ -651,7 +651,7 @@ class RoundsAndPairings(DirectorBase):
                                     strict=False))
         clock = self._clock(round_no)
         ruled = self.ruling_for(round_no, table)  # type: ignore[attr-defined]
-        return {"event": event.name, "round": str(round_no), "teams": teams,
+        return {"event": event.match_name, "round": str(round_no), "teams": teams,
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,
