@@ -110,3 +110,67 @@ def test_the_event_is_corrected_after_creation_and_each_change_is_logged(console
     assert console.flash() == "轮数为 1 到 99。"
     console.shot("edit-refused")
     assert d.event().rounds == 5
+
+
+def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
+    page, d = console.page, console.d
+    page.fill("input[name=name]", "厦门杯八十分团体赛")
+    page.select_option("select[name=ruleset]", "standard-80fen")
+    page.fill("input[name=rounds]", "4")
+    page.fill("input[name=minutes]", "abc")
+    page.click("form[action='/admin/event'] button")
+    assert console.flash() == "“每场分钟数”须填数字（如 5 或 2.5），不能是“abc”。"
+    form = page.locator("form[action='/admin/event']")
+    expect(form.locator("input[name=name]")).to_have_value("厦门杯八十分团体赛")
+    expect(form.locator("select[name=ruleset]")).to_have_value("standard-80fen")
+    expect(form.locator("input[name=rounds]")).to_have_value("4")
+    expect(form.locator("input[name=minutes]")).to_have_value("abc")
+    console.shot("create-refused-keeps")
+    assert d.event() is None
+    form.locator("input[name=minutes]").fill("60")
+    form.locator("button").click()
+    assert d.event().name == "厦门杯八十分团体赛" and d.event().rounds == 4
+    d.import_teams(TEAMS.encode())
+    page.goto(console.url + "/admin/teams")
+    add = page.locator("#add-team")
+    add.locator("input[name=name]").fill("湖里白鹭")
+    add.locator("input[name=unit]").fill("湖里")
+    add.locator("input[name=id]").fill("t03")
+    add.locator("input[name=player1]").fill("张五")
+    add.locator("button").click()
+    assert console.flash() == "编号 t03 已是 鼓浪屿钢琴 的编号：请换一个编号，或留空自动编号。"
+    add = page.locator("#add-team")
+    for field, value in (("name", "湖里白鹭"), ("unit", "湖里"), ("id", "t03"),
+                         ("player1", "张五")):
+        expect(add.locator(f"input[name={field}]")).to_have_value(value)
+    console.shot("add-team-refused-keeps")
+    page.goto(console.url + "/admin/teams?edit=t02")
+    edit = page.locator("#edit-t02")
+    edit.locator("input[name=name]").fill("海沧红狮")
+    edit.locator("button").click()
+    question = page.locator("main").inner_text()
+    assert "仍要把 集美龙舟 (t02) 改成同一名称吗？" in question and "添加" not in question
+    console.shot("rename-confirm")
+    page.goto(console.url + "/admin/teams?edit=t02")
+    edit = page.locator("#edit-t02")
+    edit.locator("input[name=name]").fill("")
+    edit.locator("input[name=unit]").fill("集美区")
+    edit.evaluate("form => form.noValidate = true")  # the server's refusal, not the browser's
+    edit.locator("button").click()
+    assert console.flash() == "请填写队名。"
+    edit = page.locator("#edit-t02")  # still open, as typed
+    expect(edit.locator("input[name=unit]")).to_have_value("集美区")
+    assert d.team("t02").unit == "集美"
+
+
+def test_a_big5_roster_from_a_taiwanese_excel_is_imported(console, tmp_path):
+    page, d = console.page, console.d
+    d.create_event("臺北盃", "xiamen-2015", by="陳")
+    csv_file = tmp_path / "隊伍.csv"
+    csv_file.write_bytes("隊名,單位\n臺北飛龍,臺大\n高雄海豚,中山\n".encode("cp950"))
+    page.goto(console.url + "/admin/teams")
+    page.set_input_files("form[action='/admin/import'] input[type=file]", str(csv_file))
+    page.click("form[action='/admin/import'] button")
+    assert console.flash() == "已导入 2 队。"
+    expect(page.locator("#teams")).to_contain_text("臺北飛龍")
+    assert [r.name for r in d.team_rows()] == ["臺北飛龍", "高雄海豚"]

@@ -52,10 +52,19 @@ def routes(director: Director) -> list[Route]:
     def page(request: Request, template: str, status: int = 200, **context: Any
              ) -> HTMLResponse:
         lang = lang_of(request)
-        flash = _flash(request, lang)
+        flash = context.pop("flash", None) or _flash(request, lang)
         context.setdefault("director", director)
         context.setdefault("tab", "")
         context.setdefault("error_params", {})
+        context.setdefault("kept", {})  # what a refused form had typed, by field name
+        context.setdefault("kept_action", "")  # and that form's action
+
+        def keep(action: str, name: str, default: Any = "") -> Any:
+            """A field's value: as typed, in the refused form `action`; else `default`."""
+            if context["kept_action"] == action and name in context["kept"]:
+                return context["kept"][name]
+            return default
+        context["keep"] = keep
         reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
                                     path=request.url.path, **context), status_code=status)
         if request.query_params.get("lang") in LANGS:
@@ -123,10 +132,36 @@ def routes(director: Director) -> list[Route]:
             except NeedsConfirmation as exc:
                 return await confirm_page(request, form, csrf, who, exc, target)
             except (AdminError, RosterError, StoreError) as exc:
-                return _back(target, "error", exc)
+                return refused(request, form, csrf, who, target, exc)
             key, params = result
             return _back(target, "note", _Said(key, **params))
         return endpoint
+
+    def refused(request: Request, form: FormData, csrf: str, who: str, target: str,
+                exc: Exception) -> Response:
+        """The page the form was on, again, with the refusal and the form as it was typed
+        (a redirect would lose what was typed; a file field cannot be given back)."""
+        path, _, query = target.partition("?")
+        name = "overview" if path == "/admin" else path.removeprefix("/admin/")
+        build = pages.get(name)
+        if build is None:
+            return _back(target, "error", exc)
+        again = Request({**request.scope, "method": "GET", "path": path,
+                         "raw_path": path.encode(), "query_string": query.encode()})
+        kept = {k: v for k, v in form.multi_items() if isinstance(v, str) and k != "csrf"}
+        try:
+            context = build(again)
+        except AdminError:
+            return _back(target, "error", exc)
+        say = words(lang_of(request))
+        try:
+            text = say(getattr(exc, "key", None) or "error.unexpected",
+                       **(getattr(exc, "params", None) or {}))
+        except (KeyError, IndexError, ValueError):
+            text = say("error.unexpected")
+        return page(again, name, 400, csrf=csrf, who=who, event=director.event(),
+                    director=director, tab=name, flash=("error", text), kept=kept,
+                    kept_action=request.url.path, **context)
 
     async def confirm_page(request: Request, form: FormData, csrf: str, who: str,
                            exc: NeedsConfirmation, back: str) -> Response:

@@ -319,8 +319,9 @@ class EventAndTeams(DirectorBase):
         self._check_team_fields(name, len(players))
         known = self.team_rows()
         team_id = team_id.strip()
-        if team_id and any(r.id == team_id for r in known):
-            raise refuse("admin.error.ids_taken", ids=team_id)
+        taken = next((r for r in known if r.id == team_id), None) if team_id else None
+        if taken is not None:
+            raise refuse("admin.error.id_taken", id=team_id, team=taken.name)
         if team_id and not ID_PATTERN.match(team_id):
             raise refuse("admin.error.bad_id", id=team_id, line="—")
         if any(r.name == name for r in known) and not confirm:
@@ -358,7 +359,8 @@ class EventAndTeams(DirectorBase):
         players = tuple(p for p in (roster.clean(p) for p in players) if p)
         self._check_team_fields(name, len(players))
         if name != row.name and any(r.name == name for r in self.team_rows()) and not confirm:
-            raise confirm_first("admin.confirm.duplicate_name", name=name)
+            raise confirm_first("admin.confirm.duplicate_rename", name=name,
+                                team=self.label(row.id))
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
                                   [name, unit, json.dumps(players, ensure_ascii=False), row.id])
