@@ -16,6 +16,7 @@ from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .test_printing import render
 
 expect = playwright_sync_api().expect
 expect.set_options(timeout=15_000)
@@ -174,3 +175,32 @@ def test_a_big5_roster_from_a_taiwanese_excel_is_imported(console, tmp_path):
     assert console.flash() == "已导入 2 队。"
     expect(page.locator("#teams")).to_contain_text("臺北飛龍")
     assert [r.name for r in d.team_rows()] == ["臺北飛龍", "高雄海豚"]
+
+
+def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_path):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", by="陈")
+    codes = d.add_tables(3)
+    page.goto(console.url + "/admin/tables")
+    link = page.get_by_role("link", name="打印配对码")
+    with page.expect_download() as got:
+        link.click()
+    pdf = tmp_path / "codes.pdf"
+    got.value.save_as(pdf)
+    assert got.value.suggested_filename == "厦门杯-配对码.pdf"
+    shots, text = render(pdf.read_bytes(), tmp_path, "codes")
+    assert all(code in text for code in codes.values())
+    print("screenshot", shots[0])
+    page.goto(console.url + "/admin/print")
+    row = page.locator("tr[data-print=codes]")
+    expect(row).to_contain_text("各桌配对码（保密，每桌一条）")
+    with page.context.expect_page() as opened:
+        row.get_by_role("link", name="HTML").first.click()
+    slips = opened.value
+    expect(slips.locator(".slip[data-table='2'] .code")).to_have_text(codes[2])
+    slips.screenshot(path=str(tmp_path / "codes-html.png"), full_page=True)
+    print("screenshot", tmp_path / "codes-html.png")
+    slips.close()
+    page.context.clear_cookies()  # logged out: the console's address asks for the login
+    page.goto(console.url + "/admin/print/codes.html")
+    expect(page).to_have_url(re.compile(r"/admin/login$"))

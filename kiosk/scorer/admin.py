@@ -29,6 +29,7 @@ from starlette.routing import Route
 from ..i18n import LANGS, explain
 from . import access, fleet, outputs, refusals, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
+from .printing import PrintError, codes_html, codes_pdf, disposition
 from .roster import RosterError
 from .store import StoreError
 from .templating import LANG_COOKIE, lang_of, render, words
@@ -184,6 +185,25 @@ def routes(director: Director) -> list[Route]:
         reply = await run_in_threadpool(outputs.private_export, director,
                                         request.path_params["name"], lang_of(request))
         return reply or refusals.page(request, 404, "export.error.kind")
+
+    async def codes_print(request: Request) -> Response:
+        """The pairing codes to hand out (`printing.codes_html`): secret, so the console's."""
+        if session(request) is None:
+            return RedirectResponse("/admin/login", status_code=303)
+        lang, ext = lang_of(request), request.path_params["ext"]
+        try:
+            if ext == "pdf":
+                body = await run_in_threadpool(codes_pdf, director, lang)
+            elif ext == "html":
+                return HTMLResponse(codes_html(director, lang))
+            else:
+                return refusals.page(request, 404, "print.error.kind")
+        except PrintError as exc:
+            return refusals.page(request, 404, exc.key, **exc.params)
+        event = director.event()
+        name = f"{event.name if event else 'event'}-{words(lang)('print.file.codes')}.pdf"
+        return Response(body, media_type="application/pdf",
+                        headers={"Content-Disposition": disposition(name)})
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
@@ -527,6 +547,7 @@ def routes(director: Director) -> list[Route]:
             Route("/admin/login", login, methods=["POST"]),
             Route("/admin/logout", logout, methods=["POST"]),
             Route("/admin/export/{name}", private_export, methods=["GET"]),
+            Route("/admin/print/codes.{ext}", codes_print, methods=["GET"]),
             *[Route(f"/admin/{name}", operation(op, back), methods=["POST"])
               for name, (op, back) in ops.items()]]
 

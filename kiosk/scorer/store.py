@@ -353,6 +353,11 @@ class Store:
         return {n: json.loads(r or "{}") for n, r in
                 self.db.execute("SELECT number, rulesets FROM tables")}
 
+    def pairings(self) -> dict[int, tuple[str, float]]:
+        """Each paired table's kiosk: (device id, when it paired)."""
+        return {n: (d, at or 0.0) for n, d, at in
+                self.db.execute("SELECT number, device, paired_at FROM tables")}
+
     def paired_tables(self) -> dict[int, str]:
         return {n: d for n, d in self.db.execute("SELECT number, device FROM tables")}
 
