@@ -204,3 +204,40 @@ def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_pa
     page.context.clear_cookies()  # logged out: the console's address asks for the login
     page.goto(console.url + "/admin/print/codes.html")
     expect(page).to_have_url(re.compile(r"/admin/login$"))
+
+
+def test_round_wording_the_draw_the_sides_and_an_undo_without_swaps(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(TEAMS.encode())
+    d.add_tables(2)
+    page.goto(console.url + "/admin/rounds")
+    hint = page.locator("form[action='/admin/draft'] p")
+    expect(hint).to_have_text("第 1 轮草稿由抽签生成（还没有成绩可排名），不公开：检查后可调换队伍"
+                              "或牌桌，再公布。")
+    page.locator("form[action='/admin/draft'] button").click()
+    page.locator("form[action='/admin/publish'] button").click()
+    if page.locator("form[action='/admin/publish'] input[name=confirmed]").count():
+        page.locator("form[action='/admin/publish'] button").click()
+    assert d.current_round() == 1
+    hall = page.context.new_page()  # the hall between rounds: who sits where
+    hall.goto(console.url + "/?lang=zh-Hans")
+    (table, ns, ew), _ = d.assignments(1)
+    names = d.team_names()
+    row = hall.locator(f"#panel-list [data-pairing-table='{table}']")
+    expect(row.locator(".team.ns")).to_have_text(f"南北{names[ns]}")
+    expect(row.locator(".team.ew")).to_have_text(f"东西{names[ew]}")
+    expect(hall.locator("#panel-hint")).to_have_text("请按桌号和方位入座")
+    hall.screenshot(path=str(console.folder / "hall-pairings-sides.png"))
+    print("screenshot", console.folder / "hall-pairings-sides.png")
+    hall.close()
+    d.undo_round(confirm=True, by="陈")  # taken back with no change made
+    page.goto(console.url + "/admin/rounds")
+    expect(page.locator("main h2").first).to_contain_text("第 1 轮草稿")
+    expect(page.locator("main")).not_to_contain_text("已手动调整")
+    console.shot("undone-not-edited")
+    d.swap_tables(1, 2, by="陈")
+    d.publish(by="陈")
+    d.undo_round(confirm=True, by="陈")  # swapped by hand before: still said so
+    page.goto(console.url + "/admin/rounds")
+    expect(page.locator("main")).to_contain_text("已手动调整")
