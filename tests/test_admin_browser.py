@@ -5,15 +5,20 @@ Screenshots go to the test's tmp folder (`-s` prints where)."""
 
 from __future__ import annotations
 
+import io
 import re
+import time
 from pathlib import Path
 
 import pytest
+from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
+from kiosk.sync.join import join
+from kiosk.sync.simulated import simulate_synced
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
 from .test_printing import render
@@ -36,7 +41,8 @@ class Console:
 
     def __init__(self, tmp_path: Path, browser) -> None:
         self.folder = tmp_path
-        self.d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+        self.now = [time.time()]  # the scorer's clock: a test may move it on
+        self.d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS, clock=lambda: self.now[0])
         password = self.d.first_password()
         self.server = serve(create_app(self.d))
         self.url = self.server.__enter__().url
@@ -241,3 +247,70 @@ def test_round_wording_the_draw_the_sides_and_an_undo_without_swaps(console):
     d.undo_round(confirm=True, by="陈")  # swapped by hand before: still said so
     page.goto(console.url + "/admin/rounds")
     expect(page.locator("main")).to_contain_text("已手动调整")
+
+
+def test_the_small_things_the_audit_saw(console, tmp_path):
+    """No page asks for a file that is not there (the favicon); the kiosk column says when it
+    paired, not a device id; the rounds box shows its whole placeholder; the rulings table's
+    headers read whole; a finished table whose kiosk is off is not a red alarm on the hall."""
+    page, d = console.page, console.d
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400
+            else None)
+    page.goto(console.url + "/admin")
+    rounds = page.locator("form[action='/admin/event'] input[name=rounds]")
+    expect(rounds).to_have_attribute("placeholder", "按规则")
+    room, needed = rounds.evaluate("""box => {
+        const style = getComputedStyle(box);
+        const pen = document.createElement('canvas').getContext('2d');
+        pen.font = `${style.fontSize} ${style.fontFamily}`;
+        return [box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+                pen.measureText(box.placeholder).width];
+    }""")
+    assert needed <= room, (needed, room)
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(TEAMS.encode())
+    codes = d.add_tables(2)
+    d.start_round(0)
+    sync = TestClient(create_app(d))  # the tables' side of the same scorer
+    kiosks = {table: join(tmp_path / f"k{table}", table, "http://testserver", codes[table],
+                          RULESETS, sync) for table in (1, 2)}
+    simulate_synced(tmp_path / "k1", 1, RULESETS, kiosks[1], 1000, 1, 1e9, io.StringIO()).close()
+    simulate_synced(tmp_path / "k2", 2, RULESETS, kiosks[2], 1, 2, 1e9, io.StringIO()).close()
+    page.goto(console.url + "/admin/tables")
+    kiosk = page.locator("tr[data-table='1'] td.kiosk")
+    expect(kiosk).to_have_text(re.compile(r"^已配对（\d\d:\d\d:\d\d）$"))
+    device = d.store.paired_tables()[1]
+    assert device not in kiosk.inner_text()
+    expect(kiosk.locator("span")).to_have_attribute("title", f"平板编号 {device}")
+    console.shot("tables-kiosk-column")
+    d.record_ruling(2, "forfeit", "EW", "未到场", 1, by="陈")
+    page.goto(console.url + "/admin/rulings")
+    for header in ("轮次", "桌号"):
+        lines = page.locator("#rulings thead th", has_text=header).evaluate("""th => {
+            const range = document.createRange();
+            range.selectNodeContents(th);
+            return new Set([...range.getClientRects()].map(r => Math.round(r.top))).size;
+        }""")
+        assert lines == 1, header
+    console.shot("rulings-headers")
+    d.close_event(confirm=True, by="陈")
+    console.now[0] += 10 * 60  # the kiosks switched off after the event
+    hall = page.context.new_page()
+    hall.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400
+            else None)
+    hall.goto(console.url + "/?lang=zh-Hans")
+    links = hall.locator("#tables .link")
+    expect(links).to_have_count(2)
+    for link in links.all():
+        expect(link).to_have_text("已下线")
+        color = link.evaluate("e => getComputedStyle(e).color")
+        assert color != hall.evaluate("getComputedStyle(document.documentElement)"
+                                      ".getPropertyValue('--red')"), color
+    hall.screenshot(path=str(tmp_path / "hall-closed.png"))
+    print("screenshot", tmp_path / "hall-closed.png")
+    hall.goto(console.url + "/team")
+    hall.close()
+    assert failed == []
+    icon = page.request.get(console.url + "/favicon.ico")
+    assert icon.status == 200 and icon.headers["content-type"] == "image/svg+xml"

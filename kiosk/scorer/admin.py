@@ -314,6 +314,7 @@ def routes(director: Director) -> list[Route]:
         count = director.table_count()
         known = (director.store.links(), director.store.paired_tables())
         return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
+                "pairings": director.store.pairings(),
                 "code_states": director.store.code_states(now),
                 "conflicts": director.store.conflicts(),
                 "links": {n: views.link_state(director, n, now, known)
