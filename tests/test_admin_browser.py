@@ -314,3 +314,19 @@ def test_the_small_things_the_audit_saw(console, tmp_path):
     assert failed == []
     icon = page.request.get(console.url + "/favicon.ico")
     assert icon.status == 200 and icon.headers["content-type"] == "image/svg+xml"
+
+
+def test_calling_time_says_before_that_it_cannot_be_undone_and_what_to_do_instead(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(TEAMS.encode())
+    d.add_tables(2)
+    d.start_round(0)
+    page.goto(console.url + "/admin/rounds")
+    page.get_by_role("button", name="叫停…").click()
+    question = page.locator("main").inner_text()
+    for words in ("叫停不能撤销", "请改用“全场暂停”（可以继续）", "比赛不能恢复",
+                  "在“成绩”页对受影响的桌逐一记录裁决（改判结果）"):
+        assert words in question, words
+    console.shot("stop-confirm")
+    assert d.round_clock()["stopped_at"] is None  # nothing happened while it asks
