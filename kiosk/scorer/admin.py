@@ -143,6 +143,9 @@ def routes(director: Director) -> list[Route]:
         """The page the form was on, again, with the refusal and the form as it was typed
         (a redirect would lose what was typed; a file field cannot be given back)."""
         path, _, query = target.partition("?")
+        if "lang" in request.query_params and "lang=" not in query:  # the page in the words
+            query = "&".join(filter(None, [query, urlencode(  # of the refusal
+                {"lang": request.query_params["lang"]})]))
         name = "overview" if path == "/admin" else path.removeprefix("/admin/")
         build = pages.get(name)
         if build is None:
