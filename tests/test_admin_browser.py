@@ -330,3 +330,23 @@ def test_calling_time_says_before_that_it_cannot_be_undone_and_what_to_do_instea
         assert words in question, words
     console.shot("stop-confirm")
     assert d.round_clock()["stopped_at"] is None  # nothing happened while it asks
+
+
+def test_once_a_round_started_the_form_says_what_a_rename_changes(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(TEAMS.encode())
+    d.add_tables(2)
+    page.goto(console.url + "/admin")
+    expect(page.locator("#edit-event")).not_to_contain_text("发给各桌平板")
+    d.start_round(0)
+    page.goto(console.url + "/admin")
+    form = page.locator("#edit-event")
+    expect(form).to_contain_text("本赛事的轮次已按名称「厦门杯」发给各桌平板：此后改名，平板和它"
+                                 "打印的小票仍用「厦门杯」")
+    form.locator("input[name=name]").fill("厦门杯八十分团体赛")
+    form.locator("button").click()
+    assert console.flash() == "已保存更正，记入日志。"
+    expect(page.locator(".top .event b")).to_have_text("厦门杯八十分团体赛")
+    expect(page.locator("#edit-event")).to_contain_text("仍用「厦门杯」")
+    assert d.assignment(1)["event"] == "厦门杯"  # what the tables go on being told
