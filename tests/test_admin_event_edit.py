@@ -140,3 +140,26 @@ def test_another_ruleset_a_paired_kiosk_lacks_unpairs_that_table_after_asking(tm
     assert "陈: 第 2 桌的配对作废（平板没有规则 standard-80fen 的同一份）" in \
         log_lines(d, "tables.")
     d.store.close()
+
+
+def test_a_pairing_under_way_when_the_ruleset_changes_is_refused_at_its_end(tmp_path,
+                                                                             monkeypatch):
+    from kiosk.sync import link as link_module
+    from kiosk.sync.link import LinkError
+
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=5)
+    codes = d.add_tables(1)
+    confirm = link_module.KioskPairing.confirm
+
+    def meanwhile(self, *args):  # between the pairing's two steps, the director changes it
+        d.edit_event(ruleset="standard-80fen", by="陈")
+        return confirm(self, *args)
+    monkeypatch.setattr(link_module.KioskPairing, "confirm", meanwhile)
+    only_xiamen = type(RULESETS)({"xiamen-2015": RULESETS["xiamen-2015"]})
+    with pytest.raises(LinkError) as refused_pairing:
+        join(tmp_path / "k1", 1, "http://testserver", codes[1], only_xiamen,
+             TestClient(create_app(d)))
+    assert refused_pairing.value.key == "sync.ruleset-differs"
+    assert d.store.paired_tables() == {} and d.event().ruleset == "standard-80fen"
+    d.store.close()

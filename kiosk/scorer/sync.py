@@ -178,6 +178,10 @@ def routes(director: Director) -> list[Route]:
         if not side.confirms(body.get("confirm")):
             store.burn_code(code)  # one wrong guess: the code pairs nothing any more
             return refusal(403, "sync.wrong-code", now, table=table)
+        event = director.event()  # (the head referee may have changed the ruleset meanwhile)
+        problem = event and ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset))
+        if problem:
+            return refusal(409, "sync.ruleset-differs", now, **problem)
         try:
             secret = store.pair(table, code, device, now, rulesets)
         except StoreError:
