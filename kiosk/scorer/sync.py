@@ -179,7 +179,8 @@ def routes(director: Director) -> list[Route]:
             store.burn_code(code)  # one wrong guess: the code pairs nothing any more
             return refusal(403, "sync.wrong-code", now, table=table)
         event = director.event()  # (the head referee may have changed the ruleset meanwhile)
-        problem = event and ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset))
+        problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset)) \
+            if event is not None else None
         if problem:
             return refusal(409, "sync.ruleset-differs", now, **problem)
         try:
