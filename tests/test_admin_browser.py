@@ -64,6 +64,12 @@ class Console:
         print("screenshot", path)
         return path
 
+    def event_with_teams(self) -> dict[int, str]:
+        """厦门杯 with four teams and two tables (their pairing codes returned)."""
+        self.d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+        self.d.import_teams(TEAMS.encode())
+        return self.d.add_tables(2)
+
     def flash(self) -> str:
         return self.page.locator(".flash").inner_text()
 
@@ -71,6 +77,12 @@ class Console:
         self.context.close()
         self.server.__exit__(None, None, None)
         self.d.store.close()
+
+
+def shows(form, **values: str) -> None:
+    """The form's fields hold these values (a select's chosen option, an input's text)."""
+    for name, value in values.items():
+        expect(form.locator(f"[name={name}]")).to_have_value(value)
 
 
 @pytest.fixture
@@ -88,10 +100,7 @@ def test_the_event_is_corrected_after_creation_and_each_change_is_logged(console
     page.click("form[action='/admin/event'] button")
     expect(page.locator(".top .event b")).to_have_text("厦门怀八十分团体赛")
     form = page.locator("#edit-event")
-    expect(form.locator("input[name=name]")).to_have_value("厦门怀八十分团体赛")
-    expect(form.locator("select[name=ruleset]")).to_have_value("xiamen-2015")
-    expect(form.locator("input[name=rounds]")).to_have_value("3")
-    expect(form.locator("input[name=minutes]")).to_have_value("90")
+    shows(form, name="厦门怀八十分团体赛", ruleset="xiamen-2015", rounds="3", minutes="90")
     console.shot("edit-form")
     form.locator("input[name=name]").fill("厦门杯八十分团体赛")
     form.locator("input[name=rounds]").fill("5")
@@ -128,10 +137,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     page.click("form[action='/admin/event'] button")
     assert console.flash() == "“每场分钟数”须填数字（如 5 或 2.5），不能是“abc”。"
     form = page.locator("form[action='/admin/event']")
-    expect(form.locator("input[name=name]")).to_have_value("厦门杯八十分团体赛")
-    expect(form.locator("select[name=ruleset]")).to_have_value("standard-80fen")
-    expect(form.locator("input[name=rounds]")).to_have_value("4")
-    expect(form.locator("input[name=minutes]")).to_have_value("abc")
+    shows(form, name="厦门杯八十分团体赛", ruleset="standard-80fen", rounds="4", minutes="abc")
     console.shot("create-refused-keeps")
     assert d.event() is None
     form.locator("input[name=minutes]").fill("60")
@@ -146,10 +152,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     add.locator("input[name=player1]").fill("张五")
     add.locator("button").click()
     assert console.flash() == "编号 t03 已是 鼓浪屿钢琴 的编号：请换一个编号，或留空自动编号。"
-    add = page.locator("#add-team")
-    for field, value in (("name", "湖里白鹭"), ("unit", "湖里"), ("id", "t03"),
-                         ("player1", "张五")):
-        expect(add.locator(f"input[name={field}]")).to_have_value(value)
+    shows(page.locator("#add-team"), name="湖里白鹭", unit="湖里", id="t03", player1="张五")
     console.shot("add-team-refused-keeps")
     page.goto(console.url + "/admin/teams?edit=t02")
     edit = page.locator("#edit-t02")
@@ -214,9 +217,7 @@ def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_pa
 
 def test_round_wording_the_draw_the_sides_and_an_undo_without_swaps(console):
     page, d = console.page, console.d
-    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
-    d.import_teams(TEAMS.encode())
-    d.add_tables(2)
+    console.event_with_teams()
     page.goto(console.url + "/admin/rounds")
     hint = page.locator("form[action='/admin/draft'] p")
     expect(hint).to_have_text("第 1 轮草稿由抽签生成（还没有成绩可排名），不公开：检查后可调换队伍"
@@ -268,9 +269,7 @@ def test_the_small_things_the_audit_saw(console, tmp_path):
                 pen.measureText(box.placeholder).width];
     }""")
     assert needed <= room, (needed, room)
-    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
-    d.import_teams(TEAMS.encode())
-    codes = d.add_tables(2)
+    codes = console.event_with_teams()
     d.start_round(0)
     sync = TestClient(create_app(d))  # the tables' side of the same scorer
     kiosks = {table: join(tmp_path / f"k{table}", table, "http://testserver", codes[table],
@@ -318,9 +317,7 @@ def test_the_small_things_the_audit_saw(console, tmp_path):
 
 def test_calling_time_says_before_that_it_cannot_be_undone_and_what_to_do_instead(console):
     page, d = console.page, console.d
-    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
-    d.import_teams(TEAMS.encode())
-    d.add_tables(2)
+    console.event_with_teams()
     d.start_round(0)
     page.goto(console.url + "/admin/rounds")
     page.get_by_role("button", name="叫停…").click()
@@ -334,9 +331,7 @@ def test_calling_time_says_before_that_it_cannot_be_undone_and_what_to_do_instea
 
 def test_once_a_round_started_the_form_says_what_a_rename_changes(console):
     page, d = console.page, console.d
-    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
-    d.import_teams(TEAMS.encode())
-    d.add_tables(2)
+    console.event_with_teams()
     page.goto(console.url + "/admin")
     expect(page.locator("#edit-event")).not_to_contain_text("发给各桌平板")
     d.start_round(0)
