@@ -279,3 +279,15 @@ def test_the_draft_commands_ask_too_before_a_hand_swap_is_lost(tmp_path):
         asked = admin(command)
         assert asked.returncode == 3 and "将全部丢失" in asked.stderr and "--yes" in asked.stderr
     assert admin("discard", "--yes").stdout.strip() == "草稿已放弃。"
+
+
+def test_a_refused_form_gives_back_what_was_typed_as_text_only(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    client.post("/admin/add-team", data={"csrf": csrf, "name": "甲队", "id": "t01"})
+    typed = '"><script>alert(1)</script>'
+    page = client.post("/admin/add-team", data={"csrf": csrf, "name": typed, "id": "t01"})
+    assert page.status_code == 400 and "编号 t01 已是 甲队 的编号" in page.text
+    assert "<script>alert(1)" not in page.text
+    assert 'value="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
+    assert len(director.team_rows()) == 1
