@@ -163,3 +163,25 @@ def test_a_pairing_under_way_when_the_ruleset_changes_is_refused_at_its_end(tmp_
     assert refused_pairing.value.key == "sync.ruleset-differs"
     assert d.store.paired_tables() == {} and d.event().ruleset == "standard-80fen"
     d.store.close()
+
+
+def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.set_password("the-head-referee-47")
+    d.create_event("厦门杯", "xiamen-2015", seed=5)
+    codes = d.add_tables(1)
+    console = TestClient(create_app(d), follow_redirects=False)
+    join(tmp_path / "k1", 1, "http://testserver", codes[1],
+         type(RULESETS)({"xiamen-2015": RULESETS["xiamen-2015"]}), console)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+    csrf = console.get("/admin").text.split('name="csrf" value="')[1].split('"')[0]
+    form = {"csrf": csrf, "name": "厦门杯", "ruleset": "standard-80fen", "minutes": "90",
+            "rounds": "5"}
+    asked = console.post("/admin/edit-event", data=form)
+    assert "第 1 桌的平板配对时没有这份规则「standard-80fen」" in asked.text
+    assert 'name="confirmed" value="1"' in asked.text and d.event().ruleset == "xiamen-2015"
+    done = console.post("/admin/edit-event", data={**form, "confirmed": "1"})
+    shown = console.get(done.headers["location"]).text
+    assert "第 1 桌的配对已作废，新配对码在“牌桌”页。" in shown
+    assert d.event().ruleset == "standard-80fen" and d.store.paired_tables() == {}
+    d.store.close()
