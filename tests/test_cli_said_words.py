@@ -479,3 +479,18 @@ def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
     assert child.wait(30) == 130
     assert child.stderr.read() == "kiosk simulate：已中断（Ctrl-C）\n"
     child.stderr.close()
+
+
+def test_a_gpio_that_cannot_open_says_which_part_and_why_in_chinese(tmp_path):
+    """As on a machine whose GPIO lgpio cannot open (this one is no Pi): `kiosk table` stops
+    with status 3, naming the first part and why, with no library exception's name."""
+    env = {k: v for k, v in os.environ.items() if k not in ("KIOSK_LANG", "DISPLAY")}
+    env["GPIOZERO_PIN_FACTORY"] = "lgpio"
+    from .helpers import kiosk
+
+    done = kiosk("table", "--data", str(tmp_path), "--size", "800x480", env=env)
+    assert done.returncode == 3
+    said = [line for line in done.stderr.splitlines() if line.startswith("kiosk")]
+    assert said == ["kiosk table：无法打开座位按钮和指示灯（北座按钮（seat.N.button），GPIO5："
+                    "GPIO 库认不出这块主板是哪种树莓派）。没有它们，平板不会启动：请检查接线板，"
+                    "并运行 `kiosk hw selftest`。"]

@@ -83,10 +83,11 @@ def run_table(args: argparse.Namespace) -> int:
             factory = default_pin_factory()
         panel = Panel(pins, door, clock, pin_factory=factory)
     except GpioError as exc:  # loud, in the technician's words: never a kiosk without buttons
-        from ..i18n import explain
+        from ..i18n import explain, translator
 
         session.close()
-        print(f"kiosk table: {explain(exc, args.lang)}", file=sys.stderr)
+        print(translator(args.lang)("terminal.failed", command="table",
+                                    message=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_NO_GPIO
     printer = (PrintQueue(SlipPrinter(args.printer, args.printer_baud), data / "slips", door)
                if args.printer else None)

@@ -15,9 +15,10 @@ from typing import Any
 from gpiozero import LED, Button, Buzzer
 
 from ..rules import RulesError
+from ..rules.errors import Words, words
 from ..table.clock import Clock
 from .door import Door, Edge
-from .pinmap import SEATS, PinMap
+from .pinmap import SEATS, PinMap, part_words
 
 BUTTONS = (*(f"seat.{s}.button" for s in SEATS), "referee.pause", "referee.confirm")
 
@@ -56,6 +57,23 @@ def default_pin_factory(gpio_chip: str = "/dev/gpiochip0", model_file: str = MOD
     return MockFactory()
 
 
+def gpio_problem(error: Exception, part: str, gpio: int) -> Words:
+    """Why `part` could not be opened, in words (`pinmap.gpio.*`): a pin taken, not a board
+    gpiozero knows, no permission; else the library's own message, as it gave it (the one
+    thing a technician can quote when nothing here knows the error)."""
+    from gpiozero import BadPinFactory, GPIOPinInUse, PinUnknownPi
+
+    if isinstance(error, GPIOPinInUse):
+        why = words("pinmap.gpio.in_use")
+    elif isinstance(error, PinUnknownPi | BadPinFactory):
+        why = words("pinmap.gpio.not_a_pi")
+    elif isinstance(error, PermissionError) or "permission" in str(error).lower():
+        why = words("pinmap.gpio.denied")
+    else:
+        why = words("pinmap.gpio.library", detail=f"{type(error).__name__}: {error}")
+    return words("pinmap.gpio.problem", part=part_words(part), gpio=gpio, why=why)
+
+
 class Panel:
     def __init__(self, pinmap: PinMap, door: Door, clock: Clock, pin_factory: Any = None):
         """Raises GpioError when a pin cannot be opened (no pin factory works here, the pin is
@@ -63,6 +81,7 @@ class Panel:
         self.door, self.clock = door, clock
         self.buttons: dict[str, Button] = {}
         self.leds: dict[str, LED] = {}
+        part = ""
         try:
             for part in BUTTONS:
                 button = Button(pinmap.pins[part], pull_up=True, pin_factory=pin_factory)
@@ -70,12 +89,15 @@ class Panel:
                 button.when_pressed = partial(self._edge, part, True)
                 button.when_released = partial(self._edge, part, False)
             for seat in SEATS:
+                part = f"seat.{seat}.led"
                 self.leds[seat] = LED(pinmap.seat_led(seat), pin_factory=pin_factory)
+            part = "buzzer"
             self.buzzer = Buzzer(pinmap.pins["buzzer"], pin_factory=pin_factory)
         except Exception as exc:  # gpiozero's, lgpio's and the OS's errors alike
             self._close_opened()
             raise GpioError(f"cannot open the GPIO: {type(exc).__name__}: {exc}").explained(
-                "fleet.gpio.cannot_open", detail=f"{type(exc).__name__}: {exc}") from exc
+                "fleet.gpio.cannot_open", detail=gpio_problem(exc, part, pinmap.pins[part])
+            ) from exc
         self._shown: tuple[Any, ...] = ()
 
     def _edge(self, part: str, pressed: bool) -> None:
