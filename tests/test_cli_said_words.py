@@ -494,3 +494,13 @@ def test_a_gpio_that_cannot_open_says_which_part_and_why_in_chinese(tmp_path):
     assert said == ["kiosk table：无法打开座位按钮和指示灯（北座按钮（seat.N.button），GPIO5："
                     "GPIO 库认不出这块主板是哪种树莓派）。没有它们，平板不会启动：请检查接线板，"
                     "并运行 `kiosk hw selftest`。"]
+
+
+def test_a_scorer_that_cannot_announce_itself_says_what_to_check_not_a_traceback(tmp_path):
+    elsewhere = "198.51.100.7"  # (TEST-NET-2: never an address of this machine)
+    done = run("scorer", "--data", str(tmp_path), "--port", str(free_port()), "--advertise",
+               elsewhere)
+    assert done.returncode == 2
+    assert done.stderr == (f"kiosk scorer：记分台无法在局域网上广播自己（mDNS）：本机没有地址为 "
+                           f"{elsewhere} 的网卡，或它不能组播。请检查 --advertise；或用 --no-mdns "
+                           "不广播，各平板用 --scorer URL 连接\n")

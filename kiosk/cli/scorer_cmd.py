@@ -466,7 +466,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import os
 
     from ..i18n import translator
-    from ..scorer.server import serve
+    from ..scorer.server import CannotAnnounce, serve
 
     t = translator(args.lang)
     if not args.data:
@@ -480,5 +480,11 @@ def run_serve(args: argparse.Namespace) -> int:
         with os.fdopen(fd, "w") as f:
             f.write(password + "\n")
         print(t("security.first-password", path=path), flush=True)
-    return serve(director, args.host, args.port, mdns=not args.no_mdns,
-                 secure=not args.no_tls, advertise=args.advertise, lang=args.lang)
+    try:
+        return serve(director, args.host, args.port, mdns=not args.no_mdns,
+                     secure=not args.no_tls, advertise=args.advertise, lang=args.lang)
+    except CannotAnnounce as exc:
+        from .errors import CommandError
+
+        raise CommandError(str(exc)).explained("terminal.scorer.no_mdns",
+                                               address=exc.address) from None

@@ -109,6 +109,14 @@ class UvicornWords(logging.Filter):
         return self.t(key, host=self.host, port=self.port)
 
 
+class CannotAnnounce(Exception):
+    """The scorer cannot announce itself by mDNS on `address` (before it serves anything)."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(f"cannot announce the scorer by mDNS on {address}")
+        self.address = address
+
+
 def serve(director: Director, host: str, port: int, mdns: bool = True,
           secure: bool = True, advertise: str | None = None, lang: str = DEFAULT_LANG) -> int:
     """Run the scorer until it is stopped. It first says, in `lang`, one item a line, where the
@@ -122,7 +130,10 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
                             secure=secure)
     server = server_for(create_app(director, lambda: advertiser.url), host, port, context,
                         lang)
-    advertiser.start()
+    try:
+        advertiser.start()
+    except OSError as exc:  # mDNS cannot use that address: not this machine's, no multicast
+        raise CannotAnnounce(advertiser.host) from exc
     t = translator(lang)
     # Said once it listens: an address it cannot have is said instead (UvicornWords).
     server.on_started = lambda: print(
