@@ -100,14 +100,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _said(error: Exception, args: argparse.Namespace) -> str:
     """`error` as the person who ran the command reads it: its catalog words in the command's
-    --lang (else the CLI's language), as `kiosk rules` says a broken ruleset. (An error that
-    has no catalog key yet keeps its own text.)"""
+    --lang (else the CLI's language), as `kiosk rules` says a broken ruleset. (An error with
+    no catalog key gets the catalog's generic words, never its developer text.)"""
     from ..i18n import explain, translator
     from .words import cli_lang
 
     lang = getattr(args, "lang", None) or cli_lang()
-    message = explain(error, lang) if getattr(error, "key", None) else str(error)
-    return translator(lang)("terminal.failed", command=args.command, message=message)
+    return translator(lang)("terminal.failed", command=args.command,
+                            message=explain(error, lang))
 
 
 def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
