@@ -504,3 +504,28 @@ def test_a_scorer_that_cannot_announce_itself_says_what_to_check_not_a_traceback
     assert done.stderr == (f"kiosk scorer：记分台无法在局域网上广播自己（mDNS）：本机没有地址为 "
                            f"{elsewhere} 的网卡，或它不能组播。请检查 --advertise；或用 --no-mdns "
                            "不广播，各平板用 --scorer URL 连接\n")
+
+
+def test_a_journal_whose_ruleset_is_not_here_says_which_and_what_to_do(tmp_path):
+    from .helpers import ROOT
+
+    house = tmp_path / "house"
+    house.mkdir()
+    xiamen = (ROOT / "kiosk/rules/data/xiamen-2015.toml").read_text("utf-8")
+    (house / "h.toml").write_text(xiamen.replace('id = "xiamen-2015"', 'id = "house-1"', 1),
+                                  encoding="utf-8")
+    played = run("--rules-dir", str(house), "simulate", "--data", str(tmp_path), "--table", "2",
+                 "--ruleset", "house-1", "--hands", "1", "--speed", "1e9")
+    assert played.returncode == 0, played.stderr
+    missing = run("journal", "show", "--data", str(tmp_path), "--table", "2")
+    assert (missing.returncode, missing.stderr) == (2, (
+        "kiosk journal：第 2 桌的比赛用的是规则 house-1，本机没有这套规则：请用 --rules-dir "
+        "加入它的规则文件\n"))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "h.toml").write_text((house / "h.toml").read_text("utf-8") + "\n# another copy\n",
+                                  encoding="utf-8")
+    changed = run("--rules-dir", str(other), "slip", "--data", str(tmp_path), "--table", "2")
+    assert (changed.returncode, changed.stderr) == (2, (
+        "kiosk slip：第 2 桌的比赛用的是另一份 house-1（与本机这份的校验值不同）：请用 --rules-dir "
+        "加入平板上的那份规则文件\n"))

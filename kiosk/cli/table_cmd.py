@@ -62,7 +62,7 @@ def open_match(args: argparse.Namespace) -> Any:
     """The state and events of the match `args` name (--data, --table, --round). Raises
     TableError when there is no such journal or round."""
     from ..table import Journal, table_path
-    from ..table.state import MatchState
+    from ..table.state import MatchState, SessionError
     from .main import load_rulesets
 
     path = table_path(args.data, args.table)
@@ -83,9 +83,18 @@ def open_match(args: argparse.Namespace) -> Any:
             rounds=" ".join(matches))
     state = MatchState(load_rulesets(args))
     events = list(journal.events(match))
-    for event in events:
-        state.apply(event)
     journal.close()
+    try:
+        for event in events:
+            state.apply(event)
+    except SessionError as exc:  # the match's ruleset is not here: which one, and what to do
+        ruleset = events[0].data.get("ruleset") if events else None
+        said = {"table.unknown_ruleset": "unknown_ruleset",
+                "table.ruleset_changed": "ruleset_changed"}.get(exc.key or "")
+        if said is None or not isinstance(ruleset, str):
+            raise
+        raise TableError(str(exc)).explained(f"terminal.journal.{said}", table=args.table,
+                                             ruleset=ruleset) from None
     return state, events
 
 
