@@ -529,3 +529,13 @@ def test_a_journal_whose_ruleset_is_not_here_says_which_and_what_to_do(tmp_path)
     assert (changed.returncode, changed.stderr) == (2, (
         "kiosk slip：第 2 桌的比赛用的是另一份 house-1（与本机这份的校验值不同）：请用 --rules-dir "
         "加入平板上的那份规则文件\n"))
+
+
+@pytest.mark.parametrize("command", ["simulate", "demo"])
+@pytest.mark.parametrize("speed", ["0", "-5", "nan"])
+def test_a_speed_that_is_no_speed_is_said_not_a_division_by_zero(tmp_path, command, speed):
+    args = ("--table", "1", "--ruleset", "xiamen-2015") if command == "simulate" else (
+        "--port", "0")
+    done = run(command, "--data", str(tmp_path), "--speed", speed, *args)
+    assert (done.returncode, done.stderr) == (2, (
+        f"kiosk {command}：--speed {speed}：请给出大于 0 的倍数（例如 60；1e9 表示完全不等）\n"))

@@ -29,6 +29,9 @@ def run_demo(args: argparse.Namespace) -> int:
     from ..demo import run_demo
     from .errors import CommandError, file_reason
     from .main import load_rulesets
+    from .table_cmd import check_speed
+
+    check_speed(args.speed)
 
     try:  # (the demo keeps its scorer and its tables there)
         Path(args.data).mkdir(parents=True, exist_ok=True)

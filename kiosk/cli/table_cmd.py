@@ -164,6 +164,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     from ..table.simulate import simulate
     from .main import load_rulesets
 
+    check_speed(args.speed)
     rulesets = load_rulesets(args)
     if args.scorer is None and args.pair is None:
         if args.ruleset is None:
@@ -189,6 +190,13 @@ def run_simulate(args: argparse.Namespace) -> int:
                                                  **exc.params) from None
     session.close()
     return 0
+
+
+def check_speed(speed: float) -> None:
+    """How many times faster than real time: above 0 (0 would divide; inf waits not at all)."""
+    if not speed > 0:  # (nan too)
+        raise TableError(f"--speed {speed}: give a number above 0").explained(
+            "terminal.simulate.speed", speed=f"{speed:g}")
 
 
 def run_pair(args: argparse.Namespace) -> int:
