@@ -24,7 +24,7 @@ from .slip import as_escpos, as_text, slip_lines
 log = logging.getLogger(__name__)
 
 #: The referee's "next" button, by phase.
-NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
+NEXT = {"ready": "start_bury", "fry": "no_fry", "play": "end_play", "entry": "finish_entries"}
 
 
 @dataclass(frozen=True)

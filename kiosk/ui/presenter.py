@@ -8,7 +8,7 @@ import math
 import time
 from typing import Any
 
-from ..hand_words import result_words
+from ..hand_words import fry_words, result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.state import REFEREE_HOLD, TRUMPS
@@ -79,6 +79,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _setup(view, ui, t, lang, portrait)
     if view.phase == "ready":
         return _ready(view, ui, t)
+    if view.phase == "fry":
+        return _fry(view, ui, t)
     if view.phase in ("bury", "play"):
         return _clock(view, now, t)
     if view.phase == "entry":
@@ -115,7 +117,8 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
-    if view.dealer and view.phase in ("ready", "bury", "play", "entry", "result", "disputed"):
+    if view.dealer and view.phase in ("ready", "bury", "fry", "play", "entry", "result",
+                                      "disputed"):
         term = view.terms.get("dealer")
         caption = term(lang) if term else t("ui.cap.dealer")
         parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
@@ -283,6 +286,29 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                        grids=tuple(grids), nav=tuple(nav))
 
 
+# -- frying -------------------------------------------------------------------------------
+
+
+def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    """After a bury, where the ruleset allows frying: who fries, or nobody (no clock runs
+    meanwhile). A frier then sets the new trump, and its re-bury's clock starts."""
+    seconds_ = int(view.rebury_seconds)
+    if ui.fry_seat in view.fry_seats:
+        frier = seat_label(view, ui.fry_seat, t)
+        keys = tuple(Btn(f"fry_trump:{s}", trump_label(s, t)) for s in TRUMPS)
+        return ScreenModel("step", "fry.trump", t("ui.fry.q_trump", seat=frier),
+                           lines=(t("ui.fry.then", seat=frier, n=seconds_),),
+                           grids=(Grid(keys, 5, 3, 2.0),),
+                           nav=(Btn("fry_back", t("ui.back"), "quiet"),))
+    last = seat_label(view, view.last_burier or "", t)
+    dealer = seat_label(view, view.dealer or "", t)
+    nav = [Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet")] if view.undo else []
+    nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
+    return ScreenModel("step", "fry", t("ui.fry.q", seat=last),
+                       lines=(t("ui.fry.how", n=seconds_), t("ui.fry.none_then", seat=dealer)),
+                       grids=(seat_grid("fry", view.fry_seats, view, t),), nav=tuple(nav))
+
+
 # -- the clock ------------------------------------------------------------------------------
 
 
@@ -312,7 +338,6 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     if view.phase == "play":
         buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
-    buttons += [Btn(f"fry:{s}", t("ui.fry", seat=t("seat." + s))) for s in view.fry_seats]
     if view.undo:
         buttons.append(Btn("undo", t("ui.undo"), "quiet"))
     buttons += [Btn("history", t("ui.history"), "quiet"), Btn("referee", t("ui.referee"), "quiet"),
@@ -371,7 +396,7 @@ def time_up_now(view: TableView, t: Any) -> str:
         return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
     if view.needs_ruling:
         return t("ui.time_up.referee")
-    if view.phase in ("bury", "play"):
+    if view.phase in ("bury", "fry", "play"):
         return t("ui.time_up.finish_hand")
     return t("ui.time_up.after_hand", n=view.hand)
 
@@ -539,6 +564,9 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
                          else "")
             continue
         extra = []
+        fried = fry_words(record, lang, view.players)
+        if fried:
+            extra.append(fried)
         kitty = record.get("kitty")
         if kitty:
             extra.append(t("ui.history.kitty", n=kitty["points"],

@@ -56,7 +56,8 @@ SCRIPT: tuple[Step, ...] = (
     ("wait", "result"), ("seat", "N"), ("shot", "summary"), ("touch", "dispute:EW"),
     ("wait", "confirm"), ("shot", "confirm-dispute"), ("touch", "cancel"), ("seat", "E"),
     # hand 2, the typical hand: a kitty, no penalty; counted from the last trick
-    ("wait", "ready"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
+    ("wait", "ready"), ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"),
+    ("seat", "*"),
     ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
     ("shot", "play-all-tricks"),
     ("count", "typical"), ("touch", "end_play"), ("wait", "entry.points"),
@@ -84,7 +85,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
-                            "seat_boxes": {"lead": 0, "cut": []}}
+                            "seat_boxes": {"lead": 0, "cut": []}, "laid": {}}
     steps = _steps(app, factory, pins, out, script, seen)
 
     def tick(_dt: float) -> bool:
@@ -255,6 +256,17 @@ def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
             continue
         text = getattr(widget, "text", "")
         if isinstance(text, str) and text:
-            text = _MARKUP.sub("", text)
-            if text not in texts:
-                texts.append(text)
+            plain = _MARKUP.sub("", text)
+            if plain not in texts:
+                texts.append(plain)
+                _note_lines(widget, plain, seen["laid"].setdefault(app.model.name, {}))
+
+
+def _note_lines(widget: Widget, text: str, laid: dict[str, list[str]]) -> None:
+    """How Kivy broke a text into lines in its widget (a line left alone, a wrap)."""
+    label = getattr(widget, "_label", None)
+    if label is None or not hasattr(widget, "texture_update"):
+        return
+    widget.texture_update()
+    laid[text] = [_MARKUP.sub("", "".join(word.text for word in line.words))
+                  for line in label._cached_lines]
