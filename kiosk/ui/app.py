@@ -307,8 +307,8 @@ def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...]) -> None:
     else:
         bar.cols = -(-len(buttons) // 2)
     bar.height = app.bar_height * rows
-    for btn in buttons:
-        bar.add_widget(_button(app, btn, nav=True))
+    for btn in buttons:  # a gap keeps an absent action's slot
+        bar.add_widget(_button(app, btn, nav=True) if btn.action else Widget())
 
 
 def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:

@@ -101,4 +101,4 @@ class ScreenModel:
         out = [b.action for g in self.grids for b in g.buttons]
         out += [r.button.action for r in self.rows if r.button]
         out += [b.action for b in self.nav]
-        return tuple(out)
+        return tuple(a for a in out if a)  # a gap keeps a place, and does nothing

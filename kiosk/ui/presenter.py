@@ -30,6 +30,11 @@ FORFEIT_REASONS = ("absent", "left", "conduct", "other")
 HISTORY_ROWS = {False: 4, True: 9}
 RULESETS_PER_PAGE = {False: 6, True: 10}
 PENALTY_ROWS = {False: 3, True: 8}
+#: The screens of the hand whose bottom bar keeps fixed slots (see `slotted`).
+SLOTTED = ("ready", "fry", "clock", "entry")
+BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back")
+FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "e_finish", "e_summary")
+GAP = Btn("", "")
 
 
 def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
@@ -43,11 +48,26 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
-    if model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
+    if model.name.startswith(SLOTTED):
+        nav = slotted(nav, ui, t)
+    elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
         nav = (*nav, *_global(ui, t))
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
+
+
+def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any) -> tuple[Btn, ...]:
+    """The bottom bar of the hand's own screens in fixed slots: going back (返回, 撤销…), a
+    second action (革命…, the next page), the step forward (开始扣底, 无人炒底, 出牌结束,
+    下一步…), then the hands so far, the referee and the language. An absent action leaves its
+    slot empty, so that a referee tapping by habit never hits another button."""
+    slots: list[Btn] = [GAP, GAP, GAP, *_global(ui, t)]
+    for btn in nav:
+        name = btn.action.partition(":")[0]
+        slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else 1
+        slots[slot] = btn
+    return tuple(slots)
 
 
 def _global(ui: UiState, t: Any) -> tuple[Btn, ...]:
@@ -302,7 +322,9 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            nav=(Btn("fry_back", t("ui.back"), "quiet"),))
     last = seat_label(view, view.last_burier or "", t)
     dealer = seat_label(view, view.dealer or "", t)
-    nav = [Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet")] if view.undo else []
+    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == "press" else \
+        f"ui.undo_what.{view.undo[0]}" if view.undo else ""
+    nav = [Btn("undo", t(undo), "quiet")] if undo else []
     nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
     return ScreenModel("step", "fry", t("ui.fry.q", seat=last),
                        lines=(t("ui.fry.how", n=seconds_), t("ui.fry.none_then", seat=dealer)),
@@ -340,8 +362,6 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
     if view.undo:
         buttons.append(Btn("undo", t("ui.undo"), "quiet"))
-    buttons += [Btn("history", t("ui.history"), "quiet"), Btn("referee", t("ui.referee"), "quiet"),
-                Btn("language", t("ui.next_language"), "quiet")]
     name = "clock.done" if view.all_played else "clock." + view.phase
     return ScreenModel("clock", name, title, seats=tuple(seats), clock=shown,
                        clock_state=state, clock_caption=caption, nav=tuple(buttons),
