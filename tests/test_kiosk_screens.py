@@ -272,7 +272,8 @@ def test_4_a_penalty_asks_seat_then_kind_then_what_the_ruleset_asks(table):
     table.tap("e_pval:3")
     screen = table.screen
     assert screen.name == "entry.penalties"
-    assert [r.text for r in screen.rows] == ["西 多牌少牌 单方多牌或少牌 3张"]
+    assert [r.text for r in screen.rows] == [
+        "西 多牌少牌 单方多牌或少牌 3张：罚30分（从旁家得分中扣除）"]  # and what it costs
     table.tap(screen.rows[0].button.action)  # delete: a recorded penalty is the referee's
     table.pin()
     assert table.screen.rows == () and not table.state.draft.penalties
@@ -605,7 +606,7 @@ def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     assert table.screen.notice.text  # it stays until the referee acts
     table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer")
     rows = [r.text for r in table.screen.rows]
-    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒 （待裁判确认）"]
+    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒：待裁判确认"]
     table.tap("e_finish")
     assert table.screen.lines[0] == "得分 40 = 40"
     table.tap("referee")

@@ -111,6 +111,11 @@ class TableRunner:
         """Say something in the notice area (on the session's thread)."""
         self.notice = Notice(key, params, level, self.session.clock.now())
 
+    def clear_notice(self, *keys: str) -> None:
+        """The notice goes if it is one of `keys` (a wrong PIN, once the PIN is typed again)."""
+        if self.notice is not None and self.notice.key in keys:
+            self.notice = None
+
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state
         if start is None or now < start.due:

@@ -114,6 +114,8 @@ class TableView:
     entry_step: dict[str, Any] = field(default_factory=dict)
     # penalties whose cost waits for the referee: (id, what it costs once confirmed, as JSON)
     unconfirmed: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # what each penalty of the hand in progress costs as it counts now (id, applied, as JSON)
+    penalty_costs: tuple[tuple[str, dict[str, Any]], ...] = ()
     redeal_condition: Any = None  # when a redeal may be called, as rules Words
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
@@ -251,6 +253,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
         entry_step=dict(draft.entry_step) if draft else {},
         unconfirmed=tuple((pid, a.to_json()) for pid, a in state.unconfirmed()),
+        penalty_costs=tuple((pid, a.to_json()) for pid, a in zip(
+            draft.penalties, state.applied(), strict=False)) if draft else (),
         redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},

@@ -272,6 +272,8 @@ class Controller:
 
     def _pin(self, name: str, arg: str) -> None:
         ui = self.ui
+        if name in ("pin", "pin_back", "pin_clear"):  # typing again: the last try is read
+            self.send(lambda s: self.runner.clear_notice("table.pin_wrong"))
         if name == "pin" and arg.isdigit():
             ui.pin = (ui.pin + arg)[:8]
         elif name == "pin_back":

@@ -14,6 +14,8 @@ from typing import Any
 
 from kivy.clock import Clock
 from kivy.tests.common import UnitTestTouch
+from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
@@ -85,7 +87,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
-                            "seat_boxes": {"lead": 0, "cut": []}, "laid": {}}
+                            "seat_boxes": {"lead": 0, "cut": []}, "laid": {}, "colors": {},
+                            "scrolls": [], "overflow": []}
     steps = _steps(app, factory, pins, out, script, seen)
 
     def tick(_dt: float) -> bool:
@@ -248,13 +251,24 @@ def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
     if app.model is None:
         return
     _note_seat_boxes(app, seen)
-    texts = seen["texts"].setdefault(app.model.name, [])
+    name = app.model.name
+    texts = seen["texts"].setdefault(name, [])
+    colors = seen["colors"].setdefault(name, {})
     for widget in app.root.current_screen.walk():
+        if isinstance(widget, ScrollView) and name not in seen["scrolls"]:
+            seen["scrolls"].append(name)
+        if isinstance(widget, Label) and widget.text and widget.get_root_window() is not None:
+            colors.setdefault(_MARKUP.sub("", widget.text), [round(c, 2) for c in widget.color])
+            widget.texture_update()
+            if widget.texture_size[1] > widget.height + 2 and \
+                    [name, widget.text] not in seen["overflow"]:
+                seen["overflow"].append([name, widget.text])  # more lines than room
         # Left out: the language button names the next language in that language, and the
         # score slip is printed in the slip's own words (kiosk.hw.slip).
         if getattr(widget, "action", "") == "language" or getattr(widget, "slip", False):
             continue
-        text = getattr(widget, "text", "")
+        # the words as given (a button's or a column's own line breaks left out)
+        text = getattr(widget, "words", "") or getattr(widget, "text", "")
         if isinstance(text, str) and text:
             plain = _MARKUP.sub("", text)
             if plain not in texts:
