@@ -8,7 +8,7 @@ import pytest
 from kiosk.table import TableSession
 
 from .helpers import xvfb
-from .window import play
+from .window import cut_words, play
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +35,7 @@ def test_after_each_bury_one_step_asks_who_fries_and_a_frier_sets_the_trump(
     assert "♥" in texts["clock.play"] and "♣" not in texts["clock.play"]  # the strip's trump
     # the play screen's bar has no fry buttons left
     assert not [t for t in texts["clock.play"] if "炒底" in t]
+    assert "撤销扣底完毕" in texts["fry"] and cut_words(screens) == []  # whole, on one line
     session = TableSession.open(tmp_path / "data", 1, rulesets)
     try:
         assert session.state.draft.trump == {"suit": "♥", "seat": "E"}

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from .helpers import xvfb
-from .window import play
+from .window import cut_words, play
 
 PIN = [("touch", "pin:0")] * 4 + [("touch", "pin_ok")]
 
@@ -39,6 +39,9 @@ def screens(tmp_path_factory, display):
         ("touch", "trump:♥"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"),
         ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
         ("touch", "end_play"), ("wait", "entry.points"), ("touch", "e_points:40"),
+        ("wait", "entry.last_trick"), ("touch", "e_last:defenders"),
+        ("wait", "entry.kitty_points"), ("touch", "e_kitty:15"), ("wait", "entry.kitty_shape"),
+        ("touch", "e_back"), ("wait", "entry.kitty_points"), ("touch", "e_back"),
         ("wait", "entry.last_trick"), ("touch", "e_last:dealer"), ("wait", "entry.penalties"),
         ("touch", "e_add"), ("wait", "entry.penalty_seat"), ("touch", "e_pseat:N"),
         ("wait", "entry.penalty_kind"), ("shot", "offence-N"), ("touch", "e_back"),
@@ -60,6 +63,11 @@ def test_offence_buttons_break_at_sensible_points(screens):
         for line in lines:
             assert len(line.strip()) > 1, (text, lines)  # no 「上」 left alone
             assert line.strip()[0] not in "）」，。", (text, lines)  # no lone 「）」
+
+
+def test_a_button_keeps_its_own_lines(screens):
+    laid = screens["laid"]["entry.kitty_shape"]
+    assert laid["拖拉机（两对相连）\n×8 = 120"] == ["拖拉机（两对相连）", "×8 = 120"]
 
 
 def test_the_step_forward_and_the_pager_read_on_one_line(screens):
@@ -87,3 +95,7 @@ def test_the_end_screen_shows_the_slip_without_scrolling(screens):
     assert screens["scrolls"] == []
     assert [cut for cut in screens["overflow"] if cut[0] == "over"] == []
     assert any("第1/" in text for text in screens["texts"]["over"])  # the rest on a page
+
+
+def test_no_words_are_cut_off_on_any_screen(screens):
+    assert cut_words(screens) == []

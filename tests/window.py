@@ -34,6 +34,16 @@ def play(tmp_path: Path, display: str, script: list[tuple[str, str]], size: str 
     return out, json.loads((out / "screens.json").read_text(encoding="utf-8"))
 
 
+def cut_words(screens: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """Texts whose laid-out lines do not show all their words (a line Kivy cut off): screen,
+    text, the lines shown."""
+    def bare(text: str) -> str:
+        return "".join(text.split())
+
+    return [(screen, text, lines) for screen, laid in screens["laid"].items()
+            for text, lines in laid.items() if bare("".join(lines)) != bare(text)]
+
+
 def main(script_file: str, out: str, data: str, size: str, lang: str) -> None:
     from kiosk import ui
 

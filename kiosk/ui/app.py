@@ -69,20 +69,38 @@ class TapButton(Button):
     action = StringProperty("")
     style = StringProperty("normal")
     words = StringProperty("")
+    chosen_size = NumericProperty(0)  # the font size asked for; smaller only where need be
+    _fitting = False
 
     def on_words(self, *_: Any) -> None:
         self.rewrap()
 
     def on_size(self, *_: Any) -> None:
-        self.text_size = (self.width - dp(8), self.height)
+        self.text_size = (self.width - dp(8), None)  # as tall as its lines: measured below
         self.rewrap()
 
     def on_font_size(self, *_: Any) -> None:
-        self.rewrap()
+        if not self._fitting:  # a size asked for from outside
+            self.chosen_size = self.font_size
+            self.rewrap()
 
-    def rewrap(self) -> None:
-        cols = columns(self.width - dp(8), self.font_size)
-        self.text = "\n".join(wrap(self.words, cols)) if cols > 2 else self.words
+    def rewrap(self, size: float = 0) -> None:
+        """The words broken for the button's width at the chosen size (or `size`)."""
+        size = size or self.chosen_size or self.font_size
+        cols = columns(self.width - dp(8), size)
+        self.text = "\n".join(line for part in self.words.split("\n")  # its own lines kept
+                              for line in wrap(part, cols)) if cols > 2 else self.words
+        if size != self.font_size:
+            self._fitting = True
+            self.font_size = size
+            self._fitting = False
+
+    def on_texture_size(self, *_: Any) -> None:
+        """Lines taller than the button (a short button of the bottom bar) would be cut: the
+        words go a little smaller until they fit."""
+        chosen = self.chosen_size or self.font_size
+        if self.texture_size[1] > self.height - dp(2) and self.font_size > chosen * 0.6:
+            self.rewrap(self.font_size * 0.92)
 
 
 def columns(room: float, font_size: float) -> int:
@@ -303,7 +321,8 @@ class KioskScreen(Screen):
                               mono=True, fixed=False)
                 slip.slip = True
                 slip.font_size = app.text_size * 0.75
-                slip.valign = "top"
+                slip.valign = "top"  # both columns from the top of the box
+                slip.bind(size=lambda w, v: setattr(w, "text_size", v))
                 box.add_widget(slip)
             body.add_widget(box)
         if not model.grids and not model.mono and not model.big:
