@@ -60,7 +60,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     now[0] += 90 * 60 + 301  # the round's 90 minutes and 5 more
     later = hall.snapshot(h.director, "http://x/")
     assert later["tables"][1]["late"] and not later["tables"][0]["late"]
-    assert later["tables"][0]["link"]["state"] == "offline"  # not heard from since
+    assert later["tables"][0]["link"]["state"] == "done"  # not heard from, but finished
     link2 = join(tmp_path / "k2", 2, "http://testserver", h.codes[2], RULESETS, h.client)
     simulate_synced(tmp_path / "k2", 2, RULESETS, link2, 1000, 2, 1e9, io.StringIO()).close()
     assert hall.snapshot(h.director, "http://x/")["round_clock"]["state"] == "over"
@@ -91,3 +91,23 @@ def test_a_kiosk_whose_clock_is_an_hour_off_syncs_and_says_so(tmp_path):
     status = present(view, session.clock.now(), "en").status
     session.close()
     assert "Scorer: in sync" in status and "Clock off by +3600" in status
+
+
+def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
+    """After its match (and after the event is closed) a table's kiosk may be switched off:
+    the hall says so quietly; a table still playing that is not heard from is the alarm."""
+    now = [time.time()]
+    h = Hall(tmp_path / "scorer", lambda: now[0])
+    h.director.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
+    link2 = join(tmp_path / "k2", 2, "http://testserver", h.codes[2], RULESETS, h.client)
+    simulate_synced(tmp_path / "k2", 2, RULESETS, link2, 1, 2, 1e9, io.StringIO()).close()
+    now[0] += 5 * 60  # neither kiosk heard from for five minutes
+    one, two = hall.snapshot(h.director, "http://x/")["tables"]
+    assert one["phase"] == "over" and one["link"]["state"] == "done"
+    assert two["phase"] != "over" and two["link"]["state"] == "offline"  # the alarm
+    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
+    h.director.close_event(confirm=True)
+    closed = hall.snapshot(h.director, "http://x/")["tables"]
+    assert [t["link"]["state"] for t in closed] == ["done", "done"]

@@ -118,6 +118,20 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
     assert "Net levels: 2." in ruled
 
 
+def test_a_score_sheets_narrow_columns_never_wrap_and_the_notes_take_the_room(event, tmp_path):
+    """Each hand's result (庄家方守庄, 旁家上台 …) stays on one line in the PDF;
+    the notes column is the one that grows."""
+    d, _ = event
+    sheet = printing.sheet_context(d, 1, 1, "zh-Hans")
+    _, text = render(printing.pdf(d, "sheets", "zh-Hans", round_no=1, table=1), tmp_path,
+                     "sheet")
+    lines = text.splitlines()
+    words = {h["result"] for h in sheet["hands"]}
+    assert len(words) >= 2  # 庄家方守庄, 旁家上台 …
+    for word in words:
+        assert any(word in line for line in lines), word
+
+
 def test_the_private_draft_never_prints(event):
     d, _ = event
     with pytest.raises(printing.PrintError) as refused:

@@ -8,6 +8,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.i18n import explain
 from kiosk.rules import Rulesets
 from kiosk.scorer import roster
 from kiosk.scorer.access import AccessError
@@ -84,12 +85,13 @@ def test_the_admin_page_runs_an_event(director):
     assert director.muted() and director.rulings()[0].reason == "迟到 late"
     bad = client.post("/admin/ruling", data={"csrf": csrf, "round": "1", "table": "9",
                                              "kind": "forfeit", "loser": "EW", "reason": "x"})
-    assert "kind=error" in bad.headers["location"]  # a clear error, nothing recorded
+    assert bad.status_code == 400  # a clear error, nothing recorded, the form as typed
     assert len(director.rulings()) == 1
-    assert "第 1 轮第 9 桌没有比赛。" in client.get(bad.headers["location"]).text
-    words = client.post("/admin/ruling", data={"csrf": csrf, "round": "一", "table": "十",
-                                               "kind": "forfeit", "loser": "EW", "reason": "x"})
-    shown = client.get(words.headers["location"] + "&lang=en").text
+    assert "第 1 轮第 9 桌没有比赛。" in bad.text
+    words = client.post("/admin/ruling?lang=en", data={
+        "csrf": csrf, "round": "一", "table": "十", "kind": "forfeit", "loser": "EW",
+        "reason": "x"})
+    shown = words.text
     assert "“Table” needs a whole number (like 3), not “十”." in shown
     assert "invalid literal" not in shown and len(director.rulings()) == 1
     client.post("/admin/logout", data={"csrf": csrf})
@@ -180,8 +182,25 @@ def test_blank_lines_and_trailing_empty_cells_are_fine():
 
 
 def test_a_file_that_is_not_text_is_refused():
-    with pytest.raises(roster.RosterError, match="neither UTF-8 nor GBK"):
+    with pytest.raises(roster.RosterError, match="neither UTF-8, GBK/GB18030 nor Big5"):
         roster.parse(b"name\n\xff\xfe\x00\n")
+
+
+@pytest.mark.parametrize("encoding", ["big5", "cp950"])
+def test_a_taiwanese_excels_big5_roster_is_imported(encoding):
+    """Big5 bytes decode as GB18030 too (as nonsense): the reading that names the columns
+    is the file's."""
+    text = "隊名,單位,隊員1\n臺北飛龍,臺大,陳\n高雄海豚,中山,林\n"
+    entrants = roster.parse(text.encode(encoding)).entrants
+    assert [(e.name, e.unit, e.players) for e in entrants] == [
+        ("臺北飛龍", "臺大", ("陳",)), ("高雄海豚", "中山", ("林",))]
+
+
+def test_a_roster_not_utf8_whose_header_reads_in_no_encoding_says_to_save_as_utf8():
+    with pytest.raises(roster.RosterError) as refused:
+        roster.parse("參賽者姓名,備註\n臺北飛龍,早到\n".encode("big5"))
+    assert refused.value.key == "roster.error.no_name_column_encoding"
+    assert "CSV UTF-8" in explain(refused.value, "zh-Hans")
 
 
 def test_minutes_are_written_as_a_person_writes_them(director):
@@ -260,3 +279,15 @@ def test_the_draft_commands_ask_too_before_a_hand_swap_is_lost(tmp_path):
         asked = admin(command)
         assert asked.returncode == 3 and "将全部丢失" in asked.stderr and "--yes" in asked.stderr
     assert admin("discard", "--yes").stdout.strip() == "草稿已放弃。"
+
+
+def test_a_refused_form_gives_back_what_was_typed_as_text_only(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    client.post("/admin/add-team", data={"csrf": csrf, "name": "甲队", "id": "t01"})
+    typed = '"><script>alert(1)</script>'
+    page = client.post("/admin/add-team", data={"csrf": csrf, "name": typed, "id": "t01"})
+    assert page.status_code == 400 and "编号 t01 已是 甲队 的编号" in page.text
+    assert "<script>alert(1)" not in page.text
+    assert 'value="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
+    assert len(director.team_rows()) == 1

@@ -376,11 +376,12 @@ def test_only_the_consoles_own_redirects_put_words_in_its_notice_box(director):
     assert "evil.example" not in forged and 'class="flash' not in forged
     page = console.get("/admin").text  # a real refusal, through the console's own redirect
     csrf = page.split('name="csrf" value="')[1].split('"')[0]
-    back = console.post("/admin/bye-points", data={"csrf": csrf, "points": "九"})
-    assert back.status_code == 303
+    back = console.post("/admin/event", data={"csrf": csrf, "name": "杯",
+                                              "ruleset": "xiamen-2015"})
+    assert back.status_code == 303 and "p_name=%E6%9D%AF" in back.headers["location"]
     shown = console.get(back.headers["location"]).text
-    assert "九" in shown and 'class="flash' in shown
-    tampered = back.headers["location"].replace("%E4%B9%9D", "evil.example")  # 九 → another
+    assert "已创建赛事 杯" in shown and 'class="flash' in shown
+    tampered = back.headers["location"].replace("p_name=%E6%9D%AF", "p_name=evil.example")
     assert "evil.example" not in console.get(tampered).text
 
 

@@ -29,6 +29,7 @@ from starlette.routing import Route
 from ..i18n import LANGS, explain
 from . import access, fleet, outputs, refusals, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
+from .printing import PrintError, codes_html, codes_pdf, disposition
 from .roster import RosterError
 from .store import StoreError
 from .templating import LANG_COOKIE, lang_of, render, words
@@ -52,10 +53,19 @@ def routes(director: Director) -> list[Route]:
     def page(request: Request, template: str, status: int = 200, **context: Any
              ) -> HTMLResponse:
         lang = lang_of(request)
-        flash = _flash(request, lang)
+        flash = context.pop("flash", None) or _flash(request, lang)
         context.setdefault("director", director)
         context.setdefault("tab", "")
         context.setdefault("error_params", {})
+        context.setdefault("kept", {})  # what a refused form had typed, by field name
+        context.setdefault("kept_action", "")  # and that form's action
+
+        def keep(action: str, name: str, default: Any = "") -> Any:
+            """A field's value: as typed, in the refused form `action`; else `default`."""
+            if context["kept_action"] == action and name in context["kept"]:
+                return context["kept"][name]
+            return default
+        context["keep"] = keep
         reply = HTMLResponse(render(f"admin/{template}.html", lang, flash=flash,
                                     path=request.url.path, **context), status_code=status)
         if request.query_params.get("lang") in LANGS:
@@ -123,10 +133,39 @@ def routes(director: Director) -> list[Route]:
             except NeedsConfirmation as exc:
                 return await confirm_page(request, form, csrf, who, exc, target)
             except (AdminError, RosterError, StoreError) as exc:
-                return _back(target, "error", exc)
+                return refused(request, form, csrf, who, target, exc)
             key, params = result
             return _back(target, "note", _Said(key, **params))
         return endpoint
+
+    def refused(request: Request, form: FormData, csrf: str, who: str, target: str,
+                exc: Exception) -> Response:
+        """The page the form was on, again, with the refusal and the form as it was typed
+        (a redirect would lose what was typed; a file field cannot be given back)."""
+        path, _, query = target.partition("?")
+        if "lang" in request.query_params and "lang=" not in query:  # the page in the words
+            query = "&".join(filter(None, [query, urlencode(  # of the refusal
+                {"lang": request.query_params["lang"]})]))
+        name = "overview" if path == "/admin" else path.removeprefix("/admin/")
+        build = pages.get(name)
+        if build is None:
+            return _back(target, "error", exc)
+        again = Request({**request.scope, "method": "GET", "path": path,
+                         "raw_path": path.encode(), "query_string": query.encode()})
+        kept = {k: v for k, v in form.multi_items() if isinstance(v, str) and k != "csrf"}
+        try:
+            context = build(again)
+        except AdminError:
+            return _back(target, "error", exc)
+        say = words(lang_of(request))
+        try:
+            text = say(getattr(exc, "key", None) or "error.unexpected",
+                       **(getattr(exc, "params", None) or {}))
+        except (KeyError, IndexError, ValueError):
+            text = say("error.unexpected")
+        return page(again, name, 400, csrf=csrf, who=who, event=director.event(),
+                    director=director, tab=name, flash=("error", text), kept=kept,
+                    kept_action=request.url.path, **context)
 
     async def confirm_page(request: Request, form: FormData, csrf: str, who: str,
                            exc: NeedsConfirmation, back: str) -> Response:
@@ -150,6 +189,25 @@ def routes(director: Director) -> list[Route]:
                                         request.path_params["name"], lang_of(request))
         return reply or refusals.page(request, 404, "export.error.kind")
 
+    async def codes_print(request: Request) -> Response:
+        """The pairing codes to hand out (`printing.codes_html`): secret, so the console's."""
+        if session(request) is None:
+            return RedirectResponse("/admin/login", status_code=303)
+        lang, ext = lang_of(request), request.path_params["ext"]
+        try:
+            if ext == "pdf":
+                body = await run_in_threadpool(codes_pdf, director, lang)
+            elif ext == "html":
+                return HTMLResponse(codes_html(director, lang))
+            else:
+                return refusals.page(request, 404, "print.error.kind")
+        except PrintError as exc:
+            return refusals.page(request, 404, exc.key, **exc.params)
+        event = director.event()
+        name = f"{event.name if event else 'event'}-{words(lang)('print.file.codes')}.pdf"
+        return Response(body, media_type="application/pdf",
+                        headers={"Content-Disposition": disposition(name)})
+
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
         found = session(request)
@@ -168,6 +226,7 @@ def routes(director: Director) -> list[Route]:
         if event is None:
             return {"rulesets": list(director.rulesets.values())}
         return {"next_step": next_step(director), "bye_points": director.bye_points(),
+                "tables_told": director._tables_told(),
                 "win_points": director.ruleset().result.win_points,
                 "current": director.current_round(), "clock": director.round_clock(),
                 "teams": len(director.team_rows()), "tables": director.table_count(),
@@ -258,6 +317,7 @@ def routes(director: Director) -> list[Route]:
         count = director.table_count()
         known = (director.store.links(), director.store.paired_tables())
         return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
+                "pairings": director.store.pairings(),
                 "code_states": director.store.code_states(now),
                 "conflicts": director.store.conflicts(),
                 "links": {n: views.link_state(director, n, now, known)
@@ -293,6 +353,18 @@ def routes(director: Director) -> list[Route]:
         event = director.create_event(_text(form, "name"), _text(form, "ruleset"),
                                       rounds_given or None, minutes, seed, by=who)
         return "admin.note.event_created", {"name": event.name}
+
+    def edit_event(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
+        """The fields the form sent (a locked one is not sent: it stays as it is)."""
+        rounds = _int(form, "rounds", "admin.label.rounds", default=None)
+        minutes = _float(form, "minutes", "admin.label.minutes", default=None)
+        changed, unpaired = director.edit_event(
+            _text(form, "name") if "name" in form else None,
+            _text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
+            confirm=_confirmed(form), by=who)
+        if unpaired:
+            return "admin.note.event_edited_codes", {"tables": "、".join(map(str, unpaired))}
+        return ("admin.note.event_edited" if changed else "admin.note.event_unchanged"), {}
 
     def bye_points(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         points = _int(form, "points", "admin.label.bye_points")
@@ -457,7 +529,8 @@ def routes(director: Director) -> list[Route]:
         "overview": overview, "teams": teams, "rounds": rounds, "results": results,
         "rulings": rulings, "tables": tables, "print": printing, "log": log, "sheet": sheet}
     ops: dict[str, tuple[Handler, str]] = {
-        "event": (create_event, "/admin"), "bye-points": (bye_points, "/admin"),
+        "event": (create_event, "/admin"), "edit-event": (edit_event, "/admin"),
+        "bye-points": (bye_points, "/admin"),
         "import": (import_teams, "/admin/teams"), "add-team": (add_team, "/admin/teams"),
         "edit-team": (edit_team, "/admin/teams"), "delete-team": (delete_team, "/admin/teams"),
         "withdraw": (withdraw, "/admin/teams"), "reinstate": (reinstate, "/admin/teams"),
@@ -478,6 +551,7 @@ def routes(director: Director) -> list[Route]:
             Route("/admin/login", login, methods=["POST"]),
             Route("/admin/logout", logout, methods=["POST"]),
             Route("/admin/export/{name}", private_export, methods=["GET"]),
+            Route("/admin/print/codes.{ext}", codes_print, methods=["GET"]),
             *[Route(f"/admin/{name}", operation(op, back), methods=["POST"])
               for name, (op, back) in ops.items()]]
 

@@ -63,6 +63,7 @@ class EventInfo:
     match_minutes: float | None
     seed: int
     status: str  # "setup", "running" or "closed"
+    match_name: str  # the name the tables' matches carry (the name until a round started)
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,8 @@ class DirectorBase:
 
     def _read_event(self) -> EventInfo | None:
         row = self.store.db.execute(
-            "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status "
+            "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status, "
+            "coalesce(match_name, name) "
             "FROM event WHERE id = 1").fetchone()
         return EventInfo(*row) if row else None
 

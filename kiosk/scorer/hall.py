@@ -128,7 +128,9 @@ def _clock_anchor(state: MatchState) -> tuple[float, float, bool] | None:
 def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """The round clock (paused, extended, stopped, over), the pairing panel of a published
     round that has not started, the byes, the rulings on each table's result, and the tables
-    this round does not use (shown as unused, never as offline). Changes `rows` in place."""
+    this round does not use (shown as unused, never as offline), and a finished table whose
+    kiosk has gone off with nothing left to send (shown as such, not as an alarm). Changes
+    `rows` in place."""
     event = director.event()
     round_no = director.current_round()
     out: dict[str, Any] = {"round_clock": director.round_clock(), "pairings_round": None,
@@ -161,6 +163,10 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
             side = "EW" if ruling.loser == "NS" else "NS"
             row["result"] = {"winner": side, "text": row[side.lower()], "ruling": ruling.kind}
             row["phase"] = "ruled"
+        link = row["link"]
+        if link["state"] == "offline" and not link["behind"] and (
+                row.get("result") or row["phase"] in ("over", "ruled")):
+            link["state"] = "done"  # its match is over and all in: a kiosk off is no alarm
     return out
 
 

@@ -21,7 +21,8 @@ from ..i18n import LANGS, translator
 from ..rules import replay
 from . import views
 from .director import Director
-from .templating import render
+from .store import CODE_HOURS
+from .templating import clock_text, render
 
 KINDS = ("pairings-table", "pairings-team", "standings", "scorecards", "sheets")
 FONTS = {"zh-Hans": '"Noto Sans CJK SC", "Noto Sans SC", sans-serif',
@@ -88,6 +89,35 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
         context["sheets"] = [sheet_context(director, round_no, t, lang, rows.get(t))
                              for t in sorted(tables)]
     return render(f"print/{kind}.html", lang, **context)
+
+
+def codes_html(director: Director, lang: str) -> str:
+    """The tables' pairing codes, one slip a table to cut out and hand to its referee or the
+    technician (or what the table has instead: its kiosk, a voided or expired code). Secret:
+    served only to the head referee's session (`/admin/print/codes.*`), never under /print."""
+    lang = lang if lang in LANGS else "zh-Hans"
+    event = director.event()
+    if event is None:
+        raise PrintError("print.error.no_event")
+    now = director.clock()
+    codes, states = director.store.open_codes(now), director.store.code_states(now)
+    pairings = director.store.pairings()
+    rows = []
+    for n in range(1, director.table_count() + 1):
+        device, paired_at = pairings.get(n, ("", 0.0))
+        rows.append({"table": n, "code": codes.get(n), "device": device,
+                     "paired_at": clock_text(paired_at) if device else "",
+                     "state": "paired" if device else "open" if n in codes
+                     else states.get(n, "none")})
+    return render("print/codes.html", lang, event=event, kind="codes", font=FONTS[lang],
+                  rows=rows, hours=round(CODE_HOURS), printed=datetime.datetime.fromtimestamp(
+                      now).strftime("%Y-%m-%d %H:%M"))
+
+
+def codes_pdf(director: Director, lang: str) -> bytes:
+    import weasyprint
+
+    return weasyprint.HTML(string=codes_html(director, lang)).write_pdf()
 
 
 def pdf(director: Director, kind: str, lang: str, **where: Any) -> bytes:

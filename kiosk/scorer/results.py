@@ -78,7 +78,7 @@ class ResultsAndRulings(DirectorBase):
     def _match(self, table: int, round_no: int) -> tuple[str, MatchState] | None:
         event = self.event()
         start = self.round_start(round_no)  # type: ignore[attr-defined]
-        return self.fold(table).find(event.name, round_no, table, start) if event else None
+        return self.fold(table).find(event.match_name, round_no, table, start) if event else None
 
     def problems(self, table: int) -> list[str]:
         """Why some of the table's matches are not scored, for the kiosk and the hall."""

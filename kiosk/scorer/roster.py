@@ -69,14 +69,27 @@ class Roster:
     ignored: tuple[str, ...]  # column names the scorer does not use
 
 
-def decode(data: bytes) -> str:
-    """UTF-8 if it is valid UTF-8, else GB18030 (GBK)."""
-    for encoding in ("utf-8-sig", "gb18030"):
+# What a spreadsheet saves a CSV as: UTF-8 (with or without its mark), a mainland Excel's
+# GBK/GB18030, a Taiwanese or Hong Kong Excel's Big5 (cp950, its Windows form).
+ENCODINGS = ("utf-8-sig", "gb18030", "cp950")
+
+
+def decode(data: bytes) -> list[str]:
+    """The file's text in each encoding that decodes it, in the order of ENCODINGS (GB18030
+    decodes almost any bytes, so a Big5 file decodes both ways: `parse` keeps the reading
+    whose first row names the columns). Raises RosterError when none does."""
+    texts = []
+    for encoding in ENCODINGS:
         try:
-            return data.decode(encoding)
+            texts.append(data.decode(encoding))
         except UnicodeDecodeError:
             continue
-    raise _refuse("the file is neither UTF-8 nor GBK/GB18030 text", "roster.error.encoding")
+        if encoding == "utf-8-sig":
+            return texts  # valid UTF-8 is UTF-8
+    if not texts:
+        raise _refuse("the file is neither UTF-8, GBK/GB18030 nor Big5 text",
+                      "roster.error.encoding")
+    return texts
 
 
 def clean(text: str) -> str:
@@ -87,7 +100,24 @@ def clean(text: str) -> str:
 
 def parse(data: bytes) -> Roster:
     """The teams of a CSV file. Raises RosterError naming the line and the problem."""
-    reader = csv.reader(io.StringIO(decode(data)), strict=True)
+    texts = decode(data)
+    for text in texts[:-1]:  # a reading whose first row names no column is the wrong one
+        try:
+            return _parse(text)
+        except RosterError as exc:
+            if exc.key != "roster.error.no_name_column":
+                raise
+    try:
+        return _parse(texts[-1])
+    except RosterError as exc:
+        if len(texts) > 1 and exc.key == "roster.error.no_name_column":  # not UTF-8 either
+            raise _refuse(str(exc), "roster.error.no_name_column_encoding",
+                          **exc.params) from None
+        raise
+
+
+def _parse(text: str) -> Roster:
+    reader = csv.reader(io.StringIO(text), strict=True)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:

@@ -440,10 +440,19 @@ class RoundsAndPairings(DirectorBase):
                 db.execute("INSERT OR REPLACE INTO settings VALUES ('withdrawn', ?)",
                            [json.dumps(withdrawn)])
             plan = RoundPlan(pairs, byes, stage, note, bool(byes) or stage == "swiss", groups)
-            self._save_draft(Draft(round_no, plan, self._basis(round_no), True))
+            self._save_draft(Draft(round_no, plan, self._basis(round_no),
+                                   self._published_edited(round_no)))
             self._audit(by, "round.undo", round=round_no)
         self._changed()
         return round_no
+
+    def _published_edited(self, round_no: int) -> bool:
+        """Whether the round was published from a draft the head referee swapped by hand (its
+        pairing taken back is that draft again, marked so only then)."""
+        for entry in reversed(self.audit_log()):
+            if entry.action == "round.publish" and entry.params.get("round") == round_no:
+                return bool(entry.params.get("edited", True))
+        return True  # a store from before the flag was logged: ask before losing it
 
     def _undo_refusal(self, round_no: int) -> AdminError | None:
         """Why the round `round_no` cannot be taken back now (None: it can)."""
@@ -473,7 +482,7 @@ class RoundsAndPairings(DirectorBase):
         event = self.event()
         if event is None:
             return []
-        return [{"event": event.name, **w} for w in self._withdrawn()]
+        return [{"event": event.match_name, **w} for w in self._withdrawn()]
 
     def start_clock(self, start_in: float = 30.0, by: str = "") -> int:
         """Start the published round: every kiosk sets up its match and starts its match
@@ -651,7 +660,7 @@ class RoundsAndPairings(DirectorBase):
                                     strict=False))
         clock = self._clock(round_no)
         ruled = self.ruling_for(round_no, table)  # type: ignore[attr-defined]
-        return {"event": event.name, "round": str(round_no), "teams": teams,
+        return {"event": event.match_name, "round": str(round_no), "teams": teams,
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,

@@ -158,6 +158,18 @@ def director_revision(db: sqlite_utils.Database) -> None:
                        f"{table} BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")
 
 
+@migrations()
+def event_edits(db: sqlite_utils.Database) -> None:
+    """The event can be corrected after it was created (admin: edit the event)."""
+    # The name the tables' matches carry (they are found by it): the created name, kept when
+    # the name is corrected after a round was given to the tables.
+    db["event"].add_column("match_name", str)
+    db.execute("UPDATE event SET match_name = name")
+    # Each kiosk's ruleset copies when it paired ({id: sha256}, JSON): another ruleset for the
+    # event is checked against them.
+    db["tables"].add_column("rulesets", str)
+
+
 class StoreError(Exception):
     """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
@@ -275,10 +287,11 @@ class Store:
                             [BURNT, code, OPEN])
         self._wrote()
 
-    def pair(self, table: int, code: str, device: str, now: float) -> str:
+    def pair(self, table: int, code: str, device: str, now: float,
+             rulesets: dict[str, str] | None = None) -> str:
         """The table's new credential, for the kiosk that proved it knows `code` (the table's
-        earlier kiosk loses its credential). Raises StoreError if the code is no longer the
-        one to pair with."""
+        earlier kiosk loses its credential); `rulesets`: the kiosk's copies, {id: sha256}.
+        Raises StoreError if the code is no longer the one to pair with."""
         with self.db.atomic():
             if self.pairing_code(table, device, now) != code:
                 raise StoreError("unknown or used pairing code")
@@ -286,7 +299,8 @@ class Store:
             self.db.execute("UPDATE codes SET used = ?, used_at = ? WHERE code = ?",
                             [USED, now, code])
             self.db.execute("INSERT OR REPLACE INTO tables (number, secret, device, paired_at, "
-                            "confirmed) VALUES (?, ?, ?, ?, 0)", [table, secret, device, now])
+                            "confirmed, rulesets) VALUES (?, ?, ?, ?, 0, ?)",
+                            [table, secret, device, now, json.dumps(rulesets or {})])
             self.db.execute("UPDATE conflicts SET resolved = 1 WHERE table_number = ?",
                             [table])
         self._wrote()
@@ -332,6 +346,17 @@ class Store:
     def confirm(db: sqlite_utils.Database, table: int) -> None:
         """The table's credential has been used: its code cannot pair again."""
         db.execute("UPDATE tables SET confirmed = 1 WHERE number = ?", [table])
+
+    def kiosk_rulesets(self) -> dict[int, dict[str, str]]:
+        """Each paired table's kiosk's ruleset copies, {id: sha256}, as it said when it paired
+        ({} for a kiosk paired before the scorer kept them)."""
+        return {n: json.loads(r or "{}") for n, r in
+                self.db.execute("SELECT number, rulesets FROM tables")}
+
+    def pairings(self) -> dict[int, tuple[str, float]]:
+        """Each paired table's kiosk: (device id, when it paired)."""
+        return {n: (d, at or 0.0) for n, d, at in
+                self.db.execute("SELECT number, device, paired_at FROM tables")}
 
     def paired_tables(self) -> dict[int, str]:
         return {n: d for n, d in self.db.execute("SELECT number, device FROM tables")}

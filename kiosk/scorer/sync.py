@@ -106,7 +106,7 @@ def routes(director: Director) -> list[Route]:
     replays = Replays(clock())
     # Attempts that have not (yet) paired, per source; a hall pairs its tables one by one.
     pairing_tries = Limiter(per_source=5, ceiling=300)
-    pending: dict[str, tuple[int, str, str, ScorerPairing, float]] = {}
+    pending: dict[str, tuple[int, str, str, ScorerPairing, float, dict[str, str]]] = {}
     budget = Budget(BODIES_IN_FLIGHT)
 
     def answer(body: dict[str, Any], status: int = 200, now: float | None = None,
@@ -161,7 +161,7 @@ def routes(director: Director) -> list[Route]:
             return refusal(400, exc.key or "sync.pair-garbled", now)
         for stale in [s for s, p in pending.items() if p[4] < now]:
             del pending[stale]
-        pending[session] = (table, device, code, side, now + PAIR_TTL)
+        pending[session] = (table, device, code, side, now + PAIR_TTL, rulesets)
         return answer({"session": session, "message": side.message}, now=now)
 
     async def pair_finish(request: Request) -> Response:
@@ -174,12 +174,17 @@ def routes(director: Director) -> list[Route]:
         entry = pending.pop(session, None) if isinstance(session, str) else None
         if entry is None or entry[4] < now:
             return refusal(403, "sync.pair-expired", now)
-        table, device, code, side, _ = entry
+        table, device, code, side, _, rulesets = entry
         if not side.confirms(body.get("confirm")):
             store.burn_code(code)  # one wrong guess: the code pairs nothing any more
             return refusal(403, "sync.wrong-code", now, table=table)
+        event = director.event()  # (the head referee may have changed the ruleset meanwhile)
+        problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset)) \
+            if event is not None else None
+        if problem:
+            return refusal(409, "sync.ruleset-differs", now, **problem)
         try:
-            secret = store.pair(table, code, device, now)
+            secret = store.pair(table, code, device, now, rulesets)
         except StoreError:
             return refusal(403, "sync.no-code", now, table=table)
         pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..i18n import DEFAULT_LANG, translator
+from ..rules import Ruleset
 from . import roster
 from .base import FORMATS, SWISS_FORMATS, DirectorBase, EventInfo, confirm_first, refuse
 from .tournament import Team
@@ -60,26 +61,133 @@ class EventAndTeams(DirectorBase):
         fmt = chosen.event.format
         if fmt not in FORMATS:
             raise refuse("admin.error.format_unsupported", ruleset=ruleset, format=fmt)
-        if fmt in SWISS_FORMATS:
-            rounds = rounds or chosen.event.rounds or 1
-            if not 1 <= rounds <= 99:
-                raise refuse("admin.error.rounds_range")
-        elif fmt == "individual-groups":
-            rounds = 2  # the prelims and the prize finals
-        else:
-            rounds = 0  # as many as its groups, playoffs and knockout take
+        rounds = rounds if rounds and fmt in SWISS_FORMATS else _rounds_of(fmt, chosen.event.rounds)
+        if not 0 <= rounds <= 99 or (fmt in SWISS_FORMATS and not rounds):
+            raise refuse("admin.error.rounds_range")
         if match_minutes is not None and not (math.isfinite(match_minutes) and
                                               0 < match_minutes <= 24 * 60):
             raise refuse("admin.error.minutes_range")
         minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
         with self.store.db.atomic():
             self.store.db.execute(
-                "INSERT INTO event VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'setup', ?)",
+                "INSERT INTO event (id, name, ruleset, ruleset_sha256, format, rounds, "
+                "match_minutes, seed, status, created, match_name) "
+                "VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'setup', ?, ?)",
                 [name, chosen.id, chosen.sha256, fmt, rounds, minutes,
-                 seed if seed is not None else secrets.randbelow(10**6), self.clock()])
+                 seed if seed is not None else secrets.randbelow(10**6), self.clock(), name])
             self._audit(by, "event.create", name=name, ruleset=chosen.id, rounds=rounds)
         self._changed()
         return self._event()
+
+    def edit_event(self, name: str | None = None, ruleset: str | None = None,
+                   rounds: int | None = None, match_minutes: float | None = None,
+                   confirm: bool = False, by: str = "") -> tuple[list[str], list[int]]:
+        """Correct the event's settings; None leaves one as it is. Returns the settings that
+        changed ("name", "ruleset", "rounds", "minutes"), each written to the audit log with
+        its old and new value, and the tables that lost their pairing. The name can be
+        corrected until the event is closed; the ruleset and the match minutes until round 1
+        is published (the tables play by them);
+        the rounds at any time, never below the rounds published (or drafted). Another
+        ruleset that a paired table's kiosk does not hold (the same copy) needs `confirm`:
+        those tables lose their pairing and get new codes, so that they cannot play by
+        another copy than the scorer scores by."""
+        event = self._event()
+        if event.status == "closed":
+            raise refuse("admin.error.edit_closed")
+        changes: list[tuple[str, dict[str, object]]] = []
+        if name is not None and roster.clean(name) != event.name:
+            name = roster.clean(name)
+            if not name:
+                raise refuse("admin.error.event_name")
+            changes.append(("name", {"was": event.name, "name": name}))
+        published = self.current_round()  # type: ignore[attr-defined]
+        chosen, fmt = self.ruleset(), event.format
+        if ruleset is not None and ruleset != event.ruleset:
+            chosen = self._another_ruleset(ruleset, published)
+            fmt = chosen.event.format
+            changes.append(("ruleset", {"was": event.ruleset, "ruleset": chosen.id}))
+        if match_minutes is not None and match_minutes != event.match_minutes:
+            if not (math.isfinite(match_minutes) and 0 < match_minutes <= 24 * 60):
+                raise refuse("admin.error.minutes_range")
+            if published:
+                raise refuse("admin.error.edit_published_minutes")
+            changes.append(("minutes", {"was": event.match_minutes, "minutes": match_minutes}))
+        new_rounds = event.rounds if _same_kind(fmt, event.format) else \
+            _rounds_of(fmt, chosen.event.rounds)
+        if rounds is not None and rounds != new_rounds:
+            if fmt not in SWISS_FORMATS:
+                raise refuse("admin.error.rounds_fixed")
+            if not 1 <= rounds <= 99:
+                raise refuse("admin.error.rounds_range")
+            draft = self.current_draft()  # type: ignore[attr-defined]
+            if rounds < published:
+                raise refuse("admin.error.rounds_below", published=published)
+            if draft is not None and rounds < draft.round:
+                raise refuse("admin.error.rounds_below_draft", round=draft.round)
+            new_rounds = rounds
+        if new_rounds != event.rounds:
+            changes.append(("rounds", {"was": event.rounds, "rounds": new_rounds}))
+        if not changes:
+            return [], []
+        stranded = self._kiosks_without(chosen) if chosen.id != event.ruleset else []
+        if stranded and not confirm:
+            raise confirm_first("admin.confirm.ruleset_kiosks", ruleset=chosen.id,
+                                tables="、".join(str(n) for n in stranded))
+        fields = dict(changes)
+        with self.store.db.atomic():
+            if "name" in fields:
+                self.store.db.execute("UPDATE event SET name = ? WHERE id = 1",
+                                      [fields["name"]["name"]])
+                if not self._tables_told():  # no table has been given a round under it yet
+                    self.store.db.execute("UPDATE event SET match_name = name WHERE id = 1")
+            if "ruleset" in fields:
+                self.store.db.execute(
+                    "UPDATE event SET ruleset = ?, ruleset_sha256 = ?, format = ? WHERE id = 1",
+                    [chosen.id, chosen.sha256, fmt])
+                if self.bye_points() > chosen.result.win_points:  # (no bye was played yet)
+                    self.store.db.execute("DELETE FROM settings WHERE key = 'bye_points'")
+            if "minutes" in fields:
+                self.store.db.execute("UPDATE event SET match_minutes = ? WHERE id = 1",
+                                      [match_minutes])
+            if "rounds" in fields:
+                self.store.db.execute("UPDATE event SET rounds = ? WHERE id = 1", [new_rounds])
+            for field, params in changes:
+                self._audit(by, f"event.edit_{field}", **params)
+            for table in stranded:
+                self.store.revoke(table)
+                self._audit(by, "tables.unpaired_ruleset", table=table, ruleset=chosen.id)
+        for table in stranded:
+            self.store.issue_code(table)
+        self._changed()
+        return [field for field, _ in changes], stranded
+
+    def _another_ruleset(self, ruleset: str, published: int) -> Ruleset:
+        """The ruleset the event may change to, or the refusal saying why not."""
+        if published:
+            raise refuse("admin.error.edit_published_ruleset")
+        chosen = self.rulesets.get(ruleset)
+        if chosen is None:
+            raise refuse("admin.error.unknown_ruleset", ruleset=ruleset,
+                         known=", ".join(self.rulesets))
+        if chosen.event.format not in FORMATS:
+            raise refuse("admin.error.format_unsupported", ruleset=ruleset,
+                         format=chosen.event.format)
+        if not _same_kind(chosen.event.format, self._event().format) and self.team_rows():
+            raise refuse("admin.error.edit_format", ruleset=chosen.id)
+        if self.current_draft() is not None:  # type: ignore[attr-defined]
+            raise refuse("admin.error.edit_draft")  # (drafted by the other ruleset)
+        return chosen
+
+    def _kiosks_without(self, ruleset: Ruleset) -> list[int]:
+        """The paired tables whose kiosk did not hold this copy of `ruleset` when it paired."""
+        return sorted(n for n, copies in self.store.kiosk_rulesets().items()
+                      if copies.get(ruleset.id) != ruleset.sha256)
+
+    def _tables_told(self) -> bool:
+        """A round has been started (its assignments went out to the tables, with the event's
+        name: the tables' matches are found by it from then on)."""
+        return self.store.db.execute(
+            "SELECT 1 FROM audit WHERE action = 'round.start' LIMIT 1").fetchone() is not None
 
     def bye_points(self) -> int:
         """The big points a bye scores (default: a win's, the seed's 3)."""
@@ -211,8 +319,9 @@ class EventAndTeams(DirectorBase):
         self._check_team_fields(name, len(players))
         known = self.team_rows()
         team_id = team_id.strip()
-        if team_id and any(r.id == team_id for r in known):
-            raise refuse("admin.error.ids_taken", ids=team_id)
+        taken = next((r for r in known if r.id == team_id), None) if team_id else None
+        if taken is not None:
+            raise refuse("admin.error.id_taken", id=team_id, team=taken.name)
         if team_id and not ID_PATTERN.match(team_id):
             raise refuse("admin.error.bad_id", id=team_id, line="—")
         if any(r.name == name for r in known) and not confirm:
@@ -250,7 +359,8 @@ class EventAndTeams(DirectorBase):
         players = tuple(p for p in (roster.clean(p) for p in players) if p)
         self._check_team_fields(name, len(players))
         if name != row.name and any(r.name == name for r in self.team_rows()) and not confirm:
-            raise confirm_first("admin.confirm.duplicate_name", name=name)
+            raise confirm_first("admin.confirm.duplicate_rename", name=name,
+                                team=self.label(row.id))
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
                                   [name, unit, json.dumps(players, ensure_ascii=False), row.id])
@@ -375,3 +485,15 @@ class EventAndTeams(DirectorBase):
     def _draft_outdated(self, by: str) -> None:
         """A change to the field discards the private draft (it is computed again)."""
         self.discard_draft(by, quiet=True)  # type: ignore[attr-defined]
+
+
+def _rounds_of(fmt: str, ruleset_rounds: int | None) -> int:
+    """The rounds an event of this format plays by its ruleset."""
+    if fmt in SWISS_FORMATS:
+        return ruleset_rounds or 1
+    return 2 if fmt == "individual-groups" else 0  # prelims and finals; or as many as it takes
+
+
+def _same_kind(one: str, other: str) -> bool:
+    """Two formats that pair the same teams the same way (Swiss rounds, one or more)."""
+    return one == other or (one in SWISS_FORMATS and other in SWISS_FORMATS)

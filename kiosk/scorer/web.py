@@ -13,6 +13,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
+    FileResponse,
     HTMLResponse,
     JSONResponse,
     Response,
@@ -67,6 +68,11 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     async def tables(request: Request) -> JSONResponse:
         return JSONResponse(hall.tables(director))
 
+    async def favicon(request: Request) -> Response:
+        # (the pages link /static/favicon.svg; a browser still asks here on its own)
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                            headers={"Cache-Control": "max-age=86400"})
+
     async def qr(request: Request) -> Response:
         return Response(hall_page.qr_svg(feed.address() + "team"), media_type="image/svg+xml")
 
@@ -93,6 +99,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                 Route("/api/team/{team}", team),
                 Route("/api/teams", teams), Route("/api/standings", standings),
                 Route("/api/tables", tables), Route("/qr.svg", qr),
+                Route("/favicon.ico", favicon),
                 *outputs.routes(director), *sync.routes(director), *admin.routes(director),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],

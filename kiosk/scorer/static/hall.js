@@ -344,8 +344,8 @@
       row.setAttribute('role', 'row');
       row.dataset.pairingTable = String(p.table);
       const teams = el('span', 'pteams');
-      teams.append(el('span', 'team ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
-        el('span', 'team ew', p.ew));
+      teams.append(seated('ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
+        p.ew ? seated('ew', p.ew) : el('span', 'team ew', ''));
       row.append(el('span', 'no', p.table), teams);
       return row;
     }) : [];
@@ -356,6 +356,13 @@
       items.push(row);
     }
     $('panel-list').replaceChildren(...items);
+  }
+
+  // A team of the next round's pairings with the side it sits: 南北 or 东西.
+  function seated(side, name) {
+    const team = el('span', `team ${side}`);
+    team.append(el('span', 'side', t(`col_${side}`)), document.createTextNode(name));
+    return team;
   }
 
   function renderPairings() {
@@ -369,7 +376,7 @@
       row.setAttribute('role', 'row');
       row.dataset.pairingTable = String(p.table);
       const teams = el('span', 'pteams');
-      teams.append(el('span', 'team ns', p.ns), el('span', 'team ew', p.ew));
+      teams.append(seated('ns', p.ns), seated('ew', p.ew));
       row.append(el('span', 'no', p.table), teams);
       return row;
     }));
