@@ -39,6 +39,7 @@ def main() -> None:
         session.setup_match(event="bench", round="1", teams={}, players={},
                             ruleset="standard-80fen")
         session.grab_dealer("N")
+        session.declare_trump("♠", "N")
         session.start_bury()
         factory, door = MockFactory(), Door()
         panel = Panel(pins, door, clock, pin_factory=factory)

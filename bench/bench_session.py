@@ -38,6 +38,7 @@ def playing_table(directory: Path) -> tuple[ManualClock, TableSession]:
     session.setup_match(event="bench", round="1", teams={}, players={},
                         ruleset="standard-80fen")
     session.grab_dealer("N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     session.press("N")
     return clock, session
@@ -69,6 +70,7 @@ def next_hand(session: TableSession) -> None:
                             teams={}, players={}, ruleset="standard-80fen")
     if session.state.draft.dealer is None:
         session.grab_dealer("N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     session.press(session.state.clock.seat)
 

@@ -63,14 +63,16 @@ Bare().run()
 # penalty (seat, kind, the card count the ruleset asks).
 TAPS_SCRIPT = (
     ("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
-    ("touch", "dealer:N"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"),
+    ("touch", "dealer:N"), ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"),
+    ("seat", "N"),
     ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
     ("count", "typical"), ("touch", "end_play"), ("wait", "entry.points"),
     ("touch", "e_points:60"), ("wait", "entry.last_trick"), ("touch", "e_last:defenders"),
     ("wait", "entry.kitty_points"), ("touch", "e_kitty:10"), ("wait", "entry.kitty_shape"),
     ("touch", "e_shape:pair"), ("wait", "entry.penalties"), ("touch", "e_finish"),
     ("wait", "result"), ("seat", "N"), ("seat", "E"), ("wait", "ready"), ("count", "stop"),
-    ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"), ("wait", "clock.play"),
+    ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
+    ("wait", "clock.play"),
     ("play_out", ""), ("wait", "clock.done"),
     ("count", "penalty"), ("touch", "end_play"), ("wait", "entry.points"),
     ("touch", "e_points:40"), ("wait", "entry.last_trick"), ("touch", "e_last:dealer"),
@@ -269,6 +271,7 @@ def play_hand(session) -> None:  # type: ignore[no-untyped-def]
                             teams={"NS": "甲", "EW": "乙"}, players={}, ruleset="xiamen-2015")
     if session.state.draft.dealer is None:
         session.grab_dealer("N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     session.press(session.state.clock.seat)
     for _ in range(8):
@@ -285,6 +288,7 @@ def start_play(session) -> None:  # type: ignore[no-untyped-def]
         play_hand(session)
     if session.state.draft.dealer is None:
         session.grab_dealer("N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     session.press(session.state.clock.seat)
 

@@ -104,6 +104,20 @@ def kitty_words(entry: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) ->
                             bonus=kitty["points"] * multiplier)
 
 
+def fry_words(entry: Mapping[str, Any] | None, lang: str,
+              players: Mapping[str, Any] | None = None) -> str | None:
+    """「东炒底，主 ♥」 for a hand whose kitty another seat than the dealer buried last (chaodipi
+    frying: the frier's trump is the hand's), else None."""
+    entry = entry or {}
+    frier, trump = entry.get("buried_by"), entry.get("trump") or {}
+    if frier not in ("N", "E", "S", "W") or frier == entry.get("dealer"):
+        return None
+    t = translator(lang)
+    suit = trump.get("suit")
+    return t("words.fried", seat=seat_name(frier, lang, players),
+             trump=t("ui.trump.NT") if suit == "NT" else suit or "—")
+
+
 def penalty_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | None,
                   players: Mapping[str, Any] | None = None) -> str:
     """One penalty of a replay line: who, what, and what it did, with its direction:
@@ -237,9 +251,13 @@ def hand_entry(record: Mapping[str, Any], line: Mapping[str, Any]) -> Mapping[st
 
 def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, lang: str,
           players: Mapping[str, Any] | None = None) -> list[str]:
-    """The kitty and every penalty of one hand, one note each."""
+    """A fry, the kitty and every penalty of one hand, one note each."""
     out = []
-    kitty = kitty_words(hand_entry(record, line), ruleset, lang)
+    entry = hand_entry(record, line)
+    fried = fry_words(entry, lang, players)
+    if fried:
+        out.append(fried)
+    kitty = kitty_words(entry, ruleset, lang)
     if kitty:
         out.append(kitty)
     out += [penalty_words(p, ruleset, lang, line.get("total"), players)

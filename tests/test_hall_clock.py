@@ -68,6 +68,7 @@ def test_the_hall_stop_is_time_up_by_the_scorer_and_the_ruleset_decides(tmp_path
                                                                         clock):
     s = assigned(tmp_path, rulesets, clock)
     play_hand(s, clock, 45, dealer="N")  # NS hold and go up: the levels differ
+    s.declare_trump("♠", "N")
     s.start_bury()
     assert s.follow_hall_stop()  # no PIN: the head referee called time for the hall
     assert not s.follow_hall_stop()
@@ -85,6 +86,7 @@ def test_the_hall_stop_is_time_up_by_the_scorer_and_the_ruleset_decides(tmp_path
 def test_the_hall_stop_finishes_the_hand_where_the_ruleset_says(tmp_path, rulesets, clock):
     s = assigned(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.follow_hall_stop()
     assert s.state.phase == "bury" and s.state.time_up["by"] == "scorer"  # play this hand out
@@ -93,6 +95,7 @@ def test_the_hall_stop_finishes_the_hand_where_the_ruleset_says(tmp_path, rulese
 def test_the_hall_pause_is_the_scorers_and_survives_a_restart(tmp_path, rulesets, clock):
     s = assigned(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     assert s.follow_hall(True) and not s.follow_hall(True)
     assert kinds(s, "pause")[-1] == ("scorer", {"reason": "hall"})
@@ -108,6 +111,7 @@ def test_a_kiosk_down_while_the_hall_paused_comes_back_paused_by_the_hall(tmp_pa
                                                                          clock):
     s = assigned(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.close()  # the kiosk goes down with its clocks running; the hall pauses meanwhile
     s = assigned(tmp_path, rulesets, clock)
@@ -121,6 +125,7 @@ def test_a_kiosk_down_while_the_hall_paused_comes_back_paused_by_the_hall(tmp_pa
 def test_the_hall_does_not_resume_a_tables_own_pause(tmp_path, rulesets, clock):
     s = assigned(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.pause_table()
     assert not s.follow_hall(True) and not s.follow_hall(False)

@@ -60,6 +60,7 @@ def presses(runner):
 
 def test_seat_buttons_move_the_clock_and_light_the_seat_to_move(table):
     runner, factory, clock = table
+    runner.session.declare_trump("♠", "N")
     tap(factory, clock, runner, "referee.confirm")  # next: start the bury
     assert runner.session.state.phase == "bury"
     assert lit(factory) == {"N": True, "E": False, "S": False, "W": False}
@@ -73,6 +74,7 @@ def test_seat_buttons_move_the_clock_and_light_the_seat_to_move(table):
 
 def test_a_bouncing_button_is_one_press(table):
     runner, factory, clock = table
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     button = pin(factory, "seat.N.button")
     for _ in range(4):  # contacts chatter for 12 ms
@@ -101,6 +103,7 @@ def test_a_bouncing_button_is_one_press(table):
 
 def test_a_held_button_is_one_press(table):
     runner, factory, clock = table
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     pin(factory, "seat.N.button").drive_low()
     for _ in range(30):
@@ -113,6 +116,7 @@ def test_a_held_button_is_one_press(table):
 
 def test_pause_tap_pauses_and_a_long_hold_mutes(table):
     runner, factory, clock = table
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     tap(factory, clock, runner, "referee.pause")
     assert runner.session.state.paused and not runner.lights.muted
@@ -130,6 +134,7 @@ def test_pause_tap_pauses_and_a_long_hold_mutes(table):
 
 def test_warning_and_overrun_light_and_sound(table):
     runner, factory, clock = table
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     runner.session.press("N")  # N leads: 5 s
     runner.step()
@@ -168,6 +173,7 @@ def test_warning_and_overrun_light_and_sound(table):
 def test_muted_table_shows_lights_only(table):
     runner, factory, clock = table
     runner.lights.muted = True
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     runner.session.press("N")
     for _ in range(120):
@@ -179,6 +185,7 @@ def test_muted_table_shows_lights_only(table):
 
 def test_button_callbacks_only_reach_the_session_through_the_door(table):
     runner, factory, _clock = table
+    runner.session.declare_trump("♠", "N")
     runner.session.start_bury()
     pin(factory, "seat.N.button").drive_low()  # gpiozero's callback has run: nothing applied
     assert presses(runner) == [] and runner.session.state.phase == "bury"

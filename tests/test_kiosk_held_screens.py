@@ -117,7 +117,7 @@ def test_a_pause_restored_before_the_bury_resumes_from_its_banner(table):
     assert table.screen.name == "paused"
     table.tap("resume")
     table.pin()
-    table.tap("start_bury")
+    table.tap("trump:♠", "start_bury")
     assert table.state.phase == "bury"
 
 

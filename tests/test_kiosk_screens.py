@@ -75,8 +75,10 @@ class Table:
         self.tap(f"setup:{ruleset}")
         if self.screen.name == "ready.dealer":
             self.tap(f"dealer:{dealer}")
-        self.tap("start_bury")
+        self.tap("trump:♠", "start_bury")
         self.press(self.state.clock.seat)  # the bury is done
+        if self.screen.name == "fry":  # chaodipi: nobody fries
+            self.tap("no_fry")
 
     def play_tricks(self, n: int, move: float = 1.0) -> None:
         for _ in range(n * 4):
@@ -270,7 +272,8 @@ def test_4_a_penalty_asks_seat_then_kind_then_what_the_ruleset_asks(table):
     table.tap("e_pval:3")
     screen = table.screen
     assert screen.name == "entry.penalties"
-    assert [r.text for r in screen.rows] == ["西 多牌少牌 单方多牌或少牌 3张"]
+    assert [r.text for r in screen.rows] == [
+        "西 多牌少牌 单方多牌或少牌 3张：罚30分（从旁家得分中扣除）"]  # and what it costs
     table.tap(screen.rows[0].button.action)  # delete: a recorded penalty is the referee's
     table.pin()
     assert table.screen.rows == () and not table.state.draft.penalties
@@ -421,7 +424,7 @@ def test_8_a_table_set_up_by_hand_starts_its_match_clock_at_the_first_bury(table
     table.tap("setup:xiamen-2015", "dealer:N")
     table.clock.advance(300)
     assert table.session.match_time_left() == pytest.approx(90 * 60)
-    table.tap("start_bury")
+    table.tap("trump:♠", "start_bury")
     table.clock.advance(60)
     assert table.session.match_time_left() == pytest.approx(89 * 60)
 
@@ -557,7 +560,7 @@ def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     assert table.session.state.played == []
     table.tap("undo")  # the grab
     assert table.state.draft.dealer is None
-    table.tap("dealer:S", "start_bury")
+    table.tap("dealer:S", "trump:♠", "start_bury")
     table.press("S", "S", "W", "N", "E")
     table.press("W")  # W pressed first, but N led
     table.tap("referee")
@@ -588,22 +591,22 @@ def test_13_a_penalty_step_offers_only_what_the_seat_can_commit(table):
 def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     table.tap("setup:chaodipi-2011", "dealer:N")
     for _ in range(2):  # N's side overruns its bury twice (N, then partner S)
-        table.tap("start_bury")
+        table.tap("trump:♠", "start_bury")
         table.clock.advance(61)
         buzz = table.runner.lights._beep_until
         table.press(table.state.clock.seat)
         if table.state.draft.number == 2:
             break
-        table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+        table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
         table.press("N", "E")
     notice = table.screen.notice
     assert (notice.level, notice.text) == ("alert", "请裁判：南家超时，罚分需裁判确认")
     assert table.runner.lights._beep_until > buzz  # and the buzzer sounds
     table.clock.advance(60)
     assert table.screen.notice.text  # it stays until the referee acts
-    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer")
     rows = [r.text for r in table.screen.rows]
-    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒 （待裁判确认）"]
+    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒：待裁判确认"]
     table.tap("e_finish")
     assert table.screen.lines[0] == "得分 40 = 40"
     table.tap("referee")

@@ -76,6 +76,7 @@ def test_a_round_with_play_at_a_table_stays_and_the_refusal_names_it(hall):  # n
     k.cycle()
     k.do = lambda command: (k.door.put(command), k.runner.step())
     k.do(lambda s: s.grab_dealer("N"))
+    k.do(lambda s: s.declare_trump("♠", "N"))
     k.do(lambda s: s.start_bury())
     k.cycle()
     with pytest.raises(AdminError) as refused:
@@ -98,6 +99,7 @@ def test_a_match_set_up_for_an_earlier_start_is_dropped_until_a_hand_is_played(t
     set_up(s, assignment)  # the same start again: nothing new
     assert s.match == first
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()  # a hand under way, none played yet: the round's new start wins
     set_up(s, {**assignment, "start_at": 200.0})  # started again since
     assert s.match != first and s.state.setup["start_at"] == 200.0
@@ -214,7 +216,8 @@ def test_the_head_referee_takes_a_started_round_back_from_the_admin_page(tmp_pat
         offered = admin.locator("#current-round").get_by_role("button", name="撤回第 1 轮…")
         expect(offered).to_be_visible()
         k = kiosks[2]  # table 2 deals and buries: play has begun there
-        for command in (lambda s: s.grab_dealer("N"), lambda s: s.start_bury()):
+        for command in (lambda s: s.grab_dealer("N"), lambda s: s.declare_trump("♠", "N"),
+                        lambda s: s.start_bury()):
             k.door.put(command)
             k.runner.step()
         k.cycle()

@@ -9,7 +9,7 @@ import pytest
 
 from kiosk.rules import replay
 from kiosk.table import ManualClock, SessionConfig, SessionError, Signal, TableSession
-from kiosk.table.journal import connect, table_path
+from kiosk.table.journal import Journal, connect, table_path
 
 PIN = "1357"
 TEAMS = {"NS": "甲队", "EW": "乙队"}
@@ -34,9 +34,12 @@ def play_hand(session, clock, points, kitty=None, dealer=None, tricks=2, move=2.
     """Deal, bury, play `tricks` tricks of four presses, enter the points, confirm."""
     if session.state.draft.dealer is None:
         session.grab_dealer(dealer or "N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     clock.advance(3)
     session.press(session.state.clock.seat)
+    if session.state.phase == "fry":  # chaodipi: nobody fries
+        session.no_fry()
     for _ in range(tricks * 4):
         clock.advance(move)
         session.press(session.state.clock.seat or session.state.draft.dealer)
@@ -57,7 +60,8 @@ def test_a_whole_hand_and_its_record(tmp_path, rulesets, clock):
     assert s.state.phase == "ready" and s.state.draft.dealer == "E"
     record = s.export()
     assert record["hands"] == [{"dealer": "N", "points": 60,
-                                "kitty": {"points": 10, "shape": "tractor2"}}]
+                                "kitty": {"points": 10, "shape": "tractor2"},
+                                "trump": {"suit": "♠", "seat": "N"}}]
     assert record["ruleset_sha256"] == rulesets["xiamen-2015"].sha256
     assert [line["levels"] for line in replay(record, rulesets)] == [{"NS": "2", "EW": "5"}]
 
@@ -65,6 +69,7 @@ def test_a_whole_hand_and_its_record(tmp_path, rulesets, clock):
 def test_move_clock_follows_play_direction_and_charges_the_lead(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")  # counter-clockwise
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")  # bury done: the dealer leads
     order = []
@@ -83,6 +88,7 @@ def test_move_clock_follows_play_direction_and_charges_the_lead(tmp_path, rulese
 def test_leader_correction_and_undo(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)  # clockwise
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
     for seat in "NESW":
@@ -102,6 +108,7 @@ def test_leader_correction_and_undo(tmp_path, rulesets, clock):
 def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)  # xiamen: 5 s a play
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
     clock.advance(2.9)
@@ -117,7 +124,7 @@ def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clo
     kinds = [e.kind for e in s.journal.events()][-2:]
     assert kinds == ["time-overrun", "press"]
     (penalty,) = s.state.draft.penalties.values()
-    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5, "incident": "p5"}
+    assert penalty == {"code": "time-overrun", "seat": "N", "over_seconds": 1.5, "incident": "p6"}
     clock.advance(1.0)
     assert s.tick() == []  # E's fresh move
 
@@ -128,9 +135,11 @@ def test_chaodipi_bury_overrun_warns_then_awaits_the_referee(tmp_path, rulesets,
     for _ in range(2):
         if s.state.draft.dealer is None:
             s.grab_dealer("N")
+        s.declare_trump("♠", "N")
         s.start_bury()
         clock.advance(61)  # 60 s to bury
         s.press(s.state.clock.seat)
+        s.no_fry()
         s.end_play()
         s.enter_points(40)
         results.append(s.finish_entries())
@@ -143,30 +152,103 @@ def test_chaodipi_bury_overrun_warns_then_awaits_the_referee(tmp_path, rulesets,
     assert [r.penalties[0].effect for r in results] == ["warning", "unconfirmed"]
 
 
-def test_chaodipi_fry_hands_the_kitty_and_the_clock_to_the_frier(tmp_path, rulesets, clock):
+def test_chaodipi_frying_is_a_step_of_its_own_before_the_leads_clock(tmp_path, rulesets,
+                                                                     clock):
+    """Audit of the kiosk, findings 5 and 6: after each bury the table decides who fries (or
+    nobody) with no clock running; a frier re-buries on the bury clock and sets the trump."""
     s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
     s.grab_dealer("N")
+    s.declare_trump("♣", "N")
     s.start_bury()
     clock.advance(20)
     s.press("N")
-    s.fry("E")
+    assert (s.state.phase, s.state.clock, s.state.fry_seats()) == ("fry", None, ("E", "S", "W"))
+    clock.advance(100)  # the seats take their time: nobody's clock runs, nothing is charged
+    assert s.tick() == [] and s.move_time_left() is None
+    with pytest.raises(SessionError) as refusal:
+        s.press("N")  # the dealer cannot lead before the frying is decided
+    assert refusal.value.key == "table.fry_first"
+    with pytest.raises(SessionError) as refusal:
+        s.fry("N", "♥")  # N buried last
+    assert refusal.value.key == "table.fry_seat"
+    with pytest.raises(SessionError) as refusal:
+        s.fry("E", "")  # a fry sets a trump
+    assert refusal.value.key == "table.fry_trump"
+    s.fry("E", "♥")
     assert (s.state.phase, s.state.clock.seat, s.state.clock.limit) == ("bury", "E", 60)
+    assert s.state.draft.trump == {"suit": "♥", "seat": "E"}
     with pytest.raises(SessionError, match="not N's turn"):
         s.press("N")
     clock.advance(50)
     s.press("E")
-    s.fry("W")
-    s.press("W")
+    # a seat that said no may fry once another has fried, the dealer too (RULES.md §4)
+    assert (s.state.phase, s.state.fry_seats()) == ("fry", ("N", "S", "W"))
+    s.fry("W", "NT")
+    clock.advance(61)
+    s.press("W")  # a re-bury overrun is the frier's
+    overrun = [p for p in s.state.draft.penalties.values() if p["code"] == "time-overrun"]
+    assert [(p["seat"], p["over_seconds"]) for p in overrun] == [("W", 1.0)]
+    clock.advance(30)
+    s.no_fry()
     assert (s.state.phase, s.state.clock.seat, s.state.draft.dealer) == ("play", "N", "N")
+    assert s.move_time_left() == pytest.approx(15)  # the lead's time starts now
     assert s.state.draft.buriers == ["N", "E", "W"]
-    s.press("N")
-    with pytest.raises(SessionError, match="frying is over"):
-        s.fry("S")
+    assert s.state.draft.trump == {"suit": "NT", "seat": "W"}
+    with pytest.raises(SessionError) as refusal:
+        s.fry("S", "♠")
+    assert refusal.value.key == "table.not_now.play"
+    s.undo()  # nobody fried: taken back, the step again
+    assert (s.state.phase, s.state.clock) == ("fry", None)
+    s.undo()  # W's re-bury
+    s.undo()  # W's fry: E's trump again
+    assert (s.state.phase, s.state.draft.trump) == ("fry", {"suit": "♥", "seat": "E"})
+    assert s.state.draft.buriers == ["N", "E"]
+    s.no_fry()
+    for _ in range(8):
+        clock.advance(2)
+        s.press(s.state.clock.seat or s.state.draft.dealer)
+    s.end_play()
+    s.enter_points(40)
+    s.finish_entries()
+    s.confirm("N")
+    s.confirm("E")
+    hand = s.export()["hands"][0]
+    assert (hand["trump"], hand["buried_by"]) == ({"suit": "♥", "seat": "E"}, "E")
+    assert len(list(replay(s.export(), rulesets))) == 1
+    journal = [(e.kind, e.data) for e in s.journal.events()]
+    assert ("fry", {"seat": "E", "suit": "♥"}) in journal and ("no-fry", {}) in journal
+    s.close()
+    again = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")  # the fold
+    assert again.state.played[0].record == s.state.played[0].record
 
+
+def test_a_journal_from_before_the_fry_step_folds_as_it_was_played(tmp_path, rulesets,
+                                                                  clock):
+    """Journals written before the fry step (fry offered during the lead's time, no trump
+    with it) replay as they were: the kiosk after a restart, and the scorer's fold."""
+    ruleset = rulesets["chaodipi-2011"]
+    journal = Journal(table_path(tmp_path, 1))
+    setup = {"table": 1, "event": "test", "round": "1", "teams": TEAMS, "players": PLAYERS,
+             "ruleset": ruleset.id, "ruleset_sha256": ruleset.sha256, "match_minutes": 60,
+             "gather_seconds": 2}
+    steps = [("setup", setup), ("dealer", {"seat": "N"}), ("bury-start", {}),
+             ("press", {"seat": "N", "overrun_ids": []}), ("fry", {"seat": "E"}),
+             ("press", {"seat": "E", "overrun_ids": []}),
+             ("time-overrun", {"id": "p7", "seat": "N", "phase": "play", "over": 2.5}),
+             ("press", {"seat": "N", "overrun_ids": ["p7"]})]
+    for i, fact in enumerate(steps):
+        journal.append("1", [fact], float(i * 10), 1e9 + i * 10, "referee")
+    journal.close()
+    s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
+    state = s.state
+    assert (state.fry_step, state.phase, state.clock.plays) == (False, "play", 1)
+    assert state.draft.buriers == ["N", "E"] and state.draft.trump is None
+    assert [p["seat"] for p in state.draft.penalties.values()] == ["N"]
 
 def test_invalid_entries_are_refused_and_change_nothing(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
     s.end_play()
@@ -188,6 +270,7 @@ def test_invalid_entries_are_refused_and_change_nothing(tmp_path, rulesets, cloc
 def test_penalties_edit_until_confirmed(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
     s.end_play()
@@ -263,6 +346,7 @@ def test_time_up_during_a_hand_finishes_it(tmp_path, rulesets, clock):
     play_hand(s, clock, 45, dealer="N")  # NS 4
     play_hand(s, clock, 100)             # EW take over +1 -> 3
     play_hand(s, clock, 75)              # E deals (EW at 3): +1 -> 4, levels equal
+    s.declare_trump("♠", "N")
     s.start_bury()
     clock.advance(90 * 60)
     s.tick()
@@ -285,6 +369,7 @@ def test_time_up_with_unequal_levels_ends_xiamen_at_once(tmp_path, rulesets, clo
     s = open_table(tmp_path, rulesets, clock, match_minutes=30)
     s.start_match_clock()
     play_hand(s, clock, 45, dealer="N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.unlock(PIN)
     s.declare_time_up()
@@ -348,6 +433,7 @@ def test_restart_resumes_paused_on_the_seat_to_move(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     s.start_match_clock()
     play_hand(s, clock, 45, dealer="N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("S")  # S (dealing) has buried
     s.press("S")  # and led; clockwise, W follows
@@ -374,6 +460,7 @@ def test_shuangsheng_deal_with_partner_by_card(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="shuangsheng-2011")
     assert s.state.draft.dealer == "E"
     s.draw_partner(card="A")  # the player on E's right: N, who swaps chairs with W
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("E")
     s.end_play()
@@ -437,12 +524,14 @@ def test_a_correction_keeps_a_time_up_ending(tmp_path, rulesets, clock):
 def test_a_correction_keeps_a_pending_time_up(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
     play_hand(s, clock, 70, dealer="N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.unlock(PIN)
     s.declare_time_up()
     s.correct_hand(1, {"points": 60}, "recount")
     assert s.state.core.time_up_pending and s.state.phase == "bury"
     s.press(s.state.clock.seat)
+    s.no_fry()
     s.end_play()
     s.enter_points(100)
     s.finish_entries()
@@ -458,6 +547,7 @@ def test_time_up_after_the_last_trick_is_decided_after_the_hand(tmp_path, rulese
     s = open_table(tmp_path, rulesets, clock)
     play_hand(s, clock, 45, dealer="N")  # NS 4
     play_hand(s, clock, 100)             # EW take over +1: 3
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press(s.state.clock.seat)
     s.end_play()
@@ -502,6 +592,7 @@ def test_a_refused_correction_changes_nothing(tmp_path, rulesets, clock):
 def test_entries_with_unknown_details_are_refused(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
     s.end_play()
@@ -520,15 +611,19 @@ def test_entries_with_unknown_details_are_refused(tmp_path, rulesets, clock):
 def test_paused_clocks_stay_paused(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
     s.grab_dealer("N")
+    s.declare_trump("♠", "N")
     s.start_bury()
     s.press("N")
+    s.no_fry()
     s.unlock(PIN)
     s.pause()
-    for action in (lambda: s.fry("E"), lambda: s.press("N")):
-        with pytest.raises(SessionError, match="paused"):
-            action()
+    with pytest.raises(SessionError, match="paused"):
+        s.press("N")
     clock.advance(30)
     assert s.tick() == [] and s.move_time_left() == pytest.approx(15)
+    s.undo()  # the fry step again, paused: nobody may fry until the referee resumes
+    with pytest.raises(SessionError, match="paused"):
+        s.fry("E", "♥")
     s.undo()  # the referee takes back N's press during the pause: the bury waits, stopped
     assert (s.state.phase, s.state.clock.seat, s.state.clock.running) == ("bury", "N", False)
     clock.advance(30)

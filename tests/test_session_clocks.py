@@ -44,6 +44,7 @@ def fold(path, rulesets) -> MatchState:
 def first_trick(session, clock):
     """xiamen (5 s a play, clockwise): N deals, buries and leads trick 1, a second a play."""
     session.grab_dealer("N")
+    session.declare_trump("♠", "N")
     session.start_bury()
     session.press("N")
     for seat in "NESW":

@@ -32,7 +32,8 @@ ACTION = st.one_of(
     st.tuples(st.just("declare_trump"), st.sampled_from(["♠", 5]), SEAT),
     st.tuples(st.just("redeal"), SEAT),
     st.tuples(st.just("start_bury")),
-    st.tuples(st.just("fry"), SEAT),
+    st.tuples(st.just("fry"), SEAT, st.sampled_from(["♥", "NT", None])),
+    st.tuples(st.just("no_fry")),
     st.tuples(st.just("set_leader"), SEAT),
     st.tuples(st.just("undo")),
     st.tuples(st.just("end_play")),
@@ -62,7 +63,8 @@ ACTION = st.one_of(
 def whole_hand(session: TableSession, clock: ManualClock, points: int) -> None:
     """The usual way through a hand, each step allowed to be refused where it does not fit."""
     steps = [lambda: session.grab_dealer("N"), lambda: session.draw_partner(card="A"),
-             session.start_bury, *[lambda: act(session, clock, ("press_turn",))] * 6,
+             lambda: session.declare_trump("♠", "N"), session.start_bury,
+             *[lambda: act(session, clock, ("press_turn",))] * 6,
              session.end_play, lambda: session.enter_points(points), session.finish_entries,
              lambda: session.confirm("N"), lambda: session.confirm("E"),
              lambda: session.confirm("W")]

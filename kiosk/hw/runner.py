@@ -24,7 +24,7 @@ from .slip import as_escpos, as_text, slip_lines
 log = logging.getLogger(__name__)
 
 #: The referee's "next" button, by phase.
-NEXT = {"ready": "start_bury", "play": "end_play", "entry": "finish_entries"}
+NEXT = {"ready": "start_bury", "fry": "no_fry", "play": "end_play", "entry": "finish_entries"}
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,11 @@ class TableRunner:
     def notify(self, key: str, level: str = "info", **params: Any) -> None:
         """Say something in the notice area (on the session's thread)."""
         self.notice = Notice(key, params, level, self.session.clock.now())
+
+    def clear_notice(self, *keys: str) -> None:
+        """The notice goes if it is one of `keys` (a wrong PIN, once the PIN is typed again)."""
+        if self.notice is not None and self.notice.key in keys:
+            self.notice = None
 
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state

@@ -8,14 +8,13 @@ character takes two). Chinese text goes to the printer in GB18030."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import hand_words as words
 from ..i18n import translator
 from ..rules import Ruleset
-from ..textfmt import pad, width
+from ..textfmt import pad, width, wrap
 
 COLUMNS = {58: 32, 80: 48}
 
@@ -139,65 +138,6 @@ def _result(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping
 
 def _row(cells: Sequence[str], widths: Sequence[int], cols: int) -> str:
     return " ".join(pad(c, w) for c, w in zip(cells, widths, strict=True)).rstrip()
-
-
-#: Characters a line must not start with (Chinese line-breaking rules), and units kept with
-#: the number before them.
-_NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%")
-_UNITS = frozenset("分张張级級秒次倍副")
-_WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
-
-
-def wrap(text: str, cols: int) -> list[str]:
-    """Split `text` into lines of at most `cols` columns (Chinese characters take two), never
-    inside a number or a Latin word, never before closing punctuation and never between a
-    number and its unit (「80分」); a bracket that fits on a line is kept whole (「（计入旁家
-    得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
-    units: list[str] = []
-    for token in _WORD.findall(text):
-        glue = units and (token in _NO_LINE_START or (
-            token in _UNITS and units[-1][-1:].isdigit()))
-        if glue and width(units[-1] + token) <= cols:
-            units[-1] += token
-        else:
-            units.append(token)
-    units = _brackets_whole(units, cols)
-    lines: list[list[str]] = [[]]
-    for unit in units:
-        if lines[-1] and width("".join(lines[-1]) + unit) > cols:
-            lines.append([unit.lstrip()])
-        else:
-            lines[-1].append(unit)
-        while width("".join(lines[-1])) > cols:  # a single unit wider than the line
-            current = "".join(lines[-1])
-            cut = _fit(current, cols)
-            lines[-1:] = [[current[:cut]], [current[cut:]]]
-    last = "".join(lines[-1]).strip()
-    if len(lines) > 1 and len(last) == 1 and len(lines[-2]) > 2:  # a lone last character
-        lines[-1].insert(0, lines[-2].pop())
-    out = ["".join(line).rstrip() for line in lines]
-    return out if out[-1].strip() or len(out) == 1 else out[:-1]
-
-
-def _brackets_whole(units: list[str], cols: int) -> list[str]:
-    """Each （…） run of units as one unit, where it fits on a line."""
-    out: list[str] = []
-    for unit in units:
-        opened = next((i for i in range(len(out) - 1, -1, -1) if out[i].startswith("（")
-                       and "）" not in out[i]), None)
-        if opened is not None and width("".join(out[opened:]) + unit) <= cols:
-            out[opened:] = ["".join(out[opened:]) + unit]
-        else:
-            out.append(unit)
-    return out
-
-
-def _fit(text: str, cols: int) -> int:
-    """How many characters of `text` fit in `cols` columns (at least one)."""
-    for i in range(len(text), 0, -1):
-        if width(text[:i]) <= cols:
-            return i
-    return 1
 
 
 def as_text(slip: list[tuple[str, str]], paper: int) -> str:

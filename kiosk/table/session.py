@@ -155,6 +155,8 @@ class TableSession:
                 "players": players, "ruleset": chosen.id, "ruleset_sha256": chosen.sha256,
                 "match_minutes": minutes or None,
                 "gather_seconds": self.config.gather_grace if gather is None else gather}
+        if chosen.frying:  # frying is its own step after each bury (not in older journals)
+            data["fry_step"] = True
         if start_at is not None:
             data["start_at"] = start_at
         previous = (self.match, self.state)
@@ -212,9 +214,14 @@ class TableSession:
     def start_bury(self) -> None:
         self._record("referee", ("bury-start", {}))
 
-    def fry(self, seat: str) -> None:
-        """chaodipi-2011: `seat` fries the kitty and re-buries on its own clock."""
-        self._record(f"seat:{seat}", ("fry", {"seat": seat}))
+    def fry(self, seat: str, suit: str) -> None:
+        """chaodipi-2011, the fry step after a bury: `seat` fries the kitty, re-buries on its
+        own clock and sets the trump `suit`."""
+        self._record(f"seat:{seat}", ("fry", {"seat": seat, "suit": suit}))
+
+    def no_fry(self) -> None:
+        """The fry step: nobody fries; the play starts with the dealer's lead."""
+        self._record("referee", ("no-fry", {}))
 
     def press(self, seat: str) -> None:
         """A seat's button. Bury: the bury is done. Play: that seat's move is done and the next
@@ -244,8 +251,9 @@ class TableSession:
         self._record("referee", ("leader", {"seat": seat}))
 
     def undo(self) -> None:
-        """Undo the last step of this hand: a press, a fry, a leader correction, the start of
-        the bury, the end of play (before anything is entered), a dealer grab or a redeal.
+        """Undo the last step of this hand: a press, a fry (or nobody's), a leader correction,
+        the start of the bury, the end of play (before anything is entered), a dealer grab or a
+        redeal.
         A redeal is taken back by the referee only (behind the PIN): the table asked for it."""
         step = self.state.undoable()
         if step is not None and step.kind == "redeal":

@@ -129,18 +129,20 @@ class _Bot:
         if self.session.state.phase == "bury":
             self.session.press(clock.seat)
 
+    def _fry(self) -> None:
+        """After a bury: now and then a seat fries (with a new trump), else nobody does."""
+        s, rng = self.session, self.rng
+        self.wait(rng.uniform(1, 4))
+        seats = s.state.fry_seats()
+        if seats and rng.random() < 0.1:
+            s.fry(rng.choice(seats), rng.choice("♠♥♣♦"))
+        elif seats:
+            s.no_fry()
+
     def _play(self) -> None:
         s, rng, state = self.session, self.rng, self.session.state
         clock = state.clock
         assert clock is not None
-        if self.ruleset.frying and clock.trick == 1 and clock.plays == 0 and \
-                clock.seat == (state.draft.dealer if state.draft else None) and \
-                rng.random() < 0.1:
-            self.wait(rng.uniform(1, 4))
-            draft = state.draft
-            assert draft is not None
-            s.fry(rng.choice([x for x in SEATS if x != draft.buriers[-1]]))
-            return
         if clock.trick > rng.randint(10, 25) and clock.plays == 0:
             self.wait(rng.uniform(1, 3))
             s.end_play()

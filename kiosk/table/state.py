@@ -33,10 +33,12 @@ from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
 
 #: The phases of a match. A hand runs ready → bury → play → entry → result; a dispute freezes it.
-PHASES = ("setup", "ready", "bury", "play", "entry", "result", "disputed", "over")
+#: Where the ruleset allows frying, each bury is followed by the fry step (fry): a seat fries
+#: (back to bury, on its clock) or nobody does (on to play).
+PHASES = ("setup", "ready", "bury", "fry", "play", "entry", "result", "disputed", "over")
 #: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
 #: Once the last trick is played (entry, result) the hand is over, and time up counts after it.
-IN_HAND = ("bury", "play")
+IN_HAND = ("bury", "fry", "play")
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
 #: Trump as the kiosk records it: a suit, or NT (no trump).
 TRUMPS = ("♠", "♥", "♣", "♦", "NT")
@@ -108,9 +110,9 @@ class MoveClock:
 
 @dataclass
 class Undo:
-    """How to take back one step of the hand: `kind` names the step (press, fry, leader,
-    bury-start, play-end, dealer, redeal); the phase, move clock and buriers before it; the
-    penalties it added; for a redeal, the match and the hand before it."""
+    """How to take back one step of the hand: `kind` names the step (press, fry, no-fry,
+    leader, bury-start, play-end, dealer, redeal); the phase, move clock, buriers and trump
+    before it; the penalties it added; for a redeal, the match and the hand before it."""
 
     kind: str
     phase: str
@@ -119,6 +121,7 @@ class Undo:
     added: list[str] = field(default_factory=list)
     seat: str | None = None
     before: tuple[Any, Any] | None = None  # (core, draft) before a redeal
+    trump: dict[str, Any] | None = None
 
 
 @dataclass
@@ -169,6 +172,9 @@ class MatchState:
         self.hall_extra = 0.0  # seconds the hall's round clock has gained: the match clock too
         self.gather = 0.0  # seconds after a trick before the lead's time starts
         self.tricks = 25  # tricks in a hand
+        # Frying is its own step after each bury (matches set up since it was; a journal from
+        # before folds as it was played: the fry offered during the lead's time).
+        self.fry_step = False
         # When time ran out: `at` = hands confirmed before the decision is taken, `in_hand` =
         # a hand was in play (it is finished first where the rules say so).
         self.time_up: dict[str, Any] | None = None
@@ -410,12 +416,12 @@ class MatchState:
         draft = self.draft
         assert draft is not None
         draft.undo.append(Undo(kind, self.phase, copy.copy(self.clock), list(draft.buriers),
-                               added or [], seat, before))
+                               added or [], seat, before, copy.copy(draft.trump)))
 
     def undoable(self) -> Undo | None:
         """The step `undo` would take back now, if any."""
         draft = self.draft
-        if draft is None or not draft.undo or self.phase not in ("ready", "bury", "play",
+        if draft is None or not draft.undo or self.phase not in ("ready", "bury", "fry", "play",
                                                                  "entry"):
             return None
         last = draft.undo[-1]
@@ -485,6 +491,7 @@ class MatchState:
         if not commit:
             return
         self.setup, self.ruleset = dict(data), ruleset
+        self.fry_step = ruleset.frying and data.get("fry_step") is True
         self.gather, self.tricks = float(gather), tricks_per_hand(ruleset)
         self.core = (TeamMatch.start(ruleset, None) if ruleset.kind == "team"
                      else IndividualRound.start(ruleset))
@@ -521,7 +528,7 @@ class MatchState:
             self._back_to_entry()
 
     def _on_trump(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "play")
+        self._need("ready", "bury", "fry", "play")
         if data.get("suit") not in TRUMPS:
             raise refused("bad_trump", f"trump {data.get('suit')!r}: give one of "
                           f"{' '.join(TRUMPS)}")
@@ -579,6 +586,10 @@ class MatchState:
         if draft.dealer is None:
             raise refused("dealer_first", "the dealer is grabbed here: give the dealer first")
         self._not_paused()
+        if not commit and self.team and draft.trump is None:
+            # every seed sets the trump before the dealer takes the kitty (checked when
+            # recorded: a journal from before folds as it was played)
+            raise refused("trump_first", "give the trump before the bury")
         if commit:
             self._push_undo("bury-start")
             draft.buriers = [draft.dealer]
@@ -592,30 +603,69 @@ class MatchState:
                 self.match_started = True
                 mc.started, mc.running = ev.mono, True
 
-    def _on_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("play")
+    def fry_seats(self) -> tuple[str, ...]:
+        """The seats that may fry the kitty now: every seat but the last to bury (RULES.md §4:
+        a seat that said no may fry again once another has fried; the dealer too)."""
         draft, ruleset, clock = self.draft, self.ruleset, self.clock
-        assert draft is not None and ruleset is not None and clock is not None
+        if draft is None or ruleset is None or not ruleset.frying or not draft.buriers or \
+                self.paused:
+            return ()
+        if self.fry_step:
+            open_now = self.phase == "fry"
+        else:  # a journal from before the fry step: during the lead's time, before any card
+            open_now = self.phase == "play" and clock is not None and clock.trick == 1 and \
+                clock.plays == 0 and clock.seat == draft.dealer
+        return tuple(s for s in SEATS if s != draft.buriers[-1]) if open_now else ()
+
+    def _on_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """A seat fries: it takes the kitty, re-buries on its own clock and sets a new trump
+        (RULES.md §4); the dealer stays."""
+        self._need("fry" if self.fry_step else "play")
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
         if not ruleset.frying:
             raise refused("no_frying", f"{ruleset.id} has no kitty frying")
         self._not_paused()
-        if clock.trick != 1 or clock.plays != 0 or clock.seat != draft.dealer:
-            raise refused("frying_over", "frying is over once the first card is led")
         seat = data.get("seat")
-        if seat not in SEATS or seat == draft.buriers[-1]:
+        if not self.fry_seats():
+            raise refused("frying_over", "frying is over once the first card is led")
+        if seat not in self.fry_seats():
             raise refused("fry_seat", f"fry by {seat!r}: another seat than the last to bury")
+        suit = data.get("suit")
+        if (self.fry_step or suit is not None) and suit not in TRUMPS:
+            raise refused("fry_trump", f"fry trump {suit!r}: give one of {' '.join(TRUMPS)}")
         if commit:
             self._push_undo("fry", seat=seat)
             draft.buriers.append(seat)
+            if suit is not None:
+                draft.trump = {"suit": suit, "seat": seat}
             limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
             self.clock = MoveClock("bury", seat, limit, ev.mono)
             self.phase = "bury"
+
+    def _on_no_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+        """Nobody fries: the play starts, and with it the lead's time."""
+        self._need("fry")
+        self._not_paused()
+        if commit:
+            self._push_undo("no-fry")
+            self._start_play(ev.mono)
+
+    def _start_play(self, mono: float) -> None:
+        """The first trick: the dealer leads, on the play clock from `mono`."""
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        self.phase = "play"
+        self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, mono,
+                               leader=draft.dealer)
 
     def _on_press(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         seat = self._seat(data.get("seat"), "press by")
         if self.phase == "result":
             self._on_confirm(data, ev, commit)
             return
+        if self.phase == "fry":
+            raise refused("fry_first", "frying first: who fries, or nobody")
         self._need("bury", "play")
         if self.paused:
             raise refused("paused", "the clocks are paused")
@@ -630,9 +680,10 @@ class MatchState:
             return
         self._push_undo("press", list(data.get("overrun_ids", [])), seat=seat)
         if self.phase == "bury":
-            self.phase = "play"
-            self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, ev.mono,
-                                   leader=draft.dealer)
+            if self.fry_step:  # the other seats decide whether to fry; no clock runs
+                self.phase, self.clock = "fry", None
+            else:
+                self._start_play(ev.mono)
             return
         if clock.seat is None:
             clock.leader = seat
@@ -682,7 +733,7 @@ class MatchState:
             clock.seat = seat
 
     def _on_undo(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "play", "entry")
+        self._need("ready", "bury", "fry", "play", "entry")
         draft = self.draft
         assert draft is not None
         step = self.undoable()
@@ -704,6 +755,8 @@ class MatchState:
                 draft.penalties.pop(penalty_id, None)
             if step.kind == "play-end":
                 draft.entry_step = {}
+            if step.kind == "fry":  # the frier's trump goes with its fry
+                draft.trump = step.trump
         # The seat to move again gets a fresh move from the undo: the time the referee took to
         # see and take back the mistake is not the player's (nor an overrun).
         self.clock = self._fresh(step.clock, ev.mono)
@@ -765,7 +818,7 @@ class MatchState:
             self.draft.entry_step = dict(data)
 
     def _on_penalty(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "play", "entry", "result", "disputed")
+        self._need("ready", "bury", "fry", "play", "entry", "result", "disputed")
         penalty = {k: v for k, v in data.items() if k != "id"}
         unknown = sorted(set(penalty) - {"code", "seat", *_PENALTY_FIELDS, "note"})
         if unknown:
@@ -783,7 +836,7 @@ class MatchState:
 
     def _penalties_with(self, penalty_id: Any) -> dict[str, dict[str, Any]]:
         """The hand's penalties, which must hold `penalty_id`."""
-        self._need("ready", "bury", "play", "entry", "result", "disputed")
+        self._need("ready", "bury", "fry", "play", "entry", "result", "disputed")
         draft = self.draft
         assert draft is not None
         if penalty_id not in draft.penalties:

@@ -81,7 +81,9 @@ class TableView:
     grab_dealer: bool = False
     redeal_callers: tuple[str, ...] = ()
     can_fry: bool = False
-    fry_seats: tuple[str, ...] = ()
+    fry_seats: tuple[str, ...] = ()  # the seats that may fry the kitty now
+    last_burier: str | None = None  # who buried the kitty last (the dealer, or a frier)
+    rebury_seconds: float = 0.0  # a frier's time to bury again
     undo: tuple[str, str | None] | None = None  # the step undo takes back: (kind, seat)
     # the move clock: time left is limit - (now - started) while running, else limit - elapsed
     clock_kind: str | None = None
@@ -112,6 +114,8 @@ class TableView:
     entry_step: dict[str, Any] = field(default_factory=dict)
     # penalties whose cost waits for the referee: (id, what it costs once confirmed, as JSON)
     unconfirmed: tuple[tuple[str, dict[str, Any]], ...] = ()
+    # what each penalty of the hand in progress costs as it counts now (id, applied, as JSON)
+    penalty_costs: tuple[tuple[str, dict[str, Any]], ...] = ()
     redeal_condition: Any = None  # when a redeal may be called, as rules Words
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
@@ -189,10 +193,6 @@ def snapshot(session: TableSession, notice: Notice | None = None,
                 core.deals < len(ruleset.deals.levels):
             level = ruleset.deals.levels[core.deals]
     step = state.undoable()
-    fry_seats: tuple[str, ...] = ()
-    if ruleset.frying and draft and clock and state.phase == "play" and clock.trick == 1 and \
-            clock.plays == 0 and clock.seat == draft.dealer:
-        fry_seats = tuple(s for s in SEATS if s != draft.buriers[-1])
     overrun = {}
     if "time-overrun" in ruleset.penalties:
         penalty = ruleset.penalties["time-overrun"]
@@ -231,7 +231,9 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         level=level, partner=state.partner() if draft else None,
         trump=draft.trump["suit"] if draft and draft.trump else None,
         grab_dealer=bool(draft and draft.dealer is None and ruleset.kind == "team"),
-        redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=fry_seats,
+        redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=state.fry_seats(),
+        last_burier=draft.buriers[-1] if draft and draft.buriers else None,
+        rebury_seconds=ruleset.time.rebury_seconds or ruleset.time.bury_seconds,
         undo=(step.kind, step.seat) if step else None,
         clock_kind=clock.kind if clock else None, clock_seat=clock.seat if clock else None,
         clock_limit=clock.limit if clock else 0.0, clock_started=clock.started if clock else 0.0,
@@ -251,6 +253,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         penalties=tuple((k, dict(v)) for k, v in draft.penalties.items()) if draft else (),
         entry_step=dict(draft.entry_step) if draft else {},
         unconfirmed=tuple((pid, a.to_json()) for pid, a in state.unconfirmed()),
+        penalty_costs=tuple((pid, a.to_json()) for pid, a in zip(
+            draft.penalties, state.applied(), strict=False)) if draft else (),
         redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},

@@ -10,6 +10,7 @@ and nothing scrolls."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from kivy.uix.widget import Widget
 
 from ..hw.runner import TableRunner
 from ..i18n import translator
+from ..textfmt import pack, wrap
 from ..watchdog import Watchdog
 from . import fonts
 from .control import Controller
@@ -49,6 +51,7 @@ NOTICE = {"": (0, 0, 0, 0), "error": (0.55, 0.3, 0.02, 1), "info": (0.12, 0.3, 0
           "alert": (0.75, 0.1, 0.1, 1)}
 KEYS = {"1": "N", "2": "E", "3": "S", "4": "W"}
 RED_SUITS = ("♥", "♦")
+RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and the status strip
 #: A long press on the countdown pauses the clocks.
 HOLD_TO_PAUSE = 0.8
 #: The official 7" panel: 800x480 on 154 x 86 mm. Sizes meant in millimetres use this.
@@ -59,10 +62,63 @@ DIGIT_HEIGHT_EM = 0.733  # Noto Sans CJK's digits, measured from the font
 
 
 class TapButton(Button):
-    """A button that names the action it performs (tests and the scripted hand find it so)."""
+    """A button that names the action it performs (tests and the scripted hand find it so).
+    Its `words` are broken into lines at sensible points for its width (never a lone 「）」 or
+    one character left alone), not wherever Kivy runs out of room."""
 
     action = StringProperty("")
     style = StringProperty("normal")
+    words = StringProperty("")
+    chosen_size = NumericProperty(0)  # the font size asked for; smaller only where need be
+    _fitting = False
+
+    def on_words(self, *_: Any) -> None:
+        self.rewrap()
+
+    def on_size(self, *_: Any) -> None:
+        self.text_size = (self.width - dp(8), None)  # as tall as its lines: measured below
+        self.rewrap()
+
+    def on_font_size(self, *_: Any) -> None:
+        if not self._fitting:  # a size asked for from outside
+            self.chosen_size = self.font_size
+            self.rewrap()
+
+    def rewrap(self, size: float = 0) -> None:
+        """The words broken for the button's width at the chosen size (or `size`)."""
+        size = size or self.chosen_size or self.font_size
+        cols = columns(self.width - dp(8), size)
+        self.text = "\n".join(line for part in self.words.split("\n")  # its own lines kept
+                              for line in wrap(part, cols)) if cols > 2 else self.words
+        if size != self.font_size:
+            self._fitting = True
+            self.font_size = size
+            self._fitting = False
+
+    def on_texture_size(self, *_: Any) -> None:
+        """Lines taller than the button (a short button of the bottom bar) would be cut: the
+        words go a little smaller until they fit."""
+        chosen = self.chosen_size or self.font_size
+        if self.texture_size[1] > self.height - dp(2) and self.font_size > chosen * 0.6:
+            self.rewrap(self.font_size * 0.92)
+
+
+def columns(room: float, font_size: float) -> int:
+    """How many text columns (a Chinese character takes two) fit in `room` pixels: a little
+    less than the font gives, so that Kivy never has to wrap a line again."""
+    return int(room / (font_size * 0.53))
+
+
+def fit_lines(text: str, cols: int) -> str:
+    """Each line of `text` in lines of at most `cols` columns, its indent kept; a hand's notes
+    are packed whole (「北 跟错牌：…」 never broken between the seat and the offence)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        items = re.split(r"(?<=；)|(?<=; )", body)
+        out += [indent + part for part in pack(items, max(4, cols - len(indent)))]
+    return "\n".join(out)
 
 
 class SeatBox(Label):
@@ -196,7 +252,8 @@ class StripPart(BoxLayout):
     def show(self, part: Part) -> None:
         self.caption.text, self.value.text = part.caption, part.value
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
-            (0.75, 0.75, 0.8, 1) if part.tone == "dim" else (1, 1, 1, 1)
+            (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
+            RED_SUIT if part.tone == "red" else (1, 1, 1, 1)
 
     def _fit(self, *_: Any) -> None:
         cw, ch = self.caption.texture_size
@@ -254,16 +311,20 @@ class KioskScreen(Screen):
             body.add_widget(box)
         for grid in model.grids:
             body.add_widget(_grid(app, grid))
-        if model.mono:  # the score slip, as printed: read by scrolling, like paper
-            from kivy.uix.scrollview import ScrollView
-
-            slip = _label(model.mono, app, mono=True)
-            slip.slip = True
-            slip.font_size = app.text_size * 0.75
-            slip.valign = "top"
-            scroller = ScrollView(do_scroll_x=False, bar_width=dp(8))
-            scroller.add_widget(slip)
-            body.add_widget(scroller)
+        if model.mono:  # the score slip as printed, a page in columns side by side
+            columns = int(model.extra.get("slip_columns", 1))
+            lines = model.mono.split("\n")
+            per_column = -(-len(lines) // columns)
+            box = GridLayout(cols=columns, spacing=dp(16))
+            for i in range(columns):
+                slip = _label("\n".join(lines[i * per_column:(i + 1) * per_column]), app,
+                              mono=True, fixed=False)
+                slip.slip = True
+                slip.font_size = app.text_size * 0.75
+                slip.valign = "top"  # both columns from the top of the box
+                slip.bind(size=lambda w, v: setattr(w, "text_size", v))
+                box.add_widget(slip)
+            body.add_widget(box)
         if not model.grids and not model.mono and not model.big:
             body.add_widget(Widget())  # the lines keep to the top
 
@@ -307,14 +368,23 @@ def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...]) -> None:
     else:
         bar.cols = -(-len(buttons) // 2)
     bar.height = app.bar_height * rows
-    for btn in buttons:
-        bar.add_widget(_button(app, btn, nav=True))
+    for btn in buttons:  # a gap keeps an absent action's slot
+        widget = _button(app, btn, nav=True) if btn.action else Widget()
+        widget.size_hint_x = 1.5 if btn.wide and rows == 1 else 1
+        bar.add_widget(widget)
 
 
 def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:
     label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
                   font_size=app.text_size, halign="left", valign="middle")
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
+    if mono:  # columns of text: broken at sensible points for the width, indents kept
+        label.words = text
+
+        def refit(w: Label, *_: Any) -> None:
+            w.text = fit_lines(text, columns(w.width, w.font_size))
+
+        label.bind(width=refit, font_size=refit)
     if fixed:  # as tall as its lines, wrapped ones too
         label.size_hint_y = None
         label.height = app.text_size * 1.45 * (text.count("\n") + 1) + dp(4)
@@ -324,12 +394,11 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
 
 def _button(app: KioskApp, btn: Btn, nav: bool = False) -> TapButton:
     background, color = STYLE[btn.style]
-    button = TapButton(text=btn.label, action=btn.action, style=btn.style, font_name=app.font,
-                       font_size=app.text_size, background_normal="",
+    button = TapButton(words=btn.label, action=btn.action, style=btn.style,
+                       font_name=app.font, font_size=app.text_size, background_normal="",
                        background_color=background, color=color, halign="center",
                        valign="middle")
-    button.bind(on_release=lambda b: app.act(b.action),
-                size=lambda b, s: setattr(b, "text_size", (s[0] - dp(8), s[1])))
+    button.bind(on_release=lambda b: app.act(b.action))
     return button
 
 
@@ -343,7 +412,7 @@ def _grid(app: KioskApp, grid: Grid) -> GridLayout:
         button = _button(app, btn)
         button.font_size = app.text_size * grid.scale
         if btn.label in RED_SUITS:
-            button.color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else (1, 0.45, 0.45, 1)
+            button.color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else RED_SUIT
         layout.add_widget(button)
     return layout
 

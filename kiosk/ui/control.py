@@ -47,6 +47,7 @@ class UiState:
     forfeit: dict[str, str] = field(default_factory=dict)
     after_unlock: str | None = None  # an action that waits for the PIN
     ready_step: str = ""  # "redeal" while the calling seat is chosen
+    fry_seat: str = ""  # the frier, while the referee picks the trump it sets
     names: dict[str, str] = field(default_factory=dict)
     keyboard_field: str | None = None
     keyboard_upper: bool = True
@@ -181,7 +182,15 @@ class Controller:
         elif name == "do_redeal":
             self.send(lambda s: s.redeal(arg))
         elif name == "fry":
-            self.send(lambda s: s.fry(arg))
+            ui.fry_seat = arg
+        elif name == "fry_back":
+            ui.fry_seat = ""
+        elif name == "fry_trump" and ui.fry_seat:
+            seat, ui.fry_seat = ui.fry_seat, ""
+            self.send(lambda s: s.fry(seat, arg))
+        elif name == "no_fry":
+            ui.fry_seat = ""
+            self.send(lambda s: s.no_fry())
         elif name == "end_play":
             if view.all_played:
                 self.send(lambda s: s.end_play())
@@ -263,6 +272,8 @@ class Controller:
 
     def _pin(self, name: str, arg: str) -> None:
         ui = self.ui
+        if name in ("pin", "pin_back", "pin_clear"):  # typing again: the last try is read
+            self.send(lambda s: self.runner.clear_notice("table.pin_wrong"))
         if name == "pin" and arg.isdigit():
             ui.pin = (ui.pin + arg)[:8]
         elif name == "pin_back":
@@ -365,7 +376,7 @@ class Controller:
             ui.forfeit, ui.referee_step = f, "menu"
             lines: tuple[tuple[str, dict[str, Any]], ...] = (
                 ("ui.confirm.forfeit", {"team": f["team"]}),)
-            if view.phase in ("entry", "result", "disputed", "bury", "play"):
+            if view.phase in ("entry", "result", "disputed", "bury", "fry", "play"):
                 lines += (("ui.confirm.forfeit_hand", {"n": view.hand}),)
             self._ask(Dialog(("ui.confirm.forfeit_title." + f["kind"], {"team": f["team"]}),
                              lines, "r_do_forfeit"))

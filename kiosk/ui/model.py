@@ -16,6 +16,7 @@ class Btn:
     action: str
     label: str
     style: str = "normal"
+    wide: bool = False  # the bottom bar's slot for the step forward: half again as wide
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class Part:
 
     caption: str
     value: str
-    tone: str = ""  # "", "alert" (time up, paused) or "dim"
+    tone: str = ""  # "", "alert" (time up, paused), "dim" or "red" (a red suit)
 
 
 @dataclass(frozen=True)
@@ -101,4 +102,4 @@ class ScreenModel:
         out = [b.action for g in self.grids for b in g.buttons]
         out += [r.button.action for r in self.rows if r.button]
         out += [b.action for b in self.nav]
-        return tuple(out)
+        return tuple(a for a in out if a)  # a gap keeps a place, and does nothing

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import replace
 from typing import Any
 
-from ..hand_words import result_words
+from ..hand_words import fry_words, result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.state import REFEREE_HOLD, TRUMPS
@@ -16,9 +17,19 @@ from ..table.view import TableView
 from . import wizard
 from .control import UiState
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
-from .wizard import seat_grid, seat_label, side_terms, team_label, trump_label
+from .wizard import (
+    applied_text,
+    has,
+    penalty_name,
+    seat_grid,
+    seat_label,
+    side_terms,
+    team_label,
+    trump_label,
+)
 
 SEATS = ("N", "E", "S", "W")
+RED_SUITS = ("♥", "♦")
 #: Where each seat sits on the screen (the table seen from above, N at the top).
 LAYOUT = {"N": "top", "E": "right", "S": "bottom", "W": "left"}
 #: How long a notice stays (an alert stays until the next action).
@@ -30,6 +41,13 @@ FORFEIT_REASONS = ("absent", "left", "conduct", "other")
 HISTORY_ROWS = {False: 4, True: 9}
 RULESETS_PER_PAGE = {False: 6, True: 10}
 PENALTY_ROWS = {False: 3, True: 8}
+#: The score slip on the end screen: (columns side by side, lines a column) a page.
+SLIP_PAGE = {False: (2, 11), True: (1, 40)}
+#: The screens of the hand whose bottom bar keeps fixed slots (see `slotted`).
+SLOTTED = ("ready", "fry", "clock", "entry")
+BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back")
+FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "e_finish", "e_summary")
+GAP = Btn("", "")
 
 
 def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
@@ -43,11 +61,27 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
-    if model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
+    if model.name.startswith(SLOTTED):
+        nav = slotted(nav, ui, t)
+    elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
         nav = (*nav, *_global(ui, t))
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
+
+
+def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any) -> tuple[Btn, ...]:
+    """The bottom bar of the hand's own screens in fixed slots: going back (返回, 撤销…), a
+    second action (革命…, the next page), the step forward (开始扣底, 无人炒底, 出牌结束,
+    下一步…), then the hands so far, the referee and the language. An absent action leaves its
+    slot empty, so that a referee tapping by habit never hits another button. The step
+    forward's slot is wider (「下一步：核对结果」 on one line)."""
+    slots: list[Btn] = [GAP, GAP, replace(GAP, wide=True), *_global(ui, t)]
+    for btn in nav:
+        name = btn.action.partition(":")[0]
+        slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else 1
+        slots[slot] = replace(btn, wide=slot == 2)
+    return tuple(slots)
 
 
 def _global(ui: UiState, t: Any) -> tuple[Btn, ...]:
@@ -79,6 +113,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _setup(view, ui, t, lang, portrait)
     if view.phase == "ready":
         return _ready(view, ui, t)
+    if view.phase == "fry":
+        return _fry(view, ui, t)
     if view.phase in ("bury", "play"):
         return _clock(view, now, t)
     if view.phase == "entry":
@@ -88,7 +124,7 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
                            grids=step.grids, nav=nav)
     if view.phase in ("result", "disputed"):
         return _result(view, t, lang)
-    return _over(view, ui, t)
+    return _over(view, ui, t, portrait)
 
 
 def _paged_rows(rows: tuple[Row, ...], nav: tuple[Btn, ...], ui: UiState, t: Any,
@@ -99,9 +135,13 @@ def _paged_rows(rows: tuple[Row, ...], nav: tuple[Btn, ...], ui: UiState, t: Any
         return rows, nav
     pages = -(-len(rows) // per_page)
     page = min(ui.page, pages - 1)
-    more = Btn(f"page:{(page + 1) % pages}", t("ui.page_more", n=(page + 1) % pages + 1,
-                                                 of=pages), "quiet")
+    more = pager(page, pages, t)
     return rows[page * per_page:(page + 1) * per_page], (*nav, more)
+
+
+def pager(page: int, pages: int, t: Any) -> Btn:
+    """The page shown, of how many (第 1/2 页 ▶); a tap shows the next, the last the first."""
+    return Btn(f"page:{(page + 1) % pages}", t("ui.page_more", n=page + 1, of=pages), "quiet")
 
 
 # -- the status strip and the notice area -------------------------------------------------
@@ -115,14 +155,16 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
-    if view.dealer and view.phase in ("ready", "bury", "play", "entry", "result", "disputed"):
+    if view.dealer and view.phase in ("ready", "bury", "fry", "play", "entry", "result",
+                                      "disputed"):
         term = view.terms.get("dealer")
         caption = term(lang) if term else t("ui.cap.dealer")
         parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
         if view.level:
             parts.append(Part(t("ui.cap.level"), view.level))
         if view.kind == "team":
-            parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t)))
+            parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t),
+                              "red" if view.trump in RED_SUITS else ""))
     if view.levels:
         parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
                           f"{view.levels[0]} : {view.levels[1]}"))
@@ -192,17 +234,6 @@ def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any,
         return t("error.unexpected")
 
 
-def has(t: Any, key: str) -> bool:
-    """Whether the catalog has `key`."""
-    try:
-        t(key)
-    except KeyError:
-        return False
-    except (IndexError, ValueError):  # it has, with placeholders
-        return True
-    return True
-
-
 # -- before the hand ----------------------------------------------------------------------
 
 
@@ -222,8 +253,7 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     nav: list[Btn] = []
     if pages > 1:
         nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
-                Btn(f"page:{page + 1}", t("ui.page_more", n=page + 2, of=pages), "quiet")
-                if page + 1 < pages else None]
+                pager(page, pages, t)]
     if view.phase == "over":
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
     lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
@@ -283,6 +313,31 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                        grids=tuple(grids), nav=tuple(nav))
 
 
+# -- frying -------------------------------------------------------------------------------
+
+
+def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    """After a bury, where the ruleset allows frying: who fries, or nobody (no clock runs
+    meanwhile). A frier then sets the new trump, and its re-bury's clock starts."""
+    seconds_ = int(view.rebury_seconds)
+    if ui.fry_seat in view.fry_seats:
+        frier = seat_label(view, ui.fry_seat, t)
+        keys = tuple(Btn(f"fry_trump:{s}", trump_label(s, t)) for s in TRUMPS)
+        return ScreenModel("step", "fry.trump", t("ui.fry.q_trump", seat=frier),
+                           lines=(t("ui.fry.then", seat=frier, n=seconds_),),
+                           grids=(Grid(keys, 5, 3, 2.0),),
+                           nav=(Btn("fry_back", t("ui.back"), "quiet"),))
+    last = seat_label(view, view.last_burier or "", t)
+    dealer = seat_label(view, view.dealer or "", t)
+    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == "press" else \
+        f"ui.undo_what.{view.undo[0]}" if view.undo else ""
+    nav = [Btn("undo", t(undo), "quiet")] if undo else []
+    nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
+    return ScreenModel("step", "fry", t("ui.fry.q", seat=last),
+                       lines=(t("ui.fry.how", n=seconds_), t("ui.fry.none_then", seat=dealer)),
+                       grids=(seat_grid("fry", view.fry_seats, view, t),), nav=tuple(nav))
+
+
 # -- the clock ------------------------------------------------------------------------------
 
 
@@ -312,11 +367,8 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     if view.phase == "play":
         buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
-    buttons += [Btn(f"fry:{s}", t("ui.fry", seat=t("seat." + s))) for s in view.fry_seats]
     if view.undo:
         buttons.append(Btn("undo", t("ui.undo"), "quiet"))
-    buttons += [Btn("history", t("ui.history"), "quiet"), Btn("referee", t("ui.referee"), "quiet"),
-                Btn("language", t("ui.next_language"), "quiet")]
     name = "clock.done" if view.all_played else "clock." + view.phase
     return ScreenModel("clock", name, title, seats=tuple(seats), clock=shown,
                        clock_state=state, clock_caption=caption, nav=tuple(buttons),
@@ -371,7 +423,7 @@ def time_up_now(view: TableView, t: Any) -> str:
         return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
     if view.needs_ruling:
         return t("ui.time_up.referee")
-    if view.phase in ("bury", "play"):
+    if view.phase in ("bury", "fry", "play"):
         return t("ui.time_up.finish_hand")
     return t("ui.time_up.after_hand", n=view.hand)
 
@@ -406,7 +458,7 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
     if total is None:
         lines.append(t("ui.sum.no_total"))
     elif fixed is not None:
-        lines.append(t("ui.sum.fixed", total=total, name=_penalty_name(view, fixed, lang)))
+        lines.append(t("ui.sum.fixed", total=total, name=penalty_name(view, fixed, lang)))
     else:
         parts = [t("ui.sum.points", n=view.points if view.points is not None else 0)]
         kitty = view.kitty
@@ -417,28 +469,10 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         if fine:
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
-    applied = [_applied(view, x, t, lang) for x in penalties]
+    applied = [applied_text(view, x, t, lang) for x in penalties]
     if len(applied) > 2:  # one wrapped line, so the result fits the screen
         applied = ["；".join(applied) if lang != "en" else "; ".join(applied)]
     return (*lines, *applied)
-
-
-def _penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
-    names = dict(view.penalty_names)
-    return names[p["code"]](lang) if p.get("code") in names else ""
-
-
-def _applied(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
-    """One penalty as it counted this hand."""
-    name = _penalty_name(view, p, lang)
-    effect = p.get("effect", "")
-    amount = int(p.get("points") or 0)
-    key = ("ui.applied.points_add" if amount > 0 else "ui.applied.points_sub" if amount < 0
-           else f"ui.applied.{effect}" if has(t, f"ui.applied.{effect}")
-           else "ui.applied.record")
-    terms = side_terms(view, t, lang, None)
-    return t(key, seat=seat_label(view, p.get("seat", ""), t), name=name, n=abs(amount),
-             defenders=terms["defenders"])
 
 
 def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
@@ -481,7 +515,7 @@ def _side(view: TableView, side: str, t: Any, lang: str) -> str:
     return terms["dealer_side"] if side == "dealer" else terms["defenders"]
 
 
-def _over(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
     r = view.result or {}
     lines = []
     if r.get("winner"):
@@ -505,8 +539,17 @@ def _over(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     nav = [Btn("reprint", t("ui.reprint"), "quiet")]
     if view.standalone:
         nav.append(Btn("new_match", t("ui.new_match"), "primary"))
+    # the slip as printed, a page at a time in columns side by side: nothing scrolls
+    columns, rows = SLIP_PAGE[portrait]
+    slip = view.slips.get(ui.lang, "").split("\n")
+    per_page = columns * rows
+    pages = max(1, -(-len(slip) // per_page))
+    page = min(ui.page, pages - 1)
+    if pages > 1:
+        nav.insert(1, pager(page, pages, t))
     return ScreenModel("step", "over", t("ui.screen.over"), lines=tuple(lines), nav=tuple(nav),
-                       mono=view.slips.get(ui.lang, ""))
+                       mono="\n".join(slip[page * per_page:(page + 1) * per_page]),
+                       extra={"slip_columns": columns})
 
 
 # -- the hands so far ---------------------------------------------------------------------
@@ -518,7 +561,8 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     columns = ("hand", "dealer", "level", "points", "total", "result", "levels")
     if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
         columns = ("hand", "dealer", "partner", "level", "total")
-    headings = tuple(t("ui.history.col." + c) for c in columns)
+    teams = f"{team_label(view, 'NS', t)}:{team_label(view, 'EW', t)}"  # A1:东西
+    headings = tuple(teams if c == "levels" else t("ui.history.col." + c) for c in columns)
     rows: list[tuple[str, ...]] = []
     notes: list[str] = []
     for h, record in zip(view.history, view.records, strict=False):
@@ -539,11 +583,14 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
                          else "")
             continue
         extra = []
+        fried = fry_words(record, lang, view.players)
+        if fried:
+            extra.append(fried)
         kitty = record.get("kitty")
         if kitty:
             extra.append(t("ui.history.kitty", n=kitty["points"],
                            times=view.multipliers.get(kitty["shape"], "")))
-        extra += [_applied(view, p, t, lang) for p in h.get("penalties", ())]
+        extra += [applied_text(view, p, t, lang) for p in h.get("penalties", ())]
         if view.corrected[h["hand"] - 1]:
             extra.append(t("ui.history.corrected"))
         rows.append((str(h["hand"]), dealer, h["level"], str(record.get("points", "—")),
@@ -577,8 +624,7 @@ def _history(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) ->
     shown = rows[page * per_page:(page + 1) * per_page]
     lines = (heading, *shown) if rows else (t("ui.history.none"),)
     nav = [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
-           Btn(f"page:{page + 1}", t("ui.page_more", n=page + 2, of=pages), "quiet")
-           if page + 1 < pages else None, Btn("close", t("ui.close"), "primary")]
+           pager(page, pages, t) if pages > 1 else None, Btn("close", t("ui.close"), "primary")]
     return ScreenModel("step", "history", t("ui.history.title"), lines=lines,
                        nav=tuple(b for b in nav if b), extra={"mono_lines": True})
 
@@ -712,7 +758,7 @@ def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) 
         return time_up_question(view, t)
     if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
         waiting = dict(view.unconfirmed).get(params["id"])
-        return _applied(view, waiting, t, lang) if waiting else ""
+        return applied_text(view, waiting, t, lang) if waiting else ""
     shown = dict(params)
     if shown.get("seat") in SEATS:
         shown["seat"] = seat_label(view, shown["seat"], t)

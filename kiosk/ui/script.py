@@ -14,6 +14,8 @@ from typing import Any
 
 from kivy.clock import Clock
 from kivy.tests.common import UnitTestTouch
+from kivy.uix.label import Label
+from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
@@ -56,7 +58,8 @@ SCRIPT: tuple[Step, ...] = (
     ("wait", "result"), ("seat", "N"), ("shot", "summary"), ("touch", "dispute:EW"),
     ("wait", "confirm"), ("shot", "confirm-dispute"), ("touch", "cancel"), ("seat", "E"),
     # hand 2, the typical hand: a kitty, no penalty; counted from the last trick
-    ("wait", "ready"), ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
+    ("wait", "ready"), ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"),
+    ("seat", "*"),
     ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
     ("shot", "play-all-tricks"),
     ("count", "typical"), ("touch", "end_play"), ("wait", "entry.points"),
@@ -84,7 +87,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
-                            "seat_boxes": {"lead": 0, "cut": []}}
+                            "seat_boxes": {"lead": 0, "cut": []}, "laid": {}, "colors": {},
+                            "scrolls": [], "overflow": []}
     steps = _steps(app, factory, pins, out, script, seen)
 
     def tick(_dt: float) -> bool:
@@ -247,14 +251,36 @@ def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
     if app.model is None:
         return
     _note_seat_boxes(app, seen)
-    texts = seen["texts"].setdefault(app.model.name, [])
+    name = app.model.name
+    texts = seen["texts"].setdefault(name, [])
+    colors = seen["colors"].setdefault(name, {})
     for widget in app.root.current_screen.walk():
+        if isinstance(widget, ScrollView) and name not in seen["scrolls"]:
+            seen["scrolls"].append(name)
+        if isinstance(widget, Label) and widget.text and widget.get_root_window() is not None:
+            colors.setdefault(_MARKUP.sub("", widget.text), [round(c, 2) for c in widget.color])
+            widget.texture_update()
+            if widget.texture_size[1] > widget.height + 2 and \
+                    [name, widget.text] not in seen["overflow"]:
+                seen["overflow"].append([name, widget.text])  # more lines than room
         # Left out: the language button names the next language in that language, and the
         # score slip is printed in the slip's own words (kiosk.hw.slip).
         if getattr(widget, "action", "") == "language" or getattr(widget, "slip", False):
             continue
-        text = getattr(widget, "text", "")
+        # the words as given (a button's or a column's own line breaks left out)
+        text = getattr(widget, "words", "") or getattr(widget, "text", "")
         if isinstance(text, str) and text:
-            text = _MARKUP.sub("", text)
-            if text not in texts:
-                texts.append(text)
+            plain = _MARKUP.sub("", text)
+            if plain not in texts:
+                texts.append(plain)
+                _note_lines(widget, plain, seen["laid"].setdefault(app.model.name, {}))
+
+
+def _note_lines(widget: Widget, text: str, laid: dict[str, list[str]]) -> None:
+    """How Kivy broke a text into lines in its widget (a line left alone, a wrap)."""
+    label = getattr(widget, "_label", None)
+    if label is None or not hasattr(widget, "texture_update"):
+        return
+    widget.texture_update()
+    laid[text] = [_MARKUP.sub("", "".join(word.text for word in line.words))
+                  for line in label._cached_lines]

@@ -62,9 +62,11 @@ def live_values(view: TableView) -> EntryValues:
     """The table's entry of the hand in progress, as the journal has it."""
     step = dict(view.entry_step)
     kitty = view.kitty or {}
+    # a step past the question answered it; at the question nothing is chosen yet
     last = step.get("last_trick") or ("defenders" if kitty else
                                       "dealer" if view.points is not None and
-                                      step.get("step", "points") != "points" else None)
+                                      step.get("step", "points") not in ("points", "last_trick")
+                                      else None)
     return EntryValues(step=step.get("step", "points"), points=view.points, last_trick=last,
                        kitty_points=step.get("kitty_points", kitty.get("points")),
                        kitty_shape=kitty.get("shape"), penalties=view.penalties,
@@ -143,7 +145,10 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
-        rows = tuple(Row(penalty_text(p, view, t, lang, pid),
+        costs = dict(view.penalty_costs) if not correcting else {}
+        rows = tuple(Row(t("ui.penalty_row", what=penalty_text(p, view, t, lang),
+                           cost=cost_text(view, costs[pid], t, lang)) if pid in costs
+                         else penalty_text(p, view, t, lang, pid),
                          Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
                      for pid, p in values.penalties)
         lines = () if rows else (t("ui.no_penalties"),)
@@ -358,6 +363,38 @@ def trump_label(suit: str | None, t: Any) -> str:
     if suit is None:
         return "—"
     return t("ui.trump.NT") if suit == "NT" else suit
+
+
+def has(t: Any, key: str) -> bool:
+    """Whether the catalog has `key`."""
+    try:
+        t(key)
+    except KeyError:
+        return False
+    except (IndexError, ValueError):  # it has, with placeholders
+        return True
+    return True
+
+
+def penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
+    names = dict(view.penalty_names)
+    return names[p["code"]](lang) if p.get("code") in names else ""
+
+
+def cost_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
+    """What a penalty costs as it counted this hand (an applied penalty, as JSON): 罚10分（计入
+    旁家得分）, 警告, 待裁判确认…"""
+    effect = p.get("effect", "")
+    amount = int(p.get("points") or 0)
+    key = ("ui.cost.points_add" if amount > 0 else "ui.cost.points_sub" if amount < 0
+           else f"ui.cost.{effect}" if has(t, f"ui.cost.{effect}") else "ui.cost.record")
+    return str(t(key, n=abs(amount), defenders=side_terms(view, t, lang, None)["defenders"]))
+
+
+def applied_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
+    """One penalty as it counted this hand: 北 跟错牌：罚10分（计入旁家得分）."""
+    return str(t("ui.applied", seat=seat_label(view, p.get("seat", ""), t),
+                 name=penalty_name(view, p, lang), cost=cost_text(view, p, t, lang)))
 
 
 def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,

@@ -1,0 +1,71 @@
+"""chaodipi's fry step through the kiosk's controller, runner and session (no window): what the
+referee taps after a bury, and where the frier's trump shows (audit of the kiosk, findings 5
+and 6). The real window: tests/test_ui_fry.py."""
+
+from __future__ import annotations
+
+from kiosk.hw.slip import slip_lines
+from kiosk.rules import replay
+
+
+def fried_hand(table) -> None:
+    """chaodipi, N deals with ♣ and buries; E fries with ♥ and re-buries; nobody fries again;
+    two tricks are played and the hand is entered and confirmed."""
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.press("N")
+    assert table.screen.name == "fry"
+    table.tap("fry:E")
+    assert table.screen.name == "fry.trump"
+    table.tap("fry_trump:♥")
+    assert (table.screen.name, table.state.clock.seat) == ("clock.bury", "E")
+    table.press("E")
+    table.tap("no_fry")
+    table.play_tricks(2)
+    table.enter(40)
+    table.press("N", "E")
+
+
+def test_the_fry_step_offers_the_seats_that_may_fry_and_nobody(table):
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.press("N")
+    screen = table.screen
+    assert screen.title == "北 扣底完毕：谁炒底？"
+    assert [b.action for b in screen.grids[0].buttons if b.action] == ["fry:W", "fry:E",
+                                                                       "fry:S"]
+    assert "no_fry" in screen.actions() and not screen.seats  # no countdown runs
+    table.press("N")  # the dealer presses before the table decided
+    assert table.screen.notice.text == "请先决定炒底：在屏幕上选谁炒底，或点「无人炒底」"
+    table.tap("fry:E", "fry_back")  # changed their mind: nothing recorded
+    assert table.screen.name == "fry" and table.state.draft.buriers == ["N"]
+    table.tap("no_fry")
+    assert (table.screen.name, table.screen.title) == ("clock.play", "北 出牌")
+    assert not [a for a in table.screen.actions() if a.startswith("fry")]
+
+
+def test_the_frier_trump_shows_on_the_strip_the_history_and_the_slip(table):
+    fried_hand(table)
+    table.tap("history")
+    assert "东炒底，主 ♥" in table.screen.lines[1]
+    table.tap("close")
+    record = table.session.export()
+    assert record["hands"][0]["trump"] == {"suit": "♥", "seat": "E"}
+    ruleset = table.state.ruleset
+    slip = "\n".join(text for _, text in slip_lines(
+        record, ruleset, list(replay(record, table.rulesets)), 58, "zh-Hans"))
+    assert "东炒底，主 ♥" in slip
+
+
+def test_the_strip_shows_the_frier_trump_while_it_reburies(table):
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.press("N")
+    table.tap("fry:W", "fry_trump:NT")
+    strip = {p.caption: p.value for p in table.screen.strip}
+    assert strip["主"] == "无主" and table.screen.title == "西 扣底"
+
+
+def test_no_bury_without_a_trump(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "start_bury")
+    assert table.state.phase == "ready"
+    assert table.screen.notice.text == "请先选主（花色或无主），再开始扣底"
+    table.tap("trump:♦", "start_bury")
+    assert table.state.phase == "bury"

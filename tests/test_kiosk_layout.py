@@ -1,0 +1,66 @@
+"""Wording and small layout points of the kiosk's screens, through its real controller, runner
+and session (audit of the kiosk, findings 14 and 15). The laid-out lines in the real window:
+tests/test_ui_layout.py."""
+
+from __future__ import annotations
+
+from kiosk.ui.presenter import NOTICE_SECONDS
+
+
+def test_the_pager_says_the_page_shown(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    for seat in "NESW":
+        table.tap("e_add", f"e_pseat:{seat}", "e_pkind:exposed-card")
+        if table.screen.name == "entry.penalty_incident":
+            table.tap("e_pinc:new")
+    pager = [b for b in table.screen.nav if b.action.startswith("page:")]
+    assert [b.label for b in pager] == ["第1/2页 ▶"]
+    table.tap(pager[0].action)
+    assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == \
+        ["第2/2页 ▶"]
+
+
+def test_the_last_trick_question_has_no_answer_chosen_before_a_tap(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40")
+    assert table.screen.name == "entry.last_trick"
+    assert [b.style for b in table.screen.grids[0].buttons] == ["normal", "normal"]
+    table.tap("e_last:dealer", "e_back")  # back to it: the answer given is shown
+    assert "selected" in [b.style for b in table.screen.grids[0].buttons]
+
+
+def test_a_red_trump_is_red_on_the_strip(table):
+    table.tap("setup:xiamen-2015", "dealer:N", "trump:♥")
+    assert [p.tone for p in table.screen.strip if p.value == "♥"] == ["red"]
+    table.tap("trump:♠")
+    assert [p.tone for p in table.screen.strip if p.value == "♠"] == [""]
+
+
+def test_the_penalties_list_shows_what_each_costs(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:E",
+              "e_pkind:look-back")
+    assert [r.text for r in table.screen.rows] == ["东 翻看上一轮的牌：罚10分（从旁家得分中扣除）"]
+
+
+def test_a_wrong_pin_notice_goes_when_the_pin_is_typed_again_or_after_its_time(table):
+    table.tap("referee")
+    table.pin("1111")
+    assert table.screen.notice.text.startswith("密码错误")
+    table.tap("pin:1")
+    assert table.screen.notice.text == ""
+    table.tap("pin_clear")
+    table.pin("1111")
+    assert table.screen.notice.text.startswith("密码错误")
+    table.clock.advance(NOTICE_SECONDS + 0.5)
+    assert table.screen.notice.text == ""
+
+
+def test_the_history_heads_its_levels_with_the_team_names(table):
+    table.tap("name:NS", "key:A", "key:1", "key_done")
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+    table.press("N", "E")
+    table.tap("history")
+    assert table.screen.lines[0].split()[-1] == "A1:东西"
