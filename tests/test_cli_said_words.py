@@ -539,3 +539,14 @@ def test_a_speed_that_is_no_speed_is_said_not_a_division_by_zero(tmp_path, comma
     done = run(command, "--data", str(tmp_path), "--speed", speed, *args)
     assert (done.returncode, done.stderr) == (2, (
         f"kiosk {command}：--speed {speed}：请给出大于 0 的倍数（例如 60；1e9 表示完全不等）\n"))
+
+
+def test_the_selftest_says_mock_pins_in_words_not_a_class_name():
+    from .helpers import kiosk
+
+    env = {k: v for k, v in os.environ.items() if k != "KIOSK_LANG"}
+    env["GPIOZERO_PIN_FACTORY"] = "mock"  # (the self-test then presses and reads back itself)
+    done = kiosk("hw", "selftest", "--no-window", "--press-timeout", "2", env=env)
+    assert "· GPIO 通过 模拟引脚（这台机器没有 GPIO：指示灯、蜂鸣器和按钮都是模拟的）" in \
+        done.stdout.splitlines(), done.stdout
+    assert "MockFactory" not in done.stdout

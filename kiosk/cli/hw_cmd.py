@@ -126,6 +126,8 @@ def run_selftest(args: argparse.Namespace) -> int:
 
     def report(step: selftest.Step) -> None:
         params = {k: t(words[k].format(v)) if k in words else v for k, v in step.params.items()}
+        if params.get("factory") == "MockFactory":  # (a library's class name: say what it is)
+            params["factory"] = t("pinmap.gpio.mock")
         print(f"{marks[step.outcome]} {t(step.key, **params)}", flush=True)
 
     extra = shlex.split(os.environ.get("KIOSK_EXTRA_ARGS", ""))
