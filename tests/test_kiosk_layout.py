@@ -10,10 +10,7 @@ from kiosk.ui.presenter import NOTICE_SECONDS
 def test_the_pager_says_the_page_shown(table):
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
-    for seat in "NESW":
-        table.tap("e_add", f"e_pseat:{seat}", "e_pkind:exposed-card")
-        if table.screen.name == "entry.penalty_incident":
-            table.tap("e_pinc:new")
+    table.penalize("exposed-card", "NESW")
     pager = [b for b in table.screen.nav if b.action.startswith("page:")]
     assert [b.label for b in pager] == ["第1/2页 ▶"]
     table.tap(pager[0].action)

@@ -90,6 +90,14 @@ class Table:
         while not self.state.clock.done:
             self.play_tricks(1)
 
+    def penalize(self, kind: str, seats: str) -> None:
+        """On the entry's penalties page: each of `seats` gets a penalty of `kind`, each a new
+        incident."""
+        for seat in seats:
+            self.tap("e_add", f"e_pseat:{seat}", f"e_pkind:{kind}")
+            if self.screen.name == "entry.penalty_incident":
+                self.tap("e_pinc:new")
+
     def enter(self, points: int, kitty: tuple[int, str] | None = None) -> None:
         """A hand's entry, from the end of play to the result."""
         self.tap("end_play")
@@ -656,10 +664,7 @@ def test_13_each_ruleset_in_its_own_words(table):
 def test_4_many_penalties_are_shown_a_page_at_a_time(table):
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
-    for seat in "NESW":
-        table.tap("e_add", f"e_pseat:{seat}", "e_pkind:exposed-card")
-        if table.screen.name == "entry.penalty_incident":
-            table.tap("e_pinc:new")
+    table.penalize("exposed-card", "NESW")
     screen = table.screen
     assert len(screen.rows) == 3 and "page:1" in screen.actions()
     table.tap("page:1")
