@@ -140,7 +140,7 @@ def test_slip_command(tmp_path, rulesets):
     assert data.startswith(b"\x1b@\x1c&") and data.endswith(b"\x1dVB\x00")
     assert "记分表" in COMMANDS.sub(b"", data).decode("gb18030")
     missing = kiosk("slip", "--data", str(tmp_path), "--table", "9")
-    assert missing.returncode == 2 and "no journal for table 9" in missing.stderr
+    assert missing.returncode == 2 and "没有第 9 桌的日志" in missing.stderr
 
 
 def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
