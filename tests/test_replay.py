@@ -73,7 +73,7 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
 @pytest.mark.parametrize(("record", "chinese", "english"), [
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 0}] * 9},
      "第4副：比赛已经结束：南北获胜", "hand 4: the match is over: NS won"),
-    ({"ruleset": "nope", "hands": []}, "比赛记录，规则：没有规则'nope'",
+    ({"ruleset": "nope", "hands": []}, "比赛记录，规则：没有规则“nope”",
      "the record, ruleset: unknown ruleset 'nope'"),
     ({"ruleset": "xiamen-2015", "hands": [{"points": 45}]},
      "第1副，庄家：请填首庄", "hand 1, dealer: give the first dealer"),

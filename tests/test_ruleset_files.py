@@ -176,7 +176,7 @@ def test_rules_show_in_every_language(rulesets, ruleset_id, lang, words):
 def test_rules_show_unknown_id():
     done = kiosk("rules", "show", "nope")
     assert done.returncode == 2
-    assert done.stderr.startswith("kiosk rules：没有规则'nope'；已知的规则：xiamen-2015")
+    assert done.stderr.startswith("kiosk rules：没有规则“nope”；已知的规则：xiamen-2015")
     done = kiosk("rules", "show", "nope", "--lang", "en")
     assert "unknown ruleset 'nope'; known: xiamen-2015" in done.stderr
 

@@ -99,7 +99,7 @@ def test_journal_show_and_export(tmp_path, rulesets):
 
 def test_simulate_refuses_an_unknown_ruleset(tmp_path):
     done = kiosk("simulate", "--data", str(tmp_path), "--table", "1", "--ruleset", "nope")
-    assert done.returncode == 2 and done.stderr.startswith("kiosk simulate：没有规则'nope'；")
+    assert done.returncode == 2 and done.stderr.startswith("kiosk simulate：没有规则“nope”；")
 
 
 def test_a_broken_journal_file_is_a_clear_error(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -53,7 +54,8 @@ class Rulesets(Mapping[str, Ruleset]):
     def require(self, ruleset_id: object) -> Ruleset:
         """The ruleset with this id. Raises RulesError naming the known ids."""
         if not isinstance(ruleset_id, str) or ruleset_id not in self._rulesets:
-            shown = repr(ruleset_id) if not isinstance(ruleset_id, str) else f"'{ruleset_id}'"
+            # (a record's JSON may give no text: shown as it is written there)
+            shown = ruleset_id if isinstance(ruleset_id, str) else json.dumps(ruleset_id)
             raise RulesError(f"unknown ruleset {ruleset_id!r}; known: {', '.join(self)}"
                              ).explained("rules.ruleset_unknown", id=shown, known=", ".join(self))
         return self[ruleset_id]
