@@ -61,3 +61,27 @@ def test_the_history_heads_its_levels_with_the_team_names(table):
     table.press("N", "E")
     table.tap("history")
     assert table.screen.lines[0].split()[-1] == "A1:东西"
+
+
+def test_the_end_screens_slip_fills_its_columns_from_the_left_top(table):
+    # a played hand with penalties makes the slip two pages long at 800×480
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "NESW")
+    table.tap("e_finish")
+    table.press("N", "E")  # both sides confirm
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok")
+    assert table.screen.name == "over"
+    pages = []
+    while not pages or table.screen.extra["slip_columns"] != pages[0]:
+        pages.append(table.screen.extra["slip_columns"])
+        table.tap(next(b.action for b in table.screen.nav if b.action.startswith("page:")))
+    assert len(pages) == 2
+    for columns in pages:
+        assert len(columns) == 2  # side by side, on the last page as on the first
+        assert all(not column.startswith("\n") for column in columns)  # no gap on top
+    left, right = pages[-1]
+    assert left.count("\n") < 10 and right == ""  # the rest from the left, not split
+    assert "裁判签名" in left

@@ -312,13 +312,10 @@ class KioskScreen(Screen):
         for grid in model.grids:
             body.add_widget(_grid(app, grid))
         if model.mono:  # the score slip as printed, a page in columns side by side
-            columns = int(model.extra.get("slip_columns", 1))
-            lines = model.mono.split("\n")
-            per_column = -(-len(lines) // columns)
-            box = GridLayout(cols=columns, spacing=dp(16))
-            for i in range(columns):
-                slip = _label("\n".join(lines[i * per_column:(i + 1) * per_column]), app,
-                              mono=True, fixed=False)
+            columns = model.extra.get("slip_columns") or (model.mono,)
+            box = GridLayout(cols=len(columns), spacing=dp(16))
+            for column in columns:
+                slip = _label(column, app, mono=True, fixed=False)
                 slip.slip = True
                 slip.font_size = app.text_size * 0.75
                 slip.valign = "top"  # both columns from the top of the box

@@ -547,9 +547,12 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
     page = min(ui.page, pages - 1)
     if pages > 1:
         nav.insert(1, pager(page, pages, t))
+    shown = slip[page * per_page:(page + 1) * per_page]
+    # each column `rows` lines from the left, none opening on a blank line (the slip's gaps)
+    split = tuple("\n".join(shown[i * rows:(i + 1) * rows]).lstrip("\n")
+                  for i in range(columns))
     return ScreenModel("step", "over", t("ui.screen.over"), lines=tuple(lines), nav=tuple(nav),
-                       mono="\n".join(slip[page * per_page:(page + 1) * per_page]),
-                       extra={"slip_columns": columns})
+                       mono="\n".join(shown), extra={"slip_columns": split})
 
 
 # -- the hands so far ---------------------------------------------------------------------
