@@ -35,13 +35,20 @@ MAX_SEQ = 2**53
 MAX_TABLE = 9999
 MAX_DEPTH = 8  # nesting of a JSON document
 MAX_TEXT = 256  # characters of any string inside an event's data
-MAX_DATA = 16_000  # characters of one event's data, encoded
+MAX_DATA = 16_000  # characters of one event's data, encoded as the store keeps it
 FIELD_CAPS = {"device": 64, "match": 40, "kind": 32, "actor": 40}
 EVENT_FIELDS = ("device", "seq", "match", "kind", "data", "mono", "wall", "actor", "prev")
+_FIELD_SET = frozenset(EVENT_FIELDS)
 HASH = re.compile(r"[0-9a-f]{64}")
 STAMP = re.compile(r"[0-9]{10}\.[0-9]{3}")
 NONCE = re.compile(r"[0-9a-f]{16,64}")
 TABLE = re.compile(r"[1-9][0-9]{0,3}")
+# A JSON text can hold an unpaired surrogate only as an escape of one (UTF-8 cannot carry it).
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# The one encoding of the hash chain and of an event's stored data (made once: json.dumps with
+# options builds an encoder per call).
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                              allow_nan=False).encode
 
 
 class WireError(Explained, ValueError):
@@ -120,19 +127,28 @@ def _no_constant(name: str) -> Any:
     raise WireError(f"{name} is not a number JSON allows", "wire.not-finite")
 
 
-def loads(raw: bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """A JSON document, strictly: UTF-8, finite numbers only (no NaN or Infinity), nested at
-    most `max_depth` deep, no unpaired surrogates. Raises WireError."""
+def loads(raw: bytes, max_depth: int = MAX_DEPTH, nesting: bool = True) -> Any:
+    """A JSON document, strictly: UTF-8, finite numbers only (no NaN or Infinity), no
+    unpaired surrogates, nested at most `max_depth` deep. `nesting` False: the caller checks
+    the nesting of what it uses (a batch: `check_batch`). Raises WireError."""
     try:
         text = raw.decode("utf-8")
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except WireError:
         raise
     except RecursionError:
         raise WireError("JSON nested too deep", "wire.too-deep", depth=max_depth) from None
     except (UnicodeDecodeError, ValueError) as exc:
         raise WireError(f"not JSON: {exc}", "wire.not-json") from None
-    _walk(value, max_depth)
+    if nesting or SURROGATE_ESCAPE.search(text):
+        _walk(value, max_depth)
+    return value
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as inf
+        raise WireError("a number out of range", "wire.not-finite")
     return value
 
 
@@ -147,8 +163,6 @@ def _walk(value: Any, depth: int) -> None:
             _walk(v, depth - 1)
     elif isinstance(value, str):
         _text(value)
-    elif isinstance(value, float) and not math.isfinite(value):  # 1e400 parses as inf
-        raise WireError("a number out of range", "wire.not-finite")
 
 
 def _text(value: str) -> None:
@@ -167,15 +181,19 @@ def dumps(value: Any) -> bytes:
 
 def canonical(event: Mapping[str, Any]) -> bytes:
     """The bytes an event's hash is taken over: every field, in one fixed order and form."""
-    return json.dumps(
+    return _CANONICAL(
         [event["prev"], event["device"], int(event["seq"]), event["match"], event["kind"],
-         event["data"], float(event["mono"]), float(event["wall"]), event["actor"]],
-        ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+         event["data"], float(event["mono"]), float(event["wall"]), event["actor"]]).encode()
 
 
 def event_hash(event: Mapping[str, Any]) -> str:
     """The hash the next event of the table carries as its `prev`."""
     return hashlib.sha256(canonical(event)).hexdigest()
+
+
+def seal(event: Mapping[str, Any]) -> tuple[str, str]:
+    """An event's hash, and its data as the scorer's store keeps it (JSON, keys sorted)."""
+    return event_hash(event), _CANONICAL(event["data"])
 
 
 def broken_link(events: list[Mapping[str, Any]], prev: str | None) -> int | None:
@@ -194,6 +212,7 @@ class Batch:
     events: list[dict[str, Any]]
     behind: int  # events the kiosk has not sent yet after these
     head: tuple[int, str] | None  # the kiosk journal's last event: (seq, hash)
+    sealed: list[tuple[str, str]]  # each event's `seal`, made while it was checked
 
 
 def check_batch(body: Any) -> Batch:
@@ -208,8 +227,7 @@ def check_batch(body: Any) -> Batch:
     if len(events) > MAX_EVENTS:
         raise WireError(f"at most {MAX_EVENTS} events a batch", "wire.too-many",
                         n=MAX_EVENTS)
-    for i, e in enumerate(events):
-        check_event(e, i)
+    sealed = [check_event(e, i) for i, e in enumerate(events)]
     for i, (a, b) in enumerate(itertools.pairwise(events), 1):
         if b["seq"] != a["seq"] + 1:
             raise WireError(f"event {i}: not consecutive", "wire.not-consecutive", i=i)
@@ -220,17 +238,17 @@ def check_batch(body: Any) -> Batch:
             raise WireError("head: the journal's last sequence number and hash",
                             "wire.head")
         head = (head["seq"], head["hash"])
-    return Batch(events, behind, head)
+    return Batch(events, behind, head, sealed)
 
 
-def check_event(e: Any, i: int = 0) -> None:
-    """One event of a batch. Raises WireError."""
-    if not isinstance(e, dict) or set(e) != set(EVENT_FIELDS):
+def check_event(e: Any, i: int = 0) -> tuple[str, str]:
+    """One event of a batch: its `seal` once it is checked. Raises WireError."""
+    if not isinstance(e, dict) or e.keys() != _FIELD_SET:
         raise WireError(f"event {i}: each event has exactly " + ", ".join(EVENT_FIELDS),
                         "wire.event-fields", i=i, fields=", ".join(EVENT_FIELDS))
     if not _count(e["seq"], MAX_SEQ, 1):
         raise WireError(f"event {i}: seq must be a whole number from 1", "wire.seq", i=i)
-    if not all(_number(e[k]) for k in ("mono", "wall")):
+    if not (_number(e["mono"]) and _number(e["wall"])):
         raise WireError(f"event {i}: mono and wall must be finite numbers", "wire.times", i=i)
     for name, cap in FIELD_CAPS.items():
         if not isinstance(e[name], str) or len(e[name]) > cap:
@@ -238,14 +256,19 @@ def check_event(e: Any, i: int = 0) -> None:
                             "wire.field-text", i=i, field=name, n=cap)
     if not isinstance(e["data"], dict):
         raise WireError(f"event {i}: data is an object", "wire.data", i=i)
-    if len(json.dumps(e["data"], ensure_ascii=False)) > MAX_DATA or \
-            not _short_texts(e["data"]):
-        raise WireError(f"event {i}: data too large", "wire.data-size", i=i, n=MAX_TEXT)
+    # (the batch, its list of events and the event hold the data: three levels)
+    problem = _data_problem(e["data"], MAX_DEPTH - 3)
+    if problem == "wire.too-deep":
+        raise WireError("JSON nested too deep", problem, depth=MAX_DEPTH)
     prev = e["prev"]
     if not isinstance(prev, str) or not (HASH.fullmatch(prev) or (prev == "" and
                                                                    e["seq"] == 1)):
         raise WireError(f"event {i}: prev is the hash of the event before",
                         "wire.prev", i=i)
+    sealed = seal(e)
+    if problem or len(sealed[1]) > MAX_DATA:
+        raise WireError(f"event {i}: data too large", "wire.data-size", i=i, n=MAX_TEXT)
+    return sealed
 
 
 def _count(value: Any, top: int, bottom: int) -> bool:
@@ -254,17 +277,32 @@ def _count(value: Any, top: int, bottom: int) -> bool:
 
 def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and \
-        math.isfinite(value)
+        finite(value)
 
 
-def _short_texts(value: Any) -> bool:
+def finite(value: int | float) -> bool:
+    """A finite number (an integer too large for a float is not one)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def _data_problem(value: Any, depth: int) -> str | None:
+    """An event's data nested too deep ("wire.too-deep"), a text in it too long
+    ("wire.data-size"), or None."""
     if isinstance(value, str):
-        return len(value) <= MAX_TEXT
-    if isinstance(value, dict):
-        return all(_short_texts(k) and _short_texts(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_short_texts(v) for v in value)
-    return True
+        return None if len(value) <= MAX_TEXT else "wire.data-size"
+    if isinstance(value, dict | list):
+        if depth <= 0:
+            return "wire.too-deep"
+        for k, v in value.items() if isinstance(value, dict) else enumerate(value):
+            if isinstance(k, str) and len(k) > MAX_TEXT:
+                return "wire.data-size"
+            problem = _data_problem(v, depth - 1)
+            if problem:
+                return problem
+    return None
 
 
 # -- text a person will see -----------------------------------------------------------------

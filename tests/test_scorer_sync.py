@@ -4,6 +4,7 @@ refuses changes anything."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import time
@@ -16,7 +17,7 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 from kiosk.scorer.web import create_app
 from kiosk.sync.link import Credential, LinkError, ScorerLink
-from kiosk.wire import event_hash, sign, signed_headers
+from kiosk.wire import canonical, event_hash, sign, signed_headers
 
 NOW = 1_790_000_000.0
 
@@ -68,7 +69,7 @@ def test_pairing_gives_a_secret_and_the_code_never_crosses_the_wire(hall):
     link = ScorerLink("http://testserver", hall.client)
     credential = link.pair(code, 7, "kiosk-a", {})
     assert credential.table == 7 and len(credential.secret) == 64
-    assert hall.store.credential(7) == (credential.secret, "kiosk-a")
+    assert hall.store.credential(7) == (credential.secret, "kiosk-a", False)  # not used yet
     wire = b"".join(hall.sent)
     assert code.encode() not in wire and credential.secret.encode() not in wire
     assert hall.store.open_codes(NOW) == {}  # used
@@ -98,7 +99,7 @@ def test_a_kiosk_whose_answer_was_lost_pairs_again_until_it_uses_its_credential(
     code = hall.store.issue_code(9, NOW)
     first = hall.pair(9, "kiosk-9", code)
     again = hall.pair(9, "kiosk-9", code)  # the same code, the same kiosk: a new secret
-    assert again != first and hall.store.credential(9) == (again, "kiosk-9")
+    assert again != first and hall.store.credential(9)[:2] == (again, "kiosk-9")
     with pytest.raises(LinkError):  # another device may not
         hall.pair(9, "kiosk-x", code)
     assert hall.send(9, again, {"events": chain(1, device="kiosk-9")}).status_code == 200
@@ -176,6 +177,8 @@ def test_a_head_behind_the_scorer_is_a_rolled_back_journal(hall):
     ({"events": [{**chain(1)[0], "data": "x"}]}, "wire.data"),
     ({"events": [{**chain(1)[0], "match": "x" * 100_000}]}, "wire.field-text"),
     ({"events": [{**chain(1)[0], "data": {"name": "x" * 300}}]}, "wire.data-size"),
+    ({"events": [{**chain(1)[0], "data": {"x": [[[[["deep"]]]]]}}]}, "wire.too-deep"),
+    ({"events": [{**chain(1)[0], "mono": 10**400}]}, "wire.times"),  # (no float holds it)
     ({"events": [{**chain(1)[0], "prev": "nope"}]}, "wire.prev"),
     ({"events": [{"seq": 1}]}, "wire.event-fields"),
     ({"events": chain(1, 2)[::-1]}, "wire.not-consecutive"),
@@ -185,6 +188,30 @@ def test_a_garbled_signed_batch_gets_400_and_changes_nothing(hall, batch, key):
     reply = hall.send(7, secret, batch)
     assert reply.status_code == 400 and reply.json()["key"] == key
     assert hall.store.events(7) == []
+
+
+def test_a_kiosk_report_no_float_holds_is_ignored_and_its_events_kept(hall):
+    secret = hall.pair(7)
+    report = {"version": "1.0", "health": [], "offset": 10**400}
+    reply = hall.send(7, secret, {"events": chain(1), "kiosk": report})
+    assert reply.status_code == 200 and len(hall.store.events(7)) == 1
+
+
+@pytest.mark.parametrize("data", [
+    {"seat": "N"}, {"名": "赵钱", "b": [1, 2.5, -0.0, 1e16, None, True], "a": {"z": {}, "y": []}},
+    {"text": "a\"b\\c\n\u2028é😀", "big": 10**20, "tiny": 5e-324}])
+def test_the_chain_hashes_one_json_encoding_and_the_store_keeps_the_data(hall, data):
+    # The hash chain is kiosks' and scorers' shared record: its bytes are the event's fields,
+    # in order, as compact JSON with sorted keys, whatever the code that makes them.
+    (event,) = chain((1, data))
+    fields = [event[k] for k in ("prev", "device", "seq", "match", "kind", "data", "mono",
+                                 "wall", "actor")]
+    assert canonical(event) == json.dumps(fields, ensure_ascii=False, sort_keys=True,
+                                          separators=(",", ":")).encode()
+    assert event_hash(event) == hashlib.sha256(canonical(event)).hexdigest()
+    secret = hall.pair(7)
+    assert hall.send(7, secret, {"events": [event]}).status_code == 200
+    assert hall.store.events(7) == [event] and hall.store.hash_at(7, 1) == event_hash(event)
 
 
 @pytest.mark.parametrize(("raw", "key"), [

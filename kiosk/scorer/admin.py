@@ -323,7 +323,7 @@ def routes(director: Director) -> list[Route]:
                 "links": {n: views.link_state(director, n, now, known)
                           for n in range(1, count + 1)},
                 "problems": [(n, p) for n in range(1, count + 1)
-                             for p in director.problems(n)],
+                             for p in director.unscored(n)],
                 "orphans": len(director.store.orphans()), "muted": director.muted(),
                 "in_use": director.tables_in_use(),
                 "fleet": fleet.view(director, now)}  # versions, health, clocks (fleet.py)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 import re
 import sqlite3
 import subprocess
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import translator
+from ..wire import finite
 from .director import AdminError, Director
 
 OFFSET_LIMIT = 0.5  # seconds
@@ -61,7 +61,7 @@ def parse(status: Any) -> tuple[str, tuple[str, ...], float | None] | None:
     if not isinstance(health, list) or not all(h in HEALTH for h in health):
         return None
     if offset is not None and (not isinstance(offset, int | float) or isinstance(offset, bool)
-                               or not math.isfinite(offset) or abs(offset) > 1e9):
+                               or not finite(offset) or abs(offset) > 1e9):
         return None
     return version, tuple(health), None if offset is None else float(offset)
 

@@ -26,6 +26,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from ..rules import Ruleset, Rulesets
+from ..rules.errors import Words
 from ..table.journal import Event
 from ..table.state import MatchState
 
@@ -34,15 +35,31 @@ BATCH = 20_000  # events read at a time on a cold fold
 FOLD_CODE = ("table/state.py", "table/journal.py", "rules/*.py", "scorer/folds.py")
 
 
+@dataclass(frozen=True, slots=True)
+class Unscored:
+    """Why a match is not scored: the event the rules core refused, and why."""
+
+    seq: int
+    kind: str
+    why: Words | None  # the refusal's words (None: an error without words, a bug)
+    text: str  # in English, for logs and the kiosk's link
+
+    @classmethod
+    def of(cls, event: Event, error: Exception) -> Unscored:
+        key = getattr(error, "key", None)
+        why = Words(key, getattr(error, "params", {})) if isinstance(key, str) else None
+        return cls(event.seq, event.kind, why, f"event {event.seq} ({event.kind}): {error}")
+
+
 @dataclass
 class TableFold:
     """A table's matches folded so far: events up to `seq` applied. A match the rules core
     cannot fold (another copy of the ruleset, a practice's broken journal) is not scored: its
-    events are kept, and `errors` says why."""
+    events are kept, and `unscored` says why."""
 
     seq: int = 0
     matches: dict[str, MatchState] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # by the journal's match name
+    unscored: dict[str, Unscored] = field(default_factory=dict)  # by the journal's match name
     revisions: dict[str, int] = field(default_factory=dict)  # events folded, by match
     waiting: dict[int, tuple[int, Event]] = field(default_factory=dict)  # (rowid, event) by seq
     last: tuple[int, str] = (0, "")  # rowid and device of the event at `seq`
@@ -50,7 +67,7 @@ class TableFold:
 
     def apply(self, event: Event, rulesets: Rulesets) -> None:
         name = event.match
-        if not name or name in self.errors:
+        if not name or name in self.unscored:
             return
         try:
             state = self.matches.get(name)
@@ -58,7 +75,7 @@ class TableFold:
                 state = self.matches[name] = MatchState(rulesets)
             state.apply(event)
         except Exception as exc:  # the rules core cannot fold this match
-            self.errors[name] = f"event {event.seq} ({event.kind}): {exc}"
+            self.unscored[name] = Unscored.of(event, exc)
             self.matches.pop(name, None)
             return
         self.revisions[name] = self.revisions.get(name, 0) + 1
@@ -90,7 +107,10 @@ class Folds:
         self.saved: dict[tuple[int, str], int] = {}  # revision of each match checkpointed
 
     def table(self, number: int) -> TableFold:
-        return self.tables.setdefault(number, TableFold())
+        fold = self.tables.get(number)  # (not setdefault: a TableFold per event adds up)
+        if fold is None:
+            fold = self.tables[number] = TableFold()
+        return fold
 
     def update(self, db: sqlite3.Connection) -> set[int]:
         """Fold the events committed since the last look. Returns the tables that changed."""
@@ -230,7 +250,7 @@ def _code_digest() -> str:
 
 def _table_part(fold: TableFold) -> TableFold:
     """The table's fold without its matches (saved one by one)."""
-    return TableFold(fold.seq, {}, dict(fold.errors), dict(fold.revisions),
+    return TableFold(fold.seq, {}, dict(fold.unscored), dict(fold.revisions),
                      dict(fold.waiting), fold.last,
                      {k: list(v) for k, v in fold.by_setup.items()})
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..i18n import catalog
 from ..rules import Ruleset
+from ..rules.errors import Words, words
 from ..table.state import MatchState
 from . import formats
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
-from .folds import Folds, TableFold
+from .folds import Folds, TableFold, Unscored
 from .tournament import Result, Standing, standings
 
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
@@ -80,9 +82,16 @@ class ResultsAndRulings(DirectorBase):
         start = self.round_start(round_no)  # type: ignore[attr-defined]
         return self.fold(table).find(event.match_name, round_no, table, start) if event else None
 
-    def problems(self, table: int) -> list[str]:
-        """Why some of the table's matches are not scored, for the kiosk and the hall."""
-        return [f"match {name}: {why}" for name, why in self.fold(table).errors.items()]
+    def problems(self, table: int, fold: bool = True) -> list[str]:
+        """Why some of the table's matches are not scored, in English: for the kiosk's link,
+        the hall's data and logs. `fold` False: as the last fold left them (a kiosk's batch is
+        answered without folding it: the hall feed folds every table's new events at once)."""
+        found = self.fold(table) if fold else self.folds.table(table)
+        return [f"match {name}: {u.text}" for name, u in found.unscored.items()]
+
+    def unscored(self, table: int) -> list[Words]:
+        """Why some of the table's matches are not scored, in words for the head referee."""
+        return [unscored_words(name, u) for name, u in self.fold(table).unscored.items()]
 
     # -- results ----------------------------------------------------------------------------
 
@@ -364,3 +373,17 @@ def _scored(round_no: int, teams: dict[str, str], winner: str, net: int, win: in
     w, lo = teams[winner], teams[loser]
     return Result(round_no, teams["NS"], teams["EW"], w, {w: win, lo: loss},
                   {w: net, lo: -net})
+
+
+# A refusal the rules core words for the table, said from the scorer's side.
+SCORER_SIDE = {"table.ruleset_changed": "admin.unscored.ruleset_changed",
+               "table.unknown_ruleset": "admin.unscored.unknown_ruleset"}
+
+
+def unscored_words(match: str, unscored: Unscored) -> Words:
+    why = unscored.why if unscored.why and unscored.why.key in catalog("en") else \
+        words("error.unexpected")
+    kind = f"eventlog.kind.{unscored.kind}"
+    return words("admin.unscored", match=match, seq=unscored.seq,
+                 kind=words(kind) if kind in catalog("en") else unscored.kind,
+                 why=Words(SCORER_SIDE.get(why.key, why.key), why.params))

@@ -29,7 +29,7 @@ import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
 from ..table.journal import connect
-from ..wire import event_hash
+from ..wire import event_hash, seal
 from .writer import Writer
 
 migrations = Migrations("kiosk.scorer.store")
@@ -331,16 +331,12 @@ class Store:
                             [table])
         self._wrote()
 
-    def credential(self, table: int) -> tuple[str, str] | None:
-        """(secret, device) of a paired table, or None."""
-        row = self.db.execute("SELECT secret, device FROM tables WHERE number = ?",
+    def credential(self, table: int) -> tuple[str, str, bool] | None:
+        """(secret, device, confirmed) of a paired table, or None. Confirmed: the credential
+        has been used (`confirm`)."""
+        row = self.db.execute("SELECT secret, device, confirmed FROM tables WHERE number = ?",
                               [table]).fetchone()
-        return (row[0], row[1]) if row else None
-
-    def confirmed(self, table: int) -> bool:
-        row = self.db.execute("SELECT confirmed FROM tables WHERE number = ?",
-                              [table]).fetchone()
-        return bool(row and row[0])
+        return (row[0], row[1], bool(row[2])) if row else None
 
     @staticmethod
     def confirm(db: sqlite_utils.Database, table: int) -> None:
@@ -374,11 +370,13 @@ class Store:
         return done.high_water, done.aside
 
     def apply(self, db: sqlite_utils.Database, table: int, events: list[dict[str, Any]],
-              now: float, head: tuple[int, str] | None = None) -> Ingested:
+              now: float, head: tuple[int, str] | None = None,
+              sealed: list[tuple[str, str]] | None = None) -> Ingested:
         """Add a batch of the table's consecutive events inside the caller's transaction:
         duplicates are skipped; from the first event whose place holds another event or that
         does not follow on from its neighbours, the batch is a conflict and kept aside. `head`:
-        the kiosk journal's last (seq, hash), checked against the events here."""
+        the kiosk journal's last (seq, hash), checked against the events here; `sealed`: each
+        event's `kiosk.wire.seal`, when the batch's check made them already."""
         mark = self._mark(db, table)
         if not events:
             return Ingested(mark, 0, self._head_conflict(db, table, mark, head))
@@ -388,8 +386,8 @@ class Store:
             [table, first - 1, last + 1])}
         before = stored.get(first - 1, (None, None))[0]
         rows, conflict, cut = [], None, len(events)
-        for i, e in enumerate(events):
-            digest = event_hash(e)
+        for i, (e, (digest, data)) in enumerate(zip(events, sealed or map(seal, events),
+                                                      strict=True)):
             held = stored.get(e["seq"])
             if held is not None and held[0] == digest:
                 before = digest
@@ -401,8 +399,7 @@ class Store:
             if why:
                 conflict, cut = (e["seq"], why), i
                 break
-            rows.append((e["device"], e["seq"], table, e["match"], e["kind"],
-                         json.dumps(e["data"], ensure_ascii=False, sort_keys=True),
+            rows.append((e["device"], e["seq"], table, e["match"], e["kind"], data,
                          float(e["mono"]), float(e["wall"]), e["actor"], e["prev"], digest))
             before = digest
         db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, hash) "

@@ -21,7 +21,7 @@ import re
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -64,6 +64,16 @@ def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None
     if event is None or ruleset != event.ruleset or sha256 == event.ruleset_sha256:
         return None
     return {"ruleset": ruleset, "scorer": event.ruleset_sha256, "kiosk": sha256 or "-"}
+
+
+class Signed(NamedTuple):
+    """A request its table's kiosk signed."""
+
+    table: int
+    now: float  # when it arrived, by the scorer's clock
+    signer: tuple[str, str]  # the table's secret and the request's nonce: signs the answer
+    body: bytes
+    confirmed: bool  # the table's credential was used before
 
 
 class Replays:
@@ -194,10 +204,9 @@ def routes(director: Director) -> list[Route]:
 
     # -- signed requests --------------------------------------------------------------------
 
-    async def signed(request: Request, limit: int
-                     ) -> tuple[int, float, tuple[str, str], bytes] | Response:
-        """(table, time, signer, body) of a request signed by the table's kiosk, or the
-        refusal. The headers are checked before the body is read."""
+    async def signed(request: Request, limit: int) -> Signed | Response:
+        """The request, signed by the table's kiosk, or the refusal. The headers are checked
+        before the body is read."""
         now, table = clock(), request.path_params["table"]
         if not 1 <= table <= MAX_TABLE:
             return refusal(404, "sync.no-table", now, table=MAX_TABLE)
@@ -224,26 +233,26 @@ def routes(director: Director) -> list[Route]:
         if abs(headers.time - now) > MAX_SKEW or headers.time < replays.started:
             # (signed: the kiosk sets its clock from this answer)
             return refusal(401, "sync.stale", now, signer, s=round(headers.time - now, 1))
-        return table, now, signer, body
+        return Signed(table, now, signer, body, credential[2])
 
     async def events(request: Request) -> Response:
         checked = await signed(request, MAX_BODY)
         if isinstance(checked, Response):
             return checked
-        table, now, signer, raw = checked
+        table, now, signer, raw, confirmed = checked
         try:
-            body = loads(raw)
+            body = loads(raw, nesting=False)  # (check_batch checks what it takes)
             batch = check_batch(body)
         except WireError as exc:
             return refusal(400, exc.key or "wire.not-json", now, signer, **exc.params)
         # The kiosk's version, health and clock offset, for the admin page (scorer/fleet.py).
         await fleet.note(director, reports, table, body.get("kiosk"), now)
-        confirm = not store.confirmed(table)
+        confirm = not confirmed
         if batch.events or confirm:
             def job(db: Any) -> Ingested:
                 if confirm:
                     Store.confirm(db, table)
-                done = store.apply(db, table, batch.events, now, batch.head)
+                done = store.apply(db, table, batch.events, now, batch.head, batch.sealed)
                 if done.conflict and not batch.events:
                     store.record_conflict(db, table, done.conflict, now)
                 return done
@@ -261,7 +270,8 @@ def routes(director: Director) -> list[Route]:
             return refusal(409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
                            high_water=done.high_water)
         return answer({"high_water": done.high_water, "aside": done.aside,
-                       "muted": director.muted(), "problems": director.problems(table)},
+                       "muted": director.muted(),
+                       "problems": director.problems(table, fold=False)},
                       now=now, signer=signer)
 
     def signed_read(reply: Callable[[int], dict[str, Any]]
@@ -271,7 +281,7 @@ def routes(director: Director) -> list[Route]:
             checked = await signed(request, 0)
             if isinstance(checked, Response):
                 return checked
-            table, now, signer, _ = checked
+            table, now, signer = checked.table, checked.now, checked.signer
             return answer(reply(table), now=now, signer=signer)
         return endpoint
 

@@ -12,6 +12,7 @@ import jinja2
 from starlette.requests import Request
 
 from ..i18n import DEFAULT_LANG, LANGS, catalog, translator
+from ..i18n import render as render_words
 
 LANG_COOKIE = "kiosk_lang"  # the language picked on the console, for every page of the scorer
 
@@ -43,13 +44,13 @@ def lang_of(request: Request) -> str:
 
 def words(lang: str) -> Callable[..., str]:
     """`t(key, **params)` in `lang`; a parameter that is itself a catalog key (a field's
-    label, a side) is translated first."""
+    label, a side) or words (`kiosk.rules.errors.Words`) is said in `lang` first."""
     lang = lang if lang in LANGS else DEFAULT_LANG
     t, messages = translator(lang), catalog(lang)
 
     def say(key: str, **params: Any) -> str:
-        return t(key, **{k: t(v) if isinstance(v, str) and v in messages else v
-                         for k, v in params.items()})
+        return render_words(key, {k: t(v) if isinstance(v, str) and v in messages else v
+                            for k, v in params.items()}, lang)
     return say
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..rules.errors import Words
 from .director import ONLINE_WITHIN, Director, Ruling
 from .tournament import Result
 
@@ -26,7 +27,7 @@ class MatchRow:
     result: Result | None
     ruling: Ruling | None
     link: str  # ok, behind, offline, never
-    problem: str = ""
+    problems: tuple[Words, ...] = ()  # why the match is not scored
 
     @property
     def winner_side(self) -> str | None:
@@ -127,8 +128,7 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
         out.append(MatchRow(
             round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
             {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
-            ruling, link_state(director, table, now, known),
-            "; ".join(director.problems(table))))
+            ruling, link_state(director, table, now, known), tuple(director.unscored(table))))
     return out
 
 

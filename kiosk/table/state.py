@@ -11,6 +11,7 @@ text of a SessionError is for logs, the screen shows the key in the reader's lan
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -67,6 +68,11 @@ def refused(key: str, text: str, **params: Any) -> SessionError:
     return error
 
 
+def _as_written(value: Any) -> str:
+    """A record's value for the words: text as it is, anything else as its JSON (null)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def entry_refused(exc: RecordError | EntryError, prefix: str = "") -> SessionError:
     """The rules core refused an entry: keep its own key when it has one, else say which part
     of the entry it was (points, kitty, a penalty, the dealer…)."""
@@ -106,6 +112,12 @@ class MoveClock:
 
     def elapsed_at(self, now: float) -> float:
         return now - self.started if self.running else self.elapsed
+
+    def __copy__(self) -> MoveClock:
+        # (copy's generic way costs four times as much: every press keeps a copy for undo)
+        twin = object.__new__(MoveClock)
+        twin.__dict__.update(self.__dict__)
+        return twin
 
 
 @dataclass
@@ -466,12 +478,14 @@ class MatchState:
         ruleset_id = data.get("ruleset")
         ruleset = self.rulesets.get(ruleset_id) if isinstance(ruleset_id, str) else None
         if ruleset is None:
-            raise refused("unknown_ruleset", f"unknown ruleset {data.get('ruleset')!r}; "
-                          f"known: {', '.join(self.rulesets)}")
-        if data.get("ruleset_sha256") != ruleset.sha256:
+            raise refused("unknown_ruleset", f"unknown ruleset {ruleset_id!r}; "
+                          f"known: {', '.join(self.rulesets)}", ruleset=_as_written(ruleset_id))
+        setup_sha = data.get("ruleset_sha256")
+        if setup_sha != ruleset.sha256:
             raise refused("ruleset_changed", f"the match was set up with {ruleset.id} sha256 "
-                          f"{data.get('ruleset_sha256')}, but the {ruleset.id} here has sha256 "
-                          f"{ruleset.sha256}")
+                          f"{setup_sha}, but the {ruleset.id} here has sha256 "
+                          f"{ruleset.sha256}", ruleset=ruleset.id,
+                          setup=_as_written(setup_sha), here=ruleset.sha256)
         minutes = data.get("match_minutes")
         if minutes is not None and (isinstance(minutes, bool) or not isinstance(
                 minutes, int | float) or not 0 <= minutes < 24 * 60):
