@@ -40,10 +40,10 @@ def hand_ends(events: tuple[dict[str, Any], ...]) -> list[int]:
     return [i + 1 for i, e in enumerate(events) if e["kind"] == "entries-done"]
 
 
-def hall(path: Path, teams: int = 8, clock: Any = None) -> Director:
+def hall(path: Path, teams: int = 8, clock: Any = None, name: str = EVENT) -> Director:
     director = Director(Store(path / "scorer.sqlite"), RULESETS,
                         **({"clock": clock} if clock else {}))
-    director.create_event(EVENT, "xiamen-2015", seed=5)
+    director.create_event(name, "xiamen-2015", seed=5)
     director.import_teams(("name,unit\n" + "".join(
         f"{NAMES[i] if i < len(NAMES) else f'第{i + 1}队'},U{i % 3}\n"
         for i in range(teams))).encode())
@@ -65,12 +65,13 @@ class Tables:
         round_no = round_no or self.director.current_round()
         match = recorded(seed + table % 4)
         start = self.sent.get((table, round_no), 0)
+        event_name = self.director.event().match_name  # type: ignore[union-attr]
         rows = []
         for e in match[start:upto]:
             seq = self.seq[table] = self.seq.get(table, 0) + 1
             data = e["data"]
             if e["kind"] == "setup":
-                data = {**data, "event": EVENT, "round": str(round_no), "table": table}
+                data = {**data, "event": event_name, "round": str(round_no), "table": table}
             event = {**e, "device": f"kiosk-{table}", "seq": seq, "match": str(round_no),
                      "data": data, "prev": self.prev.get(table, "")}
             self.prev[table] = event_hash(event)

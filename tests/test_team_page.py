@@ -5,6 +5,7 @@ commits would be, and the pages follow them."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 
 import httpx
@@ -169,4 +170,222 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     expect(page.locator('#history li[data-round="1"]')).to_contain_text("：胜（对方判负），")
     expect(page.locator("#withdrawn")).to_be_hidden()
     context.close()
+    assert errors == []
+
+
+# -- what the audit of the phone page found (AUDIT-phone.md) ----------------------------------
+
+SMALL = {"width": 360, "height": 640}
+
+
+def phone(browser, viewport=PHONE):
+    """A phone's page, and the list its script errors go to."""
+    context = browser.new_context(viewport=viewport, ignore_https_errors=True)
+    page = context.new_page()
+    return page, collect_page_errors(page)
+
+
+def seconds(text: str) -> int:
+    """A clock's text (1:29:14, 04:05) in seconds."""
+    total = 0
+    for part in text.split(":"):
+        total = total * 60 + int(part)
+    return total
+
+
+def lines(page, selector: str) -> int:
+    """How many lines the element's text takes on screen."""
+    return page.evaluate("""(sel) => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector(sel));
+        return new Set(Array.from(range.getClientRects()).map((r) => Math.round(r.top))).size;
+    }""", selector)
+
+
+def test_the_phone_clock_is_the_hall_clock_through_pause_extension_resume_and_stop(browser,
+                                                                                    scorer):
+    process, director, _ = scorer
+    _, ns, _ = director.assignments(1)[0]
+    page, errors = phone(browser)
+    hall_page = page.context.new_page()
+    page.goto(f"{process.url}/team?team={ns}")
+    hall_page.goto(process.url + "/")
+    expect(page.locator("#round-clock-label")).to_have_text("本轮剩余")
+    director.extend_clock(10)  # the head referee gives the hall ten minutes, then pauses it
+    director.pause_clock()
+    expect(page.locator("#round-clock-label")).to_have_text("全场暂停")
+    expect(hall_page.locator("#round-clock-label")).to_have_text("全场暂停")
+    clock = get(f"{process.url}/api/team/{ns}")["round_clock"]
+    held = clock["ends_at"] - clock["paused_at"]  # 100 minutes less the few seconds played
+    assert 99 * 60 < held <= 100 * 60
+    shown = page.locator("#round-clock").inner_text()
+    assert abs(seconds(shown) - held) <= 1
+    page.wait_for_timeout(2500)  # it stands still, as the hall's does
+    expect(page.locator("#round-clock")).to_have_text(shown)
+    expect(hall_page.locator("#round-clock")).to_have_text(shown)
+    director.resume_clock()
+    expect(page.locator("#round-clock-label")).to_have_text("本轮剩余")
+    page.wait_for_timeout(1200)
+    mine, hall_text = page.locator("#round-clock").inner_text(), \
+        hall_page.locator("#round-clock").inner_text()
+    assert abs(seconds(mine) - seconds(hall_text)) <= 1
+    assert abs(seconds(mine) - held) <= 3  # on from where the pause held it
+    director.stop_clock(confirm=True)
+    expect(page.locator("#round-clock-label")).to_have_text("时间到（裁判长叫停）")
+    expect(page.locator("#round-clock")).to_have_text("时间到")
+    page.locator("#langs button[data-lang=en]").click()
+    expect(page.locator("#round-clock-label")).to_have_text("Time called")
+    page.context.close()
+    assert errors == []
+
+
+def test_the_lead_in_counts_down_to_the_start_not_past_the_round(browser, tmp_path):
+    director = hall(tmp_path / "scorer")
+    director.start_round(45)  # the head referee starts the round in 45 seconds
+    _, ns, _ = director.assignments(1)[0]
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser)
+        page.goto(f"{process.url}/team?team={ns}")
+        expect(page.locator("#round-clock-label")).to_have_text("等待开始")
+        assert 30 <= seconds(page.locator("#round-clock").inner_text()) <= 45
+        page.locator("#langs button[data-lang=zh-Hant]").click()
+        expect(page.locator("#round-clock-label")).to_have_text("等待開始")
+        page.context.close()
+    director.store.close()
+    assert errors == []
+
+
+def test_a_table_whose_kiosk_is_offline_stands_still_and_says_so(browser, tmp_path):
+    director = hall(tmp_path / "scorer")
+    director.start_round(0)
+    Tables(director).post(1, 20)
+    store = director.store  # table 1's kiosk paired, and not heard from since
+    store.issue_code(1)
+    store.pair(1, store.pairing_code(1, "kiosk-1", director.clock()), "kiosk-1",
+               director.clock())
+    ns = next(n for t, n, _ in director.assignments(1) if t == 1)
+    with ScorerProcess(tmp_path / "scorer") as process:
+        row = get(f"{process.url}/api/team/{ns}")["table"]
+        assert row["link"]["state"] == "offline" and row["clock_running"]
+        page, errors = phone(browser)
+        page.goto(f"{process.url}/team?team={ns}")
+        expect(page.locator("#now-offline")).to_have_text("本桌平板离线：以下是最后收到的情况")
+        left = page.locator("#now-facts .time dd").inner_text()
+        page.wait_for_timeout(2500)
+        expect(page.locator("#now-facts .time dd")).to_have_text(left)  # not counting on
+        page.locator("#langs button[data-lang=en]").click()
+        expect(page.locator("#now-offline")).to_contain_text("tablet is offline")
+        hall_page = page.context.new_page()  # the hall says the same of it
+        hall_page.goto(process.url + "/")
+        expect(hall_page.locator('#tables [data-table="1"] .link')).to_have_text("离线")
+        page.context.close()
+    director.store.close()
+    assert errors == []
+
+
+def test_before_any_data_the_phone_says_it_is_connecting_and_later_when_data_stopped(
+        browser, scorer):
+    process, director, _ = scorer
+    _, ns, _ = director.assignments(1)[0]
+    name = next(t.name for t in director.teams() if t.id == ns)
+    search, search_errors = phone(browser)  # the search page, in the same state
+    search.route("**/api/**", lambda route: None)
+    search.goto(f"{process.url}/team?lang=en&stale_seconds=3")
+    expect(search.locator("#stale")).to_have_text("Connecting to the scorer…")
+    expect(search.locator("#stale")).to_have_text("Cannot reach the scorer: trying again…")
+    search.context.close()
+    page, errors = phone(browser)
+    page.route("**/api/**", lambda route: None)  # the scorer does not answer (held)
+    page.goto(f"{process.url}/team?team={ns}&stale_seconds=3")
+    expect(page.locator("#stale")).to_have_text("正在连接记分台…")
+    expect(page.locator("#stale")).to_have_text("连不上记分台，正在重试…")
+    assert "中断" not in page.locator("#stale").inner_text()  # nothing came: nothing stopped
+    page.unroute("**/api/**")  # it answers again: the page finds it by itself
+    expect(page.locator("#team-name")).to_have_text(name, timeout=30_000)
+    process.kill()  # then it stops: since when, in the hall's words and order
+    expect(page.locator("#stale")).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
+    page.context.close()
+    assert errors == search_errors == []
+
+
+def test_an_unknown_team_is_said_at_the_top_next_to_the_search(browser, scorer):
+    process, _, _ = scorer
+    page, errors = phone(browser, SMALL)
+    page.goto(f"{process.url}/team?team=T99")
+    expect(page.locator("#no-match")).to_have_text("没有这支队伍，请重新查找")
+    expect(page.locator("#no-match")).to_be_in_viewport(ratio=1)
+    said = page.locator("#no-match").bounding_box()
+    assert said["y"] < page.locator("#query").bounding_box()["y"] + 100  # not below the list
+    assert said["y"] < page.locator("#matches").bounding_box()["y"]
+    page.context.close()
+    assert errors == []
+
+
+def test_a_link_with_the_team_in_capitals_opens_it_as_the_search_would(browser, scorer):
+    process, director, _ = scorer
+    page, errors = phone(browser, SMALL)
+    first = director.teams()[0]
+    page.goto(f"{process.url}/team?team={first.id.upper()}")  # an id typed in capitals
+    expect(page.locator("#team-name")).to_have_text(first.name)
+    assert f"team={first.id}" in page.url
+    page.context.close()
+    assert errors == []
+
+
+def test_the_phone_says_when_pairings_are_to_come_a_bye_and_its_pairing_once(browser,
+                                                                            tmp_path):
+    director = hall(tmp_path / "scorer", teams=6)
+    loner = director.add_team("散客队")  # its id  # no unit; seven teams: one has a bye
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser)
+        page.goto(process.url + "/team")
+        row = page.locator(f'#matches button[data-team="{loner}"]')
+        expect(row.locator(".name")).to_have_text("散客队")
+        expect(row.locator(".unit")).to_have_text("")  # not its id
+        page.goto(f"{process.url}/team?team={loner}")
+        expect(page.locator("#pending")).to_contain_text("第 1 轮对阵尚未公布")
+        director.publish(confirm=True)  # round 1 published, not started
+        bye = director.byes(1)[0]
+        page.goto(f"{process.url}/team?team={bye}")
+        expect(page.locator("#bye")).to_contain_text(
+            f"本轮轮空，无需入座，计大分 {director.bye_points()}")
+        view = get(f"{process.url}/api/team/{bye}")
+        assert view["bye"] == {"round": 1, "points": director.bye_points()}
+        expect(page.locator("#pending")).to_be_hidden()
+        table, ns, ew = director.assignments(1)[0]
+        names = {t.id: t.name for t in director.teams()}
+        page.goto(f"{process.url}/team?team={ns}")
+        expect(page.locator("#now-title")).to_contain_text(f"第 {table} 桌")
+        expect(page.locator("#now-teams")).to_contain_text(names[ew])
+        expect(page.locator("#next")).to_be_hidden()  # the same pairing, said once
+        expect(page.locator("section.card:visible", has_text=f"第 {table} 桌")).to_have_count(1)
+        page.context.close()
+    director.store.close()
+    assert errors == []
+
+
+def test_the_phone_header_and_buttons_fit_and_seats_are_words(browser, tmp_path):
+    long_name = "2025年厦门市“鹭岛杯”八十分升级公开赛暨第十届队际邀请赛"  # squeezes the header
+    director = hall(tmp_path / "scorer", name=long_name)
+    team = director.teams()[0].id
+    langs = ("zh-Hans", "zh-Hant", "en")
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser, SMALL)
+        for lang in langs:  # before the round: the clock shows "—", its label the most room
+            page.goto(f"{process.url}/team?team={team}&lang={lang}")
+            expect(page.locator("#round-clock")).to_have_text("—")
+            assert lines(page, "#round-clock-label") == 1, lang
+            assert lines(page, "#change") == 1, lang
+        director.start_round(0)
+        table = next(t for t, ns, ew in director.assignments(1) if team in (ns, ew))
+        Tables(director).post(table, 20)
+        for lang, seats in zip(langs, ("北东南西", "北東南西", ["North", "East", "South", "West"]),
+                               strict=True):
+            page.goto(f"{process.url}/team?team={team}&lang={lang}")
+            expect(page.locator("#now-facts .dealer dd")).not_to_have_text("—")
+            assert page.locator("#now-facts .dealer dd").inner_text() in seats
+            assert lines(page, "#round-clock-label") == 1, lang
+            assert lines(page, "#change") == 1, lang
+        page.context.close()
+    director.store.close()
     assert errors == []

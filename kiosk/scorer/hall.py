@@ -200,7 +200,7 @@ def _link(paired: bool, link: tuple[float, int] | None, now: float) -> dict[str,
 
 def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
     """What a player's phone shows, by team id (a player's, in an individual event): the
-    team's standing, its table now, its next pairing and its matches so far. Built from a
+    team's standing, its table now (or its bye), its next pairing and its matches so far. Built from a
     snapshot of the hall and the director's results."""
     with director.reading():
         return _team_views(snap, director)
@@ -228,6 +228,8 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
             for team in pairing.get(mine, []):
                 upcoming[team] = {"round": snap["pairings_round"], "table": pairing["table"],
                                   "side": side, "opponent": pairing[theirs]}
+    byes = {bye["team"]: {"round": round_no, "points": bye["points"]}
+            for bye in snap.get("byes", [])}  # the current round's, with their points
     ruled = {(r.round, r.table): r.kind for r in director.rulings()}
     history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
     for result in director.results():
@@ -249,7 +251,7 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
                                          "withdrawn_after": withdrawn.get(team.id)},
                         "standing": standing.get(team.id), "side": side,
                         "table": rows.get(table) if table is not None else None,
-                        "next": upcoming.get(team.id),
+                        "next": upcoming.get(team.id), "bye": byes.get(team.id),
                         "history": sorted(history[team.id], key=lambda h: h["round"])}
     return out
 

@@ -1,4 +1,6 @@
-// The hall feed's patches (kiosk/scorer/feed.py), merged into the snapshot a page holds.
+// What the hall page and the phones' team page both read from the hall feed
+// (kiosk/scorer/feed.py): its patches, merged into the snapshot a page holds, and the round
+// clock, worked out one way for both pages.
 //
 // A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
 // by number, standings rows by team, and the standings' order when it changed. Rows that did
@@ -35,5 +37,29 @@
     return out;
   }
 
-  window.HallFeed = { merge };
+  // The round clock (the snapshot's round_clock, kiosk/scorer/rounds.py) at scorer time
+  // `now`: `label` names the catalog word above it (clock_left, clock_paused …), `seconds`
+  // what it shows (null: nothing to count), `up` that time is up.
+  function roundClock(rc, now) {
+    const state = rc ? rc.state : null;
+    const shown = (label, seconds, up) => ({ label, seconds, up: Boolean(up), state });
+    if (!rc) return shown('clock_none', null);
+    if (state === 'waiting') return shown('clock_waiting', null);
+    if (state === 'over' || state === 'closed') return shown(`clock_${state}`, null);
+    if (state === 'stopped') return shown('clock_stopped', 0, true);
+    if (typeof rc.started_at !== 'number') return shown('clock_none', null);
+    // Paused: the time stands where the pause began.
+    const at = state === 'paused' && typeof rc.paused_at === 'number' ? rc.paused_at : now;
+    if (at < rc.started_at && state !== 'paused') {
+      return shown('clock_waiting', rc.started_at - at);  // the lead-in: a countdown to the start
+    }
+    if (typeof rc.ends_at !== 'number') {
+      return shown('clock_elapsed', Math.max(0, at - rc.started_at - (rc.paused_total || 0)));
+    }
+    // (a pause in the lead-in holds the whole round, never more)
+    const left = rc.ends_at - Math.max(at, rc.started_at);
+    return shown(state === 'paused' ? 'clock_paused' : 'clock_left', Math.max(0, left), left <= 0);
+  }
+
+  window.HallFeed = { merge, roundClock };
 }());

@@ -395,38 +395,15 @@
   // What changes with the clock alone: the round clock, match clocks, link ages, staleness.
   function tick() {
     const now = serverNow();
-    const rc = snap && snap.round_clock;
     const clock = $('round-clock');
     const label = $('round-clock-label');
-    let clockValue = '—';
-    let labelKey = 'clock_none';
-    let expired = false;
-    const state = rc ? rc.state : null;
-    if (state === 'waiting') {
-      labelKey = 'clock_waiting';
-    } else if (state === 'over' || state === 'closed') {
-      labelKey = state === 'over' ? 'clock_over' : 'clock_closed';
-    } else if (state === 'stopped') {
-      labelKey = 'clock_stopped';
-      clockValue = t('time_up');
-      expired = true;
-    } else if (rc && typeof rc.started_at === 'number') {
-      if (typeof rc.ends_at === 'number') {
-        // Paused: the time left is frozen where the pause began.
-        const at = state === 'paused' && typeof rc.paused_at === 'number' ? rc.paused_at : now;
-        const left = rc.ends_at - at;
-        labelKey = state === 'paused' ? 'clock_paused' : 'clock_left';
-        expired = left <= 0;
-        clockValue = expired ? t('time_up') : clockText(left);
-      } else {
-        labelKey = 'clock_elapsed';
-        clockValue = clockText(now - rc.started_at - (rc.paused_total || 0));
-      }
-    }
-    clock.classList.toggle('paused', state === 'paused');
+    // the same reading of the round clock as the phones' (feed.js)
+    const rc = window.HallFeed.roundClock(snap && snap.round_clock, now);
+    const clockValue = rc.up ? t('time_up') : (rc.seconds === null ? '—' : clockText(rc.seconds));
+    clock.classList.toggle('paused', rc.state === 'paused');
     if (clock.textContent !== clockValue) clock.textContent = clockValue;
-    if (label.textContent !== t(labelKey)) label.textContent = t(labelKey);
-    clock.classList.toggle('expired', expired);
+    if (label.textContent !== t(rc.label)) label.textContent = t(rc.label);
+    clock.classList.toggle('expired', rc.up);
 
     const generated = snap && typeof snap.generated === 'number' ? snap.generated : now;
     for (const row of $('tables').children) {

@@ -3,7 +3,8 @@
 //
 // The team list from GET /api/teams; the view from GET /api/team/ID, then server-sent events
 // from /api/hall/stream?team=ID ("team" with the whole view when it changed, "ping" with the
-// scorer's time). Clocks count down against the scorer's clock. Names go on the page as text.
+// scorer's time). Clocks count down against the scorer's clock; the round clock reads as the
+// hall's does (feed.js). Names go on the page as text.
 //
 // URL parameters: team=ID, lang=zh-Hans|zh-Hant|en, stale_seconds=N (default 12).
 (function () {
@@ -30,6 +31,8 @@
   let offset = 0;        // scorer time minus browser time, seconds
   let lastData = performance.now();
   let lastDataWall = Date.now();
+  let waitingSince = performance.now();  // when the screen on show began to wait for its data
+  let lastTry = 0;  // when the watchdog last started the feed again
   let source = null;
   let backoff = 1000;
   let reconnectTimer = 0;
@@ -80,6 +83,12 @@
     return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${String(m).padStart(2, '0')}:${ss}`;
   }
 
+  function wallText(ms) {
+    const d = new Date(ms);
+    return [d.getHours(), d.getMinutes(), d.getSeconds()]
+      .map((n) => String(n).padStart(2, '0')).join(':');
+  }
+
   function signed(n) {
     return typeof n === 'number' && n > 0 ? `+${n}` : String(n);
   }
@@ -96,6 +105,7 @@
     team = null;
     view = null;
     notice = message || '';
+    waitingSince = performance.now();
     stopStream();
     setUrlTeam(null);
     $('view').hidden = true;
@@ -105,18 +115,33 @@
     $('query').focus();
   }
 
+  // A GET of the scorer's JSON (null: not found); one that hangs counts as failed.
+  async function get(url) {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), 10000);
+    try {
+      const response = await fetch(url, { cache: 'no-store', signal: abort.signal });
+      if (response.status === 404) return null;
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      return await response.json();
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function teamList() {
+    const list = await get('/api/teams');
+    teams = list.teams;
+    eventName = list.event;
+    gotData();
+  }
+
   async function loadTeams() {
     try {
-      const response = await fetch('/api/teams', { cache: 'no-store' });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const list = await response.json();
-      teams = list.teams;
-      eventName = list.event;
+      await teamList();
       renderHeader();
-      gotData();
     } catch (err) {
-      teams = null;
-      setTimeout(() => { if (!team) loadTeams(); }, 3000);
+      setTimeout(() => { if (!team && teams === null) loadTeams(); }, 3000);
     }
     renderMatches();
   }
@@ -135,7 +160,7 @@
       const button = el('button');
       button.type = 'button';
       button.dataset.team = x.id;
-      button.append(el('span', 'name', x.name), el('span', 'unit', x.unit || x.id));
+      button.append(el('span', 'name', x.name), el('span', 'unit', x.unit || ''));
       button.addEventListener('click', () => choose(x.id));
       item.append(button);
       return item;
@@ -148,6 +173,7 @@
 
   function choose(id) {
     notice = '';
+    waitingSince = performance.now();
     team = id;
     remember(id);
     setUrlTeam(id);
@@ -195,6 +221,8 @@
       fact(t('played'), s.played, 'played'),
     ] : []));
     renderNow();
+    renderBye();
+    renderPending();
     renderNext();
     renderHistory();
     tick();
@@ -205,6 +233,7 @@
     const table = view.table;
     box.hidden = !table;
     if (!table) return;
+    box.classList.toggle('kiosk-offline', offline(table));
     $('now-title').textContent = t('now', { n: table.round || '', table: table.table });
     const versus = $('now-teams');
     const mine = view.side === 'EW' ? 'ew' : 'ns';
@@ -222,10 +251,39 @@
     $('now-facts').replaceChildren(...facts);
   }
 
+  // A kiosk the scorer has not heard from lately (the hall's 离线): its table may be playing
+  // on, but nothing on the phone moves until it is heard from again.
+  function offline(table) {
+    return Boolean(table.link && table.link.state === 'offline');
+  }
+
+  // A bye this round: no table to go to.
+  function renderBye() {
+    const bye = !view.table && view.bye;
+    $('bye').hidden = !bye;
+    if (!bye) return;
+    $('bye-title').textContent = t('bye_title', { n: bye.round });
+    $('bye-text').textContent = t('bye_text', { points: bye.points });
+  }
+
+  // No pairing to go to yet: the next round's is still to be published.
+  function renderPending() {
+    const event = view.event;
+    const n = event ? (event.round || 0) + 1 : 0;
+    const more = Boolean(event) && event.status !== 'closed' && (!event.rounds || n <= event.rounds) &&
+      typeof view.team.withdrawn_after !== 'number';
+    const roundOver = Boolean(view.round_clock && view.round_clock.state === 'over');
+    const shown = more && !view.next && (roundOver || (!view.table && !view.bye));
+    $('pending').hidden = !shown;
+    $('pending-title').textContent = shown ? t('not_published', { n }) : '';
+  }
+
   function renderNext() {
     const next = view.next;
-    $('next').hidden = !next;
-    if (!next) return;
+    // the round the team's table card shows already (published, not started): said once
+    const shown = next && !(view.table && view.table.round === next.round);
+    $('next').hidden = !shown;
+    if (!shown) return;
     $('next-title').textContent = t('next', { n: next.round });
     $('next-text').textContent = t('next_text', {
       table: next.table, side: named('side', next.side), opponent: next.opponent });
@@ -253,26 +311,31 @@
   function tick() {
     const now = serverNow();
     document.querySelector('.clock-box').hidden = !view;
-    const rc = view && view.round_clock;
-    let clockValue = '—';
-    let expired = false;
-    if (rc && typeof rc.started_at === 'number' && typeof rc.minutes === 'number') {
-      const left = rc.started_at + rc.minutes * 60 - now;
-      expired = left <= 0;
-      clockValue = expired ? t('time_up') : clockText(left);
-    }
-    $('round-clock').textContent = clockValue;
-    $('round-clock').classList.toggle('expired', expired);
-    $('round-clock-label').textContent = rc && typeof rc.minutes === 'number' ? t('clock_left') : t('clock_none');
+    // the hall's reading of the round clock: paused, extended, stopped, the lead-in (feed.js)
+    const rc = window.HallFeed.roundClock(view && view.round_clock, now);
+    const clock = $('round-clock');
+    clock.textContent = rc.up ? t('time_up') : (rc.seconds === null ? '—' : clockText(rc.seconds));
+    clock.classList.toggle('expired', rc.up);
+    clock.classList.toggle('paused', rc.state === 'paused');
+    $('round-clock-label').textContent = t(rc.label);
     const table = view && view.table;
     const time = document.querySelector('#now-facts .time dd');
     if (time && table) {
       let text = '—';
       if (typeof table.time_left === 'number' && !table.result) {
-        const left = table.clock_running ? table.time_left - (now - view.generated) : table.time_left;
+        const running = table.clock_running && !offline(table);
+        const left = running ? table.time_left - (now - view.generated) : table.time_left;
         text = clockText(left);
       }
       time.textContent = text;
+    }
+    const note = $('now-offline');
+    const off = Boolean(table) && offline(table);
+    note.hidden = !off;
+    if (off) {  // for how long, as the hall says it
+      const seen = table.link.last_seen;
+      const minutes = typeof seen === 'number' ? Math.floor((now - seen) / 60) : 0;
+      note.textContent = minutes >= 1 ? t('table_offline_for', { m: minutes }) : t('table_offline');
     }
     checkStale();
   }
@@ -285,18 +348,20 @@
     checkStale();
   }
 
+  // The banner: nothing to show yet (connecting, then the scorer cannot be reached), or,
+  // once the team's data stops coming, since when what is on screen is old.
   function checkStale() {
-    const quiet = (performance.now() - lastData) / 1000 > STALE_SECONDS;
+    const waiting = team ? view === null : teams === null;
+    const since = waiting ? Math.max(lastData, waitingSince) : lastData;
+    const quiet = (performance.now() - since) / 1000 > STALE_SECONDS;
+    let text = '';
+    if (waiting) text = t(quiet ? 'unreachable' : 'connecting');
+    else if (team && quiet) text = t('stale', { time: wallText(lastDataWall + offset * 1000) });
     const banner = $('stale');
-    const stale = Boolean(team) && quiet;
-    if (stale) {
-      const d = new Date(lastDataWall + offset * 1000);
-      const time = [d.getHours(), d.getMinutes(), d.getSeconds()]
-        .map((n) => String(n).padStart(2, '0')).join(':');
-      banner.textContent = t('stale', { time });
-    }
-    banner.hidden = !stale;
-    document.body.classList.toggle('stale', stale);
+    if (banner.textContent !== text) banner.textContent = text;
+    banner.hidden = !text;
+    banner.classList.toggle('connecting', waiting && !quiet);
+    document.body.classList.toggle('stale', Boolean(text) && !waiting);
   }
 
   function show(data) {
@@ -309,16 +374,25 @@
 
   async function fetchView() {
     const asked = team;
+    let data;
     try {
-      const response = await fetch(`/api/team/${encodeURIComponent(asked)}`, { cache: 'no-store' });
-      if (response.status === 404) {
-        if (team === asked) { remember(null); showSearch(t('unknown_team')); }
-        return;
-      }
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      show(await response.json());
+      data = await get(`/api/team/${encodeURIComponent(asked)}`);
+      if (data === null && teams === null) await teamList();
     } catch (err) {
-      // the stream retries; the page says when data stops coming
+      return;  // the stream retries; the banner says what the page is waiting for
+    }
+    if (team !== asked) return;
+    if (data !== null) {
+      show(data);
+      return;
+    }
+    // No such id: the same in other letters (T01 for t01, as the search matches), or none.
+    const same = teams.find((x) => x.id.toLowerCase() === asked.toLowerCase());
+    if (same && same.id !== asked) {
+      choose(same.id);
+    } else {
+      remember(null);
+      showSearch(t('unknown_team'));
     }
   }
 
@@ -351,6 +425,18 @@
       reconnectTimer = setTimeout(() => { fetchView(); connect(); }, backoff);
       backoff = Math.min(backoff * 2, 30000);
     };
+  }
+
+  // A stream that is open but silent (a half-open connection after a Wi-Fi drop, a request
+  // the network holds: neither errors) is started again after three stale periods.
+  function watchdog() {
+    if (!team) return;
+    const quiet = (performance.now() - Math.max(lastData, waitingSince, lastTry)) / 1000;
+    if (quiet > 3 * STALE_SECONDS) {
+      lastTry = performance.now();
+      fetchView();
+      connect();
+    }
   }
 
   // ---- start ---------------------------------------------------------------------------
@@ -391,6 +477,7 @@
     $('change').addEventListener('click', () => { remember(null); showSearch(); });
     applyLanguage();
     setInterval(tick, 500);
+    setInterval(watchdog, 1000);
     if (team) choose(team); else showSearch();
   }
 
