@@ -200,8 +200,8 @@ def _link(paired: bool, link: tuple[float, int] | None, now: float) -> dict[str,
 
 def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
     """What a player's phone shows, by team id (a player's, in an individual event): the
-    team's standing, its table now (or its bye), its next pairing and its matches so far. Built from a
-    snapshot of the hall and the director's results."""
+    team's standing, its table now (or its bye), its next pairing and its matches so far.
+    Built from a snapshot of the hall and the director's results."""
     with director.reading():
         return _team_views(snap, director)
 
