@@ -400,6 +400,8 @@ def test_stale_mark_when_pings_stop_and_gone_when_they_return(hall):
     banner = page.locator("#stale")
     expect(banner).to_be_visible()
     expect(banner).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
+    name, bar = page.locator("#event-name").bounding_box(), banner.bounding_box()
+    assert bar["y"] >= name["y"] + name["height"]  # a bar of its own: the name stays readable
     hall.feed.set_pinging(True)
     expect(page.locator("body")).not_to_have_class(STALE)
     expect(banner).to_be_hidden()
@@ -578,16 +580,21 @@ def test_between_rounds_the_published_pairings_fill_the_screen(hall):
                              byes=[{"team": "t17", "name": "轮空队", "points": 3}]))
     page = hall.open()
     expect(page.locator("#panel")).to_be_visible()
-    expect(page.locator("#main")).to_be_hidden()
+    expect(page.locator("#standings-box")).to_be_hidden()
+    expect(page.locator("#tables-box")).to_be_hidden()
     expect(page.locator("#panel-title")).to_have_text("第 3 轮对阵")
     expect(page.locator("#panel-list [data-pairing-table]")).to_have_count(8)
     expect(page.locator("#panel-list .bye")).to_have_text("—轮空：轮空队")
     expect(page.locator("#status")).to_have_text("轮间休息")
     box = page.locator("#panel").bounding_box()
-    assert box["width"] > 0.9 * TV[0] and box["height"] > 0.8 * TV[1]  # the whole screen
+    assert box["width"] > 0.75 * TV[0] and box["height"] > 0.8 * TV[1]  # most of the screen
+    # ... and the QR code beside them: players look for their table then, phone in hand
+    expect(page.locator("#qr-img")).to_be_visible()
+    qr = page.locator("#qr-img").bounding_box()
+    assert qr["x"] >= box["x"] + box["width"] and qr["y"] < TV[1] / 2
     hall.feed.publish(snapshot())  # the round starts: the tables are back
     expect(page.locator("#panel")).to_be_hidden()
-    expect(page.locator("#main")).to_be_visible()
+    expect(page.locator("#tables-box")).to_be_visible()
 
 
 def test_unused_tables_ruled_results_and_byes_read_as_such(hall):
@@ -670,3 +677,50 @@ def test_withdrawn_marks_names_and_results_read_whole_on_tvs_and_phones(hall, si
     assert not result["cut"] and result["lines"] <= 2, result
     for team in page.evaluate(WHOLE, "#tables .trow .ns, #tables .trow .ew"):
         assert team["lines"] == 1 and not team["cut"], team
+
+
+LONG_NAMES = ["思明区老年大学一队", "思明区老年大学二队", "湖里区工商联合会代表队",
+              "Xiamen Expats Card Club"]
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_long_names_that_begin_alike_read_whole_on_a_tv(hall, size):
+    # A hall's names often share their first characters: cut to 思明区老… they cannot be told
+    # apart, and a player cannot find their table.
+    data = snapshot(tables=4)
+    for i, name in enumerate(LONG_NAMES):
+        data["standings"][i].update(name=name)
+    data = with_table(data, 1, ns=LONG_NAMES[0], ew=LONG_NAMES[1])
+    data = with_table(data, 2, ns=LONG_NAMES[2], ew=LONG_NAMES[3])
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    for where in ("#standings .srow .name .label", "#tables .trow .ns, #tables .trow .ew"):
+        for name in page.evaluate(WHOLE, where):
+            assert not name["cut"] and name["lines"] <= 3, name
+    pairings = [{"table": 1, "ns": LONG_NAMES[0], "ew": LONG_NAMES[1]},
+                {"table": 2, "ns": LONG_NAMES[2], "ew": LONG_NAMES[3]}]
+    hall.feed.publish(snapshot(pairings_round=3, pairings=pairings))
+    expect(page.locator("#panel-list .team")).to_have_count(4)
+    shown = page.evaluate(WHOLE, "#panel-list .team")
+    assert {n["text"][2:] for n in shown} == set(LONG_NAMES)  # (after 南北 / 东西)
+    assert not any(n["cut"] for n in shown), shown
+
+
+def test_before_round_one_is_drawn_the_tables_say_so_and_nobody_is_gold(hall):
+    data = snapshot(tables=3)
+    data["event"]["round"] = None
+    data["tables"] = [table(n, round=None, phase="unused", ns="", ew="") for n in (1, 2, 3)]
+    for standing in data["standings"]:
+        standing.update(rank=1, tied=True, points=0, net=0, played=0)
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(page.locator("#tables-box .empty")).to_have_text("第 1 轮对阵尚未公布")
+    expect(page.locator("#tables [data-table]")).to_have_count(0)
+    expect(page.locator("#standings .podium")).to_have_count(0)  # all 1=, none has played
+    page.locator('#langs [data-lang="en"]').click()
+    expect(page.locator("#tables-box .empty")).to_have_text("The round 1 draw is not out yet")
+    later = snapshot(tables=3)  # after a round: the first three places, ties sharing one
+    later["standings"][2].update(tied=True)
+    later["standings"][3].update(rank=3, tied=True)
+    hall.feed.publish(later)
+    expect(page.locator("#standings .podium")).to_have_count(4)

@@ -160,6 +160,17 @@ def test_a_conflict_is_409_naming_the_event_and_its_events_are_kept_aside(hall, 
     assert hall.store.conflicts() == []
 
 
+def test_a_kiosk_that_parts_at_many_places_is_one_conflict_from_the_first(hall):
+    secret = hall.pair(7)
+    assert hall.send(7, secret, {"events": chain(1, 2, 3, 4)}, nonce="e1" * 8).status_code == 200
+    other = chain((1, {"seat": "S"}), 2, 3, 4)  # another history, sent a batch at a time
+    for i, nonce in ((2, "e2"), (0, "e3")):
+        assert hall.send(7, secret, {"events": other[i:i + 2]}, nonce=nonce * 8).status_code \
+            == 409
+    (conflict,) = hall.store.conflicts()
+    assert (conflict["seq"], conflict["aside"]) == (1, 4)
+
+
 def test_a_head_behind_the_scorer_is_a_rolled_back_journal(hall):
     secret = hall.pair(7)
     events = chain(1, 2, 3)

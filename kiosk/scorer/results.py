@@ -82,11 +82,11 @@ class ResultsAndRulings(DirectorBase):
         start = self.round_start(round_no)  # type: ignore[attr-defined]
         return self.fold(table).find(event.match_name, round_no, table, start) if event else None
 
-    def problems(self, table: int, fold: bool = True) -> list[str]:
+    def problems(self, table: int, fresh: bool = True) -> list[str]:
         """Why some of the table's matches are not scored, in English: for the kiosk's link,
-        the hall's data and logs. `fold` False: as the last fold left them (a kiosk's batch is
-        answered without folding it: the hall feed folds every table's new events at once)."""
-        found = self.fold(table) if fold else self.folds.table(table)
+        the hall's data and logs. `fresh` False: as the last fold left them (a kiosk's batch
+        is answered without folding it: the hall feed folds every table's new events at once)."""
+        found = self.fold(table) if fresh else self.folds.table(table)
         return [f"match {name}: {u.text}" for name, u in found.unscored.items()]
 
     def unscored(self, table: int) -> list[Words]:

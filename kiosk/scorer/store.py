@@ -520,13 +520,16 @@ class Store:
 
     def conflicts(self) -> list[dict[str, Any]]:
         """The tables whose kiosk's journal and the scorer's record part, not yet resolved
-        by a new pairing: table, the first sequence number they differ at, why, when, and how
-        many of the kiosk's events are kept aside."""
+        by a new pairing, one each: table, the first sequence number they differ at, why,
+        when, and how many of the kiosk's events are kept aside from there on (a kiosk that
+        sent more batches from another history parts at more places: the first says it)."""
         return [{"table": t, "seq": s, "why": why, "at": at, "aside": n}
                 for t, s, why, at, n in self.db.execute(
                     "SELECT c.table_number, c.seq, c.why, c.at, (SELECT count(*) FROM aside a "
                     "WHERE a.table_number = c.table_number AND a.seq >= c.seq) FROM conflicts c "
-                    "WHERE NOT c.resolved ORDER BY c.table_number, c.seq")]
+                    "WHERE NOT c.resolved AND c.seq = (SELECT min(seq) FROM conflicts d WHERE "
+                    "d.table_number = c.table_number AND NOT d.resolved) "
+                    "ORDER BY c.table_number")]
 
     def backup(self, target: str | Path) -> Path:
         """A consistent copy of the store (SQLite's online backup), safe while serving. The

@@ -271,7 +271,7 @@ def routes(director: Director) -> list[Route]:
                            high_water=done.high_water)
         return answer({"high_water": done.high_water, "aside": done.aside,
                        "muted": director.muted(),
-                       "problems": director.problems(table, fold=False)},
+                       "problems": director.problems(table, fresh=False)},
                       now=now, signer=signer)
 
     def signed_read(reply: Callable[[int], dict[str, Any]]

@@ -228,6 +228,8 @@
       const row = el('div', 'srow standings-grid');
       row.setAttribute('role', 'row');
       row.dataset.team = String(s.team);
+      // The first three places by rank (ties share one), once a match has been played.
+      if (s.rank <= 3 && s.played > 0) row.classList.add('podium');
       const signed = typeof s.net === 'number' && s.net > 0 ? `+${s.net}` : s.net;
       const rank = s.tied ? `${s.rank}=` : `${s.rank}`;
       row.append(  // a groups event says whose rank it is: A1, B2 … or KO for the knockout
@@ -264,7 +266,9 @@
 
   function renderTables() {
     const list = $('tables');
-    const rows = (snap && snap.tables) || [];
+    // Before round 1 is drawn every table would read 本轮不用: the list says the draw is to come.
+    const undrawn = Boolean(snap && snap.event && !snap.event.round && !snap.pairings_round);
+    const rows = (!undrawn && snap && snap.tables) || [];
     list.replaceChildren(...rows.map((tb) => {
       const row = el('div', 'trow tables-grid');
       row.setAttribute('role', 'row');
@@ -329,7 +333,9 @@
       row.append(el('span', 'no', '—'), el('span', 'team bye-team', t('bye_row', { team: bye.name })));
       list.append(row);
     }
-    list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
+    const empty = list.parentElement.querySelector('.empty');
+    empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
+    empty.hidden = rows.length > 0 || !snap;
   }
 
   // Between rounds (a round published, not started): its pairings fill the screen.
@@ -462,6 +468,7 @@
     stale = value;
     document.body.classList.toggle('stale', value);
     banner.hidden = !value;
+    layoutPages();  // the banner's bar takes room from the lists, or gives it back
   }
 
   function apply(data) {
