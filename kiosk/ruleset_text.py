@@ -128,6 +128,7 @@ def _team_sections(ruleset: Ruleset, lang: str, t: Translate) -> list[str]:
         f"  {t('dealer.take_over', **words)}: "
         f"{t('dealer.take_over.' + dealer.take_over, **words)}",
         f"  {t('dealer.direction')}: {t('direction.' + dealer.direction)}",
+        *([] if ruleset.plays_no_trump else [f"  {t('show.no_no_trump')}"]),
     ]
     redeal, condition = ruleset.redeal, ruleset.redeal_condition()
     if redeal is None or condition is None:

@@ -66,6 +66,6 @@ def test_the_strip_shows_the_frier_trump_while_it_reburies(table):
 def test_no_bury_without_a_trump(table):
     table.tap("setup:xiamen-2015", "dealer:N", "start_bury")
     assert table.state.phase == "ready"
-    assert table.screen.notice.text == "请先选主（花色或无主），再开始扣底"
+    assert table.screen.notice.text == "请先选主，再开始扣底"
     table.tap("trump:♦", "start_bury")
     assert table.state.phase == "bury"

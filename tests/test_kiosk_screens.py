@@ -463,9 +463,15 @@ def test_9_the_strip_shows_dealer_level_trump_levels_and_time_and_a_mute_flag(ta
 
 
 def test_9_the_trump_step_records_the_trump(table):
-    table.tap("setup:xiamen-2015", "dealer:S", "trump:NT")
+    table.tap("setup:standard-80fen", "dealer:S", "trump:NT")
     assert table.state.draft.trump == {"suit": "NT", "seat": "S"}
     assert [b.label for b in table.screen.grids[0].buttons if b.style == "selected"] == ["无主"]
+
+
+def test_9_xiamen_offers_no_no_trump_key(table):
+    table.tap("setup:xiamen-2015", "dealer:S")
+    assert [b.action for b in table.screen.grids[0].buttons] == [
+        "trump:♠", "trump:♥", "trump:♣", "trump:♦"]  # art. 2 「不打無主」
 
 
 # -- 10. PIN pad ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from kiosk.i18n import explain
 from kiosk.rules import replay
 from kiosk.table import ManualClock, SessionConfig, SessionError, Signal, TableSession
 from kiosk.table.journal import Journal, connect, table_path
@@ -50,6 +51,25 @@ def play_hand(session, clock, points, kitty=None, dealer=None, tricks=2, move=2.
         session.confirm("N")
         session.confirm("E")
     return result
+
+
+@pytest.mark.parametrize(("ruleset", "trumps"), [
+    ("xiamen-2015", ("♠", "♥", "♣", "♦")),  # art. 2 「不打無主」
+    ("standard-80fen", ("♠", "♥", "♣", "♦", "NT"))])
+def test_the_trumps_a_hand_may_have_are_the_rulesets(tmp_path, rulesets, clock, ruleset,
+                                                       trumps):
+    s = open_table(tmp_path, rulesets, clock, ruleset)
+    s.grab_dealer("N")
+    assert s.state.trumps() == trumps
+    if "NT" in trumps:
+        s.declare_trump("NT", "E")
+        assert s.state.draft.trump == {"suit": "NT", "seat": "E"}
+        return
+    with pytest.raises(SessionError) as refusal:
+        s.declare_trump("NT", "E")
+    assert refusal.value.key == "table.no_no_trump"
+    assert explain(refusal.value, "zh-Hans") == "这套规则不打无主：请选一种花色"
+    assert s.state.draft.trump is None  # nothing recorded
 
 
 def test_a_whole_hand_and_its_record(tmp_path, rulesets, clock):

@@ -49,7 +49,7 @@ def test_the_bury_does_not_start_without_a_trump(tmp_path, display, rulesets):
               ("touch", "dealer:N"), ("wait", "ready"), ("touch", "start_bury"),
               ("wait_notice", "on"), ("shot", "no-trump")]
     _, screens = play(tmp_path, display, script)
-    assert "请先选主（花色或无主），再开始扣底" in screens["texts"]["ready"]
+    assert "请先选主，再开始扣底" in screens["texts"]["ready"]
     session = TableSession.open(tmp_path / "data", 1, rulesets)
     try:
         assert session.state.phase == "ready"

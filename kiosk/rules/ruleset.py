@@ -312,6 +312,7 @@ class Ruleset:
     readings: tuple[Reading, ...]
     terms: Mapping[str, Text]  # the seed's own words: dealer, dealer_side, defenders, …
     one_penalty_per_incident: bool = False  # xiamen art. 22 「一错不二罚」
+    plays_no_trump: bool = True  # xiamen art. 2 「不打無主」: False
     # team rulesets
     ladder: tuple[str, ...] = ()  # the levels from 2 to the final level
     must_play: frozenset[str] = frozenset()
@@ -518,6 +519,7 @@ def _build(top: _Table, kind: str, file: str, source: bytes) -> Ruleset:
         ),
         "terms": _terms(top.table("terms")),
         "one_penalty_per_incident": top.boolean("one_penalty_per_incident", default=False),
+        "plays_no_trump": top.boolean("plays_no_trump", default=True),
     }
     if kind == "team":
         ladder, must_play = _ladder(top.table("ladder"))

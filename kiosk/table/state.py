@@ -541,11 +541,20 @@ class MatchState:
             draft.partner, draft.partner_card = trial.partner, trial.partner_card
             self._back_to_entry()
 
+    def trumps(self) -> tuple[str, ...]:
+        """The trumps a hand may have under the match's ruleset (xiamen plays no no-trump)."""
+        ruleset = self.ruleset
+        return TRUMPS if ruleset is None or ruleset.plays_no_trump else TRUMPS[:-1]
+
+    def _check_trump(self, suit: Any, key: str, what: str) -> None:
+        if suit == "NT" and "NT" not in self.trumps():
+            raise refused("no_no_trump", f"{what} NT: this ruleset plays no no-trump hands")
+        if suit not in TRUMPS:
+            raise refused(key, f"{what} {suit!r}: give one of {' '.join(self.trumps())}")
+
     def _on_trump(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
         self._need("ready", "bury", "fry", "play")
-        if data.get("suit") not in TRUMPS:
-            raise refused("bad_trump", f"trump {data.get('suit')!r}: give one of "
-                          f"{' '.join(TRUMPS)}")
+        self._check_trump(data.get("suit"), "bad_trump", "trump")
         self._seat(data.get("seat"), "trump declared by")
         if commit:
             assert self.draft is not None
@@ -646,8 +655,8 @@ class MatchState:
         if seat not in self.fry_seats():
             raise refused("fry_seat", f"fry by {seat!r}: another seat than the last to bury")
         suit = data.get("suit")
-        if (self.fry_step or suit is not None) and suit not in TRUMPS:
-            raise refused("fry_trump", f"fry trump {suit!r}: give one of {' '.join(TRUMPS)}")
+        if self.fry_step or suit is not None:
+            self._check_trump(suit, "fry_trump", "fry trump")
         if commit:
             self._push_undo("fry", seat=seat)
             draft.buriers.append(seat)

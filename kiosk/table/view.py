@@ -9,7 +9,7 @@ from typing import Any
 from ..rules import EntryError, IndividualRound, TeamMatch
 from ..rules.seats import TEAM_OF
 from .session import SessionError, TableSession
-from .state import SEATS
+from .state import SEATS, TRUMPS
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,7 @@ class TableView:
     level: str | None = None  # the level the hand is played at
     partner: str | None = None
     trump: str | None = None
+    trumps: tuple[str, ...] = TRUMPS  # the trumps the ruleset plays (xiamen: no no-trump)
     grab_dealer: bool = False
     redeal_callers: tuple[str, ...] = ()
     can_fry: bool = False
@@ -229,7 +230,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
         level=level, partner=state.partner() if draft else None,
-        trump=draft.trump["suit"] if draft and draft.trump else None,
+        trump=draft.trump["suit"] if draft and draft.trump else None, trumps=state.trumps(),
         grab_dealer=bool(draft and draft.dealer is None and ruleset.kind == "team"),
         redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=state.fry_seats(),
         last_burier=draft.buriers[-1] if draft and draft.buriers else None,

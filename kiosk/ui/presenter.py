@@ -12,7 +12,7 @@ from typing import Any
 from ..hand_words import fry_words, result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
-from ..table.state import REFEREE_HOLD, TRUMPS
+from ..table.state import REFEREE_HOLD
 from ..table.view import TableView
 from . import wizard
 from .control import UiState
@@ -301,7 +301,7 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         lines.append(t("ui.q.trump_then_bury"))
         grids.append(Grid(tuple(Btn(f"trump:{s}", trump_label(s, t),
                                     "selected" if view.trump == s else "normal")
-                                for s in TRUMPS), 5, 3, 2.0))
+                                for s in view.trumps), 5, 3, 2.0))
     nav = []
     if view.undo:
         nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
@@ -322,7 +322,7 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     seconds_ = int(view.rebury_seconds)
     if ui.fry_seat in view.fry_seats:
         frier = seat_label(view, ui.fry_seat, t)
-        keys = tuple(Btn(f"fry_trump:{s}", trump_label(s, t)) for s in TRUMPS)
+        keys = tuple(Btn(f"fry_trump:{s}", trump_label(s, t)) for s in view.trumps)
         return ScreenModel("step", "fry.trump", t("ui.fry.q_trump", seat=frier),
                            lines=(t("ui.fry.then", seat=frier, n=seconds_),),
                            grids=(Grid(keys, 5, 3, 2.0),),

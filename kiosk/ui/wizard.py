@@ -13,7 +13,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules.hand import card_point_values, kitty_point_values
-from ..table.state import TRUMPS
 from ..table.view import TableView
 from .model import Btn, Grid, Row
 
@@ -195,7 +194,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                                      1, 1),), nav=(back,))
     if step == "trump":
         buttons = tuple(Btn(f"e_trump:{suit}", trump_label(suit, t), _sel(values.trump == suit))
-                        for suit in TRUMPS)
+                        for suit in view.trumps)
         return StepModel("entry.trump", t("ui.q.trump"), grids=(Grid(buttons, 5, 3, 2.0),),
                          nav=(back, Btn("e_summary", t("ui.next_summary"), "primary")))
     raise ValueError(f"no entry step {step!r}")
