@@ -213,7 +213,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         ruled = results_csv(url)[2]
         assert ruled[1] == "2" and ruled[12] == "判负" and ruled[13] == "东西方未到场"
         sheet = printed_text(url, "sheets", tmp_path, "&round=1&table=2")
-        assert "裁判长裁决：判负，东西负。理由：东西方未到场" in sheet
+        assert "裁决：判负，东西负。理由：东西方未到场" in sheet
 
         with clicks("open table 1's score sheet"):
             admin.locator('#results tr[data-table="1"]').get_by_role(

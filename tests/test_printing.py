@@ -114,7 +114,7 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
                   "第三方签名证明人", "裁判"):
         assert field in html
     ruled = printing.html(d, "sheets", "en", round_no=1, table=3)
-    assert "Head referee&#39;s ruling: adjusted by the head referee, North–South loses." in ruled
+    assert "Ruling: adjusted by the head referee, North–South loses." in ruled
     assert "Net levels: 2." in ruled
 
 
@@ -249,3 +249,41 @@ def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
         assert f'<td class="num">+{s.net}</td>' in row, row
     assert f'<th class="num">+{ahead[0].net}</th></tr>' in printing.html(
         d, "scorecards", "zh-Hans", team=ahead[0].team)
+
+
+def test_standings_before_play_and_with_a_withdrawal_read_cleanly(tmp_path):
+    """No round -1 or empty slot before round 1 starts; a withdrawal's mark keeps the number
+    columns and the units whole (audit of the printed pages, findings 1–3)."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("第十二届厦门市“鹭岛杯”升级（80分）公开赛", "xiamen-2015", seed=5)
+    names = ["上海浦东新区桥牌与升级扑克俱乐部联队", "思明区老年大学二队", "湖里区工商联合会代表队",
+             "Golden Dragons Card Club", "集美区工会职工文化体育活动中心代表队", "集美龙舟",
+             "北京市东城区老年人体育协会第一代表队", "翔安区教工队"]
+    d.import_teams(("编号,队名,单位\n" + "\n".join(
+        f"t{i:02d},{n},厦门市第{i}单位" for i, n in enumerate(names, 1))).encode())
+    d.add_tables(4)
+    for stage in ("before any round", "round 1 published"):
+        if stage == "round 1 published":
+            d.publish()
+        page = printing.html(d, "standings", "zh-Hans")
+        assert "尚未开赛" in page and "第 -1 轮" not in page, stage
+        assert not re.search(r"·\s*·", page), stage
+    d.start_round(0)
+    _, ns, _ = d.assignments(1)[1]
+    d.withdraw(ns, confirm=True)
+    _, text = render(printing.pdf(d, "standings", "zh-Hans"), tmp_path, "standings")
+    head = next(line for line in text.splitlines() if "队伍" in line)
+    assert all(word in head for word in ("名次", "大分", "净胜级", "对手分", "已赛", "备注"))
+    assert all(f"厦门市第{i}单位" in text for i in range(1, 9))
+    assert "第 1 轮后退赛" in text
+
+
+def test_the_text_sheets_list_every_ruled_table_with_its_ruled_result(event):
+    """sheets.txt says what the printed sheet says: a ruled table without a record of play
+    has its ruling, and an adjusted result its net levels (audit of the printed pages, 4)."""
+    d, _ = event
+    text = exports.sheets(d, "zh-Hans")
+    blocks = dict(re.findall(r"== 第 1 轮 · 第 (\d+) 桌 ==\n(.*?)(?=\n== |\Z)", text, re.S))
+    assert set(blocks) == {"1", "2", "3"}
+    assert "本桌尚无记录" in blocks["2"] and "判负" in blocks["2"] and "未到场" in blocks["2"]
+    assert "净胜级：2。" in blocks["3"] and "申诉成立" in blocks["3"]

@@ -230,18 +230,23 @@ def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:
 
 
 def sheets(director: Director, lang: str) -> str:
-    """Every match's text score sheet, each followed by its ruling in the same language."""
+    """Every match's text score sheet, each followed by its ruling in the same language, as
+    the printed sheet says it; a table ruled without a record of play has its ruling alone."""
     t = words(lang)
     rulings = {(r.round, r.table): r for r in director.rulings()}
+    sheets = {(round_no, table): score_sheet(record, director.rulesets.require(
+                  record["ruleset"]), list(replay(record, director.rulesets)), lang, None)
+              for round_no, table, record in table_records(director)}
     parts = []
-    for round_no, table, record in table_records(director):
-        ruleset = director.rulesets.require(record["ruleset"])
-        lines = list(replay(record, director.rulesets))
+    for round_no, table in sorted(sheets.keys() | rulings.keys()):
         text = t("export.sheet_head", round=round_no, table=table) + "\n" + \
-            score_sheet(record, ruleset, lines, lang, None)
+            sheets.get((round_no, table), t("print.sheet.no_hands") + "\n")
         ruling = rulings.get((round_no, table))
         if ruling:
             text += t("print.sheet.ruling", kind=t(f"print.decided.{ruling.kind}"),
-                      side=t(f"print.side.{ruling.loser}"), reason=ruling.reason) + "\n"
+                      side=t(f"print.side.{ruling.loser}"), reason=ruling.reason)
+            if ruling.kind == "adjusted":
+                text += " " + t("print.sheet.ruling_net", net=ruling.net)
+            text += "\n"
         parts.append(text)
     return "\n".join(parts)

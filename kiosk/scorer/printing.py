@@ -69,7 +69,7 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
         context["rows"] = views.pairings_by_team(director, round_no)
     elif kind == "standings":
         played = current if current and director.round_start(current) is not None \
-            else current - 1  # a published round not started yet has no results
+            else max(0, current - 1)  # a published round not started yet has no results
         context |= {"rows": views.standing_rows(director), "round": played,
                     "tie_breaks": director.tie_breaks() if event.format in ("swiss", "single")
                     else (), "over": director.round_over(played),
