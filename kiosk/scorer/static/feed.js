@@ -1,6 +1,6 @@
 // What the hall page and the phones' team page both read from the hall feed
 // (kiosk/scorer/feed.py): its patches, merged into the snapshot a page holds, and the round
-// clock, worked out one way for both pages.
+// clock and the times shown, worked out one way for both pages.
 //
 // A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
 // by number, standings rows by team, and the standings' order when it changed. Rows that did
@@ -61,5 +61,21 @@
     return shown(state === 'paused' ? 'clock_paused' : 'clock_left', Math.max(0, left), left <= 0);
   }
 
-  window.HallFeed = { merge, roundClock };
+  // Seconds as a clock shows them (1:05:09, 05:09), never below zero.
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const ss = String(s % 60).padStart(2, '0');
+    return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${String(m).padStart(2, '0')}:${ss}`;
+  }
+
+  // A moment (ms since the epoch) as the time of day on this screen: 14:03:09.
+  function wallText(ms) {
+    const d = new Date(ms);
+    return [d.getHours(), d.getMinutes(), d.getSeconds()]
+      .map((n) => String(n).padStart(2, '0')).join(':');
+  }
+
+  window.HallFeed = { merge, roundClock, clockText, wallText };
 }());

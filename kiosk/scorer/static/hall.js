@@ -80,19 +80,7 @@
     }
   };
 
-  function clockText(seconds) {
-    const s = Math.max(0, Math.ceil(seconds));
-    const h = Math.floor(s / 3600);
-    const m = Math.floor((s % 3600) / 60);
-    const ss = String(s % 60).padStart(2, '0');
-    return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${String(m).padStart(2, '0')}:${ss}`;
-  }
-
-  function wallText(ms) {
-    const d = new Date(ms);
-    return [d.getHours(), d.getMinutes(), d.getSeconds()]
-      .map((n) => String(n).padStart(2, '0')).join(':');
-  }
+  const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
 
   // ---- pages that turn by themselves -------------------------------------------------
 
