@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 
 import httpx
 import pytest
@@ -359,6 +360,36 @@ def test_the_phone_says_when_pairings_are_to_come_a_bye_and_its_pairing_once(bro
         expect(page.locator("#now-teams")).to_contain_text(names[ew])
         expect(page.locator("#next")).to_be_hidden()  # the same pairing, said once
         expect(page.locator("section.card:visible", has_text=f"第 {table} 桌")).to_have_count(1)
+        page.context.close()
+    director.store.close()
+    assert errors == []
+
+
+def test_a_fetched_view_older_than_the_streams_never_replaces_it(browser, tmp_path):
+    """The page fetches its team's view and opens the stream at once; when the fetch's
+    answer comes last and is older, the newer view the stream sent stays on screen."""
+    director = hall(tmp_path / "scorer", teams=6)
+    team = director.teams()[0].id
+    with ScorerProcess(tmp_path / "scorer") as process:
+        before = fetch(f"{process.url}/api/team/{team}")  # nothing published yet
+        director.publish(confirm=True)
+        deadline = time.monotonic() + 20
+        while get(f"{process.url}/api/team/{team}").get("table") is None:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        page, errors = phone(browser)
+        held = []
+
+        def late(route):  # the fetch answers only after the stream has shown the new view
+            held.append(route)
+
+        page.route("**/api/team/*", late)
+        page.goto(f"{process.url}/team?team={team}")
+        expect(page.locator("#now")).to_be_visible()  # its table, from the stream
+        held[0].fulfill(body=before, content_type="application/json")
+        page.wait_for_timeout(500)
+        expect(page.locator("#now")).to_be_visible()
+        expect(page.locator("#pending")).to_be_hidden()
         page.context.close()
     director.store.close()
     assert errors == []

@@ -354,6 +354,9 @@
 
   function show(data) {
     if (!data || typeof data !== 'object' || !data.team || data.team.id !== team) return;
+    // The page's fetch and its stream race: a fetched view older than the one on screen is
+    // dropped (the stream sends a view only when it changes, so the old one would stay).
+    if (view && view.team.id === data.team.id && data.generated < view.generated) return;
     setOffset(data.generated);
     view = data;
     render();
