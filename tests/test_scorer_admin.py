@@ -136,6 +136,8 @@ def test_the_admin_commands(tmp_path):
     assert "(t0" in standings[2]  # names with their ids
     log = admin("log", "--lang", "en").stdout
     assert "ruled on round 1, table 2: disqualification" in log and "command line" in log
+    chinese = admin("log").stdout  # the ruling's kind in words, never its code
+    assert "裁决第 1 轮第 2 桌：取消资格" in chinese and "disqualification" not in chinese
     backup = admin("backup", "--to", str(tmp_path / "backups")).stdout.strip()
     copy = Store(backup.split("：", 1)[1])
     assert copy.db.execute("SELECT count(*) FROM teams").fetchone()[0] == 4
