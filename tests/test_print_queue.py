@@ -27,16 +27,19 @@ from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store import Store
 
+from .browser import chromium_browser
 from .helpers import ScorerProcess, kiosk
 from .test_printing import render
 
 RULESETS = Rulesets.load([])
+PASSWORD = "national-final-print-41"
 
 
 @pytest.fixture(scope="module")
 def scorer(tmp_path_factory):
     data = tmp_path_factory.mktemp("print-queue")
     d = Director(Store(data / "scorer.sqlite"), RULESETS)
+    d.set_password(PASSWORD)
     d.create_event("全国总决赛", "xiamen-2015", seed=5)
     d.import_teams(("编号,队名,单位\n" + "\n".join(
         f"t{n:02d},第{n}队,单位{n % 3}" for n in range(1, 13))).encode())
@@ -201,3 +204,40 @@ def test_a_browser_sees_the_pdf_being_made_then_downloads_it(scorer):
 def test_a_job_the_scorer_no_longer_has_is_said_in_words(scorer):
     status, _, body = get(scorer, "/print/jobs/no-such-job", browser=True)
     assert status == 404 and "这份 PDF 已不在记分台上" in body.decode()
+
+
+def test_the_head_referee_clicks_a_pdf_while_others_are_made_and_is_told_then_gets_it(
+        scorer, tmp_path):
+    """Chromium: the console's PDF link opens a tab; with the queue busy the tab says the PDF
+    is waiting or being made (no frozen blank tab), then downloads it by itself."""
+    ahead = [f"/print/scorecards.pdf?lang={lang}" for lang in ("zh-Hant", "en")] + \
+        [f"/print/pairings-team.pdf?lang={lang}" for lang in ("zh-Hant", "en")]
+    with chromium_browser() as browser, ThreadPoolExecutor(len(ahead)) as pool:
+        context = browser.new_context(ignore_https_errors=True, accept_downloads=True,
+                                      locale="zh-CN")
+        page = context.new_page()
+        page.goto(scorer.url + "/admin/login")
+        page.fill("input[name=password]", PASSWORD)
+        page.press("input[name=password]", "Enter")
+        page.goto(scorer.url + "/admin/print")
+        busy = [pool.submit(get, scorer, p) for p in ahead]
+        time.sleep(0.3)  # they are in the queue
+        with context.expect_page() as opened:
+            page.locator("tr[data-print=standings]").get_by_role("link", name="PDF").first.click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        said = tab.locator("main").inner_text()
+        assert "PDF 排队中" in said or "正在生成 PDF" in said, said
+        assert "《全国总决赛-排名表.pdf》" in said and "自动下载" in said
+        tab.screenshot(path=str(tmp_path / "waiting.png"))
+        print("screenshot", tmp_path / "waiting.png")
+        with tab.expect_download(timeout=120_000) as got:
+            pass  # the page looks again every 3 s and downloads when it is ready
+        assert got.value.suggested_filename == "全国总决赛-排名表.pdf"
+        got.value.save_as(tmp_path / "standings.pdf")
+        assert (tmp_path / "standings.pdf").read_bytes().startswith(b"%PDF")
+        assert "PDF 已生成" in tab.locator("main").inner_text()
+        tab.screenshot(path=str(tmp_path / "ready.png"))
+        print("screenshot", tmp_path / "ready.png")
+        assert all(f.result()[0] == 200 for f in busy)
+        context.close()

@@ -16,7 +16,7 @@ from starlette.routing import Route
 from ..i18n import DEFAULT_LANG, LANGS
 from . import exports, printing, refusals
 from .director import Director
-from .print_queue import Job, PrintQueue, QueueFull
+from .pdf_queue import Job, PdfQueue, QueueFull
 from .templating import lang_of, render, words
 
 FIRST_WAIT = 2.0  # seconds a browser waits for its PDF before it is shown the progress page
@@ -102,8 +102,8 @@ def routes(director: Director) -> list[Route]:
 # -- PDFs: laid out by the print queue, a child process each ---------------------------------
 
 
-def queue_of(request: Request) -> PrintQueue:
-    return request.app.state.print_queue  # type: ignore[no-any-return]
+def queue_of(request: Request) -> PdfQueue:
+    return request.app.state.pdf_queue  # type: ignore[no-any-return]
 
 
 async def pdf_reply(request: Request, document: Hashable, build: Callable[[], printing.Page],

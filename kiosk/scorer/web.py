@@ -24,7 +24,7 @@ from starlette.staticfiles import StaticFiles
 from . import admin, hall, hall_page, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
-from .print_queue import PrintQueue
+from .pdf_queue import PdfQueue
 from .shield import SecurityHeaders
 from .streams import ScorerApp
 from .team_page import html as team_page_html
@@ -93,7 +93,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
             task.cancel()
         director.pairer, feed.on_build = in_process, None
         pairer.close()
-        app.state.print_queue.close()
+        app.state.pdf_queue.close()
         save_checkpoint(director)
 
     app = ScorerApp(
@@ -109,7 +109,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
-    app.state.print_queue = PrintQueue()  # PDFs, laid out one at a time outside this process
+    app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     return app
 
 

@@ -1,4 +1,4 @@
-"""The scorer's print queue: PDFs are laid out one at a time, each by a child process
+"""The scorer's PDF queue: PDFs are laid out one at a time, each by a child process
 (`layout.pdf_of`), on a thread of their own, so a 500-page PDF never slows the hall.
 
 - **Once per document and data**: a document (what is printed: kind, language, round …)
@@ -57,7 +57,7 @@ class Job:
     done: Future[None] = field(default_factory=Future)
 
 
-class PrintQueue:
+class PdfQueue:
     def __init__(self, lay_out: Callable[..., bytes] = layout.pdf_of, waiting: int = WAITING,
                  keep_bytes: int = KEEP_BYTES, clock: Callable[[], float] = time.monotonic
                  ) -> None:
