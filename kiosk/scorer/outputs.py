@@ -62,7 +62,8 @@ def routes(director: Director) -> list[Route]:
                 return await pdf_reply(
                     request, ("print", kind, lang, *where.values()),
                     lambda: printing.page_of(director, kind, lang, **where),
-                    printing.file_name(director, kind, lang, ext, where["round_no"]))
+                    printing.file_name(director, kind, lang, ext, where["round_no"]),
+                    stamp=(director.version(), int(director.clock() // 60)))
             if ext == "html":
                 body = printing.html(director, kind, lang, **where)
             else:
@@ -107,13 +108,18 @@ def queue_of(request: Request) -> PdfQueue:
 
 
 async def pdf_reply(request: Request, document: Hashable, build: Callable[[], printing.Page],
-                    name: str, private: bool = False) -> Response:
+                    name: str, private: bool = False, stamp: Hashable = None) -> Response:
     """The PDF of `document` (`build` makes its page; it may raise PrintError). A program gets
     it when it is laid out; a browser gets it within `FIRST_WAIT`, or else a page saying that
-    it is being made, which looks again until it can download it."""
-    page = await run_in_threadpool(build)  # the HTML of 500 sheets: off the event loop too
+    it is being made, which looks again until it can download it. `stamp`: the store's state,
+    when the page shows nothing else: while it is the same, the page is not built again (the
+    HTML of 500 sheets takes the scorer a few tenths of a second)."""
+    queue = queue_of(request)
+    job = queue.known(document, stamp)
     try:
-        job = queue_of(request).submit(document, page.content, page.html, name, private)
+        if job is None:
+            page = await run_in_threadpool(build)
+            job = queue.submit(document, page.content, page.html, name, private, stamp)
     except QueueFull as full:
         reply = refusals.page(request, 503, "print.queue.full", count=full.count,
                               seconds=full.seconds)

@@ -50,6 +50,7 @@ class Job:
     html: str
     size: int  # of the HTML, for the estimate
     queued: float
+    stamp: Hashable = None  # the store's state it was built from: the same, the same data
     started: float | None = None
     finished: float | None = None
     pdf: bytes | None = None
@@ -74,14 +75,28 @@ class PdfQueue:
         self._thread: threading.Thread | None = None
         self._closed = False
 
+    def known(self, document: Hashable, stamp: Hashable) -> Job | None:
+        """The job `document` has without its page built again: the one being made, or the
+        one kept if it was built from the same `stamp` (the store unchanged since)."""
+        with self._lock:
+            pending = self._pending.get(document)
+            if pending is not None:
+                return pending
+            kept = self._kept.get(document)
+            if kept is not None and stamp is not None and kept.stamp == stamp:
+                self._kept.move_to_end(document)
+                return kept
+            return None
+
     def submit(self, document: Hashable, content: str, html: str, name: str,
-               private: bool = False) -> Job:
+               private: bool = False, stamp: Hashable = None) -> Job:
         """The job that gives `document` with this `content`: kept, pending, or new.
         Raises QueueFull."""
         with self._lock:
             kept = self._kept.get(document)
             if kept is not None and kept.content == content:
                 self._kept.move_to_end(document)
+                kept.stamp = stamp
                 return kept
             pending = self._pending.get(document)
             if pending is not None:  # its data is at most one layout older
@@ -90,7 +105,7 @@ class PdfQueue:
                 raise QueueFull(len(self._queue) + (self._running is not None),
                                 max(5, math.ceil(self._busy_for())))
             job = Job(secrets.token_urlsafe(12), document, content, name, private, html,
-                      len(html.encode()), self.clock())
+                      len(html.encode()), self.clock(), stamp)
             self._queue.append(job)
             self._pending[document] = job
             self._jobs[job.id] = job
