@@ -173,12 +173,14 @@ def _progress(request: Request, job: Job) -> Response:
 def _finished(request: Request, job: Job, download: bool) -> Response:
     if job.failure is not None:
         return refusals.page(request, 500, job.failure.key, **job.failure.params)
-    assert job.pdf is not None
+    pdf = job.pdf
+    if pdf is None:  # let go meanwhile: its data changed, or the memory was needed
+        return refusals.page(request, 404, "print.queue.gone")
     if not download:
         return HTMLResponse(render("print/queue.html", lang_of(request), state="ready",
                                    job=job, url=_job_url(request, job, ".pdf")),
                             headers={"Cache-Control": "no-store"})
-    return Response(job.pdf, media_type="application/pdf",
+    return Response(pdf, media_type="application/pdf",
                     headers={"Content-Disposition": printing.disposition(job.name),
                              "Cache-Control": "no-store"})
 

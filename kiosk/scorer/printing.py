@@ -142,10 +142,6 @@ def page_of(director: Director, kind: str, lang: str, **where: Any) -> Page:
                 hashlib.sha256(marked.encode()).hexdigest())
 
 
-def codes_pdf(director: Director, lang: str) -> bytes:
-    return layout.pdf_of(codes_html(director, lang))
-
-
 def pdf(director: Director, kind: str, lang: str, **where: Any) -> bytes:
     """The same page as a PDF: WeasyPrint lays the HTML and its print CSS out on A4, in a
     child process (`layout`). Raises layout.LayoutFailed."""
