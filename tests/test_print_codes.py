@@ -1,5 +1,6 @@
-"""The printable list of pairing codes (audit #5, #19): one slip a table with its code, or that
-it is paired (with when and its kiosk), or that its code was voided or expired. The codes are
+"""The printable list of pairing codes (audit #5, #19): one slip a table not paired yet, with
+its code or that its code was voided or expired; the paired tables left out and counted (scale
+audit C8: mid-event they are most of the hall). The codes are
 secret: only the head referee's session prints them; no public /print/* page shows one."""
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def test_the_code_list_is_the_consoles_only(hall, tmp_path):
     assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
     slips = dict(re.findall(r'data-table="(\d)">(.*?)</div>\s*</div>', page.text, re.S))
     text = {n: " ".join(re.sub(r"<[^>]+>", " ", s).split()) for n, s in slips.items()}
-    assert text["1"].startswith("第 1 桌 已配对（") and "无需配对码" in text["1"]
+    assert "1" not in slips  # paired: no slip, counted on the first page instead
+    assert "已配对的 1 张桌不在此列（无需配对码）；下面是还没有配对的 3 张桌。" in page.text
     assert codes[2] in text["2"] and "--table 2 --pair " + codes[2] in text["2"]
     assert "码已作废" in text["3"] and codes[3] not in page.text
     assert codes[4] in text["4"]
@@ -62,4 +64,38 @@ def test_the_code_list_is_the_consoles_only(hall, tmp_path):
         in pdf.headers["content-disposition"]  # 厦门杯-配对码.pdf
     pages, printed = render(pdf.content, tmp_path, "codes")
     assert len(pages) == 1 and "各桌配对码（保密）" in printed
+    assert "已配对的 1 张桌不在此列" in " ".join(printed.split())
     assert codes[2] in printed and codes[4] in printed and "请勿张贴" in printed
+
+
+def test_mid_event_only_the_tables_still_to_pair_are_printed(tmp_path):
+    """Scale audit C8: 480 of 500 tables paired printed 480 slips saying 无需配对码 before
+    the 20 that mattered. Here 5 of 7 are paired: two slips, on the first page, and the five
+    counted; then all seven paired: words, not an empty page of slips."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.set_password(PASSWORD)
+    d.create_event("全国总决赛", "xiamen-2015", seed=3)
+    codes = d.add_tables(7)
+    client = TestClient(create_app(d), follow_redirects=False)
+    for table in (1, 2, 3, 5, 7):
+        join(tmp_path / f"k{table}", table, "http://testserver", codes[table], RULESETS,
+             client)
+    client.post("/admin/login", data={"password": PASSWORD, "who": "陈"})
+    page = client.get("/admin/print/codes.html").text
+    assert re.findall(r'data-table="(\d)"', page) == ["4", "6"]
+    assert "已配对的 5 张桌不在此列（无需配对码）；下面是还没有配对的 2 张桌。" in page
+    pages, printed = render(client.get("/admin/print/codes.pdf").content, tmp_path, "some")
+    flat = " ".join(printed.split())
+    assert len(pages) == 1 and codes[4] in flat and codes[6] in flat
+    assert "已配对的 5 张桌不在此列" in flat and "第 1 桌" not in flat
+    for table in (4, 6):
+        join(tmp_path / f"k{table}", table, "http://testserver", codes[table], RULESETS,
+             client)
+    english = client.get("/admin/print/codes.html?lang=en").text
+    assert 'data-table="' not in english
+    assert "All 7 tables are paired: no code is needed." in english
+    pages, printed = render(client.get("/admin/print/codes.pdf").content, tmp_path, "none")
+    flat = " ".join(printed.split())
+    assert len(pages) == 1 and "全部 7 张桌都已配对，无需配对码。" in flat
+    assert "请勿张贴" not in flat  # no slips, so no cutting instructions
+    d.store.close()

@@ -287,3 +287,24 @@ def test_the_text_sheets_list_every_ruled_table_with_its_ruled_result(event):
     assert set(blocks) == {"1", "2", "3"}
     assert "本桌尚无记录" in blocks["2"] and "判负" in blocks["2"] and "未到场" in blocks["2"]
     assert "净胜级：2。" in blocks["3"] and "申诉成立" in blocks["3"]
+
+
+def test_numbered_team_names_sort_by_their_numbers_on_the_wall(tmp_path):
+    """Scale audit C5: 第1000队, 第100队 … 第10队 came before 第109队 (digits compared as text).
+    A player looks for 第10队 after 第9队: numbers compare by value, wherever the wall's
+    alphabetical order is used (pairings by team, the scorecards)."""
+    numbers = (1000, 100, 10, 2, 109, 1, 11, 110, 101, 9, 20, 3)
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("全国总决赛", "xiamen-2015", seed=2)
+    d.import_teams(("编号,队名\n" + "\n".join(f"t{n:04d},第{n}队" for n in numbers)).encode())
+    d.add_tables(len(numbers) // 2)
+    d.start_round(0)
+    page = printing.html(d, "pairings-team", "zh-Hans")
+    listed = re.findall(r"<tr><td>(第\d+队) <span", page)
+    wanted = [f"第{n}队" for n in sorted(numbers)]
+    assert listed == wanted
+    cards = printing.html(d, "scorecards", "zh-Hans")
+    assert re.findall(r"<h2>(第\d+队) <span", cards) == wanted
+    assert sorted(["第１０队", "第9队", "海沧红狮", "第10队A", "第10队"], key=views.sort_key) == \
+        ["第9队", "第10队", "第１０队", "第10队A", "海沧红狮"]  # full-width digits: numbers too
+    d.store.close()

@@ -29,7 +29,7 @@ from starlette.routing import Route
 from ..i18n import LANGS, explain
 from . import access, fleet, outputs, refusals, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
-from .printing import PrintError, codes_html, codes_pdf, disposition
+from .printing import PrintError, codes_html, page_of
 from .roster import RosterError
 from .store import StoreError
 from .templating import LANG_COOKIE, lang_of, render, words
@@ -194,19 +194,24 @@ def routes(director: Director) -> list[Route]:
         if session(request) is None:
             return RedirectResponse("/admin/login", status_code=303)
         lang, ext = lang_of(request), request.path_params["ext"]
-        try:
-            if ext == "pdf":
-                body = await run_in_threadpool(codes_pdf, director, lang)
-            elif ext == "html":
-                return HTMLResponse(codes_html(director, lang))
-            else:
-                return refusals.page(request, 404, "print.error.kind")
-        except PrintError as exc:
-            return refusals.page(request, 404, exc.key, **exc.params)
         event = director.event()
         name = f"{event.name if event else 'event'}-{words(lang)('print.file.codes')}.pdf"
-        return Response(body, media_type="application/pdf",
-                        headers={"Content-Disposition": disposition(name)})
+        try:
+            if ext == "pdf":  # laid out by the print queue, as the public PDFs are
+                return await outputs.pdf_reply(
+                    request, ("codes", lang), lambda: page_of(director, "codes", lang),
+                    name, private=True)
+            if ext == "html":
+                return HTMLResponse(codes_html(director, lang))
+            return refusals.page(request, 404, "print.error.kind")
+        except PrintError as exc:
+            return refusals.page(request, 404, exc.key, **exc.params)
+
+    async def codes_job(request: Request) -> Response:
+        """The pairing codes' PDF being made (`outputs.job_page`): the console's, as they are."""
+        if session(request) is None:
+            return RedirectResponse("/admin/login", status_code=303)
+        return outputs.job_page(request, private=True)
 
     async def logout(request: Request) -> Response:
         token = request.cookies.get(COOKIE)
@@ -554,6 +559,8 @@ def routes(director: Director) -> list[Route]:
             Route("/admin/logout", logout, methods=["POST"]),
             Route("/admin/export/{name}", private_export, methods=["GET"]),
             Route("/admin/print/codes.{ext}", codes_print, methods=["GET"]),
+            Route("/admin/print/jobs/{job}.pdf", codes_job, methods=["GET"]),
+            Route("/admin/print/jobs/{job}", codes_job, methods=["GET"]),
             *[Route(f"/admin/{name}", operation(op, back), methods=["POST"])
               for name, (op, back) in ops.items()]]
 

@@ -5,6 +5,9 @@ is (the event, the round, the kind). The exports that hold the audit log are the
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Hashable
+
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
@@ -13,7 +16,11 @@ from starlette.routing import Route
 from ..i18n import DEFAULT_LANG, LANGS
 from . import exports, printing, refusals
 from .director import Director
-from .templating import words
+from .pdf_queue import Job, PdfQueue, QueueFull
+from .templating import lang_of, render, words
+
+FIRST_WAIT = 2.0  # seconds a browser waits for its PDF before it is shown the progress page
+REFRESH = 3  # seconds between two looks of the progress page
 
 
 def _lang(request: Request) -> str | None:
@@ -49,9 +56,15 @@ def routes(director: Director) -> list[Route]:
         try:
             where = {"round_no": _number(request, "round"), "table": _number(request, "table"),
                      "team": request.query_params.get("team") or None}
-            if ext == "pdf":  # a few hundred ms of layout: off the event loop
-                body = await run_in_threadpool(printing.pdf, director, kind, lang, **where)
-            elif ext == "html":
+            if ext == "pdf":
+                if kind not in printing.KINDS:
+                    raise printing.PrintError("print.error.kind")
+                return await pdf_reply(
+                    request, ("print", kind, lang, *where.values()),
+                    lambda: printing.page_of(director, kind, lang, **where),
+                    printing.file_name(director, kind, lang, ext, where["round_no"]),
+                    stamp=(director.version(), int(director.clock() // 60)))
+            if ext == "html":
                 body = printing.html(director, kind, lang, **where)
             else:
                 raise printing.PrintError("print.error.kind")
@@ -59,9 +72,6 @@ def routes(director: Director) -> list[Route]:
             return refusals.page(request, 400 if ".bad_" in exc.key else 404, exc.key,
                                  **exc.params)
         name = printing.file_name(director, kind, lang, ext, where["round_no"])
-        if ext == "pdf":
-            return Response(body, media_type="application/pdf",
-                            headers={"Content-Disposition": printing.disposition(name)})
         return HTMLResponse(body, headers={
             "Content-Disposition": printing.disposition(name, inline=True)})
 
@@ -83,7 +93,96 @@ def routes(director: Director) -> list[Route]:
                     f"{stem}-{t('export.file.sheets')}.txt", inline=True)})
         return refusals.page(request, 404, "export.error.kind")
 
-    return [Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
+    async def job(request: Request) -> Response:
+        return job_page(request, private=False)
+
+    return [Route("/print/jobs/{job}.pdf", job), Route("/print/jobs/{job}", job),
+            Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
+
+
+# -- PDFs: laid out by the print queue, a child process each ---------------------------------
+
+
+def queue_of(request: Request) -> PdfQueue:
+    return request.app.state.pdf_queue  # type: ignore[no-any-return]
+
+
+async def pdf_reply(request: Request, document: Hashable, build: Callable[[], printing.Page],
+                    name: str, private: bool = False, stamp: Hashable = None) -> Response:
+    """The PDF of `document` (`build` makes its page; it may raise PrintError). A program gets
+    it when it is laid out; a browser gets it within `FIRST_WAIT`, or else a page saying that
+    it is being made, which looks again until it can download it. `stamp`: the store's state,
+    when the page shows nothing else: while it is the same, the page is not built again (the
+    HTML of 500 sheets takes the scorer a few tenths of a second)."""
+    queue = queue_of(request)
+    job = queue.known(document, stamp)
+    try:
+        if job is None:
+            page = await run_in_threadpool(build)
+            job = queue.submit(document, page.content, page.html, name, private, stamp)
+    except QueueFull as full:
+        reply = refusals.page(request, 503, "print.queue.full", count=full.count,
+                              seconds=full.seconds)
+        reply.headers["Retry-After"] = str(full.seconds)
+        return reply
+    browser = "text/html" in request.headers.get("accept", "")
+    await _settled(job, FIRST_WAIT if browser else None)
+    if job.finished is None:
+        return _progress(request, job)
+    return _finished(request, job, download=True)
+
+
+async def _settled(job: Job, within: float | None) -> None:
+    """Wait until `job` is finished, or `within` seconds have passed. (Looking every tenth of
+    a second keeps the waiting on this loop, whichever thread finishes the job.)"""
+    deadline = None if within is None else asyncio.get_running_loop().time() + within
+    while not job.done.done():
+        if deadline is not None and asyncio.get_running_loop().time() >= deadline:
+            return
+        await asyncio.sleep(0.1)
+
+
+def job_page(request: Request, private: bool) -> Response:
+    """`…/print/jobs/ID`: how the job is going (the browser looks again every `REFRESH`
+    seconds), then a page that downloads it; `…/print/jobs/ID.pdf`: the PDF itself."""
+    job = queue_of(request).job(request.path_params["job"])
+    if job is None or job.private != private or (job.finished is not None and
+                                                 job.failure is None and job.pdf is None):
+        return refusals.page(request, 404, "print.queue.gone")
+    if job.finished is None:
+        return _progress(request, job)
+    return _finished(request, job, download=request.url.path.endswith(".pdf"))
+
+
+def _job_url(request: Request, job: Job, ext: str = "") -> str:
+    """The job's page (or with `ext` ".pdf" its PDF), in the visitor's language."""
+    return f"{'/admin' if job.private else ''}/print/jobs/{job.id}{ext}?lang={lang_of(request)}"
+
+
+def _progress(request: Request, job: Job) -> Response:
+    queue, lang = queue_of(request), lang_of(request)
+    started = job.started is not None
+    seconds = round(queue.clock() - (job.started if started else job.queued))
+    return HTMLResponse(render(
+        "print/queue.html", lang, state="running" if started else "waiting", job=job,
+        ahead=queue.ahead(job), seconds=seconds, estimate=queue.estimate(job),
+        every=REFRESH, url=_job_url(request, job)), status_code=202,
+        headers={"Cache-Control": "no-store"})
+
+
+def _finished(request: Request, job: Job, download: bool) -> Response:
+    if job.failure is not None:
+        return refusals.page(request, 500, job.failure.key, **job.failure.params)
+    pdf = job.pdf
+    if pdf is None:  # let go meanwhile: its data changed, or the memory was needed
+        return refusals.page(request, 404, "print.queue.gone")
+    if not download:
+        return HTMLResponse(render("print/queue.html", lang_of(request), state="ready",
+                                   job=job, url=_job_url(request, job, ".pdf")),
+                            headers={"Cache-Control": "no-store"})
+    return Response(pdf, media_type="application/pdf",
+                    headers={"Content-Disposition": printing.disposition(job.name),
+                             "Cache-Control": "no-store"})
 
 
 def private_export(director: Director, kind: str, lang: str) -> Response | None:

@@ -13,16 +13,18 @@ published rounds are printed: the private draft never leaves the console.
 from __future__ import annotations
 
 import datetime
+import hashlib
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from .. import hand_words as words
 from ..i18n import LANGS, translator
 from ..rules import replay
-from . import views
+from . import layout, views
 from .director import Director
 from .store import CODE_HOURS
-from .templating import clock_text, render
+from .templating import render
 
 KINDS = ("pairings-table", "pairings-team", "standings", "scorecards", "sheets")
 FONTS = {"zh-Hans": '"Noto Sans CJK SC", "Noto Sans SC", sans-serif',
@@ -39,8 +41,10 @@ class PrintError(ValueError):
 
 
 def html(director: Director, kind: str, lang: str, round_no: int | None = None,
-         team: str | None = None, table: int | None = None) -> str:
-    """The page `kind` as HTML. Raises PrintError for what cannot be printed."""
+         team: str | None = None, table: int | None = None, printed: str | None = None
+         ) -> str:
+    """The page `kind` as HTML (`printed`: the time it says it was printed, now unless
+    given). Raises PrintError for what cannot be printed."""
     if kind not in KINDS:
         raise PrintError("print.error.kind")
     lang = lang if lang in LANGS else "zh-Hans"
@@ -50,8 +54,7 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
     current = director.current_round()
     round_no = round_no or current
     context: dict[str, Any] = {"event": event, "kind": kind, "font": FONTS[lang],
-                               "printed": datetime.datetime.fromtimestamp(
-                                   director.clock()).strftime("%Y-%m-%d %H:%M"),
+                               "printed": printed or _now(director),
                                "ruleset_name": director.ruleset().name(lang)}
     if kind in ("pairings-table", "pairings-team", "sheets"):
         if not current:
@@ -91,10 +94,12 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
     return render(f"print/{kind}.html", lang, **context)
 
 
-def codes_html(director: Director, lang: str) -> str:
-    """The tables' pairing codes, one slip a table to cut out and hand to its referee or the
-    technician (or what the table has instead: its kiosk, a voided or expired code). Secret:
-    served only to the head referee's session (`/admin/print/codes.*`), never under /print."""
+def codes_html(director: Director, lang: str, printed: str | None = None) -> str:
+    """The pairing codes of the tables that still need one, one slip a table to cut out and
+    hand to its referee or the technician (or what the table has instead: a voided or expired
+    code). Tables already paired are left out and counted on the first page: mid-event they
+    are most of the hall. Secret: served only to the head referee's session
+    (`/admin/print/codes.*`), never under /print."""
     lang = lang if lang in LANGS else "zh-Hans"
     event = director.event()
     if event is None:
@@ -102,29 +107,45 @@ def codes_html(director: Director, lang: str) -> str:
     now = director.clock()
     codes, states = director.store.open_codes(now), director.store.code_states(now)
     pairings = director.store.pairings()
-    rows = []
-    for n in range(1, director.table_count() + 1):
-        device, paired_at = pairings.get(n, ("", 0.0))
-        rows.append({"table": n, "code": codes.get(n), "device": device,
-                     "paired_at": clock_text(paired_at) if device else "",
-                     "state": "paired" if device else "open" if n in codes
-                     else states.get(n, "none")})
+    count = director.table_count()
+    rows = [{"table": n, "code": codes.get(n),
+             "state": "open" if n in codes else states.get(n, "none")}
+            for n in range(1, count + 1) if not pairings.get(n, ("", 0.0))[0]]
     return render("print/codes.html", lang, event=event, kind="codes", font=FONTS[lang],
-                  rows=rows, hours=round(CODE_HOURS), printed=datetime.datetime.fromtimestamp(
-                      now).strftime("%Y-%m-%d %H:%M"))
+                  rows=rows, tables=count, paired=count - len(rows), hours=round(CODE_HOURS),
+                  printed=printed or _now(director))
 
 
-def codes_pdf(director: Director, lang: str) -> bytes:
-    import weasyprint
+def _now(director: Director) -> str:
+    return datetime.datetime.fromtimestamp(director.clock()).strftime("%Y-%m-%d %H:%M")
 
-    return weasyprint.HTML(string=codes_html(director, lang)).write_pdf()
+
+@dataclass(frozen=True)
+class Page:
+    """A page to lay out as a PDF, and the digest of what it shows (its printed time left
+    out): the same digest, the same PDF."""
+
+    html: str
+    content: str
+
+
+_PRINTED = "\ue000printed\ue000"  # stands for the printed time while the digest is taken
+
+
+def page_of(director: Director, kind: str, lang: str, **where: Any) -> Page:
+    """`html` with its digest (`kind` "codes": the pairing codes, `codes_html`)."""
+    if kind == "codes":
+        marked = codes_html(director, lang, printed=_PRINTED)
+    else:
+        marked = html(director, kind, lang, printed=_PRINTED, **where)
+    return Page(marked.replace(_PRINTED, _now(director)),
+                hashlib.sha256(marked.encode()).hexdigest())
 
 
 def pdf(director: Director, kind: str, lang: str, **where: Any) -> bytes:
-    """The same page as a PDF (WeasyPrint lays the HTML and its print CSS out on A4)."""
-    import weasyprint  # imported here: a second or so, and only printing needs it
-
-    return weasyprint.HTML(string=html(director, kind, lang, **where)).write_pdf()
+    """The same page as a PDF: WeasyPrint lays the HTML and its print CSS out on A4, in a
+    child process (`layout`). Raises layout.LayoutFailed."""
+    return layout.pdf_of(html(director, kind, lang, **where))
 
 
 def file_name(director: Director, kind: str, lang: str, ext: str,

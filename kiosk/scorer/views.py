@@ -5,6 +5,8 @@ and an export can never disagree."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -189,11 +191,16 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
     return sorted(out.values(), key=lambda c: sort_key(c.name))
 
 
-def sort_key(name: str) -> tuple[str, str]:
-    """Alphabetical for a wall list: Chinese names by their pinyin, others as written."""
+def sort_key(name: str) -> tuple[list[str | int], str]:
+    """Alphabetical for a wall list: Chinese names by their pinyin, others as written, and
+    numbers by value (第2队, 第10队, 第100队, 第1000队: a player looks for 第10队 near 第9队)."""
     from pypinyin import lazy_pinyin  # its dictionary takes a while: only printing needs it
 
-    return ("".join(lazy_pinyin(name)).lower(), name)
+    spelled = "".join(lazy_pinyin(unicodedata.normalize("NFKC", name))).lower()
+    # split on digit runs: text at even places, numbers at odd ones, so any two keys compare
+    # text with text and number with number
+    runs = re.split(r"([0-9]+)", spelled)
+    return ([int(run) if i % 2 else run for i, run in enumerate(runs)], name)
 
 
 def pairings_by_team(director: Director, round_no: int) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from . import admin, hall, hall_page, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
+from .pdf_queue import PdfQueue
 from .shield import SecurityHeaders
 from .streams import ScorerApp
 from .team_page import html as team_page_html
@@ -92,6 +93,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
             task.cancel()
         director.pairer, feed.on_build = in_process, None
         pairer.close()
+        app.state.pdf_queue.close()
         save_checkpoint(director)
 
     app = ScorerApp(
@@ -107,6 +109,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
+    app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     return app
 
 
