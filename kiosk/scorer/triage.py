@@ -62,8 +62,8 @@ def attention(rows: list[Any]) -> list[tuple[str, int]]:
 
 
 def number_list(numbers: Iterable[int], most: int = 10) -> Words:
-    """Table numbers as runs (1–3、5、7–20), at most `most` of them, then 等 (and more):
-    as words, since each language has its own list comma."""
+    """Tables as runs of numbers (第 1–3、5、7–20 桌), at most `most` runs, then 等 (and
+    more): as words, since each language has its own list comma."""
     runs: list[str] = []
     ordered = sorted(set(numbers))
     start = 0
@@ -73,7 +73,8 @@ def number_list(numbers: Iterable[int], most: int = 10) -> Words:
             runs.append(str(n) if first == n else f"{first}–{n}")
             start = i + 1
     listed = listing(runs[:most])
-    return words("console.list.more" if len(runs) > most else "console.list.all", list=listed)
+    return words("console.tables.more" if len(runs) > most else "console.tables.all",
+                 list=listed)
 
 
 def listing(items: list[Any]) -> Any:
