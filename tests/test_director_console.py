@@ -167,6 +167,7 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
                if e.action == "ruling.record"]
     assert "判负" in line and "forfeit" not in line
+    assert "（净胜级 5）" in line  # the levels ruled, not the form's 0
     withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
                  if e.action.startswith("team.withdraw")]
     assert withdrawn == [f"{d.label(ns)} 在第 1 轮中途退赛（第 {table} 桌判负）"]

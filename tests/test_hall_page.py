@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import re
 import threading
 import time
@@ -724,3 +725,47 @@ def test_before_round_one_is_drawn_the_tables_say_so_and_nobody_is_gold(hall):
     later["standings"][3].update(rank=3, tied=True)
     hall.feed.publish(later)
     expect(page.locator("#standings .podium")).to_have_count(4)
+
+
+BOARD = """() => {
+  const area = document.querySelector('#panel-list').parentElement.getBoundingClientRect();
+  const rows = [...document.querySelectorAll('#panel-list [data-pairing-table]:not([hidden])')];
+  return {pager: document.querySelector('#panel-pager').textContent,
+          hint: document.querySelector('#panel-hint').textContent,
+          tables: rows.map((r) => Number(r.dataset.pairingTable)),
+          columns: new Set(rows.map((r) => Math.round(r.getBoundingClientRect().left))).size,
+          fits: rows.every((r) => r.getBoundingClientRect().bottom <= area.bottom + 0.5),
+          scrolls: document.documentElement.scrollHeight > innerHeight};
+}"""
+
+
+@pytest.mark.parametrize("size, at_least", [((1280, 720), 36), ((1920, 1080), 44)])
+def test_a_national_finals_pairing_board_shows_many_tables_a_page_and_says_which(
+        hall, size, at_least):
+    # 500 tables: at 10 (720p) or 24 (1080p) a page, the board took 50 or 21 pages to turn.
+    pairings = [{"table": n, "ns": f"第{2 * n - 1}队", "ew": LONG_NAMES[n % 4]}
+                for n in range(1, 501)]
+    hall.feed.reset(snapshot(pairings_round=4, pairings=pairings))
+    page = hall.open("?page_seconds=1", size=size)
+    expect(page.locator("#panel-pager")).to_have_text(re.compile(r"^第 1–\d+ 桌 · 1/\d+$"))
+    first = page.evaluate(BOARD)
+    assert first["hint"] == "请按桌号和方位入座：每行左为南北，右为东西"
+    assert first["columns"] >= 2 and len(first["tables"]) >= at_least, first
+    assert first["fits"] and not first["scrolls"]
+    assert first["pager"].startswith(f"第 1–{first['tables'][-1]} 桌")
+    shown = page.evaluate(WHOLE, "#panel-list .team:not([hidden])")
+    assert not any(n["cut"] for n in shown if n["text"]), shown[:3]
+    expect(page.locator("#panel-pager")).not_to_have_text(first["pager"])  # the page turns
+    second = page.evaluate(BOARD)
+    assert second["tables"][0] == first["tables"][-1] + 1
+    assert second["pager"].startswith(f"第 {second['tables'][0]}–{second['tables'][-1]} 桌")
+    if os.environ.get("HALL_SHOTS"):  # to look at it: HALL_SHOTS=DIR pytest -k national
+        page.screenshot(path=f"{os.environ['HALL_SHOTS']}/board-{size[0]}.png")
+    page.locator('#langs [data-lang="en"]').click()
+    expect(page.locator("#panel-pager")).to_have_text(re.compile(r"^Tables \d+–\d+ · \d+/\d+$"))
+    hint = page.locator("#panel-hint")
+    expect(hint).to_have_text("Find your table: North‑South left, East‑West right")
+    assert hint.bounding_box()["y"] + hint.bounding_box()["height"] < \
+        page.locator("#panel-list").bounding_box()["y"] + 1  # the header holds it
+    if os.environ.get("HALL_SHOTS"):
+        page.screenshot(path=f"{os.environ['HALL_SHOTS']}/board-{size[0]}-en.png")

@@ -108,6 +108,10 @@ def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     assert one["phase"] == "over" and one["link"]["state"] == "done"
     assert two["phase"] != "over" and two["link"]["state"] == "offline"  # the alarm
     h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
+    # other software reads the tables as the hall shows them: the ruling's result
+    assert h.client.get("/api/tables").json() == hall.snapshot(h.director, "http://x/")["tables"]
+    ruled = h.client.get("/api/tables").json()[1]
+    assert ruled["phase"] == "ruled" and ruled["result"]["ruling"] == "forfeit"
     h.director.close_event(confirm=True)
     closed = hall.snapshot(h.director, "http://x/")["tables"]
     assert [t["link"]["state"] for t in closed] == ["done", "done"]

@@ -136,6 +136,8 @@ def test_the_admin_commands(tmp_path):
     assert "(t0" in standings[2]  # names with their ids
     log = admin("log", "--lang", "en").stdout
     assert "ruled on round 1, table 2: disqualification" in log and "command line" in log
+    chinese = admin("log").stdout  # the ruling's kind in words, never its code
+    assert "裁决第 1 轮第 2 桌：取消资格" in chinese and "disqualification" not in chinese
     backup = admin("backup", "--to", str(tmp_path / "backups")).stdout.strip()
     copy = Store(backup.split("：", 1)[1])
     assert copy.db.execute("SELECT count(*) FROM teams").fetchone()[0] == 4
@@ -232,6 +234,22 @@ def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
             director.add_tables(wrong)
         assert refused.value.key == "admin.error.tables_range"
     assert director.table_count() == MAX_TABLES  # a refused count changes nothing
+
+
+def test_setting_the_table_count_again_keeps_the_codes_already_handed_out(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    codes = director.add_tables(3)
+    director.store.pair(1, codes[1], "kiosk-1", director.clock())
+    again = client.post("/admin/tables", data={"csrf": csrf, "count": "3"})
+    assert "赛场共 3 张牌桌；新发配对码 0 个。" in client.get(again.headers["location"]).text
+    assert director.add_tables(3) == {2: codes[2], 3: codes[3]}  # the slips stay good
+    more = director.add_tables(4)
+    assert {n: more[n] for n in (2, 3)} == {2: codes[2], 3: codes[3]} and 1 not in more
+    assert len(more[4]) == 6
+    director.add_tables(2)  # table 3 and 4 leave the hall: their codes pair nothing
+    assert director.store.pairing_code(3, "kiosk-3", director.clock()) is None
+    assert director.store.pairing_code(2, "kiosk-2", director.clock()) == codes[2]
 
 
 def test_drafting_again_or_discarding_a_draft_swapped_by_hand_asks_first(director):

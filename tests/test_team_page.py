@@ -158,18 +158,22 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     page.goto(f"{process.url}/team?team={ns}")
     expect(page.locator("#team-name")).to_have_text(names[ns])
     expect(page.locator("#withdrawn")).to_be_visible()
-    expect(page.locator("#withdrawn")).to_have_text("本队已退赛：从第 1 轮起不再参赛")
+    expect(page.locator("#withdrawn")).to_have_text("本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
     expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
     mine = page.locator('#history li[data-round="1"]')
     expect(mine).to_contain_text(f"第 {table} 桌 · 对 {names[ew]}：判负，")
     page.locator("#langs button[data-lang=zh-Hant]").click()
-    expect(page.locator("#withdrawn")).to_have_text("本隊已退賽：從第 1 輪起不再參賽")
+    expect(page.locator("#withdrawn")).to_have_text("本隊已在第 1 輪中途退賽：本場判負，之後不再參賽")
     expect(mine).to_contain_text("：判負，")
     page.locator("#langs button[data-lang=zh-Hans]").click()
     page.goto(f"{process.url}/team?team={ew}")  # the opponent: won by the forfeit, still in
     expect(page.locator("#team-name")).to_have_text(names[ew])
     expect(page.locator('#history li[data-round="1"]')).to_contain_text("：胜（对方判负），")
     expect(page.locator("#withdrawn")).to_be_hidden()
+    _, later, _ = director.assignments(1)[1]  # plays this round out, then leaves
+    director.withdraw(later, 1, confirm=True)
+    page.goto(f"{process.url}/team?team={later}")
+    expect(page.locator("#withdrawn")).to_have_text("本队已退赛：从第 2 轮起不再参赛")
     context.close()
     assert errors == []
 

@@ -414,7 +414,7 @@ def _log(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..scorer.templating import when_text, who_text
 
     return _lines(t("admin.cli.log_line", at=when_text(e.at), who=who_text(t, e.who),
-                    what=t(f"admin.audit.{e.action}", **e.params)) for e in d.audit_log())
+                    what=e.text(t)) for e in d.audit_log())
 
 
 def _export(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:

@@ -231,8 +231,10 @@ class HallTables(DirectorBase):
     """The hall's tables, their kiosks' pairing codes, a kiosk's replacement, the mute."""
 
     def add_tables(self, count: int, by: str = "") -> dict[int, str]:
-        """Tables 1..count get a pairing code each (a table already paired keeps its kiosk).
-        Fewer tables than the current round or the draft uses are refused."""
+        """The codes of tables 1..count not paired yet: a table already paired keeps its
+        kiosk, and one whose code is still open keeps that code (slips handed out stay good);
+        the others get a new one. A table beyond `count` can no longer be paired. Fewer
+        tables than the current round or the draft uses are refused."""
         if not 1 <= count <= MAX_TABLES:
             raise refuse("admin.error.tables_range", max=MAX_TABLES)
         in_use = self.tables_in_use()
@@ -242,9 +244,11 @@ class HallTables(DirectorBase):
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('tables', ?)",
                                   [str(count)])
             self._audit(by, "tables.set", count=count)
+        self.store.end_codes(beyond=count)
         self._changed()
-        paired = self.store.paired_tables()
-        return {n: self.store.issue_code(n) for n in range(1, count + 1) if n not in paired}
+        paired, open_codes = self.store.paired_tables(), self.store.open_codes()
+        return {n: open_codes.get(n) or self.store.issue_code(n)
+                for n in range(1, count + 1) if n not in paired}
 
     def tables_in_use(self) -> int:
         """The highest table the current round or the draft plays at."""

@@ -460,8 +460,10 @@ def routes(director: Director) -> list[Route]:
 
     def tables_op(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         count = _int(form, "count", "admin.label.tables")
+        before = director.store.open_codes()
         codes = director.add_tables(count, by=who)
-        return "admin.note.tables", {"count": count, "codes": len(codes)}
+        issued = sum(1 for table, code in codes.items() if before.get(table) != code)
+        return "admin.note.tables", {"count": count, "codes": issued}
 
     def swap_kiosk(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         table = _int(form, "table", "admin.label.table")

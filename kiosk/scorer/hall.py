@@ -68,9 +68,12 @@ def standings(director: Director) -> list[dict[str, Any]]:
 
 
 def tables(director: Director) -> list[dict[str, Any]]:
-    """Every table's live state in the current round."""
+    """Every table's live state in the current round, as the hall shows it (a ruling's
+    result in place of the table's own, tables the round does not use marked so)."""
     with director.reading():
-        return _rows(director)[0]
+        rows = _rows(director)[0]
+        console_fields(director, rows)
+        return rows
 
 
 def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:

@@ -222,7 +222,8 @@ class ResultsAndRulings(DirectorBase):
             [round_no, table, kind, loser, json.dumps(data), reason, self.clock(), by])
         ns, ew = self._teams_at(round_no, table)
         self._audit(by, "ruling.record", round=round_no, table=table, kind=kind,
-                    loser=self.label(ns if loser == "NS" else ew), net=net, reason=reason)
+                    loser=self.label(ns if loser == "NS" else ew),
+                    net=data.get("net_at_ruling", net), reason=reason)
         return int(cursor.lastrowid or 0)
 
     def _teams_at(self, round_no: int, table: int) -> tuple[str, str]:

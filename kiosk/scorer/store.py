@@ -264,6 +264,13 @@ class Store:
         self._wrote()
         return code
 
+    def end_codes(self, beyond: int) -> None:
+        """The open codes of tables numbered above `beyond` end (the hall has fewer)."""
+        with self.db.atomic():
+            self.db.execute("DELETE FROM codes WHERE table_number > ? AND used != ?",
+                            [beyond, USED])
+        self._wrote()
+
     def pairing_code(self, table: int, device: str, now: float) -> str | None:
         """The code a kiosk pairing `table` must prove it knows: the table's open code, or
         (the kiosk's answer was lost) the code it used a moment ago, while its credential is

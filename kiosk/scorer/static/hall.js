@@ -27,6 +27,7 @@
   const STALE_SECONDS = positive('stale_seconds', 12);
   const PHONE = window.matchMedia('(max-width: 699.98px)');
   const FIT = params.get('fit') !== '0';
+  const DENSE_PAIRINGS = 24;  // more pairings than one 1080p page holds: the dense board
   const MIN_FIT = 0.72;  // rows shrink at most to this share of their size, then pages turn
   const STREAM_URL = '/api/hall/stream';
   const SNAPSHOT_URL = '/api/hall';
@@ -86,8 +87,10 @@
 
   // A pager shows as many rows of a list as fit its viewport, one page at a time.
   class Pager {
-    constructor(list, indicator, grow = 1) {
+    // `label(rows, index, count)`: the indicator's text for a page (default "2/5").
+    constructor(list, indicator, grow = 1, label = null) {
       this.grow = grow;  // how much larger than normal rows may get to fill the viewport
+      this.label = label || ((rows, index, count) => `${index + 1}/${count}`);
       this.list = list;
       this.viewport = list.parentElement;
       this.indicator = indicator;
@@ -148,7 +151,8 @@
       this.pages.forEach((page, i) => page.forEach((row) => { row.hidden = i !== this.index; }));
       const many = this.pages.length > 1;
       this.indicator.hidden = !many;
-      this.indicator.textContent = many ? `${this.index + 1}/${this.pages.length}` : '';
+      this.indicator.textContent = many
+        ? this.label(this.pages[this.index], this.index, this.pages.length) : '';
     }
 
     turn() {
@@ -157,6 +161,14 @@
         this.show();
       }
     }
+  }
+
+  // The pairing board's page says which tables it shows: a player knows when theirs comes.
+  function tablesOnPage(rows, index, count) {
+    const tables = rows.map((row) => row.dataset.pairingTable).filter(Boolean);
+    return tables.length
+      ? t('pairings_page', { from: tables[0], to: tables[tables.length - 1], page: index + 1, pages: count })
+      : `${index + 1}/${count}`;
   }
 
   let pagers = [];
@@ -333,6 +345,11 @@
     document.body.classList.toggle('between', shown);
     $('panel').hidden = !shown;
     $('panel-title').textContent = shown ? t('pairings', { n: snap.pairings_round }) : '';
+    // A big hall's board: one line a table, the sides said once, more tables a page.
+    const dense = rows.length > DENSE_PAIRINGS;
+    $('panel-list').classList.toggle('dense', dense);
+    $('panel-hint').dataset.i18n = dense ? 'pairings_hint_dense' : 'pairings_hint';
+    $('panel-hint').textContent = t($('panel-hint').dataset.i18n);
     const items = shown ? rows.map((p) => {
       const row = el('div', 'panel-row');
       row.setAttribute('role', 'row');
@@ -587,7 +604,7 @@
       new Pager($('standings'), $('standings-pager')),
       new Pager($('tables'), $('tables-pager')),
       new Pager($('pairings'), $('pairings-pager')),
-      new Pager($('panel-list'), $('panel-pager'), 1.6),
+      new Pager($('panel-list'), $('panel-pager'), 1.6, tablesOnPage),
     ];
     document.querySelectorAll('#langs button').forEach((button) => {
       button.addEventListener('click', () => setLanguage(button.dataset.lang));

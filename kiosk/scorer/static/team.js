@@ -198,8 +198,11 @@
     $('team-name').textContent = me.name;
     $('team-unit').textContent = me.unit || '';
     const out = typeof me.withdrawn_after === 'number';  // it plays no round after that one
+    const left = out ? me.withdrawn_after + 1 : 0;
+    // left in the middle of a match: that round counts, as the forfeit ruled on it
+    const during = (view.history || []).some((h) => h.round === left && h.ruling);
     $('withdrawn').hidden = !out;
-    $('withdrawn').textContent = out ? t('withdrawn', { round: me.withdrawn_after + 1 }) : '';
+    $('withdrawn').textContent = out ? t(during ? 'withdrawn_during' : 'withdrawn', { round: left }) : '';
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
