@@ -211,8 +211,7 @@ def test_a_round_still_playing_is_said_as_a_count_and_at_most_ten_runs_of_tables
     assert drafted.returncode != 0 and said in drafted.stderr
     assert len(drafted.stderr.encode()) < 300, drafted.stderr
     closing = kiosk("scorer", "admin", "--data", str(tmp_path), "close")
-    assert "第 1 轮还有 44 桌在比赛（第 3、5、7、9、11、13、15、17、19、21 桌等）。仍要结束赛事吗？" \
-        in closing.stderr
+    assert said.removesuffix("。") + "。仍要结束赛事吗？" in closing.stderr
     assert len(closing.stderr.encode()) < 500, closing.stderr
 
 
