@@ -168,8 +168,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         second = admin.locator('#draft tr[data-table="2"] td').nth(1).inner_text()
         a, b = first.split()[1], second.split()[1]  # the NS teams' ids
         with clicks("swap two teams in the draft"):
-            admin.locator("#swap-teams select").nth(0).select_option(a)
-            admin.locator("#swap-teams select").nth(1).select_option(b)
+            admin.locator("#swap-teams").get_by_label("第一队").fill(a)
+            admin.locator("#swap-teams").get_by_label("第二队").fill(b)
             admin.locator("#swap-teams").get_by_role("button", name="调换").click()
             flash("已调换")
         expect(admin.locator('#draft tr[data-table="1"] td').nth(1)).to_contain_text(b)
@@ -255,9 +255,10 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         with clicks("adjusted ruling on round 1, table 1 (earlier round)"):
             tab("成绩")
             admin.get_by_role("link", name="1", exact=True).click()
+            admin.locator("#find").get_by_label("桌号").fill("1")
+            admin.locator("#find").get_by_role("button", name="查看").click()
+            expect(admin.locator("#chosen h2")).to_have_text("第 1 轮 · 第 1 桌")
             ruling = admin.locator("#ruling")
-            ruling.get_by_label("轮次").fill("1")
-            ruling.get_by_label("桌号").select_option("1")
             ruling.locator("select[name=kind]").select_option("adjusted")
             ruling.get_by_label("判负方").select_option("NS")
             ruling.get_by_label("净胜级（改判时）").fill("3")

@@ -78,7 +78,7 @@ def test_kiosks_report_version_health_and_offset_and_the_admin_page_lists_them(t
         refused = kiosk("scorer", "admin", "--data", str(scorer.data), "start-round")
     version = importlib.metadata.version("kiosk80")
     rows = {int(n): row for n, row in re.findall(
-        r'<tr data-table="(\d+)">(.*?)</tr>', page, re.S)}
+        r'<tr data-table="(\d+)"[^>]*>(.*?)</tr>', page, re.S)}
     cells = {n: [re.sub(r"<[^>]+>", "", c).strip()
                  for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
              for n, row in rows.items()}

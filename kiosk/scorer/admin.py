@@ -27,7 +27,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from ..i18n import LANGS, explain
-from . import access, fleet, outputs, refusals, views
+from . import access, fleet, outputs, refusals, triage, views
 from .director import RULING_KINDS, AdminError, Director, NeedsConfirmation, refuse
 from .printing import PrintError, codes_html, page_of
 from .roster import RosterError
@@ -142,7 +142,7 @@ def routes(director: Director) -> list[Route]:
                 exc: Exception) -> Response:
         """The page the form was on, again, with the refusal and the form as it was typed
         (a redirect would lose what was typed; a file field cannot be given back)."""
-        path, _, query = target.partition("?")
+        path, _, query = target.partition("#")[0].partition("?")
         if "lang" in request.query_params and "lang=" not in query:  # the page in the words
             query = "&".join(filter(None, [query, urlencode(  # of the refusal
                 {"lang": request.query_params["lang"]})]))
@@ -230,7 +230,12 @@ def routes(director: Director) -> list[Route]:
         event = director.event()
         if event is None:
             return {"rulesets": list(director.rulesets.values())}
+        current = director.current_round()
+        playing = bool(current) and director.round_start(current) is not None and \
+            not director.round_over(current)
         return {"next_step": next_step(director), "bye_points": director.bye_points(),
+                "attention": triage.attention(views.round_rows(director, current))
+                if playing else [],
                 "tables_told": director._tables_told(),
                 "win_points": director.ruleset().result.win_points,
                 "current": director.current_round(), "clock": director.round_clock(),
@@ -240,8 +245,14 @@ def routes(director: Director) -> list[Route]:
     def teams(request: Request) -> dict[str, Any]:
         event = director._event()
         editing = request.query_params.get("edit", "")
-        rows = director.team_rows()
-        return {"rows": rows, "editing": editing,
+        everyone = director.team_rows()
+        query = request.query_params.get("q", "").strip()[:40]
+        show = _shown(request, triage.TEAM_FILTERS)
+        rows = [r for r in triage.chosen(everyone, triage.TEAM_FILTERS, show)
+                if r.id == editing or triage.found(query, r.id, r.name, r.unit, *r.players)]
+        return {"rows": rows, "editing": editing, "query": query, "show": show,
+                "total": len(everyone),
+                "counts": triage.counted(everyone, triage.TEAM_FILTERS),
                 "paired": {r.id for r in rows if director._ever_paired(r.id)},
                 "open_matches": {r.id: found for r in rows if not r.withdrawn and
                                  (found := director._open_match(
@@ -249,7 +260,7 @@ def routes(director: Director) -> list[Route]:
                 "late": event.status != "setup" and director.current_round() > 0,
                 "entry_round": director.current_round() + 1,
                 "win_points": director.ruleset().result.win_points,
-                "duplicates": _duplicates(rows)}
+                "duplicates": _duplicates(everyone)}
 
     def rounds(request: Request) -> dict[str, Any]:
         director._event()
@@ -292,21 +303,36 @@ def routes(director: Director) -> list[Route]:
                 "groups": director.seats(current) if current else {},
                 "names": names, "clock": clock,
                 "time_left": director.round_time_left(clock) if clock else None,
-                "note": director.round_note(current) if current else ""}
+                "note": director.round_note(current) if current else "",
+                "unfinished": len(director._unfinished(current))
+                if current and director.round_start(current) is not None else 0}
 
     def results(request: Request) -> dict[str, Any]:
         director._event()
         current = director.current_round()
         round_no = _query_int(request, "round", current)
         round_no = min(max(round_no, 1), max(current, 1))
-        return {"round": round_no, "current": current,
-                "rows": views.round_rows(director, round_no) if current else [],
-                "byes": views.bye_rows(director, round_no) if current else [],
-                "kinds": RULING_KINDS, "standings": views.standing_rows(director),
-                "table": _query_int(request, "table", 0),
+        rows = views.round_rows(director, round_no) if current else []
+        show = _shown(request, triage.MATCH_FILTERS)
+        table = _query_int(request, "table", 0)
+        return {"round": round_no, "current": current, "show": show, "total": len(rows),
+                "rows": triage.chosen(rows, triage.MATCH_FILTERS, show),
+                "counts": triage.counted(rows, triage.MATCH_FILTERS),
+                "attention": triage.ATTENTION,
+                "byes": views.bye_rows(director, round_no) if current and not show else [],
+                "kinds": RULING_KINDS, "table": table,
+                "chosen": next((r for r in rows if r.table == table), None),
                 "individual": director._event().format == "individual-groups",
                 "seats": director.seats(round_no) if current else {},
                 "names": director.team_names()}
+
+    def standings(request: Request) -> dict[str, Any]:
+        director._event()
+        everyone = views.standing_rows(director)
+        query = request.query_params.get("q", "").strip()[:40]
+        return {"standings": [s for s in everyone
+                              if triage.found(query, s.team, s.name, s.unit)],
+                "query": query, "total": len(everyone)}
 
     def rulings(request: Request) -> dict[str, Any]:
         director._event()
@@ -321,17 +347,23 @@ def routes(director: Director) -> list[Route]:
         now = director.clock()
         count = director.table_count()
         known = (director.store.links(), director.store.paired_tables())
+        links = {n: views.link_state(director, n, now, known) for n in range(1, count + 1)}
+        problems = [(n, p) for n in range(1, count + 1) for p in director.unscored(n)]
+        conflicts = director.store.conflicts()
+        report = fleet.view(director, now)  # versions, health, clocks (fleet.py)
+        troubled = {n for n, _ in problems} | {c["table"] for c in conflicts} | \
+            {n for n, k in report["kiosks"].items() if k["bad"]}
+        every = [{"table": n, "paired": n in known[1], "link": links[n],
+                  "problem": n in troubled} for n in range(1, count + 1)]
+        show = _shown(request, triage.TABLE_FILTERS)
         return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
+                "shown": [t["table"] for t in triage.chosen(every, triage.TABLE_FILTERS, show)],
+                "show": show, "counts": triage.counted(every, triage.TABLE_FILTERS),
                 "pairings": director.store.pairings(),
                 "code_states": director.store.code_states(now),
-                "conflicts": director.store.conflicts(),
-                "links": {n: views.link_state(director, n, now, known)
-                          for n in range(1, count + 1)},
-                "problems": [(n, p) for n in range(1, count + 1)
-                             for p in director.unscored(n)],
+                "conflicts": conflicts, "links": links, "problems": problems,
                 "orphans": len(director.store.orphans()), "muted": director.muted(),
-                "in_use": director.tables_in_use(),
-                "fleet": fleet.view(director, now)}  # versions, health, clocks (fleet.py)
+                "in_use": director.tables_in_use(), "fleet": report}
 
     def printing(request: Request) -> dict[str, Any]:
         director._event()
@@ -456,10 +488,11 @@ def routes(director: Director) -> list[Route]:
         return "admin.note.discarded", {}
 
     def swap_teams(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
-        a, b = _text(form, "first"), _text(form, "second")
+        a = _text(form, "first") or _required("admin.rounds.first_team")
+        b = _text(form, "second") or _required("admin.rounds.second_team")
         director.swap_teams(a, b, by=who)
-        return "admin.note.swapped_teams", {"first": director.label(a),
-                                            "second": director.label(b)}
+        return "admin.note.swapped_teams", {"first": director.label(director.team(a).id),
+                                            "second": director.label(director.team(b).id)}
 
     def swap_tables(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         a = _int(form, "first", "admin.label.table")
@@ -534,7 +567,8 @@ def routes(director: Director) -> list[Route]:
 
     pages: dict[str, Callable[[Request], dict[str, Any]]] = {
         "overview": overview, "teams": teams, "rounds": rounds, "results": results,
-        "rulings": rulings, "tables": tables, "print": printing, "log": log, "sheet": sheet}
+        "standings": standings, "rulings": rulings, "tables": tables, "print": printing,
+        "log": log, "sheet": sheet}
     ops: dict[str, tuple[Handler, str]] = {
         "event": (create_event, "/admin"), "edit-event": (edit_event, "/admin"),
         "bye-points": (bye_points, "/admin"),
@@ -578,7 +612,12 @@ def next_step(director: Director) -> tuple[str, dict[str, Any]]:
     if current and director.round_start(current) is None:
         return "admin.next.start", {"round": current}
     if current and not director.round_over(current):
-        return "admin.next.playing", {"round": current}
+        rows = views.round_rows(director, current)
+        left = sum(1 for r in rows if r.result is None)
+        needs = triage.attention_words(rows)
+        if needs is None:
+            return "admin.next.playing", {"round": current, "n": left}
+        return "admin.next.playing_attention", {"round": current, "n": left, "needs": needs}
     if event.rounds and current >= event.rounds:
         return "admin.next.close", {}
     if director.current_draft() is not None:
@@ -597,6 +636,10 @@ class _Said(AdminError):
 def _text(form: FormData, name: str) -> str:
     value = form.get(name)
     return value.strip() if isinstance(value, str) else ""
+
+
+def _required(label: str) -> Any:
+    raise _Said("admin.error.required", field=label)
 
 
 def _players(form: FormData) -> tuple[str, ...]:
@@ -648,6 +691,12 @@ def _query_int(request: Request, name: str, default: int) -> int:
         return default
 
 
+def _shown(request: Request, filters: dict[str, Any]) -> str:
+    """The filter the address asks for (`?show=`), or "" (everything)."""
+    show = request.query_params.get("show", "")
+    return show if show in filters else ""
+
+
 def _duplicates(rows: list[Any]) -> set[str]:
     seen: dict[str, int] = {}
     for r in rows:
@@ -678,8 +727,9 @@ def _back(target: str, kind: str, said: Any) -> RedirectResponse:
     fields = [("flash", getattr(said, "key", None) or "error.unexpected"), ("kind", kind),
               *params]
     query = urlencode([*fields, ("sig", _flash_signature(fields))])
+    target, mark, anchor = target.partition("#")  # a row to land on (#t437) goes last
     separator = "&" if "?" in target else "?"
-    return RedirectResponse(f"{target}{separator}{query}", status_code=303)
+    return RedirectResponse(f"{target}{separator}{query}{mark}{anchor}", status_code=303)
 
 
 def _flash(request: Request, lang: str) -> tuple[str, str] | None:

@@ -18,6 +18,7 @@ from . import formats
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
 from .folds import Folds, TableFold, Unscored
 from .tournament import Result, Standing, standings
+from .triage import number_list
 
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 CHECKPOINT_NAME = "folds.sqlite"
@@ -289,8 +290,8 @@ class ResultsAndRulings(DirectorBase):
             unfinished = self._unfinished(current) if current and \
                 self.round_start(current) is not None else []  # type: ignore
             raise confirm_first("admin.confirm.close_unfinished" if unfinished else
-                                "admin.confirm.close", round=current,
-                                tables=", ".join(map(str, unfinished)))
+                                "admin.confirm.close", round=current, n=len(unfinished),
+                                tables=number_list(unfinished))
         frozen = self._freeze()
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('frozen', ?)",

@@ -21,6 +21,7 @@ from typing import Any
 from . import formats
 from .base import SWISS_FORMATS, AdminError, DirectorBase, PairingPending, confirm_first, refuse
 from .formats import RoundPlan
+from .triage import number_list
 
 MAX_EXTEND_MINUTES = 120
 
@@ -154,8 +155,8 @@ class RoundsAndPairings(DirectorBase):
         if current:
             unfinished = self._unfinished(current)
             if unfinished:
-                raise refuse("admin.error.still_playing", round=current,
-                              tables=", ".join(map(str, unfinished)))
+                raise refuse("admin.error.still_playing", round=current, n=len(unfinished),
+                              tables=number_list(unfinished))
         teams = self._active(round_no)  # type: ignore[attr-defined]
         if event.format in SWISS_FORMATS:
             if len(teams) < 2:
