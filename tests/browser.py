@@ -187,3 +187,15 @@ def collect_page_errors(page: Any, console: bool = False) -> list[str]:
         page.on("console", lambda msg: errors.append(f"console: {msg.text}")
                 if msg.type == "error" else None)
     return errors
+
+
+def log_in_to_the_console(page: Any, url: str, password: str, who: str = "陈裁判长") -> None:
+    """Log in to the head referee's console at `url` as `who`, in the browser, as a person
+    does: the overview opens."""
+    from playwright.sync_api import expect
+
+    page.goto(url + "/admin/login")
+    page.fill("input[name=password]", password)
+    page.fill("input[name=who]", who)
+    page.click("form button")
+    expect(page).to_have_url(url + "/admin")

@@ -20,7 +20,13 @@ from kiosk.scorer.web import create_app
 from kiosk.sync.join import join
 from kiosk.sync.simulated import simulate_synced
 
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .browser import (
+    chromium_browser,
+    collect_page_errors,
+    log_in_to_the_console,
+    playwright_sync_api,
+    serve,
+)
 from .test_printing import render
 
 expect = playwright_sync_api().expect
@@ -50,11 +56,7 @@ class Console:
                                                                      "height": 900})
         self.page = self.context.new_page()
         self.errors = collect_page_errors(self.page)
-        self.page.goto(self.url + "/admin/login")
-        self.page.fill("input[name=password]", password)
-        self.page.fill("input[name=who]", "陈裁判长")
-        self.page.click("form button")
-        expect(self.page).to_have_url(re.compile(r"/admin$"))
+        log_in_to_the_console(self.page, self.url, password)
         self.shots = 0
 
     def shot(self, name: str) -> Path:

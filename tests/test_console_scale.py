@@ -18,7 +18,13 @@ from kiosk.scorer.web import create_app
 from kiosk.wire import event_hash
 
 from . import hall_events
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .browser import (
+    chromium_browser,
+    collect_page_errors,
+    log_in_to_the_console,
+    playwright_sync_api,
+    serve,
+)
 from .helpers import kiosk
 
 expect = playwright_sync_api().expect
@@ -84,11 +90,7 @@ class Console:
                                            viewport={"width": width, "height": height})
         self.page = self.context.new_page()
         self.errors = collect_page_errors(self.page)
-        self.page.goto(self.url + "/admin/login")
-        self.page.fill("input[name=password]", password)
-        self.page.fill("input[name=who]", "陈裁判长")
-        self.page.click("form button")
-        expect(self.page).to_have_url(re.compile(r"/admin$"))
+        log_in_to_the_console(self.page, self.url, password)
 
     def go(self, path: str) -> None:
         self.page.goto(self.url + path)
