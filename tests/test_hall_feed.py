@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 
@@ -116,6 +117,39 @@ def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scor
     assert got[2] is got[3] and data(got[2])[0] == "patch"
     assert data(got[4])[0] == "snapshot"  # it missed a patch: the whole snapshot again
     assert feed.streams[""] == 0  # every stream gave its place back
+
+
+def test_a_ping_reaches_the_streams_before_a_build_holds_the_loop(scorer):
+    # A busy hall's build holds the event loop for a while: a ping sent just before it must
+    # not wait for it (with 1,000 phones, such pings made the fan-out's slowest hundredth).
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/", min_interval=0)
+    feed._publish(feed.build())
+    tables.post(1, 60)  # a change: the feed's next look builds
+    build, began = feed.build, []
+
+    def slow_build():
+        began.append(time.monotonic())
+        time.sleep(0.3)
+        return build()
+
+    feed.build = slow_build
+
+    async def follow():
+        stream = feed.stream(feed.admit("10.0.0.1"))
+        await anext(stream)  # retry:
+        await anext(stream)  # the snapshot
+        runner = asyncio.create_task(feed.run())  # its first look: a ping is due, and a build
+        message = await anext(stream)
+        arrived = time.monotonic()
+        feed.close()
+        await runner
+        await stream.aclose()
+        return message, arrived
+
+    message, arrived = asyncio.run(follow())
+    assert data(message)[0] == "ping"
+    assert began and arrived < began[0]
 
 
 def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):

@@ -205,6 +205,7 @@ class HallFeed:
                 self.ping = encode("ping", {"now": self.director.clock()})
                 self.pings += 1
                 self._wake_all()
+                await asyncio.sleep(0)  # the streams send it before a build holds the loop
             if now - last_build < self.min_interval:
                 continue
             frame = self.frame
