@@ -13,8 +13,9 @@ Prints
   hand → hall   p50/p99 of (a posted hand seen by the TV reader − posted), with no viewers
                 and with N viewers; the ratio (aim ≤ 2)
   fan-out       p50/p99 of (arrival − generated) over every message at every viewer; the floor
-                is a bare Starlette SSE app (bench/sse_floor.py) sending a message of the same
-                size, as often, to as many viewers in the same run; the ratio (aim ≤ 2)
+                is a bare Starlette SSE app (bench/sse_floor.py) sending messages of the sizes
+                the TV got with the crowd watching, in their order and as often, to as many
+                viewers in the same run; the ratio (aim ≤ 2)
   memory        the scorer's resident memory per viewer (RSS with N viewers − without) / N,
                 and the floor's; the ratio (aim ≤ 2)
   bandwidth     bytes a viewer received per second (the whole hall, or with --phones one
@@ -268,7 +269,7 @@ def main() -> None:
         try:
             scorer.start()
             asyncio.run(pair_all(scorer.url, tables, codes))
-            alone, batches, sizes = hand_to_hall(scorer, tables, ends, pace, duration)
+            alone, batches, _ = hand_to_hall(scorer, tables, ends, pace, duration)
         finally:
             scorer.stop()
 
@@ -285,7 +286,7 @@ def main() -> None:
             crowd_view = Viewers(scorer.url, paths)
             time.sleep(2.0)
             memory["after"] = rss(scorer.process.pid)
-            watched, batches2, _ = hand_to_hall(scorer, tables, ends, pace, duration,
+            watched, batches2, sizes = hand_to_hall(scorer, tables, ends, pace, duration,
                                                 during=crowd_view.measure)
             lags, received, elapsed, counts = crowd_view.finish()
             crowd_view = None
@@ -294,12 +295,15 @@ def main() -> None:
                 crowd_view.finish()
             scorer.stop()
 
-        # 3. The floor: a bare Starlette SSE app, same message size, as often, same crowd.
-        size = int(statistics.median(sizes)) if sizes and not args.phones else 2000
+        # 3. The floor: a bare Starlette SSE app, the same messages' sizes (what the TV got
+        # while the crowd watched: the patches' sizes vary, and the big ones make the p99),
+        # as often, the same crowd. A phone's view is about 2 KB.
+        floor_sizes = sizes if sizes and not args.phones else [2000]
         every = duration / max(1, len(sizes)) if sizes else 0.5
         port = free_port()
         floor = subprocess.Popen([sys.executable, str(Path(__file__).with_name("sse_floor.py")),
-                                  "--port", str(port), "--size", str(size),
+                                  "--port", str(port),
+                                  "--sizes", ",".join(map(str, floor_sizes)),
                                   "--every", f"{every:.3f}"])
         try:
             time.sleep(1.5)
@@ -322,8 +326,9 @@ def main() -> None:
           f"(aim ≤ 2)")
     f, g = percentile(lags, .99) if lags else 0, percentile(floor_lags, .99) if floor_lags else 0
     print(f"fan-out ({len(lags)} messages received in all): scorer {figures(lags)}; bare "
-          f"Starlette SSE floor ({size:,} B every {every:.2f} s) {figures(floor_lags)}; p99 "
-          f"ratio {f / g:.2f} (aim ≤ 2)")
+          f"Starlette SSE floor ({len(floor_sizes)} sizes, median "
+          f"{statistics.median(floor_sizes):,.0f} B, every {every:.2f} s) "
+          f"{figures(floor_lags)}; p99 ratio {f / g:.2f} (aim ≤ 2)")
     per, floor_per = ((memory["after"] - memory["before"]) / max(1, crowd),
                       (floor_after - floor_before) / max(1, crowd))
     print(f"memory: scorer {memory['before'] / 2**20:.0f} → {memory['after'] / 2**20:.0f} MiB, "

@@ -28,6 +28,9 @@ def merge(snap: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
         rows.update({row["team"]: row for row in patch.get("standings", [])})
         order = patch.get("order") or [row["team"] for row in snap["standings"]]
         out["standings"] = [rows[team] for team in order]
+        if "ranks" in patch:
+            out["standings"] = [{**row, "rank": rank}
+                                for row, rank in zip(out["standings"], patch["ranks"], strict=True)]
     out["generated"], out["serial"] = patch["generated"], patch["serial"]
     return out
 

@@ -1,10 +1,11 @@
 """The floor for the hall feed's fan-out: a bare Starlette app that sends one payload to every
 server-sent-events client, on uvicorn like the scorer (not a benchmark by itself).
 
-    python bench/sse_floor.py --port P --size BYTES --every SECONDS
+    python bench/sse_floor.py --port P --sizes BYTES[,BYTES...] --every SECONDS
 
-Every `--every` seconds one task makes a message of `--size` bytes (the time it was made
-last, as the hall's patches have it) and every stream sends those same bytes.
+Every `--every` seconds one task makes a message of the next size in `--sizes` (round and
+round; the sizes the scorer's messages had, in their order), with the time it was made last,
+as the hall's patches have it; every stream sends those same bytes.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from starlette.responses import PlainTextResponse, StreamingResponse
 from starlette.routing import Route
 
 
-def app(size: int, every: float) -> Starlette:
+def app(sizes: list[int], every: float) -> Starlette:
     state = {"message": b"", "serial": 0, "wake": asyncio.Event()}
 
     async def publish() -> None:
         while True:
             await asyncio.sleep(every)
+            size = sizes[state["serial"] % len(sizes)]  # type: ignore[operator]
             pad = "x" * max(0, size - 80)
             body = json.dumps({"serial": state["serial"] + 1, "pad": pad, "sent": time.time()})
             state["message"] = f"event: patch\ndata: {body}\n\n".encode()
@@ -65,11 +67,11 @@ def app(size: int, every: float) -> Starlette:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--size", type=int, default=2000)
+    parser.add_argument("--sizes", default="2000", help="bytes, comma-separated")
     parser.add_argument("--every", type=float, default=0.5)
     args = parser.parse_args()
-    uvicorn.run(app(args.size, args.every), host="127.0.0.1", port=args.port,
-                log_level="warning")
+    sizes = [int(n) for n in args.sizes.split(",")]
+    uvicorn.run(app(sizes, args.every), host="127.0.0.1", port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

@@ -48,6 +48,9 @@ def merge(snap: dict, patch: dict) -> dict:
         rows.update({row["team"]: row for row in patch["standings"]})
         out["standings"] = [rows[t] for t in patch.get("order", [r["team"] for r in
                                                                   snap["standings"]])]
+        if "ranks" in patch:
+            out["standings"] = [{**row, "rank": rank}
+                                for row, rank in zip(out["standings"], patch["ranks"], strict=True)]
     out["generated"], out["serial"] = patch["generated"], patch["serial"]
     return out
 
@@ -89,6 +92,33 @@ def test_patches_carry_only_what_changed_and_rebuild_the_snapshot(scorer):
     _, patch = data(fourth.patch)
     assert patch["set"]["pairings_round"] == 2 and len(patch["set"]["pairings"]) == 4
     assert shown(merge(snap, patch)) == shown(json.loads(fourth.json))
+
+
+def test_a_result_that_moves_the_ranks_sends_the_ranks_not_every_row(scorer):
+    """One table's result moves the ranks of teams that did not play it: the patch carries
+    the two teams' rows and the list of ranks, not every row again for its rank."""
+    director, tables = scorer
+    feed = HallFeed(director, "http://x/")
+    first = feed.build()
+    feed._publish(first)
+    snap = json.loads(first.json)
+    tables.finish(1)
+    second = feed.build()
+    after = json.loads(second.json)
+
+    def without_rank(standings: list) -> dict:
+        return {row["team"]: {**row, "rank": None} for row in standings}
+
+    old, new = without_rank(snap["standings"]), without_rank(after["standings"])
+    played = {team for team in new if new[team] != old[team]}
+    ranks_before = {row["team"]: row["rank"] for row in snap["standings"]}
+    moved = {row["team"] for row in after["standings"]
+             if row["team"] not in played and row["rank"] != ranks_before[row["team"]]}
+    assert len(played) == 2 and moved  # table 1's teams; others moved in rank only
+    _, patch = data(second.patch)
+    assert {row["team"] for row in patch["standings"]} == played
+    assert patch["ranks"] == [row["rank"] for row in after["standings"]]
+    assert shown(merge(snap, patch)) == shown(after)
 
 
 def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scorer):

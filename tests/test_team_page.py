@@ -123,6 +123,15 @@ def test_the_hall_page_follows_patches_to_the_same_picture(browser, scorer):
             tables.post(table, upto)
         serial = get(process.url + "/api/hall")["serial"]
         page.wait_for_function(f"window.hall.snapshot.serial >= {serial}")
+    tables.finish(4)  # one result: the ranks of teams that did not play it move too
+    snap = get(process.url + "/api/hall")
+    deadline = time.monotonic() + 15
+    while not any(row["played"] for row in snap["standings"]) and time.monotonic() < deadline:
+        time.sleep(0.1)  # the scorer sees the store change within its next look
+        snap = get(process.url + "/api/hall")
+    assert {row["rank"] for row in snap["standings"]} == {1, 2, 8}
+    page.wait_for_function(f"window.hall.snapshot.serial >= {snap['serial']}")
+    assert shown(page.evaluate("window.hall.snapshot")) == shown(snap)
     tables.finish_round()  # results and standings change …
     Director(Store(director.store.path), RULESETS).publish(confirm=True)  # … and pairings
     page.wait_for_function("window.hall.snapshot.pairings.length > 0")

@@ -11,8 +11,10 @@ changes. Streams wait on one shared event; one pinger sends the scorer's time ev
 The wire format (server-sent events; `?since=SERIAL`: the screen has that snapshot already):
 - `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
 - `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
-  "standings": [rows], "order": [team ids], "sent"}` — top-level keys replaced, table rows
-  replaced by number, standings rows by team, and the standings' order when it changed;
+  "standings": [rows], "order": [team ids], "ranks": [ranks], "sent"}` — top-level keys
+  replaced, table rows replaced by number, standings rows by team, the standings' order when
+  it changed, and every row's rank, in that order, when a rank changed (one result moves
+  the ranks of half the hall: their rows are not sent again for it);
 - `team`: one team's view (`hall.team_views`), whole, when it changed (with `sent`, as a
   patch);
 - `ping`: `{"now": scorer time}`.
@@ -101,8 +103,9 @@ class Frame:
 
 def _keys(snap: dict[str, Any], rows: dict[int, Any]) -> dict[str, Any]:
     return {"tables": rows,
-            "standings": {row["team"]: row for row in snap["standings"]},
+            "standings": {row["team"]: {**row, "rank": None} for row in snap["standings"]},
             "order": [row["team"] for row in snap["standings"]],
+            "ranks": [row["rank"] for row in snap["standings"]],
             "set": {k: v for k, v in snap.items()
                     if k not in ("generated", "tables", "standings")}}
 
@@ -121,11 +124,13 @@ def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
     if set(keys["order"]) != set(before["order"]):
         out["set"]["standings"] = snap["standings"]
     else:
-        out["standings"] = [row for team, row in keys["standings"].items()
-                            if before["standings"][team] != row]
+        out["standings"] = [row for row in snap["standings"] if
+                            before["standings"][row["team"]] != keys["standings"][row["team"]]]
         if keys["order"] != before["order"]:
             out["order"] = keys["order"]
-    if not any(out.get(k) for k in ("set", "tables", "standings", "order")):
+        if keys["ranks"] != before["ranks"]:
+            out["ranks"] = keys["ranks"]
+    if not any(out.get(k) for k in ("set", "tables", "standings", "order", "ranks")):
         return None
     out["sent"] = time.time()  # when the bytes exist: what a stream's delay is counted from
     return encode("patch", out)

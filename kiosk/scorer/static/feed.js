@@ -3,8 +3,9 @@
 // clock and the times shown, worked out one way for both pages.
 //
 // A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
-// by number, standings rows by team, and the standings' order when it changed. Rows that did
-// not change keep counting down: their time left moves on by the time between the two.
+// by number, standings rows by team, the standings' order when it changed, and their ranks
+// (in that order) when one changed. Rows that did not change keep counting down: their time
+// left moves on by the time between the two.
 (function () {
   'use strict';
 
@@ -31,6 +32,11 @@
       (patch.standings || []).forEach((row) => rows.set(row.team, row));
       out.standings = (patch.order || snap.standings.map((row) => row.team))
         .map((team) => rows.get(team));
+      const ranks = patch.ranks;
+      if (ranks) {
+        out.standings = out.standings.map((row, i) =>
+          (row.rank === ranks[i] ? row : Object.assign({}, row, { rank: ranks[i] })));
+      }
     }
     out.generated = patch.generated;
     out.serial = patch.serial;
