@@ -21,7 +21,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, hall, hall_page, outputs, refusals, sync, updates
+from . import admin, hall, hall_page, heap, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
 from .pdf_queue import PdfQueue
@@ -85,12 +85,15 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         feed.on_build = lambda: pair_ahead(director)
         director.fold(0)  # resume from the checkpoint and fold what came after it
         feed.current()
+        heap.settle()  # what starting took (the modules, the folds) lives as long as the server
         tasks = [asyncio.create_task(feed.run()),
-                 asyncio.create_task(checkpoints(director))]
+                 asyncio.create_task(checkpoints(director)),
+                 asyncio.create_task(heap.keep_collections_short())]
         yield
         feed.close()
         for task in tasks:
             task.cancel()
+        heap.thaw()
         director.pairer, feed.on_build = in_process, None
         pairer.close()
         app.state.pdf_queue.close()

@@ -1,0 +1,82 @@
+"""The scorer's garbage collection while it serves (kiosk/scorer/heap.py): what lived is frozen
+out of the full collections' walk, garbage is still freed, a cycle among frozen objects waits
+only for the sweep, and everything is back in the collector's sight when the server stops."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+import pytest
+from starlette.testclient import TestClient
+
+from kiosk.scorer import heap
+from kiosk.scorer.web import create_app
+
+from .hall_events import hall
+
+
+class Part:
+    """A connection's part: it points at another, as a closed connection's parts do."""
+
+    other: Part | None = None
+
+
+def pair() -> tuple[Part, weakref.ref[Part]]:
+    a, b = Part(), Part()
+    a.other, b.other = b, a
+    return a, weakref.ref(b)
+
+
+def walked(thing: object) -> bool:
+    """Whether a full collection walks `thing` (the frozen are not in gc.get_objects)."""
+    return any(o is thing for o in gc.get_objects())
+
+
+@pytest.fixture(autouse=True)
+def thawed():
+    yield
+    heap.thaw()
+
+
+def test_settle_frees_the_garbage_and_freezes_what_lives():
+    kept, _ = pair()
+    garbage, gone = pair()
+    del garbage
+    heap.settle()
+    assert gone() is None  # collected before the freeze
+    assert not walked(kept)  # frozen: a full collection no longer walks it
+    heap.thaw()
+    assert walked(kept)
+
+
+def test_a_cycle_among_frozen_objects_is_freed_by_the_sweep():
+    first, gone = pair()
+    heap.settle()
+    del first  # the cycle is garbage now, but frozen
+    gc.collect()
+    assert gone() is not None  # a full collection does not see it …
+    heap.sweep()
+    assert gone() is None  # … the sweep does
+
+
+def test_the_server_settles_and_sweeps_on_its_own_and_thaws_when_it_stops(
+        tmp_path, monkeypatch):
+    monkeypatch.setattr(heap, "SETTLE_EVERY", 0.05)
+    monkeypatch.setattr(heap, "SWEEP_EVERY", 0.3)
+    director = hall(tmp_path)
+    with TestClient(create_app(director)) as client:
+        assert client.get("/api/hall").status_code == 200
+        first, gone = pair()
+        assert walked(first)
+        client.portal.call(asyncio.sleep, 0.15)  # a settle or two
+        assert not walked(first)
+        del first  # garbage among the frozen: freed by the next sweep
+        client.portal.call(asyncio.sleep, 0.5)
+        assert gone() is None
+        kept, _ = pair()
+        client.portal.call(asyncio.sleep, 0.15)
+        assert not walked(kept)
+    assert walked(kept)  # the server stopped: nothing stays frozen
+    director.store.close()
