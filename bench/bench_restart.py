@@ -16,24 +16,34 @@ measured:
           60 events a table) posted since the last checkpoint
 
 Prints each (median of --repeat), and warm and killed as ratios to the floor and to the aim
-of 3 s.
+of 3 s. Then, in this process, the heap of a scorer serving that event (every match folded,
+the hall's frame built) and what the garbage collector holds the event loop for at that size
+(kiosk/scorer/heap.py): its sweep every 10 minutes, against a full collection as the
+interpreter runs one every few seconds under load when nothing is frozen (median of 5).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import bench_scorer
 import big_event
 import httpx
 from bench_scorer import Scorer, kiosk, load
 
-from kiosk.scorer.director import CHECKPOINT_NAME
+from kiosk.rules import Rulesets
+from kiosk.scorer import heap
+from kiosk.scorer.director import CHECKPOINT_NAME, Director
+from kiosk.scorer.feed import HallFeed
+from kiosk.scorer.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -95,6 +105,35 @@ def main() -> None:
         aim = f"; {median / 3.0:.2f} of the 3 s aim" if name in ("warm", "killed") else ""
         print(f"  {name:<7} first answer of /api/hall {median:6.2f} s{ratio}{aim} "
               f"({', '.join(f'{v:.2f}' for v in values)})")
+    collector_pauses(source, args.cache)
+
+
+def collector_pauses(source: Path, cache: Path) -> None:
+    """The garbage collector's pauses with the event's folds and hall frame in this heap."""
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        data = Path(tmp) / "event"
+        shutil.copytree(source, data)
+        director = Director(Store(data / "scorer.sqlite"), Rulesets.load([]))
+        director.fold(0)  # every event (the cache keeps no checkpoint)
+        HallFeed(director, "http://127.0.0.1/").current()
+        heap.settle()
+        tracked = len(gc.get_objects()) + gc.get_freeze_count()
+
+        def pause(collect: Callable[[], Any]) -> float:
+            times = []
+            for _ in range(5):
+                started = time.perf_counter()
+                collect()
+                times.append(time.perf_counter() - started)
+            return statistics.median(times) * 1000
+
+        sweep = pause(heap.sweep)
+        heap.thaw()
+        whole = pause(gc.collect)
+        director.store.close()
+    print(f"  garbage collector, {tracked:,} objects: the scorer's sweep (every "
+          f"{heap.SWEEP_EVERY / 60:g} min) holds the loop {sweep:.0f} ms; a full collection "
+          f"with nothing frozen {whole:.0f} ms")
 
 
 if __name__ == "__main__":
