@@ -333,6 +333,39 @@ def test_the_tables_page_counts_paired_unpaired_and_offline_and_has_the_mute_on_
     expect(page).to_have_url(re.compile(r"show=unpaired"))  # still the same filter
 
 
+def test_the_tables_finder_shows_one_table_and_comes_back_to_it_after_a_swap(console):
+    """A referee calls out table 12's kiosk: the head referee types 12 instead of scrolling a
+    hall's rows, swaps the kiosk there and is still looking at table 12 afterwards."""
+    page = console.page
+    console.go("/admin/tables")
+    finder = page.locator("#find")
+    finder.get_by_label("桌号").fill("12")
+    finder.get_by_role("button", name="查看").click()
+    expect(page).to_have_url(re.compile(r"/admin/tables\?table=12$"))
+    assert rows_shown(page, "#kiosks") == [12]
+    expect(finder.get_by_label("桌号")).to_have_value("12")
+    console.shot("tables-finder")
+    page.locator("#kiosks tr[data-table='12']").get_by_role("button").click()
+    expect(page.locator(".consequence")).to_contain_text(  # asked first: irreversible
+        "把第 12 桌换到新平板？该桌现用的平板立即不能再上传")
+    assert 12 in console.d.store.paired_tables()  # nothing done yet
+    console.shot("tables-swap-asks")
+    page.get_by_role("button", name="确认执行").click()
+    note = page.locator(".flash.note")
+    expect(note).to_contain_text("第 12 桌：旧平板已不能再上传")
+    code = re.search(r"配对码 (\d{6})", note.inner_text()).group(1)
+    expect(page).to_have_url(re.compile(r"table=12"))
+    assert rows_shown(page, "#kiosks") == [12]
+    expect(page.locator("#kiosks tr[data-table='12'] td.code")).to_have_text(code)
+
+    finder.get_by_label("桌号").fill(str(TABLES + 1))
+    page.locator("#find input").evaluate("box => box.removeAttribute('max')")  # (typed anyway)
+    finder.get_by_role("button", name="查看").click()
+    expect(page.locator(".flash.error")).to_have_text(
+        f"没有第 {TABLES + 1} 桌：本赛场共 {TABLES} 张桌。")
+    assert rows_shown(page, "#kiosks") == list(range(1, TABLES + 1))
+
+
 # -- K2: a wide screen is used ----------------------------------------------------------------
 
 @pytest.mark.parametrize("width, height", [(1920, 1080), (1366, 900)])

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from starlette.testclient import TestClient
@@ -96,6 +97,30 @@ def test_the_admin_page_runs_an_event(director):
     assert "invalid literal" not in shown and len(director.rulings()) == 1
     client.post("/admin/logout", data={"csrf": csrf})
     assert client.get("/admin").status_code == 303  # the session is gone
+
+
+def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
+    director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
+    director.create_event("杯", "standard-80fen")
+    codes = director.add_tables(2)
+    director.store.pair(1, codes[1], "pi-1", time.time())
+    director.store.close()
+
+    def swap(*more):
+        return kiosk("scorer", "admin", "--data", str(tmp_path), "swap", "--table", "1", *more)
+
+    asked = swap()
+    assert asked.returncode == 3 and "--yes" in asked.stderr
+    assert "把第 1 桌换到新平板？该桌现用的平板立即不能再上传" in asked.stderr
+    store = Store(tmp_path / "scorer.sqlite")
+    assert store.paired_tables() == {1: "pi-1"}  # nothing done
+    store.close()
+    done = swap("--yes")
+    assert done.returncode == 0, done.stderr
+    store = Store(tmp_path / "scorer.sqlite")
+    code = store.open_codes()[1]
+    assert code in done.stdout and store.paired_tables() == {}
+    store.close()
 
 
 def test_the_admin_commands(tmp_path):

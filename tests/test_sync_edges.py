@@ -75,7 +75,7 @@ def test_a_spare_with_another_tables_journal_is_refused(tmp_path, scorer):
     spare = tmp_path / "spare"  # last weekend's journal for table 1, another device
     simulate(spare, 1, RULESETS, "xiamen-2015", 2, 9, 1e9, io.StringIO()).close()
     with pytest.raises(LinkError, match=r"move table-1\.sqlite aside"):
-        join(spare, 1, "http://testserver", director.swap(1), RULESETS, client)
+        join(spare, 1, "http://testserver", director.swap(1, confirm=True), RULESETS, client)
     assert Credential.load(spare, 1) is None
 
 

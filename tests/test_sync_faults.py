@@ -144,7 +144,7 @@ def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):
     # Two more hands, then the kiosk breaks before it could send them.
     simulate(old, 1, RULESETS, "xiamen-2015", 5, 1, 1e9, io.StringIO()).close()
     assert len(journal_events(old, 1)) > len(director.store.events(1))
-    code = director.swap(1)
+    code = director.swap(1, confirm=True)
     with pytest.raises(LinkError) as revoked:
         link.send([], 0)
     assert revoked.value.status == 401

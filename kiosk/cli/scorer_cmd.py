@@ -104,7 +104,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
         t("admin.cli.code", table=n, code=c) for n, c in d.store.open_codes().items())
         or t("admin.cli.no_codes"))
     p = op("swap", lambda d, a, t: t(
-        "admin.cli.swap", table=a.table, code=d.swap(a.table, by=_who())))
+        "admin.cli.swap", table=a.table, code=d.swap(a.table, a.yes, by=_who())), confirm=True)
     p.add_argument("--table", type=int, required=True, metavar="N", help=say("cli.table_number"))
     p = op("import", lambda d, a, t: t("admin.cli.journal", **dict(zip(
         ("events", "orphans"), d.import_journal(a.table, a.journal, by=_who()), strict=True))))

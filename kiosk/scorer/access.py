@@ -25,7 +25,7 @@ from typing import Any
 
 from ..rules.errors import Explained
 from ..table.journal import Journal
-from .base import DirectorBase, refuse
+from .base import DirectorBase, confirm_first, refuse
 from .store import Store
 
 SESSION_HOURS = 12.0
@@ -261,11 +261,14 @@ class HallTables(DirectorBase):
     def table_count(self) -> int:
         return int(self.store.setting("tables") or 0)
 
-    def swap(self, table: int, by: str = "") -> str:
+    def swap(self, table: int, confirm: bool = False, by: str = "") -> str:
         """Move `table` to a new kiosk: the old kiosk's credential is revoked now, and the
-        code pairs the new one, which downloads the table's events and resumes."""
+        code pairs the new one, which downloads the table's events and resumes. A paired
+        table's swap is confirmed first (its kiosk stops uploading at once)."""
         if not 1 <= table <= self.table_count():
             raise refuse("admin.error.no_table", table=table, count=self.table_count())
+        if not confirm and table in self.store.paired_tables():
+            raise confirm_first("admin.confirm.swap_kiosk", table=table)
         self.store.revoke(table)
         with self.store.db.atomic():
             self._audit(by, "tables.swap", table=table)

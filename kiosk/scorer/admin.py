@@ -356,8 +356,11 @@ def routes(director: Director) -> list[Route]:
         every = [{"table": n, "paired": n in known[1], "link": links[n],
                   "problem": n in troubled} for n in range(1, count + 1)]
         show = _shown(request, triage.TABLE_FILTERS)
+        asked = _query_int(request, "table", 0)  # the finder: one table's row alone
+        shown = [asked] if 1 <= asked <= count else \
+            [t["table"] for t in triage.chosen(every, triage.TABLE_FILTERS, show)]
         return {"count": count, "paired": known[1], "codes": director.store.open_codes(now),
-                "shown": [t["table"] for t in triage.chosen(every, triage.TABLE_FILTERS, show)],
+                "shown": shown, "asked": asked,
                 "show": show, "counts": triage.counted(every, triage.TABLE_FILTERS),
                 "pairings": director.store.pairings(),
                 "code_states": director.store.code_states(now),
@@ -472,7 +475,8 @@ def routes(director: Director) -> list[Route]:
 
     def swap_kiosk(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         table = _int(form, "table", "admin.label.table")
-        return "admin.note.kiosk_swapped", {"table": table, "code": director.swap(table, by=who)}
+        code = director.swap(table, confirm=_confirmed(form), by=who)
+        return "admin.note.kiosk_swapped", {"table": table, "code": code}
 
     def new_code(form: FormData, who: str) -> tuple[str, dict[str, Any]]:
         table = _int(form, "table", "admin.label.table")
