@@ -297,6 +297,42 @@ def test_the_draft_is_published_from_the_top_and_two_teams_are_swapped_by_typing
         d.store.close()
 
 
+def test_the_drafts_warned_tables_are_a_filter_that_a_swap_comes_back_to(tmp_path, browser):
+    """At 60 tables the few pairings a head referee must look at (a rematch, one unit's two
+    teams) are a filter, as on the results page."""
+    d = hall_events.hall(tmp_path, teams=TEAMS)
+    d.make_draft(by="陈")
+    pairs = d.current_draft().plan.pairs
+    units = {t.id: t.unit for t in d.teams()}
+    first, second = pairs[0]
+    same = next(x for pair in pairs[1:] for x in pair if units[x] == units[first])
+    d.swap_teams(second, same, by="陈")  # table 1: two teams of one unit
+    warned = [n for n, (ns, ew) in enumerate(d.current_draft().plan.pairs, 1)
+              if units[ns] == units[ew]]
+    assert 1 in warned and len(warned) < TABLES
+    made = Console(d, browser, tmp_path)
+    page = made.page
+    try:
+        made.go("/admin/rounds")
+        chips = page.locator("#draft .filters")
+        expect(chips.locator("a").first).to_have_text(f"全部 {TABLES}")
+        chips.locator("[data-show=warned]").click()
+        expect(page).to_have_url(re.compile(r"/admin/rounds\?show=warned"))
+        expect(chips.locator("[data-show=warned]")).to_have_text(f"有提示 {len(warned)}")
+        assert rows_shown(page, "#draft-tables") == warned
+        expect(page.locator("#draft-tables tr[data-table='1']")).to_contain_text("同属")
+        made.shot("draft-warned")
+        page.locator("#draft-tables tr[data-table='1']").get_by_role(
+            "button", name="交换南北/东西").click()
+        expect(page.locator(".flash.note")).to_be_visible()
+        expect(page).to_have_url(re.compile(r"/admin/rounds\?show=warned&.*#t1$"))
+        assert rows_shown(page, "#draft-tables") == warned
+        assert made.errors == []
+    finally:
+        made.close()
+        d.store.close()
+
+
 def test_an_empty_team_swap_says_which_field_is_missing(tmp_path):
     from starlette.testclient import TestClient
 

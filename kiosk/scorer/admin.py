@@ -293,8 +293,12 @@ def routes(director: Director) -> list[Route]:
         placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) \
             if draft else []
         clock = director.round_clock()
+        warned_only = request.query_params.get("show") == "warned"  # a hall's draft: the
+        warned = [d for d in draft_tables if d["warnings"]]  # tables to look at, alone
         return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
-                "draft_tables": draft_tables, "general": general,
+                "draft_tables": warned if warned_only else draft_tables,
+                "draft_total": len(draft_tables), "warned": len(warned),
+                "warned_only": warned_only, "general": general,
                 "stale": draft is not None and director.draft_is_stale(draft),
                 "can_draft": can_draft, "current": current, "published": published,
                 "can_undo": bool(current) and not published and director.can_undo_round(),
