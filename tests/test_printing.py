@@ -141,6 +141,13 @@ def test_the_private_draft_never_prints(event):
     assert "第 2 轮对阵表" in published
 
 
+def log_in(client: TestClient, d: Director) -> None:
+    """The head referee's console session (a password of the test's own: tests share the
+    event)."""
+    d.set_password("printing-tests-password")
+    client.post("/admin/login", data={"password": "printing-tests-password", "who": "陈"})
+
+
 def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
     d, _ = event
     client = TestClient(create_app(d))
@@ -159,11 +166,43 @@ def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
         "厦门杯-成绩.csv"
     assert client.get("/api/export/results.xlsx").status_code == 404  # it holds the log:
     assert client.get("/admin/export/results.xlsx", follow_redirects=False).status_code == 303
-    client.post("/admin/login", data={"password": d.first_password() or ""})  # console only
+    log_in(client, d)  # console only
     book = client.get("/admin/export/results.xlsx")
     assert unquote(book.headers["content-disposition"].split("UTF-8''")[1]) == \
         "厦门杯-成绩.xlsx"
     assert load_workbook(io.BytesIO(book.content)).sheetnames[-1] == "操作日志"
+
+
+def test_prints_and_exports_read_the_director_on_the_event_loop_alone(event, monkeypatch):
+    """The director's folds and caches are the event loop's: a print or an export made in a
+    worker thread, folding while the loop folds kiosks' batches, could wipe tables' matches
+    from the hall. Every read of the director happens on one thread, the loop's; only the
+    layout of what was read (the sheets' replays, the templates, the workbook) runs beside."""
+    import threading
+
+    d, _ = event
+    readers: set[int] = set()
+    version = d.version
+
+    def noted() -> tuple[int, int]:
+        readers.add(threading.get_ident())
+        return version()
+
+    monkeypatch.setattr(d, "version", noted)
+    with TestClient(create_app(d)) as client:
+        log_in(client, d)
+        assert client.get("/api/hall").status_code == 200
+        assert readers, "the hall reads the director"
+        loop = set(readers)
+        for path in ("/print/sheets.pdf?lang=zh-Hant&round=1", "/print/scorecards.pdf?lang=en",
+                     "/print/sheets.html?round=1&lang=en", "/print/pairings-team.html",
+                     "/admin/export/results.xlsx", "/admin/print/codes.pdf"):
+            reply = client.get(path, follow_redirects=False)
+            assert reply.status_code == 200, (path, reply.text[:300])
+            assert "html" not in reply.headers["content-type"] or ".html" in path, path
+        book = load_workbook(io.BytesIO(client.get("/admin/export/results.xlsx").content))
+        assert book.sheetnames[-1] == "操作日志"
+    assert readers == loop
 
 
 def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):

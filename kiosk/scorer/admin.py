@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
@@ -185,8 +184,8 @@ def routes(director: Director) -> list[Route]:
     async def private_export(request: Request) -> Response:
         if session(request) is None:
             return RedirectResponse("/admin/login", status_code=303)
-        reply = await run_in_threadpool(outputs.private_export, director,
-                                        request.path_params["name"], lang_of(request))
+        reply = await outputs.private_export(director, request.path_params["name"],
+                                             lang_of(request))
         return reply or refusals.page(request, 404, "export.error.kind")
 
     async def codes_print(request: Request) -> Response:

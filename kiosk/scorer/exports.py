@@ -135,15 +135,27 @@ def audit_csv(director: Director, lang: str = "zh-Hans") -> str:
 
 def workbook(director: Director, lang: str = "zh-Hans") -> bytes:
     """An XLSX workbook: standings, every round's results, rulings, the audit log."""
+    return write_workbook(workbook_sheets(director, lang), lang)
+
+
+Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, columns, rows
+
+
+def workbook_sheets(director: Director, lang: str) -> Sheets:
+    """The workbook's rows, read from the director (on the event loop)."""
+    return [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
+            ("results", RESULT_COLUMNS, result_rows(director, lang)),
+            ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
+            ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
+
+
+def write_workbook(sheets: Sheets, lang: str) -> bytes:
+    """The XLSX file of `workbook_sheets` (no director: this may run in another thread)."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
     t = words(lang)
     book = Workbook()
-    sheets = [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
-              ("results", RESULT_COLUMNS, result_rows(director, lang)),
-              ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
-              ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
     first = True
     for name, columns, rows in sheets:
         sheet = book.active if first else book.create_sheet()

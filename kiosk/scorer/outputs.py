@@ -65,7 +65,8 @@ def routes(director: Director) -> list[Route]:
                     printing.file_name(director, kind, lang, ext, where["round_no"]),
                     stamp=(director.version(), int(director.clock() // 60)))
             if ext == "html":
-                body = printing.html(director, kind, lang, **where)
+                body = await run_in_threadpool(printing.gather(director, kind, lang,
+                                                               **where).html)
             else:
                 raise printing.PrintError("print.error.kind")
         except printing.PrintError as exc:
@@ -107,18 +108,21 @@ def queue_of(request: Request) -> PdfQueue:
     return request.app.state.pdf_queue  # type: ignore[no-any-return]
 
 
-async def pdf_reply(request: Request, document: Hashable, build: Callable[[], printing.Page],
-                    name: str, private: bool = False, stamp: Hashable = None) -> Response:
-    """The PDF of `document` (`build` makes its page; it may raise PrintError). A program gets
-    it when it is laid out; a browser gets it within `FIRST_WAIT`, or else a page saying that
-    it is being made, which looks again until it can download it. `stamp`: the store's state,
-    when the page shows nothing else: while it is the same, the page is not built again (the
-    HTML of 500 sheets takes the scorer a few tenths of a second)."""
+async def pdf_reply(request: Request, document: Hashable,
+                    gather: Callable[[], Callable[[], printing.Page]], name: str,
+                    private: bool = False, stamp: Hashable = None) -> Response:
+    """The PDF of `document`: `gather()` reads its page from the director, here on the event
+    loop, and returns what makes the page's HTML in a worker thread (`printing.page_of`; it
+    may raise PrintError). A program gets the PDF when it is laid out; a browser gets it
+    within `FIRST_WAIT`, or else a page saying that it is being made, which looks again until
+    it can download it. `stamp`: the store's state, when the page shows nothing else: while
+    it is the same, the page is not built again (the HTML of 500 sheets takes the scorer a
+    few tenths of a second)."""
     queue = queue_of(request)
     job = queue.known(document, stamp)
     try:
         if job is None:
-            page = await run_in_threadpool(build)
+            page = await run_in_threadpool(gather())
             job = queue.submit(document, page.content, page.html, name, private, stamp)
     except QueueFull as full:
         reply = refusals.page(request, 503, "print.queue.full", count=full.count,
@@ -185,9 +189,10 @@ def _finished(request: Request, job: Job, download: bool) -> Response:
                              "Cache-Control": "no-store"})
 
 
-def private_export(director: Director, kind: str, lang: str) -> Response | None:
+async def private_export(director: Director, kind: str, lang: str) -> Response | None:
     """The exports that hold the audit log (who did what): for the head referee's session
-    only, so served under /admin. None for an unknown kind."""
+    only, so served under /admin. None for an unknown kind. (The workbook's rows are read on
+    the event loop, the director's thread; openpyxl writes them in a worker thread.)"""
     event = director.event()
     stem = event.name if event else "event"
     t = words(lang)
@@ -195,7 +200,9 @@ def private_export(director: Director, kind: str, lang: str) -> Response | None:
         return _download(exports.audit_csv(director, lang).encode(), "text/csv",
                          f"{stem}-{t('export.file.audit')}.csv")
     if kind == "results.xlsx":
-        return _download(exports.workbook(director, lang), "application/vnd.openxmlformats-"
+        book = await run_in_threadpool(exports.write_workbook,
+                                       exports.workbook_sheets(director, lang), lang)
+        return _download(book, "application/vnd.openxmlformats-"
                          "officedocument.spreadsheetml.sheet",
                          f"{stem}-{t('export.file.results')}.xlsx")
     return None

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
 from .. import hand_words as words
 from ..i18n import LANGS, translator
-from ..rules import replay
+from ..rules import Rulesets, replay
 from . import layout, views
 from .director import Director
 from .store import CODE_HOURS
@@ -40,11 +41,39 @@ class PrintError(ValueError):
         self.key, self.params = key, params
 
 
+@dataclass(frozen=True)
+class Parts:
+    """A page's template and what it shows, read from the director. The director's folds and
+    caches are the event loop's (a worker thread folding beside it can wipe tables' matches):
+    `gather` reads them on the loop; `html` lays out what was read and touches the director no
+    more, so it may run in another thread."""
+
+    template: str
+    lang: str
+    context: dict[str, Any]
+    rulesets: Rulesets
+
+    def html(self) -> str:
+        context = self.context
+        if "sheets" in context:  # (the replays, the sheets' heavy part, happen here)
+            context = {**context, "sheets": [fill_sheet(s, self.rulesets, self.lang)
+                                             for s in context["sheets"]]}
+        return render(self.template, self.lang, **context)
+
+
 def html(director: Director, kind: str, lang: str, round_no: int | None = None,
          team: str | None = None, table: int | None = None, printed: str | None = None
          ) -> str:
     """The page `kind` as HTML (`printed`: the time it says it was printed, now unless
     given). Raises PrintError for what cannot be printed."""
+    return gather(director, kind, lang, round_no, team, table, printed).html()
+
+
+def gather(director: Director, kind: str, lang: str, round_no: int | None = None,
+           team: str | None = None, table: int | None = None, printed: str | None = None
+           ) -> Parts:
+    """What the page `kind` shows, read from the director (on the event loop). Raises
+    PrintError for what cannot be printed."""
     if kind not in KINDS:
         raise PrintError("print.error.kind")
     lang = lang if lang in LANGS else "zh-Hans"
@@ -89,9 +118,9 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
                 raise PrintError("print.error.no_table")
             tables = [table]
         rows = {m.table: m for m in views.round_rows(director, round_no)}  # once, not a sheet
-        context["sheets"] = [sheet_context(director, round_no, t, lang, rows.get(t))
+        context["sheets"] = [gather_sheet(director, round_no, t, lang, rows.get(t))
                              for t in sorted(tables)]
-    return render(f"print/{kind}.html", lang, **context)
+    return Parts(f"print/{kind}.html", lang, context, director.rulesets)
 
 
 def codes_html(director: Director, lang: str, printed: str | None = None) -> str:
@@ -132,14 +161,21 @@ class Page:
 _PRINTED = "\ue000printed\ue000"  # stands for the printed time while the digest is taken
 
 
-def page_of(director: Director, kind: str, lang: str, **where: Any) -> Page:
-    """`html` with its digest (`kind` "codes": the pairing codes, `codes_html`)."""
+def page_of(director: Director, kind: str, lang: str, **where: Any) -> Callable[[], Page]:
+    """The page read from the director now (on the event loop; `kind` "codes": the pairing
+    codes, `codes_html`), and the function that lays it out with its digest, which may run in
+    another thread."""
+    now = _now(director)
     if kind == "codes":
-        marked = codes_html(director, lang, printed=_PRINTED)
+        codes = codes_html(director, lang, printed=_PRINTED)  # (a small page: all at once)
+        parts: Parts | None = None
     else:
-        marked = html(director, kind, lang, printed=_PRINTED, **where)
-    return Page(marked.replace(_PRINTED, _now(director)),
-                hashlib.sha256(marked.encode()).hexdigest())
+        parts = gather(director, kind, lang, printed=_PRINTED, **where)
+
+    def page() -> Page:
+        marked = codes if parts is None else parts.html()
+        return Page(marked.replace(_PRINTED, now), hashlib.sha256(marked.encode()).hexdigest())
+    return page
 
 
 def pdf(director: Director, kind: str, lang: str, **where: Any) -> bytes:
@@ -178,6 +214,18 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str,
     """What a match's score sheet shows: the seeds' 记分表 form filled from the table's
     events and the rulings (and left blank for hand writing where nothing is known).
     `match`: the table's row of the round, when the caller has it."""
+    return fill_sheet(gather_sheet(director, round_no, table, lang, match), director.rulesets,
+                      lang)
+
+
+Sheet = tuple[dict[str, Any], dict[str, Any] | None, Any]  # the sheet, the match's record,
+#                                                            the ruleset: `fill_sheet`'s input
+
+
+def gather_sheet(director: Director, round_no: int, table: int, lang: str,
+                 match: views.MatchRow | None = None) -> Sheet:
+    """The score sheet's part read from the director (on the event loop): the teams, the
+    result, and the match's record (a copy) for `fill_sheet` to replay."""
     event = director.event()
     state = director.match_state(table, round_no)
     ruleset = director.ruleset()
@@ -207,10 +255,20 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str,
         if match is not None:
             out["result"], out["ruling"] = match.result, match.ruling
             out["winner_side"] = match.winner_side
-    if state is None or state.ruleset is None:
+    return out, (state.export() if state is not None and state.ruleset is not None
+                 else None), ruleset
+
+
+def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
+    """The score sheet with the match's hands, replayed from its record (no director: this
+    may run in another thread)."""
+    out, record, ruleset = sheet
+    if record is None:
         return out
-    record = state.export()
-    lines = list(replay(record, director.rulesets))
+    out = {**out, "hands": [], "deals": []}  # (filled anew: the gathered sheet stays as it is)
+    if "sides" in out:
+        out["sides"] = {side: {**value, "penalties": []} for side, value in out["sides"].items()}
+    lines = list(replay(record, rulesets))
     players = record.get("players") or {}
     out["total_head"] = translator(lang)("words.col.total", **words.terms(ruleset, lang))
     if out["individual"]:
