@@ -16,7 +16,7 @@ import datetime
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 from .. import hand_words as words
@@ -218,8 +218,12 @@ def sheet_context(director: Director, round_no: int, table: int, lang: str,
                       lang)
 
 
-Sheet = tuple[dict[str, Any], dict[str, Any] | None, Any]  # the sheet, the match's record,
-#                                                            the ruleset: `fill_sheet`'s input
+class Sheet(NamedTuple):
+    """A score sheet as read from the director, for `fill_sheet`."""
+
+    out: dict[str, Any]
+    record: dict[str, Any] | None  # the match's record (a copy); None before its setup
+    ruleset: Any
 
 
 def gather_sheet(director: Director, round_no: int, table: int, lang: str,
@@ -255,8 +259,8 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
         if match is not None:
             out["result"], out["ruling"] = match.result, match.ruling
             out["winner_side"] = match.winner_side
-    return out, (state.export() if state is not None and state.ruleset is not None
-                 else None), ruleset
+    return Sheet(out, state.export() if state is not None and state.ruleset is not None
+                 else None, ruleset)
 
 
 def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
