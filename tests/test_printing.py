@@ -205,6 +205,60 @@ def test_prints_and_exports_read_the_director_on_the_event_loop_alone(event, mon
     assert readers == loop
 
 
+def test_printed_pages_are_made_one_at_a_time_and_a_crowd_is_told_to_wait(event, monkeypatch):
+    """People on the hall's Wi-Fi asking for big pages over and over must not stall the
+    kiosks: the same page asked for at once is made once and shared; other pages wait their
+    turn, at most four behind the one being made; beyond, 503 with when to try again."""
+    import threading
+    import time
+    import urllib.error
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .browser import serve
+
+    d, _ = event
+    making, most, made = [0], [0], []
+    lay_out = printing.Parts.html
+
+    def slow(parts: printing.Parts) -> str:  # a page as big as 500 score sheets
+        making[0] += 1
+        most[0] = max(most[0], making[0])
+        time.sleep(1.5)
+        made.append(threading.get_ident())
+        making[0] -= 1
+        return lay_out(parts)
+
+    monkeypatch.setattr(printing.Parts, "html", slow)
+
+    def ask(path: str) -> tuple[int, str, str | None]:
+        try:
+            with urllib.request.urlopen(server.url + path, timeout=60) as reply:
+                return reply.status, reply.read().decode(), None
+        except urllib.error.HTTPError as refused:
+            return refused.code, refused.read().decode(), refused.headers["Retry-After"]
+
+    with serve(create_app(d)) as server, ThreadPoolExecutor(8) as crowd:
+        same = list(crowd.map(ask, ["/print/standings.html"] * 6))
+        assert {status for status, _, _ in same} == {200} and len({b for _, b, _ in same}) == 1
+        assert len(made) == 1  # made once for the six
+        pages = [f"/print/{kind}.html?lang={lang}" for kind in ("standings", "pairings-table")
+                 for lang in ("zh-Hans", "zh-Hant", "en")] + ["/print/scorecards.html",
+                                                               "/print/pairings-team.html"]
+        answers = list(crowd.map(ask, pages))
+    assert most[0] == 1  # never two at once
+    assert {status for status, _, _ in answers} <= {200, 503}
+    refused = {path: (body, wait) for path, (status, body, wait) in zip(pages, answers,
+                                                                         strict=True)
+               if status == 503}
+    assert 1 <= len(refused) <= 3 and len(answers) - len(refused) >= 5
+    said = {"en": "Other printed pages are being made", "zh-Hant": "正在產生其他列印頁面",
+            "zh-Hans": "正在生成其他打印页面"}  # in the page's language
+    for path, (body, wait) in refused.items():
+        lang = path.partition("lang=")[2] or "zh-Hans"
+        assert said[lang] in body and int(wait) >= 5, (path, body)
+
+
 def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
     d, _ = event
     text = exports.results_csv(d)

@@ -16,6 +16,7 @@ from starlette.routing import Route
 from ..i18n import DEFAULT_LANG, LANGS
 from . import exports, printing, refusals
 from .director import Director
+from .page_gate import PageGate
 from .pdf_queue import Job, PdfQueue, QueueFull
 from .templating import lang_of, render, words
 
@@ -65,13 +66,16 @@ def routes(director: Director) -> list[Route]:
                     printing.file_name(director, kind, lang, ext, where["round_no"]),
                     stamp=(director.version(), int(director.clock() // 60)))
             if ext == "html":
-                body = await run_in_threadpool(printing.gather(director, kind, lang,
-                                                               **where).html)
+                body = await gate_of(request).make(
+                    ("html", kind, lang, *where.values()),
+                    lambda: printing.gather(director, kind, lang, **where).html)
             else:
                 raise printing.PrintError("print.error.kind")
         except printing.PrintError as exc:
             return refusals.page(request, 400 if ".bad_" in exc.key else 404, exc.key,
                                  **exc.params)
+        except QueueFull as full:
+            return busy(request, "print.pages.busy", full)
         name = printing.file_name(director, kind, lang, ext, where["round_no"])
         return HTMLResponse(body, headers={
             "Content-Disposition": printing.disposition(name, inline=True)})
@@ -108,12 +112,24 @@ def queue_of(request: Request) -> PdfQueue:
     return request.app.state.pdf_queue  # type: ignore[no-any-return]
 
 
+def gate_of(request: Request) -> PageGate:
+    return request.app.state.page_gate  # type: ignore[no-any-return]
+
+
+def busy(request: Request, key: str, full: QueueFull) -> Response:
+    """503: too much being printed; try again after the seconds said."""
+    reply = refusals.page(request, 503, key, count=full.count, seconds=full.seconds)
+    reply.headers["Retry-After"] = str(full.seconds)
+    return reply
+
+
 async def pdf_reply(request: Request, document: Hashable,
                     gather: Callable[[], Callable[[], printing.Page]], name: str,
                     private: bool = False, stamp: Hashable = None) -> Response:
-    """The PDF of `document`: `gather()` reads its page from the director, here on the event
+    """The PDF of `document`: `gather()` reads its page from the director, on the event
     loop, and returns what makes the page's HTML in a worker thread (`printing.page_of`; it
-    may raise PrintError). A program gets the PDF when it is laid out; a browser gets it
+    may raise PrintError), through the page gate. A program gets the PDF when it is laid out;
+    a browser gets it
     within `FIRST_WAIT`, or else a page saying that it is being made, which looks again until
     it can download it. `stamp`: the store's state, when the page shows nothing else: while
     it is the same, the page is not built again (the HTML of 500 sheets takes the scorer a
@@ -122,13 +138,10 @@ async def pdf_reply(request: Request, document: Hashable,
     job = queue.known(document, stamp)
     try:
         if job is None:
-            page = await run_in_threadpool(gather())
+            page = await gate_of(request).make(("pdf", document), gather)
             job = queue.submit(document, page.content, page.html, name, private, stamp)
     except QueueFull as full:
-        reply = refusals.page(request, 503, "print.queue.full", count=full.count,
-                              seconds=full.seconds)
-        reply.headers["Retry-After"] = str(full.seconds)
-        return reply
+        return busy(request, "print.queue.full", full)
     browser = "text/html" in request.headers.get("accept", "")
     await _settled(job, FIRST_WAIT if browser else None)
     if job.finished is None:

@@ -24,6 +24,7 @@ from starlette.staticfiles import StaticFiles
 from . import admin, hall, hall_page, heap, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
+from .page_gate import PageGate
 from .pdf_queue import PdfQueue
 from .shield import SecurityHeaders
 from .streams import ScorerApp
@@ -113,6 +114,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
+    app.state.page_gate = PageGate()  # printed pages, made one at a time
     return app
 
 
