@@ -56,10 +56,22 @@ def play_round(director: Director, round_no: int, journals: list[list[dict[str, 
                last: dict[int, tuple[int, str]], rng: random.Random) -> int:
     """Every table of the round plays one recorded match; returns the events written. `last`:
     each table's last sequence number and hash (the chain), brought up to date."""
-    rows = []
+    rows = [row for table_rows in round_rows(director, round_no, journals, last, rng).values()
+            for row in table_rows]
+    write_rows(director.store, rows)
+    return len(rows)
+
+
+def round_rows(director: Director, round_no: int, journals: list[list[dict[str, Any]]],
+               last: dict[int, tuple[int, str]], rng: random.Random
+               ) -> dict[int, list[tuple[Any, ...]]]:
+    """Each table's events of one recorded match in the round, as rows of the store's events
+    table (`write_rows`), chained after `last`, which is brought up to date."""
+    out = {}
     for table, _, _ in director.assignments(round_no):
         match = rng.choice(journals)
         seq, prev = last.get(table, (0, ""))
+        rows = out[table] = []
         for e in match:
             seq += 1
             data = e["data"]
@@ -73,13 +85,24 @@ def play_round(director: Director, round_no: int, journals: list[list[dict[str, 
                          e["wall"], e["actor"], prev, digest))
             prev = digest
         last[table] = (seq, prev)
-    store = director.store
+    return out
+
+
+def write_rows(store: Store, rows: list[tuple[Any, ...]]) -> None:
+    """Events written straight into the store, in one transaction, as a batch lands."""
     with store.db.atomic():
         store.db.conn.executemany(
             "INSERT INTO events (device, seq, table_number, match, kind, data, mono, wall, "
             "actor, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     store._wrote()
-    return len(rows)
+
+
+def last_events(director: Director) -> dict[int, tuple[int, str]]:
+    """Each table's last sequence number and hash in the store."""
+    return {t: (s, h) for t, s, h in director.store.db.execute(
+        "SELECT e.table_number, e.seq, e.hash FROM events e JOIN (SELECT table_number, "
+        "max(seq) AS top FROM events GROUP BY table_number) m ON m.table_number = "
+        "e.table_number AND m.top = e.seq").fetchall()}
 
 
 def cached(cache: Path, teams: int, rounds: int, played: int, log: Any = print) -> Path:
@@ -132,10 +155,7 @@ def play_on(path: Path, per_table: int, seed: int = 7) -> int:
     rulesets = Rulesets.load([])
     director = Director(Store(path), rulesets)
     try:
-        last = {t: (s, h) for t, s, h in director.store.db.execute(
-            "SELECT e.table_number, e.seq, e.hash FROM events e JOIN (SELECT table_number, "
-            "max(seq) AS top FROM events GROUP BY table_number) m ON m.table_number = "
-            "e.table_number AND m.top = e.seq").fetchall()}
+        last = last_events(director)
         round_no = director.start_round(0)
         recorded = [match[:per_table] for match in record_journals(3, rulesets)]
         return play_round(director, round_no, recorded, last, random.Random(seed))

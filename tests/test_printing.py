@@ -196,10 +196,14 @@ def test_prints_and_exports_read_the_director_on_the_event_loop_alone(event, mon
         loop = set(readers)
         for path in ("/print/sheets.pdf?lang=zh-Hant&round=1", "/print/scorecards.pdf?lang=en",
                      "/print/sheets.html?round=1&lang=en", "/print/pairings-team.html",
-                     "/admin/export/results.xlsx", "/admin/print/codes.pdf"):
+                     "/admin/export/results.xlsx", "/admin/print/codes.pdf",
+                     "/api/export/sheets.txt", "/api/export/results.csv",
+                     "/api/export/results.json"):
             reply = client.get(path, follow_redirects=False)
             assert reply.status_code == 200, (path, reply.text[:300])
             assert "html" not in reply.headers["content-type"] or ".html" in path, path
+            if path.endswith("sheets.txt"):  # the replays (made in a worker) are there
+                assert "== 第 1 轮 · 第 1 桌 ==" in reply.text and "签名" in reply.text
         book = load_workbook(io.BytesIO(client.get("/admin/export/results.xlsx").content))
         assert book.sheetnames[-1] == "操作日志"
     assert readers == loop
@@ -252,11 +256,75 @@ def test_printed_pages_are_made_one_at_a_time_and_a_crowd_is_told_to_wait(event,
                                                                          strict=True)
                if status == 503}
     assert 1 <= len(refused) <= 3 and len(answers) - len(refused) >= 5
-    said = {"en": "Other printed pages are being made", "zh-Hant": "正在產生其他列印頁面",
-            "zh-Hans": "正在生成其他打印页面"}  # in the page's language
+    said = {"en": "Other printed pages or downloads are being made",
+            "zh-Hant": "正在產生其他列印頁面或匯出檔案",
+            "zh-Hans": "正在生成其他打印页面或导出文件"}  # in the page's language
     for path, (body, wait) in refused.items():
         lang = path.partition("lang=")[2] or "zh-Hans"
         assert said[lang] in body and int(wait) >= 5, (path, body)
+
+
+@pytest.mark.timeout(300)
+def test_an_export_is_made_once_a_version_and_a_sheet_replayed_when_its_match_changes(
+        tmp_path, monkeypatch):
+    """Exports are public downloads of the whole event: eight people asking for sheets.txt over
+    and over during a round froze the hall page for 14 s at 1,000 teams. Asked for at once, an
+    export is made once; asked for again with nothing new, it is not made again; when a table
+    posts a hand, only that table's sheet is replayed."""
+    import urllib.request
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from .browser import serve
+
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=4)
+    d.import_teams(("编号,队名\n" + "\n".join(f"t{i},{n}" for i, n in enumerate(NAMES[:4], 1))
+                    ).encode())
+    codes = d.add_tables(2)
+    d.start_round(0)
+    replays, made = [], []
+    real_replay, real_sheets_of = exports.replay, exports.sheets_of
+
+    def replay(record, rulesets):
+        replays.append(record["table"])
+        return real_replay(record, rulesets)
+
+    def sheets_of(*args):
+        made.append(args)
+        return real_sheets_of(*args)
+
+    monkeypatch.setattr(exports, "replay", replay)
+    monkeypatch.setattr(exports, "sheets_of", sheets_of)
+
+    def sheets() -> str:
+        with urllib.request.urlopen(server.url + "/api/export/sheets.txt", timeout=60) as reply:
+            return reply.read().decode()
+
+    def block(text: str, table: int) -> str:
+        return re.search(rf"== 第 1 轮 · 第 {table} 桌 ==\n(.*?)(?=\n== |\Z)", text, re.S)[1]
+
+    def hands(text: str, table: int) -> list[str]:  # the sheet's rows: 副, 庄家, …
+        return re.findall(r"^ ?(\d+)  [东南西北] ", block(text, table), re.M)
+
+    with serve(create_app(d)) as server, ThreadPoolExecutor(6) as crowd:
+        links = {t: join(tmp_path / f"k{t}", t, server.url, codes[t], RULESETS, httpx.Client())
+                 for t in (1, 2)}  # (plain HTTP on loopback)
+        for table, link in links.items():
+            simulate_synced(tmp_path / f"k{table}", table, RULESETS, link, 2, table, 1e9,
+                            io.StringIO()).close()
+        answers = list(crowd.map(lambda _: sheets(), range(6)))
+        assert len(set(answers)) == 1 and len(made) == 1  # made once for the six
+        first = answers[0]
+        assert hands(first, 1) == hands(first, 2) == ["1", "2"] and sorted(replays) == [1, 2]
+        assert sheets() == first and len(made) == 1  # nothing new: not made again
+        simulate_synced(tmp_path / "k2", 2, RULESETS, links[2], 4, 2, 1e9,
+                        io.StringIO()).close()  # table 2 plays on
+        later = sheets()
+    assert len(made) == 2 and replays[2:] == [2]  # table 1's sheet was kept
+    assert block(later, 1) == block(first, 1)
+    assert hands(later, 2) == ["1", "2", "3", "4"]
 
 
 def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):

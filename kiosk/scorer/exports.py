@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from ..rules import replay
+from ..rules import Ruleset, Rulesets, replay
 from ..sheet import score_sheet
 from ..wire import csv_cell
 from . import views
@@ -126,7 +126,15 @@ def _csv(rows: Iterable[Sequence[Any]]) -> str:
 
 def results_csv(director: Director, lang: str = "zh-Hans") -> str:
     """Every match's result, UTF-8 with a BOM (Excel on a Chinese Windows reads it)."""
-    return _csv([headers(RESULT_COLUMNS, lang), *result_rows(director, lang)])
+    return results_csv_of(director, lang)()
+
+
+def results_csv_of(director: Director, lang: str) -> Callable[[], str]:
+    """`results_csv` read from the director now (on the event loop), and the function that
+    writes it, which may run in another thread."""
+    with director.reading():
+        rows = [headers(RESULT_COLUMNS, lang), *result_rows(director, lang)]
+    return lambda: _csv(rows)
 
 
 def audit_csv(director: Director, lang: str = "zh-Hans") -> str:
@@ -143,10 +151,11 @@ Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, co
 
 def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
-    return [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
-            ("results", RESULT_COLUMNS, result_rows(director, lang)),
-            ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
-            ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
+    with director.reading():
+        return [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
+                ("results", RESULT_COLUMNS, result_rows(director, lang)),
+                ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
+                ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
 
 
 def write_workbook(sheets: Sheets, lang: str) -> bytes:
@@ -244,21 +253,55 @@ def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:
 def sheets(director: Director, lang: str) -> str:
     """Every match's text score sheet, each followed by its ruling in the same language, as
     the printed sheet says it; a table ruled without a record of play has its ruling alone."""
+    return sheets_of(director, lang, SheetTexts())()
+
+
+def sheets_of(director: Director, lang: str, texts: SheetTexts) -> Callable[[], str]:
+    """`sheets` read from the director now (on the event loop), and the function that
+    replays and writes them (no director: it may run in another thread), keeping each
+    match's text in `texts`."""
     t = words(lang)
-    rulings = {(r.round, r.table): r for r in director.rulings()}
-    sheets = {(round_no, table): score_sheet(record, director.rulesets.require(
-                  record["ruleset"]), list(replay(record, director.rulesets)), lang, None)
-              for round_no, table, record in table_records(director)}
-    parts = []
-    for round_no, table in sorted(sheets.keys() | rulings.keys()):
-        text = t("export.sheet_head", round=round_no, table=table) + "\n" + \
-            sheets.get((round_no, table), t("print.sheet.no_hands") + "\n")
-        ruling = rulings.get((round_no, table))
-        if ruling:
-            text += t("print.sheet.ruling", kind=t(f"print.decided.{ruling.kind}"),
-                      side=t(f"print.side.{ruling.loser}"), reason=ruling.reason)
-            if ruling.kind == "adjusted":
-                text += " " + t("print.sheet.ruling_net", net=ruling.net)
-            text += "\n"
-        parts.append(text)
-    return "\n".join(parts)
+    with director.reading():
+        rulings = {(r.round, r.table): r for r in director.rulings()}
+        records = [(round_no, table, record, director.rulesets.require(record["ruleset"]))
+                   for round_no, table, record in table_records(director)]
+    rulesets = director.rulesets
+
+    def write() -> str:
+        sheets = {(round_no, table): texts.text(round_no, table, record, ruleset, rulesets,
+                                                lang)
+                  for round_no, table, record, ruleset in records}
+        parts = []
+        for round_no, table in sorted(sheets.keys() | rulings.keys()):
+            text = t("export.sheet_head", round=round_no, table=table) + "\n" + \
+                sheets.get((round_no, table), t("print.sheet.no_hands") + "\n")
+            ruling = rulings.get((round_no, table))
+            if ruling:
+                text += t("print.sheet.ruling", kind=t(f"print.decided.{ruling.kind}"),
+                          side=t(f"print.side.{ruling.loser}"), reason=ruling.reason)
+                if ruling.kind == "adjusted":
+                    text += " " + t("print.sheet.ruling_net", net=ruling.net)
+                text += "\n"
+            parts.append(text)
+        return "\n".join(parts)
+    return write
+
+
+class SheetTexts:
+    """Each match's text score sheet once written, kept with the record it was written from:
+    while a match's record is the same, its sheet is not replayed again (replaying and
+    writing 1,500 sheets takes the scorer about 1.5 s; a download during a round changes a
+    few of them). Used by one thread at a time."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[int, int, str], tuple[dict[str, Any], str, str]] = {}
+
+    def text(self, round_no: int, table: int, record: dict[str, Any], ruleset: Ruleset,
+             rulesets: Rulesets, lang: str) -> str:
+        key = (round_no, table, lang)
+        kept = self._kept.get(key)
+        if kept is not None and kept[1] == ruleset.sha256 and kept[0] == record:
+            return kept[2]
+        text = score_sheet(record, ruleset, list(replay(record, rulesets)), lang, None)
+        self._kept[key] = (record, ruleset.sha256, text)
+        return text

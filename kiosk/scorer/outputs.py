@@ -6,11 +6,12 @@ is (the event, the round, the kind). The exports that hold the audit log are the
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Hashable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from ..i18n import DEFAULT_LANG, LANGS
@@ -19,6 +20,27 @@ from .director import Director
 from .page_gate import PageGate
 from .pdf_queue import Job, PdfQueue, QueueFull
 from .templating import lang_of, render, words
+
+EXPORTS = ("results.csv", "results.json", "sheets.txt")  # the public ones
+
+
+def _written(director: Director, kind: str, lang: str, texts: exports.SheetTexts
+             ) -> Callable[[], bytes]:
+    """The export `kind` read from the director now (on the event loop), and the function
+    that writes its bytes, which may run in another thread."""
+    if kind == "results.csv":
+        write = exports.results_csv_of(director, lang)
+    elif kind == "sheets.txt":
+        write = exports.sheets_of(director, lang, texts)
+    else:
+        with director.reading():
+            value = exports.results_json(director)
+
+        def write() -> str:  # (as a JSONResponse writes it)
+            return json.dumps(value, ensure_ascii=False, allow_nan=False,
+                              separators=(",", ":"))
+    return lambda: write().encode()
+
 
 FIRST_WAIT = 2.0  # seconds a browser waits for its PDF before it is shown the progress page
 REFRESH = 3  # seconds between two looks of the progress page
@@ -84,19 +106,24 @@ def routes(director: Director) -> list[Route]:
         kind, lang = request.path_params["name"], _lang(request)
         if lang is None:
             return _unknown_lang()
+        if kind not in EXPORTS:
+            return refusals.page(request, 404, "export.error.kind")
+        try:  # (a download of the whole event: read on the loop, written in a worker)
+            body = await gate_of(request).make(
+                ("export", kind, lang, director.version()),
+                lambda: _written(director, kind, lang, request.app.state.sheet_texts),
+                keep=True)
+        except QueueFull as full:
+            return busy(request, "print.pages.busy", full)
         event = director.event()
         stem = event.name if event else "event"
         t = words(lang)
         if kind == "results.csv":
-            return _download(exports.results_csv(director, lang).encode(), "text/csv",
-                             f"{stem}-{t('export.file.results')}.csv")
+            return _download(body, "text/csv", f"{stem}-{t('export.file.results')}.csv")
         if kind == "results.json":
-            return JSONResponse(exports.results_json(director))
-        if kind == "sheets.txt":
-            return PlainTextResponse(exports.sheets(director, lang), headers={
-                "Content-Disposition": printing.disposition(
-                    f"{stem}-{t('export.file.sheets')}.txt", inline=True)})
-        return refusals.page(request, 404, "export.error.kind")
+            return Response(body, media_type="application/json")
+        return PlainTextResponse(body, headers={"Content-Disposition": printing.disposition(
+            f"{stem}-{t('export.file.sheets')}.txt", inline=True)})
 
     async def job(request: Request) -> Response:
         return job_page(request, private=False)

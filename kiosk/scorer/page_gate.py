@@ -4,6 +4,8 @@ sheets), so people on the hall's Wi-Fi asking for big pages over and over would 
 kiosks and the hall: eight of them asking for the score sheets' HTML made the hall page answer
 in 4–7 s. The same page asked for while it is being made is shared; at most `WAITING` other
 pages wait behind it; beyond that a request is refused (`QueueFull`, with how long to wait).
+The exports go through the same gate, and a page that names the store's version may be kept:
+asked for again at that version, it is not made again.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -20,6 +23,7 @@ from .pdf_queue import QueueFull
 
 T = TypeVar("T")
 WAITING = 4  # pages that may wait behind the one being made
+KEPT = 8  # pages kept to be handed out again
 
 
 class PageGate:
@@ -28,11 +32,18 @@ class PageGate:
         self._turn = asyncio.Lock()
         self._pending: dict[Hashable, asyncio.Future[Any]] = {}  # being made or waiting
         self._took = 1.0  # seconds the last page took, for the wait a refusal names
+        self._kept: OrderedDict[Hashable, Any] = OrderedDict()
 
-    async def make(self, page: Hashable, gather: Callable[[], Callable[[], T]]) -> T:
+    async def make(self, page: Hashable, gather: Callable[[], Callable[[], T]],
+                   keep: bool = False) -> T:
         """`gather()` on the event loop (it reads the director), then what it returns in a
         worker thread (the layout of what was read), one page at a time; whoever asks for the
-        same `page` meanwhile gets the same result. Raises what they raise, or QueueFull."""
+        same `page` meanwhile gets the same result. `keep`: the page is the same whenever it
+        is asked for (its key names the store's version), so the last few such pages are
+        kept and handed out again. Raises what they raise, or QueueFull."""
+        if page in self._kept:
+            self._kept.move_to_end(page)
+            return self._kept[page]  # type: ignore[no-any-return]
         shared = self._pending.get(page)
         if shared is not None:
             return await asyncio.shield(shared)  # type: ignore[no-any-return]
@@ -56,6 +67,10 @@ class PageGate:
         finally:
             del self._pending[page]
         made.set_result(result)
+        if keep:
+            self._kept[page] = result
+            while len(self._kept) > KEPT:
+                self._kept.popitem(last=False)
         return result
 
 

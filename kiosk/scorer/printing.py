@@ -72,8 +72,14 @@ def html(director: Director, kind: str, lang: str, round_no: int | None = None,
 def gather(director: Director, kind: str, lang: str, round_no: int | None = None,
            team: str | None = None, table: int | None = None, printed: str | None = None
            ) -> Parts:
-    """What the page `kind` shows, read from the director (on the event loop). Raises
-    PrintError for what cannot be printed."""
+    """What the page `kind` shows, read from the director (on the event loop), as of one
+    moment. Raises PrintError for what cannot be printed."""
+    with director.reading():
+        return _gather(director, kind, lang, round_no, team, table, printed)
+
+
+def _gather(director: Director, kind: str, lang: str, round_no: int | None, team: str | None,
+            table: int | None, printed: str | None) -> Parts:
     if kind not in KINDS:
         raise PrintError("print.error.kind")
     lang = lang if lang in LANGS else "zh-Hans"

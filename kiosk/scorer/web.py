@@ -21,7 +21,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import admin, hall, hall_page, heap, outputs, refusals, sync, updates
+from . import admin, exports, hall, hall_page, heap, outputs, refusals, sync, updates
 from .director import Director
 from .feed import HallFeed
 from .page_gate import PageGate
@@ -114,7 +114,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
-    app.state.page_gate = PageGate()  # printed pages, made one at a time
+    app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
+    app.state.sheet_texts = exports.SheetTexts()  # sheets.txt's sheets, by match
     return app
 
 
