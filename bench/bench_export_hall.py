@@ -1,7 +1,7 @@
 """Benchmark: the hall while people download the public exports during a round (issue 15).
 
     .venv/bin/python bench/bench_export_hall.py [--teams 1000] [--played 3] [--clients 8]
-                                                [--seconds 20] [--export sheets.txt]
+                                                [--seconds 20] [--path /api/export/sheets.txt]
                                                 [--cache DIR]
 
 A Swiss event of --teams teams with --played rounds played hand by hand (bench/big_event.py,
@@ -12,8 +12,8 @@ kiosks' batches would land, so the store's version moves four times a second. A 
 for the hall page's snapshot (`/api/hall`) every 0.1 s:
 
   - while the round is played and nobody downloads anything (the floor);
-  - while --clients clients download `/api/export/EXPORT` over and over (every public export
-    is the whole event: at 1,000 teams, sheets.txt is 2.2 MB of 1,500 replayed sheets);
+  - while --clients clients download --path over and over (any public page; every public
+    export is the whole event: at 1,000 teams, sheets.txt is 2.2 MB of 1,500 replayed sheets);
 
 and prints both latencies (p50 / p99 / max), their ratio at p99, how many downloads were
 served and refused (503: wait), and the events written meanwhile.
@@ -111,8 +111,7 @@ def main() -> int:
     parser.add_argument("--played", type=int, default=3)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=20.0)
-    parser.add_argument("--export", default="sheets.txt",
-                        choices=("sheets.txt", "results.csv", "results.json"))
+    parser.add_argument("--path", default="/api/export/sheets.txt")
     parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
     args = parser.parse_args()
     source = big_event.cached(args.cache, args.teams, args.played + 1, args.played)
@@ -152,13 +151,13 @@ def measure(url: str, store: Path, scorer: subprocess.Popen[bytes],
         floor = probe(url, time.monotonic() + args.seconds / 2)
         print(f"/api/hall, nobody downloading (floor): {summary(floor)}")
         stop = threading.Event()
-        counts, clients = downloads(f"{url}/api/export/{args.export}", args.clients, stop)
+        counts, clients = downloads(url + args.path, args.clients, stop)
         time.sleep(1)
         busy = probe(url, time.monotonic() + args.seconds)
         stop.set()
         for client in clients:
             client.join()
-        print(f"/api/hall, {args.clients} clients downloading {args.export}: {summary(busy)}")
+        print(f"/api/hall, {args.clients} clients downloading {args.path}: {summary(busy)}")
         print(f"  p99 ratio to the floor {p99(busy) / p99(floor):.1f}; downloads served "
               f"{counts[0]}, told to wait {counts[1]}; events written {played.written:,}")
     return 0

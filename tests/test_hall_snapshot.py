@@ -115,3 +115,41 @@ def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     h.director.close_event(confirm=True)
     closed = hall.snapshot(h.director, "http://x/")["tables"]
     assert [t["link"]["state"] for t in closed] == ["done", "done"]
+
+
+def test_the_read_only_apis_are_read_again_only_when_what_they_show_can_have_changed(
+        tmp_path, monkeypatch):
+    """Other software polling /api/tables, or a crowd on the hall's Wi-Fi, must not make the
+    scorer read every table for each request (at 1,000 teams eight pollers slowed the hall page
+    to p50 150 ms): the answer is kept until the store changes, and for the tables until the
+    next second too (their clocks count down). A change is never hidden."""
+    reads = {"tables": 0, "standings": 0}
+
+    def counting(name, real):
+        def counted(director):
+            reads[name] += 1
+            return real(director)
+        return counted
+
+    for name in reads:
+        monkeypatch.setattr(hall, name, counting(name, getattr(hall, name)))
+    now = [1_000_000.0]
+    h = Hall(tmp_path / "scorer", lambda: now[0])
+    h.director.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
+    tables = [h.client.get("/api/tables").json() for _ in range(5)]
+    standings = [h.client.get("/api/standings").json() for _ in range(5)]
+    assert reads == {"tables": 1, "standings": 1} and tables[0] == tables[-1]
+    assert [t["phase"] for t in tables[0]] == ["idle", "idle"]
+    now[0] += 0.5  # the same second: the same answer
+    h.client.get("/api/tables")
+    assert reads["tables"] == 1
+    now[0] += 1  # the next second: read again (a match clock would show a second less)
+    h.client.get("/api/tables")
+    assert reads["tables"] == 2
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
+    played = h.client.get("/api/tables").json()  # a kiosk's hands show at once
+    assert reads["tables"] == 3 and played[0]["phase"] == "over"
+    ranked = h.client.get("/api/standings").json()
+    assert reads["standings"] == 2 and ranked != standings[0]
+    assert max(s["points"] for s in ranked) > max(s["points"] for s in standings[0])
