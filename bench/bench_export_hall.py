@@ -23,10 +23,7 @@ from __future__ import annotations
 
 import argparse
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -37,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import big_event  # noqa: E402
-from bench_print_hall import free_port, get, p99, probe, summary  # noqa: E402
+from bench_print_hall import get, p99, probe, summary  # noqa: E402
 
 from kiosk.scorer.director import Director  # noqa: E402
 from kiosk.scorer.store import Store  # noqa: E402
@@ -114,36 +111,11 @@ def main() -> int:
     parser.add_argument("--path", default="/api/export/sheets.txt")
     parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
     args = parser.parse_args()
-    source = big_event.cached(args.cache, args.teams, args.played + 1, args.played)
-    with tempfile.TemporaryDirectory(dir=args.cache) as tmp:
-        data = Path(tmp) / "data"
-        shutil.copytree(source, data)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        with open(data / "scorer.log", "w") as log:
-            scorer = subprocess.Popen(
-                [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(data),
-                 "--port", str(port), "--no-mdns", "--no-tls"], cwd=ROOT, stdout=log,
-                stderr=subprocess.STDOUT)
-        try:
-            return measure(url, data / "scorer.sqlite", scorer, args)
-        finally:
-            scorer.terminate()
-            scorer.wait(timeout=30)
+    with big_event.served(args.cache, args.teams, args.played) as scorer:
+        return measure(scorer.url, scorer.data / "scorer.sqlite", args)
 
 
-def measure(url: str, store: Path, scorer: subprocess.Popen[bytes],
-            args: argparse.Namespace) -> int:
-    started = time.monotonic()
-    while True:
-        try:
-            get(url + "/api/hall", timeout=60)
-            break
-        except OSError:
-            if scorer.poll() is not None or time.monotonic() - started > 300:
-                print("the scorer did not start")
-                return 1
-            time.sleep(0.2)
+def measure(url: str, store: Path, args: argparse.Namespace) -> int:
     with Round(store) as played:
         print(f"event: {args.teams} teams, round {played.number} being played "
               f"({len(played.pending)} tables, {EVENTS} events from every {SHARE}th table "

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -37,14 +36,6 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import big_event  # noqa: E402
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def get(url: str, timeout: float = 600) -> bytes:
@@ -99,39 +90,16 @@ def main() -> int:
     parser.add_argument("--idle", type=float, default=15.0)
     parser.add_argument("--cache", type=Path, default=ROOT / ".bench-cache")
     args = parser.parse_args()
-    source = big_event.cached(args.cache, args.teams, args.played + 1, args.played)
-    with tempfile.TemporaryDirectory(dir=args.cache) as tmp:
-        data = Path(tmp) / "data"
-        shutil.copytree(source, data)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        with open(data / "scorer.log", "w") as log:
-            scorer = subprocess.Popen(
-                [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(data),
-                 "--port", str(port), "--no-mdns", "--no-tls"], cwd=ROOT, stdout=log,
-                stderr=subprocess.STDOUT)
-        try:
-            return measure(scorer, url, args)
-        finally:
-            scorer.terminate()
-            scorer.wait(timeout=30)
+    with big_event.served(args.cache, args.teams, args.played) as scorer:
+        return measure(scorer, args)
 
 
-def measure(scorer: subprocess.Popen[bytes], url: str, args: argparse.Namespace) -> int:
-    started = time.monotonic()
-    while True:
-        try:
-            get(url + "/api/hall", timeout=60)
-            break
-        except OSError:
-            if scorer.poll() is not None or time.monotonic() - started > 300:
-                print("the scorer did not start")
-                return 1
-            time.sleep(0.2)
+def measure(scorer: big_event.Served, args: argparse.Namespace) -> int:
+    url = scorer.url
     print(f"event: {args.teams} teams, round {args.played} played hand by hand; scorer up "
-          f"in {time.monotonic() - started:.1f} s;  load average {os.getloadavg()[0]:.2f} "
+          f"in {scorer.seconds:.1f} s;  load average {os.getloadavg()[0]:.2f} "
           f"({os.cpu_count()} cores)")
-    before = rss_mb(scorer.pid)
+    before = rss_mb(scorer.process.pid)
     idle = probe(url, time.monotonic() + args.idle)
     print(f"/api/hall idle (floor):      {summary(idle)}")
 
@@ -146,7 +114,7 @@ def measure(scorer: subprocess.Popen[bytes], url: str, args: argparse.Namespace)
 
     def watch_child() -> None:  # the layout's own peak, read while it runs
         while not done.is_set():
-            for pid in children(scorer.pid):
+            for pid in children(scorer.process.pid):
                 with contextlib.suppress(OSError):
                     peak[0] = max(peak[0], rss_mb(pid, "VmHWM"))
             time.sleep(0.2)
@@ -158,7 +126,7 @@ def measure(scorer: subprocess.Popen[bytes], url: str, args: argparse.Namespace)
     during = probe(url, done)
     maker.join()
     watcher.join()
-    after = rss_mb(scorer.pid)
+    after = rss_mb(scorer.process.pid)
     pdf = Path(tempfile.mktemp(suffix=".pdf"))
     pdf.write_bytes(out["pdf"])
     info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
@@ -180,7 +148,7 @@ def measure(scorer: subprocess.Popen[bytes], url: str, args: argparse.Namespace)
     with ThreadPoolExecutor(3) as pool:
         list(pool.map(lambda _: get(sheets), range(3)))
     print(f"three at once: {time.perf_counter() - start:.2f} s for all three; scorer RSS "
-          f"{rss_mb(scorer.pid):.0f} MB")
+          f"{rss_mb(scorer.process.pid):.0f} MB")
     return 0
 
 

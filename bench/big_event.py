@@ -10,13 +10,20 @@ round and the table), written straight into the store in one transaction a round
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import random
 import shutil
+import socket
 import sqlite3
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -161,3 +168,46 @@ def play_on(path: Path, per_table: int, seed: int = 7) -> int:
         return play_round(director, round_no, recorded, last, random.Random(seed))
     finally:
         director.store.close()
+
+
+@dataclass
+class Served:
+    url: str  # plain HTTP on loopback
+    data: Path  # the scorer's data directory (a copy of the cached one)
+    process: subprocess.Popen[bytes]
+    seconds: float  # until the hall page's snapshot first answered
+
+
+@contextlib.contextmanager
+def served(cache: Path, teams: int, played: int) -> Iterator[Served]:
+    """A copy of the cached event (`played` of `played` + 1 rounds played), served by the real
+    scorer (`kiosk scorer`, its own process) until the block ends; yields once the hall page's
+    snapshot answers. Raises RuntimeError when the scorer does not start within 300 s."""
+    source = cached(cache, teams, played + 1, played)
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(source, data)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        url = f"http://127.0.0.1:{port}"
+        with open(data / "scorer.log", "w") as log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(data),
+                 "--port", str(port), "--no-mdns", "--no-tls"], cwd=root, stdout=log,
+                stderr=subprocess.STDOUT)
+        try:
+            started = time.monotonic()
+            while True:
+                try:
+                    urllib.request.urlopen(url + "/api/hall", timeout=60).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() - started > 300:
+                        raise RuntimeError("the scorer did not start") from None
+                    time.sleep(0.2)
+            yield Served(url, data, process, time.monotonic() - started)
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
