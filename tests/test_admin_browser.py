@@ -194,11 +194,19 @@ def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_pa
     codes = d.add_tables(3)
     page.goto(console.url + "/admin/tables")
     link = page.get_by_role("link", name="打印配对码")
-    with page.expect_download() as got:
+    downloads: list = []  # (a PDF made within 2 s downloads at once, as the console's own
+    page.on("download", lambda d: downloads.append(d))  # download; a slower one: the tab)
+    with page.expect_popup() as opened:
         link.click()
+    opened.value.on("download", lambda d: downloads.append(d))
+    for _ in range(600):
+        if downloads:
+            break
+        page.wait_for_timeout(100)
+    assert downloads, "no download within 60 s"
     pdf = tmp_path / "codes.pdf"
-    got.value.save_as(pdf)
-    assert got.value.suggested_filename == "厦门杯-配对码.pdf"
+    downloads[0].save_as(pdf)
+    assert downloads[0].suggested_filename == "厦门杯-配对码.pdf"
     shots, text = render(pdf.read_bytes(), tmp_path, "codes")
     assert all(code in text for code in codes.values())
     print("screenshot", shots[0])
