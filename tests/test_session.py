@@ -504,7 +504,7 @@ def test_every_connection_has_wal_and_full_sync(tmp_path, rulesets, clock):
     seqs = [e.seq for e in s.journal.events()]
     assert seqs == list(range(1, len(seqs) + 1))
     applied = s.journal.db.execute("SELECT name FROM _sqlite_migrations").fetchall()
-    assert sorted(applied) == [("chain_events",), ("create_events",)]
+    assert sorted(applied) == [("chain_events",), ("create_events",), ("index_kinds",)]
     plain = sqlite3.connect(table_path(tmp_path, 1))
     assert plain.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 

@@ -7,6 +7,7 @@ empty list is a healthy kiosk."""
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import os
 import shutil
@@ -18,7 +19,10 @@ CLOCK_OFF = 0.5  # seconds from the scorer's clock
 HEALTH = ("disk_low", "memory_low", "clock_off")
 
 
+@functools.cache
 def version() -> str:
+    """The version this process runs (an update restarts the kiosk): read once, as reading the
+    package's metadata costs milliseconds and every batch reports it."""
     try:
         return importlib.metadata.version("kiosk80")
     except importlib.metadata.PackageNotFoundError:

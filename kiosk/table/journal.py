@@ -66,6 +66,13 @@ def chain_events(db: sqlite_utils.Database) -> None:
         prev = digest
 
 
+@migrations()
+def index_kinds(db: sqlite_utils.Database) -> None:
+    # The kiosk asks at every poll which match a round's setup made (`setups`): without this
+    # index that is a scan of the whole day's journal, a second.
+    db["events"].create_index(["kind", "match"])
+
+
 class JournalError(Explained, Exception):
     """The journal cannot be opened or written (disk full, a damaged or read-only card, a file
     that is not a journal, another program using it…). `key` says which, for a person."""
