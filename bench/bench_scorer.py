@@ -4,7 +4,7 @@
                                            [--duration 30] [--pace 1,2] [--gap 1,4]
                                            [--dir DIR] [--keep] [--tls on,off]
                                            [--only kiosk,latency,ingest,catch-up]
-                                           [--fsync-ms MS]
+                                           [--fsync-ms MS] [--batch 50]
 
 The scorer runs as it does in the hall: `kiosk scorer --data DIR --port P --no-mdns` in its
 own process (uvicorn on 127.0.0.1, a free port, HTTPS with its own certificate), its store
@@ -33,11 +33,11 @@ Prints
                   in another process follows /api/hall/stream (snapshot, then patches) and
                   notes when each table's confirmed hands first reach the posted count: p50
                   and p99 of (seen − posted), and of the ingest answer alone
-  ingest          every table sends its first 500 events in batches of 50, each as soon as the
-                  last is answered:
-                  events acknowledged per second; in the same run, plain sqlite3 inserts of the
-                  same rows with the same durability (WAL, synchronous=FULL, one transaction per
-                  batch of 50) on the same disk; the ratio of the two
+  ingest          every table sends its first 500 events in batches of 50 (--batch: 50 is what
+                  the outbox sends when behind, 1 is live play), each as soon as the last is
+                  answered: events acknowledged per second; in the same run, plain sqlite3
+                  inserts of the same rows with the same durability (WAL, synchronous=FULL,
+                  one transaction per batch) on the same disk; the ratio of the two
   catch-up        every table has 500 events queued when the scorer (re)starts; each sends them
                   as the kiosk outbox does (batches of kiosk.sync.outbox.BATCH, resuming from
                   the answered high-water mark): time from the scorer answering until every
@@ -716,7 +716,7 @@ def slow_disk(base: Path, ms: float) -> dict[str, str]:
 
 
 def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
-                per_table: int, repeat: int, duration: float) -> None:
+                per_table: int, repeat: int, duration: float, batch: int) -> None:
     ours, plain, server_cpu, gen_cpu = [], [], [], []
     tally = Tally()
     for i in range(repeat):
@@ -727,7 +727,7 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
             asyncio.run(pair_all(scorer.url, tables, codes))
             cpu0 = scorer.cpu()
             acked, elapsed, gen = asyncio.run(ingest_all(scorer.url, tables, per_table,
-                                                         INGEST_BATCH, duration, tally))
+                                                         batch, duration, tally))
             server_cpu.append(scorer.cpu() - cpu0)
             gen_cpu.append(gen)
         finally:
@@ -737,13 +737,13 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
                   f"within {duration:.0f} s")
         ours.append(acked / elapsed)
         plain.append(on_the_scorers_disk(plain_inserts, data / "plain.sqlite", tables,
-                                         per_table, INGEST_BATCH))
+                                         per_table, batch))
     a, b = statistics.median(ours), statistics.median(plain)
-    print(f"ingest ({len(tables)} tables × {per_table} events, batches of {INGEST_BATCH}): "
-          f"{a:,.0f} events/s ({a / INGEST_BATCH:,.0f} batches/s); plain sqlite3, same rows, "
+    print(f"ingest ({len(tables)} tables × {per_table} events, batches of {batch}): "
+          f"{a:,.0f} events/s ({a / batch:,.0f} batches/s); plain sqlite3, same rows, "
           f"WAL + FULL, a transaction a batch: {b:,.0f} rows/s; ratio {a / b:.2f} "
           f"(median of {repeat}: {', '.join(f'{x:,.0f}' for x in ours)})")
-    batches = len(tables) * -(-per_table // INGEST_BATCH)
+    batches = len(tables) * -(-per_table // batch)
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
           f"({ms(statistics.median(server_cpu) / batches)} a batch), load generator "
           f"{statistics.median(gen_cpu):.1f} s; {load()}")
@@ -893,6 +893,9 @@ def main() -> None:
                         help="the parts to run (default all: kiosk,latency,ingest,catch-up)")
     parser.add_argument("--tls", default="on,off",
                         help="run each part over HTTPS (on), plain HTTP (off) or both (on,off)")
+    parser.add_argument("--batch", type=int, default=INGEST_BATCH, metavar="N",
+                        help=f"events a batch in the ingest run (default {INGEST_BATCH}, as the "
+                             "outbox sends when behind; 1 is live play, a press at a time)")
     parser.add_argument("--fsync-ms", type=float, default=0.0, metavar="MS",
                         help="make every fsync of the scorer and the floor wait MS ms more, "
                              "as a slower disk would (default 0: this disk as it is)")
@@ -942,7 +945,8 @@ def main() -> None:
             if "latency" in parts:
                 latency_run(base, template, codes, tables, ends, pace, duration)
             if "ingest" in parts:
-                ingest_runs(base, template, codes, tables, per_table, repeat, limit)
+                ingest_runs(base, template, codes, tables, per_table, repeat, limit,
+                            args.batch)
             if "catch-up" in parts:
                 catch_up_runs(base, template, codes, tables, repeat, limit)
     print(f"(whole benchmark {time.monotonic() - begun:.0f} s)")

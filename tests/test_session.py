@@ -509,6 +509,25 @@ def test_every_connection_has_wal_and_full_sync(tmp_path, rulesets, clock):
     assert plain.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def test_a_journal_from_before_the_kind_index_gets_it_when_opened(tmp_path, rulesets, clock):
+    """The kiosk asks at every poll which match a round's setup made: on a journal written by
+    the version before, that looks through every event until the index is made."""
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N")
+    s.close()
+    older = sqlite3.connect(table_path(tmp_path, 1))
+    older.execute("DROP INDEX idx_events_kind_match")
+    older.execute("DELETE FROM _sqlite_migrations WHERE name = 'index_kinds'")
+    older.commit()
+    older.close()
+    journal = Journal(table_path(tmp_path, 1))
+    plan = journal.db.execute("EXPLAIN QUERY PLAN SELECT match, data FROM events "
+                              "WHERE kind = 'setup'").fetchall()
+    assert "USING INDEX idx_events_kind_match" in plan[0][-1]
+    assert [match for match, _ in journal.setups()] == ["1"]
+    journal.close()
+
+
 def test_a_second_round_is_a_new_match_at_the_same_table(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")
     s.unlock(PIN)
