@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from bench import hall_stream
 from kiosk.scorer import hall
 from kiosk.scorer.feed import HallFeed
 
@@ -37,21 +38,10 @@ def scorer(tmp_path):
 
 
 def merge(snap: dict, patch: dict) -> dict:
-    """What the page's feed.js does with a patch (kept in step with it by the browser test)."""
-    assert patch["serial"] == snap["serial"] + 1
-    out = {**snap, **patch["set"]}
-    if "tables" not in patch["set"]:
-        changed = {row["table"]: row for row in patch["tables"]}
-        out["tables"] = [changed.get(row["table"], row) for row in snap["tables"]]
-    if "standings" not in patch["set"]:
-        rows = {row["team"]: row for row in snap["standings"]}
-        rows.update({row["team"]: row for row in patch["standings"]})
-        out["standings"] = [rows[t] for t in patch.get("order", [r["team"] for r in
-                                                                  snap["standings"]])]
-        if "ranks" in patch:
-            out["standings"] = [{**row, "rank": rank}
-                                for row, rank in zip(out["standings"], patch["ranks"], strict=True)]
-    out["generated"], out["serial"] = patch["generated"], patch["serial"]
+    """What the page's feed.js does with a patch (bench/hall_stream.py's, which the benches
+    follow the stream with; the browser test keeps the page in step)."""
+    out = hall_stream.merge(snap, patch)
+    assert out is not None, "the patch does not follow the snapshot"
     return out
 
 
