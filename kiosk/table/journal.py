@@ -69,7 +69,7 @@ def chain_events(db: sqlite_utils.Database) -> None:
 @migrations()
 def index_kinds(db: sqlite_utils.Database) -> None:
     # The kiosk asks at every poll which match a round's setup made (`setups`): without this
-    # index that is a scan of the whole day's journal, a second.
+    # index, each poll reads the whole day's journal.
     db["events"].create_index(["kind", "match"])
 
 
