@@ -23,7 +23,9 @@ from .scorer.store import Store
 from .scorer.web import create_app
 from .sync.join import join
 from .sync.link import Credential, LinkError, ScorerLink
+from .sync.outbox import Outbox
 from .sync.simulated import simulate_synced
+from .table.journal import Journal, table_path
 
 TABLES = 8
 PANEL_SECONDS = 15.0  # the hall shows the next round's pairings this long between rounds
@@ -77,8 +79,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     if password:
         say("demo.password", password=password)
     stop = threading.Event()
+    standby = Standby(data)
     try:
-        play_event(admin, data, url, codes, speed, rulesets, stop, say)
+        play_event(admin, data, url, codes, speed, rulesets, stop, say, standby)
         say("demo.over")
         while True:
             time.sleep(1)
@@ -87,6 +90,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         say("demo.stopping")
     finally:
         stop.set()
+        standby.stop_all()
         server.stop()
         serving.join(timeout=10)
         director.store.close()
@@ -105,9 +109,39 @@ def _sayer(lang: str) -> Callable[..., None]:
     return say
 
 
+class Standby:
+    """The demo's kiosks between matches: each keeps its link to the scorer as a real kiosk
+    does (a heartbeat, the assignment asked for), so the director's tables page shows it
+    online, not as a table gone quiet."""
+
+    def __init__(self, data: Path) -> None:
+        self.data = data
+        self.outboxes: dict[int, Outbox] = {}
+
+    def start(self, table: int, link: ScorerLink) -> None:
+        journal = table_path(self.data / f"kiosk-{table}", table)
+        if not journal.exists():  # a kiosk makes its journal when it is first switched on
+            Journal(journal).close()
+        outbox = Outbox(journal, link)
+        outbox.start()
+        self.outboxes[table] = outbox
+
+    def stop(self, table: int) -> None:
+        """Before the table plays: its match's own outbox takes over the journal."""
+        outbox = self.outboxes.pop(table, None)
+        if outbox is not None:
+            outbox.stop()
+
+    def stop_all(self) -> None:
+        for table in list(self.outboxes):
+            self.stop(table)
+
+
 def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], speed: float,
-               rulesets: Rulesets, stop: threading.Event, say: Callable[..., None]) -> None:
-    """Every remaining round: start it, let each table's bots play it, until the last."""
+               rulesets: Rulesets, stop: threading.Event, say: Callable[..., None],
+               standby: Standby) -> None:
+    """Every remaining round: start it, let each table's bots play it, until the last.
+    A table not playing stays on `standby`."""
     event = admin.event()
     assert event is not None
     links = {}
@@ -116,6 +150,7 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
         paired = Credential.load(kiosk, table) is not None
         # The URL each time: a run on another port finds the scorer there.
         links[table] = join(kiosk, table, url, None if paired else codes[table], rulesets)
+        standby.start(table, links[table])
     while not stop.is_set():
         round_no = admin.current_round()
         if round_no and admin.round_start(round_no) is None:  # published by an earlier run
@@ -128,14 +163,18 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
             _between_rounds(admin, round_no, stop, say)
         if stop.is_set():
             return
-        players = [threading.Thread(target=_play, args=(data, t, links[t], round_no, speed,
-                                                       rulesets, stop, say), daemon=True)
-                   for t, _, _ in admin.assignments(round_no)]
-        for p in players:
-            p.start()
-        for p in players:
-            while p.is_alive():
-                p.join(timeout=0.5)
+        players = {t: threading.Thread(target=_play, args=(data, t, links[t], round_no, speed,
+                                                          rulesets, stop, say), daemon=True)
+                   for t, _, _ in admin.assignments(round_no)}
+        for table, player in players.items():
+            standby.stop(table)
+            player.start()
+        while players:
+            time.sleep(0.5)
+            for table, player in list(players.items()):
+                if not player.is_alive():
+                    del players[table]
+                    standby.start(table, links[table])
         if stop.is_set():
             return
 
