@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict kiosk/rules
 
 test: lint os-packages
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist worksteal
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_rules.py
