@@ -38,6 +38,9 @@ Prints
                   answered: events acknowledged per second; in the same run, plain sqlite3
                   inserts of the same rows with the same durability (WAL, synchronous=FULL,
                   one transaction per batch) on the same disk; the ratio of the two
+                  and the bound on it: the same batches through the scorer's own steps in one
+                  process with no HTTP (decode and check, keep, fold for the hall), CPU µs an
+                  event each, and the events/s and ratio they alone allow
   catch-up        every table has 500 events queued when the scorer (re)starts; each sends them
                   as the kiosk outbox does (batches of kiosk.sync.outbox.BATCH, resuming from
                   the answered high-water mark): time from the scorer answering until every
@@ -76,12 +79,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 from hall_stream import follow
 from kiosk_client import ConnectionLost, KioskClient
 
+from kiosk.cli.scorer_cmd import STORE_NAME
 from kiosk.pairing import KioskPairing
 from kiosk.rules import Rulesets
 from kiosk.sync.outbox import ASK_EVERY, HEARTBEAT
@@ -93,6 +97,7 @@ from kiosk.wire import event_hash, signed_headers
 RULESET = "xiamen-2015"
 INGEST_BATCH = 50
 QUEUED = 500  # events each table has waiting when the scorer comes back
+T = TypeVar("T")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -680,7 +685,47 @@ def plain_inserts(path: Path, tables: list[Table], per_table: int, batch: int) -
     return rows / elapsed
 
 
-def on_the_scorers_disk(function: Callable[..., float], *args: Any) -> float:
+def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dict[str, float]:
+    """The scorer's own work on the same batches with no HTTP, in one process as its server
+    does it: decode and check each batch (kiosk.wire), keep it through `Store.apply` (every
+    table's batch of a turn in one commit: more grouping than the writer gets), then fold it
+    for the hall (`Folds`). Returns CPU microseconds an event for each step."""
+    import sqlite_utils
+
+    from kiosk.scorer import heap
+    from kiosk.scorer.folds import Folds
+    from kiosk.scorer.store import Store
+    from kiosk.wire import check_batch, dumps, loads
+
+    turns = [[(t.number, dumps({"events": t.events[first:first + batch], "behind": 0}))
+              for t in tables] for first in range(0, per_table, batch)]
+    store = Store(path)
+    db = sqlite_utils.Database(str(path))  # the writer's own connection, as in the server
+    db.execute("PRAGMA synchronous=FULL")
+    spent = dict.fromkeys(("check", "keep", "fold"), 0.0)
+    folds = Folds(Rulesets.load([]))
+    for turn in turns:
+        heap.settle()  # as the server does every few seconds (uncounted, as often as can help)
+        started = time.process_time()
+        checked = [(table, check_batch(loads(raw, nesting=False))) for table, raw in turn]
+        kept = time.process_time()
+        db.execute("BEGIN IMMEDIATE")
+        for table, b in checked:
+            store.apply(db, table, b.events, time.time(), b.head, b.sealed)
+        db.execute("COMMIT")
+        folded = time.process_time()
+        folds.update(store.db.conn)
+        done = time.process_time()
+        spent["check"] += kept - started
+        spent["keep"] += folded - kept
+        spent["fold"] += done - folded
+    store.close()
+    db.close()
+    events = len(tables) * per_table
+    return {step: seconds / events * 1e6 for step, seconds in spent.items()}
+
+
+def on_the_scorers_disk(function: Callable[..., T], *args: Any) -> T:
     """`function(*args)` in a fresh Python process on the disk the scorer runs on (slowed as
     the scorer's is, when --fsync-ms slows it)."""
     saved = dict(os.environ)
@@ -717,7 +762,7 @@ def slow_disk(base: Path, ms: float) -> dict[str, str]:
 
 def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 per_table: int, repeat: int, duration: float, batch: int) -> None:
-    ours, plain, server_cpu, gen_cpu = [], [], [], []
+    ours, plain, own, server_cpu, gen_cpu = [], [], [], [], []
     tally = Tally()
     for i in range(repeat):
         data = fresh_store(base, template, f"ingest{i}")
@@ -738,11 +783,19 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
         ours.append(acked / elapsed)
         plain.append(on_the_scorers_disk(plain_inserts, data / "plain.sqlite", tables,
                                          per_table, batch))
+        own.append(on_the_scorers_disk(own_work, fresh_store(base, template, f"own{i}")
+                                       / STORE_NAME, tables, per_table, batch))
     a, b = statistics.median(ours), statistics.median(plain)
     print(f"ingest ({len(tables)} tables × {per_table} events, batches of {batch}): "
           f"{a:,.0f} events/s ({a / batch:,.0f} batches/s); plain sqlite3, same rows, "
           f"WAL + FULL, a transaction a batch: {b:,.0f} rows/s; ratio {a / b:.2f} "
           f"(median of {repeat}: {', '.join(f'{x:,.0f}' for x in ours)})")
+    steps = {step: statistics.median(o[step] for o in own) for step in own[0]}
+    ceiling = 1e6 / sum(steps.values())
+    print(f"  the scorer's own work an event, no HTTP, one core: decode and check "
+          f"{steps['check']:.1f} µs, keep {steps['keep']:.1f} µs, fold for the hall "
+          f"{steps['fold']:.1f} µs: at most {ceiling:,.0f} events/s, ratio {ceiling / b:.2f} "
+          "(the bound for this code on this machine)")
     batches = len(tables) * -(-per_table // batch)
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
           f"({ms(statistics.median(server_cpu) / batches)} a batch), load generator "

@@ -29,3 +29,7 @@ def test_twenty_kiosks_in_play_are_all_answered(tmp_path):
     ingest = re.search(r"ingest \(20 tables × 200 events.*\): ([\d,]+) events/s", out)
     assert ingest and int(ingest.group(1).replace(",", "")) > 0, out
     assert "acknowledged within" not in out, out  # every table's every event, in time
+    # the same batches through the scorer's own steps, no HTTP: what bounds the ratio
+    own = re.search(r"decode and check ([\d.]+) µs, keep ([\d.]+) µs, fold for the hall "
+                    r"([\d.]+) µs: at most ([\d,]+) events/s", out)
+    assert own and all(float(x.replace(",", "")) > 0 for x in own.groups()), out
