@@ -15,8 +15,10 @@ import pytest
 
 from kiosk.i18n import LANGS, catalog
 from kiosk.table import TableSession
+from kiosk.ui.script import SCRIPT
 
-from .helpers import ROOT, xvfb
+from .helpers import ROOT, tool, xvfb
+from .window import play
 
 # -- the font --------------------------------------------------------------------------------
 
@@ -132,8 +134,25 @@ def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size)
     else:
         words = {w for t in every for w in re.findall(r"[A-Za-z]{3,}", t)} - set(NAMES)
         assert words == set()
-    # the match the window played is in the journal as the screens showed it
-    session = TableSession.open(tmp_path / "data", 3, rulesets)
+    assert_the_journal_holds_the_match(tmp_path / "data", 3, rulesets)
+
+
+def test_a_whole_match_with_the_x_servers_pointer(tmp_path, display, rulesets):
+    """The same match with every tap and long press made by the X server's pointer (xdotool,
+    through SDL and Kivy's own input provider), as a person at the screen makes them, not
+    a touch event handed to the window."""
+    tool("xdotool")
+    _, screens = play(tmp_path, display, [list(step) for step in SCRIPT], pointer=True)
+    assert screens["shots"] == [f"{i:02d}-{name}.png" for i, name in enumerate(SHOTS, 1)]
+    assert "西 Wang 出牌\u3000第 1/25 轮" in screens["texts"]["clock.play"]  # typed by taps
+    assert "暂停" in screens["texts"]["paused"]  # the long press held the pointer down
+    assert screens["counts"] == {"typical": {"taps": 6, "presses": 2}}
+    assert_the_journal_holds_the_match(tmp_path / "data", 1, rulesets)
+
+
+def assert_the_journal_holds_the_match(data, table, rulesets):
+    """The scripted match the window played is in the journal as its screens showed it."""
+    session = TableSession.open(data, table, rulesets)
     record = session.export()
     session.close()
     first, second = record["hands"][:2]

@@ -2,8 +2,9 @@
 app, runner, session, journal and mock GPIO pins as `kiosk table --screenshots`, driven by a
 script of `kiosk.ui.script` steps given here (the built-in match script plays xiamen only).
 
-Run as `python -m tests.window SCRIPT.json OUT DATA WxH LANG` under an X display; the test
-helper `play` does that in a subprocess and returns what every screen said (screens.json)."""
+Run as `python -m tests.window SCRIPT.json OUT DATA WxH LANG touch|pointer` under an X
+display; the test helper `play` does that in a subprocess and returns what every screen said
+(screens.json)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +20,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def play(tmp_path: Path, display: str, script: list[tuple[str, str]], size: str = "800x480",
-         lang: str = "zh-Hans") -> tuple[Path, dict[str, Any]]:
+         lang: str = "zh-Hans", pointer: bool = False) -> tuple[Path, dict[str, Any]]:
     """Play `script` in a real window of `size` on `display`: the screenshots' folder and
-    screens.json (texts by screen, the laid-out lines of every button, the shots)."""
+    screens.json (texts by screen, the laid-out lines of every button, the shots). `pointer`:
+    each tap is the X server's pointer pressed on the button (xdotool), not a touch event
+    handed to Kivy."""
     out, data = tmp_path / "shots", tmp_path / "data"
     (tmp_path / "script.json").write_text(json.dumps(script, ensure_ascii=False),
                                           encoding="utf-8")
     env = {**os.environ, "DISPLAY": display, "XDG_CACHE_HOME": str(ROOT / ".venv" / "cache"),
            "KIVY_HOME": str(tmp_path / "kivy")}
     done = subprocess.run([sys.executable, "-m", "tests.window", str(tmp_path / "script.json"),
-                           str(out), str(data), size, lang], capture_output=True, text=True,
+                           str(out), str(data), size, lang, "pointer" if pointer else "touch"],
+                          capture_output=True, text=True,
                           timeout=300, cwd=ROOT, env=env)
     logs = "".join(p.read_text(errors="replace") for p in (tmp_path / "kivy").rglob("*.txt"))
     assert done.returncode == 0, (done.stderr[-3000:], logs[-3000:])
@@ -44,7 +49,30 @@ def cut_words(screens: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
             for text, lines in laid.items() if bare("".join(lines)) != bare(text)]
 
 
-def main(script_file: str, out: str, data: str, size: str, lang: str) -> None:
+def x_pointer(x: float, y: float, down: bool) -> Callable[[], bool]:
+    """The X pointer moved to the window's point (x, y) and its first button pressed or
+    released, through the X server (XTest), as a mouse or a touch screen under X would. Says
+    when Kivy has dispatched it (SDL reads it from the server at a later frame)."""
+    from kivy.core.window import Window
+
+    had: list[Any] = []
+    event = "on_touch_down" if down else "on_touch_up"
+
+    def note(_window: Any, touch: Any) -> None:
+        if not had:
+            had.append(touch)
+            Window.funbind(event, note)
+
+    Window.fbind(event, note)
+    left, top = Window.left + round(x), Window.top + Window.height - round(y)
+    # (no --sync: it waits for a motion event even when the pointer is already there; the
+    # server takes the move and the press in the order they are sent)
+    subprocess.run(["xdotool", "mousemove", str(left), str(top),
+                    "mousedown" if down else "mouseup", "1"], check=True, timeout=10)
+    return lambda: bool(had)
+
+
+def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str) -> None:
     from kiosk import ui
 
     config = ui.kivy_config()
@@ -69,7 +97,8 @@ def main(script_file: str, out: str, data: str, size: str, lang: str) -> None:
     runner = TableRunner(session, door, panel, lang=lang)
     app = KioskApp(runner, lang=lang)
     script = tuple(tuple(step) for step in json.loads(Path(script_file).read_text("utf-8")))
-    run_script(app, factory, pins, Path(out), script)  # type: ignore[arg-type]
+    run_script(app, factory, pins, Path(out), script,  # type: ignore[arg-type]
+               x_pointer if taps == "pointer" else None)
     runner.start()
     try:
         app.run()
@@ -80,4 +109,4 @@ def main(script_file: str, out: str, data: str, size: str, lang: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:6])
+    main(*sys.argv[1:7])

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,15 +81,21 @@ SCRIPT: tuple[Step, ...] = (
 )
 
 
+#: A finger on the screen: `finger(x, y, down)` puts it down at (or lifts it from) the
+#: window's point (x, y), in Kivy's window coordinates, and says when the window has had it.
+Finger = Callable[[float, float, bool], Callable[[], bool]]
+
+
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
-               script: tuple[Step, ...] = SCRIPT) -> None:
-    """Drive `app` through `script`, a step every few frames; stop the app at the end."""
+               script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None) -> None:
+    """Drive `app` through `script`, a step every few frames; stop the app at the end.
+    `finger`: how a tap reaches the window (default: a touch event dispatched to it)."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
                             "seat_boxes": {"lead": 0, "cut": []}, "laid": {}, "colors": {},
                             "scrolls": [], "overflow": []}
-    steps = _steps(app, factory, pins, out, script, seen)
+    steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched())
 
     def tick(_dt: float) -> bool:
         try:
@@ -105,7 +111,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
 
 
 def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
-           seen: dict[str, Any]) -> Iterator[None]:
+           seen: dict[str, Any], finger: Finger) -> Iterator[None]:
     shots, counting, counted = 0, False, ""
     taps = presses = 0
     for kind, arg in script:
@@ -126,19 +132,19 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             else:
                 raise RuntimeError(f"the notice never went {arg}")
         elif kind in ("touch", "hold"):
-            yield from _tap(app, arg, hold=kind == "hold")
+            yield from _tap(app, finger, arg, hold=kind == "hold")
             taps += counting
         elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
             if field:
-                yield from _tap(app, f"name:{field}")
+                yield from _tap(app, finger, f"name:{field}")
             for char in text:
                 if char.isupper() != app.controller.ui.keyboard_upper and char.isalpha():
-                    yield from _tap(app, "key_case")
-                yield from _tap(app, f"key:{char.upper()}" if char.isalpha() else
+                    yield from _tap(app, finger, "key_case")
+                yield from _tap(app, finger, f"key:{char.upper()}" if char.isalpha() else
                                 f"key:{char}")
             if field:
-                yield from _tap(app, "key_done")
+                yield from _tap(app, finger, "key_done")
         elif kind == "seat":  # "*": the seat whose move it is
             seat = (app.runner.view.clock_seat or "N") if arg == "*" else arg
             pin = factory.pin(pins.seat_button(seat))
@@ -172,7 +178,21 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             _note_texts(app, seen)
 
 
-def _tap(app: KioskApp, action: str, hold: bool = False) -> Iterator[None]:
+def _dispatched() -> Finger:
+    """Touch events dispatched to Kivy's window, as its input providers would."""
+    touches: list[UnitTestTouch] = []
+
+    def finger(x: float, y: float, down: bool) -> Callable[[], bool]:
+        if down:
+            touches.append(UnitTestTouch(x, y))
+            touches[-1].touch_down()
+        else:
+            touches.pop().touch_up()
+        return lambda: True  # handed over before this returns
+    return finger
+
+
+def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False) -> Iterator[None]:
     """A finger on the button for `action` (once the runner has put it on the screen); held
     long enough to pause, for the countdown."""
     for _ in range(100):
@@ -183,13 +203,21 @@ def _tap(app: KioskApp, action: str, hold: bool = False) -> Iterator[None]:
     else:
         name = app.model.name if app.model else None
         raise RuntimeError(f"no button {action!r} on the {name} screen")
-    touch = UnitTestTouch(*widget.to_window(*widget.center))
-    touch.touch_down()
+    x, y = widget.to_window(*widget.center)
+    yield from _until(finger(x, y, True), action)
     if hold:
         for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
             yield
-    touch.touch_up()
+    yield from _until(finger(x, y, False), action)
     yield
+
+
+def _until(arrived: Callable[[], bool], action: str) -> Iterator[None]:
+    for _ in range(300):
+        if arrived():
+            return
+        yield
+    raise RuntimeError(f"the tap on {action!r} never reached the window")
 
 
 def _play_out(session: Any) -> None:
