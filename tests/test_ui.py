@@ -150,6 +150,25 @@ def test_a_whole_match_with_the_x_servers_pointer(tmp_path, display, rulesets):
     assert_the_journal_holds_the_match(tmp_path / "data", 1, rulesets)
 
 
+def test_a_tap_that_bounces_answers_one_question_not_two(tmp_path, display):
+    """The referee's finger bounces on 85 (two taps 50-100 ms apart, the X pointer's): the
+    second lands on the next question's 庄家方 button, where it would record that the
+    declarers took the last trick and skip the kitty. It is not taken: the next question
+    waits for its own tap."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+              ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"),
+              ("wait", "clock.play"), ("touch", "end_play"), ("wait", "confirm"),
+              ("touch", "ok"), ("wait", "entry.points"),
+              ("double", "e_points:85"), ("wait", "entry.last_trick"), ("shot", "bounced"),
+              ("touch", "e_last:defenders"), ("wait", "entry.kitty_points")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert screens["shots"] == ["01-bounced.png"]
+    assert "得分：85" in screens["texts"]["entry.last_trick"]  # the first tap was taken
+    assert "entry.penalties" not in screens["texts"]  # the kitty was never skipped
+
+
 def assert_the_journal_holds_the_match(data, table, rulesets):
     """The scripted match the window played is in the journal as its screens showed it."""
     session = TableSession.open(data, table, rulesets)

@@ -54,6 +54,10 @@ RED_SUITS = ("♥", "♦")
 RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and the status strip
 #: A long press on the countdown pauses the clocks.
 HOLD_TO_PAUSE = 0.8
+# A finger that lands on a button less than this long after the button appeared was meant for
+# what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
+# one the screen's change overtook. A person reading a new question takes longer.
+SETTLE = 0.25
 #: The official 7" panel: 800x480 on 154 x 86 mm. Sizes meant in millimetres use this.
 PANEL_SHORT_MM = 86.0
 #: The digits of the play status must be at least this tall, to be read from 1 m.
@@ -70,7 +74,11 @@ class TapButton(Button):
     style = StringProperty("normal")
     words = StringProperty("")
     chosen_size = NumericProperty(0)  # the font size asked for; smaller only where need be
+    pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
     _fitting = False
+
+    def on_press(self) -> None:
+        self.pressed_at = Clock.get_boottime()
 
     def on_words(self, *_: Any) -> None:
         self.rewrap()
@@ -395,7 +403,7 @@ def _button(app: KioskApp, btn: Btn, nav: bool = False) -> TapButton:
                        font_name=app.font, font_size=app.text_size, background_normal="",
                        background_color=background, color=color, halign="center",
                        valign="middle")
-    button.bind(on_release=lambda b: app.act(b.action))
+    button.bind(on_release=app.tapped)
     return button
 
 
@@ -429,6 +437,7 @@ class KioskApp(App):
         self.watchdog = Watchdog()
         self.frames = 0
         self.model: ScreenModel | None = None
+        self._shown: dict[tuple[str, str], float] = {}  # (screen, action): since when
 
     @property
     def lang(self) -> str:
@@ -480,12 +489,25 @@ class KioskApp(App):
         model = present(self.runner.view, self.runner.session.clock.now(), self.controller.ui,
                         self.portrait)
         self.model = model
+        now, shown = Clock.get_boottime(), self._shown
+        self._shown = {key: shown.get(key, now) for key in
+                       ((model.name, action) for action in model.actions())}
         screen = self.root.get_screen(model.screen)
         if self.root.current != model.screen:
             self.root.current = model.screen
         screen.show(self, model)
 
     # -- taps -------------------------------------------------------------------------------
+
+    def tapped(self, button: TapButton) -> None:
+        if self.settled(button.action, button.pressed_at):
+            self.act(button.action)
+
+    def settled(self, action: str, at: float | None = None) -> bool:
+        """Whether a finger down at `at` (default now) on the button for `action` is meant for
+        it: the button has been on this screen at least SETTLE by then."""
+        since = self._shown.get((self.model.name if self.model else "", action))
+        return since is None or (Clock.get_boottime() if at is None else at) >= since + SETTLE
 
     def act(self, action: str) -> None:
         self.controller.act(action)

@@ -20,7 +20,8 @@ from kivy.uix.widget import Widget
 
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
-#: ("touch", action), ("hold", action) a long press, ("seat", seat) a GPIO button,
+#: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
+#: (a second tap on the same spot a moment later), ("seat", seat) a GPIO button,
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
 #: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
 #: ("count", name) taps and presses until ("count", "stop"), ("rects", name) every button's
@@ -131,8 +132,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
                 yield
             else:
                 raise RuntimeError(f"the notice never went {arg}")
-        elif kind in ("touch", "hold"):
-            yield from _tap(app, finger, arg, hold=kind == "hold")
+        elif kind in ("touch", "hold", "double"):
+            yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double")
             taps += counting
         elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
@@ -192,9 +193,11 @@ def _dispatched() -> Finger:
     return finger
 
 
-def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False) -> Iterator[None]:
+def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
+         twice: bool = False) -> Iterator[None]:
     """A finger on the button for `action` (once the runner has put it on the screen); held
-    long enough to pause, for the countdown."""
+    long enough to pause, for the countdown; `twice`: tapped again on the same spot a moment
+    later (a finger that bounced), whatever the screen shows by then."""
     for _ in range(100):
         widget = _find(app.root.current_screen, action)
         if widget is not None:
@@ -203,12 +206,19 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False) -> Iter
     else:
         name = app.model.name if app.model else None
         raise RuntimeError(f"no button {action!r} on the {name} screen")
+    while not app.settled(action):  # as a person reads a new screen before tapping it
+        yield
     x, y = widget.to_window(*widget.center)
     yield from _until(finger(x, y, True), action)
     if hold:
         for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
             yield
     yield from _until(finger(x, y, False), action)
+    if twice:
+        for _ in range(2):
+            yield
+        yield from _until(finger(x, y, True), action)
+        yield from _until(finger(x, y, False), action)
     yield
 
 
