@@ -690,6 +690,7 @@ def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dic
     does it: decode and check each batch (kiosk.wire), keep it through `Store.apply` (every
     table's batch of a turn in one commit: more grouping than the writer gets), then fold it
     for the hall (`Folds`). Returns CPU microseconds an event for each step."""
+    # (imported here, in the spawned process: the load generator needs none of the scorer)
     import sqlite_utils
 
     from kiosk.scorer import heap
