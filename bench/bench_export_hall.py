@@ -37,7 +37,7 @@ import big_event  # noqa: E402
 from bench_print_hall import get, p99, probe, summary  # noqa: E402
 
 from kiosk.scorer.director import Director  # noqa: E402
-from kiosk.scorer.store import Store  # noqa: E402
+from kiosk.scorer.store.database import Store  # noqa: E402
 
 TICK = 0.25  # seconds between two landings of kiosks' events
 SHARE = 5  # a fifth of the tables each time

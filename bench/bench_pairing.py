@@ -35,9 +35,9 @@ import httpx
 import numpy as np
 from bench_scorer import Scorer, cpu_seconds, load, ms, percentile
 
-from kiosk.scorer import pairing
 from kiosk.scorer.director import CHECKPOINT_NAME
-from kiosk.scorer.tournament import Result, Team, standings, swiss_pairing
+from kiosk.scorer.tournament import swiss as pairing
+from kiosk.scorer.tournament.core import Result, Team, standings, swiss_pairing
 
 ROOT = Path(__file__).resolve().parent.parent
 

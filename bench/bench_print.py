@@ -34,12 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import layout, printing
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.printing import layout
+from kiosk.scorer.printing import pages as printing
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
 
 UNITS = ("市粮食局", "储备粮公司", "购销公司", "军粮供应站", "粮油质检站")
 

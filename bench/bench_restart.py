@@ -18,7 +18,7 @@ measured:
 Prints each (median of --repeat), and warm and killed as ratios to the floor and to the aim
 of 3 s. Then, in this process, the heap of a scorer serving that event (every match folded,
 the hall's frame built) and what the garbage collector holds the event loop for at that size
-(kiosk/scorer/heap.py): its sweep every 10 minutes, against a full collection as the
+(kiosk/scorer/net/heap.py): its sweep every 10 minutes, against a full collection as the
 interpreter runs one every few seconds under load when nothing is frozen (median of 5).
 """
 
@@ -40,10 +40,10 @@ import httpx
 from bench_scorer import Scorer, kiosk, load
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import heap
 from kiosk.scorer.director import CHECKPOINT_NAME, Director
-from kiosk.scorer.feed import HallFeed
-from kiosk.scorer.store import Store
+from kiosk.scorer.hall.feed import HallFeed
+from kiosk.scorer.net import heap
+from kiosk.scorer.store.database import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 

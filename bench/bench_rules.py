@@ -24,15 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kiosk.rules import (
-    HandEntry,
-    KittyEntry,
-    PenaltyEntry,
-    Ruleset,
-    Rulesets,
-    TeamMatch,
-    replay,
-)
+from kiosk.rules import HandEntry, KittyEntry, PenaltyEntry, Ruleset, Rulesets, TeamMatch, replay
 
 TARGET = 30_000
 TEAM_IDS = ("xiamen-2015", "standard-80fen", "chaodipi-2011")

@@ -86,13 +86,13 @@ from hall_stream import follow
 from kiosk_client import ConnectionLost, KioskClient
 
 from kiosk.cli.scorer_cmd import STORE_NAME
-from kiosk.pairing import KioskPairing
+from kiosk.protocol.pairing import KioskPairing
+from kiosk.protocol.wire import event_hash, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.sync.outbox import ASK_EVERY, HEARTBEAT
 from kiosk.sync.outbox import BATCH as OUTBOX_BATCH
 from kiosk.table.journal import Event, Journal
 from kiosk.table.state import MatchState
-from kiosk.wire import event_hash, signed_headers
 
 RULESET = "xiamen-2015"
 INGEST_BATCH = 50
@@ -687,16 +687,16 @@ def plain_inserts(path: Path, tables: list[Table], per_table: int, batch: int) -
 
 def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dict[str, float]:
     """The scorer's own work on the same batches with no HTTP, in one process as its server
-    does it: decode and check each batch (kiosk.wire), keep it through `Store.apply` (every
+    does it: decode and check each batch (kiosk.protocol.wire), keep it through `Store.apply` (every
     table's batch of a turn in one commit: more grouping than the writer gets), then fold it
     for the hall (`Folds`). Returns CPU microseconds an event for each step."""
     # (imported here, in the spawned process: the load generator needs none of the scorer)
     import sqlite_utils
 
-    from kiosk.scorer import heap
-    from kiosk.scorer.folds import Folds
-    from kiosk.scorer.store import Store
-    from kiosk.wire import check_batch, dumps, loads
+    from kiosk.protocol.wire import check_batch, dumps, loads
+    from kiosk.scorer.director.folds import Folds
+    from kiosk.scorer.net import heap
+    from kiosk.scorer.store.database import Store
 
     turns = [[(t.number, dumps({"events": t.events[first:first + batch], "behind": 0}))
               for t in tables] for first in range(0, per_table, batch)]

@@ -2,7 +2,7 @@
 
     cached(cache_dir, teams=400, rounds=10, played=9) -> a data directory (build it once)
 
-Real table journals are recorded first (`kiosk.table.simulate`, whole xiamen-2015 matches with
+Real table journals are recorded first (`kiosk.sim.table`, whole xiamen-2015 matches with
 different seeds); then every round is started by the real Director (its pairing) and each of
 the round's tables gets one of those journals as its match (its setup naming the event, the
 round and the table), written straight into the store in one transaction a round.
@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.store.database import Store
+from kiosk.sim.table import simulate
 from kiosk.table.journal import Journal, table_path
-from kiosk.table.simulate import simulate
-from kiosk.wire import event_hash
 
 RULESET = "xiamen-2015"
 EVENT = "全国总决赛"

@@ -1,7 +1,7 @@
 """Replay a corpus of match records through `kiosk replay` and count what was checked.
 
 1. Simulated tables: the real session, clocks and journal play whole matches of each ruleset
-   with a bot referee (`kiosk.table.simulate`); each exported record is replayed by the real
+   with a bot referee (`kiosk.sim.table`); each exported record is replayed by the real
    `kiosk replay` command and every printed line must equal what the table showed.
 2. Random records: hands with penalties at seats that can and cannot commit them, frying
    (`buried_by`), redeals with their caller, incidents and referee confirmations. Each is
@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from kiosk.i18n import LANGS, catalog, explain  # noqa: E402
 from kiosk.rules import EntryError, RecordError, Ruleset, Rulesets, replay  # noqa: E402
 from kiosk.rules.seats import SEATS  # noqa: E402
-from kiosk.table.simulate import simulate  # noqa: E402
+from kiosk.sim.table import simulate  # noqa: E402
 
 SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3")
 PLACEHOLDER = re.compile(r"\{[a-z_]\w*\}")

@@ -11,12 +11,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.store.database import Store
+from kiosk.sim.table import simulate
 from kiosk.table.journal import Journal, table_path
-from kiosk.table.simulate import simulate
-from kiosk.wire import event_hash
 
 RULESETS = Rulesets.load([])
 EVENT = "厦门杯"

@@ -13,8 +13,8 @@ from starlette.testclient import TestClient
 
 from kiosk.i18n import explain, translator
 from kiosk.scorer.director import Director, NeedsConfirmation
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 
 from .test_director_console import RULESETS, HallWithAKiosk, finish, refused, roster

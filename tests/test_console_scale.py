@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from kiosk.i18n import explain
+from kiosk.protocol.wire import event_hash
 from kiosk.scorer.director import AdminError, Director
-from kiosk.scorer.web import create_app
-from kiosk.wire import event_hash
+from kiosk.scorer.web.app import create_app
 
 from . import hall_events
 from .browser import (

@@ -69,7 +69,7 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
 
 
 def test_a_tables_link_trouble_is_said_in_words(capsys):
-    from kiosk.demo import _sayer
+    from kiosk.sim.demo import _sayer
     from kiosk.sync.link import LinkError
 
     say = _sayer("zh-Hans")

@@ -14,18 +14,18 @@ from starlette.testclient import TestClient
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.i18n import translator
+from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
-from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
-from kiosk.scorer.store import Store
-from kiosk.scorer.templating import clock_text
-from kiosk.scorer.web import create_app
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.printing.templating import clock_text
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
-from kiosk.wire import event_hash
 
 from . import hall_events
 

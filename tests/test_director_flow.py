@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from kiosk.rules import Rulesets
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api
 from .helpers import ScorerProcess, fetch

@@ -10,12 +10,12 @@ import sqlite3
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import hall
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import DIRECTOR_TABLES, Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.store.database import DIRECTOR_TABLES, Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
 
 RULESETS = Rulesets.load([])
 # Tables the director's memory does not read: a kiosk's events and what guards the link.

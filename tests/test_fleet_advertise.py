@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from kiosk.scorer.advertise import Advertiser, lan_address
+from kiosk.scorer.net.advertise import Advertiser, lan_address
 
 from .helpers import ROOT, free_port, kiosk
 from .test_discovery import KIOSK_IP, SCORER_IP, namespaces, sh

@@ -15,7 +15,7 @@ import pytest
 from kiosk.cli.main import build_parser
 from kiosk.fleet.identity import IdentityError, parse, read_env
 from kiosk.i18n import explain
-from kiosk.scorer.backups import prune
+from kiosk.scorer.store.backups import prune
 
 from .helpers import ROOT, ScorerProcess, kiosk
 from .test_deploy import unit, unit_lines

@@ -53,7 +53,7 @@ def test_the_scorer_runs_without_the_tables_libraries(tmp_path):
         assert done.returncode == 0, done.stderr[-1500:]
     imported = subprocess.run(
         [sys.executable, "-c", BLOCKER.replace("from kiosk.cli.main import main\nsys.exit(main())",
-                                               "import kiosk.scorer.web, kiosk.scorer.server"),
+                                               "import kiosk.scorer.web.app, kiosk.scorer.server"),
          ",".join(extra_modules("table"))], capture_output=True, text=True, cwd=ROOT)
     assert imported.returncode == 0, imported.stderr[-1500:]
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from kiosk.scorer.tls import make_identity
+from kiosk.scorer.net.tls import make_identity
 
 from .browser import chromium_executable, playwright_sync_api
 from .helpers import ScorerProcess, kiosk, tool, xvfb

@@ -13,10 +13,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import fleet
-from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.director import Director, fleet
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.link import ScorerLink
 
 from .helpers import ScorerProcess, kiosk

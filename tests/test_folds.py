@@ -7,11 +7,11 @@ import json
 import shutil
 import sqlite3
 
-from kiosk.scorer import folds as folds_module
-from kiosk.scorer import hall
 from kiosk.scorer.director import Director
-from kiosk.scorer.folds import Folds
-from kiosk.scorer.store import Store
+from kiosk.scorer.director import folds as folds_module
+from kiosk.scorer.director.folds import Folds
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.store.database import Store
 
 from .hall_events import RULESETS, Tables
 from .hall_events import hall as make_hall

@@ -3,8 +3,12 @@ level group top, the knockout's seeding and places."""
 
 from __future__ import annotations
 
-from kiosk.scorer.formats import draw_into_groups, groups_knockout_next, groups_knockout_standings
-from kiosk.scorer.tournament import Result, Team
+from kiosk.scorer.tournament.core import Result, Team
+from kiosk.scorer.tournament.formats import (
+    draw_into_groups,
+    groups_knockout_next,
+    groups_knockout_standings,
+)
 
 TEAMS = [f"t{i:02d}" for i in range(1, 25)]
 

@@ -15,8 +15,8 @@ from kiosk.hw.runner import TableRunner
 from kiosk.hw.slip import as_text, slip_lines
 from kiosk.rules import replay
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect

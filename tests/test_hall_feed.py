@@ -11,8 +11,8 @@ import time
 import pytest
 
 from bench import hall_stream
-from kiosk.scorer import hall
-from kiosk.scorer.feed import HallFeed
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.hall.feed import HallFeed
 
 from .hall_events import Tables
 from .hall_events import hall as make_hall
@@ -265,7 +265,7 @@ def test_the_stream_over_http_refuses_past_the_cap_and_frees_a_place_when_a_phon
 
     import httpx
 
-    from kiosk.scorer.web import create_app
+    from kiosk.scorer.web.app import create_app
 
     from .browser import serve
 

@@ -12,11 +12,11 @@ import pytest
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.store.database import Store
+from kiosk.sim.table import simulate
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.table.journal import table_path
-from kiosk.table.simulate import simulate
 
 from .browser import chromium_browser, playwright_sync_api
 from .helpers import ScorerProcess

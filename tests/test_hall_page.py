@@ -1,4 +1,4 @@
-"""The hall page (kiosk/scorer/static/hall.*) in the OS's Chromium, against a stand-in scorer.
+"""The hall page (kiosk/scorer/web/static/hall.*) in the OS's Chromium, against a stand-in scorer.
 
 The stand-in serves the real static files with the routes of the scorer's contract, and the
 test decides what its snapshot and its event stream say: a new snapshot, pings on or off,
@@ -28,13 +28,13 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from kiosk.scorer import hall_page
+from kiosk.scorer.web import hall_page
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
 
 expect = playwright_sync_api().expect
 
-STATIC = Path(__file__).resolve().parent.parent / "kiosk" / "scorer" / "static"
+STATIC = Path(__file__).resolve().parent.parent / "kiosk" / "scorer" / "web" / "static"
 TIMEOUT = 10_000  # ms; generous for a loaded CI machine, never a measure of speed
 expect.set_options(timeout=TIMEOUT)
 TV = (1920, 1080)

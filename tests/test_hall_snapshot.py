@@ -11,13 +11,13 @@ from dataclasses import replace
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import hall
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
-from kiosk.sync.simulated import simulate_synced
 from kiosk.table import TableSession
 from kiosk.table.journal import table_path
 from kiosk.table.view import snapshot

@@ -1,4 +1,4 @@
-"""The scorer's garbage collection while it serves (kiosk/scorer/heap.py): what lived is frozen
+"""The scorer's garbage collection while it serves (kiosk/scorer/net/heap.py): what lived is frozen
 out of the full collections' walk, garbage is still freed, a cycle among frozen objects waits
 only for the sweep, and everything is back in the collector's sight when the server stops."""
 
@@ -13,8 +13,8 @@ from collections.abc import Callable
 import pytest
 from starlette.testclient import TestClient
 
-from kiosk.scorer import heap
-from kiosk.scorer.web import create_app
+from kiosk.scorer.net import heap
+from kiosk.scorer.web.app import create_app
 
 from .hall_events import hall
 

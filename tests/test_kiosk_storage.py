@@ -19,14 +19,14 @@ from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
+from kiosk.sim.table import PLAYERS, TEAMS, simulate
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
-from kiosk.sync.simulated import simulate_synced
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, JournalError, table_path
-from kiosk.table.simulate import PLAYERS, TEAMS, simulate
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
 

@@ -54,7 +54,7 @@ def test_kiosk_help_starts_without_the_rules_core():
 
 
 def test_the_scorer_imports_zeroconf_only_for_mdns():
-    modules = imported("import kiosk.scorer.server, kiosk.scorer.web")
+    modules = imported("import kiosk.scorer.server, kiosk.scorer.web.app")
     assert "zeroconf" not in modules
     modules = imported("from kiosk.sync.discover import candidates")
     assert "zeroconf" not in modules  # not until `candidates` or `announce` runs

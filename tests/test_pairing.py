@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kiosk.scorer import pairing, worker
-from kiosk.scorer.tournament import Result, Team, standings, swiss_pairing
+from kiosk.scorer.director import pairer as worker
+from kiosk.scorer.tournament import swiss as pairing
+from kiosk.scorer.tournament.core import Result, Team, standings, swiss_pairing
 
 
 def tiers_of(pairs, played, unit):

@@ -25,7 +25,7 @@ import pytest
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.store.database import Store
 
 from .browser import chromium_browser
 from .helpers import ScorerProcess, kiosk
@@ -88,7 +88,7 @@ class Layouts:
                         line = Path(f"/proc/{pid}/cmdline").read_bytes()
                     except OSError:
                         continue
-                    if b"kiosk.scorer.layout" in line and pid not in self.seen:
+                    if b"kiosk.scorer.printing.layout" in line and pid not in self.seen:
                         self.seen.add(pid)
                         if self.kill:
                             os.kill(pid, signal.SIGKILL)

@@ -13,7 +13,7 @@ from kiosk.hw.door import Door
 from kiosk.hw.printer import PrinterError, PrintQueue, SlipPrinter
 from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines, wrap
 from kiosk.rules import replay
-from kiosk.textfmt import width
+from kiosk.words.textfmt import width
 
 from .helpers import EXAMPLES, kiosk
 from .pty_printer import COMMANDS, NO_PAPER, OK, PtyPrinter
@@ -124,7 +124,7 @@ def test_print_queue_keeps_the_slip_and_reports_through_the_door(tmp_path, xiame
 
 
 def test_slip_command(tmp_path, rulesets):
-    from kiosk.table.simulate import simulate
+    from kiosk.sim.table import simulate
 
     simulate(tmp_path, 2, rulesets, "chaodipi-2011", 5, seed=3, speed=float("inf"),
              out=io.StringIO()).close()

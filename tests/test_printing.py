@@ -17,14 +17,15 @@ from openpyxl import load_workbook
 from PIL import Image
 from starlette.testclient import TestClient
 
+from kiosk.protocol.wire import csv_cell
 from kiosk.rules import Rulesets
-from kiosk.scorer import exports, printing, views
-from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.director import Director, views
+from kiosk.scorer.printing import exports
+from kiosk.scorer.printing import pages as printing
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
-from kiosk.wire import csv_cell
 
 from .helpers import tool
 

@@ -126,7 +126,7 @@ def test_the_session_refuses_to_drop_a_match_with_a_hand_played(tmp_path, rulese
 
 def test_a_dropped_match_is_not_scored(tmp_path, rulesets):
     """Its events reach the scorer and stay there; the round finds no match in them."""
-    from kiosk.scorer.store import Store
+    from kiosk.scorer.store.database import Store
 
     d = Director(Store(tmp_path / "s.sqlite"), rulesets)
     d.create_event("厦门杯", "xiamen-2015", seed=3)
@@ -157,7 +157,7 @@ def test_the_head_referee_takes_a_started_round_back_from_the_admin_page(tmp_pat
     from playwright.sync_api import expect
 
     from kiosk.cli.scorer_cmd import STORE_NAME
-    from kiosk.scorer.store import Store
+    from kiosk.scorer.store.database import Store
     from kiosk.sync.join import join
 
     from .browser import chromium_browser, collect_page_errors

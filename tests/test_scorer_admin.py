@@ -11,11 +11,10 @@ from starlette.testclient import TestClient
 
 from kiosk.i18n import explain
 from kiosk.rules import Rulesets
-from kiosk.scorer import roster
-from kiosk.scorer.access import AccessError
-from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.director import Director, roster
+from kiosk.scorer.director.access import AccessError
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 
 from .helpers import kiosk
 
@@ -247,8 +246,8 @@ def test_minutes_are_written_as_a_person_writes_them(director):
 
 
 def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
-    from kiosk.scorer.access import MAX_TABLES
     from kiosk.scorer.director import AdminError
+    from kiosk.scorer.director.access import MAX_TABLES
 
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "xiamen-2015")

@@ -14,7 +14,7 @@ import pytest
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.store.database import Store
 
 from .helpers import ROOT, kiosk
 

@@ -11,9 +11,9 @@ import json
 import pytest
 
 from kiosk.rules import Rulesets, replay
-from kiosk.scorer.tournament import Result, Team, standings
+from kiosk.scorer.tournament.core import Result, Team, standings
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.state import MatchState
 
@@ -118,10 +118,10 @@ def test_a_groups_and_knockout_event_plays_to_its_places(tmp_path):
     from starlette.testclient import TestClient
 
     from kiosk.scorer.director import AdminError, Director
-    from kiosk.scorer.formats import draw_into_groups
-    from kiosk.scorer.store import Store
-    from kiosk.scorer.tournament import group_table
-    from kiosk.scorer.web import create_app
+    from kiosk.scorer.store.database import Store
+    from kiosk.scorer.tournament.core import group_table
+    from kiosk.scorer.tournament.formats import draw_into_groups
+    from kiosk.scorer.web.app import create_app
 
     rulesets = Rulesets.load([])
     director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), rulesets)
@@ -168,8 +168,8 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
 
     from kiosk.rules import form_prize_finals
     from kiosk.scorer.director import AdminError, Director
-    from kiosk.scorer.store import Store
-    from kiosk.scorer.web import create_app
+    from kiosk.scorer.store.database import Store
+    from kiosk.scorer.web.app import create_app
 
     rulesets = Rulesets.load([])
     director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), rulesets)

@@ -11,8 +11,8 @@ from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 
 ENGLISH_DEFAULTS = ("Not Found", "Method Not Allowed", "Internal Server Error")
 

@@ -12,12 +12,12 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.link import Credential, LinkError, ScorerLink
-from kiosk.wire import canonical, event_hash, sign, signed_headers
 
 NOW = 1_790_000_000.0
 

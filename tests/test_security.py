@@ -28,18 +28,18 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from kiosk.pairing import KioskPairing
+from kiosk.protocol.pairing import KioskPairing
+from kiosk.protocol.wire import clean_name
 from kiosk.rules import Rulesets
-from kiosk.scorer import exports
-from kiosk.scorer.access import AccessError
 from kiosk.scorer.director import Director
+from kiosk.scorer.director.access import AccessError
+from kiosk.scorer.net.tls import make_identity
+from kiosk.scorer.printing import exports
 from kiosk.scorer.server import server_for
-from kiosk.scorer.store import Store
-from kiosk.scorer.tls import make_identity
-from kiosk.scorer.web import create_app
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
-from kiosk.wire import clean_name
 
 from .helpers import ROOT, ScorerProcess, fetch, free_port, kiosk
 
@@ -429,7 +429,7 @@ def test_names_reach_spreadsheets_and_screens_as_what_they_are(director):
 
 def test_the_kiosk_side_imports_no_scorer():
     probe = ("import sys, json\nimport kiosk.sync.join, kiosk.sync.outbox, kiosk.sync.wiring,"
-             " kiosk.sync.simulated\nprint(json.dumps(sorted(sys.modules)))")
+             " kiosk.sim.hall\nprint(json.dumps(sorted(sys.modules)))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           cwd=ROOT, check=True, timeout=60)
     loaded = json.loads(done.stdout)

@@ -12,8 +12,8 @@ import sys
 import pytest
 
 from kiosk.rules import replay
+from kiosk.sim.table import simulate
 from kiosk.table import TableSession, table_path
-from kiosk.table.simulate import simulate
 
 from .helpers import ROOT, jsonl, kiosk
 

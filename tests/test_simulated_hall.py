@@ -9,8 +9,8 @@ import io
 import threading
 
 from kiosk.rules import Rulesets
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
-from kiosk.sync.simulated import simulate_synced
 from kiosk.table.journal import Journal, table_path
 
 from .helpers import ScorerProcess, kiosk

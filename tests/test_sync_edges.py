@@ -11,16 +11,16 @@ import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer import hall
 from kiosk.scorer.director import AdminError, Director
-from kiosk.scorer.feed import HallFeed
-from kiosk.scorer.store import Store
-from kiosk.scorer.web import create_app
+from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.hall.feed import HallFeed
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
+from kiosk.sim.table import simulate
 from kiosk.sync.join import NotPaired, join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
-from kiosk.sync.simulated import simulate_synced
 from kiosk.table.journal import table_path
-from kiosk.table.simulate import simulate
 
 from .helpers import kiosk
 

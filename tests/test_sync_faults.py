@@ -18,25 +18,25 @@ from starlette.testclient import TestClient
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.i18n import render
+from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.folds import Unscored
-from kiosk.scorer.hall import tables as hall_tables
-from kiosk.scorer.results import unscored_words
-from kiosk.scorer.store import Store
-from kiosk.scorer.tls import make_identity
-from kiosk.scorer.web import create_app
+from kiosk.scorer.director.folds import Unscored
+from kiosk.scorer.director.results import unscored_words
+from kiosk.scorer.hall.snapshot import tables as hall_tables
+from kiosk.scorer.net.tls import make_identity
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
+from kiosk.sim.table import simulate
 from kiosk.sync.join import join
 from kiosk.sync.link import Credential, LinkError, ScorerLink
 from kiosk.sync.outbox import Outbox
-from kiosk.sync.simulated import simulate_synced
 from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
-from kiosk.table.simulate import simulate
 from kiosk.table.state import MatchState
 from kiosk.ui.presenter import present
-from kiosk.wire import event_hash
 
 from .helpers import ROOT, ScorerProcess, kiosk
 

@@ -12,9 +12,9 @@ import time
 import httpx
 import pytest
 
-from kiosk.scorer import hall as hall_module
 from kiosk.scorer.director import Director
-from kiosk.scorer.store import Store
+from kiosk.scorer.hall import snapshot as hall_module
+from kiosk.scorer.store.database import Store
 
 from .browser import chromium_browser, collect_page_errors, playwright_sync_api
 from .hall_events import RULESETS, Tables, hall

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from kiosk.scorer.tournament import (
+from kiosk.scorer.tournament.core import (
     Result,
     Team,
     draw_groups,

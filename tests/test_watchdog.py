@@ -1,4 +1,4 @@
-"""kiosk.watchdog against a real AF_UNIX datagram socket standing in for systemd."""
+"""kiosk.fleet.watchdog against a real AF_UNIX datagram socket standing in for systemd."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from kiosk.watchdog import Watchdog, notify
+from kiosk.fleet.watchdog import Watchdog, notify
 
 
 def received(sock: socket.socket) -> list[str]:

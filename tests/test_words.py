@@ -10,11 +10,11 @@ from itertools import pairwise
 
 import pytest
 
-from kiosk.hand_words import ranking_words, signed
 from kiosk.hw.slip import as_text, slip_lines, wrap
 from kiosk.rules import replay
-from kiosk.sheet import score_sheet
-from kiosk.textfmt import width
+from kiosk.words.hand import ranking_words, signed
+from kiosk.words.sheet import score_sheet
+from kiosk.words.textfmt import width
 
 from .helpers import kiosk
 

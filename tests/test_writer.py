@@ -1,4 +1,4 @@
-"""The scorer's one writer (kiosk/scorer/writer.py) on a real SQLite file: work handed over
+"""The scorer's one writer (kiosk/scorer/store/writer.py) on a real SQLite file: work handed over
 while a commit is under way goes into one transaction, a job that fails is undone alone, a
 commit that fails fails every job in it and keeps nothing, and an answer comes only once its
 work is durable (another connection sees it)."""
@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from kiosk.scorer.writer import Writer
+from kiosk.scorer.store.writer import Writer
 
 
 @pytest.fixture

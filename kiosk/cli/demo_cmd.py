@@ -26,7 +26,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    from ..demo import run_demo
+    from ..sim.demo import run_demo
     from .errors import CommandError, file_reason
     from .main import load_rulesets
     from .table_cmd import check_speed

@@ -159,7 +159,7 @@ def run_pair_pending(args: argparse.Namespace) -> int:
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    from ..scorer.backups import prune
+    from ..scorer.store.backups import prune
 
     if args.keep < 1:
         raise FleetError("--keep must be at least 1").explained("fleet.backups.keep")
@@ -212,7 +212,7 @@ def run_publish(args: argparse.Namespace) -> int:
     import tarfile
 
     from ..rules.errors import words
-    from ..scorer.updates import publish
+    from ..scorer.web.updates import publish
     from ..update.bundle import BundleError
 
     try:

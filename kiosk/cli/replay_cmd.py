@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         error = exc
     record_ok = error is None or error.where != "record"  # a sheet needs a readable record
     if args.format == "sheet" and record_ok:
-        from ..sheet import score_sheet
+        from ..words.sheet import score_sheet
 
         ruleset = rulesets[record["ruleset"]]
         print(score_sheet(record, ruleset, lines, args.lang,

@@ -24,7 +24,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from ..ruleset_text import list_rulesets
+    from ..words.ruleset import list_rulesets
     from .main import load_rulesets
 
     print(list_rulesets(load_rulesets(args), args.lang))
@@ -32,7 +32,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    from ..ruleset_text import show_ruleset
+    from ..words.ruleset import show_ruleset
     from .main import load_rulesets
 
     print(show_ruleset(load_rulesets(args).require(args.id), args.lang), end="")

@@ -185,7 +185,7 @@ def _who() -> str:
 def _director(args: argparse.Namespace) -> Any:
     from ..rules.errors import words
     from ..scorer.director import Director
-    from ..scorer.store import Store
+    from ..scorer.store.database import Store
     from ..table.journal import JournalError
     from .errors import CommandError, file_reason
     from .main import load_rulesets
@@ -208,7 +208,7 @@ def _director(args: argparse.Namespace) -> Any:
             "terminal.scorer.no_store", path=args.data,
             reason=words(f"terminal.file.{reason}")) from None
     director = Director(store, load_rulesets(args))
-    from ..scorer.fleet import guard_round_start
+    from ..scorer.director.fleet import guard_round_start
 
     guard_round_start(director, args.data)  # no round while the hall's clocks disagree
     return director
@@ -216,10 +216,10 @@ def _director(args: argparse.Namespace) -> Any:
 
 def run_admin(args: argparse.Namespace, run: Run) -> int:
     from ..i18n import explain, render
-    from ..scorer.access import AccessError
     from ..scorer.director import AdminError, NeedsConfirmation
-    from ..scorer.roster import RosterError
-    from ..scorer.templating import words
+    from ..scorer.director.access import AccessError
+    from ..scorer.director.roster import RosterError
+    from ..scorer.printing.templating import words
     from ..table.journal import JournalError
     from .errors import file_reason
     from .main import EXIT_USAGE
@@ -276,7 +276,7 @@ def _team_status(t: Callable[..., str], row: Any) -> str:
 
 
 def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..textfmt import table
+    from ..words.textfmt import table
 
     d._event()
     return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
@@ -375,8 +375,8 @@ def _ruling(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 
 def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..scorer.templating import when_text, who_text
-    from ..textfmt import table
+    from ..scorer.printing.templating import when_text, who_text
+    from ..words.textfmt import table
 
     rows = []
     for r in d.rulings(removed=True):
@@ -393,8 +393,8 @@ def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 
 def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..scorer import views
-    from ..textfmt import table
+    from ..scorer.director import views
+    from ..words.textfmt import table
 
     rows = []
     for s in views.standing_rows(d):
@@ -411,14 +411,14 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 
 def _log(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..scorer.templating import when_text, who_text
+    from ..scorer.printing.templating import when_text, who_text
 
     return _lines(t("admin.cli.log_line", at=when_text(e.at), who=who_text(t, e.who),
                     what=e.text(t)) for e in d.audit_log())
 
 
 def _export(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..scorer import exports
+    from ..scorer.printing import exports
 
     if a.format == "xlsx":
         if not a.out:
@@ -455,7 +455,7 @@ def _set_password(director: Any, args: argparse.Namespace, t: Callable[..., str]
 
 
 def _certificate(director: Any, args: argparse.Namespace, t: Callable[..., str]) -> str:
-    from ..scorer import tls
+    from ..scorer.net import tls
 
     identity = tls.identity(director.store)
     return _lines([f"sha256 {identity.fingerprint}", f"spki {identity.spki_pin}",

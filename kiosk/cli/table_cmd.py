@@ -107,8 +107,8 @@ def run_export(args: argparse.Namespace) -> int:
 def run_show(args: argparse.Namespace) -> int:
     from ..i18n import explain, translator
     from ..rules import RecordError, replay
-    from ..sheet import score_sheet
-    from ..textfmt import pad, width
+    from ..words.sheet import score_sheet
+    from ..words.textfmt import pad, width
 
     state, events = open_match(args)
     said, t = EventWords(args.lang), translator(args.lang)
@@ -161,7 +161,7 @@ class EventWords:
 
 
 def run_simulate(args: argparse.Namespace) -> int:
-    from ..table.simulate import simulate
+    from ..sim.table import simulate
     from .main import load_rulesets
 
     check_speed(args.speed)
@@ -174,9 +174,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         session = simulate(args.data, args.table, rulesets, args.ruleset, args.hands,
                            args.seed, args.speed)
     else:
+        from ..sim.hall import simulate_synced
         from ..sync.join import join
         from ..sync.link import LinkError
-        from ..sync.simulated import simulate_synced
 
         try:
             link = join(args.data, args.table, args.scorer, args.pair, rulesets)

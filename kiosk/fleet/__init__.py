@@ -1,1 +1,2 @@
-"""Running a fleet of kiosks: each card's identity from kiosk.toml, the Pi's self-test."""
+"""Running a fleet of kiosks: each card's identity from kiosk.toml, its status report, and the
+systemd watchdog that restarts a frozen app."""

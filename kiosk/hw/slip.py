@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import hand_words as words
 from ..i18n import translator
 from ..rules import Ruleset
-from ..textfmt import pad, width, wrap
+from ..words import hand as words
+from ..words.textfmt import pad, width, wrap
 
 COLUMNS = {58: 32, 80: 48}
 

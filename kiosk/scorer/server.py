@@ -14,11 +14,11 @@ import uvicorn
 from starlette.applications import Starlette
 
 from ..i18n import DEFAULT_LANG, translator
-from . import tls
-from .advertise import Advertiser
 from .director import Director
-from .shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
-from .web import create_app
+from .net import tls
+from .net.advertise import Advertiser
+from .net.shield import PER_SOURCE, Gate, guarded, raise_file_limit, return_large_blocks
+from .web.app import create_app
 
 MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 65536)
 
@@ -125,7 +125,7 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     context = identity.server_context() if secure else None
     event = director.event()
     # The address given out (QR code, hall page, mDNS): --advertise, else the LAN's, kept
-    # true while the scorer runs (scorer/advertise.py).
+    # true while the scorer runs (scorer/net/advertise.py).
     advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
                             secure=secure)
     server = server_for(create_app(director, lambda: advertiser.url), host, port, context,

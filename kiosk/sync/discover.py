@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-from ..wire import SERVICE
+from ..protocol.wire import SERVICE
 
 
 def candidates(timeout: float = 5.0, address: str | None = None) -> list[str]:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import httpx
 
+from ..protocol.wire import event_hash
 from ..rules import Rulesets
 from ..table.journal import Journal, table_path
-from ..wire import event_hash
 from .link import Credential, LinkError, ScorerLink
 
 

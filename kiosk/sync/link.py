@@ -1,6 +1,6 @@
 """The kiosk's side of the LAN: pairing with the scorer and its signed requests.
 
-Pairing runs the PAKE of `kiosk.pairing` with the table's code over TLS, and pins the
+Pairing runs the PAKE of `kiosk.protocol.pairing` with the table's code over TLS, and pins the
 certificate the scorer vouched for inside it: from then on the kiosk talks only to a peer
 presenting exactly that certificate (an mDNS answer or a saved address finds it, never
 vouches for it). The credential (scorer URL, table, secret, certificate) is kept next to the
@@ -32,9 +32,9 @@ from typing import Any
 import httpx
 
 from ..i18n import catalog
-from ..pairing import KioskPairing
+from ..protocol.pairing import KioskPairing
+from ..protocol.wire import WireError, dumps, loads, same, sign_answer, signed_headers
 from ..rules.errors import Explained
-from ..wire import WireError, dumps, loads, same, sign_answer, signed_headers
 
 SYNCED_WITHIN = 0.5  # seconds: a wall clock this close to the scorer's counts as synchronised
 

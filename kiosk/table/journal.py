@@ -4,7 +4,7 @@ One SQLite database per table in the data directory (``table-N.sqlite``), in WAL
 ``synchronous=FULL`` so that a committed event survives a power cut. Events carry a gapless
 sequence number per device, the device id, monotonic and wall time, who entered them, and the
 hash of the event before (`prev`): a chain the kiosk checks at start-up and the scorer checks
-on every batch (`kiosk.wire`). The schema is built by migrations.
+on every batch (`kiosk.protocol.wire`). The schema is built by migrations.
 
 One program at a time writes a journal (a lock file next to it); others read it through
 `Journal.reader`, which opens the file read-only and never creates or changes anything (a card
@@ -31,8 +31,8 @@ from typing import Any
 import sqlite_utils
 from sqlite_utils.migrations import Migrations
 
+from ..protocol.wire import broken_link, event_hash
 from ..rules.errors import Explained
-from ..wire import broken_link, event_hash
 
 migrations = Migrations("kiosk.table.journal")
 RESERVE = 2_000_000  # bytes held back for a full card: thousands of events

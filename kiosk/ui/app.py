@@ -28,10 +28,10 @@ from kivy.uix.label import Label
 from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
 from kivy.uix.widget import Widget
 
+from ..fleet.watchdog import Watchdog
 from ..hw.runner import TableRunner
 from ..i18n import translator
-from ..textfmt import pack, wrap
-from ..watchdog import Watchdog
+from ..words.textfmt import pack, wrap
 from . import fonts
 from .control import Controller
 from .model import Btn, Grid, Part, ScreenModel

@@ -9,11 +9,11 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from ..hand_words import fry_words, result_words
 from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.state import REFEREE_HOLD
 from ..table.view import TableView
+from ..words.hand import fry_words, result_words
 from . import wizard
 from .control import UiState
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel

@@ -1,0 +1,197 @@
+"""What every part of the head referee's operations shares: the store, the rulesets, the
+clock, the event, the refusals a person reads, and the audit log.
+
+`Director` (director.py) is this base plus one mixin for each concern: access (access.py),
+the event and its teams (teams.py), rounds and pairings (rounds.py), results and rulings
+(results.py). Each mixin uses the others' public methods through `self`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ...i18n import translator
+from ...rules import Ruleset, Rulesets
+from ...rules.errors import Explained
+from ..store.database import Store
+
+SWISS_FORMATS = ("swiss", "single")
+FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
+
+
+class AdminError(Explained, ValueError):
+    """An operation the head referee asked for that cannot be done. `key` and `params` give
+    the words (kiosk/i18n/<lang>/admin.toml); str() is the English, for logs and tests."""
+
+    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
+
+
+def refuse(key: str, **params: Any) -> AdminError:
+    """The AdminError for catalog message `key` (raise it)."""
+    error = AdminError(translator("en")(key, **params))
+    error.explained(key, **params)
+    return error
+
+
+class NeedsConfirmation(AdminError):
+    """The operation changes what cannot simply be changed back, or overrides a warning: the
+    message says what will happen, and the caller asks again with `confirm=True`."""
+
+
+class PairingPending(AdminError):
+    """The pairing is being computed in the server's worker; asked again when it is done."""
+
+
+def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
+    error = NeedsConfirmation(translator("en")(key, **params))
+    error.explained(key, **params)
+    return error
+
+
+@dataclass(frozen=True)
+class EventInfo:
+    name: str
+    ruleset: str
+    ruleset_sha256: str
+    format: str
+    rounds: int
+    match_minutes: float | None
+    seed: int
+    status: str  # "setup", "running" or "closed"
+    match_name: str  # the name the tables' matches carry (the name until a round started)
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    at: float
+    who: str
+    action: str  # a catalog key under "admin.audit."
+    params: dict[str, Any]
+
+    def text(self, t: Callable[..., str]) -> str:
+        """The entry in the words of `t` (a ruling's kind as the catalog names it, 5 minutes
+        never 5.0)."""
+        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v
+                  for k, v in self.params.items()}
+        if self.action.startswith("ruling.") and "kind" in params:
+            params["kind"] = t(f"admin.ruling.kind.{params['kind']}")
+        return t(f"admin.audit.{self.action}", **params)
+
+
+class Memo:
+    """Values remembered while a stamp stays the same; all forgotten when it moves."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, Any] = {}
+        self.stamp: Any = None
+
+    def get(self, stamp: Any, key: Any, compute: Callable[[], Any]) -> Any:
+        if stamp != self.stamp:
+            self.values.clear()
+            self.stamp = stamp
+        if key not in self.values:
+            self.values[key] = compute()
+        return self.values[key]
+
+
+class DirectorBase:
+    def __init__(self, store: Store, rulesets: Rulesets,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.store, self.rulesets, self.clock = store, rulesets, clock
+        self._by_version, self._by_revision = Memo(), Memo()
+        self._pinned: tuple[tuple[int, int], int] | None = None
+
+    # -- reads, remembered until the store changes -----------------------------------------
+
+    def version(self) -> tuple[int, int]:
+        """Moves with every commit of another connection and every row this one writes."""
+        if self._pinned is not None:
+            return self._pinned[0]
+        return self.store.version(), self.store.db.conn.total_changes
+
+    def revision(self) -> int:
+        """Moves with every change to the head referee's data (not with a kiosk's events)."""
+        if self._pinned is not None:
+            return self._pinned[1]
+        return self.store.revision()
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """Many reads as of one moment: the store's version is looked at once (a snapshot of
+        the hall reads hundreds of things). Nothing may be written meanwhile."""
+        outer = self._pinned
+        self._pinned = (self.version(), self.revision())
+        try:
+            yield
+        finally:
+            self._pinned = outer
+
+    def _cached(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered until the store's version moves (what the events decide)."""
+        return self._by_version.get(self.version(), key, compute)
+
+    def _kept(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered until the head referee's data changes: for what reads only
+        `store.DIRECTOR_TABLES` (the teams, the rounds …), which a hall full of kiosks sending
+        events would otherwise have read again after every batch."""
+        return self._by_revision.get(self.revision(), key, compute)
+
+    # -- the event --------------------------------------------------------------------------
+
+    def event(self) -> EventInfo | None:
+        return self._kept("event", self._read_event)  # type: ignore[no-any-return]
+
+    def _read_event(self) -> EventInfo | None:
+        row = self.store.db.execute(
+            "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status, "
+            "coalesce(match_name, name) "
+            "FROM event WHERE id = 1").fetchone()
+        return EventInfo(*row) if row else None
+
+    def _event(self) -> EventInfo:
+        event = self.event()
+        if event is None:
+            raise refuse("admin.error.no_event")
+        return event
+
+    def ruleset(self) -> Ruleset:
+        return self.rulesets.require(self._event().ruleset)
+
+    def _open_event(self) -> EventInfo:
+        """The event, refusing when it is closed (results are frozen until it is reopened)."""
+        event = self._event()
+        if event.status == "closed":
+            raise refuse("admin.error.closed")
+        return event
+
+    # -- names ------------------------------------------------------------------------------
+
+    def team_names(self) -> dict[str, str]:
+        return dict(self._kept("team names", lambda: dict(
+            self.store.db.execute("SELECT id, name FROM teams"))))
+
+    def label(self, team: str) -> str:
+        """A team as a person reads it: its name, with its id beside it."""
+        name = self.team_names().get(team)
+        return f"{name} ({team})" if name else team
+
+    # -- the audit log ----------------------------------------------------------------------
+
+    def _audit(self, by: str, action: str, **params: Any) -> None:
+        """Record a director's action; call inside the action's own transaction."""
+        self.store.db.execute(
+            "INSERT INTO audit (at, who, action, params) VALUES (?, ?, ?, ?)",
+            [self.clock(), by or "", action, json.dumps(params, ensure_ascii=False)])
+
+    def audit_log(self) -> list[AuditEntry]:
+        """Every director action, oldest first."""
+        return [AuditEntry(at, who, action, json.loads(params)) for at, who, action, params in
+                self.store.db.execute("SELECT at, who, action, params FROM audit ORDER BY id")]
+
+    def _changed(self) -> None:
+        self.store._wrote()

@@ -1,0 +1,326 @@
+"""Every table's matches, folded from the store's events by the tables' own fold (`MatchState`).
+
+The folds are extended, never redone: one query reads the events committed since the last look
+(by rowid, for the whole hall), and each table applies its events in sequence order up to its
+first gap (an event after a gap waits for the missing one, as the high-water mark does).
+
+A checkpoint file beside the store (`folds.sqlite`) keeps the folded matches, so a restarted
+scorer loads them and folds only what came after. It is a cache: it is used only when it was
+written by the same fold code and rulesets and the store still holds the very events it
+folded; otherwise it is ignored and the event is folded again from its first event.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import functools
+import hashlib
+import io
+import json
+import pickle
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from ...rules import Ruleset, Rulesets
+from ...rules.errors import Words
+from ...table.journal import Event
+from ...table.state import MatchState
+
+BATCH = 20_000  # events read at a time on a cold fold
+# The code whose objects a checkpoint holds: another version of any of them refolds.
+FOLD_CODE = ("table/state.py", "table/journal.py", "rules/*.py", "scorer/director/folds.py")
+
+
+@dataclass(frozen=True, slots=True)
+class Unscored:
+    """Why a match is not scored: the event the rules core refused, and why."""
+
+    seq: int
+    kind: str
+    why: Words | None  # the refusal's words (None: an error without words, a bug)
+    text: str  # in English, for logs and the kiosk's link
+
+    @classmethod
+    def of(cls, event: Event, error: Exception) -> Unscored:
+        key = getattr(error, "key", None)
+        why = Words(key, getattr(error, "params", {})) if isinstance(key, str) else None
+        return cls(event.seq, event.kind, why, f"event {event.seq} ({event.kind}): {error}")
+
+
+@dataclass
+class TableFold:
+    """A table's matches folded so far: events up to `seq` applied. A match the rules core
+    cannot fold (another copy of the ruleset, a practice's broken journal) is not scored: its
+    events are kept, and `unscored` says why."""
+
+    seq: int = 0
+    matches: dict[str, MatchState] = field(default_factory=dict)
+    unscored: dict[str, Unscored] = field(default_factory=dict)  # by the journal's match name
+    revisions: dict[str, int] = field(default_factory=dict)  # events folded, by match
+    waiting: dict[int, tuple[int, Event]] = field(default_factory=dict)  # (rowid, event) by seq
+    last: tuple[int, str] = (0, "")  # rowid and device of the event at `seq`
+    by_setup: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (event, round)
+
+    def apply(self, event: Event, rulesets: Rulesets) -> None:
+        name = event.match
+        if not name or name in self.unscored:
+            return
+        try:
+            state = self.matches.get(name)
+            if state is None:
+                state = self.matches[name] = MatchState(rulesets)
+            state.apply(event)
+        except Exception as exc:  # the rules core cannot fold this match
+            self.unscored[name] = Unscored.of(event, exc)
+            self.matches.pop(name, None)
+            return
+        self.revisions[name] = self.revisions.get(name, 0) + 1
+        if event.kind == "setup":
+            key = (str(state.setup.get("event")), str(state.setup.get("round")))
+            self.by_setup.setdefault(key, []).append(name)
+
+    def find(self, event: str, round_no: int, table: int, start_at: float | None = None
+             ) -> tuple[str, MatchState] | None:
+        """The table's match set up for (event, round) — the last one if there are several —
+        and for the round's start `start_at` (a match set up for an earlier start, the round
+        taken back since, is not the round's; nor is one the kiosk dropped)."""
+        for name in reversed(self.by_setup.get((event, str(round_no)), [])):
+            state = self.matches.get(name)
+            if state is not None and state.setup.get("table") == table and \
+                    not state.abandoned and state.setup.get("start_at", start_at) == start_at:
+                return name, state
+        return None
+
+
+class Folds:
+    """The hall's folds, brought up to date from a SQLite connection to the store."""
+
+    def __init__(self, rulesets: Rulesets) -> None:
+        self.rulesets = rulesets
+        self.tables: dict[int, TableFold] = {}
+        self.rowid = 0  # the last event row read
+        self.last_row: tuple[int, int, str] = (0, 0, "")  # its table, seq and device
+        self.saved: dict[tuple[int, str], int] = {}  # revision of each match checkpointed
+
+    def table(self, number: int) -> TableFold:
+        fold = self.tables.get(number)  # (not setdefault: a TableFold per event adds up)
+        if fold is None:
+            fold = self.tables[number] = TableFold()
+        return fold
+
+    def update(self, db: sqlite3.Connection) -> set[int]:
+        """Fold the events committed since the last look. Returns the tables that changed."""
+        changed: set[int] = set()
+        while True:
+            rows = db.execute(
+                "SELECT rowid, table_number, device, seq, match, kind, data, mono, wall, actor "
+                "FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                [self.rowid, BATCH]).fetchall()
+            if not rows:
+                return changed
+            # One decode for the batch: json.loads per event costs as much as the fold.
+            data = json.loads("[" + ",".join(r[6] for r in rows) + "]")
+            for row, payload in zip(rows, data, strict=True):
+                rowid, table, device, seq = row[0], row[1], row[2], row[3]
+                fold = self.table(table)
+                if seq <= fold.seq:
+                    continue  # cannot happen: (table, seq) is unique in the store
+                fold.waiting[seq] = (rowid, Event(seq, device, row[4], row[5], payload, row[7],
+                                                  row[8], row[9]))
+                if seq == fold.seq + 1:
+                    self._drain(fold)
+                    changed.add(table)
+            last = rows[-1]
+            self.rowid, self.last_row = last[0], (last[1], last[3], last[2])
+            if len(rows) < BATCH:
+                return changed
+
+    def _drain(self, fold: TableFold) -> None:
+        while fold.seq + 1 in fold.waiting:
+            rowid, event = fold.waiting.pop(fold.seq + 1)
+            fold.seq, fold.last = event.seq, (rowid, event.device)
+            fold.apply(event, self.rulesets)
+
+    # -- the checkpoint ----------------------------------------------------------------------
+
+    def save(self, path: Path) -> int:
+        """Write the matches folded further since the last save. Returns how many."""
+        return self.checkpoint().write(path)
+
+    def checkpoint(self) -> Checkpoint:
+        """What `save` writes, taken now (the writing may happen in another thread)."""
+        rows = []
+        for number, fold in self.tables.items():
+            for name, state in fold.matches.items():
+                revision = fold.revisions.get(name, 0)
+                if self.saved.get((number, name)) != revision:
+                    rows.append((number, name, revision, _dumps(state)))
+                    self.saved[(number, name)] = revision
+        kept = {(n, m) for n, f in self.tables.items() for m in f.matches}
+        return Checkpoint(code_version(self.rulesets), [self.rowid, *self.last_row], rows,
+                          [(n, _dumps(_table_part(f))) for n, f in self.tables.items()], kept)
+    def load(self, path: Path, db: sqlite3.Connection) -> bool:
+        """Start from the checkpoint at `path` if it is valid for this store (see the module's
+        docstring). Returns whether it was used."""
+        if not path.exists():
+            return False
+        try:
+            conn = _open(path)
+        except sqlite3.DatabaseError:
+            return False
+        try:
+            meta = dict(conn.execute("SELECT key, value FROM meta"))
+            if meta.get("code") != code_version(self.rulesets) or "rowid" not in meta:
+                return False
+            rowid, table, seq, device = json.loads(meta["rowid"])
+            if rowid and db.execute("SELECT table_number, seq, device FROM events WHERE "
+                                    "rowid = ?", [rowid]).fetchone() != (table, seq, device):
+                return False  # not the store it was taken from (restored from a backup?)
+            tables = {n: _loads(blob, self.rulesets) for n, blob in
+                      conn.execute("SELECT number, fold FROM tables")}
+            for number, fold in tables.items():
+                if fold.seq and db.execute(
+                        "SELECT rowid, device FROM events WHERE table_number = ? AND seq = ?",
+                        [number, fold.seq]).fetchone() != fold.last:
+                    return False
+            saved = {}
+            for number, name, revision, blob in conn.execute(
+                    "SELECT table_number, name, revision, state FROM matches"):
+                tables[number].matches[name] = _loads(blob, self.rulesets)
+                saved[(number, name)] = revision
+        except (sqlite3.DatabaseError, pickle.UnpicklingError, KeyError, ValueError,
+                AttributeError, TypeError, EOFError):
+            return False  # a damaged or foreign cache: fold again
+        finally:
+            conn.close()
+        self.tables, self.saved = tables, saved
+        self.rowid, self.last_row = rowid, (table, seq, device)
+        return True
+
+
+@dataclass
+class Checkpoint:
+    code: str
+    last_row: list[Any]
+    matches: list[tuple[int, str, int, bytes]]  # the matches changed since the last one
+    tables: list[tuple[int, bytes]]
+    kept: set[tuple[int, str]]  # every match folded now
+
+    def write(self, path: Path) -> int:
+        """Write it to the file at `path`. Returns the matches written."""
+        conn = _open(path)
+        try:
+            with conn:
+                conn.execute("DELETE FROM meta")
+                conn.executemany("INSERT INTO meta VALUES (?, ?)", [
+                    ("code", self.code), ("rowid", json.dumps(self.last_row))])
+                conn.executemany("INSERT OR REPLACE INTO matches VALUES (?, ?, ?, ?)",
+                                 self.matches)
+                conn.execute("DELETE FROM tables")
+                conn.executemany("INSERT INTO tables VALUES (?, ?)", self.tables)
+                gone = [k for k in conn.execute("SELECT table_number, name FROM matches")
+                        if k not in self.kept]
+                conn.executemany("DELETE FROM matches WHERE table_number = ? AND name = ?", gone)
+        finally:
+            conn.close()
+        return len(self.matches)
+
+
+def code_version(rulesets: Rulesets) -> str:
+    """Identifies the fold's code and the rulesets a checkpoint was made with."""
+    digest = hashlib.sha256(_code_digest().encode())
+    for ruleset in rulesets.values():
+        digest.update(f"{ruleset.id}:{ruleset.sha256}".encode())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _code_digest() -> str:
+    digest = hashlib.sha256()
+    root = Path(__file__).resolve().parents[2]
+    for pattern in FOLD_CODE:
+        for path in sorted(root.glob(pattern)):
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _table_part(fold: TableFold) -> TableFold:
+    """The table's fold without its matches (saved one by one)."""
+    return TableFold(fold.seq, {}, dict(fold.unscored), dict(fold.revisions),
+                     dict(fold.waiting), fold.last,
+                     {k: list(v) for k, v in fold.by_setup.items()})
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=10)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")  # a cache: a lost write costs a refold
+    conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)")
+    conn.execute("CREATE TABLE IF NOT EXISTS tables (number INTEGER PRIMARY KEY, fold BLOB)")
+    conn.execute("CREATE TABLE IF NOT EXISTS matches (table_number INTEGER, name TEXT, "
+                 "revision INTEGER, state BLOB, PRIMARY KEY (table_number, name))")
+    return conn
+
+
+def _proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(items)
+
+
+def _rebuild(cls: type, values: tuple[Any, ...]) -> Any:
+    """A slotted dataclass (the rules core's values) from its slots' values."""
+    obj = object.__new__(cls)
+    for name, value in zip(_slots(cls), values, strict=True):
+        object.__setattr__(obj, name, value)
+    return obj
+
+
+@functools.cache
+def _slots(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+class _Pickler(pickle.Pickler):
+    """Rulesets are saved by name (they are loaded again from their files); the rules core's
+    slotted dataclasses as their values (dataclasses' own way back is ten times slower, and a
+    restart loads tens of thousands of them)."""
+
+    dispatch_table: ClassVar[dict[Any, Any]] = {**copyreg.dispatch_table,
+                      MappingProxyType: lambda m: (_proxy, (dict(m),))}
+
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        if hasattr(cls, "__slots__") and dataclasses.is_dataclass(cls) and \
+                not isinstance(obj, Ruleset):
+            return _rebuild, (cls, tuple(getattr(obj, n) for n in _slots(cls)))
+        return NotImplemented
+
+    def persistent_id(self, obj: Any) -> Any:
+        if isinstance(obj, Ruleset):
+            return ("ruleset", obj.id)
+        if isinstance(obj, Rulesets):
+            return ("rulesets", "")
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, data: bytes, rulesets: Rulesets) -> None:
+        super().__init__(io.BytesIO(data))
+        self.rulesets = rulesets
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind, name = pid
+        return self.rulesets if kind == "rulesets" else self.rulesets[name]
+
+
+def _dumps(obj: Any) -> bytes:
+    out = io.BytesIO()
+    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return out.getvalue()
+
+
+def _loads(data: bytes, rulesets: Rulesets) -> Any:
+    return _Unpickler(data, rulesets).load()

@@ -1,0 +1,217 @@
+"""What the console, the printed pages, the exports and the hall show, as plain values built
+from the director: a round's matches with their results and rulings, the standings with
+their markers, each team's card, the pairings by team. One place, so the admin page, a print
+and an export can never disagree."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...rules.errors import Words
+from ..tournament.core import Result
+from . import ONLINE_WITHIN, Director, Ruling
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    round: int
+    table: int
+    ns: str  # team ids
+    ew: str
+    ns_name: str
+    ew_name: str
+    state: str  # waiting, not-set-up, a table phase (ready, play …), over, ruled
+    hand: int | None
+    levels: dict[str, str] | None
+    result: Result | None
+    ruling: Ruling | None
+    link: str  # ok, behind, offline, never
+    problems: tuple[Words, ...] = ()  # why the match is not scored
+
+    @property
+    def winner_side(self) -> str | None:
+        if self.result is None or self.result.winner is None:
+            return None
+        return "NS" if self.result.winner == self.ns else "EW"
+
+    @property
+    def decided_by(self) -> str:
+        """table, forfeit, disqualification or adjusted; "" while undecided."""
+        if self.result is None:
+            return ""
+        return self.ruling.kind if self.ruling else "table"
+
+
+@dataclass(frozen=True)
+class ByeRow:
+    round: int
+    team: str
+    name: str
+    points: int
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    rank: int
+    tied: bool
+    team: str
+    name: str
+    unit: str
+    points: int
+    net: int
+    opponents: int
+    played: int
+    group: str
+    withdrawn_after: int | None
+    joined_round: int
+
+
+@dataclass
+class CardRound:
+    round: int
+    table: int | None
+    side: str  # NS, EW, bye, missed, out (withdrawn), "" (not paired)
+    opponent: str = ""
+    opponent_name: str = ""
+    points: int | None = None
+    net: int | None = None
+    won: bool | None = None
+    decided_by: str = ""
+
+
+@dataclass
+class Card:
+    team: str
+    name: str
+    unit: str
+    players: tuple[str, ...]
+    rounds: list[CardRound] = field(default_factory=list)
+    standing: StandingRow | None = None
+
+
+def link_state(director: Director, table: int, now: float,
+               known: tuple[dict[int, tuple[float, int]], dict[int, str]] | None = None) -> str:
+    """ok, behind, offline or never (no kiosk paired). `known`: the store's links and paired
+    tables, read once for a whole list."""
+    links, paired = known or (director.store.links(), director.store.paired_tables())
+    if table not in links:
+        return "offline" if table in paired else "never"
+    seen, behind = links[table]
+    return "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
+
+
+def round_rows(director: Director, round_no: int) -> list[MatchRow]:
+    """Every match of a team round, in table order."""
+    names = director.team_names()
+    results = director._round_results(round_no)
+    rulings = {(r.round, r.table): r for r in director.rulings()}
+    started = director.round_start(round_no) is not None
+    now = director.clock()
+    known = (director.store.links(), director.store.paired_tables())
+    out = []
+    for table, ns, ew in director.assignments(round_no):
+        state = director.match_state(table, round_no)
+        ruling = rulings.get((round_no, table))
+        if ruling is not None:
+            phase = "ruled"
+        elif not started:
+            phase = "waiting"
+        elif state is None:
+            phase = "not-set-up"
+        else:
+            phase = state.phase
+        levels = state.levels() if state is not None else None
+        hand = None
+        if state is not None and state.phase != "setup":
+            hand = len(state.played) + (0 if state.phase == "over" else 1)
+        out.append(MatchRow(
+            round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
+            {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
+            ruling, link_state(director, table, now, known), tuple(director.unscored(table))))
+    return out
+
+
+def bye_rows(director: Director, round_no: int) -> list[ByeRow]:
+    names = director.team_names()
+    points = director.bye_points()
+    return [ByeRow(round_no, t, names.get(t, t), points) for t in director.byes(round_no)]
+
+
+def standing_rows(director: Director) -> list[StandingRow]:
+    teams = {r.id: r for r in director.team_rows()}
+    out = []
+    for s in director.standings():
+        team = teams.get(s.team)
+        out.append(StandingRow(
+            s.rank, s.tied, s.team, team.name if team else s.team, team.unit if team else "",
+            s.points, s.net, s.opponents, s.played, s.group,
+            team.withdrawn_after if team else None, team.joined_round if team else 1))
+    return out
+
+
+def cards(director: Director, only: str | None = None) -> list[Card]:
+    """Each team's scorecard: every round's opponent, side, result, big points, net."""
+    rows = {r.id: r for r in director.team_rows()}
+    standing = {s.team: s for s in standing_rows(director)}
+    picked = [r for r in rows.values() if only in (None, r.id)]
+    out = {r.id: Card(r.id, r.name, r.unit, r.players, standing=standing.get(r.id))
+           for r in picked}
+    names = director.team_names()
+    rounds = director.current_round()
+    for round_no in range(1, rounds + 1):
+        seen: set[str] = set()
+        for m in round_rows(director, round_no):
+            for side, team, other in (("NS", m.ns, m.ew), ("EW", m.ew, m.ns)):
+                seen.add(team)
+                if team in out:
+                    r = m.result
+                    out[team].rounds.append(CardRound(
+                        round_no, m.table, side, other, names.get(other, other),
+                        r.points.get(team) if r else None, r.net.get(team) if r else None,
+                        (r.winner == team) if r and r.winner else None, m.decided_by))
+        for bye in bye_rows(director, round_no):
+            seen.add(bye.team)
+            if bye.team in out:
+                out[bye.team].rounds.append(CardRound(round_no, None, "bye", points=bye.points,
+                                                      net=0, won=True, decided_by="bye"))
+        for team, card in out.items():
+            if team in seen:
+                continue
+            row = rows[team]
+            if round_no < row.joined_round:
+                card.rounds.append(CardRound(round_no, None, "missed", points=row.missed_points,
+                                             net=0, decided_by="late"))
+            elif row.withdrawn_after is not None and round_no > row.withdrawn_after:
+                card.rounds.append(CardRound(round_no, None, "out"))
+            else:
+                card.rounds.append(CardRound(round_no, None, ""))
+    return sorted(out.values(), key=lambda c: sort_key(c.name))
+
+
+def sort_key(name: str) -> tuple[list[str | int], str]:
+    """Alphabetical for a wall list: Chinese names by their pinyin, others as written, and
+    numbers by value (第2队, 第10队, 第100队, 第1000队: a player looks for 第10队 near 第9队)."""
+    from pypinyin import lazy_pinyin  # its dictionary takes a while: only printing needs it
+
+    spelled = "".join(lazy_pinyin(unicodedata.normalize("NFKC", name))).lower()
+    # split on digit runs: text at even places, numbers at odd ones, so any two keys compare
+    # text with text and number with number
+    runs = re.split(r"([0-9]+)", spelled)
+    return ([int(run) if i % 2 else run for i, run in enumerate(runs)], name)
+
+
+def pairings_by_team(director: Director, round_no: int) -> list[dict[str, Any]]:
+    """A published round, team by team in alphabetical order: where each team sits."""
+    out = []
+    for m in round_rows(director, round_no):
+        out.append({"team": m.ns, "name": m.ns_name, "table": m.table, "side": "NS",
+                    "opponent": m.ew, "opponent_name": m.ew_name})
+        out.append({"team": m.ew, "name": m.ew_name, "table": m.table, "side": "EW",
+                    "opponent": m.ns, "opponent_name": m.ns_name})
+    for bye in bye_rows(director, round_no):
+        out.append({"team": bye.team, "name": bye.name, "table": None, "side": "bye",
+                    "opponent": "", "opponent_name": ""})
+    return sorted(out, key=lambda r: sort_key(r["name"]))

@@ -1,0 +1,303 @@
+"""The hall feed: the hall's screens and the players' phones, from one update task.
+
+The task alone builds the hall's snapshot — when the store changes, at most every
+`min_interval` seconds, and every `REFRESH_EVERY` seconds as link health and lateness move on
+with the time — and encodes it once. Every stream sends the same bytes: a stream that had the
+previous frame gets a patch (the parts and table rows that changed), one that fell behind
+gets the whole snapshot again, and a phone following one team gets that team's view when it
+changes. Streams wait on one shared event; one pinger sends the scorer's time every
+`PING_EVERY` seconds. Streams are capped in all and per address.
+
+The wire format (server-sent events; `?since=SERIAL`: the screen has that snapshot already):
+- `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
+- `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
+  "standings": [rows], "order": [team ids], "ranks": [ranks], "sent"}` — top-level keys
+  replaced, table rows replaced by number, standings rows by team, the standings' order when
+  it changed, and every row's rank, in that order, when a rank changed (one result moves
+  the ranks of half the hall: their rows are not sent again for it);
+- `team`: one team's view (`hall.team_views`), whole, when it changed (with `sent`, as a
+  patch);
+- `ping`: `{"now": scorer time}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..director import Director
+from . import snapshot as hall
+
+log = logging.getLogger(__name__)
+MIN_INTERVAL = 0.5  # seconds between two builds at most: the feed's rate cap
+WATCH_EVERY = 0.1  # seconds between looks at the store's version
+REFRESH_EVERY = 5.0  # rebuild anyway: link health and lateness move on with the time
+PING_EVERY = 5.0
+MAX_STREAMS = 3000  # a national final: ~2,000 phones and the hall's screens
+MAX_STREAMS_PER_ADDRESS = 20  # a screen wall behind one address; a phone needs one
+RETRY_MS = 2000  # the browsers' reconnect delay, said in every stream's first lines
+
+
+def encode(kind: str, data: Any) -> bytes:
+    return f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
+
+
+@dataclass(repr=False)
+class Frame:
+    """One build of the hall: the snapshot, the patch from the frame before, and what the
+    phones are sent, each encoded at most once."""
+
+    serial: int
+    version: Any  # the director's version it was built from
+    snapshot: dict[str, Any]
+    keys: dict[str, Any]  # what identifies each part's content (see `_keys`)
+    patch: bytes | None  # from frame serial - 1; None: send the whole snapshot
+    director: Director
+    previous: Frame | None = None
+    _json: bytes | None = None
+    _views: dict[str, tuple[Any, bytes]] | None = None
+
+    def __repr__(self) -> str:
+        return f"<Frame {self.serial}>"
+
+    @property
+    def json(self) -> bytes:
+        if self._json is None:
+            self._json = json.dumps({**self.snapshot, "serial": self.serial},
+                                    ensure_ascii=False).encode()
+        return self._json
+
+    @property
+    def full(self) -> bytes:
+        return b"event: snapshot\ndata: " + self.json + b"\n\n"
+
+    def team(self, team: str) -> bytes | None:
+        """The team's view as a `team` event (the same bytes object as the previous frame's
+        when nothing in it changed), or None for an unknown team."""
+        views = self._team_views()
+        return views[team][1] if team in views else None
+
+    def _team_views(self) -> dict[str, tuple[Any, bytes]]:
+        if self._views is None:
+            before = self.previous._team_views() if self.previous is not None and \
+                self.previous._views is not None else {}
+            rows = self.keys["tables"]
+            out = {}
+            for team, view in hall.team_views(self.snapshot, self.director).items():
+                table = view["table"]
+                key = ({k: v for k, v in view.items() if k != "table"},
+                       rows.get(table["table"]) if table else None)
+                old = before.get(team)
+                out[team] = old if old is not None and old[0] == key else (
+                    key, encode("team", {**view, "generated": self.snapshot["generated"],
+                                         "sent": time.time()}))
+            self._views = out
+        return self._views
+
+
+def _keys(snap: dict[str, Any], rows: dict[int, Any]) -> dict[str, Any]:
+    return {"tables": rows,
+            "standings": {row["team"]: {**row, "rank": None} for row in snap["standings"]},
+            "order": [row["team"] for row in snap["standings"]],
+            "ranks": [row["rank"] for row in snap["standings"]],
+            "set": {k: v for k, v in snap.items()
+                    if k not in ("generated", "tables", "standings")}}
+
+
+def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
+           ) -> bytes | None:
+    """What changed since `old`, as a `patch` event; None when nothing a screen shows did."""
+    before = old.keys
+    out: dict[str, Any] = {"serial": serial, "generated": snap["generated"], "set": {
+        k: v for k, v in keys["set"].items() if before["set"].get(k, ...) != v}}
+    if list(keys["tables"]) != list(before["tables"]):
+        out["set"]["tables"] = snap["tables"]
+    else:
+        out["tables"] = [row for row in snap["tables"]
+                         if keys["tables"][row["table"]] != before["tables"][row["table"]]]
+    if set(keys["order"]) != set(before["order"]):
+        out["set"]["standings"] = snap["standings"]
+    else:
+        out["standings"] = [row for row in snap["standings"] if
+                            before["standings"][row["team"]] != keys["standings"][row["team"]]]
+        if keys["order"] != before["order"]:
+            out["order"] = keys["order"]
+        if keys["ranks"] != before["ranks"]:
+            out["ranks"] = keys["ranks"]
+    if not any(out.get(k) for k in ("set", "tables", "standings", "order", "ranks")):
+        return None
+    out["sent"] = time.time()  # when the bytes exist: what a stream's delay is counted from
+    return encode("patch", out)
+
+
+class Slot:
+    """A stream's place under the caps; given back once, however the stream ends."""
+
+    def __init__(self, counts: Counter[str], address: str) -> None:
+        self.counts, self.address, self.held = counts, address, True
+        counts[""] += 1
+        counts[address] += 1
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.counts[""] -= 1
+            self.counts[self.address] -= 1
+            if not self.counts[self.address]:
+                del self.counts[self.address]
+
+
+class HallFeed:
+    def __init__(self, director: Director, address: str | Callable[[], str],
+                 min_interval: float = MIN_INTERVAL, max_streams: int = MAX_STREAMS,
+                 max_per_address: int = MAX_STREAMS_PER_ADDRESS,
+                 on_build: Callable[[], None] | None = None) -> None:
+        self.director = director
+        # The address may change while the scorer runs (scorer/net/advertise.py).
+        self.address: Callable[[], str] = address if callable(address) else lambda: address
+        self.min_interval, self.on_build = min_interval, on_build
+        self.max_streams, self.max_per_address = max_streams, max_per_address
+        self.frame: Frame | None = None
+        self.ping = encode("ping", {"now": director.clock()})
+        self.pings = 0
+        self.closing = False  # set when the server stops: the streams end
+        self.streams: Counter[str] = Counter()  # open streams: "" all, and by address
+        self._wake = asyncio.Event()
+        self._asked = False
+
+    # -- the update task --------------------------------------------------------------------
+
+    def build(self) -> Frame:
+        """A new frame from the store as it is now (on the event loop: it is incremental)."""
+        director, old = self.director, self.frame
+        version = director.version()
+        snap, rows = hall.snapshot_and_keys(director, self.address())
+        keys = _keys(snap, rows)
+        if old is None:
+            return Frame(1, version, snap, keys, None, director)
+        patch = _patch(old.serial + 1, snap, keys, old)
+        if patch is None:  # nothing a screen shows changed: the same frame, its time moved on
+            old.version, old.snapshot, old._json = version, snap, None
+            return old
+        old.previous = None  # one frame back is enough for the phones' views
+        return Frame(old.serial + 1, version, snap, keys, patch, director, old)
+
+    def current(self) -> Frame:
+        """The latest frame, built now if there is none yet."""
+        if self.frame is None:
+            self._publish(self.build())
+        assert self.frame is not None
+        return self.frame
+
+    def refresh(self) -> None:
+        """Ask for a build as soon as the rate cap allows (something changed)."""
+        self._asked = True
+
+    async def run(self) -> None:
+        """Runs for the server's life."""
+        last_build = last_ping = 0.0
+        while not self.closing:
+            await asyncio.sleep(WATCH_EVERY)
+            now = time.monotonic()
+            if now - last_ping >= PING_EVERY:
+                last_ping = now
+                self.ping = encode("ping", {"now": self.director.clock()})
+                self.pings += 1
+                self._wake_all()
+                await asyncio.sleep(0)  # the streams send it before a build holds the loop
+            if now - last_build < self.min_interval:
+                continue
+            frame = self.frame
+            due = frame is None or self._asked or now - last_build >= REFRESH_EVERY
+            if not due and self.director.version() == frame.version:  # type: ignore[union-attr]
+                continue
+            self._asked, last_build = False, now
+            try:
+                built = self.build()
+            except Exception:  # a bug must not stop the hall's screens: keep the last one
+                log.exception("hall snapshot failed; the screens keep the previous one")
+                continue
+            self._publish(built)
+        self._wake_all()
+
+    def _publish(self, frame: Frame) -> None:
+        if frame is self.frame:
+            return  # nothing to send
+        self.frame = frame
+        if self.on_build is not None:
+            self.on_build()
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        wake, self._wake = self._wake, asyncio.Event()
+        wake.set()
+
+    def close(self) -> None:
+        """End every stream within WATCH_EVERY (safe from a signal handler or a thread)."""
+        self.closing = True
+
+    # -- streams ----------------------------------------------------------------------------
+
+    def admit(self, address: str) -> Slot | None:
+        """A place for a new stream from `address`, or None when the caps are reached."""
+        if self.streams[""] >= self.max_streams or \
+                self.streams[address] >= self.max_per_address:
+            return None
+        return Slot(self.streams, address)
+
+    async def stream(self, slot: Slot, since: int | None = None) -> AsyncIterator[bytes]:
+        """The hall: the whole snapshot (unless the screen has frame `since` already, from
+        `GET /api/hall`: then what changed since), then patches."""
+        try:
+            frame = self.current()
+            sent, pings = frame.serial, self.pings
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            if since != frame.serial:  # the same bytes object for every stream: no copy
+                yield frame.patch if since == frame.serial - 1 and frame.patch else frame.full
+            while not self.closing:
+                frame = self.current()
+                if frame.serial != sent:  # published while this stream was sending
+                    yield frame.patch if frame.serial == sent + 1 and frame.patch else frame.full
+                    sent = frame.serial
+                elif self.pings != pings:
+                    pings = self.pings
+                    yield self.ping
+                else:
+                    await self._wake.wait()
+        finally:
+            slot.release()
+
+    async def team_stream(self, slot: Slot, team: str) -> AsyncIterator[bytes]:
+        """One team's view, whenever it changes."""
+        try:
+            frame = self.current()
+            last, seen, pings = frame.team(team), frame.serial, self.pings
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            yield (last or b"") + self.ping
+            while not self.closing:
+                frame = self.current()
+                if frame.serial != seen:
+                    seen, view = frame.serial, frame.team(team)
+                    if view is not None and view is not last:
+                        last = view
+                        yield view
+                elif self.pings != pings:
+                    pings = self.pings
+                    yield self.ping
+                else:
+                    await self._wake.wait()
+        finally:
+            slot.release()
+
+    def team_json(self, team: str) -> bytes | None:
+        """The team's view for `GET /api/team/ID` (None: no such team)."""
+        view = self.current().team(team)
+        if view is None:
+            return None
+        return view.split(b"data: ", 1)[1].rstrip(b"\n")

@@ -1,0 +1,266 @@
+"""What the hall's screens show: one JSON snapshot of the event, built from the director.
+
+The same snapshot serves `GET /api/hall`, the server-sent events of the hall page, and (its
+parts) `GET /api/standings` and `GET /api/tables` for other software. A phone follows one
+team: `team_views` cuts each team's part out of the snapshot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...i18n import LANGS
+from ...table.state import MatchState
+from ..director import ONLINE_WITHIN, Director
+
+LATE_AFTER = 300.0  # seconds past the round's match time before a table counts as late
+
+
+def snapshot(director: Director, address: str) -> dict[str, Any]:
+    return snapshot_and_keys(director, address)[0]
+
+
+def snapshot_and_keys(director: Director, address: str
+                      ) -> tuple[dict[str, Any], dict[int, Any]]:
+    """The snapshot, and by table what identifies its row's content apart from the passing
+    time (the match clock counting down, the last contact moving on): a row is sent again to
+    the hall's screens only when that changes."""
+    with director.reading():
+        rows, anchors = _rows(director)
+        out = _snapshot(director, address, rows)
+    keys = {}
+    for row, anchor in zip(out["tables"], anchors, strict=True):
+        link = row["link"]
+        keys[row["table"]] = (anchor, link["state"], link["behind"],
+                              link["last_seen"] if link["state"] == "offline" else None,
+                              *(v for k, v in row.items() if k not in ("time_left", "link")))
+    return out, keys
+
+
+def _snapshot(director: Director, address: str, rows: list[dict[str, Any]]
+              ) -> dict[str, Any]:
+    now = director.clock()
+    event = director.event()
+    round_no = director.current_round()
+    out: dict[str, Any] = {"generated": now, "address": address, "event": None,
+                           "round_clock": None, "muted": director.muted(), "standings": [],
+                           "tables": rows, "pairings_round": None, "pairings": []}
+    if event is None:
+        return out
+    ruleset = director.ruleset()
+    out["event"] = {"name": event.name, "ruleset": event.ruleset,
+                    "ruleset_name": {lang: ruleset.name(lang) for lang in LANGS},
+                    "format": event.format,
+                    "round": round_no or None, "rounds": event.rounds or None,
+                    "status": event.status}
+    out["standings"] = standings(director)
+    out |= console_fields(director, out["tables"])
+    return out
+
+
+def standings(director: Director) -> list[dict[str, Any]]:
+    names = {t.id: t.name for t in director.teams()}
+    marks = {r.id: (r.withdrawn_after, r.joined_round) for r in director.team_rows()}
+    return [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
+             "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
+             "group": s.group, "withdrawn_after": marks.get(s.team, (None, 1))[0],
+             "joined_round": marks.get(s.team, (None, 1))[1]} for s in director.standings()]
+
+
+def tables(director: Director) -> list[dict[str, Any]]:
+    """Every table's live state in the current round, as the hall shows it (a ruling's
+    result in place of the table's own, tables the round does not use marked so)."""
+    with director.reading():
+        rows = _rows(director)[0]
+        console_fields(director, rows)
+        return rows
+
+
+def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Every table's row, and its match clock as of the table's last event (see
+    `_clock_anchor`)."""
+    now, round_no = director.clock(), director.current_round()
+    names = {t.id: t.name for t in director.teams()}
+    links = director.store.links()
+    paired = director.store.paired_tables()
+    assigned = {t: (names.get(ns, ""), names.get(ew, ""))
+                for t, ns, ew in director.assignments(round_no)}
+    for table, seats in director.seats(round_no).items():  # individual: four players
+        assigned[table] = (" · ".join(names[p] for p in seats.values()), "")
+    event = director.event()
+    start = director.round_start(round_no) if round_no else None
+    minutes = event.match_minutes if event else None
+    out, anchors = [], []
+    for table in range(1, director.table_count() + 1):
+        ns, ew = assigned.get(table, ("", ""))
+        state = director.match_state(table, round_no) if table in assigned else None
+        anchors.append(_clock_anchor(state) if state is not None else None)
+        row: dict[str, Any] = {
+            "table": table, "round": round_no if table in assigned else None,
+            "ns": ns, "ew": ew, "hand": None, "levels": None,
+            "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
+            "link": _link(table in paired, links.get(table), now),
+            "late": False, "result": None,
+            "error": "; ".join(director.problems(table)) or None}
+        if state is not None:
+            row.update(_live(state, now))
+        over = row["phase"] == "over"
+        if over and state is not None and state.winner():
+            winner = state.winner()
+            row["result"] = {"winner": winner, "text": row["ns" if winner == "NS" else "ew"]}
+        if table in assigned and not over and start is not None and minutes:
+            row["late"] = now > start + minutes * 60 + LATE_AFTER
+        out.append(row)
+    return out, anchors
+
+
+def _clock_anchor(state: MatchState) -> tuple[float, float, bool] | None:
+    """The match clock as of the table's last event: the time left then, when, and whether it
+    runs (the time left now follows from these and the time)."""
+    clock = state.match_clock
+    if clock is None:
+        return None
+    last = state.last_event
+    return (clock.limit - clock.elapsed_at(state.last_mono), last.wall if last else 0.0,
+            clock.running and not state.paused and state.phase != "over")
+
+
+# -- what the head referee's console adds (issue 12) ------------------------------------------
+
+
+def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The round clock (paused, extended, stopped, over), the pairing panel of a published
+    round that has not started, the byes, the rulings on each table's result, and the tables
+    this round does not use (shown as unused, never as offline), and a finished table whose
+    kiosk has gone off with nothing left to send (shown as such, not as an alarm). Changes
+    `rows` in place."""
+    event = director.event()
+    round_no = director.current_round()
+    out: dict[str, Any] = {"round_clock": director.round_clock(), "pairings_round": None,
+                           "pairings": [], "byes": []}
+    if event is None:
+        return out
+    names = director.team_names()
+    upcoming = director.published_pairings() if event.status != "closed" else None
+    if upcoming:
+        out["pairings_round"] = upcoming[0]
+        out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
+                            "ew": " · ".join(names[x] for x in b),
+                            "ns_ids": list(a), "ew_ids": list(b)} for n, a, b in upcoming[1]]
+    if round_no:
+        points = director.bye_points()
+        out["byes"] = [{"team": t, "name": names.get(t, t), "points": points}
+                       for t in director.byes(round_no)]
+    started = bool(round_no) and director.round_start(round_no) is not None
+    rulings = {r.table: r for r in director.rulings() if r.round == round_no}
+    results = director._round_results(round_no) if round_no else {}
+    for row in rows:
+        if row["round"] is None:  # no match at this table this round
+            row["phase"], row["link"]["state"] = "unused", "unused"
+            continue
+        if not started:
+            row["phase"] = "waiting"
+        ruling = rulings.get(row["table"])
+        result = results.get(row["table"])
+        if ruling is not None and result is not None:
+            side = "EW" if ruling.loser == "NS" else "NS"
+            row["result"] = {"winner": side, "text": row[side.lower()], "ruling": ruling.kind}
+            row["phase"] = "ruled"
+        link = row["link"]
+        if link["state"] == "offline" and not link["behind"] and (
+                row.get("result") or row["phase"] in ("over", "ruled")):
+            link["state"] = "done"  # its match is over and all in: a kiosk off is no alarm
+    return out
+
+
+def _live(state: MatchState, now: float) -> dict[str, Any]:
+    levels = state.levels()
+    row: dict[str, Any] = {"phase": state.phase, "hand": len(state.played) + (
+        0 if state.phase == "over" else 1),
+        "levels": {"NS": levels[0], "EW": levels[1]} if levels else None,
+        "dealer": state.draft.dealer if state.draft else None}
+    clock = state.match_clock
+    if clock is not None:
+        last = state.last_event
+        left = clock.limit - clock.elapsed_at(state.last_mono)
+        running = clock.running and not state.paused and state.phase != "over"
+        if running and last is not None:  # count on from the table's last event
+            left -= max(0.0, now - last.wall)
+        row["time_left"], row["clock_running"] = max(0.0, left), running
+    return row
+
+
+def _link(paired: bool, link: tuple[float, int] | None, now: float) -> dict[str, Any]:
+    if link is None:
+        return {"state": "never" if not paired else "offline", "behind": 0, "last_seen": None}
+    seen, behind = link
+    state = "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
+    return {"state": state, "behind": behind, "last_seen": seen}
+
+
+# -- the phones' view of one team ----------------------------------------------------------------
+
+
+def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
+    """What a player's phone shows, by team id (a player's, in an individual event): the
+    team's standing, its table now (or its bye), its next pairing and its matches so far.
+    Built from a snapshot of the hall and the director's results."""
+    with director.reading():
+        return _team_views(snap, director)
+
+
+def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
+    head = {"event": snap["event"], "round_clock": snap["round_clock"], "muted": snap["muted"],
+            "pairings_round": snap["pairings_round"]}
+    rows = {row["table"]: row for row in snap["tables"]}
+    standing = {row["team"]: row for row in snap["standings"]}
+    teams = director.teams()
+    names = {t.id: t.name for t in teams}
+    round_no = director.current_round()
+    places: dict[tuple[str, int], tuple[int, str]] = {}  # (team, round) -> (table, side)
+    for r in range(1, round_no + 1):
+        for table, ns, ew in director.assignments(r):
+            for team, side in ((ns, "NS"), (ew, "EW")):
+                places[(team, r)] = (table, side)
+        for table, seats in director.seats(r).items():
+            for letter, player in seats.items():
+                places[(player, r)] = (table, letter)
+    upcoming: dict[str, dict[str, Any]] = {}
+    for pairing in snap["pairings"]:
+        for side, mine, theirs in (("NS", "ns_ids", "ew"), ("EW", "ew_ids", "ns")):
+            for team in pairing.get(mine, []):
+                upcoming[team] = {"round": snap["pairings_round"], "table": pairing["table"],
+                                  "side": side, "opponent": pairing[theirs]}
+    byes = {bye["team"]: {"round": round_no, "points": bye["points"]}
+            for bye in snap.get("byes", [])}  # the current round's, with their points
+    ruled = {(r.round, r.table): r.kind for r in director.rulings()}
+    history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
+    for result in director.results():
+        for team, other in ((result.a, result.b), (result.b, result.a)):
+            if team is None or team not in history:
+                continue
+            table, side = places.get((team, result.round), (None, None))
+            history[team].append({
+                "round": result.round, "table": table, "side": side,
+                "opponent": names.get(other, "") if other else None,
+                "won": result.winner == team if result.winner else None,
+                "points": result.points.get(team, 0), "net": result.net.get(team, 0),
+                "ruling": ruled.get((result.round, table)) if other else None})
+    withdrawn = {r.id: r.withdrawn_after for r in director.team_rows()}
+    out = {}
+    for team in teams:
+        table, side = places.get((team.id, round_no), (None, None))
+        out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit,
+                                         "withdrawn_after": withdrawn.get(team.id)},
+                        "standing": standing.get(team.id), "side": side,
+                        "table": rows.get(table) if table is not None else None,
+                        "next": upcoming.get(team.id), "bye": byes.get(team.id),
+                        "history": sorted(history[team.id], key=lambda h: h["round"])}
+    return out
+
+
+def team_list(director: Director) -> dict[str, Any]:
+    """The event's name and every team's id, name and unit, for the phones' search."""
+    event = director.event()
+    return {"event": event.name if event else None,
+            "teams": [{"id": t.id, "name": t.name, "unit": t.unit} for t in director.teams()]}

@@ -1,0 +1,94 @@
+"""HTML from Jinja2 templates (`templates/`), for the admin pages and the printed pages: names
+are escaped by the template engine, every word comes from the catalogs through `t`."""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jinja2
+from starlette.requests import Request
+
+from ...i18n import DEFAULT_LANG, LANGS, catalog, translator
+from ...i18n import render as render_words
+
+LANG_COOKIE = "kiosk_lang"  # the language picked on the console, for every page of the scorer
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("kiosk.scorer.printing", "templates"),
+                             autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                             undefined=jinja2.StrictUndefined)
+    env.filters["clock"] = clock_text
+    env.filters["when"] = when_text
+    env.filters["signed"] = signed
+    env.filters["number"] = number_text
+    env.filters["duration"] = duration_text
+    return env
+
+
+def render(template: str, lang: str, **context: Any) -> str:
+    t = words(lang)
+    return environment().get_template(template).render(
+        t=t, who_text=lambda by: who_text(t, by), lang=lang, langs=LANGS, **context)
+
+
+def lang_of(request: Request) -> str:
+    """The visitor's language: `?lang=`, else the one picked on the console, else 简体中文."""
+    lang = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE)
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def words(lang: str) -> Callable[..., str]:
+    """`t(key, **params)` in `lang`; a parameter that is itself a catalog key (a field's
+    label, a side) or words (`kiosk.rules.errors.Words`) is said in `lang` first."""
+    lang = lang if lang in LANGS else DEFAULT_LANG
+    t, messages = translator(lang), catalog(lang)
+
+    def say(key: str, **params: Any) -> str:
+        return render_words(key, {k: t(v) if isinstance(v, str) and v in messages else v
+                            for k, v in params.items()}, lang)
+    return say
+
+
+def who_text(t: Callable[..., str], by: str) -> str:
+    """Who did something, as the audit log and the rulings list say it."""
+    if by.startswith("cli:"):
+        return t("admin.who.cli", user=by[4:])
+    return by or t("admin.who.unnamed")
+
+
+def number_text(value: float | None) -> str:
+    """A number as a person writes it: 90, 2.5 (never 90.0); a dash for none."""
+    if value is None:
+        return "—"
+    return f"{value:.1f}".removesuffix(".0")
+
+
+def clock_text(at: float | None) -> str:
+    """A time of day (the scorer's local time), or a dash."""
+    if at is None:
+        return "—"
+    return datetime.datetime.fromtimestamp(at).strftime("%H:%M:%S")
+
+
+def duration_text(seconds: float) -> str:
+    """A span of time as a clock counts it down: 1:29:30, or 4:05 under an hour."""
+    whole = int(seconds + 0.999)  # a countdown shows a second until it is all gone
+    hours, rest = divmod(whole, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def when_text(at: float | None) -> str:
+    if at is None:
+        return "—"
+    return datetime.datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def signed(value: int | None) -> str:
+    if value is None:
+        return ""
+    return f"+{value}" if value > 0 else str(value)

@@ -1,0 +1,112 @@
+"""The scorer's one writer: a thread that commits the tables' batches in groups.
+
+Every request that writes hands its work to this thread and waits. The thread takes all the
+work pending, does each piece in its own savepoint (one that fails is undone alone), commits
+them in one durable transaction (WAL, synchronous=FULL: one fsync for the group), and only
+then answers each request. So the event loop never waits on a commit, and under load the
+commits per second stay few while the batches per commit grow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlite_utils
+
+from ...table.journal import connect
+
+T = TypeVar("T")
+Job = Callable[[sqlite_utils.Database], Any]
+After = Callable[[Any], None]
+
+
+class Writer:
+    """One connection, one thread, group commits. `await writer.run(job)` gives `job(db)`'s
+    result once the transaction it ran in is durable (`after(result)` runs first, on the
+    writer's thread, right after the commit)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.db = connect(path)
+        self._queue: queue.SimpleQueue[tuple[asyncio.Future[Any], Job, After | None] | None] \
+            = queue.SimpleQueue()
+        self.commits = self.jobs = 0  # so far: jobs per commit shows the grouping
+        self._thread = threading.Thread(target=self._loop, name="scorer-writer", daemon=True)
+        self._thread.start()
+
+    async def run(self, job: Callable[[sqlite_utils.Database], T],
+                  after: Callable[[T], None] | None = None) -> T:
+        """`job(db)`, committed durably. Raises what `job` raised (its work undone)."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.put((future, job, after))
+        return await future
+
+    def close(self) -> None:
+        """Finish the work already handed over, then stop."""
+        self._queue.put(None)
+        self._thread.join(timeout=30)
+        self.db.close()
+
+    def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                return
+            work = [first]
+            while True:  # everything pending goes into this transaction
+                try:
+                    more = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if more is None:
+                    stopping = True
+                    break
+                work.append(more)
+            self._commit(work)
+
+    def _commit(self, work: list[tuple[asyncio.Future[Any], Job, After | None]]) -> None:
+        done: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for future, job, _ in work:
+                db.execute("SAVEPOINT job")
+                try:
+                    done.append((future, job(db), None))
+                    db.execute("RELEASE job")
+                except Exception as exc:
+                    db.execute("ROLLBACK TO job")
+                    db.execute("RELEASE job")
+                    done.append((future, None, exc))
+            db.execute("COMMIT")
+        except Exception as exc:  # the commit itself failed (a full disk…): nothing is kept
+            if db.conn.in_transaction:
+                db.execute("ROLLBACK")
+            done = [(future, None, exc) for future, _, _ in work]
+        self.commits += 1
+        self.jobs += len(work)
+        for (_, _, after), (_, result, error) in zip(work, done, strict=True):
+            if after is not None and error is None:
+                after(result)
+        by_loop: dict[asyncio.AbstractEventLoop, list[Any]] = {}
+        for item in done:
+            by_loop.setdefault(item[0].get_loop(), []).append(item)
+        for loop, items in by_loop.items():  # one wake-up of each loop for the group
+            with contextlib.suppress(RuntimeError):  # (a loop closed meanwhile: nobody waits)
+                loop.call_soon_threadsafe(_settle, items)
+
+
+def _settle(items: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, error in items:
+        if future.cancelled():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)

@@ -1,0 +1,152 @@
+"""The scorer's ASGI app: the tables' sync API, the admin page, the read-only APIs, the
+exports, the hall page and the phones' team page with their server-sent events (`feed`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    Response,
+)
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ..director import Director
+from ..director.pairer import BackgroundPairer, pair_ahead
+from ..hall import snapshot as hall
+from ..hall.feed import HallFeed
+from ..hall.streams import ScorerApp
+from ..net import heap
+from ..net.shield import SecurityHeaders
+from ..printing import exports
+from ..printing.page_gate import PageGate
+from ..printing.pdf_queue import PdfQueue
+from . import admin, hall_page, outputs, refusals, updates
+from . import kiosks as sync
+from .team_page import html as team_page_html
+
+log = logging.getLogger(__name__)
+STATIC = Path(__file__).parent / "static"
+CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart resumes there)
+
+
+def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/"
+               ) -> ScorerApp:
+    feed = HallFeed(director, address)
+
+    async def page(request: Request) -> HTMLResponse:
+        return HTMLResponse(hall_page.html())
+
+    async def team_page(request: Request) -> HTMLResponse:
+        return HTMLResponse(team_page_html())
+
+    async def snapshot(request: Request) -> Response:
+        frame = feed.current()
+        etag = f'"{frame.serial}"'
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers={"ETag": etag})
+        return Response(frame.json, media_type="application/json",
+                        headers={"ETag": etag, "Cache-Control": "no-cache"})
+
+    async def team(request: Request) -> Response:
+        view = feed.team_json(request.path_params["team"])
+        if view is None:
+            return JSONResponse({"error": "hall.no_such_team"}, status_code=404)
+        return Response(view, media_type="application/json")
+
+    def kept_json(read: Callable[[Director], Any], ticking: bool = False
+                  ) -> Callable[[Request], Awaitable[Response]]:
+        """A read-only API whose JSON is made again only when what it shows may have changed:
+        when the store's version moves (and with `ticking`, each second: the tables' clocks
+        count down). Eight clients polling /api/tables during a round at 1,000 teams had the
+        loop read every table for each of them, and the hall page answered p50 150 ms."""
+        kept: list[Any] = [None, b""]
+
+        async def route(request: Request) -> Response:
+            stamp = (director.version(), int(director.clock()) if ticking else None)
+            if kept[0] != stamp:
+                with director.reading():
+                    value = read(director)
+                kept[:] = stamp, json.dumps(value, ensure_ascii=False, allow_nan=False,
+                                            separators=(",", ":")).encode()
+            return Response(kept[1], media_type="application/json")
+        return route
+
+    async def favicon(request: Request) -> Response:
+        # (the pages link /static/favicon.svg; a browser still asks here on its own)
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml",
+                            headers={"Cache-Control": "max-age=86400"})
+
+    async def qr(request: Request) -> Response:
+        return Response(hall_page.qr_svg(feed.address() + "team"), media_type="image/svg+xml")
+
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        # While serving, Swiss rounds are paired in a worker process.
+        pairer, in_process = BackgroundPairer(feed.refresh), director.pairer
+        pairer.bind(asyncio.get_running_loop())
+        director.pairer = pairer
+        feed.on_build = lambda: pair_ahead(director)
+        director.fold(0)  # resume from the checkpoint and fold what came after it
+        feed.current()
+        heap.settle()  # what starting took (the modules, the folds) lives as long as the server
+        tasks = [asyncio.create_task(feed.run()),
+                 asyncio.create_task(checkpoints(director)),
+                 asyncio.create_task(heap.keep_collections_short())]
+        yield
+        feed.close()
+        for task in tasks:
+            task.cancel()
+        heap.thaw()
+        director.pairer, feed.on_build = in_process, None
+        pairer.close()
+        app.state.pdf_queue.close()
+        save_checkpoint(director)
+
+    app = ScorerApp(
+        routes=[Route("/", page), Route("/team", team_page), Route("/api/hall", snapshot),
+                Route("/api/team/{team}", team),
+                Route("/api/teams", kept_json(hall.team_list)),
+                Route("/api/standings", kept_json(hall.standings)),
+                Route("/api/tables", kept_json(hall.tables, ticking=True)), Route("/qr.svg", qr),
+                Route("/favicon.ico", favicon),
+                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
+                *updates.routes(director.store.path.parent),
+                Mount("/static", StaticFiles(directory=STATIC), name="static")],
+        middleware=[Middleware(SecurityHeaders)],
+        exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
+        lifespan=contextlib.asynccontextmanager(lifespan))
+    app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
+    app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
+    app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
+    app.state.sheet_texts = exports.SheetTexts()  # sheets.txt's sheets, by match
+    return app
+
+
+async def checkpoints(director: Director) -> None:
+    """Every CHECKPOINT_EVERY seconds: the matches folded further, written in a thread."""
+    while True:
+        await asyncio.sleep(CHECKPOINT_EVERY)
+        try:
+            checkpoint = director.folds.checkpoint()
+            await asyncio.to_thread(checkpoint.write, director.checkpoint_path)
+        except Exception:  # a cache: the next restart folds more, nothing is lost
+            log.exception("could not write the folds' checkpoint")
+
+
+def save_checkpoint(director: Director) -> None:
+    try:
+        director.folds.save(director.checkpoint_path)
+    except Exception:
+        log.exception("could not write the folds' checkpoint")

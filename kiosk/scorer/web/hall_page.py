@@ -1,0 +1,38 @@
+"""The hall page's HTML and its QR code. The page's words come from the catalogs
+(kiosk/i18n/<lang>/hall.toml), put into the page once for all three languages, so the
+buttons switch language without asking the scorer."""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+from pathlib import Path
+
+import segno
+
+from ...i18n import LANGS, catalog
+
+STATIC = Path(__file__).parent / "static"
+PREFIX = "hall."
+
+
+@functools.cache
+def html() -> str:
+    words = {lang: {k[len(PREFIX):]: v for k, v in catalog(lang).items()
+                    if k.startswith(PREFIX)} for lang in LANGS}
+    # "</" cannot end the script early: JSON may escape the slash.
+    data = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
+    page = (STATIC / "hall.html").read_text(encoding="utf-8")
+    return page.replace("<!--WORDS-->", f'<script id="words" type="application/json">'
+                                         f"{data}</script>")
+
+
+@functools.cache
+def qr_svg(address: str) -> bytes:
+    """The scorer's address as a QR code: a standalone SVG document (with its namespace, or
+    a browser draws nothing for it as an image)."""
+    out = io.BytesIO()
+    segno.make(address, error="m").save(out, kind="svg", scale=8, border=4, dark="#000",
+                                        light="#fff")
+    return out.getvalue()

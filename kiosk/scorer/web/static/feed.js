@@ -1,0 +1,87 @@
+// What the hall page and the phones' team page both read from the hall feed
+// (kiosk/scorer/hall/feed.py): its patches, merged into the snapshot a page holds, and the round
+// clock and the times shown, worked out one way for both pages.
+//
+// A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
+// by number, standings rows by team, the standings' order when it changed, and their ranks
+// (in that order) when one changed. Rows that did not change keep counting down: their time
+// left moves on by the time between the two.
+(function () {
+  'use strict';
+
+  function rebase(row, elapsed) {
+    if (!row.clock_running || row.result || typeof row.time_left !== 'number') return row;
+    return Object.assign({}, row, { time_left: Math.max(0, row.time_left - elapsed) });
+  }
+
+  // The snapshot after `patch`; `snap` itself when the patch is one the page already has;
+  // null when one is missing (the page then asks for the whole snapshot again).
+  function merge(snap, patch) {
+    if (!snap || typeof patch.serial !== 'number' || typeof snap.serial !== 'number') return null;
+    if (patch.serial <= snap.serial) return snap;
+    if (patch.serial !== snap.serial + 1) return null;
+    const set = patch.set || {};
+    const out = Object.assign({}, snap, set);
+    if (!('tables' in set)) {
+      const elapsed = patch.generated - snap.generated;
+      const changed = new Map((patch.tables || []).map((row) => [row.table, row]));
+      out.tables = snap.tables.map((row) => changed.get(row.table) || rebase(row, elapsed));
+    }
+    if (!('standings' in set)) {
+      const rows = new Map(snap.standings.map((row) => [row.team, row]));
+      (patch.standings || []).forEach((row) => rows.set(row.team, row));
+      out.standings = (patch.order || snap.standings.map((row) => row.team))
+        .map((team) => rows.get(team));
+      const ranks = patch.ranks;
+      if (ranks) {
+        out.standings = out.standings.map((row, i) =>
+          (row.rank === ranks[i] ? row : Object.assign({}, row, { rank: ranks[i] })));
+      }
+    }
+    out.generated = patch.generated;
+    out.serial = patch.serial;
+    return out;
+  }
+
+  // The round clock (the snapshot's round_clock, kiosk/scorer/director/rounds.py) at scorer time
+  // `now`: `label` names the catalog word above it (clock_left, clock_paused …), `seconds`
+  // what it shows (null: nothing to count), `up` that time is up.
+  function roundClock(rc, now) {
+    const state = rc ? rc.state : null;
+    const shown = (label, seconds, up) => ({ label, seconds, up: Boolean(up), state });
+    if (!rc) return shown('clock_none', null);
+    if (state === 'waiting') return shown('clock_waiting', null);
+    if (state === 'over' || state === 'closed') return shown(`clock_${state}`, null);
+    if (state === 'stopped') return shown('clock_stopped', 0, true);
+    if (typeof rc.started_at !== 'number') return shown('clock_none', null);
+    // Paused: the time stands where the pause began.
+    const at = state === 'paused' && typeof rc.paused_at === 'number' ? rc.paused_at : now;
+    if (at < rc.started_at && state !== 'paused') {
+      return shown('clock_waiting', rc.started_at - at);  // the lead-in: a countdown to the start
+    }
+    if (typeof rc.ends_at !== 'number') {
+      return shown('clock_elapsed', Math.max(0, at - rc.started_at - (rc.paused_total || 0)));
+    }
+    // (a pause in the lead-in holds the whole round, never more)
+    const left = rc.ends_at - Math.max(at, rc.started_at);
+    return shown(state === 'paused' ? 'clock_paused' : 'clock_left', Math.max(0, left), left <= 0);
+  }
+
+  // Seconds as a clock shows them (1:05:09, 05:09), never below zero.
+  function clockText(seconds) {
+    const s = Math.max(0, Math.ceil(seconds));
+    const h = Math.floor(s / 3600);
+    const m = Math.floor((s % 3600) / 60);
+    const ss = String(s % 60).padStart(2, '0');
+    return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${ss}` : `${String(m).padStart(2, '0')}:${ss}`;
+  }
+
+  // A moment (ms since the epoch) as the time of day on this screen: 14:03:09.
+  function wallText(ms) {
+    const d = new Date(ms);
+    return [d.getHours(), d.getMinutes(), d.getSeconds()]
+      .map((n) => String(n).padStart(2, '0')).join(':');
+  }
+
+  window.HallFeed = { merge, roundClock, clockText, wallText };
+}());

@@ -1,0 +1,265 @@
+"""What a replayed match says to a person, in the ruleset's own words: seats as 北/东/南/西 (or
+the player's name), results, the kitty, each penalty with its direction (「罚80分（计入抓分方）」,
+never a bare "+80"), the end of the match and the signatures in table order.
+
+The score sheet (`kiosk.words.sheet`) and the printed slip (`kiosk.hw.slip`) both speak through this
+module; the kiosk's screens may too. Every function takes the replay lines of RULES.md §9 and the
+record they came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from ..i18n import translator
+from ..rules import Ruleset
+from ..rules.seats import PLAY_ORDER
+from ..rules.seats import TEAMS as TEAM_IDS
+
+Translate = Callable[..., str]
+
+
+class Vocabulary(Protocol):
+    """What has a ruleset's own words for the sides: the ruleset, or a kiosk's view of it."""
+
+    @property
+    def terms(self) -> Mapping[str, Any]: ...
+
+
+def terms(ruleset: Vocabulary, lang: str) -> dict[str, str]:
+    """The ruleset's own words in `lang`: dealer, dealer_side, defenders (and their aliases)."""
+    return {name: text(lang) for name, text in ruleset.terms.items()}
+
+
+def table_order(ruleset: Ruleset) -> tuple[str, ...]:
+    """The seats (or, individually, the players' letters) in the order they sit and play: from
+    北 in the ruleset's direction; shuangsheng in its drawn order 东 北 西 南."""
+    if ruleset.deals is not None:
+        return ruleset.deals.dealer_order
+    return PLAY_ORDER[ruleset.dealer.direction]
+
+
+def seat_name(seat: str, lang: str, players: Mapping[str, Any] | None = None) -> str:
+    """北, 东, 南 or 西 (N, E, S, W in English), with the player's name when known."""
+    name = translator(lang)(f"seat.{seat}")
+    player = (players or {}).get(seat)
+    return f"{name} {player}" if player else name
+
+
+def signers(ruleset: Ruleset, record: Mapping[str, Any], lang: str) -> list[str]:
+    """Who signs, in table order, then the referee."""
+    players = record.get("players") or {}
+    return [*(seat_name(s, lang, players) for s in table_order(ruleset)),
+            translator(lang)("words.referee")]
+
+
+def team_line(team: str, teams: Mapping[str, Any], players: Mapping[str, Any],
+              lang: str) -> str | None:
+    """「南北：市购销公司（北 张三，南 李四）」, or None when neither name is known."""
+    t = translator(lang)
+    who = t("words.list_sep").join(seat_name(s, lang, players) for s in team if s in players)
+    name = teams.get(team)
+    if name and who:
+        return t("words.team_line", team=t(f"team.{team}"), name=name, players=who)
+    if name or who:
+        return t("words.team_line_one", team=t(f"team.{team}"), name=name or who)
+    return None
+
+
+def signed(value: int) -> str:
+    """A number of big points or levels with its sign: +2, -2, 0 (never "+-2")."""
+    return f"{value:+d}" if value else "0"
+
+
+def result_words(line: Mapping[str, Any], ruleset: Vocabulary, lang: str) -> str:
+    """What the hand did, in the ruleset's words: 「庄家方守庄」, 「抓分方上台」,
+    「革命（东提出）」."""
+    t = translator(lang)
+    result = line["result"]
+    if result == "redeal" and line.get("called_by"):
+        return t("words.result.redeal_by", seat=seat_name(line["called_by"], lang))
+    if result in ("hold", "take-over"):
+        return t(f"words.result.{result}", **terms(ruleset, lang))
+    return t(f"result.{result}")
+
+
+def shape_words(shape: str, lang: str) -> str:
+    """A kitty shape (single, pair, pairsN, tractorN) in words."""
+    t = translator(lang)
+    if shape in ("single", "pair"):
+        return t(f"kitty.{shape}")
+    kind, pairs = shape.rstrip("0123456789"), shape[len(shape.rstrip("0123456789")):]
+    return t("kitty.pairs_n" if kind == "pairs" else "kitty.tractor", n=pairs)
+
+
+def kitty_words(entry: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) -> str | None:
+    """「抠底：底牌10分×8（2连对）＝80分」 for a hand whose kitty the defenders won, else None."""
+    kitty = (entry or {}).get("kitty")
+    if not kitty:
+        return None
+    multiplier = ruleset.kitty.multiplier(kitty["shape"])
+    return translator(lang)("words.kitty", points=kitty["points"], multiplier=multiplier,
+                            shape=shape_words(kitty["shape"], lang),
+                            bonus=kitty["points"] * multiplier)
+
+
+def fry_words(entry: Mapping[str, Any] | None, lang: str,
+              players: Mapping[str, Any] | None = None) -> str | None:
+    """「东炒底，主 ♥」 for a hand whose kitty another seat than the dealer buried last (chaodipi
+    frying: the frier's trump is the hand's), else None."""
+    entry = entry or {}
+    frier, trump = entry.get("buried_by"), entry.get("trump") or {}
+    if frier not in ("N", "E", "S", "W") or frier == entry.get("dealer"):
+        return None
+    t = translator(lang)
+    suit = trump.get("suit")
+    return t("words.fried", seat=seat_name(frier, lang, players),
+             trump=t("ui.trump.NT") if suit == "NT" else suit or "—")
+
+
+def penalty_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | None,
+                  players: Mapping[str, Any] | None = None) -> str:
+    """One penalty of a replay line: who, what, and what it did, with its direction:
+    「东 王五 翻看上一轮的牌 罚10分（从旁家得分中扣除）」."""
+    t = translator(lang)
+    return t("words.penalty", seat=seat_name(p["seat"], lang, players),
+             name=penalty_name(p, ruleset, lang), cost=cost_words(p, ruleset, lang, total))
+
+
+def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
+    """The penalty's name, its choice where one was made, and the card count."""
+    t = translator(lang)
+    penalty = ruleset.penalties.get(p["code"])
+    name = penalty.name(lang) if penalty else p["code"]
+    choice = penalty.choices.get(p["choice"]) if penalty and p.get("choice") else None
+    if choice is not None:
+        picked = choice.name(lang)
+        name = picked if name.lower() in picked.lower() else t("words.penalty_choice",
+                                                               name=name, choice=picked)
+    if p.get("cards"):
+        name = t("words.with_cards", name=name, n=p["cards"])
+    return name
+
+
+def cost_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | None) -> str:
+    """What the penalty did this time, in words with its direction."""
+    t = translator(lang)
+    words = terms(ruleset, lang)
+    effect = p["effect"]
+    if p.get("not_counted"):
+        return t("words.cost.not_counted", points=abs(p["not_counted"]), total=total)
+    if effect in ("points", "referee-points"):
+        key = "words.cost.to_defenders" if p["points"] > 0 else "words.cost.from_defenders"
+        return t(key, points=abs(p["points"]), **words)
+    if effect == "fix-total":
+        return t("words.cost.fix-total", total=total)
+    if effect == "referee-levels":
+        return t("words.cost.referee-levels", levels=p.get("levels", 0))
+    if effect == "big-points":
+        penalty = ruleset.penalties[p["code"]]
+        outcome = penalty.outcome(p.get("choice"))
+        return t("words.cost.big-points", erring=signed(outcome.erring),
+                 other=outcome.other_at_least)
+    return t(f"words.cost.{effect}", **words)
+
+
+def final_levels_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
+    """「最终级数：南北 过10  东西 10」: a team that passed the final level shows 过."""
+    t = translator(lang)
+    parts = []
+    for team in TEAM_IDS:
+        level = last["levels"][team]
+        past = last.get("winner") == team and last.get("by") == "ladder"
+        key = "words.team_past" if past else "words.team_level"
+        parts.append(t(key, team=t(f"team.{team}"), level=level))
+    return t("words.final_levels", levels="  ".join(parts))
+
+
+def winner_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
+    """Who won and how: 「胜方：东西（打过A）」, 「东西被判负，南北获胜」,
+    「东西弃权，南北获胜」."""
+    t = translator(lang)
+    winner = last["winner"]
+    loser = "EW" if winner == "NS" else "NS"
+    return t(f"words.winner.{last['by']}", team=t(f"team.{winner}"), loser=t(f"team.{loser}"),
+             final=ruleset.final if ruleset.ladder else "")
+
+
+def net_levels_words(net: Mapping[str, int], lang: str) -> str:
+    """「净胜级数：南北 净负9级  东西 净胜9级」 as the seed's score sheet writes it."""
+    t = translator(lang)
+    parts = []
+    for team in TEAM_IDS:
+        value = net[team]
+        key = ("words.net_win" if value > 0 else "words.net_loss" if value < 0
+               else "words.net_even")
+        parts.append(t("words.team_level", team=t(f"team.{team}"), level=t(key, n=abs(value))))
+    return t("words.net_levels", levels="  ".join(parts))
+
+
+def big_points_words(points: Mapping[str, int], lang: str) -> str:
+    t = translator(lang)
+    return t("words.big_points", levels="  ".join(
+        t("words.team_level", team=t(f"team.{team}"), level=points[team]) for team in TEAM_IDS))
+
+
+def ending_words(last: Mapping[str, Any] | None, ruleset: Ruleset, lang: str,
+                 end: Mapping[str, Any] | None = None) -> list[str]:
+    """The end of a team match: winner, who called time (the record's `end`), reason, final
+    levels, big points, net levels."""
+    t = translator(lang)
+    called = [t(f"words.time_up_by.{end['called_by']}")] if end and end.get("called_by") \
+        else []
+    if last is None or not last.get("winner"):
+        return [t("sheet.no_winner"), *called]
+    out = [winner_words(last, ruleset, lang), *called]
+    if last.get("reason"):
+        out.append(t("words.reason", reason=last["reason"]))
+    out.append(final_levels_words(last, ruleset, lang))
+    if "big_points" in last:
+        out.append(big_points_words(last["big_points"], lang))
+    if "net_levels" in last:
+        out.append(net_levels_words(last["net_levels"], lang))
+    return out
+
+
+def ranking_words(totals: Mapping[str, int], order: Sequence[str], lang: str,
+                  players: Mapping[str, Any] | None = None) -> str:
+    """Players from the highest total down: 「东 19 > 北 17 = 西 17 > 南 12」; equal totals are
+    joined by "=" and keep the table order (the head referee orders ties)."""
+    ranked = sorted(order, key=lambda p: -totals[p])  # stable: table order within a tie
+    out = ""
+    for i, player in enumerate(ranked):
+        if i:
+            out += " = " if totals[player] == totals[ranked[i - 1]] else " > "
+        out += f"{seat_name(player, lang, players)} {totals[player]}"
+    return out
+
+
+def hand_entry(record: Mapping[str, Any], line: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The record's entry for a replay line (the hand or deal it came from)."""
+    if line.get("deal") is not None:
+        entries, number = record.get("deals") or [], line["deal"]
+    else:
+        entries, number = record.get("hands") or [], line.get("hand")
+    if not isinstance(number, int) or not 0 < number <= len(entries):
+        return None
+    entry = entries[number - 1]
+    return entry if isinstance(entry, Mapping) else None
+
+
+def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, lang: str,
+          players: Mapping[str, Any] | None = None) -> list[str]:
+    """A fry, the kitty and every penalty of one hand, one note each."""
+    out = []
+    entry = hand_entry(record, line)
+    fried = fry_words(entry, lang, players)
+    if fried:
+        out.append(fried)
+    kitty = kitty_words(entry, ruleset, lang)
+    if kitty:
+        out.append(kitty)
+    out += [penalty_words(p, ruleset, lang, line.get("total"), players)
+            for p in line.get("penalties", [])]
+    return out
