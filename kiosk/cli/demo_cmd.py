@@ -26,8 +26,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_demo(args: argparse.Namespace) -> int:
+    from ..errors import CommandError, file_reason
     from ..sim.demo import run_demo
-    from .errors import CommandError, file_reason
     from .main import load_rulesets
     from .table_cmd import check_speed
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import CommandError
+from ..errors import CommandError
 from .words import about, say
 
 DEPLOY_CONSTRAINTS = Path(__file__).resolve().parents[2] / "deploy" / "constraints.txt"
@@ -100,7 +100,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
-    from ..fleet.identity import IdentityError, Paths, apply, consume
+    from ..errors import IdentityError
+    from ..fleet.identity import Paths, apply, consume
     from ..i18n import translator
 
     t = translator(args.lang)
@@ -136,10 +137,9 @@ def run_pair_pending(args: argparse.Namespace) -> int:
     if not code_file.exists():
         return 0
     code = code_file.read_text(encoding="utf-8").strip()
+    from ..errors import LinkError, file_reason
     from ..i18n import explain, render, translator
     from ..sync.join import join
-    from ..sync.link import LinkError
-    from .errors import file_reason
     from .main import load_rulesets
     from .table_cmd import not_paired
 
@@ -193,7 +193,8 @@ def run_keygen(args: argparse.Namespace) -> int:
 
 
 def run_bundle(args: argparse.Namespace) -> int:
-    from ..update.bundle import BundleError, build
+    from ..errors import BundleError
+    from ..update.bundle import build
 
     try:
         manifest = build(Path(args.out), args.version, Path(args.wheel), Path(args.wheelhouse),
@@ -211,9 +212,9 @@ def run_bundle(args: argparse.Namespace) -> int:
 def run_publish(args: argparse.Namespace) -> int:
     import tarfile
 
+    from ..errors import BundleError
     from ..rules.errors import words
     from ..scorer.web.updates import publish
-    from ..update.bundle import BundleError
 
     try:
         key = Path(args.key).read_bytes() if args.key else None
@@ -234,6 +235,7 @@ def run_update(args: argparse.Namespace) -> int:
     """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
     import httpx
 
+    from ..errors import BundleError
     from ..i18n import explain, translator
     from ..update.apply import (
         SystemdService,
@@ -243,7 +245,6 @@ def run_update(args: argparse.Namespace) -> int:
         scorer_client,
         table_idle,
     )
-    from ..update.bundle import BundleError
 
     t = translator(args.lang)
     app_dir = Path(args.app_dir)
@@ -299,7 +300,7 @@ def say_in(lang: str, key: str, **params: Any) -> str:
 
 def unusable(error: OSError, path: str) -> FleetError:
     """A file or folder the command was given that cannot be used, said as path and reason."""
-    from .errors import file_reason
+    from ..errors import file_reason
 
     return FleetError(str(error)).explained("terminal.file.problem",
                                             path=error.filename or path,

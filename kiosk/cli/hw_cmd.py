@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import CommandError
+from ..errors import CommandError
 from .words import about, say
 
 
@@ -55,10 +55,10 @@ class HardwareError(CommandError):
 
 def run_check(args: argparse.Namespace) -> int:
     """Each problem on its own line (stderr, exit 2), else one line saying the map fits."""
+    from ..errors import file_reason
     from ..hw.pinmap import check, default_boot_config, load_pinmap, source_words
     from ..i18n import render
     from ..rules.errors import words
-    from .errors import file_reason
 
     pinmap = load_pinmap(args.pinmap)  # (a PinMapError is said by `kiosk.cli.main`)
     if args.boot_config:
@@ -97,7 +97,7 @@ def run_slip(args: argparse.Namespace) -> int:
         try:
             Path(args.out).write_bytes(data)
         except OSError as exc:
-            from .errors import file_reason
+            from ..errors import file_reason
 
             raise HardwareError(str(exc)).explained(
                 "terminal.file.problem", path=args.out, reason=file_reason(exc)) from None
@@ -113,9 +113,10 @@ def run_selftest(args: argparse.Namespace) -> int:
     import os
     import shlex
 
+    from ..errors import GpioError, PinMapError
     from ..hw import selftest
-    from ..hw.panel import GpioError, board_model, default_pin_factory
-    from ..hw.pinmap import PinMapError, load_pinmap
+    from ..hw.panel import board_model, default_pin_factory
+    from ..hw.pinmap import load_pinmap
     from ..i18n import explain, translator
 
     t = translator(args.lang)

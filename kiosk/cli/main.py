@@ -110,16 +110,11 @@ def _said(error: Exception, args: argparse.Namespace) -> str:
                             message=explain(error, lang))
 
 
-def _errors_a_person_can_fix() -> tuple[type[Exception], ...]:
-    # Imported here, not at the top: `kiosk --help` needs no rules core, `kiosk replay` and
-    # `kiosk rules` no SQLite.
-    from ..hw.pinmap import PinMapError
-    from ..rules import RulesError
-    from ..table.journal import JournalError
-    from ..table.state import SessionError
-    from .errors import CommandError
+def _errors_a_person_can_fix() -> type[Exception]:
+    # Imported here, not at the top: `kiosk --help` needs nothing else (kiosk.errors is small).
+    from ..errors import KioskError
 
-    return RulesError, SessionError, JournalError, CommandError, PinMapError
+    return KioskError
 
 
 if __name__ == "__main__":

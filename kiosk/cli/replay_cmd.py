@@ -32,7 +32,7 @@ def read_record(name: str) -> Any:
     try:
         text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        from .errors import file_reason
+        from ..errors import file_reason
 
         raise RecordError("record", "", f"cannot read {name}: {exc}").explained(
             "replay.cannot_read", name=name, reason=file_reason(exc)) from None

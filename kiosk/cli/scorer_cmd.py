@@ -183,11 +183,10 @@ def _who() -> str:
 
 
 def _director(args: argparse.Namespace) -> Any:
+    from ..errors import CommandError, JournalError, file_reason
     from ..rules.errors import words
     from ..scorer.director import Director
     from ..scorer.store.database import Store
-    from ..table.journal import JournalError
-    from .errors import CommandError, file_reason
     from .main import load_rulesets
 
     path = Path(args.data) / STORE_NAME
@@ -215,13 +214,16 @@ def _director(args: argparse.Namespace) -> Any:
 
 
 def run_admin(args: argparse.Namespace, run: Run) -> int:
+    from ..errors import (
+        AccessError,
+        AdminError,
+        JournalError,
+        NeedsConfirmation,
+        RosterError,
+        file_reason,
+    )
     from ..i18n import explain, render
-    from ..scorer.director import AdminError, NeedsConfirmation
-    from ..scorer.director.access import AccessError
-    from ..scorer.director.roster import RosterError
     from ..scorer.printing.templating import words
-    from ..table.journal import JournalError
-    from .errors import file_reason
     from .main import EXIT_USAGE
 
     t = words(args.lang)
@@ -484,7 +486,7 @@ def run_serve(args: argparse.Namespace) -> int:
         return serve(director, args.host, args.port, mdns=not args.no_mdns,
                      secure=not args.no_tls, advertise=args.advertise, lang=args.lang)
     except CannotAnnounce as exc:
-        from .errors import CommandError
+        from ..errors import CommandError
 
         raise CommandError(str(exc)).explained("terminal.scorer.no_mdns",
                                                address=exc.address) from None

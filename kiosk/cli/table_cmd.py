@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .errors import CommandError
+from ..errors import CommandError
 from .words import about, say
 
 
@@ -61,8 +61,9 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 def open_match(args: argparse.Namespace) -> Any:
     """The state and events of the match `args` name (--data, --table, --round). Raises
     TableError when there is no such journal or round."""
+    from ..errors import SessionError
     from ..table import Journal, table_path
-    from ..table.state import MatchState, SessionError
+    from ..table.state import MatchState
     from .main import load_rulesets
 
     path = table_path(args.data, args.table)
@@ -174,9 +175,9 @@ def run_simulate(args: argparse.Namespace) -> int:
         session = simulate(args.data, args.table, rulesets, args.ruleset, args.hands,
                            args.seed, args.speed)
     else:
+        from ..errors import LinkError
         from ..sim.hall import simulate_synced
         from ..sync.join import join
-        from ..sync.link import LinkError
 
         try:
             link = join(args.data, args.table, args.scorer, args.pair, rulesets)
@@ -202,9 +203,9 @@ def check_speed(speed: float) -> None:
 def run_pair(args: argparse.Namespace) -> int:
     """Pair (a replacement kiosk also downloads the table's events), so that `kiosk table`
     started by its service syncs with the saved credential."""
+    from ..errors import LinkError
     from ..i18n import translator
     from ..sync.join import join
-    from ..sync.link import LinkError
     from ..table.journal import Journal, table_path
     from .main import load_rulesets
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .errors import CommandError
+from ..errors import CommandError
 from .words import about, say
 
 EXIT_NO_GPIO = 3  # the unit's journal shows why; systemd starts it again (Restart=always)
@@ -55,14 +55,14 @@ def run_table(args: argparse.Namespace) -> int:
         Config.set("graphics", key, value)
     import tempfile
 
+    from ..errors import FontError, GpioError, PinMapError
     from ..hw.door import Door
-    from ..hw.panel import GpioError, Panel, default_pin_factory
-    from ..hw.pinmap import PinMapError, load_pinmap
+    from ..hw.panel import Panel, default_pin_factory
+    from ..hw.pinmap import load_pinmap
     from ..hw.printer import PrintQueue, SlipPrinter
     from ..hw.runner import TableRunner
     from ..table import SessionConfig, SystemClock, TableSession
     from ..ui.app import KioskApp
-    from ..ui.fonts import FontError
     from .main import load_rulesets
 
     data = Path(args.data) if args.data else Path(tempfile.mkdtemp(prefix="kiosk-shots-"))
@@ -70,7 +70,13 @@ def run_table(args: argparse.Namespace) -> int:
         pins = load_pinmap(args.pinmap)
     except PinMapError as exc:
         raise TableUIError(str(exc)).explained(exc.key or "", **exc.params) from None
-    clock, door = SystemClock(), Door()
+    if args.screenshots:  # the scripted match runs on the script's time, not the machine's
+        from ..ui.script import ScriptClock
+
+        clock: Any = ScriptClock()
+    else:
+        clock = SystemClock()
+    door = Door()
     rulesets = load_rulesets(args)
     outbox = _outbox(args, data, rulesets)  # before the session: a replacement downloads
     session = TableSession.open(data, args.table, rulesets, clock, SessionConfig(pin=args.pin))
@@ -96,7 +102,7 @@ def run_table(args: argparse.Namespace) -> int:
     if args.screenshots:
         from ..ui.script import run_script
 
-        run_script(app, factory, pins, Path(args.screenshots))
+        run_script(app, factory, pins, Path(args.screenshots), clock=clock)
     runner.start()
     if outbox is not None:
         from ..sync.wiring import connect
@@ -120,9 +126,10 @@ def run_table(args: argparse.Namespace) -> int:
 
 def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
     """The table's outbox to the scorer, if it is to sync: --scorer/--pair, or paired before."""
+    from ..errors import LinkError, NotPaired
     from ..i18n import explain, translator
-    from ..sync.join import NotPaired, join
-    from ..sync.link import Credential, LinkError
+    from ..sync.join import join
+    from ..sync.link import Credential
     from ..sync.outbox import Outbox
     from ..table.journal import table_path
     from .table_cmd import not_paired

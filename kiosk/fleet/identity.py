@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..rules import RulesError
+from ..errors import IdentityError
 
 BOOT_FILE = "/boot/firmware/kiosk.toml"
 SETTINGS_DIR = "/etc/kiosk"
@@ -38,10 +38,6 @@ KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "print
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
-
-
-class IdentityError(RulesError):
-    """kiosk.toml is refused: `key` names the line to fix."""
 
 
 def _refuse(key: str, problem: str, **params: Any) -> IdentityError:

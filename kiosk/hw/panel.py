@@ -14,7 +14,7 @@ from typing import Any
 
 from gpiozero import LED, Button, Buzzer
 
-from ..rules import RulesError
+from ..errors import GpioError
 from ..rules.errors import Words, words
 from ..table.clock import Clock
 from .door import Door, Edge
@@ -24,10 +24,6 @@ BUTTONS = (*(f"seat.{s}.button" for s in SEATS), "referee.pause", "referee.confi
 
 
 MODEL_FILE = "/proc/device-tree/model"
-
-
-class GpioError(RulesError):
-    """The table's GPIO cannot be opened on a Raspberry Pi: the kiosk stops and says why."""
 
 
 def board_model(model_file: str = MODEL_FILE) -> str | None:

@@ -16,7 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..rules.errors import Explained, Words, words
+from ..errors import PinMapError, file_reason
+from ..rules.errors import Words, words
 
 PINMAP_ENV = "KIOSK_PINMAP"
 PI_BOOT_CONFIG = Path("/boot/firmware/config.txt")
@@ -35,11 +36,6 @@ UART = {14: "uart_txd", 15: "uart_rxd"}
 I2C = {2: "i2c_sda", 3: "i2c_scl"}
 SHUTDOWN = "shutdown"
 SPI = "spi"
-
-
-class PinMapError(Explained, Exception):
-    """A pin map or boot config is refused: its catalog words name the file, the part and the
-    pin (`pinmap.*`)."""
 
 
 def part_words(part: str) -> Words:
@@ -90,8 +86,6 @@ def load_pinmap(path: str | os.PathLike[str] | None = None) -> PinMap:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        from ..cli.errors import file_reason
-
         raise _refused(f"{path}: cannot read the pin map: {exc}", "pinmap.unreadable",
                        path=str(path), reason=file_reason(exc)) from None
     return parse_pinmap(text, str(path))

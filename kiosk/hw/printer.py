@@ -18,6 +18,7 @@ from queue import SimpleQueue
 
 import serial
 
+from ..errors import PrinterError
 from .door import Door
 
 PAPER_STATUS = b"\x10\x04\x04"  # DLE EOT 4: the paper roll sensor
@@ -63,14 +64,6 @@ class LinePrinterPort:
 
     def close(self) -> None:
         os.close(self.fd)
-
-
-class PrinterError(Exception):
-    """The slip did not print. `reason` is "not_answering", "no_paper" or "lost"."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason
-        super().__init__(f"{reason}: {detail}")
 
 
 @dataclass(frozen=True)

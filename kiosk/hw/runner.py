@@ -9,9 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import JournalError
 from ..i18n import LANGS
 from ..rules import replay
-from ..table.journal import JournalError
 from ..table.session import SessionError, Signal, TableSession
 from ..table.view import Notice, TableView, snapshot
 from .buttons import Action, ButtonDecoder

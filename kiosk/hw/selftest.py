@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import PrinterError
 from ..table.clock import SystemClock
 from .door import Door, Edge
 from .panel import BUTTONS, Panel, board_model
 from .pinmap import SEATS, PinMap
-from .printer import PrinterError, SlipPrinter
+from .printer import SlipPrinter
 
 OK, FAIL, SKIP, INFO, LOOK = "ok", "fail", "skip", "info", "look"
 

@@ -6,7 +6,7 @@ Each language is a folder of TOML files, one per area of the product (`rules.tom
 defined in only one file.
 
 An error meant for a person carries a catalog key and its parameters (`.key`, `.params`, see
-`kiosk.rules.errors.Explained`); `explain` renders it in a language, so no developer's English
+`kiosk.errors.KioskError`); `explain` renders it in a language, so no developer's English
 reaches a screen, a page or a terminal.
 """
 

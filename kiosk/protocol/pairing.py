@@ -22,7 +22,7 @@ import json
 import os
 from typing import Any
 
-from .wire import WireError
+from ..errors import WireError
 
 SCORER_ID = b"kiosk80 scorer"
 MAX_MESSAGE = 64  # bytes of a SPAKE2 message (33 for Ed25519)

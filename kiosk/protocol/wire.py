@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..rules.errors import Explained
+from ..errors import WireError
 
 SERVICE = "_kiosk80._tcp.local."  # mDNS: it finds an address, never confers trust
 MAX_SKEW = 30.0  # seconds a request's time may be off the scorer's (kiosks sign in its time)
@@ -49,15 +49,6 @@ SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 # options builds an encoder per call).
 _CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
                               allow_nan=False).encode
-
-
-class WireError(Explained, ValueError):
-    """Something that arrived over the wire is refused. `key` and `params` say why, for a
-    person; the English text is for logs."""
-
-    def __init__(self, text: str, key: str, **params: Any) -> None:
-        super().__init__(text)
-        self.explained(key, **params)
 
 
 # -- signatures -----------------------------------------------------------------------------

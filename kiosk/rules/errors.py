@@ -1,8 +1,8 @@
 """The errors the rules core raises, and the words they carry for people.
 
-A refusal a person will read carries a catalog key and its parameters (`Explained`): the
-English text of the exception is for logs and developers, `kiosk.i18n.explain` gives the words
-in the reader's language. A parameter may itself be `Words` (a catalog key with parameters, such
+Every error here is a `RulesError`, a branch of the program's one hierarchy (`kiosk.errors`):
+it carries a catalog key and its parameters, and `kiosk.i18n.explain` gives the words in the
+reader's language. A parameter may itself be `Words` (a catalog key with parameters, such
 as a seat or a field's name) or a ruleset `Text`; both are rendered in the reader's language.
 
 Where an error sits is part of its words: an `EntryError` names the field of the hand
@@ -12,26 +12,12 @@ Where an error sits is part of its words: an `EntryError` names the field of the
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
-_NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
+from ..errors import RulesError, Words, words
 
-
-@dataclass(frozen=True, slots=True)
-class Words:
-    """A message by catalog key and parameters, rendered later in the reader's language. Used
-    as a parameter of another message (a seat, a field, a side) and as a message of its own."""
-
-    key: str
-    params: Mapping[str, Any] = field(default_factory=lambda: _NO_PARAMS)
-
-
-def words(key: str, **params: Any) -> Words:
-    """`Words(key, params)` written as a call."""
-    return Words(key, MappingProxyType(params))
+__all__ = ["EntryError", "MatchOver", "RecordError", "RulesError", "RulesetError", "Words",
+           "field_words", "seat_words", "seats_words", "where_words", "words"]
 
 
 def seat_words(seat: str) -> Words:
@@ -43,44 +29,6 @@ def seats_words(seats: tuple[str, ...]) -> Words:
     """One to four seats as a list in the reader's language (北、南)."""
     names = {f"s{i}": seat_words(seat) for i, seat in enumerate(seats, 1)}
     return words(f"rules.seats{len(seats)}", **names)
-
-
-class Explained:
-    """Mixin for an error a person reads: `key` names a message in `kiosk/i18n/<lang>/*.toml`
-    and `params` fill its placeholders. `key` None means no catalog words yet (shown as the
-    generic "unexpected" message, never as the English text)."""
-
-    key: str | None = None
-    params: dict[str, Any]
-
-    def explained(self, key: str, **params: Any) -> Explained:
-        """Attach the catalog key and parameters; returns self so ``raise E(...).explained(...)``
-        reads in one line."""
-        self.key, self.params = key, params
-        return self
-
-
-class RulesError(Explained, Exception):
-    """Base of every error the rules core raises on bad input. `problem_key` and
-    `problem_params` are the problem alone, without where it sits (the kiosk shows it beside the
-    field); `key` and `params` are the whole message."""
-
-    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
-    problem_key: str | None = None
-    problem_params: Mapping[str, Any] = _NO_PARAMS
-
-    def explained(self, key: str, **params: Any) -> RulesError:
-        self.problem_key, self.problem_params = key, MappingProxyType(params)
-        self.key, self.params = self._located(Words(key, self.problem_params))
-        return self
-
-    @property
-    def problem_words(self) -> Words | None:
-        """The problem as `Words` (None when the error carries no catalog key)."""
-        return None if self.problem_key is None else Words(self.problem_key, self.problem_params)
-
-    def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
-        return problem.key, dict(problem.params)
 
 
 class RulesetError(RulesError):

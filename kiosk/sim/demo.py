@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..errors import LinkError
 from ..i18n import explain, render
 from ..rules import Rulesets
 from ..scorer.director import Director
@@ -22,7 +23,7 @@ from ..scorer.server import server_for
 from ..scorer.store.database import Store
 from ..scorer.web.app import create_app
 from ..sync.join import join
-from ..sync.link import Credential, LinkError, ScorerLink
+from ..sync.link import Credential, ScorerLink
 from ..sync.outbox import Outbox
 from ..table.journal import Journal, table_path
 from .hall import simulate_synced

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from ..errors import LinkError
 from ..rules import Rulesets
 from ..rules.errors import Words
-from ..sync.link import LinkError, ScorerLink
+from ..sync.link import ScorerLink
 from ..sync.outbox import Outbox
 from ..sync.wiring import follow_hall, follow_ruling
 from ..table.journal import table_path

@@ -7,14 +7,11 @@ from pathlib import Path
 
 import httpx
 
+from ..errors import LinkError, NotPaired
 from ..protocol.wire import event_hash
 from ..rules import Rulesets
 from ..table.journal import Journal, table_path
-from .link import Credential, LinkError, ScorerLink
-
-
-class NotPaired(LinkError):
-    """The table has no credential and no pairing code was given."""
+from .link import Credential, ScorerLink
 
 
 def join(data_dir: str | Path, table: int, url: str | None, code: str | None,

@@ -31,23 +31,12 @@ from typing import Any
 
 import httpx
 
+from ..errors import LinkError, WireError
 from ..i18n import catalog
 from ..protocol.pairing import KioskPairing
-from ..protocol.wire import WireError, dumps, loads, same, sign_answer, signed_headers
-from ..rules.errors import Explained
+from ..protocol.wire import dumps, loads, same, sign_answer, signed_headers
 
 SYNCED_WITHIN = 0.5  # seconds: a wall clock this close to the scorer's counts as synchronised
-
-
-class LinkError(Explained, Exception):
-    """The scorer refused a request or cannot be reached. `key` and `params` say why, for a
-    person; `status` is the HTTP status (None: no answer at all)."""
-
-    def __init__(self, message: str, status: int | None = None, key: str = "sync.unreachable",
-                 params: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.explained(key, **(params or {}))
 
 
 @dataclass(frozen=True)

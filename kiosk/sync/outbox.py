@@ -25,9 +25,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from ..errors import JournalError, LinkError
 from ..fleet.status import kiosk_status
-from ..table.journal import Journal, JournalError
-from .link import LinkError, ScorerLink
+from ..table.journal import Journal
+from .link import ScorerLink
 
 BATCH = 200
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0  # seconds

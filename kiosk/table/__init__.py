@@ -2,8 +2,9 @@
 
 No Kivy here: the app and the scorer sync sit on top of this API."""
 
+from ..errors import JournalError
 from .clock import Clock, ManualClock, SimulatedClock, SystemClock
-from .journal import Event, Journal, JournalError, table_path
+from .journal import Event, Journal, table_path
 from .session import SessionConfig, SessionError, Signal, TableSession
 
 __all__ = ["Clock", "Event", "Journal", "JournalError", "ManualClock", "SessionConfig",

@@ -28,11 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
-
+from ..errors import JournalError
 from ..protocol.wire import broken_link, event_hash
-from ..rules.errors import Explained
+from ..sqlite import Migrations, sqlite_utils
 
 migrations = Migrations("kiosk.table.journal")
 RESERVE = 2_000_000  # bytes held back for a full card: thousands of events
@@ -71,15 +69,6 @@ def index_kinds(db: sqlite_utils.Database) -> None:
     # The kiosk asks at every poll which match a round's setup made (`setups`): without this
     # index, each poll reads the whole day's journal.
     db["events"].create_index(["kind", "match"])
-
-
-class JournalError(Explained, Exception):
-    """The journal cannot be opened or written (disk full, a damaged or read-only card, a file
-    that is not a journal, another program using it…). `key` says which, for a person."""
-
-    def __init__(self, text: str, key: str = "journal.unreadable", **params: Any) -> None:
-        super().__init__(text)
-        self.explained(key, **params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import SessionError
 from ..rules import Rulesets
 from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
-from .state import REFEREE_HOLD, MatchState, SessionError, refused
+from .state import REFEREE_HOLD, MatchState, refused
 
 __all__ = ["SessionConfig", "SessionError", "Signal", "TableSession"]
 

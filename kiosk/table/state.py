@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import SessionError
 from ..rules import (
     DealEntry,
     EntryError,
@@ -28,7 +29,6 @@ from ..rules import (
     TeamMatch,
     score_hand,
 )
-from ..rules.errors import Explained
 from ..rules.hand import check_points
 from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
@@ -52,13 +52,6 @@ DECK_CARDS, KITTY_CARDS = 54, 8
 ENTRY_STEPS = ("points", "last_trick", "kitty_points", "kitty_shape", "penalties",
                "penalty_seat", "penalty_kind", "penalty_option", "penalty_value",
                "penalty_incident")
-
-
-class SessionError(Explained, Exception):
-    """A command is refused: wrong phase, invalid entry, missing PIN. Nothing was recorded.
-    The screen shows `kiosk.i18n.explain(error, lang)`, never the English text."""
-
-    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 def refused(key: str, text: str, **params: Any) -> SessionError:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..errors import FontError
+
 COLLECTIONS = (
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
@@ -16,10 +18,6 @@ FACES = {"KioskSC": "Noto Sans CJK SC", "KioskTC": "Noto Sans CJK TC",
 FONT_FOR_LANG = {"zh-Hans": "KioskSC", "zh-Hant": "KioskTC", "en": "KioskSC"}
 #: The slip on screen lines up its columns as on paper: a Chinese character is two columns.
 MONO_FOR_LANG = {"zh-Hans": "KioskMonoSC", "zh-Hant": "KioskMonoTC", "en": "KioskMonoSC"}
-
-
-class FontError(Exception):
-    """No CJK font is installed; the message says which package brings one."""
 
 
 def cache_dir() -> Path:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,15 +83,41 @@ SCRIPT: tuple[Step, ...] = (
 )
 
 
+STEP = 0.03  # seconds between the script's steps, in the window's time and in the match's
+
+
+class ScriptClock:
+    """The scripted match's time: STEP a step of the script, however long a step takes on this
+    machine. The session, the seat buttons and the screens read it, so the match played (its
+    countdowns, overruns and notices) is the same on a busy machine as on a quiet one, only
+    slower in real time. (The app's own touch timing, the bounce guard and the long press, stay
+    on Kivy's clock: they are about the finger, not the match.)"""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self._now = start
+        self._wall_offset = time.time() - start
+
+    def now(self) -> float:
+        return self._now
+
+    def wall(self) -> float:
+        return self._now + self._wall_offset
+
+    def step(self) -> None:
+        self._now += STEP
+
+
 #: A finger on the screen: `finger(x, y, down)` puts it down at (or lifts it from) the
 #: window's point (x, y), in Kivy's window coordinates, and says when the window has had it.
 Finger = Callable[[float, float, bool], Callable[[], bool]]
 
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
-               script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None) -> None:
+               script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None,
+               clock: ScriptClock | None = None) -> None:
     """Drive `app` through `script`, a step every few frames; stop the app at the end.
-    `finger`: how a tap reaches the window (default: a touch event dispatched to it)."""
+    `finger`: how a tap reaches the window (default: a touch event dispatched to it); `clock`:
+    the session's clock, moved on by the script (see ScriptClock)."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
@@ -99,6 +126,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched())
 
     def tick(_dt: float) -> bool:
+        if clock is not None:
+            clock.step()
         try:
             next(steps)
         except StopIteration:
@@ -108,7 +137,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
             return False
         return True
 
-    Clock.schedule_interval(tick, 0.03)
+    Clock.schedule_interval(tick, STEP)
 
 
 def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
@@ -211,7 +240,7 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
     x, y = widget.to_window(*widget.center)
     yield from _until(finger(x, y, True), action)
     if hold:
-        for _ in range(int(HOLD_TO_PAUSE / 0.03) + 15):
+        for _ in range(int(HOLD_TO_PAUSE / STEP) + 15):
             yield
     yield from _until(finger(x, y, False), action)
     if twice:

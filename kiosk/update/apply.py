@@ -28,7 +28,8 @@ from typing import Protocol
 
 import httpx
 
-from .bundle import BundleError, Manifest, extract, verify
+from ..errors import BundleError
+from .bundle import Manifest, extract, verify
 
 APP_DIR = Path("/var/lib/kiosk-app")
 VERSION_FILE = ".kiosk-version"

@@ -27,17 +27,13 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from ..rules import RulesError
+from ..errors import BundleError
 from ..rules.errors import Words, words
 
 MANIFEST, SIGNATURE, CONSTRAINTS = "manifest.json", "manifest.sig", "constraints.txt"
 VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
 MEMBER = re.compile(r"^(constraints\.txt|wheels/[A-Za-z0-9_.+-]+\.whl)$")
 MAX_BUNDLE = 512 * 1024 * 1024
-
-
-class BundleError(RulesError):
-    """A bundle is refused: unsigned, badly signed, damaged or malformed."""
 
 
 def _refuse(problem: str, detail: str | Words = "") -> BundleError:

@@ -19,11 +19,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from ...errors import AdminError, NeedsConfirmation
 from ...rules import Rulesets
 from ..store.database import Store
 from ..tournament.core import Pairing, Result, Team, swiss_pairing
 from .access import Access, HallTables, password_matches
-from .base import AdminError, EventInfo, NeedsConfirmation, refuse
+from .base import EventInfo, refuse
 from .folds import Folds
 from .results import CHECKPOINT_NAME, RULING_KINDS, ResultsAndRulings, Ruling
 from .rounds import Draft, RoundsAndPairings

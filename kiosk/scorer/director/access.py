@@ -21,9 +21,8 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from ...rules.errors import Explained
+from ...errors import AccessError
 from ...table.journal import Journal
 from ..store.database import Store
 from .base import DirectorBase, confirm_first, refuse
@@ -35,14 +34,6 @@ MIN_DISTINCT = 5  # different characters in a password
 HASHES_AT_ONCE = 1
 # A thread of their own: a pool's threads would each keep a 16 MB memory arena.
 _hasher = ThreadPoolExecutor(max_workers=HASHES_AT_ONCE, thread_name_prefix="password-hash")
-
-
-class AccessError(Explained, ValueError):
-    """A password the rules refuse. `key` and `params` say why, for a person."""
-
-    def __init__(self, text: str, key: str, **params: Any) -> None:
-        super().__init__(text)
-        self.explained(key, **params)
 
 
 # -- the password ---------------------------------------------------------------------------

@@ -15,20 +15,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ...errors import AdminError, NeedsConfirmation
 from ...i18n import translator
 from ...rules import Ruleset, Rulesets
-from ...rules.errors import Explained
 from ..store.database import Store
 
 SWISS_FORMATS = ("swiss", "single")
 FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
-
-
-class AdminError(Explained, ValueError):
-    """An operation the head referee asked for that cannot be done. `key` and `params` give
-    the words (kiosk/i18n/<lang>/admin.toml); str() is the English, for logs and tests."""
-
-    params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 def refuse(key: str, **params: Any) -> AdminError:
@@ -36,15 +29,6 @@ def refuse(key: str, **params: Any) -> AdminError:
     error = AdminError(translator("en")(key, **params))
     error.explained(key, **params)
     return error
-
-
-class NeedsConfirmation(AdminError):
-    """The operation changes what cannot simply be changed back, or overrides a warning: the
-    message says what will happen, and the caller asks again with `confirm=True`."""
-
-
-class PairingPending(AdminError):
-    """The pairing is being computed in the server's worker; asked again when it is done."""
 
 
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:

@@ -20,19 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ...errors import RoundRefused
 from ...i18n import translator
 from ...protocol.wire import finite
-from . import AdminError, Director
+from . import Director
 
 OFFSET_LIMIT = 0.5  # seconds
 HEARD_WITHIN = 60.0  # a kiosk not heard from for a minute does not hold a round back
 HEALTH = ("disk_low", "memory_low", "clock_off")
 LOCAL_REFS = {"7F7F0101", "00000000"}  # chrony's own clock (local), or no reference at all
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
-
-
-class RoundRefused(AdminError):
-    """A round cannot start now: the hall's clocks disagree."""
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import IO, Any
 
+from ...errors import AdminError
 from ..tournament.core import Pairing, Result, Team, swiss_pairing
-from . import AdminError, Director
+from . import Director
 
 log = logging.getLogger(__name__)
 KEEP = 4  # pairings remembered (the preview, and a round started from it)

@@ -21,8 +21,8 @@ import csv
 import io
 from dataclasses import dataclass
 
+from ...errors import RosterError
 from ...protocol.wire import clean_name
-from ...rules.errors import Explained
 
 
 def _both(*names: str) -> tuple[str, ...]:
@@ -40,12 +40,6 @@ ALIASES = {
        for i in range(1, 5)},
 }
 MAX_NAME = 40  # characters: a name longer than this is a pasted paragraph, not a team
-
-
-class RosterError(Explained, ValueError):
-    """A CSV file the scorer cannot read; `key`/`params` name the line and column."""
-
-    params: dict[str, object] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
 
 def _refuse(english: str, key: str, **params: object) -> RosterError:

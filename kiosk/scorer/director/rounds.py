@@ -18,9 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ...errors import AdminError, PairingPending
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
-from .base import SWISS_FORMATS, AdminError, DirectorBase, PairingPending, confirm_first, refuse
+from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
 from .triage import number_list
 
 MAX_EXTEND_MINUTES = 120

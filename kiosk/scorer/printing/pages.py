@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import quote
 
+from ...errors import PrintError
 from ...i18n import LANGS, translator
 from ...rules import Rulesets, replay
 from ...words import hand as words
@@ -31,14 +32,6 @@ KINDS = ("pairings-table", "pairings-team", "standings", "scorecards", "sheets")
 FONTS = {"zh-Hans": '"Noto Sans CJK SC", "Noto Sans SC", sans-serif',
          "zh-Hant": '"Noto Sans CJK TC", "Noto Sans TC", sans-serif',
          "en": '"Noto Sans", "DejaVu Sans", "Noto Sans CJK SC", sans-serif'}
-
-
-class PrintError(ValueError):
-    """A page that cannot be printed (no such round, no event): the message key says why."""
-
-    def __init__(self, key: str, **params: Any) -> None:
-        super().__init__(key)
-        self.key, self.params = key, params
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import sqlite_utils
-from sqlite_utils.migrations import Migrations
-
+from ...errors import StoreError
 from ...protocol.wire import event_hash, seal
+from ...sqlite import Migrations, sqlite_utils
 from ...table.journal import connect
 from .writer import Writer
 
@@ -168,10 +167,6 @@ def event_edits(db: sqlite_utils.Database) -> None:
     # Each kiosk's ruleset copies when it paired ({id: sha256}, JSON): another ruleset for the
     # event is checked against them.
     db["tables"].add_column("rulesets", str)
-
-
-class StoreError(Exception):
-    """A request the store refuses: an unknown pairing code, a table that is not yours."""
 
 
 EVENT_COLUMNS = "device, seq, match, kind, data, mono, wall, actor"

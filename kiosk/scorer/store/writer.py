@@ -17,8 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-import sqlite_utils
-
+from ...sqlite import sqlite_utils
 from ...table.journal import connect
 
 T = TypeVar("T")

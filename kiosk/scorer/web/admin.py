@@ -25,23 +25,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from ...errors import AdminError, NeedsConfirmation, PrintError, RosterError, StoreError
 from ...i18n import LANGS, explain
-from ..director import (
-    RULING_KINDS,
-    AdminError,
-    Director,
-    NeedsConfirmation,
-    access,
-    fleet,
-    refuse,
-    triage,
-    views,
-)
+from ..director import RULING_KINDS, Director, access, fleet, refuse, triage, views
 from ..director.pairer import prepare_pairing
-from ..director.roster import RosterError
-from ..printing.pages import PrintError, codes_html, page_of
+from ..printing.pages import codes_html, page_of
 from ..printing.templating import LANG_COOKIE, lang_of, render, words
-from ..store.database import StoreError
 from . import outputs, refusals
 
 COOKIE = "kiosk_admin"

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ...errors import StoreError, WireError
 from ...i18n import translator
 from ...protocol.pairing import ScorerPairing
 from ...protocol.wire import (
@@ -35,7 +36,6 @@ from ...protocol.wire import (
     MAX_BODY,
     MAX_SKEW,
     MAX_TABLE,
-    WireError,
     check_batch,
     dumps,
     loads,
@@ -47,7 +47,7 @@ from ...protocol.wire import (
 from ..director import Director, fleet
 from ..director.access import Limiter
 from ..net import tls
-from ..store.database import Ingested, Store, StoreError
+from ..store.database import Ingested, Store
 
 PAIR_TTL = 60.0  # seconds between the two steps of a pairing
 MAX_PAIR_BODY = 8_000
