@@ -1,5 +1,6 @@
 # The two commands a newcomer needs: `make demo` runs the product, `make test` passes the tests.
-# Both set up .venv/ themselves.
+# Both set up .venv/ themselves, with the exact versions of deploy/constraints.txt (the ones
+# every kiosk and scorer runs). `make check` is the fast tier to run after every edit.
 
 PYTHON ?= python3
 VENV := .venv
@@ -7,14 +8,14 @@ BIN := $(VENV)/bin
 export PORT
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean os-packages image image-test
+.PHONY: demo test check lint bench clean os-packages image image-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+$(STAMP): pyproject.toml deploy/constraints.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -c deploy/constraints.txt -e '.[test]'
 	touch $@
 
 demo: $(STAMP)
@@ -27,6 +28,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy --strict kiosk/rules
 
+# The fast tier, about a minute: the rules, the session, the presenters, the store, the wire and
+# the command line, all in this process (tests marked `unit`).
+check: lint
+	$(BIN)/python -m pytest -n 2 --dist worksteal -m unit -q
+
+# Everything but the card image: windows under Xvfb, Chromium, processes and servers on loopback.
 test: lint os-packages
 	$(BIN)/python -m pytest -n 2 --dist worksteal
 

@@ -31,6 +31,10 @@ from typing import Any
 
 import pytest
 
+#: How long a browser test waits for what it expects, in ms: a deadline, never a measure of
+#: speed, so a machine busy with other work answers late but not wrong.
+DEADLINE_MS = 60_000
+
 CHROMIUM_CANDIDATES = ("chromium", "chromium-browser")
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import socket
+import subprocess
 
 import pytest
 from hypothesis import settings
@@ -14,6 +16,40 @@ from kiosk.rules import Rulesets
 settings.register_profile("ci", derandomize=True)
 if os.environ.get("CI") == "true":
     settings.load_profile("ci")
+
+
+#: What a test needs, one mark each (pyproject.toml describes them); `make check` runs `unit`.
+KINDS = ("unit", "sim", "process", "window", "browser", "image")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test says what it needs, once: a test without its kind would be left out of the
+    tier it belongs to, or run in the wrong one."""
+    wrong = []
+    for item in items:
+        kinds = {mark.name for mark in item.iter_markers() if mark.name in KINDS}
+        if len(kinds) != 1:
+            wrong.append(f"{item.nodeid}: {sorted(kinds) or 'no kind'}")
+    if wrong:
+        raise pytest.UsageError("each test takes one of the marks " + ", ".join(KINDS) + ":\n"
+                                + "\n".join(wrong))
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_stay_in_their_process(request: pytest.FixtureRequest,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `unit` test that starts a process or opens a server is not one: it fails and says so,
+    so the fast tier stays fast and the marks stay true."""
+    if request.node.get_closest_marker("unit") is None:
+        return
+
+    def refuse(what: str) -> None:
+        raise AssertionError(f"a unit test {what}: mark it `process`, or keep it in one process")
+
+    monkeypatch.setattr(subprocess.Popen, "__init__",
+                        lambda *_args, **_kw: refuse("started a process"))
+    monkeypatch.setattr(socket.socket, "bind", lambda *_args: refuse("opened a server socket"))
 
 
 @pytest.fixture(scope="session")

@@ -1,8 +1,10 @@
-"""Test helpers: a quick way to play hands, and running the real `kiosk` command."""
+"""Test helpers: a quick way to play hands, and the real `kiosk` command, in this process
+(`cli`) or as a program (`kiosk`)."""
 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -52,6 +54,39 @@ def kiosk(*args: str, stdin: str | None = None, env: dict | None = None
     return subprocess.run(
         [sys.executable, "-m", "kiosk.cli.main", *args], input=stdin, capture_output=True,
         text=True, cwd=ROOT, env=env, timeout=60)
+
+
+def cli(*args: str, stdin: str | None = None, env: dict | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    """The `kiosk` command line run in this process: the program's own `main`, with its
+    standard streams and environment for the time of the call, so a test of what a command
+    says needs no interpreter started (`kiosk` runs the program itself)."""
+    from kiosk.cli.main import main
+
+    streams = {name: io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+               for name in ("stdout", "stderr")}
+    given = io.TextIOWrapper(io.BytesIO((stdin or "").encode()), encoding="utf-8")
+    saved = {name: getattr(sys, name) for name in ("stdin", "stdout", "stderr")}
+    saved_env = dict(os.environ)
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    sys.stdin, sys.stdout, sys.stderr = given, streams["stdout"], streams["stderr"]
+    try:
+        try:
+            code = main(list(args))
+        except SystemExit as stop:  # argparse: --help, or a command line it refuses
+            code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
+    finally:
+        for name, stream in saved.items():
+            setattr(sys, name, stream)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    said = {}
+    for name, stream in streams.items():
+        stream.flush()
+        said[name] = stream.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    return subprocess.CompletedProcess(["kiosk", *args], code, said["stdout"], said["stderr"])
 
 
 def jsonl(text: str) -> list[dict]:

@@ -21,6 +21,7 @@ from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 
 from .browser import (
+    DEADLINE_MS,
     chromium_browser,
     collect_page_errors,
     log_in_to_the_console,
@@ -29,8 +30,10 @@ from .browser import (
 )
 from .test_printing import render
 
+pytestmark = pytest.mark.browser
+
 expect = playwright_sync_api().expect
-expect.set_options(timeout=15_000)
+expect.set_options(timeout=DEADLINE_MS)
 RULESETS = Rulesets.load([])
 TEAMS = "编号,队名,单位\nt01,海沧红狮,海沧\nt02,集美龙舟,集美\nt03,鼓浪屿钢琴,思明\n" \
         "t04,思明凤凰,思明\n"

@@ -11,13 +11,16 @@ import json
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import NeedsConfirmation
 from kiosk.i18n import explain, translator
-from kiosk.scorer.director import Director, NeedsConfirmation
+from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 
 from .test_director_console import RULESETS, HallWithAKiosk, finish, refused, roster
+
+pytestmark = pytest.mark.unit
 
 hans = translator("zh-Hans")
 
@@ -144,8 +147,8 @@ def test_another_ruleset_a_paired_kiosk_lacks_unpairs_that_table_after_asking(tm
 
 def test_a_pairing_under_way_when_the_ruleset_changes_is_refused_at_its_end(tmp_path,
                                                                              monkeypatch):
+    from kiosk.errors import LinkError
     from kiosk.sync import link as link_module
-    from kiosk.sync.link import LinkError
 
     d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
     d.create_event("厦门杯", "xiamen-2015", seed=5)

@@ -10,6 +10,8 @@ from kiosk.rules import EntryError
 
 from .helpers import at_levels, hand
 
+pytestmark = pytest.mark.unit
+
 HOLD, TAKE = "hold", "take-over"
 
 XIAMEN = [

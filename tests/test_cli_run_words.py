@@ -18,6 +18,8 @@ import pytest
 from .helpers import ROOT, ScorerProcess, free_port, kiosk
 from .test_cli_words import english_left, parsers, run, typed_words, unwrapped, words_of
 
+pytestmark = pytest.mark.process
+
 XIAMEN = (ROOT / "kiosk" / "rules" / "data" / "xiamen-2015.toml").read_text("utf-8")
 
 

@@ -36,6 +36,7 @@ def played(tmp_path_factory):
     return data
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", [("slip",), ("journal", "show"), ("journal", "export")])
 def test_a_table_with_no_journal_is_said_in_chinese(played, command):
     done = run(*command, "--data", str(played), "--table", "9")
@@ -45,6 +46,7 @@ def test_a_table_with_no_journal_is_said_in_chinese(played, command):
     assert chinese(done.stderr, str(played)) and no_developer_words(done.stderr)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", [("slip",), ("journal", "show"), ("journal", "export")])
 def test_a_round_the_journal_does_not_have_is_said_with_the_rounds_it_has(played, command):
     done = run(*command, "--data", str(played), "--table", "3", "--round", "x")
@@ -58,6 +60,7 @@ def test_a_round_the_journal_does_not_have_is_said_with_the_rounds_it_has(played
                               "rounds: 1\n")
 
 
+@pytest.mark.unit
 def test_a_journal_with_no_match_yet_says_so(tmp_path):
     Journal(table_path(tmp_path, 4)).close()  # a kiosk started, no match set up
     done = run("journal", "show", "--data", str(tmp_path), "--table", "4")
@@ -75,6 +78,7 @@ def pin_map(tmp_path, old: str, new: str):
     return path
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("old, new, said", [
     ("[buzzer]\ngpio = 12", "[buzzer]\ngpio 12",
      "{path}：不是有效的 TOML（第 {line} 行第 6 列）：请按随附的引脚表来写，每个部件一节，"
@@ -106,6 +110,7 @@ def test_a_pin_map_that_cannot_be_used_is_said_in_chinese(tmp_path, old, new, sa
     assert no_developer_words(done.stderr.replace('"12"', ""))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("where, reason", [("missing.toml", "没有这个文件或目录"),
                                            (".", "这是一个目录，不是文件"),
                                            ("latin1.toml", "不是 UTF-8 编码的文本")])
@@ -120,6 +125,7 @@ def test_a_file_that_cannot_be_read_says_why_in_chinese_not_the_errno(tmp_path, 
     assert no_developer_words(done.stderr)
 
 
+@pytest.mark.unit
 def test_the_pin_maps_problems_name_the_part_in_words_and_as_the_map_writes_it(tmp_path):
     path = pin_map(tmp_path, "[buzzer]\ngpio = 12", "[buzzer]\ngpio = 14")
     done = run("hw", "check", "--pinmap", str(path))
@@ -131,6 +137,7 @@ def test_the_pin_maps_problems_name_the_part_in_words_and_as_the_map_writes_it(t
                               "by the UART (TXD) in firmware_config/config.txt\n")
 
 
+@pytest.mark.unit
 def test_a_pin_map_that_fits_says_so_in_chinese():
     done = run("hw", "check")
     assert done.returncode == 0
@@ -155,6 +162,7 @@ def command_paths():
     return list(walk(build_parser(), ()))
 
 
+@pytest.mark.unit
 def test_every_option_and_argument_of_every_command_says_what_it_is_for(monkeypatch):
     from kiosk.cli.main import build_parser
 
@@ -165,14 +173,11 @@ def test_every_option_and_argument_of_every_command_says_what_it_is_for(monkeypa
     assert silent == []
 
 
+@pytest.mark.unit
 def test_every_commands_help_is_chinese_with_no_english_word_but_what_is_typed():
-    from concurrent.futures import ThreadPoolExecutor
-
     paths = command_paths()
     assert len(paths) > 60
-    with ThreadPoolExecutor(4) as pool:
-        shown = dict(zip(paths, pool.map(lambda path: run(*path, "--help"), paths),
-                         strict=True))
+    shown = {path: run(*path, "--help") for path in paths}
     from kiosk.rules import Rulesets
 
     typed = typed_words() | set(Rulesets.load())  # (an example: xiamen-2015)
@@ -188,6 +193,7 @@ def test_every_commands_help_is_chinese_with_no_english_word_but_what_is_typed()
 
 # -- a table's journal, as a technician reads it ----------------------------------------------
 
+@pytest.mark.unit
 def test_journal_show_names_who_did_each_event_and_what_in_chinese(played):
     from kiosk.table import Journal
 
@@ -215,6 +221,7 @@ def test_journal_show_names_who_did_each_event_and_what_in_chinese(played):
     assert setup[2:4] == ["referee", "match set up"]
 
 
+@pytest.mark.unit
 def test_every_kind_of_event_and_every_actor_has_a_name_in_every_language():
     import inspect
 
@@ -253,6 +260,7 @@ def exchange(port: int, request: bytes) -> bytes:
     return answer
 
 
+@pytest.mark.process
 def test_a_request_that_is_no_http_is_answered_and_logged_in_chinese(tmp_path):
     import time
 
@@ -282,6 +290,7 @@ def test_a_request_that_is_no_http_is_answered_and_logged_in_chinese(tmp_path):
 
 # -- the sweep: files and values a person gets wrong ------------------------------------------
 
+@pytest.mark.unit
 def test_a_record_file_that_cannot_be_read_says_why_in_chinese(tmp_path):
     done = run("replay", str(tmp_path / "none.json"))
     assert done.returncode == 2
@@ -291,6 +300,7 @@ def test_a_record_file_that_cannot_be_read_says_why_in_chinese(tmp_path):
     assert folder.stderr == f"kiosk replay：比赛记录：无法读取{tmp_path}：这是一个目录，不是文件\n"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", [("scorer",), ("scorer", "admin", "list-teams")])
 def test_a_scorer_data_directory_that_cannot_be_made_is_said_not_a_traceback(tmp_path,
                                                                             command):
@@ -312,6 +322,7 @@ def hall(tmp_path_factory):
     return data
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("action, said", [
     (("teams", "{tmp}/none.csv", "--yes"), "teams：{tmp}/none.csv：没有这个文件或目录"),
     (("backup", "--to", "{tmp}/junk.sqlite/backups"), "backup：{tmp}/junk.sqlite/backups："),
@@ -332,6 +343,7 @@ def test_the_head_referees_commands_say_a_bad_file_or_value_in_chinese(hall, tmp
 
 # -- the fleet's commands ----------------------------------------------------------------------
 
+@pytest.mark.unit
 def test_the_first_boot_says_what_it_did_in_chinese(tmp_path):
     from .test_fleet_boot import CARD
 
@@ -352,6 +364,7 @@ def test_the_first_boot_says_what_it_did_in_chinese(tmp_path):
     assert refused.returncode == 2 and refused.stderr.startswith("kiosk fleet firstboot：")
 
 
+@pytest.mark.process
 def test_a_pending_pairing_that_fails_says_why_and_that_it_waits(tmp_path):
     (tmp_path / "pair-code").write_text("123456\n")
     down = f"https://127.0.0.1:{free_port()}"
@@ -363,6 +376,7 @@ def test_a_pending_pairing_that_fails_says_why_and_that_it_waits(tmp_path):
                            "（配对码保留，平板下次启动时再试）\n")
 
 
+@pytest.mark.unit
 def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
     pruned = run("fleet", "prune-backups", "--dir", str(tmp_path))
     assert pruned.stdout == f"已从 {tmp_path} 删除 0 份旧备份\n"
@@ -399,6 +413,7 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
         assert (done.returncode, done.stderr) == (2, f"kiosk fleet：{said}\n"), args
 
 
+@pytest.mark.process
 def test_an_update_that_cannot_be_had_says_why_in_chinese(tmp_path):
     keys = run("fleet", "keygen", "--out", str(tmp_path / "keys"))
     assert keys.returncode == 0
@@ -415,6 +430,7 @@ def test_an_update_that_cannot_be_had_says_why_in_chinese(tmp_path):
                               "归档）。请重新获取或复制。\n")
 
 
+@pytest.mark.process
 def test_a_scorer_that_cannot_listen_says_why_in_chinese_and_gives_no_address(tmp_path):
     import socket
 
@@ -433,6 +449,7 @@ def test_a_scorer_that_cannot_listen_says_why_in_chinese_and_gives_no_address(tm
                                                "请检查 --host")
 
 
+@pytest.mark.unit
 def test_a_slip_or_demo_that_cannot_write_where_it_is_told_says_why(played, tmp_path):
     (tmp_path / "file").write_text("")
     for args, said in [
@@ -447,6 +464,7 @@ def test_a_slip_or_demo_that_cannot_write_where_it_is_told_says_why(played, tmp_
         assert (done.returncode, done.stderr) == (2, said + "\n"), args
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", [("scorer", "--no-mdns"), ("scorer", "admin", "standings")])
 def test_a_damaged_scorer_store_says_how_to_restore_it_not_to_call_the_head_referee(tmp_path,
                                                                                     command):
@@ -458,6 +476,7 @@ def test_a_damaged_scorer_store_says_how_to_restore_it_not_to_call_the_head_refe
                            f"（部署时在 backups 目录里）复制为 {store}，再启动记分台\n")
 
 
+@pytest.mark.process
 def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
     import signal
     import subprocess
@@ -473,22 +492,22 @@ def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not (tmp_path / "table-1.sqlite").exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.5)
+        time.sleep(0.1)  # (polling to a deadline: the command is running once it exists)
     child.send_signal(signal.SIGINT)
     assert child.wait(30) == 130
     assert child.stderr.read() == "kiosk simulate：已中断（Ctrl-C）\n"
     child.stderr.close()
 
 
+@pytest.mark.process
 def test_a_gpio_that_cannot_open_says_which_part_and_why_in_chinese(tmp_path):
     """As on a machine whose GPIO lgpio cannot open (this one is no Pi): `kiosk table` stops
     with status 3, naming the first part and why, with no library exception's name."""
     env = {k: v for k, v in os.environ.items() if k not in ("KIOSK_LANG", "DISPLAY")}
     env["GPIOZERO_PIN_FACTORY"] = "lgpio"
-    from .helpers import kiosk
+    from .helpers import kiosk as program
 
-    done = kiosk("table", "--data", str(tmp_path), "--size", "800x480", env=env)
+    done = program("table", "--data", str(tmp_path), "--size", "800x480", env=env)
     assert done.returncode == 3
     said = [line for line in done.stderr.splitlines() if line.startswith("kiosk")]
     assert said == ["kiosk table：无法打开座位按钮和指示灯（北座按钮（seat.N.button），GPIO5："
@@ -496,6 +515,7 @@ def test_a_gpio_that_cannot_open_says_which_part_and_why_in_chinese(tmp_path):
                     "并运行 `kiosk hw selftest`。"]
 
 
+@pytest.mark.process
 def test_a_scorer_that_cannot_announce_itself_says_what_to_check_not_a_traceback(tmp_path):
     elsewhere = "198.51.100.7"  # (TEST-NET-2: never an address of this machine)
     done = run("scorer", "--data", str(tmp_path), "--port", str(free_port()), "--advertise",
@@ -506,6 +526,7 @@ def test_a_scorer_that_cannot_announce_itself_says_what_to_check_not_a_traceback
                            "不广播，各平板用 --scorer URL 连接\n")
 
 
+@pytest.mark.unit
 def test_a_journal_whose_ruleset_is_not_here_says_which_and_what_to_do(tmp_path):
     from .helpers import ROOT
 
@@ -531,6 +552,7 @@ def test_a_journal_whose_ruleset_is_not_here_says_which_and_what_to_do(tmp_path)
         "加入平板上的那份规则文件\n"))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("command", ["simulate", "demo"])
 @pytest.mark.parametrize("speed", ["0", "-5", "nan"])
 def test_a_speed_that_is_no_speed_is_said_not_a_division_by_zero(tmp_path, command, speed):
@@ -541,12 +563,13 @@ def test_a_speed_that_is_no_speed_is_said_not_a_division_by_zero(tmp_path, comma
         f"kiosk {command}：--speed {speed}：请给出大于 0 的倍数（例如 60；1e9 表示完全不等）\n"))
 
 
+@pytest.mark.process
 def test_the_selftest_says_mock_pins_in_words_not_a_class_name():
-    from .helpers import kiosk
+    from .helpers import kiosk as program
 
     env = {k: v for k, v in os.environ.items() if k != "KIOSK_LANG"}
     env["GPIOZERO_PIN_FACTORY"] = "mock"  # (the self-test then presses and reads back itself)
-    done = kiosk("hw", "selftest", "--no-window", "--press-timeout", "2", env=env)
+    done = program("hw", "selftest", "--no-window", "--press-timeout", "2", env=env)
     assert "· GPIO 通过 模拟引脚（这台机器没有 GPIO：指示灯、蜂鸣器和按钮都是模拟的）" in \
         done.stdout.splitlines(), done.stdout
     assert "MockFactory" not in done.stdout

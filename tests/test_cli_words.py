@@ -17,7 +17,8 @@ from kiosk.cli.main import build_parser
 from kiosk.cli.words import ARGPARSE_KEYS, argparse_words
 from kiosk.i18n import LANGS
 
-from .helpers import ROOT, kiosk
+from .helpers import ROOT
+from .helpers import cli as kiosk
 
 HELPS = (("--help",), ("scorer", "admin", "--help"), ("table", "--help"))
 # Words a person types that the parsers do not list: the --scorer value `auto`, and the names of
@@ -78,6 +79,7 @@ def english_left(text: str, typed: set[str]) -> set[str]:
     return set(re.findall(r"[A-Za-z]{3,}", text)) - TYPED_ELSEWHERE
 
 
+@pytest.mark.unit
 def test_the_check_for_english_finds_english():
     typed = typed_words()
     assert english_left("--data DIR  数据目录", typed) == set()
@@ -87,6 +89,7 @@ def test_the_check_for_english_finds_english():
     assert english_left("usage: kiosk", typed) == {"usage"}
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("args, key", [(("--help",), "cli.scorer"),
                                        (("scorer", "admin", "--help"), "cli.admin.publish"),
                                        (("table", "--help"), "cli.table.printer_baud")])
@@ -105,6 +108,7 @@ def test_help_is_chinese_by_default_with_no_english_word_but_what_is_typed(args,
     assert len(english_left(english.stdout, typed_words())) > 5
 
 
+@pytest.mark.unit
 def test_the_headings_and_subcommand_lines():
     top = run("--help").stdout
     assert "\n位置参数：\n" in top and ":\n" not in top
@@ -115,6 +119,7 @@ def test_the_headings_and_subcommand_lines():
     assert "\n位置参数：\n" in admin
 
 
+@pytest.mark.unit
 def test_traditional_chinese_and_an_unknown_language():
     shown = run("table", "--help", lang="zh-Hant")
     assert shown.stdout.startswith("用法：kiosk table")
@@ -124,6 +129,7 @@ def test_traditional_chinese_and_an_unknown_language():
     assert run("table", "--help", lang="fr").stdout == run("table", "--help").stdout
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("args, said", [
     (("replay", "--format", "pdf", "x.json"),
      "kiosk replay：错误：参数 --format：无效的取值 'pdf'（可选：'json', 'sheet'）"),
@@ -143,6 +149,7 @@ def test_a_mistake_in_the_command_line_is_said_in_chinese_with_status_2(args, sa
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.unit
 def test_a_mistake_in_english_and_in_traditional_chinese():
     done = run("replay", lang="en")
     assert done.returncode == 2
@@ -153,6 +160,7 @@ def test_a_mistake_in_english_and_in_traditional_chinese():
     assert "kiosk：錯誤：引數 COMMAND：無效的取值 'nope'（可選：'rules', 'replay'," in done.stderr
 
 
+@pytest.mark.process
 def test_argparse_is_left_as_it_was_after_a_run():
     from kiosk.cli.main import main
 
@@ -163,6 +171,7 @@ def test_argparse_is_left_as_it_was_after_a_run():
     assert argparse._("usage: ") == "usage: "
 
 
+@pytest.mark.unit
 def test_every_key_the_commands_use_is_in_every_language(monkeypatch):
     source = "\n".join(p.read_text("utf-8") for p in (ROOT / "kiosk" / "cli").glob("*.py"))
     literal = set(re.findall(r"\b(?:say|about)\(\"(cli\.[\w.]+)\"", source))
@@ -182,6 +191,7 @@ def test_every_key_the_commands_use_is_in_every_language(monkeypatch):
                 assert parser.description, parser.prog  # every command says what it does
 
 
+@pytest.mark.unit
 def test_the_chinese_words_are_chinese_and_argparse_keeps_its_placeholders():
     english = words_of("en")
     source = inspect.getsource(argparse)
@@ -201,6 +211,7 @@ def test_the_chinese_words_are_chinese_and_argparse_keeps_its_placeholders():
                                                                          english[key]))
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("lang", [None, "zh-Hant", "en"])
 def test_help_fits_the_terminal_and_keeps_paths_whole(lang):
     import unicodedata
@@ -240,6 +251,7 @@ def help_on_a_terminal(columns: int) -> str:
     return shown.decode().replace("\r\n", "\n")
 
 
+@pytest.mark.process
 def test_help_follows_the_width_of_the_terminal_it_is_shown_on():
     import unicodedata
 

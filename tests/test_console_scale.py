@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.errors import AdminError
 from kiosk.i18n import explain
 from kiosk.protocol.wire import event_hash
-from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.director import Director
 from kiosk.scorer.web.app import create_app
 
 from . import hall_events
 from .browser import (
+    DEADLINE_MS,
     chromium_browser,
     collect_page_errors,
     log_in_to_the_console,
@@ -28,7 +30,7 @@ from .browser import (
 from .helpers import kiosk
 
 expect = playwright_sync_api().expect
-expect.set_options(timeout=15_000)
+expect.set_options(timeout=DEADLINE_MS)
 TEAMS, TABLES, PAIRED = 120, 60, 40
 DISPUTED, FINISHED, RULED = (3, 17), (1, 2), (9,)
 
@@ -121,6 +123,7 @@ def rows_shown(page, table: str = "#results") -> list[int]:
 
 # -- C1: the results page ------------------------------------------------------------------
 
+@pytest.mark.browser
 def test_the_results_page_counts_the_tables_by_state_and_shows_one_state_at_a_time(console):
     page = console.page
     console.go("/admin/results")
@@ -149,6 +152,7 @@ def test_the_results_page_counts_the_tables_by_state_and_shows_one_state_at_a_ti
     expect(page.locator("#standings tbody tr")).to_have_count(TEAMS)
 
 
+@pytest.mark.browser
 def test_a_table_is_found_by_number_and_after_its_ruling_the_page_is_back_on_its_row(console):
     page = console.page
     console.go("/admin/results?table=999")
@@ -174,6 +178,7 @@ def test_a_table_is_found_by_number_and_after_its_ruling_the_page_is_back_on_its
     console.shot("results-after-ruling-17")
 
 
+@pytest.mark.browser
 def test_the_overview_says_how_many_tables_are_left_and_which_need_the_head_referee(console):
     page = console.page
     console.go("/admin")
@@ -189,6 +194,7 @@ def test_the_overview_says_how_many_tables_are_left_and_which_need_the_head_refe
 
 # -- C2: a count and short runs, never a wall of numbers -------------------------------------
 
+@pytest.mark.browser
 def test_a_round_still_playing_is_said_as_a_count_and_at_most_ten_runs_of_tables(
         tmp_path, browser):
     d = big_round(tmp_path, rulings=tuple(range(4, 31, 2)))  # 4, 6 … 30 ruled
@@ -219,6 +225,7 @@ def test_a_round_still_playing_is_said_as_a_count_and_at_most_ten_runs_of_tables
 
 # -- C6: teams and the draft -----------------------------------------------------------------
 
+@pytest.mark.browser
 def test_the_teams_page_finds_a_team_by_name_unit_or_id_and_keeps_its_forms_on_top(console):
     page = console.page
     console.go("/admin/teams?q=第77")
@@ -244,6 +251,7 @@ def test_the_teams_page_finds_a_team_by_name_unit_or_id_and_keeps_its_forms_on_t
     expect(page.locator("#add-team").get_by_label("队名")).to_be_visible()
 
 
+@pytest.mark.browser
 def test_withdrawn_teams_are_a_filter_and_a_row_action_comes_back_to_the_search(console):
     page, d = console.page, console.d
     d.withdraw("t50", 1, confirm=True, by="陈")
@@ -260,6 +268,7 @@ def test_withdrawn_teams_are_a_filter_and_a_row_action_comes_back_to_the_search(
     expect(page.locator("#teams tbody tr")).to_have_count(1)
 
 
+@pytest.mark.browser
 def test_the_draft_is_published_from_the_top_and_two_teams_are_swapped_by_typing(
         tmp_path, browser):
     d = hall_events.hall(tmp_path, teams=TEAMS)
@@ -297,6 +306,7 @@ def test_the_draft_is_published_from_the_top_and_two_teams_are_swapped_by_typing
         d.store.close()
 
 
+@pytest.mark.browser
 def test_the_drafts_warned_tables_are_a_filter_that_a_swap_comes_back_to(tmp_path, browser):
     """At 60 tables the few pairings a head referee must look at (a rematch, one unit's two
     teams) are a filter, as on the results page."""
@@ -333,6 +343,7 @@ def test_the_drafts_warned_tables_are_a_filter_that_a_swap_comes_back_to(tmp_pat
         d.store.close()
 
 
+@pytest.mark.process
 def test_an_empty_team_swap_says_which_field_is_missing(tmp_path):
     from starlette.testclient import TestClient
 
@@ -350,6 +361,7 @@ def test_an_empty_team_swap_says_which_field_is_missing(tmp_path):
 
 # -- C7: the tables page ---------------------------------------------------------------------
 
+@pytest.mark.browser
 def test_the_tables_page_counts_paired_unpaired_and_offline_and_has_the_mute_on_top(console):
     page = console.page
     console.go("/admin/tables")
@@ -369,6 +381,7 @@ def test_the_tables_page_counts_paired_unpaired_and_offline_and_has_the_mute_on_
     expect(page).to_have_url(re.compile(r"show=unpaired"))  # still the same filter
 
 
+@pytest.mark.browser
 def test_the_tables_finder_shows_one_table_and_comes_back_to_it_after_a_swap(console):
     """A referee calls out table 12's kiosk: the head referee types 12 instead of scrolling a
     hall's rows, swaps the kiosk there and is still looking at table 12 afterwards."""
@@ -404,6 +417,7 @@ def test_the_tables_finder_shows_one_table_and_comes_back_to_it_after_a_swap(con
 
 # -- K2: a wide screen is used ----------------------------------------------------------------
 
+@pytest.mark.browser
 @pytest.mark.parametrize("width, height", [(1920, 1080), (1366, 900)])
 def test_the_results_table_uses_a_wide_screen_and_fits_a_laptop(tmp_path, browser, width,
                                                                  height):

@@ -8,6 +8,8 @@ from kiosk.rules import EntryError, TeamMatch
 
 from .helpers import hand, play
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.mark.parametrize(("ruleset_id", "hold", "take_over"), [
     # dealer N: who deals after N holds, and after the defenders take over

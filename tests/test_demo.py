@@ -18,6 +18,7 @@ def tables(url: str) -> list[dict]:
     return json.loads(fetch(url + "/api/tables", timeout=5))
 
 
+@pytest.mark.process
 @pytest.mark.timeout(180)
 def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
     port = free_port()
@@ -68,9 +69,10 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
         os.killpg(demo.pid, 0)  # nothing of the demo is left running
 
 
+@pytest.mark.unit
 def test_a_tables_link_trouble_is_said_in_words(capsys):
+    from kiosk.errors import LinkError
     from kiosk.sim.demo import _sayer
-    from kiosk.sync.link import LinkError
 
     say = _sayer("zh-Hans")
     say("demo.table_error", table=3, reason=LinkError("connection refused"))

@@ -99,6 +99,7 @@ def pi_root(tmp_path):
 # -- the scripts as shell code ---------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_shellcheck_passes_on_every_script():
     shellcheck = tool("shellcheck")
     result = subprocess.run([shellcheck, "-x", *map(str, SCRIPTS)], capture_output=True,
@@ -106,6 +107,7 @@ def test_shellcheck_passes_on_every_script():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
 def test_bash_parses_every_script(script):
     assert script.read_text().splitlines()[0] in ("#!/usr/bin/env bash", "# shellcheck shell=bash")
@@ -113,6 +115,7 @@ def test_bash_parses_every_script(script):
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.unit
 def test_every_script_is_strict():
     for script in SCRIPTS:
         if script.name != "lib.sh":  # sourced by the others, after their own set -euo pipefail
@@ -122,6 +125,7 @@ def test_every_script_is_strict():
 # -- the systemd units -----------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_units_pass_systemd_analyze_verify(tmp_path):
     """verify needs every ExecStart binary to exist: the copies point into a scratch root that
     holds executable stubs. It does not mind a User= or EnvironmentFile= that is not there.
@@ -155,6 +159,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
                       "kiosk-update.service", "kiosk-update.timer"]
 
 
+@pytest.mark.unit
 def test_table_unit_is_a_watched_notify_service_without_a_desktop():
     table = unit(UNITS / "kiosk-table.service")
     assert table["Service.ExecStart"] == (
@@ -170,6 +175,7 @@ def test_table_unit_is_a_watched_notify_service_without_a_desktop():
         assert setting in environment.split()
 
 
+@pytest.mark.unit
 def test_scorer_units_and_the_backup_every_five_minutes():
     scorer = unit(UNITS / "kiosk-scorer.service")
     assert scorer["Service.ExecStart"] == ("/opt/kiosk/venv/bin/kiosk scorer --data "
@@ -188,6 +194,7 @@ def test_scorer_units_and_the_backup_every_five_minutes():
 # -- Kivy's input configuration --------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_kivy_config_has_one_input_provider():
     config = configparser.ConfigParser(interpolation=None)
     config.read(DEPLOY / "kivy" / "config.ini")
@@ -207,6 +214,7 @@ def test_kivy_config_has_one_input_provider():
 # -- provision-kiosk.sh ----------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     first = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
     assert "done: changes made:" in first.stdout
@@ -269,6 +277,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert snapshot(pi_root) == before
 
 
+@pytest.mark.process
 def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
     before = snapshot(pi_root)
     result = provision("provision-kiosk.sh", pi_root, "--table", "3", "--scorer",
@@ -284,6 +293,7 @@ def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
     assert "nothing was changed" in result.stdout.splitlines()[-1]
 
 
+@pytest.mark.process
 def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
     provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
     env = pi_root / "etc/kiosk/kiosk.env"
@@ -298,6 +308,7 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
         env.read_text().splitlines())
 
 
+@pytest.mark.process
 def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp_path):
     result = provision("provision-kiosk.sh", tmp_path, "--table", "1", "--scorer",
                        "[fd00::5]:9000")
@@ -310,6 +321,7 @@ def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp
         tmp_path / "etc/chrony/sources.d/kiosk-scorer.sources").read_text()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [
     ("--scorer", "scorer.local"),                        # no table
     ("--table", "0", "--scorer", "scorer.local"),
@@ -327,6 +339,7 @@ def test_kiosk_refuses_bad_options_before_changing_anything(tmp_path, args):
 # -- provision-scorer.sh ---------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
     provision("provision-scorer.sh", tmp_path, "--lan", "192.168.8.0/24")
     for name in ("kiosk-scorer.service", "kiosk-scorer-backup.service",
@@ -347,6 +360,7 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.process
 def test_scorer_dry_run_changes_nothing(tmp_path):
     result = provision("provision-scorer.sh", tmp_path, "--dry-run")
     assert list(tmp_path.iterdir()) == []
@@ -365,6 +379,7 @@ def hall_tv_env(root: Path) -> dict[str, str]:
     return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
 
 
+@pytest.mark.process
 def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     url = "https://scorer.local:8080/hall"
     provision("provision-hall-tv.sh", pi_root, "--url", url, "--spki", PIN, "--user", "tv")
@@ -388,6 +403,7 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert snapshot(pi_root) == before
 
 
+@pytest.mark.process
 def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https(pi_root):
     provision("provision-hall-tv.sh", pi_root, "--spki", PIN, "--user", "tv")
     assert hall_tv_env(pi_root)["KIOSK_HALL_URL"] == "https://scorer.local:8080/"
@@ -398,6 +414,7 @@ def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https
                                     "KIOSK_HALL_SPKI": PIN}
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("args", [
     (),  # no pin: the TV would only ever show Chromium's certificate warning
     ("--spki", "f113ba9d1483d9173a2b5069234cc936a46f3b91fa085b92f11324ac12f5cb2b"),  # sha256
@@ -411,6 +428,7 @@ def test_hall_tv_refuses_a_missing_or_wrong_pin_before_changing_anything(pi_root
     assert "kiosk scorer admin certificate" in result.stderr or "--url" in result.stderr
 
 
+@pytest.mark.process
 def test_hall_tv_dry_run_changes_nothing(pi_root):
     before = snapshot(pi_root)
     result = provision("provision-hall-tv.sh", pi_root, "--url", "https://10.0.0.2:8080/",
@@ -420,6 +438,7 @@ def test_hall_tv_dry_run_changes_nothing(pi_root):
     assert "would update /boot/firmware/cmdline.txt" in result.stdout
 
 
+@pytest.mark.unit
 def test_hall_tv_unit_gives_chromium_a_new_profile_each_start():
     """--ignore-certificate-errors-spki-list needs an explicit --user-data-dir: the launcher
     uses the unit's runtime directory, which systemd makes new at each start."""
@@ -431,6 +450,7 @@ def test_hall_tv_unit_gives_chromium_a_new_profile_each_start():
 # -- CI installs the tools these tests use ---------------------------------------------------
 
 
+@pytest.mark.unit
 def test_ci_installs_the_tools_the_tests_use():
     text = (ROOT / ".ci/os-packages.sh").read_text()
     packages = re.search(r"^packages=\(([^)]*)\)", text, re.M)

@@ -12,6 +12,8 @@ from kiosk.cli.main import build_parser
 
 from .helpers import ROOT
 
+pytestmark = pytest.mark.unit
+
 SAMPLE = {"KIOSK_TABLE": "7", "KIOSK_SCORER": "https://scorer.local:8080",
           "KIOSK_EXTRA_ARGS": "--printer /dev/kiosk-printer"}
 

@@ -11,12 +11,13 @@ from collections import Counter
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import AdminError, NeedsConfirmation
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.i18n import translator
 from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
-from kiosk.scorer.director import AdminError, Director, NeedsConfirmation
+from kiosk.scorer.director import Director
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.printing.templating import clock_text
 from kiosk.scorer.store.database import Store
@@ -28,6 +29,8 @@ from kiosk.table import SystemClock, TableSession
 from kiosk.table.journal import Journal, table_path
 
 from . import hall_events
+
+pytestmark = pytest.mark.unit
 
 RULESETS = Rulesets.load([])
 UNITS = ("厦大", "集美", "同安")

@@ -22,12 +22,14 @@ from kiosk.rules import Rulesets
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api
+from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api
 from .helpers import ScorerProcess, fetch
 from .test_printing import render
 
+pytestmark = pytest.mark.process
+
 expect = playwright_sync_api().expect
-expect.set_options(timeout=15_000)
+expect.set_options(timeout=DEADLINE_MS)
 RULESETS = Rulesets.load([])
 TEAMS = ("编号,队伍名称,单位,队员1,队员2\n"
          "t01,海沧红狮,海沧,张一,王一\nt02,集美龙舟,集美,张二,王二\n"

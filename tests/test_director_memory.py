@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import sqlite3
 
+import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
@@ -16,6 +17,8 @@ from kiosk.scorer.store.database import DIRECTOR_TABLES, Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
+
+pytestmark = pytest.mark.unit
 
 RULESETS = Rulesets.load([])
 # Tables the director's memory does not read: a kiosk's events and what guards the link.

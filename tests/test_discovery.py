@@ -9,11 +9,12 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
 from .helpers import ROOT, kiosk
+
+pytestmark = pytest.mark.process
 
 SCORER_IP, KIOSK_IP = "10.77.0.1", "10.77.0.2"
 
@@ -66,8 +67,9 @@ def test_a_kiosk_finds_the_scorer_by_mdns_and_syncs(tmp_path, namespaces):
          "--data", str(data), "--host", SCORER_IP, "--port", "8080"], cwd=ROOT,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
-        time.sleep(2.0)  # the announcement goes out once the server runs
-        assert server.poll() is None, server.stdout.read()
+        # it says where it serves once it listens, its announcement already out (or dies)
+        said = server.stdout.readline()
+        assert said and server.poll() is None, said + server.stdout.read()
         played = subprocess.run(
             ["ip", "netns", "exec", kiosk_ns, sys.executable, "-m", "kiosk.cli.main",
              "simulate", "--data", str(tmp_path / "kiosk"), "--table", "1", "--scorer",

@@ -20,6 +20,7 @@ from .test_discovery import KIOSK_IP, SCORER_IP, namespaces, sh
 __all__ = ["namespaces"]  # the fixture, shared with the mDNS test
 
 
+@pytest.mark.unit
 def test_a_fixed_address_is_given_out_as_is():
     fixed = Advertiser("0.0.0.0", 8080, "192.168.8.2", mdns=False, find=lambda: "10.0.0.5")
     assert fixed.url == "https://192.168.8.2:8080/"
@@ -28,6 +29,7 @@ def test_a_fixed_address_is_given_out_as_is():
     assert named.url == "https://scorer.local:8443/"
 
 
+@pytest.mark.unit
 def test_a_late_lan_address_replaces_loopback():
     addresses = iter(["127.0.0.1", "127.0.0.1", "192.168.8.2"])
     advertiser = Advertiser("0.0.0.0", 8080, mdns=False, find=lambda: next(addresses))
@@ -41,10 +43,12 @@ def test_a_late_lan_address_replaces_loopback():
     assert plain.url == "http://127.0.0.1:8080/"
 
 
+@pytest.mark.unit
 def test_the_lan_address_is_never_a_virtual_bridge():
     assert not lan_address().startswith("172.17.")  # docker0's usual range here
 
 
+@pytest.mark.unit
 def test_the_scorer_takes_the_address_option():
     from kiosk.cli.main import build_parser
 
@@ -53,6 +57,7 @@ def test_the_scorer_takes_the_address_option():
     assert args.advertise == "192.168.8.2"
 
 
+@pytest.mark.process
 @pytest.mark.timeout(120)
 def test_a_scorer_started_before_dhcp_announces_its_address_once_it_has_one(tmp_path,
                                                                            namespaces):

@@ -13,12 +13,15 @@ import stat
 import pytest
 
 from kiosk.cli.main import build_parser
-from kiosk.fleet.identity import IdentityError, parse, read_env
+from kiosk.errors import IdentityError
+from kiosk.fleet.identity import parse, read_env
 from kiosk.i18n import explain
 from kiosk.scorer.store.backups import prune
 
 from .helpers import ROOT, ScorerProcess, kiosk
 from .test_deploy import unit, unit_lines
+
+pytestmark = pytest.mark.process
 
 UNITS = ROOT / "deploy" / "systemd"
 CARD = """\

@@ -9,7 +9,11 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
+
 from .helpers import ROOT
+
+pytestmark = pytest.mark.process
 
 BLOCKER = r'''
 import importlib.abc, runpy, sys

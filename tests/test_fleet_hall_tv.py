@@ -31,6 +31,8 @@ from .browser import chromium_executable, playwright_sync_api
 from .helpers import ScorerProcess, kiosk, tool, xvfb
 from .test_deploy import PI_CMDLINE, PI_CONFIG, hall_tv_env, provision
 
+pytestmark = pytest.mark.window
+
 EVENT = "厦门杯"
 HALL_TITLE = f"{EVENT} · 赛场实时成绩"  # set by hall.js from the live feed's snapshot
 

@@ -14,6 +14,8 @@ from kiosk.hw.pinmap import HEADER_PIN, SEATS, load_pinmap
 
 from .helpers import ROOT
 
+pytestmark = pytest.mark.unit
+
 HARDWARE = ROOT / "hardware"
 PINS = load_pinmap().pins
 J1_OFFSET = 6  # J1 pin k is the Pi header's pin k + 6 (the ribbon covers pins 7 to 40)

@@ -16,6 +16,8 @@ import pytest
 from .fakewheel import make_source, make_wheel
 from .helpers import ROOT
 
+pytestmark = pytest.mark.process
+
 LIB = ROOT / "deploy" / "lib.sh"
 
 

@@ -18,11 +18,12 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from kiosk.errors import GpioError, PrinterError
 from kiosk.hw import printer as printer_module
 from kiosk.hw.door import Door
-from kiosk.hw.panel import GpioError, Panel, default_pin_factory
+from kiosk.hw.panel import Panel, default_pin_factory
 from kiosk.hw.pinmap import load_pinmap
-from kiosk.hw.printer import PrinterError, SlipPrinter, is_line_printer
+from kiosk.hw.printer import SlipPrinter, is_line_printer
 from kiosk.i18n import explain
 from kiosk.table import ManualClock
 
@@ -39,6 +40,7 @@ def environment(path: Path) -> dict[str, str]:
     return dict(pair.split("=", 1) for pair in pairs)
 
 
+@pytest.mark.unit
 def test_the_table_unit_runs_in_its_own_writable_directory_with_lgpio_and_sdl2():
     service = unit(TABLE_UNIT)
     env = environment(TABLE_UNIT)
@@ -49,6 +51,7 @@ def test_the_table_unit_runs_in_its_own_writable_directory_with_lgpio_and_sdl2()
     assert env["KIVY_WINDOW"] == "sdl2" and env["SDL_VIDEODRIVER"] == "kmsdrm"
 
 
+@pytest.mark.unit
 def test_the_package_list_is_plain_debian_with_libgl1_and_lgpio_comes_from_pypi():
     packages = [line.split("#")[0].strip() for line in
                 (ROOT / "deploy/packages/kiosk.txt").read_text().splitlines()]
@@ -99,6 +102,7 @@ def import_lgpio_as(user: str, site: Path, cwd: str, extra_env: dict[str, str]):
                           capture_output=True, text=True, cwd=cwd, timeout=60)
 
 
+@pytest.mark.process
 def test_lgpio_imports_from_the_units_working_directory_as_the_units_user(
         lgpio_for_another_user):
     site, run_dir = lgpio_for_another_user
@@ -122,6 +126,7 @@ def model_file(tmp_path: Path, model: str) -> str:
     return str(path)
 
 
+@pytest.mark.unit
 def test_a_pi_without_its_gpio_chip_is_a_loud_error_not_mock_pins(tmp_path, monkeypatch):
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     pi5 = model_file(tmp_path, "Raspberry Pi 5 Model B Rev 1.0")
@@ -134,6 +139,7 @@ def test_a_pi_without_its_gpio_chip_is_a_loud_error_not_mock_pins(tmp_path, monk
     assert default_pin_factory(str(chip), pi5) is None  # gpiozero's own factory (lgpio)
 
 
+@pytest.mark.unit
 def test_a_laptop_gets_mock_pins(tmp_path, monkeypatch):
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     factory = default_pin_factory(str(tmp_path / "gpiochip0"), str(tmp_path / "no-model"))
@@ -141,6 +147,7 @@ def test_a_laptop_gets_mock_pins(tmp_path, monkeypatch):
     factory.close()
 
 
+@pytest.mark.unit
 def test_a_gpio_that_cannot_open_stops_the_panel_with_the_reason(monkeypatch):
     """As under the unit: GPIOZERO_PIN_FACTORY=lgpio on a machine whose GPIO lgpio cannot open
     (this one has none): the panel refuses, naming why, instead of running without buttons."""
@@ -158,6 +165,7 @@ def test_a_gpio_that_cannot_open_stops_the_panel_with_the_reason(monkeypatch):
     assert "kiosk hw selftest" in explain(err.value, "en")
 
 
+@pytest.mark.unit
 def test_a_panel_that_fails_half_way_releases_the_pins_it_took():
     factory = MockFactory()
     pins = load_pinmap()
@@ -175,6 +183,7 @@ def test_a_panel_that_fails_half_way_releases_the_pins_it_took():
 # -- the printer -------------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_the_printer_speed_is_the_one_given():
     printer = PtyPrinter()
     try:
@@ -186,6 +195,7 @@ def test_the_printer_speed_is_the_one_given():
         printer.close()
 
 
+@pytest.mark.unit
 def test_a_usb_printer_class_device_is_written_as_a_file(monkeypatch, tmp_path):
     """/dev/usb/lpN is no tty (pyserial cannot set it up); the pty stands in for it here."""
     printer = PtyPrinter()
@@ -209,6 +219,7 @@ def test_a_usb_printer_class_device_is_written_as_a_file(monkeypatch, tmp_path):
     assert err.value.reason == "not_answering"
 
 
+@pytest.mark.unit
 def test_the_table_command_takes_the_printer_speed():
     from kiosk.cli.main import build_parser
 
@@ -221,6 +232,7 @@ def test_the_table_command_takes_the_printer_speed():
 # -- the boot config (finding 9) -----------------------------------------------------------
 
 
+@pytest.mark.process
 def test_the_provisioned_boot_config_loads_the_kms_driver_once(tmp_path):
     from .test_deploy import PI_CMDLINE, PI_CONFIG, provision
 
@@ -237,6 +249,7 @@ def test_the_provisioned_boot_config_loads_the_kms_driver_once(tmp_path):
     assert "empty until then" not in (ROOT / "firmware_config/README.md").read_text()
 
 
+@pytest.mark.process
 def test_a_32_bit_system_is_refused_before_anything_changes(tmp_path):
     stubs = tmp_path / "bin"
     stubs.mkdir()
@@ -251,6 +264,7 @@ def test_a_32_bit_system_is_refused_before_anything_changes(tmp_path):
     assert "would" not in result.stdout
 
 
+@pytest.mark.process
 def test_the_kiosk_stops_with_the_reason_when_its_gpio_cannot_open(tmp_path):
     """As under the unit on a Pi whose GPIO cannot open: the kiosk exits with the reason in the
     technician's language (its journal), before any window."""

@@ -20,6 +20,8 @@ from kiosk.sync.link import ScorerLink
 
 from .helpers import ScorerProcess, kiosk
 
+pytestmark = pytest.mark.process
+
 TEAMS = "name\n甲\n乙\n丙\n丁\n"
 SYNCED = "C0A80802,192.168.8.2,3,1777000000.1,-0.000012,0.00001,0.00002,-1.2,0.01,0.1," \
          "0.01,0.001,64.5,Normal\n"

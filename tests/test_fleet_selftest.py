@@ -33,6 +33,7 @@ def selftest_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
 
 
+@pytest.mark.window
 def test_the_whole_selftest_on_the_mocks_with_a_printer_and_a_window(display, tmp_path):
     printer = PtyPrinter()
     env = {**os.environ, "DISPLAY": display, "KIVY_GL_BACKEND": "sdl2", "KIVY_NO_ARGS": "1",
@@ -66,6 +67,7 @@ def test_the_whole_selftest_on_the_mocks_with_a_printer_and_a_window(display, tm
     assert lines[-1] == "Self-test done: 0 failed, 1 to check by eye or ear"
 
 
+@pytest.mark.process
 def test_no_gpio_is_a_failure_and_the_rest_still_runs(tmp_path):
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "lgpio"}  # this machine has no GPIO chip
     result = selftest_cli("--no-window", "--lang", "zh-Hans", env=env)
@@ -77,6 +79,7 @@ def test_no_gpio_is_a_failure_and_the_rest_still_runs(tmp_path):
     assert lines[-1].startswith("自检完成：1 项失败")
 
 
+@pytest.mark.unit
 def test_a_button_that_never_comes_and_a_wrong_button_fail():
     factory = MockFactory()
     test = selftest.PanelTest(PINS, factory, mock=False, press_timeout=0.3, show_for=0)
@@ -116,6 +119,7 @@ B: EV=120013
 """
 
 
+@pytest.mark.unit
 def test_touch_devices_and_displays_are_reported(tmp_path):
     devices = tmp_path / "devices"
     devices.write_text(DEVICES)
@@ -138,12 +142,14 @@ def test_touch_devices_and_displays_are_reported(tmp_path):
     assert [s.outcome for s in laptop[1:]] == ["skip", "skip"]
 
 
+@pytest.mark.unit
 def test_a_32_bit_system_fails_the_selftest(monkeypatch):
     monkeypatch.setattr(selftest.platform, "architecture", lambda: ("32bit", "ELF"))
     bits = [s for s in selftest.system_steps() if s.key == "fleet.selftest.bits"]
     assert bits == [selftest.Step("fleet.selftest.bits", "fail", {"bits": 32})]
 
 
+@pytest.mark.unit
 def test_the_selftest_wrapper_runs_in_the_units_own_environment():
     from .test_deploy import unit, unit_lines
 
@@ -158,6 +164,7 @@ def test_the_selftest_wrapper_runs_in_the_units_own_environment():
     assert f"--uid={service['Service.User']}" in script
 
 
+@pytest.mark.process
 def test_mock_pins_named_in_the_environment_are_driven_by_the_selftest():
     env = {**os.environ, "GPIOZERO_PIN_FACTORY": "mock"}
     result = selftest_cli("--no-window", "--press-timeout", "2", "--lang", "en", env=env)

@@ -22,12 +22,15 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kiosk.errors import BundleError
 from kiosk.sync.link import pinned_context
 from kiosk.update.apply import Updater, download, table_idle
-from kiosk.update.bundle import BundleError, build, new_key, verify
+from kiosk.update.bundle import build, new_key, verify
 
 from .fakewheel import make_wheel
 from .helpers import ROOT, ScorerProcess, kiosk
+
+pytestmark = pytest.mark.process
 
 CONSTRAINTS = ROOT / "deploy" / "constraints.txt"
 

@@ -7,6 +7,8 @@ import json
 import shutil
 import sqlite3
 
+import pytest
+
 from kiosk.scorer.director import Director
 from kiosk.scorer.director import folds as folds_module
 from kiosk.scorer.director.folds import Folds
@@ -37,6 +39,7 @@ def fixed_clock() -> float:
     return 1_800_000_000.0
 
 
+@pytest.mark.unit
 def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tmp_path):
     director = make_hall(tmp_path, clock=fixed_clock)
     director.start_round(0)
@@ -60,6 +63,7 @@ def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tm
     assert picture(again) == picture(director) != before
 
 
+@pytest.mark.unit
 def test_a_checkpoint_of_another_store_or_other_code_is_ignored(tmp_path, monkeypatch):
     director = make_hall(tmp_path / "a", clock=fixed_clock)
     director.start_round(0)
@@ -89,6 +93,7 @@ def test_a_checkpoint_of_another_store_or_other_code_is_ignored(tmp_path, monkey
     assert again.match_state(1, 1).phase == "over"
 
 
+@pytest.mark.unit
 def test_events_after_a_gap_wait_for_the_missing_one(tmp_path):
     director = make_hall(tmp_path)
     director.start_round(0)
@@ -110,6 +115,7 @@ def test_events_after_a_gap_wait_for_the_missing_one(tmp_path):
     assert facts(straight.table(1)) == facts(director.fold(1))
 
 
+@pytest.mark.process
 def test_the_real_scorer_checkpoints_when_it_stops_and_resumes_after_a_kill(tmp_path):
     director = make_hall(tmp_path / "scorer")
     director.start_round(0)

@@ -3,12 +3,16 @@ level group top, the knockout's seeding and places."""
 
 from __future__ import annotations
 
+import pytest
+
 from kiosk.scorer.tournament.core import Result, Team
 from kiosk.scorer.tournament.formats import (
     draw_into_groups,
     groups_knockout_next,
     groups_knockout_standings,
 )
+
+pytestmark = pytest.mark.unit
 
 TEAMS = [f"t{i:02d}" for i in range(1, 25)]
 

@@ -25,6 +25,8 @@ from kiosk.table.journal import Journal, table_path
 
 from .test_session import PIN, PLAYERS, TEAMS, play_hand
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def clock():

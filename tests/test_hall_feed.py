@@ -52,6 +52,7 @@ def shown(snap: dict) -> dict:
                        for row in snap["tables"]]}
 
 
+@pytest.mark.unit
 def test_patches_carry_only_what_changed_and_rebuild_the_snapshot(scorer):
     director, tables = scorer
     feed = HallFeed(director, "http://x/")
@@ -84,6 +85,7 @@ def test_patches_carry_only_what_changed_and_rebuild_the_snapshot(scorer):
     assert shown(merge(snap, patch)) == shown(json.loads(fourth.json))
 
 
+@pytest.mark.unit
 def test_a_result_that_moves_the_ranks_sends_the_ranks_not_every_row(scorer):
     """One table's result moves the ranks of teams that did not play it: the patch carries
     the two teams' rows and the list of ranks, not every row again for its rank."""
@@ -111,6 +113,7 @@ def test_a_result_that_moves_the_ranks_sends_the_ranks_not_every_row(scorer):
     assert shown(merge(snap, patch)) == shown(after)
 
 
+@pytest.mark.unit
 def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scorer):
     director, tables = scorer
     feed = HallFeed(director, "http://x/", min_interval=0)
@@ -139,6 +142,7 @@ def test_every_stream_gets_the_same_bytes_and_a_late_one_the_whole_snapshot(scor
     assert feed.streams[""] == 0  # every stream gave its place back
 
 
+@pytest.mark.unit
 def test_a_ping_reaches_the_streams_before_a_build_holds_the_loop(scorer):
     # A busy hall's build holds the event loop for a while: a ping sent just before it must
     # not wait for it (with 1,000 phones, such pings made the fan-out's slowest hundredth).
@@ -172,6 +176,7 @@ def test_a_ping_reaches_the_streams_before_a_build_holds_the_loop(scorer):
     assert began and arrived < began[0]
 
 
+@pytest.mark.unit
 def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
     director, tables = scorer
     feed = HallFeed(director, "http://x/", min_interval=0)
@@ -206,6 +211,7 @@ def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
     assert feed.team_json("nobody") is None
 
 
+@pytest.mark.unit
 def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
     director, tables = scorer
     feed = HallFeed(director, "http://x/")
@@ -235,6 +241,7 @@ def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
     assert kind == "patch" and patch["serial"] == serial + 1
 
 
+@pytest.mark.unit
 def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):
     director, tables = scorer
     tables.finish_round()
@@ -248,6 +255,7 @@ def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):
     assert view["standing"]["played"] == 1
 
 
+@pytest.mark.unit
 def test_streams_are_capped_in_all_and_by_address(scorer):
     director, _ = scorer
     feed = HallFeed(director, "http://x/", max_streams=3, max_per_address=2)
@@ -260,6 +268,7 @@ def test_streams_are_capped_in_all_and_by_address(scorer):
     assert feed.streams[""] == 2 and feed.admit("10.0.0.3") is not None
 
 
+@pytest.mark.process
 def test_the_stream_over_http_refuses_past_the_cap_and_frees_a_place_when_a_phone_goes(scorer):
     import time
 

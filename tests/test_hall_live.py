@@ -21,6 +21,8 @@ from kiosk.table.journal import table_path
 from .browser import chromium_browser, playwright_sync_api
 from .helpers import ScorerProcess
 
+pytestmark = pytest.mark.process
+
 expect = playwright_sync_api().expect
 RULESETS = Rulesets.load([])
 STALE = re.compile(r"\bstale\b")

@@ -30,12 +30,14 @@ from starlette.staticfiles import StaticFiles
 
 from kiosk.scorer.web import hall_page
 
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api, serve
+
+pytestmark = pytest.mark.browser
 
 expect = playwright_sync_api().expect
 
 STATIC = Path(__file__).resolve().parent.parent / "kiosk" / "scorer" / "web" / "static"
-TIMEOUT = 10_000  # ms; generous for a loaded CI machine, never a measure of speed
+TIMEOUT = DEADLINE_MS
 expect.set_options(timeout=TIMEOUT)
 TV = (1920, 1080)
 PHONE = (390, 844)

@@ -8,6 +8,7 @@ import io
 import time
 from dataclasses import replace
 
+import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
@@ -22,6 +23,8 @@ from kiosk.table import TableSession
 from kiosk.table.journal import table_path
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
+
+pytestmark = pytest.mark.unit
 
 RULESETS = Rulesets.load([])
 TEAMS = "name\n甲\n乙\n丙\n丁\n".encode()

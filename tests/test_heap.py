@@ -46,6 +46,7 @@ def thawed():
     heap.thaw()
 
 
+@pytest.mark.unit
 def test_settle_frees_the_garbage_and_freezes_what_lives():
     kept, _ = pair()
     garbage, gone = pair()
@@ -57,6 +58,7 @@ def test_settle_frees_the_garbage_and_freezes_what_lives():
     assert walked(kept)
 
 
+@pytest.mark.unit
 def test_a_cycle_among_frozen_objects_is_freed_by_the_sweep():
     first, gone = pair()
     heap.settle()
@@ -79,6 +81,7 @@ def soon(client: TestClient, condition: Callable[..., bool], *args: object,
     return True
 
 
+@pytest.mark.process
 def test_the_server_settles_and_sweeps_on_its_own_and_thaws_when_it_stops(
         tmp_path, monkeypatch):
     monkeypatch.setattr(heap, "SETTLE_EVERY", 0.05)

@@ -13,6 +13,8 @@ from kiosk.hw.pinmap import load_pinmap
 from kiosk.hw.runner import TableRunner
 from kiosk.table import ManualClock, SessionConfig, TableSession
 
+pytestmark = pytest.mark.unit
+
 PINS = load_pinmap()
 
 

@@ -15,11 +15,13 @@ from kiosk.hw.pinmap import (
     load_pinmap,
 )
 
-from .helpers import ROOT, kiosk
+from .helpers import ROOT
+from .helpers import cli as kiosk
 
 CONFIG = ROOT / "firmware_config" / "config.txt"
 
 
+@pytest.mark.unit
 def test_default_pin_map_passes_against_the_shipped_boot_config():
     done = kiosk("hw", "check")
     assert done.returncode == 0, done.stderr
@@ -27,6 +29,7 @@ def test_default_pin_map_passes_against_the_shipped_boot_config():
         "firmware_config/config.txt 占用\n"
 
 
+@pytest.mark.unit
 def test_the_package_ships_the_boot_config_fragment_as_is():
     source, text = default_boot_config()
     assert (source, text) == ("firmware_config/config.txt", CONFIG.read_text(encoding="utf-8"))
@@ -38,6 +41,7 @@ def broken(old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("text", "message"), [
     (broken("[seat.E.led]\ngpio = 19", "[seat.E.led]\ngpio = 6"),
      "seat.N.led: GPIO6 is already used by"),  # order: the map lists N's led before E's
@@ -62,6 +66,7 @@ def test_broken_pin_maps_are_refused_naming_part_and_pin(tmp_path, text, message
     assert done.stderr.startswith(f"kiosk hw check：{path}：")
 
 
+@pytest.mark.unit
 def test_a_boot_config_that_turns_on_i2c_claims_its_pins(tmp_path):
     pins = tmp_path / "pins.toml"
     pins.write_text(broken("[referee.confirm]\ngpio = 24", "[referee.confirm]\ngpio = 2"))
@@ -74,6 +79,7 @@ def test_a_boot_config_that_turns_on_i2c_claims_its_pins(tmp_path):
     assert claimed_pins(config.read_text())[9] == "spi"
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("text", "message"), [
     ("[seat.N.button]\ngpio = 5\n", "缺少北座指示灯（seat.N.led）：请在 [seat.N.led] 下写上"),
     (default_pinmap_text() + "\n[seat.X.button]\ngpio = 17\n", "没有“seat.X.button”这个部件"),
@@ -91,6 +97,7 @@ def test_malformed_pin_maps(tmp_path, text, message):
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.unit
 def test_pin_map_from_the_environment(tmp_path):
     import os
 
@@ -100,6 +107,7 @@ def test_pin_map_from_the_environment(tmp_path):
     assert done.returncode == 0 and str(path) in done.stdout
 
 
+@pytest.mark.unit
 def test_wiring_table_matches_the_default_pin_map():
     rows = re.findall(r"^\| (\S+) \| (\d+) \| (\d+) \|", (ROOT / "hardware" / "wiring.md")
                       .read_text(encoding="utf-8"), flags=re.M)
@@ -110,6 +118,7 @@ def test_wiring_table_matches_the_default_pin_map():
         assert HEADER_PIN[gpio] == header, part
 
 
+@pytest.mark.unit
 def test_boot_config_explains_every_line_and_covers_each_model():
     lines = CONFIG.read_text(encoding="utf-8").splitlines()
     sections = [line for line in lines if line.startswith("[")]
@@ -127,6 +136,7 @@ def test_boot_config_explains_every_line_and_covers_each_model():
     assert "console=serial0" in cmdline and "consoleblank=0" in cmdline
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("config", "pin", "claim"), [
     ("dtparam=i2c_arm=on,spi=on", 10, "spi"),
     ("dtparam=spi", 10, "spi"),
@@ -140,6 +150,7 @@ def test_boot_config_claims_in_every_spelling(config, pin, claim):
     assert claimed_pins(config)[pin] == claim
 
 
+@pytest.mark.unit
 def test_an_unreadable_shutdown_pin_is_a_clear_error(tmp_path):
     config = tmp_path / "config.txt"
     config.write_text("dtoverlay=gpio-shutdown,gpio_pin=x\n")

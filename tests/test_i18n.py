@@ -8,6 +8,8 @@ import pytest
 
 from kiosk.i18n import LANGS, catalog, translator
 
+pytestmark = pytest.mark.unit
+
 
 def placeholders(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name}

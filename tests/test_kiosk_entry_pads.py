@@ -8,6 +8,8 @@ import pytest
 
 from kiosk.rules.hand import MAX_CARD_POINTS, MAX_KITTY_POINTS
 
+pytestmark = pytest.mark.unit
+
 
 def offered(table, prefix: str) -> list[int]:
     return [int(b.action.partition(":")[2]) for g in table.screen.grids for b in g.buttons

@@ -4,8 +4,12 @@ and 6). The real window: tests/test_ui_fry.py."""
 
 from __future__ import annotations
 
+import pytest
+
 from kiosk.hw.slip import slip_lines
 from kiosk.rules import replay
+
+pytestmark = pytest.mark.unit
 
 
 def fried_hand(table) -> None:

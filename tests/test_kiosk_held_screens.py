@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 
 def overruns(table) -> list[tuple[str, float]]:
     return [(e.data["seat"], round(e.data["over"], 1)) for e in table.session.journal.events()

@@ -4,7 +4,11 @@ tests/test_ui_layout.py."""
 
 from __future__ import annotations
 
+import pytest
+
 from kiosk.ui.presenter import NOTICE_SECONDS
+
+pytestmark = pytest.mark.unit
 
 
 def test_the_pager_says_the_page_shown(table):

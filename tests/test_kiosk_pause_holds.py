@@ -5,6 +5,10 @@ session and journal on an injected clock, with a power cut on the result screen.
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 
 def cut_on_the_result(table) -> None:
     table.start()

@@ -9,6 +9,8 @@ import pytest
 from kiosk.table import SessionError
 from tests.test_kiosk_screens import PIN
 
+pytestmark = pytest.mark.unit
+
 
 def an_overrun_then_the_entry(table) -> str:
     """xiamen: N overruns the lead of trick 1 (a warning recorded), then the hand is entered

@@ -16,6 +16,8 @@ from kiosk.table import ManualClock, SessionConfig, TableSession
 from kiosk.ui.control import Controller
 from kiosk.ui.presenter import NOTICE_SECONDS, present, seconds
 
+pytestmark = pytest.mark.unit
+
 PIN = "2468"
 ROOT = Path(__file__).resolve().parent.parent
 

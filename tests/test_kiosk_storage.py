@@ -17,6 +17,7 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import JournalError
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
@@ -26,11 +27,12 @@ from kiosk.sim.table import PLAYERS, TEAMS, simulate
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.table import SystemClock, TableSession
-from kiosk.table.journal import Journal, JournalError, table_path
+from kiosk.table.journal import Journal, table_path
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
 
-from .helpers import kiosk
+from .helpers import cli as kiosk
+from .helpers import kiosk as program
 
 RULESETS = Rulesets.load([])
 
@@ -70,6 +72,7 @@ def copy_journal(source, target):
         shutil.copy(path, target / path.name)
 
 
+@pytest.mark.unit
 def test_a_journal_restored_from_an_older_copy_and_played_on_ends_in_a_409(tmp_path, hall):
     director, codes, client = hall
     k = tmp_path / "k"
@@ -103,6 +106,7 @@ def test_a_journal_restored_from_an_older_copy_and_played_on_ends_in_a_409(tmp_p
     assert f"第 {state.conflict} 个事件" in top_bar(k, state, "zh-Hans")
 
 
+@pytest.mark.unit
 def test_a_rolled_back_journal_is_said_at_the_scorer_and_on_the_table(tmp_path, hall):
     director, codes, client = hall
     k = tmp_path / "k"
@@ -120,6 +124,7 @@ def test_a_rolled_back_journal_is_said_at_the_scorer_and_on_the_table(tmp_path, 
     assert director.store.conflicts()[0]["why"] == "rolled-back"
 
 
+@pytest.mark.unit
 def test_a_kiosk_checks_its_own_chain_at_start(tmp_path, hall):
     director, codes, client = hall
     k = tmp_path / "k"
@@ -135,6 +140,7 @@ def test_a_kiosk_checks_its_own_chain_at_start(tmp_path, hall):
     assert "Journal damaged at event 5" in top_bar(k, outbox.state)
 
 
+@pytest.mark.unit
 def test_one_program_at_a_time_writes_a_journal(tmp_path):
     first = Journal(tmp_path / "table-1.sqlite")
     with pytest.raises(JournalError) as refused:
@@ -147,6 +153,7 @@ def test_one_program_at_a_time_writes_a_journal(tmp_path):
     Journal(tmp_path / "table-1.sqlite").close()  # free again once the first has closed
 
 
+@pytest.mark.unit
 def test_a_damaged_journal_is_a_clear_error_not_a_traceback(tmp_path):
     simulate(tmp_path, 1, RULESETS, "xiamen-2015", 3, 1, 1e9, io.StringIO()).close()
     path = table_path(tmp_path, 1)
@@ -181,6 +188,7 @@ def small_card(path, megabytes):
         subprocess.run(["umount", "-l", str(path)], check=False)
 
 
+@pytest.mark.process
 def test_a_read_only_card_is_read_and_said(tmp_path, hall):
     director, _, _ = hall
     with small_card(tmp_path / "card", 16) as card:
@@ -192,13 +200,14 @@ def test_a_read_only_card_is_read_and_said(tmp_path, hall):
         with pytest.raises(JournalError) as refused:
             Journal(table_path(card, 1))
         assert refused.value.key == "journal.read-only"
-        shown = kiosk("journal", "show", "--data", str(card), "--table", "1")
+        shown = program("journal", "show", "--data", str(card), "--table", "1")
         assert shown.returncode == 0, shown.stderr  # the head referee can still read it
         new, aside = director.import_journal(1, table_path(card, 1))
         assert (new, aside) == (len(events), 0)
         assert director.store.events(1) == events
 
 
+@pytest.mark.process
 def test_a_full_card_still_starts_records_its_pause_and_sends(tmp_path, hall):
     director, codes, client = hall
     with small_card(tmp_path / "card", 12) as card:
@@ -226,6 +235,7 @@ def test_a_full_card_still_starts_records_its_pause_and_sends(tmp_path, hall):
         assert len(director.store.events(1)) == Journal.reader(table_path(card, 1)).newest()
 
 
+@pytest.mark.unit
 def test_low_space_is_said(tmp_path, hall, monkeypatch):
     _, codes, client = hall
     k = tmp_path / "k"

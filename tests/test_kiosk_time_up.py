@@ -5,6 +5,10 @@ alone. Through the real controller, runner, session and journal on an injected c
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.unit
+
 
 def one_hand_to_ns(table) -> None:
     """xiamen, N deals and the defenders take nothing: 南北 up to 7 : 2."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .helpers import at_levels, hand
+
+pytestmark = pytest.mark.unit
 
 
 def test_standard_take_over_never_leaves_must_play_two(rulesets):

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from .helpers import ROOT
 
 # (Not numpy: sqlite-utils imports it whenever it is installed, and rustworkx installs it.)
@@ -25,6 +27,7 @@ def imported(code: str) -> set[str]:
     return set(json.loads(done.stdout.splitlines()[-1]))
 
 
+@pytest.mark.process
 def test_the_table_kiosk_imports_none_of_the_scorer_libraries():
     # `kiosk table`'s import path: the app, the hardware, the session and the sync side.
     modules = imported(
@@ -36,6 +39,7 @@ def test_the_table_kiosk_imports_none_of_the_scorer_libraries():
     assert not any(m.startswith("kiosk.scorer") for m in modules)
 
 
+@pytest.mark.process
 def test_kiosk_help_starts_without_the_rules_core():
     # Its words come from one catalog file, cli.toml (so tomllib is imported), read once; no
     # other area's catalog is read.
@@ -53,6 +57,7 @@ def test_kiosk_help_starts_without_the_rules_core():
                                  "importlib.resources")) for m in modules)
 
 
+@pytest.mark.process
 def test_the_scorer_imports_zeroconf_only_for_mdns():
     modules = imported("import kiosk.scorer.server, kiosk.scorer.web.app")
     assert "zeroconf" not in modules
@@ -60,6 +65,7 @@ def test_the_scorer_imports_zeroconf_only_for_mdns():
     assert "zeroconf" not in modules  # not until `candidates` or `announce` runs
 
 
+@pytest.mark.process
 def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
     modules = imported(
         "import contextlib, io, sys\n"
@@ -78,6 +84,7 @@ def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
                 "_hashlib"} & modules
 
 
+@pytest.mark.process
 def test_an_individual_round_replays_with_its_module_imported_when_needed():
     modules = imported(
         "import contextlib, io, json\n"
@@ -94,6 +101,7 @@ def test_an_individual_round_replays_with_its_module_imported_when_needed():
     assert "kiosk.rules.individual" in modules
 
 
+@pytest.mark.unit
 def test_every_command_is_still_listed_and_each_builds_alone():
     from kiosk.cli.main import COMMANDS, build_parser, command_of
 
@@ -108,6 +116,7 @@ def test_every_command_is_still_listed_and_each_builds_alone():
     assert command_of(["--help"]) is None
 
 
+@pytest.mark.process
 def test_the_kiosk_program_ends_without_a_last_sweep_but_a_caller_keeps_its_collector():
     # As the program (no argv: the console script), the process ends once the command is
     # done, so the objects are left to it (gc.freeze: the interpreter's final collections skip

@@ -47,6 +47,7 @@ def fields(draw, largest=10):
     return order, played, dict(zip(order, units, strict=True))
 
 
+@pytest.mark.unit
 @settings(max_examples=300, deadline=None)
 @given(fields(), st.sampled_from([1, 2, pairing.NEAREST]))
 def test_the_cheapest_matching_is_the_lexicographic_best_of_all_matchings(field, nearest):
@@ -79,6 +80,7 @@ def play_event(n, rounds, seed, units):
                                   {pairing_.bye: 3}, {pairing_.bye: 0}))
 
 
+@pytest.mark.unit
 @settings(max_examples=12, deadline=None)
 @given(st.integers(10, 80).map(lambda k: 2 * k), st.integers(0, 10**6),
        st.sampled_from([0, 2, 5, 30]))
@@ -98,6 +100,7 @@ def test_sparse_and_complete_graphs_agree_on_random_events(n, seed, units):
         assert proved > 0  # the sparse path is taken, not only the fallback
 
 
+@pytest.mark.unit
 def test_an_event_of_160_teams_never_rematches_and_keeps_units_apart():
     for teams, results, found in play_event(160, 9, 4, 40):
         played = {frozenset((r.a, r.b)) for r in results if r.b is not None}
@@ -108,6 +111,7 @@ def test_an_event_of_160_teams_never_rematches_and_keeps_units_apart():
         assert sorted(t for p in found.pairs for t in p) == sorted(t.id for t in teams)
 
 
+@pytest.mark.unit
 def test_rematches_are_as_few_as_possible_when_they_cannot_be_avoided():
     order = ["a", "b", "c", "d"]
     played = {frozenset(p) for p in (("a", "b"), ("c", "d"), ("a", "c"), ("b", "d"))}
@@ -119,11 +123,13 @@ def test_rematches_are_as_few_as_possible_when_they_cannot_be_avoided():
     assert [(order[i], order[j]) for i, j in found.pairs] == [("a", "b"), ("c", "d")]
 
 
+@pytest.mark.unit
 def test_an_odd_field_is_refused():
     with pytest.raises(ValueError):
         pairing.cheapest(["a", "b", "c"], set(), {})
 
 
+@pytest.mark.process
 def test_the_server_pairs_in_a_worker_process_and_the_preview_waits_for_it(monkeypatch):
     teams = [Team(f"t{i:02d}", unit=f"u{i % 5}") for i in range(40)]
     results = next(r for _, r, _ in play_event_results(teams, 3))
@@ -154,6 +160,7 @@ def test_the_server_pairs_in_a_worker_process_and_the_preview_waits_for_it(monke
     assert asyncio.run(pair()) == expected and done == [1, 1]
 
 
+@pytest.mark.process
 def test_a_pairing_error_in_the_worker_is_raised_where_it_was_asked():
     teams = [Team(["not", "an", "id"]), Team("b")]  # a bug's input: the worker fails on it
 
@@ -171,6 +178,7 @@ def test_a_pairing_error_in_the_worker_is_raised_where_it_was_asked():
     asyncio.run(pair())
 
 
+@pytest.mark.unit
 def test_when_every_team_has_had_a_bye_the_lowest_has_another():
     teams = [Team(t) for t in "abc"]
     results = [Result(r, t, None, t, {t: 3}, {t: 0}) for r, t in ((1, "a"), (2, "b"), (3, "c"))]

@@ -8,6 +8,8 @@ from kiosk.rules import EntryError, TeamMatch
 
 from .helpers import at_levels, hand, play
 
+pytestmark = pytest.mark.unit
+
 
 def penalty(code, seat, **kw):
     return {"code": code, "seat": seat, **kw}

@@ -19,6 +19,8 @@ from kiosk.sync.join import join
 
 from .test_printing import render
 
+pytestmark = pytest.mark.process
+
 RULESETS = Rulesets.load([])
 PASSWORD = "the-head-referee-47"
 

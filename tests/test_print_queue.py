@@ -31,6 +31,8 @@ from .browser import chromium_browser
 from .helpers import ScorerProcess, kiosk
 from .test_printing import render
 
+pytestmark = pytest.mark.process
+
 RULESETS = Rulesets.load([])
 PASSWORD = "national-final-print-41"
 
@@ -97,6 +99,13 @@ class Layouts:
     def __enter__(self) -> Layouts:
         self._thread.start()
         return self
+
+    def wait_for(self, count: int) -> None:
+        """Until `count` layouts have started (a deadline of a minute, not a wait)."""
+        deadline = time.monotonic() + 60
+        while len(self.seen) < count and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert len(self.seen) >= count
 
     def __exit__(self, *exc: object) -> None:
         time.sleep(0.05)
@@ -172,9 +181,9 @@ def test_a_layout_that_dies_is_said_in_words_and_the_next_try_works(scorer):
 
 def test_a_browser_sees_the_pdf_being_made_then_downloads_it(scorer):
     ahead = [f"/print/sheets.pdf?table={t}&lang=zh-Hant" for t in range(1, 5)]
-    with ThreadPoolExecutor(len(ahead)) as pool:
+    with ThreadPoolExecutor(len(ahead)) as pool, Layouts(scorer) as layouts:
         busy = [pool.submit(get, scorer, p) for p in ahead]
-        time.sleep(0.3)  # they are in the queue
+        layouts.wait_for(1)  # the queue is at work on them
         status, headers, body = get(scorer, "/print/pairings-table.pdf?lang=zh-Hans",
                                     browser=True)
         page = body.decode()
@@ -220,8 +229,9 @@ def test_the_head_referee_clicks_a_pdf_while_others_are_made_and_is_told_then_ge
         page.fill("input[name=password]", PASSWORD)
         page.press("input[name=password]", "Enter")
         page.goto(scorer.url + "/admin/print")
-        busy = [pool.submit(get, scorer, p) for p in ahead]
-        time.sleep(0.3)  # they are in the queue
+        with Layouts(scorer) as layouts:
+            busy = [pool.submit(get, scorer, p) for p in ahead]
+            layouts.wait_for(1)  # the queue is at work on them
         with context.expect_page() as opened:
             page.locator("tr[data-print=standings]").get_by_role("link", name="PDF").first.click()
         tab = opened.value

@@ -9,13 +9,15 @@ import time
 
 import pytest
 
+from kiosk.errors import PrinterError
 from kiosk.hw.door import Door
-from kiosk.hw.printer import PrinterError, PrintQueue, SlipPrinter
+from kiosk.hw.printer import PrintQueue, SlipPrinter
 from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines, wrap
 from kiosk.rules import replay
 from kiosk.words.textfmt import width
 
-from .helpers import EXAMPLES, kiosk
+from .helpers import EXAMPLES
+from .helpers import cli as kiosk
 from .pty_printer import COMMANDS, NO_PAPER, OK, PtyPrinter
 
 
@@ -28,6 +30,7 @@ def xiamen(rulesets):
     return record, rulesets["xiamen-2015"], list(replay(record, rulesets))
 
 
+@pytest.mark.unit
 def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     record, ruleset, lines = xiamen
     printer = PtyPrinter()
@@ -54,6 +57,7 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     assert signers == ["北 张三", "东 王五", "南 李四", "西 赵六", "裁判"]  # table order
 
 
+@pytest.mark.unit
 def test_slip_lines_break_where_a_reader_expects():
     assert wrap("2015年厦门市粮食系统运动会八十分赛", 32) == [
         "2015年厦门市粮食系统运动会八十", "分赛"]  # no character left alone on a line
@@ -64,6 +68,7 @@ def test_slip_lines_break_where_a_reader_expects():
     assert wrap("记分表", 32) == ["记分表"] and wrap("", 32) == [""]
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("paper", [58, 80])
 @pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
 def test_slip_fits_the_paper(xiamen, paper, lang):
@@ -72,6 +77,7 @@ def test_slip_fits_the_paper(xiamen, paper, lang):
     assert max(width(line) for line in text.splitlines()) <= COLUMNS[paper]
 
 
+@pytest.mark.unit
 def test_no_paper_prints_nothing(xiamen):
     record, ruleset, lines = xiamen
     printer = PtyPrinter(status=NO_PAPER)
@@ -84,6 +90,7 @@ def test_no_paper_prints_nothing(xiamen):
     printer.close()
 
 
+@pytest.mark.unit
 def test_printer_not_answering_or_missing():
     silent = PtyPrinter(answer=False)
     with pytest.raises(PrinterError) as err:
@@ -95,6 +102,7 @@ def test_printer_not_answering_or_missing():
     assert err.value.reason == "not_answering"
 
 
+@pytest.mark.unit
 def test_printer_that_vanishes_mid_slip(xiamen):
     record, ruleset, lines = xiamen
     printer = PtyPrinter(vanish_after=200)
@@ -104,6 +112,7 @@ def test_printer_that_vanishes_mid_slip(xiamen):
     assert err.value.reason == "lost"
 
 
+@pytest.mark.unit
 def test_print_queue_keeps_the_slip_and_reports_through_the_door(tmp_path, xiamen):
     record, ruleset, lines = xiamen
     door = Door()
@@ -123,6 +132,7 @@ def test_print_queue_keeps_the_slip_and_reports_through_the_door(tmp_path, xiame
     printer.close()
 
 
+@pytest.mark.unit
 def test_slip_command(tmp_path, rulesets):
     from kiosk.sim.table import simulate
 
@@ -143,6 +153,7 @@ def test_slip_command(tmp_path, rulesets):
     assert missing.returncode == 2 and "没有第 9 桌的日志" in missing.stderr
 
 
+@pytest.mark.unit
 def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     from kiosk.hw.runner import TableRunner
     from kiosk.table import ManualClock, SessionConfig, TableSession
@@ -170,6 +181,7 @@ def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     printer.close()
 
 
+@pytest.mark.unit
 def test_udev_rules_name_the_header_uart_and_every_kind_of_usb_printer():
     rules = (EXAMPLES.parent / "deploy" / "udev" / "99-kiosk-printer.rules").read_text()
     lines = [line for line in rules.splitlines() if line and not line.startswith("#")]

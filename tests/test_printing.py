@@ -85,6 +85,7 @@ WORDS = {  # a word each page must show, by language
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
 @pytest.mark.parametrize("kind", printing.KINDS)
 def test_every_page_prints_as_pdf_and_renders_to_png(event, tmp_path, kind, lang):
@@ -106,6 +107,7 @@ def test_every_page_prints_as_pdf_and_renders_to_png(event, tmp_path, kind, lang
         assert withdrawn in flat and "迟到队" in flat
 
 
+@pytest.mark.unit
 def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
     d, _ = event
     html = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
@@ -119,6 +121,7 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
     assert "Net levels: 2." in ruled
 
 
+@pytest.mark.process
 def test_a_score_sheets_narrow_columns_never_wrap_and_the_notes_take_the_room(event, tmp_path):
     """Each hand's result (庄家方守庄, 旁家上台 …) stays on one line in the PDF;
     the notes column is the one that grows."""
@@ -133,6 +136,7 @@ def test_a_score_sheets_narrow_columns_never_wrap_and_the_notes_take_the_room(ev
         assert any(word in line for line in lines), word
 
 
+@pytest.mark.unit
 def test_the_private_draft_never_prints(event):
     d, _ = event
     with pytest.raises(printing.PrintError) as refused:
@@ -149,6 +153,7 @@ def log_in(client: TestClient, d: Director) -> None:
     client.post("/admin/login", data={"password": "printing-tests-password", "who": "陈"})
 
 
+@pytest.mark.process
 def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
     d, _ = event
     client = TestClient(create_app(d))
@@ -174,6 +179,7 @@ def test_prints_and_exports_download_with_names_that_say_what_they_are(event):
     assert load_workbook(io.BytesIO(book.content)).sheetnames[-1] == "操作日志"
 
 
+@pytest.mark.process
 def test_prints_and_exports_read_the_director_on_the_event_loop_alone(event, monkeypatch):
     """The director's folds and caches are the event loop's: a print or an export made in a
     worker thread, folding while the loop folds kiosks' batches, could wipe tables' matches
@@ -210,6 +216,7 @@ def test_prints_and_exports_read_the_director_on_the_event_loop_alone(event, mon
     assert readers == loop
 
 
+@pytest.mark.process
 def test_printed_pages_are_made_one_at_a_time_and_a_crowd_is_told_to_wait(event, monkeypatch):
     """People on the hall's Wi-Fi asking for big pages over and over must not stall the
     kiosks: the same page asked for at once is made once and shared; other pages wait their
@@ -265,6 +272,7 @@ def test_printed_pages_are_made_one_at_a_time_and_a_crowd_is_told_to_wait(event,
         assert said[lang] in body and int(wait) >= 5, (path, body)
 
 
+@pytest.mark.process
 @pytest.mark.timeout(300)
 def test_an_export_is_made_once_a_version_and_a_sheet_replayed_when_its_match_changes(
         tmp_path, monkeypatch):
@@ -328,6 +336,7 @@ def test_an_export_is_made_once_a_version_and_a_sheet_replayed_when_its_match_ch
     assert hands(later, 2) == ["1", "2", "3", "4"]
 
 
+@pytest.mark.unit
 def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
     d, _ = event
     text = exports.results_csv(d)
@@ -345,6 +354,7 @@ def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
     assert english[2][12] == "forfeit" and english[1][12] == "at the table"
 
 
+@pytest.mark.unit
 def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
     d, _ = event
     path = tmp_path / "book.xlsx"
@@ -361,6 +371,7 @@ def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
     assert any("退赛" in line for line in log) and any("公布第 2 轮" in line for line in log)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("query, status, said", [
     ("round=xyz", 400, "“xyz”不是轮次：请在管理页的“打印”页选择轮次。"),
     ("round=0", 400, "“0”不是轮次"),
@@ -377,6 +388,7 @@ def test_a_print_of_a_bad_or_unknown_round_is_refused_in_chinese(event, query, s
         assert said in reply.text and "无法打开此页" in reply.text
 
 
+@pytest.mark.process
 def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
     d, _ = event
     d.set_password("print-page-password-7")
@@ -399,6 +411,7 @@ def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
     assert "第1轮" in unquote(sheets.headers["content-disposition"])
 
 
+@pytest.mark.unit
 def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
     d, _ = event
     ahead = [s for s in views.standing_rows(d) if s.net > 0]
@@ -413,6 +426,7 @@ def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
         d, "scorecards", "zh-Hans", team=ahead[0].team)
 
 
+@pytest.mark.process
 def test_standings_before_play_and_with_a_withdrawal_read_cleanly(tmp_path):
     """No round -1 or empty slot before round 1 starts; a withdrawal's mark keeps the number
     columns and the units whole (audit of the printed pages, findings 1–3)."""
@@ -440,6 +454,7 @@ def test_standings_before_play_and_with_a_withdrawal_read_cleanly(tmp_path):
     assert "第 1 轮后退赛" in text
 
 
+@pytest.mark.unit
 def test_the_text_sheets_list_every_ruled_table_with_its_ruled_result(event):
     """sheets.txt says what the printed sheet says: a ruled table without a record of play
     has its ruling, and an adjusted result its net levels (audit of the printed pages, 4)."""
@@ -451,6 +466,7 @@ def test_the_text_sheets_list_every_ruled_table_with_its_ruled_result(event):
     assert "净胜级：2。" in blocks["3"] and "申诉成立" in blocks["3"]
 
 
+@pytest.mark.unit
 def test_numbered_team_names_sort_by_their_numbers_on_the_wall(tmp_path):
     """Scale audit C5: 第1000队, 第100队 … 第10队 came before 第109队 (digits compared as text).
     A player looks for 第10队 after 第9队: numbers compare by value, wherever the wall's

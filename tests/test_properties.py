@@ -54,6 +54,7 @@ def to_entry(entry: dict[str, Any]):
                 dealer=entry.get("dealer"))
 
 
+@pytest.mark.unit
 @PROPERTY
 @given(team_record(RULESETS))
 def test_levels_never_move_backward_and_stay_on_the_ladder(raw):
@@ -69,6 +70,7 @@ def test_levels_never_move_backward_and_stay_on_the_ladder(raw):
         previous = now
 
 
+@pytest.mark.unit
 @PROPERTY
 @given(team_record(RULESETS))
 def test_a_winner_only_by_passing_the_final_level_and_nothing_after(raw):
@@ -91,6 +93,7 @@ def test_a_winner_only_by_passing_the_final_level_and_nothing_after(raw):
     assert err.value.where == f"hand {len(record['hands']) + 1}"
 
 
+@pytest.mark.unit
 @PROPERTY
 @given(team_record(RULESETS, allow_levels=True))
 def test_replay_is_deterministic_and_agrees_with_the_fold(raw):
@@ -120,6 +123,7 @@ def mutate(record: dict[str, Any], path_choice: int, value: Any) -> dict[str, An
     return broken
 
 
+@pytest.mark.unit
 @PROPERTY
 @given(team_record(RULESETS), st.integers(0, 10_000), JSON)
 def test_malformed_records_end_in_a_clean_error(raw, where, value):
@@ -134,6 +138,7 @@ def test_malformed_records_end_in_a_clean_error(raw, where, value):
         assert all("levels" in line for line in lines)
 
 
+@pytest.mark.unit
 @PROPERTY
 @given(JSON)
 def test_arbitrary_json_ends_in_a_clean_error(value):
@@ -153,6 +158,7 @@ def assert_explained(err: RecordError) -> None:
         assert not re.search(r"\{[a-z_]\w*\}", words), words  # every placeholder filled
 
 
+@pytest.mark.process
 @settings(max_examples=25, deadline=None)
 @given(team_record(RULESETS, max_hands=12), st.integers(0, 10_000), JSON)
 def test_the_command_never_shows_a_traceback(raw, where, value):

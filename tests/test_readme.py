@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import shlex
 
+import pytest
+
 from .helpers import ROOT, kiosk
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -14,6 +16,7 @@ def blocks(language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
 
 
+@pytest.mark.process
 def test_every_console_line_runs():
     commands = [line[2:] for block in blocks("console") for line in block.splitlines()
                 if line.startswith("$ kiosk ")]
@@ -24,6 +27,7 @@ def test_every_console_line_runs():
         assert done.stdout.strip(), command
 
 
+@pytest.mark.unit
 def test_python_example_gives_the_values_in_its_comments():
     (code,) = blocks("python")
     namespace: dict = {}

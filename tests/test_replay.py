@@ -6,7 +6,10 @@ import json
 
 import pytest
 
-from .helpers import EXAMPLES, jsonl, kiosk
+from .helpers import EXAMPLES, jsonl
+from .helpers import cli as kiosk
+
+pytestmark = pytest.mark.unit
 
 EXAMPLE_IDS = ["xiamen-2015", "standard-80fen", "chaodipi-2011", "shuangsheng-2011"]
 

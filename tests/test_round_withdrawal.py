@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kiosk.scorer.director import AdminError, Director
+from kiosk.errors import AdminError
+from kiosk.scorer.director import Director
 from kiosk.sync.wiring import set_up
 from kiosk.table import ManualClock, TableSession
 from kiosk.table.view import snapshot
@@ -20,6 +21,7 @@ def kinds(session):
     return [(e.kind, e.actor) for e in session.journal.events()]
 
 
+@pytest.mark.unit
 def test_a_round_set_up_but_not_played_is_withdrawn_from_the_kiosk(hall):  # noqa: F811
     d, k = hall
     d.start_round(0)
@@ -56,6 +58,7 @@ def test_a_round_set_up_but_not_played_is_withdrawn_from_the_kiosk(hall):  # noq
     assert not state.abandoned and state.setup["teams"]["NS"] == teams[ns]
 
 
+@pytest.mark.unit
 def test_a_kiosk_away_while_the_round_was_taken_back_and_restarted(hall):  # noqa: F811
     d, k = hall
     d.start_round(0)
@@ -70,6 +73,7 @@ def test_a_kiosk_away_while_the_round_was_taken_back_and_restarted(hall):  # noq
     assert [kind for kind, _ in kinds(k.session)].count("abandon") == 1
 
 
+@pytest.mark.unit
 def test_a_round_with_play_at_a_table_stays_and_the_refusal_names_it(hall):  # noqa: F811
     d, k = hall
     d.start_round(0)
@@ -86,6 +90,7 @@ def test_a_round_with_play_at_a_table_stays_and_the_refusal_names_it(hall):  # n
     assert d.current_round() == 1
 
 
+@pytest.mark.unit
 def test_a_match_set_up_for_an_earlier_start_is_dropped_until_a_hand_is_played(tmp_path,
                                                                               rulesets):
     from .test_session import play_hand
@@ -109,6 +114,7 @@ def test_a_match_set_up_for_an_earlier_start_is_dropped_until_a_hand_is_played(t
     assert s.match == second and len(s.state.played) == 1
 
 
+@pytest.mark.unit
 def test_the_session_refuses_to_drop_a_match_with_a_hand_played(tmp_path, rulesets):
     from kiosk.table import SessionError
 
@@ -124,6 +130,7 @@ def test_the_session_refuses_to_drop_a_match_with_a_hand_played(tmp_path, rulese
     assert snapshot(s).phase == "ready"
 
 
+@pytest.mark.unit
 def test_a_dropped_match_is_not_scored(tmp_path, rulesets):
     """Its events reach the scorer and stay there; the round finds no match in them."""
     from kiosk.scorer.store.database import Store
@@ -149,6 +156,7 @@ def test_a_dropped_match_is_not_scored(tmp_path, rulesets):
 # ---- as the head referee does it: the admin page in Chromium, kiosks over loopback HTTP ----
 
 
+@pytest.mark.process
 def test_the_head_referee_takes_a_started_round_back_from_the_admin_page(tmp_path, rulesets,
                                                                         monkeypatch):
     """The real `kiosk scorer` on loopback HTTPS, its admin page in Chromium, two paired kiosks

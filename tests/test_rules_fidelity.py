@@ -14,7 +14,8 @@ from kiosk.rules import EntryError, RecordError, RulesetError, TeamMatch, replay
 from kiosk.rules.errors import Words
 from kiosk.rules.ruleset import parse_ruleset
 
-from .helpers import ROOT, at_levels, hand, kiosk, play
+from .helpers import ROOT, at_levels, hand, play
+from .helpers import cli as kiosk
 
 DATA = ROOT / "kiosk" / "rules" / "data"
 
@@ -32,6 +33,7 @@ def refused(match: TeamMatch, entry) -> EntryError:
 # -- 1. who can commit an offence -------------------------------------------------------------
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("ruleset_id", "code", "dealer", "buried_by", "seats"), [
     ("xiamen-2015", "kitty-peek", "N", None, ("N", "S")),        # art. 15: the dealer side
     ("xiamen-2015", "kitty-recount", "N", None, ("E", "W")),     # art. 15: 旁家
@@ -49,6 +51,7 @@ def test_seats_for_comes_from_the_ruleset_file(rulesets, ruleset_id, code, deale
     assert rulesets[ruleset_id].seats_for(code, dealer, buried_by) == seats
 
 
+@pytest.mark.unit
 def test_xiamen_kitty_wrong_play_on_fines_the_dealer_and_is_refused_at_a_defender(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "5", "3", "N")
     err = refused(match, hand(60, penalties=[penalty("kitty-wrong", "E", choice="play-on")]))
@@ -57,6 +60,7 @@ def test_xiamen_kitty_wrong_play_on_fines_the_dealer_and_is_refused_at_a_defende
     assert (r.total, r.result) == (80, "take-over")  # art. 14: 罚莊家20分
 
 
+@pytest.mark.unit
 def test_xiamen_kitty_peek_only_by_the_dealer_side_and_recount_only_by_the_defenders(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "2", "2", "N")
     refused(match, hand(100, penalties=[penalty("kitty-peek", "E")]))
@@ -66,6 +70,7 @@ def test_xiamen_kitty_peek_only_by_the_dealer_side_and_recount_only_by_the_defen
     assert (peek.total, recount.total) == (120, 40)
 
 
+@pytest.mark.unit
 def test_chaodipi_kitty_underdrawn_at_a_defender_is_refused(rulesets):
     # In a simulated match this alone once handed the match to the wrong side.
     match = at_levels(rulesets, "chaodipi-2011", "5", "5", "N")
@@ -74,6 +79,7 @@ def test_chaodipi_kitty_underdrawn_at_a_defender_is_refused(rulesets):
     assert (r.total, r.result, r.advance) == (180, "take-over", 6)  # +10, stopped at J
 
 
+@pytest.mark.unit
 def test_chaodipi_kitty_wrong_is_charged_to_whoever_buried_last(rulesets):
     match = at_levels(rulesets, "chaodipi-2011", "5", "5", "N")
     wrong = [penalty("kitty-wrong", "W")]
@@ -87,6 +93,7 @@ def test_chaodipi_kitty_wrong_is_charged_to_whoever_buried_last(rulesets):
     assert bad.value.field == "buried_by"
 
 
+@pytest.mark.unit
 def test_without_frying_only_the_dealer_buries(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "2", "2", "N")
     err = refused(match, hand(60, buried_by="S"))
@@ -94,6 +101,7 @@ def test_without_frying_only_the_dealer_buries(rulesets):
     assert match.play(hand(60, buried_by="N"))[1].total == 60
 
 
+@pytest.mark.unit
 def test_the_refusal_names_the_seat_and_the_side_in_the_rulesets_words():
     record = {"ruleset": "chaodipi-2011", "first_dealer": "N", "hands": [
         {"points": 40}, {"points": 100, "penalties": [{"code": "kitty-underdrawn", "seat": "W"}]}]}
@@ -112,6 +120,7 @@ def test_the_refusal_names_the_seat_and_the_side_in_the_rulesets_words():
     assert "南不能被判「旁家再查底牌」：這項違例只有旁家（東、西）會犯" in done.stderr
 
 
+@pytest.mark.unit
 def test_a_broken_committed_by_is_refused_when_the_file_loads():
     text = (DATA / "xiamen-2015.toml").read_text(encoding="utf-8").replace(
         'committed_by = "defenders"', 'committed_by = "the-other-lot"')
@@ -123,6 +132,7 @@ def test_a_broken_committed_by_is_refused_when_the_file_loads():
 # -- 2. a per-card penalty needs its count ----------------------------------------------------
 
 
+@pytest.mark.unit
 def test_a_per_card_penalty_without_cards_is_refused_in_replay():
     record = {"ruleset": "chaodipi-2011", "first_dealer": "N", "hands": [
         {"points": 50, "penalties": [{"code": "failed-throw", "seat": "E"}]}]}
@@ -135,6 +145,7 @@ def test_a_per_card_penalty_without_cards_is_refused_in_replay():
 # -- 3. a fixed total overrides the other penalties' points -----------------------------------
 
 
+@pytest.mark.unit
 def test_points_a_fixed_total_overrode_are_recorded_not_counted(rulesets):
     _, r = at_levels(rulesets, "xiamen-2015", "2", "2", "N").play(hand(95, penalties=[
         penalty("look-back", "E"), penalty("hidden-card", "S")]))
@@ -147,6 +158,7 @@ def test_points_a_fixed_total_overrode_are_recorded_not_counted(rulesets):
 # -- 5. one incident, one penalty (xiamen art. 22) --------------------------------------------
 
 
+@pytest.mark.unit
 def test_xiamen_refuses_two_penalties_for_one_incident(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "2", "2", "N")
     two = [penalty("wrong-follow", "E", incident="t5"), penalty("exposed-card", "E",
@@ -158,6 +170,7 @@ def test_xiamen_refuses_two_penalties_for_one_incident(rulesets):
     assert r.total == 40 and [p.incident for p in r.penalties] == ["t5", "t6"]
 
 
+@pytest.mark.unit
 def test_chaodipi_stacks_penalties_on_one_incident(rulesets):
     # 六.1: the wrong card costs 10 a card and the silent partner 80, for one wrong play
     _, r = at_levels(rulesets, "chaodipi-2011", "2", "2", "N").play(hand(50, penalties=[
@@ -166,6 +179,7 @@ def test_chaodipi_stacks_penalties_on_one_incident(rulesets):
     assert r.total == 140
 
 
+@pytest.mark.unit
 def test_an_incident_is_text_or_a_number(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "2", "2", "N")
     for bad in (True, "  ", [1], 2.5):
@@ -176,6 +190,7 @@ def test_an_incident_is_text_or_a_number(rulesets):
 # -- 6. a cost the referee must call ----------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_chaodipi_second_bury_overrun_counts_in_replay_only_when_confirmed():
     def record(confirmed):
         second = {"code": "time-overrun", "seat": "S", "choice": "bury"}
@@ -195,6 +210,7 @@ def test_chaodipi_second_bury_overrun_counts_in_replay_only_when_confirmed():
                       True: (120, "points")}
 
 
+@pytest.mark.unit
 def test_referee_confirms_on_a_warning_is_refused_when_the_file_loads():
     text = (DATA / "xiamen-2015.toml").read_text(encoding="utf-8").replace(
         'en = "Time overrun"\neffect = "warning"',
@@ -207,6 +223,7 @@ def test_referee_confirms_on_a_warning_is_refused_when_the_file_loads():
 # -- 7. redeals ----------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_redeal_callers_are_the_defenders_with_the_condition_in_words(rulesets):
     xiamen, standard = rulesets["xiamen-2015"], rulesets["standard-80fen"]
     assert xiamen.redeal_callers("N") == ("E", "W")
@@ -222,6 +239,7 @@ def test_redeal_callers_are_the_defenders_with_the_condition_in_words(rulesets):
         "是否革命由该人自行决定，不得与同伴商量。")
 
 
+@pytest.mark.unit
 def test_a_redeal_by_the_dealer_side_is_refused(rulesets):
     match = TeamMatch.start(rulesets["xiamen-2015"], "N")
     err = refused(match, hand(redeal=True, called_by="S"))
@@ -239,6 +257,7 @@ def test_a_redeal_by_the_dealer_side_is_refused(rulesets):
 # -- 8. the missing codes ------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_standard_has_a_ruling_and_no_kitty_peek_cost(rulesets):
     standard = rulesets["standard-80fen"]
     assert "kitty-peek" not in standard.penalties  # the seed sets none: a ruling
@@ -249,6 +268,7 @@ def test_standard_has_a_ruling_and_no_kitty_peek_cost(rulesets):
     assert (r.result, r.winner) == ("match-loss", "NS")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("code", ["exposed-card", "out-of-turn", "look-back"])
 def test_shuangsheng_records_an_exposed_card_out_of_turn_play_and_looking_back(rulesets, code):
     from kiosk.rules import DealEntry, IndividualRound, PenaltyEntry
@@ -261,6 +281,7 @@ def test_shuangsheng_records_an_exposed_card_out_of_turn_play_and_looking_back(r
 # -- terms: each ruleset's own words --------------------------------------------------------
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("ruleset_id", "dealer_side", "defenders"), [
     ("xiamen-2015", "庄家方", "旁家"),
     ("standard-80fen", "庄家方", "抢分方"),
@@ -355,6 +376,7 @@ BAD_RECORDS = [
 ENGLISH_WORDS = re.compile(r"\b(is|the|give|not|must|only|allowed|refused)\b")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("record", BAD_RECORDS, ids=range(len(BAD_RECORDS)))
 def test_every_refusal_is_said_in_every_language_naming_where(rulesets, record):
     with pytest.raises(RecordError) as err:
@@ -370,6 +392,7 @@ def test_every_refusal_is_said_in_every_language_naming_where(rulesets, record):
             assert words.startswith(("第", "比赛", "比賽")), words
 
 
+@pytest.mark.unit
 def test_entry_errors_from_the_fold_carry_keys_too(rulesets):
     match = TeamMatch.start(rulesets["xiamen-2015"], "N")
     match, _ = play(match, *[hand(0)] * 3)
@@ -383,6 +406,7 @@ def test_entry_errors_from_the_fold_carry_keys_too(rulesets):
                                        "a team ruleset"
 
 
+@pytest.mark.unit
 def test_words_render_nested_parameters():
     from kiosk.i18n import render
 

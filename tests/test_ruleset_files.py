@@ -12,7 +12,8 @@ import pytest
 
 from kiosk.rules import BUILTIN_IDS, RulesetError, Rulesets, parse_ruleset
 
-from .helpers import ROOT, jsonl, kiosk
+from .helpers import ROOT, jsonl
+from .helpers import cli as kiosk
 
 DATA = ROOT / "kiosk" / "rules" / "data"
 XIAMEN = (DATA / "xiamen-2015.toml").read_text(encoding="utf-8")
@@ -27,6 +28,7 @@ def broken(old: str, new: str) -> str:
     return house(XIAMEN.replace(old, new, 1))
 
 
+@pytest.mark.unit
 def test_the_four_rulesets_ship_with_their_content_hash(rulesets):
     assert list(rulesets) == list(BUILTIN_IDS)
     for ruleset_id in BUILTIN_IDS:
@@ -34,6 +36,7 @@ def test_the_four_rulesets_ship_with_their_content_hash(rulesets):
         assert rulesets[ruleset_id].sha256 == hashlib.sha256(data).hexdigest()
 
 
+@pytest.mark.unit
 def test_every_reading_of_rules_md_is_written_in_its_ruleset(rulesets):
     topics = {r: {x.topic for x in rulesets[r].readings} for r in BUILTIN_IDS}
     assert {"kitty-shape", "redeal-dealer", "time-up", "net-levels", "swiss-rematch"} <= topics[
@@ -47,6 +50,7 @@ def test_every_reading_of_rules_md_is_written_in_its_ruleset(rulesets):
             assert all(reading.text(lang) for lang in ("zh-Hans", "zh-Hant", "en"))
 
 
+@pytest.mark.unit
 def test_timing_and_penalty_catalog_as_rules_md_gives(rulesets):
     xiamen, chaodipi = rulesets["xiamen-2015"], rulesets["chaodipi-2011"]
     assert (xiamen.time.play_seconds, xiamen.time.bury_seconds, xiamen.time.match_minutes) == (
@@ -67,6 +71,7 @@ def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
     return tmp_path
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("old", "new", "key", "words"), [
     ("from = 20\nto = 35", "from = 25\nto = 35", "bands[2].from",
      "25 is refused; a gap: after a band ending at 15 the next must start at 20"),
@@ -111,6 +116,7 @@ def test_broken_ruleset_files_are_refused(tmp_path, old, new, key, words):
     assert not re.search("[a-z]{3,} (is|the|a) ", done.stderr.split("：", 1)[1]), done.stderr
 
 
+@pytest.mark.unit
 def test_toml_syntax_error_names_its_line(tmp_path):
     text = house(XIAMEN).replace('en = "Xiamen grain-system games 2015"', 'en = Xiamen', 1)
     line = text.splitlines().index("en = Xiamen") + 1
@@ -119,12 +125,14 @@ def test_toml_syntax_error_names_its_line(tmp_path):
         Rulesets.load([tmp_path])
 
 
+@pytest.mark.unit
 def test_file_that_is_not_utf8(tmp_path):
     (tmp_path / "house.toml").write_bytes(house(XIAMEN).encode("gb18030"))
     with pytest.raises(RulesetError, match="not UTF-8"):
         Rulesets.load([tmp_path])
 
 
+@pytest.mark.unit
 def test_missing_key_and_duplicate_id_and_missing_directory(tmp_path):
     write(tmp_path, re.sub(r"\[redeal\]\n(.*\n){3}", "", house(XIAMEN)).replace(
         "[time]\n", "[time]\n", 1).replace("bury_seconds = 10\n", ""))
@@ -137,11 +145,13 @@ def test_missing_key_and_duplicate_id_and_missing_directory(tmp_path):
         Rulesets.load([tmp_path / "nowhere"])
 
 
+@pytest.mark.unit
 def test_parse_refuses_a_wrong_kind():
     with pytest.raises(RulesetError, match="kind: 'pairs' is refused; allowed: team, individual"):
         parse_ruleset(XIAMEN.replace('kind = "team"', 'kind = "pairs"').encode(), "x.toml")
 
 
+@pytest.mark.unit
 def test_house_ruleset_from_rules_dir_and_environment(tmp_path):
     text = house(XIAMEN).replace("play_seconds = 5", "play_seconds = 8")
     write(tmp_path, text)
@@ -157,6 +167,7 @@ def test_house_ruleset_from_rules_dir_and_environment(tmp_path):
         "NS": "4", "EW": "2"}
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("ruleset_id", BUILTIN_IDS)
 @pytest.mark.parametrize(("lang", "words"), [
     ("zh-Hans", ["罚则", "解释"]), ("zh-Hant", ["罰則", "解釋"]),
@@ -173,6 +184,7 @@ def test_rules_show_in_every_language(rulesets, ruleset_id, lang, words):
         assert reading.text(lang) in done.stdout
 
 
+@pytest.mark.unit
 def test_rules_show_unknown_id():
     done = kiosk("rules", "show", "nope")
     assert done.returncode == 2
@@ -181,12 +193,14 @@ def test_rules_show_unknown_id():
     assert "unknown ruleset 'nope'; known: xiamen-2015" in done.stderr
 
 
+@pytest.mark.unit
 def test_rules_list():
     done = kiosk("rules", "list", "--lang", "en")
     assert done.returncode == 0
     assert [line.split()[0] for line in done.stdout.splitlines()[2:] if line] == list(BUILTIN_IDS)
 
 
+@pytest.mark.unit
 def test_a_ruleset_sets_the_gather_grace_the_table_gives_and_rules_show_says_it(tmp_path):
     from kiosk.table import ManualClock, SessionConfig, TableSession
 

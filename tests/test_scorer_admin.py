@@ -9,14 +9,15 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import AccessError
 from kiosk.i18n import explain
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director, roster
-from kiosk.scorer.director.access import AccessError
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 
-from .helpers import kiosk
+from .helpers import cli as kiosk
+from .helpers import kiosk as program
 
 TEAMS = ("队名,单位,队员1,队员2\n甲队,厦大,赵,钱\n乙队,集美,孙,李\n丙队,厦大,周,吴\n"
          "丁队,同安,郑,王\n")
@@ -38,6 +39,7 @@ def logged_in(director):
     return client, csrf
 
 
+@pytest.mark.unit
 def test_the_password_is_made_once_and_never_by_a_visitor(director):
     first = director.first_password()
     assert first and director.check_password(first)
@@ -49,6 +51,7 @@ def test_the_password_is_made_once_and_never_by_a_visitor(director):
         director.set_password("short")
 
 
+@pytest.mark.unit
 def test_every_operation_needs_a_session_and_its_csrf_token(director):
     client, csrf = logged_in(director)
     outsider = TestClient(create_app(director), follow_redirects=False)
@@ -64,6 +67,7 @@ def test_every_operation_needs_a_session_and_its_csrf_token(director):
     assert "已创建赛事 厦门杯。" in client.get(reply.headers["location"]).text
 
 
+@pytest.mark.unit
 def test_the_admin_page_runs_an_event(director):
     client, csrf = logged_in(director)
     client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
@@ -98,6 +102,7 @@ def test_the_admin_page_runs_an_event(director):
     assert client.get("/admin").status_code == 303  # the session is gone
 
 
+@pytest.mark.unit
 def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "standard-80fen")
@@ -122,11 +127,12 @@ def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     store.close()
 
 
+@pytest.mark.process
 def test_the_admin_commands(tmp_path):
     data = str(tmp_path)
 
     def admin(*args, stdin=None):
-        return kiosk("scorer", "admin", "--data", data, *args, stdin=stdin)
+        return program("scorer", "admin", "--data", data, *args, stdin=stdin)
 
     refused = admin("start-round")
     assert refused.returncode == 2 and "还没有赛事：请先创建。" in refused.stderr
@@ -171,6 +177,7 @@ def test_the_admin_commands(tmp_path):
     d.store.close()
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "gbk", "gb18030"])
 def test_a_roster_in_each_encoding_spreadsheets_write(encoding):
     entrants = roster.parse(TEAMS.encode(encoding)).entrants
@@ -179,6 +186,7 @@ def test_a_roster_in_each_encoding_spreadsheets_write(encoding):
     assert [e.id for e in entrants] == ["", "", "", ""]  # the event gives the next free ids
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("header", ["队伍", "队伍名称", "隊伍名稱", "参赛队", "Team Name"])
 def test_common_chinese_headers_name_the_team(header):
     parsed = roster.parse(f"{header},单位名称,备注\n甲队,厦大,早到\n".encode())
@@ -186,6 +194,7 @@ def test_common_chinese_headers_name_the_team(header):
     assert parsed.ignored == ("备注",)  # said, not silently dropped
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("text", "key", "params"), [
     ("", "roster.error.empty", {}),
     ("name\n\n", "roster.error.no_rows", {}),
@@ -201,17 +210,20 @@ def test_a_bad_roster_is_refused_naming_the_files_own_line(text, key, params):
     assert refused.value.key == key and refused.value.params == params
 
 
+@pytest.mark.unit
 def test_blank_lines_and_trailing_empty_cells_are_fine():
     parsed = roster.parse("name,unit\n甲,x,,\n\n乙,y\n,\n".encode())
     assert [e.name for e in parsed.entrants] == ["甲", "乙"]
     assert [e.line for e in parsed.entrants] == [2, 4]
 
 
+@pytest.mark.unit
 def test_a_file_that_is_not_text_is_refused():
     with pytest.raises(roster.RosterError, match="neither UTF-8, GBK/GB18030 nor Big5"):
         roster.parse(b"name\n\xff\xfe\x00\n")
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("encoding", ["big5", "cp950"])
 def test_a_taiwanese_excels_big5_roster_is_imported(encoding):
     """Big5 bytes decode as GB18030 too (as nonsense): the reading that names the columns
@@ -222,6 +234,7 @@ def test_a_taiwanese_excels_big5_roster_is_imported(encoding):
         ("臺北飛龍", "臺大", ("陳",)), ("高雄海豚", "中山", ("林",))]
 
 
+@pytest.mark.unit
 def test_a_roster_not_utf8_whose_header_reads_in_no_encoding_says_to_save_as_utf8():
     with pytest.raises(roster.RosterError) as refused:
         roster.parse("參賽者姓名,備註\n臺北飛龍,早到\n".encode("big5"))
@@ -229,6 +242,7 @@ def test_a_roster_not_utf8_whose_header_reads_in_no_encoding_says_to_save_as_utf
     assert "CSV UTF-8" in explain(refused.value, "zh-Hans")
 
 
+@pytest.mark.unit
 def test_minutes_are_written_as_a_person_writes_them(director):
     """90, not 90.0: the event's match minutes and the hall's extension."""
     client, csrf = logged_in(director)
@@ -245,8 +259,9 @@ def test_minutes_are_written_as_a_person_writes_them(director):
     assert "已加时 7.5 分钟" in client.get("/admin/rounds").text
 
 
+@pytest.mark.unit
 def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
-    from kiosk.scorer.director import AdminError
+    from kiosk.errors import AdminError
     from kiosk.scorer.director.access import MAX_TABLES
 
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
@@ -260,6 +275,7 @@ def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
     assert director.table_count() == MAX_TABLES  # a refused count changes nothing
 
 
+@pytest.mark.unit
 def test_setting_the_table_count_again_keeps_the_codes_already_handed_out(director):
     client, csrf = logged_in(director)
     client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
@@ -276,6 +292,7 @@ def test_setting_the_table_count_again_keeps_the_codes_already_handed_out(direct
     assert director.store.pairing_code(2, "kiosk-2", director.clock()) == codes[2]
 
 
+@pytest.mark.unit
 def test_drafting_again_or_discarding_a_draft_swapped_by_hand_asks_first(director):
     client, csrf = logged_in(director)
     client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
@@ -306,6 +323,7 @@ def test_drafting_again_or_discarding_a_draft_swapped_by_hand_asks_first(directo
     assert director.current_draft() is None
 
 
+@pytest.mark.unit
 def test_the_draft_commands_ask_too_before_a_hand_swap_is_lost(tmp_path):
     data = str(tmp_path)
 
@@ -323,6 +341,7 @@ def test_the_draft_commands_ask_too_before_a_hand_swap_is_lost(tmp_path):
     assert admin("discard", "--yes").stdout.strip() == "草稿已放弃。"
 
 
+@pytest.mark.unit
 def test_a_refused_form_gives_back_what_was_typed_as_text_only(director):
     client, csrf = logged_in(director)
     client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})

@@ -16,9 +16,11 @@ from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 
-from .helpers import ROOT, kiosk
+from .helpers import ROOT
+from .helpers import cli as kiosk
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("lang, said", [
     (None, "kiosk scorer：请用 --data DIR 指定数据目录"),
     ("zh-Hant", "kiosk scorer：請用 --data DIR 指定資料目錄"),
@@ -40,6 +42,7 @@ def read_until(fd: int, text: str, timeout: float = 30.0) -> str:
     return seen.decode(errors="replace")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("lang, prompt, other", [
     ("zh-Hans", "新密码：", "New password"), ("en", "New password: ", "新密码")])
 def test_the_new_password_is_asked_for_at_the_terminal_in_the_users_language(

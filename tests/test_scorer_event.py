@@ -70,6 +70,7 @@ def recompute(kiosk_dirs, matches, rulings, teams, rulesets):
     return [(s.rank, s.team, s.points, s.net) for s in table]
 
 
+@pytest.mark.process
 @pytest.mark.timeout(600)
 def test_a_16_team_swiss_event_on_8_tables_matches_a_recomputation(tmp_path):
     rulesets = Rulesets.load([])
@@ -111,13 +112,15 @@ def test_a_16_team_swiss_event_on_8_tables_matches_a_recomputation(tmp_path):
     assert len(met) == len(set(met))  # no rematches in five rounds of sixteen teams
 
 
+@pytest.mark.sim
 @pytest.mark.timeout(600)
 def test_a_groups_and_knockout_event_plays_to_its_places(tmp_path):
     """chaodipi-2011 with 24 teams: 8 groups of 3 play round robins, level group leaders play
     off, the 8 group winners play the knockout: places 1, 2, 3= ×2, 4= ×4."""
     from starlette.testclient import TestClient
 
-    from kiosk.scorer.director import AdminError, Director
+    from kiosk.errors import AdminError
+    from kiosk.scorer.director import Director
     from kiosk.scorer.store.database import Store
     from kiosk.scorer.tournament.core import group_table
     from kiosk.scorer.tournament.formats import draw_into_groups
@@ -160,14 +163,16 @@ def test_a_groups_and_knockout_event_plays_to_its_places(tmp_path):
         assert len(group) == 3 and len(table) == 3
 
 
+@pytest.mark.sim
 @pytest.mark.timeout(600)
 def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     """shuangsheng-2011 with 12 players: three prelim groups of 4 drawn, then the prize-final
     groups formed from the prelim totals as the kiosks' exported journals replay them."""
     from starlette.testclient import TestClient
 
+    from kiosk.errors import AdminError
     from kiosk.rules import form_prize_finals
-    from kiosk.scorer.director import AdminError, Director
+    from kiosk.scorer.director import Director
     from kiosk.scorer.store.database import Store
     from kiosk.scorer.web.app import create_app
 

@@ -14,6 +14,8 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 
+pytestmark = pytest.mark.unit
+
 ENGLISH_DEFAULTS = ("Not Found", "Method Not Allowed", "Internal Server Error")
 
 

@@ -12,12 +12,15 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import LinkError
 from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
-from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.sync.link import Credential, ScorerLink
+
+pytestmark = pytest.mark.unit
 
 NOW = 1_790_000_000.0
 

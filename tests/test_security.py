@@ -28,20 +28,23 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from kiosk.errors import AccessError, LinkError
 from kiosk.protocol.pairing import KioskPairing
 from kiosk.protocol.wire import clean_name
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.director.access import AccessError
+from kiosk.scorer.director.access import Limiter
 from kiosk.scorer.net.tls import make_identity
 from kiosk.scorer.printing import exports
 from kiosk.scorer.server import server_for
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
-from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.sync.link import Credential, ScorerLink
 
 from .helpers import ROOT, ScorerProcess, fetch, free_port, kiosk
+
+pytestmark = pytest.mark.process
 
 RULESETS = Rulesets.load([])
 PASSWORD = "hall-admin-2026"
@@ -180,9 +183,13 @@ def test_2000_concurrent_wrong_codes_evaluate_at_most_the_limit(tmp_path, scorer
                 return reply.status_code
             return await asyncio.gather(*(one(n) for n in range(2000)))
 
+    began = time.monotonic()
     statuses = asyncio.run(attack())
     evaluated = [s for s in statuses if s not in (0, 429)]
-    assert len(evaluated) <= 5 and statuses.count(429) >= 1900, (evaluated, errors[:3])
+    # 5 a minute from one address, then waits that double: on a busy machine the attack may
+    # outlast a minute, so the bound is what the same limiter allows over the time it took.
+    assert len(evaluated) <= most_allowed(Limiter(5, 300), time.monotonic() - began)
+    assert statuses.count(429) >= 1900, (evaluated, errors[:3])
     assert evaluated and set(evaluated) == {403}  # each evaluated guess was wrong: refused
     # A real kiosk elsewhere in the hall still pairs (table 1's code was burnt by the first
     # wrong guess: the head referee issues a new one).
@@ -194,6 +201,12 @@ def test_2000_concurrent_wrong_codes_evaluate_at_most_the_limit(tmp_path, scorer
     code1 = re.search(r"table 1: pairing code (\d+)", new).group(1)
     with from_address("127.0.0.3") as client:
         assert join(tmp_path / "k1", 1, scorer.url, code1, RULESETS, client).credential
+
+
+def most_allowed(limiter: Limiter, seconds: float) -> int:
+    """How many attempts from one address `limiter` lets through in `seconds` at most: one
+    attempt every millisecond from the start, all counted."""
+    return sum(limiter.attempt("one", t / 1000) == 0.0 for t in range(int(seconds * 1000) + 1))
 
 
 def login(client: httpx.Client, url: str, password: str) -> int:

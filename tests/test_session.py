@@ -12,6 +12,8 @@ from kiosk.rules import replay
 from kiosk.table import ManualClock, SessionConfig, SessionError, Signal, TableSession
 from kiosk.table.journal import Journal, connect, table_path
 
+pytestmark = pytest.mark.unit
+
 PIN = "1357"
 TEAMS = {"NS": "甲队", "EW": "乙队"}
 PLAYERS = {"N": "N1", "E": "E1", "S": "S1", "W": "W1"}

@@ -7,11 +7,14 @@ import contextlib
 import os
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kiosk.rules import Rulesets
 from kiosk.table import ManualClock, SessionConfig, SessionError, TableSession
+
+pytestmark = pytest.mark.sim
 
 RULESETS = Rulesets.load()
 HANDS: list[int] = []

@@ -14,6 +14,8 @@ from kiosk.rules import (
     form_prize_finals,
 )
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def round_(rulesets):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import io
+import queue
 import random
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 
@@ -15,7 +18,9 @@ from kiosk.rules import replay
 from kiosk.sim.table import simulate
 from kiosk.table import TableSession, table_path
 
-from .helpers import ROOT, jsonl, kiosk
+from .helpers import ROOT, jsonl
+from .helpers import cli as kiosk
+from .helpers import kiosk as program
 
 HAND_FIELDS = ("hand", "deal", "dealer", "level", "total", "result", "advance", "levels",
                "next_dealer", "partner", "awards", "totals")
@@ -48,6 +53,7 @@ def check_table(data, table, rulesets, printed):
     return record, lines
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize("ruleset_id", ["xiamen-2015", "standard-80fen", "chaodipi-2011",
                                         "shuangsheng-2011"])
 def test_whole_simulated_match(tmp_path, rulesets, ruleset_id):
@@ -65,12 +71,13 @@ def test_whole_simulated_match(tmp_path, rulesets, ruleset_id):
         assert lines[-1]["winner"] in ("NS", "EW")
 
 
+@pytest.mark.process
 def test_simulate_command_resumes_a_match(tmp_path, rulesets):
     args = ("simulate", "--data", str(tmp_path), "--table", "7", "--ruleset", "xiamen-2015",
             "--speed", "1e9", "--seed", "2")
-    first = kiosk(*args, "--hands", "2")
+    first = program(*args, "--hands", "2")
     assert first.returncode == 0, first.stderr
-    again = kiosk(*args[:6], "chaodipi-2011", *args[7:], "--hands", "4")  # the journal's wins
+    again = program(*args[:6], "chaodipi-2011", *args[7:], "--hands", "4")  # the journal's wins
     assert again.returncode == 0, again.stderr
     printed = jsonl(first.stdout) + jsonl(again.stdout)
     assert [line["hand"] for line in printed] == list(range(1, len(printed) + 1))
@@ -79,6 +86,7 @@ def test_simulate_command_resumes_a_match(tmp_path, rulesets):
     assert record["ruleset"] == "xiamen-2015"
 
 
+@pytest.mark.unit
 def test_journal_show_and_export(tmp_path, rulesets):
     simulate(tmp_path, 5, rulesets, "standard-80fen", 3, seed=4, speed=float("inf"),
              out=io.StringIO()).close()
@@ -97,11 +105,13 @@ def test_journal_show_and_export(tmp_path, rulesets):
     assert no_round.returncode == 2 and "没有“9”这一轮；有的轮次：1" in no_round.stderr
 
 
+@pytest.mark.unit
 def test_simulate_refuses_an_unknown_ruleset(tmp_path):
     done = kiosk("simulate", "--data", str(tmp_path), "--table", "1", "--ruleset", "nope")
     assert done.returncode == 2 and done.stderr.startswith("kiosk simulate：没有规则“nope”；")
 
 
+@pytest.mark.unit
 def test_a_broken_journal_file_is_a_clear_error(tmp_path):
     table_path(tmp_path, 3).write_bytes(b"this is not a database" * 100)
     done = kiosk("journal", "show", "--data", str(tmp_path), "--table", "3")
@@ -111,6 +121,33 @@ def test_a_broken_journal_file_is_a_clear_error(tmp_path):
 KILLS = 50
 
 
+def run_until_killed(command: list[str], hands: int, rng: random.Random
+                     ) -> tuple[subprocess.Popen, bytes, bool]:
+    """Run `command` and kill it at a random moment once it has printed `hands` more hands:
+    by its progress, not the wall clock, so a busy machine only makes it slower. Its output,
+    and whether it was killed (False: it finished first)."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    lines: queue.Queue[bytes] = queue.Queue()
+    reader = threading.Thread(target=lambda: [*map(lines.put, proc.stdout), lines.put(b"")],
+                              daemon=True)
+    reader.start()
+    got: list[bytes] = []
+    while len(got) < hands and (line := lines.get(timeout=60)):  # (a deadline, not a wait)
+        got.append(line)
+    killed = False
+    if len(got) == hands:
+        time.sleep(rng.uniform(0, 0.02))  # somewhere in the next hand
+        killed = proc.poll() is None
+        if killed:
+            proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    reader.join(timeout=60)
+    while (line := lines.get_nowait() if not lines.empty() else b""):
+        got.append(line)
+    return proc, b"".join(got), killed
+
+
+@pytest.mark.process
 def test_sigkill_at_random_moments_loses_nothing(tmp_path, rulesets):
     rng = random.Random(20261129)
     kills = table = 0
@@ -119,22 +156,16 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, rulesets):
         ruleset_id = ("xiamen-2015", "chaodipi-2011", "standard-80fen")[table % 3]
         printed: list[dict] = []
         while True:
-            proc = subprocess.Popen(
+            proc, out, killed = run_until_killed(
                 [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data", str(tmp_path),
-                 "--table", str(table), "--ruleset", ruleset_id, "--speed", "400",
-                 "--seed", str(table)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=ROOT)
-            try:
-                proc.wait(timeout=rng.uniform(0.2, 1.2))
-            except subprocess.TimeoutExpired:
-                proc.send_signal(signal.SIGKILL)
-                kills += 1
-            out, err = proc.communicate(timeout=60)
+                 "--table", str(table), "--ruleset", ruleset_id, "--speed", "1e9",
+                 "--seed", str(table)], rng.randint(1, 2), rng)
+            kills += killed
             complete = out.decode()[: out.decode().rfind("\n") + 1]
             printed.extend(jsonl(complete))
             if proc.returncode == 0:
                 break
-            assert proc.returncode == -signal.SIGKILL, err.decode()
+            assert proc.returncode == -signal.SIGKILL, proc.stderr.read().decode()
             if kills > KILLS * 3:
                 pytest.fail("the simulated match never finished")
         check_table(tmp_path, table, rulesets, printed)

@@ -8,12 +8,16 @@ from __future__ import annotations
 import io
 import threading
 
+import pytest
+
 from kiosk.rules import Rulesets
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 from kiosk.table.journal import Journal, table_path
 
 from .helpers import ScorerProcess, kiosk
+
+pytestmark = pytest.mark.process
 
 RULESETS = Rulesets.load([])
 

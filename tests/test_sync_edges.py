@@ -10,16 +10,17 @@ import io
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import AdminError, LinkError, NotPaired
 from kiosk.rules import Rulesets
-from kiosk.scorer.director import AdminError, Director
+from kiosk.scorer.director import Director
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.hall.feed import HallFeed
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sim.table import simulate
-from kiosk.sync.join import NotPaired, join
-from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.sync.join import join
+from kiosk.sync.link import Credential, ScorerLink
 from kiosk.table.journal import table_path
 
 from .helpers import kiosk
@@ -37,6 +38,7 @@ def scorer(tmp_path):
     director.store.close()
 
 
+@pytest.mark.unit
 def test_a_practice_match_is_not_scored_as_the_round(tmp_path, scorer):
     director, codes, client = scorer
     k = tmp_path / "k"
@@ -51,6 +53,7 @@ def test_a_practice_match_is_not_scored_as_the_round(tmp_path, scorer):
     assert state.phase == "over" and state.setup["teams"] == director.assignment(1)["teams"]
 
 
+@pytest.mark.unit
 def test_pairing_again_after_the_download_failed(tmp_path, scorer, monkeypatch):
     _, codes, client = scorer
     failing = ScorerLink.download
@@ -67,6 +70,7 @@ def test_pairing_again_after_the_download_failed(tmp_path, scorer, monkeypatch):
     assert Credential.load(tmp_path / "k", 1) is not None
 
 
+@pytest.mark.unit
 def test_a_spare_with_another_tables_journal_is_refused(tmp_path, scorer):
     director, codes, client = scorer
     link = join(tmp_path / "a", 1, "http://testserver", codes[1], RULESETS, client)
@@ -79,11 +83,13 @@ def test_a_spare_with_another_tables_journal_is_refused(tmp_path, scorer):
     assert Credential.load(spare, 1) is None
 
 
+@pytest.mark.unit
 def test_an_unpaired_kiosk_is_told_how_to_pair(tmp_path):
     with pytest.raises(NotPaired, match="kiosk pair --data"):
         join(tmp_path, 3, "http://127.0.0.1:9", None, RULESETS)
 
 
+@pytest.mark.unit
 def test_the_wrong_journal_is_not_imported(tmp_path, scorer):
     director, codes, client = scorer
     link = join(tmp_path / "k2", 2, "http://testserver", codes[2], RULESETS, client)
@@ -94,6 +100,7 @@ def test_the_wrong_journal_is_not_imported(tmp_path, scorer):
     assert director.store.events(1) == []
 
 
+@pytest.mark.process
 def test_impossible_start_times_and_match_lengths_are_refused(tmp_path, scorer):
     director, _, _ = scorer
     for start_in in (float("nan"), float("inf"), -1.0):
@@ -105,6 +112,7 @@ def test_impossible_start_times_and_match_lengths_are_refused(tmp_path, scorer):
     assert refused.returncode == 2 and "每场分钟数须大于 0" in refused.stderr
 
 
+@pytest.mark.unit
 def test_a_failing_snapshot_keeps_the_feed_and_its_last_picture(scorer, monkeypatch):
     director, _, _ = scorer
     feed = HallFeed(director, "http://x/", min_interval=0)

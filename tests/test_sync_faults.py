@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import LinkError
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.i18n import render
@@ -30,7 +31,7 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sim.table import simulate
 from kiosk.sync.join import join
-from kiosk.sync.link import Credential, LinkError, ScorerLink
+from kiosk.sync.link import Credential, ScorerLink
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
 from kiosk.table import SystemClock, TableSession
@@ -58,6 +59,7 @@ def journal_events(data, table):
     return events
 
 
+@pytest.mark.unit
 def test_link_state_offline_behind_then_in_sync(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))
@@ -81,6 +83,7 @@ def test_link_state_offline_behind_then_in_sync(tmp_path):
     assert director.store.events(1) == journal_events(tmp_path / "k", 1)
 
 
+@pytest.mark.unit
 def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))
@@ -115,6 +118,7 @@ def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     assert "Table 1 not scored: match 1, event 1 (" in english and "cd" * 32 in english
 
 
+@pytest.mark.unit
 def test_a_match_the_rules_refuse_midway_is_named_in_words_never_in_python(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     link = ScorerLink("http://testserver", TestClient(create_app(director)))
@@ -134,6 +138,7 @@ def test_a_match_the_rules_refuse_midway_is_named_in_words_never_in_python(tmp_p
         render("error.unexpected", {}, "zh-Hans")
 
 
+@pytest.mark.unit
 def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))
@@ -161,6 +166,7 @@ def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):
     assert len(devices) == 2  # the old kiosk's events and the new one's, in one sequence
 
 
+@pytest.mark.unit
 def test_a_lost_scorer_is_rebuilt_from_its_backup_and_the_kiosks_resending(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))
@@ -187,6 +193,7 @@ def test_a_lost_scorer_is_rebuilt_from_its_backup_and_the_kiosks_resending(tmp_p
     assert rebuilt.standings() == before
 
 
+@pytest.mark.process
 @pytest.mark.timeout(300)
 def test_sync_survives_a_killed_scorer_and_killed_kiosks(tmp_path):
     """SIGKILL the scorer (restarting it after a pause) and the kiosk processes at random
@@ -263,6 +270,7 @@ def phase(data):
     return state.phase
 
 
+@pytest.mark.unit
 def test_the_kiosk_sets_up_the_assigned_round_and_starts_it_with_the_hall(tmp_path):
     """The app's wiring without a window: the outbox's thread reaches the runner only through
     the door; the round's match clock starts at the scorer's start time; the hall mute and the

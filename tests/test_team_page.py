@@ -16,12 +16,12 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.hall import snapshot as hall_module
 from kiosk.scorer.store.database import Store
 
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api
+from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api
 from .hall_events import RULESETS, Tables, hall
 from .helpers import ScorerProcess, fetch
 
 expect = playwright_sync_api().expect
-expect.set_options(timeout=15_000)
+expect.set_options(timeout=DEADLINE_MS)
 PHONE = {"width": 390, "height": 844}
 
 
@@ -55,6 +55,7 @@ def shown(snap: dict) -> dict:
                                     "muted", "round_clock")}}
 
 
+@pytest.mark.browser
 def test_a_player_finds_the_team_and_follows_its_table(browser, scorer):
     process, director, tables = scorer
     table, ns, _ = director.assignments(1)[0]
@@ -85,6 +86,7 @@ def test_a_player_finds_the_team_and_follows_its_table(browser, scorer):
     assert errors == []
 
 
+@pytest.mark.browser
 def test_the_team_page_has_every_language_and_the_qr_code_opens_it(browser, scorer):
     process, _, _ = scorer
     page = browser.new_page(viewport=PHONE, ignore_https_errors=True)
@@ -97,6 +99,7 @@ def test_the_team_page_has_every_language_and_the_qr_code_opens_it(browser, scor
     page.close()
 
 
+@pytest.mark.browser
 def test_the_hall_page_follows_patches_to_the_same_picture(browser, scorer):
     process, director, tables = scorer
     kinds: list[str] = []
@@ -145,6 +148,7 @@ def test_the_hall_page_follows_patches_to_the_same_picture(browser, scorer):
     assert errors == []
 
 
+@pytest.mark.process
 def test_standings_and_tables_answer_from_the_store_as_it_is(scorer):
     process, director, tables = scorer
     tables.finish_round()
@@ -154,6 +158,7 @@ def test_standings_and_tables_answer_from_the_store_as_it_is(scorer):
     reader.store.close()
 
 
+@pytest.mark.browser
 def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer):
     process, director, _ = scorer
     table, ns, ew = director.assignments(1)[0]  # mid-match: it leaves now, round 1 forfeited
@@ -218,6 +223,7 @@ def lines(page, selector: str) -> int:
     }""", selector)
 
 
+@pytest.mark.browser
 def test_the_phone_clock_is_the_hall_clock_through_pause_extension_resume_and_stop(browser,
                                                                                     scorer):
     process, director, _ = scorer
@@ -255,6 +261,7 @@ def test_the_phone_clock_is_the_hall_clock_through_pause_extension_resume_and_st
     assert errors == []
 
 
+@pytest.mark.browser
 def test_the_lead_in_counts_down_to_the_start_not_past_the_round(browser, tmp_path):
     director = hall(tmp_path / "scorer")
     director.start_round(45)  # the head referee starts the round in 45 seconds
@@ -271,6 +278,7 @@ def test_the_lead_in_counts_down_to_the_start_not_past_the_round(browser, tmp_pa
     assert errors == []
 
 
+@pytest.mark.browser
 def test_a_table_whose_kiosk_is_offline_stands_still_and_says_so(browser, tmp_path):
     director = hall(tmp_path / "scorer")
     director.start_round(0)
@@ -299,6 +307,7 @@ def test_a_table_whose_kiosk_is_offline_stands_still_and_says_so(browser, tmp_pa
     assert errors == []
 
 
+@pytest.mark.browser
 def test_before_any_data_the_phone_says_it_is_connecting_and_later_when_data_stopped(
         browser, scorer):
     process, director, _ = scorer
@@ -324,6 +333,7 @@ def test_before_any_data_the_phone_says_it_is_connecting_and_later_when_data_sto
     assert errors == search_errors == []
 
 
+@pytest.mark.browser
 def test_an_unknown_team_is_said_at_the_top_next_to_the_search(browser, scorer):
     process, _, _ = scorer
     page, errors = phone(browser, SMALL)
@@ -340,6 +350,7 @@ def test_an_unknown_team_is_said_at_the_top_next_to_the_search(browser, scorer):
     assert errors == []
 
 
+@pytest.mark.browser
 def test_a_link_with_the_team_in_capitals_opens_it_as_the_search_would(browser, scorer):
     process, director, _ = scorer
     page, errors = phone(browser, SMALL)
@@ -351,6 +362,7 @@ def test_a_link_with_the_team_in_capitals_opens_it_as_the_search_would(browser, 
     assert errors == []
 
 
+@pytest.mark.browser
 def test_the_phone_says_when_pairings_are_to_come_a_bye_and_its_pairing_once(browser,
                                                                             tmp_path):
     director = hall(tmp_path / "scorer", teams=6)
@@ -383,6 +395,7 @@ def test_the_phone_says_when_pairings_are_to_come_a_bye_and_its_pairing_once(bro
     assert errors == []
 
 
+@pytest.mark.browser
 def test_a_fetched_view_older_than_the_streams_never_replaces_it(browser, tmp_path):
     """The page fetches its team's view and opens the stream at once; when the fetch's
     answer comes last and is older, the newer view the stream sent stays on screen."""
@@ -413,6 +426,7 @@ def test_a_fetched_view_older_than_the_streams_never_replaces_it(browser, tmp_pa
     assert errors == []
 
 
+@pytest.mark.browser
 def test_the_phone_header_and_buttons_fit_and_seats_are_words(browser, tmp_path):
     long_name = "2025年厦门市“鹭岛杯”八十分升级公开赛暨第十届队际邀请赛"  # squeezes the header
     director = hall(tmp_path / "scorer", name=long_name)

@@ -8,6 +8,8 @@ from kiosk.rules import EntryError, MatchOver, TeamMatch
 
 from .helpers import at_levels, hand, play
 
+pytestmark = pytest.mark.unit
+
 
 def test_xiamen_higher_level_wins_at_once_even_mid_hand(rulesets):
     match = at_levels(rulesets, "xiamen-2015", "K", "10", "N")

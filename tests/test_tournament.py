@@ -18,6 +18,8 @@ from kiosk.scorer.tournament.core import (
     swiss_pairing,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def win(round_no: int, winner: str, loser: str, net: int = 0, points: int = 3) -> Result:
     return Result(round_no, winner, loser, winner, {winner: points, loser: 0},

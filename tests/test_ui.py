@@ -23,6 +23,7 @@ from .window import play
 # -- the font --------------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 def test_the_font_has_every_character_the_screens_can_show(rulesets):
     from fontTools.ttLib import TTFont
 
@@ -40,6 +41,7 @@ def test_the_font_has_every_character_the_screens_can_show(rulesets):
         assert missing == set(), (lang, sorted(missing))
 
 
+@pytest.mark.unit
 def test_faces_are_simplified_and_traditional():
     from fontTools.ttLib import TTFont
 
@@ -101,6 +103,7 @@ def play_in_window(tmp_path, display, lang, size, *extra):
     return out, json.loads((out / "screens.json").read_text(encoding="utf-8")), logs
 
 
+@pytest.mark.window
 @pytest.mark.parametrize(("lang", "size"), WINDOWS)
 def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size):
     out, screens, _ = play_in_window(tmp_path, display, lang, size)
@@ -137,6 +140,7 @@ def test_a_whole_match_in_a_real_window(tmp_path, display, rulesets, lang, size)
     assert_the_journal_holds_the_match(tmp_path / "data", 3, rulesets)
 
 
+@pytest.mark.window
 def test_a_whole_match_with_the_x_servers_pointer(tmp_path, display, rulesets):
     """The same match with every tap and long press made by the X server's pointer (xdotool,
     through SDL and Kivy's own input provider), as a person at the screen makes them, not
@@ -150,6 +154,7 @@ def test_a_whole_match_with_the_x_servers_pointer(tmp_path, display, rulesets):
     assert_the_journal_holds_the_match(tmp_path / "data", 1, rulesets)
 
 
+@pytest.mark.window
 def test_a_tap_that_bounces_answers_one_question_not_two(tmp_path, display):
     """The referee's finger bounces on 85 (two taps 50-100 ms apart, the X pointer's): the
     second lands on the next question's 庄家方 button, where it would record that the
@@ -183,6 +188,7 @@ def assert_the_journal_holds_the_match(data, table, rulesets):
     assert record["end"] == {"time_up": "between-hands", "called_by": "referee"}  # in the window
 
 
+@pytest.mark.window
 def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path, display):
     house = tmp_path / "house"
     house.mkdir()
@@ -200,6 +206,7 @@ def test_12_house_rulesets_with_kiosk_table_and_no_clipboard_criticals(tmp_path,
 # -- the window's size without --size (audit of the kiosk, finding 9) -----------------------
 
 
+@pytest.mark.window
 def test_without_size_the_window_is_the_800x480_display_not_kivys_800x600(tmp_path):
     with xvfb("800x480x24") as small:
         out, _, _ = play_in_window(tmp_path, small, "zh-Hans", None)
@@ -208,6 +215,7 @@ def test_without_size_the_window_is_the_800x480_display_not_kivys_800x600(tmp_pa
     assert png_size(out / "02-setup.png") == (800, 480)
 
 
+@pytest.mark.window
 @pytest.mark.parametrize(("size", "model", "display", "expected"), [
     (None, "Raspberry Pi 5 Model B Rev 1.0", None, {"fullscreen": "auto"}),
     (None, "Raspberry Pi 4 Model B Rev 1.5", ":0", {"fullscreen": "auto"}),  # a desktop session

@@ -10,6 +10,8 @@ from kiosk.table import TableSession
 from .helpers import xvfb
 from .window import cut_words, play
 
+pytestmark = pytest.mark.window
+
 
 @pytest.fixture(scope="module")
 def display():

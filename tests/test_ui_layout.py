@@ -12,6 +12,8 @@ import pytest
 from .helpers import xvfb
 from .window import cut_words, play
 
+pytestmark = pytest.mark.window
+
 PIN = [("touch", "pin:0")] * 4 + [("touch", "pin_ok")]
 
 

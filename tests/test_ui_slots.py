@@ -9,6 +9,8 @@ import pytest
 from .helpers import xvfb
 from .window import play
 
+pytestmark = pytest.mark.window
+
 PORTRAIT = "720x1280"
 
 

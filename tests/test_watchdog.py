@@ -34,11 +34,13 @@ def systemd(tmp_path, monkeypatch):
     sock.close()
 
 
+@pytest.mark.process
 def test_notify_sends_the_message(systemd):
     assert notify("READY=1") is True
     assert received(systemd) == ["READY=1"]
 
 
+@pytest.mark.unit
 def test_not_under_systemd_nothing_is_sent_and_nothing_fails(monkeypatch):
     monkeypatch.delenv("NOTIFY_SOCKET", raising=False)
     monkeypatch.delenv("WATCHDOG_USEC", raising=False)
@@ -46,11 +48,13 @@ def test_not_under_systemd_nothing_is_sent_and_nothing_fails(monkeypatch):
     assert (notify("READY=1"), dog.ready(), dog.ping()) == (False, False, False)
 
 
+@pytest.mark.unit
 def test_a_socket_that_is_gone_is_false_not_an_error(tmp_path, monkeypatch):
     monkeypatch.setenv("NOTIFY_SOCKET", str(tmp_path / "nobody-listens"))
     assert notify("WATCHDOG=1") is False
 
 
+@pytest.mark.process
 def test_abstract_socket(monkeypatch):
     name = f"kiosk-test-{os.getpid()}-{uuid.uuid4().hex}"
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
@@ -61,6 +65,7 @@ def test_abstract_socket(monkeypatch):
         assert received(sock) == ["READY=1"]
 
 
+@pytest.mark.process
 def test_ping_is_rate_limited_to_half_the_watchdog_interval(systemd, monkeypatch):
     monkeypatch.setenv("WATCHDOG_USEC", "10000000")  # WatchdogSec=10
     now = [100.0]
@@ -74,6 +79,7 @@ def test_ping_is_rate_limited_to_half_the_watchdog_interval(systemd, monkeypatch
     assert received(systemd) == ["WATCHDOG=1"] * 3
 
 
+@pytest.mark.process
 def test_without_watchdog_usec_every_ping_is_sent(systemd):
     dog = Watchdog(clock=lambda: 0.0)
     assert dog.interval == 0.0
@@ -81,6 +87,7 @@ def test_without_watchdog_usec_every_ping_is_sent(systemd):
     assert received(systemd) == ["READY=1", "WATCHDOG=1", "WATCHDOG=1"]
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("value", ["", "soon", "-5", "0"])
 def test_an_odd_watchdog_usec_means_no_rate_limit(systemd, monkeypatch, value):
     monkeypatch.setenv("WATCHDOG_USEC", value)

@@ -16,7 +16,7 @@ from kiosk.words.hand import ranking_words, signed
 from kiosk.words.sheet import score_sheet
 from kiosk.words.textfmt import width
 
-from .helpers import kiosk
+from .helpers import cli as kiosk
 
 
 def show(ruleset_id: str, lang: str = "zh-Hans") -> str:
@@ -34,6 +34,7 @@ def shown():
 # -- rules show -------------------------------------------------------------------------------
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("ruleset_id", "own", "foreign"), [
     ("xiamen-2015", ["旁家得分", "旁家上台", "庄家方守庄", "旁家（又称抓分方）"],
      ["抢分方", "防守方"]),
@@ -49,6 +50,7 @@ def test_each_ruleset_is_shown_in_its_own_words(shown, ruleset_id, own, foreign)
         assert word not in shown[ruleset_id], word
 
 
+@pytest.mark.unit
 def test_warning_counters_read_as_the_seeds_do(shown):
     chaodipi = shown["chaodipi-2011"]
     assert "第一次警告，第二次起每次罚80分" in chaodipi  # kitty-peek, 三.4
@@ -57,6 +59,7 @@ def test_warning_counters_read_as_the_seeds_do(shown):
     assert "第一次警告，第二次起每次罚80分；须经裁判确认" in chaodipi  # the bury overrun
 
 
+@pytest.mark.unit
 def test_standard_kitty_and_tie_break_say_something(shown):
     standard = shown["standard-80fen"]
     assert "不论单张、对子或拖拉机，抠底一律2倍" in standard
@@ -65,6 +68,7 @@ def test_standard_kitty_and_tie_break_say_something(shown):
     assert not re.search(r"^\s*无\s*$", standard.split("比赛结果")[1].split("赛制")[0], re.M)
 
 
+@pytest.mark.unit
 @pytest.mark.parametrize(("ruleset_id", "words"), [
     ("chaodipi-2011", ["副牌中7799、主牌中7799均算连对",
                        "主牌中小王与主8、主8与副8、副8与A均不算连对"]),
@@ -78,6 +82,7 @@ def test_rules_show_gives_the_seeds_tractors(shown, ruleset_id, words):
         assert word in kitty
 
 
+@pytest.mark.unit
 def test_what_a_failed_throw_counts(shown):
     assert "每张罚10分，只数被卡住的牌（第20条：甩一张A加一对8，8对被卡住，罚20分）" in shown[
         "xiamen-2015"]
@@ -85,12 +90,14 @@ def test_what_a_failed_throw_counts(shown):
             in shown["chaodipi-2011"])
 
 
+@pytest.mark.unit
 def test_move_limits_the_seed_leaves_open_are_marked_as_the_kiosks(shown):
     for ruleset_id in ("shuangsheng-2011", "standard-80fen"):
         assert "出牌: 5秒（规则未定，本机默认，可由赛事另定）" in shown[ruleset_id]
     assert "出牌: 5秒\n" in shown["xiamen-2015"]  # the seed's own 5 s is not marked
 
 
+@pytest.mark.unit
 def test_the_xiamen_tie_break_after_net_levels_is_marked_as_the_projects_reading(
         shown, rulesets):
     assert ("净胜级数仍相同时，依次比所遇对手的积分之和、两队相互之间的胜负"
@@ -100,10 +107,12 @@ def test_the_xiamen_tie_break_after_net_levels_is_marked_as_the_projects_reading
     assert rulesets["chaodipi-2011"].result.further_tie_breaks == ()
 
 
+@pytest.mark.unit
 def test_the_referees_extra_points_are_entered_as_the_whole_amount(shown):
     assert "裁判追加罚分（填写含原80分在内的总罚分）" in shown["chaodipi-2011"]
 
 
+@pytest.mark.unit
 def test_who_can_commit_each_offence_is_a_column(shown):
     rows = {line.split()[0]: line for line in shown["xiamen-2015"].splitlines()
             if line.startswith("  kitty-")}
@@ -113,6 +122,7 @@ def test_who_can_commit_each_offence_is_a_column(shown):
     assert "最后扣底的人" in chaodipi
 
 
+@pytest.mark.unit
 def test_seats_are_chinese_in_the_individual_deal_table(shown):
     ss = shown["shuangsheng-2011"]
     assert "轮庄顺序（按人）: 东 北 西 南" in ss
@@ -141,6 +151,7 @@ XIAMEN = {"ruleset": "xiamen-2015", "first_dealer": "N",
                                                   "cards": 2}]}]}
 
 
+@pytest.mark.unit
 def test_sheet_gives_penalties_with_their_direction_never_a_bare_number():
     text = sheet(XIAMEN)
     assert "北 张三 翻看上一轮的牌：罚10分（本副按200分计，不计入）" in text  # item 3
@@ -153,6 +164,7 @@ def test_sheet_gives_penalties_with_their_direction_never_a_bare_number():
     assert "(定分)" not in text and "定分" not in text
 
 
+@pytest.mark.unit
 def test_sheet_names_seats_in_chinese_and_signs_in_table_order():
     text = sheet(XIAMEN)
     rows = [line.split() for line in text.splitlines() if re.match(r"\s?\d+\s", line)]
@@ -165,6 +177,7 @@ def test_sheet_names_seats_in_chinese_and_signs_in_table_order():
         "签名：北 ________  西 ________  南 ________  东 ________  裁判 ________")
 
 
+@pytest.mark.unit
 def test_a_team_past_the_final_level_shows_past_it():
     text = sheet({"ruleset": "standard-80fen", "first_dealer": "N",
                   "hands": [{"points": 0}, {"points": 0}, {"points": 5}]})
@@ -172,6 +185,7 @@ def test_a_team_past_the_final_level_shows_past_it():
     assert "胜方：南北（打过10）" in text
 
 
+@pytest.mark.unit
 def test_a_match_lost_by_a_penalty_says_who_lost():
     text = sheet({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [
         {"points": 40, "penalties": [{"code": "signalling", "seat": "E"}]}]})
@@ -186,6 +200,7 @@ SHUANGSHENG = {"ruleset": "shuangsheng-2011", "deals": [
     {"partner_card": "5", "points": 80}]}
 
 
+@pytest.mark.unit
 def test_shuangsheng_sheet_shows_minus_two_and_ties_without_a_greater_sign():
     text = sheet(SHUANGSHENG)
     assert "西 多牌少牌（扣底后发现）：错方每人记-2大分，对方每人至少记2大分" in text
@@ -197,12 +212,14 @@ def test_shuangsheng_sheet_shows_minus_two_and_ties_without_a_greater_sign():
         assert (sign == "=") == (left == right)
 
 
+@pytest.mark.unit
 def test_ranking_joins_equal_totals_with_equals():
     assert ranking_words({"E": 80, "N": 80, "W": 75, "S": 80}, ("E", "N", "W", "S"),
                          "zh-Hans") == "东 80 = 北 80 = 南 80 > 西 75"
     assert [signed(v) for v in (-2, 0, 2)] == ["-2", "0", "+2"]
 
 
+@pytest.mark.unit
 def test_slip_carries_kitty_and_penalties_under_their_hand(rulesets):
     ruleset = rulesets["xiamen-2015"]
     lines = list(replay(XIAMEN, rulesets))
@@ -219,6 +236,7 @@ def test_slip_carries_kitty_and_penalties_under_their_hand(rulesets):
             assert max(width(line) for line in slip.splitlines()) <= (32 if paper == 58 else 48)
 
 
+@pytest.mark.unit
 def test_wrap_never_starts_a_line_with_closing_punctuation_or_splits_a_number():
     text = "南 李四 甩错牌 2张：罚20分（从旁家得分中扣除）抠底：底牌10分×8（2连对）＝80分"
     for cols in range(12, 40):
@@ -229,6 +247,7 @@ def test_wrap_never_starts_a_line_with_closing_punctuation_or_splits_a_number():
         assert not any(a[-1:].isdigit() and b[:1].isdigit() for a, b in pairwise(lines))
 
 
+@pytest.mark.unit
 def test_english_sheet_keeps_letters_and_words(rulesets):
     lines = list(replay(XIAMEN, rulesets))
     text = score_sheet(XIAMEN, rulesets["xiamen-2015"], lines, "en")

@@ -13,6 +13,8 @@ import pytest
 
 from kiosk.scorer.store.writer import Writer
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def path(tmp_path):

@@ -86,11 +86,11 @@ def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str)
     from kiosk.hw.pinmap import load_pinmap
     from kiosk.hw.runner import TableRunner
     from kiosk.rules import Rulesets
-    from kiosk.table import SessionConfig, SystemClock, TableSession
+    from kiosk.table import SessionConfig, TableSession
     from kiosk.ui.app import KioskApp
-    from kiosk.ui.script import run_script
+    from kiosk.ui.script import ScriptClock, run_script
 
-    clock, door, factory, pins = SystemClock(), Door(), MockFactory(), load_pinmap(None)
+    clock, door, factory, pins = ScriptClock(), Door(), MockFactory(), load_pinmap(None)
     session = TableSession.open(Path(data), 1, Rulesets.load(), clock,
                                 SessionConfig())
     panel = Panel(pins, door, clock, pin_factory=factory)
@@ -98,7 +98,7 @@ def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str)
     app = KioskApp(runner, lang=lang)
     script = tuple(tuple(step) for step in json.loads(Path(script_file).read_text("utf-8")))
     run_script(app, factory, pins, Path(out), script,  # type: ignore[arg-type]
-               x_pointer if taps == "pointer" else None)
+               x_pointer if taps == "pointer" else None, clock)
     runner.start()
     try:
         app.run()
