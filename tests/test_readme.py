@@ -1,4 +1,5 @@
-"""The README's examples run: every `$ kiosk …` line, and the Python example's commented values."""
+"""The documentation's examples run (the README and docs/): every `$ kiosk …` line, and the
+Python example's commented values."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import pytest
 
 from .helpers import ROOT, kiosk
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TEXT = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
 
 
 def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", README, flags=re.S)
+    return re.findall(rf"```{language}\n(.*?)```", TEXT, flags=re.S)
 
 
 @pytest.mark.process
@@ -40,3 +42,14 @@ def test_python_example_gives_the_values_in_its_comments():
         else:
             exec(statement, namespace)
     assert checked == 1
+
+
+@pytest.mark.unit
+def test_the_readme_is_a_front_page_and_its_links_lead_somewhere():
+    """At most 200 lines (the detail lives in docs/), and every page it links to is there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200
+    assert "make demo" in readme and "make test" in readme
+    links = re.findall(r"\]\(([^)#]+)\)", readme)
+    assert links and [link for link in links if not (ROOT / link).exists()] == []
+    assert "../shared" not in TEXT  # nothing points outside the repository
