@@ -26,7 +26,7 @@ os-packages:
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/mypy --strict kiosk/rules
+	$(BIN)/mypy --strict kiosk/rules kiosk/errors.py kiosk/sqlite.py
 
 # The fast tier, about a minute: the rules, the session, the presenters, the store, the wire and
 # the command line, all in this process (tests marked `unit`).

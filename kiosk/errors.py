@@ -30,7 +30,7 @@ import errno
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Self
 
 _NO_PARAMS: Mapping[str, Any] = MappingProxyType({})
 
@@ -57,7 +57,7 @@ class KioskError(Exception):
     key: str | None = None
     params: dict[str, Any] = {}  # noqa: RUF012 (replaced per instance by `explained`)
 
-    def explained(self, key: str, **params: Any) -> KioskError:
+    def explained(self, key: str, **params: Any) -> Self:
         """Attach the catalog key and parameters; returns self so ``raise E(...).explained(...)``
         reads in one line."""
         self.key, self.params = key, params
@@ -72,7 +72,7 @@ class RulesError(KioskError):
     problem_key: str | None = None
     problem_params: Mapping[str, Any] = _NO_PARAMS
 
-    def explained(self, key: str, **params: Any) -> RulesError:
+    def explained(self, key: str, **params: Any) -> Self:
         self.problem_key, self.problem_params = key, MappingProxyType(params)
         self.key, self.params = self._located(Words(key, self.problem_params))
         return self
@@ -217,4 +217,6 @@ def file_reason(error: BaseException) -> Words:
                errno.ENOSPC: "full", errno.EROFS: "read_only", errno.EEXIST: "exists"}
     if isinstance(error, UnicodeDecodeError):
         return words("terminal.file.not_utf8")
-    return words(f"terminal.file.{reasons.get(getattr(error, 'errno', None), 'other')}")
+    number = getattr(error, "errno", None)
+    reason = reasons.get(number, "other") if isinstance(number, int) else "other"
+    return words(f"terminal.file.{reason}")
