@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 export PORT
+# Tests compile each module once and keep it (a shell that says otherwise makes every run
+# compile all of them again, seconds of each run's start).
+unexport PYTHONDONTWRITEBYTECODE
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test check lint bench clean os-packages image image-test

@@ -5,6 +5,7 @@ for imports inside functions too."""
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections import defaultdict
 from pathlib import Path
@@ -53,6 +54,7 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
+@functools.cache
 def _imports() -> dict[str, set[str]]:
     """Each kiosk module's imports of other kiosk modules (a name imported from a package
     counts as its module when it is one)."""
@@ -75,13 +77,10 @@ def _imports() -> dict[str, set[str]]:
     return edges
 
 
-IMPORTS = _imports()
-
-
 def _arrows(prefix: str, ranks: dict[str, int]) -> list[str]:
     depth = prefix.count(".")
     wrong = []
-    for source, targets in IMPORTS.items():
+    for source, targets in _imports().items():
         for target in targets:
             if not (source.startswith(prefix) and target.startswith(prefix)):
                 continue
@@ -113,7 +112,7 @@ def test_no_module_imports_itself_back():
 
     def visit(node: str, path: list[str]) -> None:
         state[node] = 1
-        for target in sorted(IMPORTS.get(node, ())):
+        for target in sorted(_imports().get(node, ())):
             if node.startswith(target + "."):  # a module importing its own package
                 continue
             if state.get(target) == 1:

@@ -18,14 +18,13 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 
-pytestmark = pytest.mark.unit
-
 RULESETS = Rulesets.load([])
 # Tables the director's memory does not read: a kiosk's events and what guards the link.
 NOT_DIRECTOR = {"events", "aside", "conflicts", "codes", "tables", "sessions", "audit",
                 "revision", "_sqlite_migrations"}
 
 
+@pytest.mark.unit
 def test_every_table_is_either_the_directors_with_triggers_or_named_as_not(tmp_path):
     Store(tmp_path / "scorer.sqlite")
     db = sqlite3.connect(tmp_path / "scorer.sqlite")
@@ -37,6 +36,7 @@ def test_every_table_is_either_the_directors_with_triggers_or_named_as_not(tmp_p
                         for change in ("INSERT", "UPDATE", "DELETE")}
 
 
+@pytest.mark.sim
 def test_a_kiosk_batch_keeps_what_the_director_remembers_a_change_anywhere_does_not(tmp_path):
     path = tmp_path / "scorer" / "scorer.sqlite"
     director = Director(Store(path), RULESETS)

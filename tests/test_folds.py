@@ -39,7 +39,7 @@ def fixed_clock() -> float:
     return 1_800_000_000.0
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tmp_path):
     director = make_hall(tmp_path, clock=fixed_clock)
     director.start_round(0)

@@ -24,8 +24,6 @@ from kiosk.table.journal import table_path
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
 
-pytestmark = pytest.mark.unit
-
 RULESETS = Rulesets.load([])
 TEAMS = "name\n甲\n乙\n丙\n丁\n".encode()
 
@@ -39,6 +37,7 @@ class Hall:
         self.client = TestClient(create_app(self.director))
 
 
+@pytest.mark.sim
 def test_pairings_late_tables_and_link_health(tmp_path):
     now = [time.time()]
     h = Hall(tmp_path / "scorer", lambda: now[0])
@@ -81,6 +80,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
          next(t for t, n in names.items() if n == p["ew"])) for p in after["pairings"]]
 
 
+@pytest.mark.unit
 def test_a_kiosk_whose_clock_is_an_hour_off_syncs_and_says_so(tmp_path):
     h = Hall(tmp_path / "scorer", lambda: time.time() + 3600)
     h.director.start_round(0)
@@ -96,6 +96,7 @@ def test_a_kiosk_whose_clock_is_an_hour_off_syncs_and_says_so(tmp_path):
     assert "Scorer: in sync" in status and "Clock off by +3600" in status
 
 
+@pytest.mark.sim
 def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     """After its match (and after the event is closed) a table's kiosk may be switched off:
     the hall says so quietly; a table still playing that is not heard from is the alarm."""
@@ -120,6 +121,7 @@ def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     assert [t["link"]["state"] for t in closed] == ["done", "done"]
 
 
+@pytest.mark.sim
 def test_the_read_only_apis_are_read_again_only_when_what_they_show_can_have_changed(
         tmp_path, monkeypatch):
     """Other software polling /api/tables, or a crowd on the hall's Wi-Fi, must not make the

@@ -72,7 +72,7 @@ def copy_journal(source, target):
         shutil.copy(path, target / path.name)
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 def test_a_journal_restored_from_an_older_copy_and_played_on_ends_in_a_409(tmp_path, hall):
     director, codes, client = hall
     k = tmp_path / "k"

@@ -47,7 +47,7 @@ def fields(draw, largest=10):
     return order, played, dict(zip(order, units, strict=True))
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @settings(max_examples=300, deadline=None)
 @given(fields(), st.sampled_from([1, 2, pairing.NEAREST]))
 def test_the_cheapest_matching_is_the_lexicographic_best_of_all_matchings(field, nearest):
@@ -80,7 +80,7 @@ def play_event(n, rounds, seed, units):
                                   {pairing_.bye: 3}, {pairing_.bye: 0}))
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @settings(max_examples=12, deadline=None)
 @given(st.integers(10, 80).map(lambda k: 2 * k), st.integers(0, 10**6),
        st.sampled_from([0, 2, 5, 30]))

@@ -54,7 +54,7 @@ def to_entry(entry: dict[str, Any]):
                 dealer=entry.get("dealer"))
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @PROPERTY
 @given(team_record(RULESETS))
 def test_levels_never_move_backward_and_stay_on_the_ladder(raw):
@@ -70,7 +70,7 @@ def test_levels_never_move_backward_and_stay_on_the_ladder(raw):
         previous = now
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @PROPERTY
 @given(team_record(RULESETS))
 def test_a_winner_only_by_passing_the_final_level_and_nothing_after(raw):
@@ -93,7 +93,7 @@ def test_a_winner_only_by_passing_the_final_level_and_nothing_after(raw):
     assert err.value.where == f"hand {len(record['hands']) + 1}"
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @PROPERTY
 @given(team_record(RULESETS, allow_levels=True))
 def test_replay_is_deterministic_and_agrees_with_the_fold(raw):
@@ -123,7 +123,7 @@ def mutate(record: dict[str, Any], path_choice: int, value: Any) -> dict[str, An
     return broken
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @PROPERTY
 @given(team_record(RULESETS), st.integers(0, 10_000), JSON)
 def test_malformed_records_end_in_a_clean_error(raw, where, value):
@@ -138,7 +138,7 @@ def test_malformed_records_end_in_a_clean_error(raw, where, value):
         assert all("levels" in line for line in lines)
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @PROPERTY
 @given(JSON)
 def test_arbitrary_json_ends_in_a_clean_error(value):

@@ -259,7 +259,7 @@ def test_minutes_are_written_as_a_person_writes_them(director):
     assert "已加时 7.5 分钟" in client.get("/admin/rounds").text
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 def test_a_hall_has_up_to_the_measured_number_of_tables(tmp_path):
     from kiosk.errors import AdminError
     from kiosk.scorer.director.access import MAX_TABLES

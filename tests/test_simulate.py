@@ -53,7 +53,7 @@ def check_table(data, table, rulesets, printed):
     return record, lines
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 @pytest.mark.parametrize("ruleset_id", ["xiamen-2015", "standard-80fen", "chaodipi-2011",
                                         "shuangsheng-2011"])
 def test_whole_simulated_match(tmp_path, rulesets, ruleset_id):

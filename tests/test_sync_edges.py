@@ -38,7 +38,7 @@ def scorer(tmp_path):
     director.store.close()
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 def test_a_practice_match_is_not_scored_as_the_round(tmp_path, scorer):
     director, codes, client = scorer
     k = tmp_path / "k"

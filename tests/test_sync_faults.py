@@ -166,7 +166,7 @@ def test_a_broken_kiosk_is_swapped_mid_match_without_losing_anything(tmp_path):
     assert len(devices) == 2  # the old kiosk's events and the new one's, in one sequence
 
 
-@pytest.mark.unit
+@pytest.mark.sim
 def test_a_lost_scorer_is_rebuilt_from_its_backup_and_the_kiosks_resending(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))
