@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def run_table(args: argparse.Namespace) -> int:
     from ..hw.pinmap import load_pinmap
     from ..hw.printer import PrintQueue, SlipPrinter
     from ..hw.runner import TableRunner
-    from ..table import SessionConfig, SystemClock, TableSession
+    from ..table import ManualClock, SessionConfig, SystemClock, TableSession
     from ..ui.app import KioskApp
     from .main import load_rulesets
 
@@ -70,12 +71,8 @@ def run_table(args: argparse.Namespace) -> int:
         pins = load_pinmap(args.pinmap)
     except PinMapError as exc:
         raise TableUIError(str(exc)).explained(exc.key or "", **exc.params) from None
-    if args.screenshots:  # the scripted match runs on the script's time, not the machine's
-        from ..ui.script import ScriptClock
-
-        clock: Any = ScriptClock()
-    else:
-        clock = SystemClock()
+    # the scripted match runs on the script's time (kiosk.ui.script.STEP), not the machine's
+    clock: Any = ManualClock(wall=time.time()) if args.screenshots else SystemClock()
     door = Door()
     rulesets = load_rulesets(args)
     outbox = _outbox(args, data, rulesets)  # before the session: a replacement downloads

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
+from ..table.clock import ManualClock
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
 #: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
@@ -83,28 +83,12 @@ SCRIPT: tuple[Step, ...] = (
 )
 
 
-STEP = 0.03  # seconds between the script's steps, in the window's time and in the match's
-
-
-class ScriptClock:
-    """The scripted match's time: STEP a step of the script, however long a step takes on this
-    machine. The session, the seat buttons and the screens read it, so the match played (its
-    countdowns, overruns and notices) is the same on a busy machine as on a quiet one, only
-    slower in real time. (The app's own touch timing, the bounce guard and the long press, stay
-    on Kivy's clock: they are about the finger, not the match.)"""
-
-    def __init__(self, start: float = 1000.0) -> None:
-        self._now = start
-        self._wall_offset = time.time() - start
-
-    def now(self) -> float:
-        return self._now
-
-    def wall(self) -> float:
-        return self._now + self._wall_offset
-
-    def step(self) -> None:
-        self._now += STEP
+#: Seconds between the script's steps, in the window's time and in the match's: the session's
+#: clock moves on by STEP a step, however long a step takes on this machine, so the match played
+#: (its countdowns, overruns and notices) is the same on a busy machine as on a quiet one, only
+#: slower. (The app's own touch timing, the bounce guard and the long press, stays on Kivy's
+#: clock: it is about the finger, not the match.)
+STEP = 0.03
 
 
 #: A finger on the screen: `finger(x, y, down)` puts it down at (or lifts it from) the
@@ -114,10 +98,10 @@ Finger = Callable[[float, float, bool], Callable[[], bool]]
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
                script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None,
-               clock: ScriptClock | None = None) -> None:
+               clock: ManualClock | None = None) -> None:
     """Drive `app` through `script`, a step every few frames; stop the app at the end.
     `finger`: how a tap reaches the window (default: a touch event dispatched to it); `clock`:
-    the session's clock, moved on by the script (see ScriptClock)."""
+    the session's clock, moved on by the script (see STEP)."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
@@ -127,7 +111,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
 
     def tick(_dt: float) -> bool:
         if clock is not None:
-            clock.step()
+            clock.advance(STEP)
         try:
             next(steps)
         except StopIteration:
