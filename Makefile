@@ -61,7 +61,7 @@ image:
 
 # The image build's stages checked (pytest -m image; not part of make test).
 image-test: $(STAMP)
-	$(BIN)/python -m pytest -m image -p no:cacheprovider tests/test_image.py
+	KIOSK_IMAGE_TESTS=1 $(BIN)/python -m pytest -m image -p no:cacheprovider tests/test_image.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
