@@ -72,6 +72,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     publish = sub.add_parser("publish", **about("cli.fleet.publish"))
     publish.add_argument("--data", required=True, metavar="DIR", help=say("cli.fleet.publish.data"))
     publish.add_argument("--key", metavar="FILE", help=say("cli.fleet.publish.key"))
+    publish.add_argument("--yes", action="store_true", help=say("cli.fleet.publish.yes"))
     publish.add_argument("bundle", metavar="FILE", help=say("cli.fleet.publish.bundle"))
     add_lang(publish)
     publish.set_defaults(run=run_publish)
@@ -95,6 +96,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                         help=say("cli.fleet.update.ready_timeout"))
     update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
                         help=say("cli.fleet.update.idle_after"))
+    update.add_argument("--allow-downgrade", action="store_true",
+                        help=say("cli.fleet.update.allow_downgrade"))
     add_lang(update)
     update.set_defaults(run=run_update)
 
@@ -215,9 +218,19 @@ def run_publish(args: argparse.Namespace) -> int:
     from ..scorer.updates import publish
     from ..update.bundle import BundleError
 
+    def confirm(version: str, served: str) -> bool:
+        """A downgrade is the head referee's choice: asked on a terminal, or --yes."""
+        if args.yes:
+            return True
+        if not sys.stdin.isatty():
+            return False
+        answer = input(say_in(args.lang, "terminal.fleet.ask_older", version=version,
+                              served=served))
+        return answer.strip().lower() in ("y", "yes", "是")
+
     try:
         key = Path(args.key).read_bytes() if args.key else None
-        offer = publish(args.data, Path(args.bundle), key)
+        offer = publish(args.data, Path(args.bundle), key, confirm)
     except OSError as exc:
         raise unusable(exc, args.bundle) from None
     except (tarfile.TarError, ValueError, KeyError) as exc:  # read without --key: no bundle
@@ -243,7 +256,7 @@ def run_update(args: argparse.Namespace) -> int:
         scorer_client,
         table_idle,
     )
-    from ..update.bundle import BundleError
+    from ..update.bundle import BundleError, UpdateRefused
 
     t = translator(args.lang)
     app_dir = Path(args.app_dir)
@@ -254,27 +267,33 @@ def run_update(args: argparse.Namespace) -> int:
     updater = Updater(app_dir, key, SystemdService(args.unit), args.ready_timeout,
                       python_for_venvs())
     bundle = Path(args.bundle) if args.bundle else None
+    allow_downgrade = args.allow_downgrade
     if bundle is None:
         scorer = args.scorer or os.environ.get("KIOSK_SCORER")
         if not scorer:
             raise FleetError("give --scorer URL").explained("fleet.update.no_scorer")
         try:
             with scorer_client(Path(args.data), args.table) as client:
-                bundle = download(scorer, app_dir / "downloads", updater.installed_version(),
-                                  client)
+                fetched = download(scorer, app_dir / "downloads", updater.installed_version(),
+                                   client, updater.python_version())
+        except UpdateRefused as exc:  # before anything was fetched: older, or no room
+            print(t("terminal.update.refused", version=exc.params.get("version", "?"),
+                    reason=explain(exc, args.lang)))
+            return 1
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
             reason = (explain(exc, args.lang) if isinstance(exc, BundleError)
                       else t("terminal.update.no_answer") if isinstance(exc, httpx.TransportError)
                       else t("terminal.update.bad_answer"))
             print(t("terminal.update.offline", reason=reason))
             return 0
-        if bundle is None:
+        if fetched is None:
             print(t("terminal.update.served", version=updater.installed_version() or "?"))
             return 0
+        bundle, allow_downgrade = fetched.path, allow_downgrade or fetched.allow_downgrade
     data = Path(args.data)
-    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after))
+    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after), allow_downgrade)
     print(outcome_said(outcome, args.lang))
-    return 1 if outcome.status in ("failed", "rolled_back", "refused") else 0
+    return 1 if outcome.status in ("failed", "rolled_back", "restart_failed", "refused") else 0
 
 
 def outcome_said(outcome: Any, lang: str) -> str:
@@ -287,6 +306,9 @@ def outcome_said(outcome: Any, lang: str) -> str:
         reason = (explain(outcome.error, lang) if outcome.error is not None
                   else t("terminal.update.failed_before"))
         return t("terminal.update.refused", version=outcome.version or "?", reason=reason)
+    if outcome.status == "restart_failed" and outcome.error is not None:
+        return t("terminal.update.restart_failed", version=outcome.version,
+                 reason=explain(outcome.error, lang))
     return t(f"terminal.update.{outcome.status}", version=outcome.version,
              detail=outcome.detail)
 
