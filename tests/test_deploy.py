@@ -130,7 +130,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
     units_dir, stubs = tmp_path / "units", tmp_path / "root"
     units_dir.mkdir()
     exec_line = re.compile(r"^(Exec\w+=[-@:+!]*)(/\S+)", re.M)
-    for source in sorted(UNITS.glob("*.service")) + sorted(UNITS.glob("*.timer")):
+    image_units = DEPLOY / "image" / "systemd"  # the card image's own
+    for source in (sorted(UNITS.glob("*.service")) + sorted(UNITS.glob("*.timer")) +
+                   sorted(image_units.glob("*.service")) + sorted(image_units.glob("*.timer"))):
         text = source.read_text()
         for binary in exec_line.findall(text):
             stub = stubs / binary[1].lstrip("/")
@@ -150,7 +152,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
         ours = [line for line in result.stderr.splitlines()
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
-    assert system == ["kiosk-firstboot.service", "kiosk-scorer-backup.service",
+    assert system == ["kiosk-firstboot.service", "kiosk-grow-data.service",
+                      "kiosk-hostkeys.service", "kiosk-save-clock.service",
+                      "kiosk-save-clock.timer", "kiosk-scorer-backup.service",
                       "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
                       "kiosk-update.service", "kiosk-update.timer"]
 
@@ -428,6 +432,74 @@ def test_hall_tv_unit_gives_chromium_a_new_profile_each_start():
     assert '--user-data-dir="$profile"' in launcher and "RUNTIME_DIRECTORY" in launcher
 
 
+# -- what a card may not lose or be given silently (issue 33) -------------------------------
+
+
+def installed(root: Path, version: str) -> None:
+    """A kiosk whose fleet update installed `version` (its venv marked as the updater does)."""
+    venv = root / "var/lib/kiosk-app/venvs" / f"{version}-0123456789ab"
+    venv.mkdir(parents=True)
+    (venv / ".kiosk-version").write_text(version + "\n")
+    (root / "var/lib/kiosk-app/current").symlink_to(f"/var/lib/kiosk-app/venvs/{venv.name}")
+
+
+def test_a_re_provision_does_not_take_a_kiosk_back_to_an_older_version(pi_root):
+    installed(pi_root, "99.1.0")  # newer than this copy of the project
+    before = snapshot(pi_root)
+    refused = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
+                        "scorer.local", ok=False)
+    assert refused.returncode == 2 and snapshot(pi_root) == before
+    assert "the installed version 99.1.0 is newer than this copy's" in refused.stderr
+    assert "--allow-downgrade" in refused.stderr
+    allowed = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
+                        "scorer.local", "--allow-downgrade")
+    assert "going back from 99.1.0" in allowed.stdout
+
+
+def test_a_failed_install_leaves_no_half_made_venv(tmp_path):
+    """A wheel cut short in its copy: pip fails, the version installed before (none here)
+    stays, and the new venv does not stay behind taking room on the card."""
+    wheel = tmp_path / "kiosk80-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"not a zip file: a copy cut short")
+    (tmp_path / "wheels").mkdir()
+    script = (f"set -euo pipefail; . {DEPLOY}/lib.sh; APP_DIR={tmp_path}/app; "
+              f"VENV={tmp_path}/venv; install_project {wheel} table {tmp_path}/wheels")
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "the version installed before stays in use" in result.stderr
+    assert list((tmp_path / "app/venvs").iterdir()) == []
+    assert not (tmp_path / "app/current").exists()
+
+
+def test_trixie_takes_lgpio_from_the_os_in_a_venv_that_sees_it(pi_root):
+    (pi_root / "usr/bin").mkdir(parents=True)
+    (pi_root / "usr/bin/python3").symlink_to("python3.13")  # Raspberry Pi OS Trixie
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
+    skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+    assert re.search(r"^env DEBIAN_FRONTEND=noninteractive apt-get install .* python3-lgpio$",
+                     skipped, re.M), skipped
+    assert re.search(r"^python3 -m venv --system-site-packages /var/lib/kiosk-app/venvs/\w+$",
+                     skipped, re.M)
+
+
+def test_bookworm_takes_lgpio_from_pypi(pi_root):
+    (pi_root / "usr/bin").mkdir(parents=True)
+    (pi_root / "usr/bin/python3").symlink_to("python3.11")
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
+    skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+    assert "python3-lgpio" not in skipped and "--system-site-packages" not in skipped
+
+
+def test_the_scorer_gets_what_weasyprint_opens_and_the_faces_its_pages_name(tmp_path):
+    provision("provision-scorer.sh", tmp_path)
+    skipped = (tmp_path / "var/lib/kiosk-provision/skipped.txt").read_text()
+    [install] = [line for line in skipped.splitlines() if " apt-get install " in line]
+    for package in ("libpango-1.0-0", "libpangoft2-1.0-0", "fonts-noto-cjk",
+                    "fonts-dejavu-core"):
+        assert package in install.split(), package
+
+
 # -- CI installs the tools these tests use ---------------------------------------------------
 
 
@@ -435,5 +507,5 @@ def test_ci_installs_the_tools_the_tests_use():
     text = (ROOT / ".ci/os-packages.sh").read_text()
     packages = re.search(r"^packages=\(([^)]*)\)", text, re.M)
     wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk",
-              "x11-apps"}
+              "x11-apps", "dosfstools", "fdisk", "e2fsprogs", "cloud-guest-utils"}
     assert packages and wanted <= set(packages.group(1).split())

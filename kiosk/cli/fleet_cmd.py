@@ -103,7 +103,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
-    from ..fleet.identity import IdentityError, Paths, apply, consume
+    from ..fleet.identity import IdentityError, Paths, apply, consume, keep_machine_id
     from ..i18n import translator
 
     t = translator(args.lang)
@@ -129,6 +129,8 @@ def run_firstboot(args: argparse.Namespace) -> int:
         if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
             print(t("terminal.fleet.reboot"))
             (paths.at("/run") / "kiosk-reboot-needed").touch()
+    for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
+        print(t("terminal.fleet.applied", path=path))
     return 0
 
 
