@@ -71,6 +71,14 @@ PARTUUID=$DISKID-01  /boot/firmware  vfat    defaults          0       2
 PARTUUID=$DISKID-02  /               ext4    defaults,noatime  0       1
 EOF
 echo raspberrypi >"$ROOTFS/etc/hostname"
+# Raspberry Pi OS's own first-boot units (raspberrypi-sys-mods, userconf-pi), enabled as the
+# official image has them: the user wizard that holds the console, the host keys made in /etc.
+for unit in userconfig regenerate_ssh_host_keys; do
+  printf '[Unit]\nDescription=stand-in for Raspberry Pi OS'"'"'s %s\n[Service]\nType=oneshot\nExecStart=/bin/true\n[Install]\nWantedBy=multi-user.target\n' \
+    "$unit" >"$ROOTFS/usr/lib/systemd/system/$unit.service"
+  ln -sfn "/usr/lib/systemd/system/$unit.service" \
+    "$ROOTFS/etc/systemd/system/multi-user.target.wants/$unit.service"
+done
 printf '%s\n' 0123456789abcdef0123456789abcdef >"$ROOTFS/etc/machine-id"
 [ -f "$ROOTFS/etc/ssh/ssh_host_ed25519_key" ] ||
   chroot "$ROOTFS" /usr/bin/ssh-keygen -A >/dev/null

@@ -11,10 +11,11 @@
 #       Bluetooth moved off it; the shutdown button), as sdm and rpi-image-gen do.
 #   sudo deploy/image/build-image.sh
 #       The fallback from Debian alone (debootstrap, Debian's arm64 kernel and raspi-firmware),
-#       for a builder who cannot have the official image. It drives LESS: a Pi 4 and a Zero 2 W
-#       (Wi-Fi with Debian's firmware-brcm80211) with an HDMI display; no Pi 5, no DSI display,
-#       and none of Raspberry Pi's overlays (disable-bt, gpio-shutdown), so no header UART
-#       printer (use a USB one) and no shutdown button.
+#       for a builder who cannot have the official image. It drives LESS: a Pi 4 (cable, or
+#       Wi-Fi with Debian's firmware-brcm80211) with an HDMI touch display, and a Zero 2 W
+#       only with a USB Ethernet adapter (Debian has no firmware for its Wi-Fi chip); no Pi 5,
+#       no DSI display, and none of Raspberry Pi's overlays (disable-bt, gpio-shutdown), so no
+#       header UART printer (use a USB one: printer = "usb") and no shutdown button.
 #
 # Needs root, qemu-user-static with binfmt (an arm64 chroot on any PC), debootstrap (fallback),
 # dosfstools, mtools, fdisk, e2fsprogs and xz-utils, and the network to PyPI (and to Debian or
