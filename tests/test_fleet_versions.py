@@ -191,12 +191,13 @@ def test_an_update_that_cannot_fit_is_refused_before_anything_is_touched(tmp_pat
 
 CP311 = "lgpio-0.2.2.0-cp311-cp311-manylinux_2_17_aarch64.whl"
 CP313 = "kivy-2.3.1-cp313-cp313-manylinux_2_17_aarch64.whl"
+ABI3 = "cryptography-50.0.2-cp311-abi3-manylinux_2_34_aarch64.whl"  # serves 3.11 and later
 
 
 def test_bundles_are_per_python_and_a_kiosk_takes_only_its_own(tmp_path, keys):
     private, public = keys
     for_311 = bundle(tmp_path / "a", private, "1.0", (CP311,))
-    for_313 = bundle(tmp_path / "b", private, "1.0", (CP313,))
+    for_313 = bundle(tmp_path / "b", private, "1.0", (CP313, ABI3))
     with pytest.raises(BundleError) as mixed:
         bundle(tmp_path / "c", private, "1.0", (CP311, CP313))
     assert mixed.value.key == "fleet.update.mixed_python"

@@ -117,13 +117,18 @@ def test_the_saved_clock_lives_on_the_data_partition():
     assert "fake-hwclock.service.d/" in BUILD
 
 
-def test_the_wheelhouse_tools_are_pinned():
+def test_the_wheelhouse_is_resolved_for_the_card_with_its_tools_pinned():
     pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)$",
                            (ROOT / "deploy/constraints.txt").read_text(), re.M))
-    download = re.search(r"pip --isolated download (.*?)\n\s*printf", BUILD, re.S).group(1)
-    assert '--constraint "$PROJECT/deploy/constraints.txt"' in download
-    extra = download.split('"${wheel}[table]"')[1].split()
+    # pip runs on the root's own Python in the chroot: the dependencies' markers are the
+    # card's (Python 3.13 needs no lgpio wheel), not the builder's.
+    download = re.search(r"in_chroot sh -c 'python3 /tmp/kiosk-pip/pip-\*\.whl/pip \"\$@\"' "
+                         r"pip --isolated download(.*?)\|\| status", BUILD, re.S).group(1)
+    assert "--constraint /tmp/kiosk-constraints.txt" in download
+    assert 'cp "$PROJECT/deploy/constraints.txt" "$ROOTFS/tmp/kiosk-constraints.txt"' in BUILD
+    extra = [w for w in download.split('[table]"')[1].split() if w != "\\"]
     assert extra == ["setuptools", "wheel"]
+    assert "pip_pin=$(grep '^pip==' \"$PROJECT/deploy/constraints.txt\")" in BUILD
     for name in [*extra, "pip"]:
         assert name in pins, name
 

@@ -280,26 +280,57 @@ system_of_debian() {
   fi
 }
 
+# The builder's name service inside the chroot while it fetches (apt, pip), and the root's own
+# back after. No service may start inside the chroot meanwhile.
+host_dns_in() {
+  cp --remove-destination /etc/resolv.conf "$ROOTFS/etc/resolv.conf.kiosk-build"
+  if [ -e "$ROOTFS/etc/resolv.conf" ] || [ -L "$ROOTFS/etc/resolv.conf" ]; then
+    mv "$ROOTFS/etc/resolv.conf" "$ROOTFS/etc/resolv.conf.kiosk-saved"
+  fi
+  mv "$ROOTFS/etc/resolv.conf.kiosk-build" "$ROOTFS/etc/resolv.conf"
+  printf '#!/bin/sh\nexit 101\n' >"$ROOTFS/usr/sbin/policy-rc.d"
+  chmod 755 "$ROOTFS/usr/sbin/policy-rc.d"
+}
+host_dns_out() {
+  rm -f "$ROOTFS/usr/sbin/policy-rc.d" "$ROOTFS/etc/resolv.conf"
+  if [ -e "$ROOTFS/etc/resolv.conf.kiosk-saved" ] || [ -L "$ROOTFS/etc/resolv.conf.kiosk-saved" ]; then
+    mv "$ROOTFS/etc/resolv.conf.kiosk-saved" "$ROOTFS/etc/resolv.conf"
+  fi
+}
+
 stage_wheelhouse() {
-  local py tag
+  local py wheel pip_pin
   py=$(root_python)
   [ -n "$py" ] || die "cannot tell the root's Python version (/usr/bin/python3)"
-  tag=cp${py/./}
-  rm -rf "$WHEELS"
-  mkdir -p "$WHEELS"
+  rm -rf "$WHEELS" "$WORK/pip"
+  mkdir -p "$WHEELS" "$WORK/pip"
+  # The project's wheel (pure Python) is built here; pip itself, pinned, is fetched to run in
+  # the root.
   python3 -m pip --isolated wheel --quiet --no-deps --wheel-dir "$WHEELS" "$PROJECT"
-  local wheel
-  wheel=$(find "$WHEELS" -name 'kiosk80-*.whl' | head -n 1)
-  # Every wheel the kiosk needs, for the card's Python on aarch64. (On Python 3.13 lgpio is
-  # not among them: PyPI has no wheel for it; the OS's python3-lgpio is used, see
-  # provision-kiosk.sh.) setuptools and wheel come pinned by the constraints too.
-  say "wheels for Python $py (aarch64)"
-  python3 -m pip --isolated download --quiet --dest "$WHEELS" --only-binary=:all: \
-    --python-version "$py" --implementation cp --abi "$tag" \
-    --platform manylinux_2_36_aarch64 --platform manylinux_2_34_aarch64 \
-    --platform manylinux_2_28_aarch64 --platform manylinux_2_17_aarch64 \
-    --platform manylinux2014_aarch64 --platform linux_aarch64 \
-    --constraint "$PROJECT/deploy/constraints.txt" "${wheel}[table]" setuptools wheel
+  wheel=$(basename "$(find "$WHEELS" -name 'kiosk80-*.whl' | head -n 1)")
+  pip_pin=$(grep '^pip==' "$PROJECT/deploy/constraints.txt")
+  python3 -m pip --isolated download --quiet --no-deps --only-binary=:all: --dest "$WORK/pip" \
+    "$pip_pin"
+  # Every wheel the kiosk needs, resolved by pip running on the root's own Python in the
+  # chroot: the dependencies' markers (python_version, platform_machine) are the card's, not
+  # the builder's (on Python 3.13 lgpio is not among them: PyPI has no wheel for it and the
+  # OS's python3-lgpio is used, see provision-kiosk.sh). Pinned by the constraints, setuptools
+  # and wheel too.
+  say "wheels for Python $py (aarch64), resolved in the root"
+  chroot_mounts
+  mount_at "$ROOTFS/tmp/kiosk-wheels" --bind "$WHEELS"
+  mount_at "$ROOTFS/tmp/kiosk-pip" --bind "$WORK/pip"
+  cp "$PROJECT/deploy/constraints.txt" "$ROOTFS/tmp/kiosk-constraints.txt"
+  host_dns_in
+  local status=0
+  in_chroot sh -c 'python3 /tmp/kiosk-pip/pip-*.whl/pip "$@"' pip --isolated download \
+    --quiet --only-binary=:all: --dest /tmp/kiosk-wheels \
+    --constraint /tmp/kiosk-constraints.txt "/tmp/kiosk-wheels/${wheel}[table]" setuptools wheel \
+    || status=$?
+  host_dns_out
+  rm -f "$ROOTFS/tmp/kiosk-constraints.txt"
+  unmount_all
+  [ "$status" = 0 ] || die "the wheels could not all be fetched for Python $py (pip: $status)"
   printf '%s\n' "$py" >"$WHEELS/.python"
 }
 
@@ -327,13 +358,9 @@ stage_install() {
   chroot_mounts
   if [ -n "$BASE" ]; then
     # The base lacks some of the kiosk's OS packages: apt in the chroot, from the base's own
-    # archives, with the builder's name service; no service may start inside the chroot.
+    # archives.
     packages_opt=()
-    cp --remove-destination /etc/resolv.conf "$ROOTFS/etc/resolv.conf.kiosk-build"
-    mv "$ROOTFS/etc/resolv.conf" "$ROOTFS/etc/resolv.conf.kiosk-saved" 2>/dev/null || true
-    mv "$ROOTFS/etc/resolv.conf.kiosk-build" "$ROOTFS/etc/resolv.conf"
-    printf '#!/bin/sh\nexit 101\n' >"$ROOTFS/usr/sbin/policy-rc.d"
-    chmod 755 "$ROOTFS/usr/sbin/policy-rc.d"
+    host_dns_in
   fi
   local wheel
   wheel=$(basename "$(find "$WHEELS" -name 'kiosk80-*.whl' | head -n 1)")
@@ -341,8 +368,7 @@ stage_install() {
     --scorer scorer.local --source "$build/wheelhouse/$wheel" \
     --wheelhouse "$build/wheelhouse" "${key_opt[@]}"
   if [ -n "$BASE" ]; then
-    rm -f "$ROOTFS/usr/sbin/policy-rc.d" "$ROOTFS/etc/resolv.conf"
-    mv "$ROOTFS/etc/resolv.conf.kiosk-saved" "$ROOTFS/etc/resolv.conf" 2>/dev/null || true
+    host_dns_out
     in_chroot apt-get clean
   fi
   # The card's own units: the data partition grown over the card, the host keys made, the

@@ -35,8 +35,9 @@ MANIFEST, SIGNATURE, CONSTRAINTS = "manifest.json", "manifest.sig", "constraints
 VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
 MEMBER = re.compile(r"^(constraints\.txt|wheels/[A-Za-z0-9_.+-]+\.whl)$")
 PYTHON = re.compile(r"^3\.[0-9]{1,2}$")
-# A compiled wheel's tag names the CPython it is for: cp311 is 3.11, cp313 is 3.13.
-CP_TAG = re.compile(r"-cp3([0-9]{1,2})-")
+# A compiled wheel's ABI tag names the CPython it is for: cp311 is 3.11, cp313 is 3.13 (abi3,
+# the stable ABI, and none say nothing: such a wheel serves many).
+CP_ABI = re.compile(r"^cp3([0-9]{1,2})$")
 MAX_BUNDLE = 512 * 1024 * 1024
 
 
@@ -98,7 +99,16 @@ def wheels_python(names: list[str]) -> str:
     """The one Python the compiled wheels among `names` are for ("3.11"), or "" when all are
     pure. Raises BundleError when they are for more than one: such a bundle installs nowhere
     whole."""
-    found = sorted({f"3.{m.group(1)}" for name in names if (m := CP_TAG.search(name))})
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    found = set()
+    for name in names:
+        try:
+            tags = parse_wheel_filename(name)[3]
+        except InvalidWheelFilename:
+            raise _refuse("bad_member", name) from None
+        found |= {f"3.{m.group(1)}" for tag in tags if (m := CP_ABI.match(tag.abi))}
+    found = sorted(found)
     if len(found) > 1:
         raise _refuse("mixed_python", ", ".join(found))
     return found[0] if found else ""
@@ -123,7 +133,8 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
     for name in members:
         if not MEMBER.match(name):
             raise _refuse("bad_member", name)
-    python = wheels_python([path.name for path in members.values()])
+    python = wheels_python([name.removeprefix("wheels/") for name in members
+                            if name.endswith(".whl")])
     manifest = Manifest(version, wheel.name, extra,
                         {name: _sha256(path) for name, path in members.items()}, python)
     body = manifest.to_json()
