@@ -208,13 +208,19 @@ rootfs_from_debian() {
   rm -rf "$ROOTFS/var/cache/apt/archives/"*.deb
 }
 
-stage_system() {
-  # -- Fifty cards, fifty machines. An empty machine-id: systemd makes one at each card's
-  # first boot, and kiosk-firstboot keeps it (on the data partition and in cmdline.txt, so the
-  # read-only root boots with the same one each time). No SSH host keys: each card makes its
-  # own at first boot on the data partition (kiosk-hostkeys.service).
+# -- Fifty cards, fifty machines. An empty machine-id: systemd makes one at each card's first
+# boot, and kiosk-firstboot keeps it (on the data partition and in cmdline.txt, so the
+# read-only root boots with the same one each time). No SSH host keys: each card makes its own
+# at first boot on the data partition (kiosk-hostkeys.service). Done again after the install
+# stage's apt, whose package scripts may make either.
+scrub_identity() {
   : >"$ROOTFS/etc/machine-id"
+  [ -L "$ROOTFS/var/lib/dbus/machine-id" ] || rm -f "$ROOTFS/var/lib/dbus/machine-id"
   rm -f "$ROOTFS"/etc/ssh/ssh_host_*
+}
+
+stage_system() {
+  scrub_identity
   mkdir -p "$ROOTFS/etc/ssh/sshd_config.d"
   cat >"$ROOTFS/etc/ssh/sshd_config.d/kiosk.conf" <<'EOF'
 # The table kiosk (deploy/image/build-image.sh): the card's own host keys, made at its first
@@ -415,6 +421,7 @@ stage_install() {
     "$ROOTFS"/boot/firmware/*.pre-kiosk
   cp "$PROJECT/deploy/kiosk.toml.example" "$ROOTFS/boot/firmware/kiosk.toml.example"
   rm -rf "${ROOTFS:?}$build"
+  scrub_identity
   unmount_all
 }
 
