@@ -18,6 +18,12 @@ WORK=${1:?WORK dir} OUT=${2:?output .img.xz} SUITE=${3:-bookworm}
 MIRROR=${KIOSK_MIRROR:-http://deb.debian.org/debian}
 ROOTFS=$WORK/pi-base-rootfs
 DISKID=4e639091  # the disk identifier of the MBR, as in PARTUUID=4e639091-02
+# A stand-in made by this very script is kept (its file systems' UUIDs and times would differ
+# if made again, and the image build would then start over from its first stage).
+if [ -f "$OUT" ] && [ "$OUT" -nt "${BASH_SOURCE[0]}" ]; then
+  printf 'base image: %s (kept)\n' "$OUT"
+  exit 0
+fi
 
 if [ ! -f "$WORK/.done-pi-base-rootfs" ]; then
   rm -rf "$ROOTFS"
