@@ -176,16 +176,16 @@ rootfs_from_base() {
   label=$(blkid -p -O $((root[0] * 512)) -S $((root[1] * 512)) -s LABEL -o value "$img" || true)
   [ "$label" = rootfs ] || die "$BASE: its second partition is not Raspberry Pi OS's rootfs ($label)"
   sfdisk --dump "$img" | sed -n 's/^label-id: 0x//p' >"$WORK/disk-id"
-  # Read-only loop mounts: the base stays as it was; its files are copied whole (owners,
-  # modes, links, extended attributes such as ping's capability).
+  # The root through a read-only loop mount: the base stays as it was; its files are copied
+  # whole (owners, modes, links, extended attributes such as ping's capability). The FAT boot
+  # partition is read with mtools (no vfat driver needed on the builder).
   mount_at "$WORK/mnt-root" -o ro,loop,offset=$((root[0] * 512)),sizelimit=$((root[1] * 512)) "$img"
-  mount_at "$WORK/mnt-boot" -o ro,loop,offset=$((boot[0] * 512)),sizelimit=$((boot[1] * 512)) "$img"
   mkdir -p "$ROOTFS"
   tar -C "$WORK/mnt-root" --xattrs --xattrs-include='*' --acls --numeric-owner -cf - . |
     tar -C "$ROOTFS" --xattrs --xattrs-include='*' --acls --numeric-owner -xf -
-  mkdir -p "$ROOTFS/boot/firmware"
-  cp -r "$WORK/mnt-boot/." "$ROOTFS/boot/firmware/"
   unmount_all
+  mkdir -p "$ROOTFS/boot/firmware"
+  MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "$img@@$((boot[0] * 512))" '::*' "$ROOTFS/boot/firmware/"
   rm -f "$img"
   [ -x "$ROOTFS/usr/bin/python3" ] || die "$BASE: no python3 in its root"
   case $(chroot "$ROOTFS" /usr/bin/dpkg --print-architecture) in
