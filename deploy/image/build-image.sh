@@ -317,6 +317,7 @@ stage_wheelhouse() {
   pip_pin=$(grep '^pip==' "$PROJECT/deploy/constraints.txt")
   python3 -m pip --isolated download --quiet --no-deps --only-binary=:all: --dest "$WORK/pip" \
     "$pip_pin"
+  mv "$WORK"/pip/pip-*.whl "$WORK/pip/pip.whl"  # run as python3 pip.whl/pip
   # Every wheel the kiosk needs, resolved by pip running on the root's own Python in the
   # chroot: the dependencies' markers (python_version, platform_machine) are the card's, not
   # the builder's (on Python 3.13 lgpio is not among them: PyPI has no wheel for it and the
@@ -329,7 +330,7 @@ stage_wheelhouse() {
   cp "$PROJECT/deploy/constraints.txt" "$ROOTFS/tmp/kiosk-constraints.txt"
   host_dns_in
   local status=0
-  in_chroot sh -c 'python3 /tmp/kiosk-pip/pip-*.whl/pip "$@"' pip --isolated download \
+  in_chroot python3 /tmp/kiosk-pip/pip.whl/pip --isolated download \
     --quiet --only-binary=:all: --dest /tmp/kiosk-wheels \
     --constraint /tmp/kiosk-constraints.txt "/tmp/kiosk-wheels/${wheel}[table]" setuptools wheel \
     || status=$?
