@@ -328,14 +328,17 @@ stage_wheelhouse() {
   mount_at "$ROOTFS/tmp/kiosk-wheels" --bind "$WHEELS"
   mount_at "$ROOTFS/tmp/kiosk-pip" --bind "$WORK/pip"
   cp "$PROJECT/deploy/constraints.txt" "$ROOTFS/tmp/kiosk-constraints.txt"
+  # The builder fetches, so the builder's trust is used (a site's own certificate authority,
+  # behind a proxy that inspects TLS, is in it; the root's may lack it).
+  cp "${PIP_CERT:-${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}}" "$ROOTFS/tmp/kiosk-ca.crt"
   host_dns_in
   local status=0
-  in_chroot python3 /tmp/kiosk-pip/pip.whl/pip --isolated download \
+  in_chroot python3 /tmp/kiosk-pip/pip.whl/pip --isolated download --cert /tmp/kiosk-ca.crt \
     --quiet --only-binary=:all: --dest /tmp/kiosk-wheels \
     --constraint /tmp/kiosk-constraints.txt "/tmp/kiosk-wheels/${wheel}[table]" setuptools wheel \
     || status=$?
   host_dns_out
-  rm -f "$ROOTFS/tmp/kiosk-constraints.txt"
+  rm -f "$ROOTFS/tmp/kiosk-constraints.txt" "$ROOTFS/tmp/kiosk-ca.crt"
   unmount_all
   [ "$status" = 0 ] || die "the wheels could not all be fetched for Python $py (pip: $status)"
   printf '%s\n' "$py" >"$WHEELS/.python"
