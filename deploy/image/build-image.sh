@@ -508,25 +508,26 @@ EOF
   say "image: $image ($(( $(stat -c %s "$image") / 1024 / 1024 )) MiB: boot $boot_mb, root $root_mb, data $data_mb MiB)"
 }
 
+# Each stage's time is kept in its .done- file, so the times of a build made over several runs
+# (one stopped by a failure, then gone on with) are all there.
 started=0
-: >"$TIMES.new"
 for stage in "${STAGES[@]}"; do
   [ "$stage" != "$FROM" ] || started=1
   if [ "$started" = 0 ] && stage_done "$stage"; then
     say "== $stage: done before (--from $stage to do it again)"
-    grep "^$stage " "$TIMES" >>"$TIMES.new" 2>/dev/null || true
   else
     started=1
     say "== $stage"
     rm -f "$WORK/.done-$stage"
     t0=$(date +%s)
     "stage_$stage"
-    touch "$WORK/.done-$stage"
-    printf '%s %s\n' "$stage" $(( $(date +%s) - t0 )) >>"$TIMES.new"
-    say "== $stage: $(( $(date +%s) - t0 )) s"
+    printf '%s\n' $(( $(date +%s) - t0 )) >"$WORK/.done-$stage"
+    say "== $stage: $(cat "$WORK/.done-$stage") s"
   fi
   [ "$stage" != "$UNTIL" ] || break
 done
-mv "$TIMES.new" "$TIMES"
+for stage in "${STAGES[@]}"; do
+  ! stage_done "$stage" || printf '%s %s\n' "$stage" "$(cat "$WORK/.done-$stage")"
+done >"$TIMES"
 say "stage times (s), in $TIMES:"
 cat "$TIMES"
