@@ -10,7 +10,8 @@ Both ways a user runs, not a shortened one:
   cannot download it, so the test makes a stand-in of the same shape (tests/pi_os_base.sh).
 
 The stages are kept in the work directory (KIOSK_IMAGE_WORK), so a second run checks the same
-build again in minutes; KIOSK_IMAGE_FRESH=1 builds from nothing."""
+build again in minutes; KIOSK_IMAGE_FRESH=1 builds from nothing; KIOSK_IMAGE_KINDS=base (or
+debian) checks one way only."""
 
 from __future__ import annotations
 
@@ -33,7 +34,8 @@ pytestmark = [pytest.mark.image, pytest.mark.timeout(14400)]
 
 WORK = Path(os.environ.get("KIOSK_IMAGE_WORK", "/var/tmp/kiosk-image-test"))
 STAGES = ["rootfs", "system", "wheelhouse", "install", "verify", "assemble"]
-KINDS = ["debian", "base"]
+# Both by default; KIOSK_IMAGE_KINDS=base (or debian) checks one of them.
+KINDS = os.environ.get("KIOSK_IMAGE_KINDS", "debian,base").split(",")
 BASE_XZ = WORK / "pi-os-lite-standin.img.xz"
 
 
@@ -224,7 +226,9 @@ def test_the_data_partition_holds_the_venv_and_the_clock_and_grows_at_first_boot
         root / "etc/default/fake-hwclock").read_text()
     assert (root / "etc/systemd/system/fake-hwclock.service.d/kiosk-data-clock.conf").is_file()
 
-    # First boot on an 8 GB card: kiosk-grow-data, as its unit runs it, on a copy of the image.
+    # First boot on an 8 GB card: kiosk-grow-data on a copy of the image. (The unit resizes
+    # the mounted file system online; this container lacks CAP_SYS_RESOURCE for that, so the
+    # copy is grown unmounted, which the script does after e2fsck.)
     copy = tmp_path / "card.img"
     subprocess.run(["cp", "--sparse=always", str(parts["image"]), str(copy)], check=True)
     before = partitions(copy)[2]
@@ -233,15 +237,21 @@ def test_the_data_partition_holds_the_venv_and_the_clock_and_grows_at_first_boot
                            str(copy)], capture_output=True, text=True, check=True).stdout.strip()
     mount = tmp_path / "data"
     mount.mkdir()
+
+    def free() -> int:
+        subprocess.run(["mount", "-o", "ro", loop, str(mount)], check=True)
+        try:
+            return shutil.disk_usage(mount).free
+        finally:
+            subprocess.run(["umount", str(mount)], check=True)
+
     try:
-        subprocess.run(["mount", loop, str(mount)], check=True)
-        free_before = shutil.disk_usage(mount).free
+        free_before = free()
         grown = subprocess.run(["bash", str(root / "usr/local/sbin/kiosk-grow-data"),
                                 str(copy), "3", loop], capture_output=True, text=True)
         assert grown.returncode == 0, grown.stdout + grown.stderr
-        free_after = shutil.disk_usage(mount).free
+        free_after = free()
     finally:
-        subprocess.run(["umount", str(mount)], check=False)
         subprocess.run(["losetup", "-d", loop], check=False)
     after = partitions(copy)[2]
     assert after["start"] == before["start"] and after["size"] > before["size"]

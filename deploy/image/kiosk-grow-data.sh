@@ -27,4 +27,7 @@ if ! out=$(growpart "$disk" "$part" 2>&1); then
   esac
 fi
 printf '%s\n' "$out"
+# Mounted (the unit): resized online. Not mounted (a card image on a PC): checked first, as
+# resize2fs asks.
+findmnt -n --source "$dev" >/dev/null || e2fsck -f -p "$dev"
 resize2fs "$dev"
