@@ -137,8 +137,9 @@ unmount_all() {
   MOUNTED=()
 }
 trap unmount_all EXIT
+# DM_DISABLE_UDEV: no udev runs in the chroot; dmsetup (run by mkinitramfs) would wait for it.
 in_chroot() { chroot "$ROOTFS" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-  HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
+  HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive DM_DISABLE_UDEV=1 "$@"; }
 # The root's Python, major.minor ("3.11"): the wheels are made for it.
 root_python() { readlink "$ROOTFS/usr/bin/python3" | sed -n 's/^python\(3\.[0-9]*\)$/\1/p'; }
 # A unit file present in the root (in /usr/lib or /lib: merged or not).
