@@ -204,8 +204,8 @@ rootfs_from_debian() {
   packages+="dosfstools,fdisk,e2fsprogs,locales,tzdata,systemd-resolved"
   # The Zero 2 W's Wi-Fi (BCM43436) needs firmware-brcm80211 from non-free-firmware.
   [ "$KERNEL" = none ] || packages+=",linux-image-arm64,raspi-firmware,firmware-brcm80211"
-  debootstrap --arch=arm64 --variant=minbase --components=main,non-free-firmware \
-    --include="$packages" "$SUITE" "$ROOTFS" "$MIRROR"
+  DM_DISABLE_UDEV=1 debootstrap --arch=arm64 --variant=minbase \
+    --components=main,non-free-firmware --include="$packages" "$SUITE" "$ROOTFS" "$MIRROR"
   rm -rf "$ROOTFS/var/cache/apt/archives/"*.deb
 }
 
