@@ -106,7 +106,7 @@ def wheels_python(names: list[str]) -> str:
         try:
             tags = parse_wheel_filename(name)[3]
         except InvalidWheelFilename:
-            raise _refuse("bad_member", name) from None
+            continue  # a name pip itself would not take: it says nothing of the Python
         found |= {f"3.{m.group(1)}" for tag in tags if (m := CP_ABI.match(tag.abi))}
     found = sorted(found)
     if len(found) > 1:
@@ -133,10 +133,10 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
     for name in members:
         if not MEMBER.match(name):
             raise _refuse("bad_member", name)
+    files = {name: _sha256(path) for name, path in members.items()}  # a missing one: OSError
     python = wheels_python([name.removeprefix("wheels/") for name in members
                             if name.endswith(".whl")])
-    manifest = Manifest(version, wheel.name, extra,
-                        {name: _sha256(path) for name, path in members.items()}, python)
+    manifest = Manifest(version, wheel.name, extra, files, python)
     body = manifest.to_json()
     temp = out.with_name(out.name + ".part")
     with tarfile.open(temp, "w") as tar:
