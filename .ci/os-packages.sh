@@ -5,13 +5,15 @@
 # drives it; no browser download), iproute2 for the mDNS test's network namespaces, Pango for
 # WeasyPrint's PDF pages, poppler-utils (pdftoppm, pdftotext) to check them and x11-apps (xwd)
 # to see what the hall TV's screen shows, xdotool for taps made by the X server's pointer on the
-# kiosk's window, and a C compiler for the scorer benchmark's slow disk
-# (bench/slow_fsync.c).
+# kiosk's window, a C compiler for the scorer benchmark's slow disk
+# (bench/slow_fsync.c), and the card image's file-system tools (mkfs.vfat, sfdisk, mkfs.ext4,
+# growpart) for the tests of its parts (tests/test_image_parts.py).
 # Installed with apt-get when root;
 # otherwise listed, and the tests that need them fail under CI=true (skip elsewhere).
 set -euo pipefail
 packages=(xvfb xauth libgl1-mesa-dri fonts-noto-cjk libmtdev1 shellcheck systemd chromium
-          iproute2 libpango-1.0-0 libpangoft2-1.0-0 poppler-utils x11-apps xdotool gcc libc6-dev)
+          iproute2 libpango-1.0-0 libpangoft2-1.0-0 poppler-utils x11-apps xdotool gcc libc6-dev
+          dosfstools fdisk e2fsprogs cloud-guest-utils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -209,6 +209,42 @@ ensure_user() {
   fi
 }
 
+# source_version SOURCE: the version a project directory or a built wheel would install.
+source_version() {
+  if [ -f "$1" ]; then
+    basename "$1" | cut -d- -f2
+  else
+    sed -n 's/^version = "\(.*\)"/\1/p' "$1/pyproject.toml" | head -n 1
+  fi
+}
+
+# refuse_downgrade SOURCE: a version older than the installed one is not installed unless
+# ALLOW_DOWNGRADE=1 (--allow-downgrade): a fleet update may have brought a newer version than
+# this copy of the project, and a re-provision must not silently take the kiosk back. Checked
+# before anything changes. (Versions ordered as sort -V orders them: release numbers.)
+ALLOW_DOWNGRADE=0
+refuse_downgrade() {
+  local new installed current
+  new=$(source_version "$1")
+  current=$(readlink "$ROOT$APP_DIR/current" 2>/dev/null || true)
+  case $current in /*) ;; ?*) current=$APP_DIR/$current ;; esac  # an old relative link
+  installed=$(cat "$ROOT$current/.kiosk-version" 2>/dev/null || true)
+  [ -n "$new" ] && [ -n "$installed" ] && [ "$new" != "$installed" ] || return 0
+  [ "$(printf '%s\n%s\n' "$new" "$installed" | sort -V | head -n 1)" = "$new" ] || return 0
+  [ "$ALLOW_DOWNGRADE" = 1 ] && { say "note: going back from $installed to $new (--allow-downgrade)"; return 0; }
+  die "the installed version $installed is newer than this copy's $new (a fleet update brought it): nothing changed. To go back to $new, give --allow-downgrade"
+}
+
+# venv_options: how new venvs are made. PyPI has lgpio wheels up to Python 3.12; on a newer
+# Python (Raspberry Pi OS Trixie: 3.13) lgpio comes from the OS (python3-lgpio), so the venv
+# must see the OS's packages (the project's own pins still win inside the venv).
+target_python() { readlink "$ROOT/usr/bin/python3" 2>/dev/null | sed -n 's/^python\(3\.[0-9]*\)$/\1/p'; }
+os_lgpio() {
+  local py
+  py=$(target_python)
+  [ -n "$py" ] && [ "${py#3.}" -ge 13 ]
+}
+
 # install_project SOURCE EXTRA [WHEELHOUSE]: the project with its extra EXTRA (table or scorer)
 # into a new venv beside the running one, its dependencies pinned by deploy/constraints.txt,
 # then the switch. SOURCE is the project's directory or a built wheel; with WHEELHOUSE (a directory of wheels) nothing is fetched from the
@@ -226,6 +262,9 @@ install_project() {
   fi
   [ -z "$wheelhouse" ] || [ -d "$wheelhouse" ] || die "--wheelhouse $wheelhouse: no such directory"
   [ -z "$wheelhouse" ] || index_opts=(--no-index --find-links "$wheelhouse")
+  refuse_downgrade "$source"
+  local venv_opts=()
+  ! os_lgpio || [ "$extra" != table ] || venv_opts=(--system-site-packages)
   fingerprint=$(fingerprint "$source" "$wheelhouse" "$extra")
   new=$APP_DIR/venvs/${fingerprint:0:16}
   old=$(readlink "$ROOT$APP_DIR/current" 2>/dev/null || true)
@@ -239,7 +278,7 @@ install_project() {
   if [ -n "$ROOT" ] || [ ! -f "$new/.kiosk-installed" ]; then
     # A half-made venv from an interrupted run is made again from nothing.
     [ -n "$ROOT" ] || [ ! -e "$new" ] || run rm -rf "$new"
-    run python3 -m venv "$new"
+    run python3 -m venv "${venv_opts[@]}" "$new"
     run_or_keep "$new/bin/pip" install --disable-pip-version-check --quiet \
       "${index_opts[@]}" --constraint "$DEPLOY_DIR/constraints.txt" "${source}[${extra}]"
     run_or_keep "$new/bin/kiosk" rules list
@@ -257,10 +296,12 @@ install_project() {
   prune_venvs
 }
 
-# run_or_keep CMD...: run a step of a new install; when it fails, say that the version installed
-# before stays in use, and stop (status 3).
+# run_or_keep CMD...: run a step of a new install; when it fails, remove the half-made venv
+# ($new: it would only take room on the card), say that the version installed before stays in
+# use, and stop (status 3).
 run_or_keep() {
   run "$@" && return 0
+  [ -n "$ROOT" ] || [ "$DRY_RUN" = 1 ] || [ -z "${new-}" ] || rm -rf "$new"
   say "${0##*/}: the new version did not install ($1 failed): the version installed before stays in use" >&2
   exit 3
 }
@@ -272,7 +313,7 @@ adopt_legacy_venv() {
     ensure_dir "$APP_DIR/venvs" 755
     note_change "move the venv at $VENV to $APP_DIR/venvs/legacy"
     [ "$DRY_RUN" = 1 ] || { mv "$VENV" "$APP_DIR/venvs/legacy" &&
-      ln -sfn venvs/legacy "$APP_DIR/current" && ln -sfn "$APP_DIR/current" "$VENV"; }
+      ln -sfn "$APP_DIR/venvs/legacy" "$APP_DIR/current" && ln -sfn "$APP_DIR/current" "$VENV"; }
     old=$APP_DIR/venvs/legacy
   }
 }

@@ -22,6 +22,8 @@
 #   --time-key KEY      the hall's time key that provision-scorer.sh printed: the kiosk then
 #                       takes only authenticated time from the scorer (kept from the last run)
 #   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
+#   --allow-downgrade   install this copy even when the installed version is newer (a fleet
+#                       update brought it); without it such a run changes nothing
 #   --dry-run           print every change it would make; change nothing
 #   --root DIR          write into the scratch root DIR instead of /; commands are listed in
 #                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     --image) IMAGE=1 ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --time-key) TIME_KEY=${2-}; shift ;;
+    --allow-downgrade) ALLOW_DOWNGRADE=1 ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
@@ -81,10 +84,12 @@ SOURCE=$(realpath -m "$SOURCE")
 say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
 
 # -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
-# Pi OS. lgpio comes from PyPI into the venv (the kiosk's [table] extra): python3-lgpio is only
-# in Raspberry Pi OS's own repository.
+# Pi OS. lgpio comes from PyPI into the venv (the kiosk's [table] extra) on Python 3.11 and
+# 3.12 (Bookworm); PyPI has no lgpio wheel for 3.13 (Trixie), so there the OS's python3-lgpio
+# is used (Raspberry Pi OS has it) and the venv sees the OS's packages (deploy/lib.sh).
 if [ "$PACKAGES" = 1 ]; then
   mapfile -t packages < <(package_list kiosk)
+  if os_lgpio; then packages+=(python3-lgpio); fi
   install_packages "${packages[@]}"
 fi
 

@@ -16,7 +16,7 @@ its traceback. Standard library only: the rules core builds on it.
     ├── HardwareError       a pin map, the GPIO, the printer or the font
     │   ├── PinMapError, GpioError, PrinterError, FontError
     ├── FleetError          a card's identity or an update bundle
-    │   ├── IdentityError, BundleError
+    │   ├── IdentityError, BundleError, UpdateRefused
     ├── ScorerError         the scorer refuses
     │   ├── AdminError      a head referee's operation (NeedsConfirmation, PairingPending,
     │   │                   RoundRefused)
@@ -157,7 +157,12 @@ class IdentityError(FleetError):
 
 
 class BundleError(FleetError):
-    """An update bundle that is refused: unsigned, tampered, for another machine, too old."""
+    """An update bundle that is refused: unsigned, badly signed, damaged or malformed."""
+
+
+class UpdateRefused(FleetError):
+    """A good bundle that must not be installed or served here (an older version, another
+    Python, no room), refused before anything was changed."""
 
 
 class ScorerError(KioskError):

@@ -134,7 +134,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
     units_dir, stubs = tmp_path / "units", tmp_path / "root"
     units_dir.mkdir()
     exec_line = re.compile(r"^(Exec\w+=[-@:+!]*)(/\S+)", re.M)
-    for source in sorted(UNITS.glob("*.service")) + sorted(UNITS.glob("*.timer")):
+    image_units = DEPLOY / "image" / "systemd"  # the card image's own
+    for source in (sorted(UNITS.glob("*.service")) + sorted(UNITS.glob("*.timer")) +
+                   sorted(image_units.glob("*.service")) + sorted(image_units.glob("*.timer"))):
         text = source.read_text()
         for binary in exec_line.findall(text):
             stub = stubs / binary[1].lstrip("/")
@@ -154,7 +156,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
         ours = [line for line in result.stderr.splitlines()
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
-    assert system == ["kiosk-firstboot.service", "kiosk-scorer-backup.service",
+    assert system == ["kiosk-firstboot.service", "kiosk-grow-data.service",
+                      "kiosk-hostkeys.service", "kiosk-save-clock.service",
+                      "kiosk-save-clock.timer", "kiosk-scorer-backup.service",
                       "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
                       "kiosk-update.service", "kiosk-update.timer"]
 
@@ -447,6 +451,73 @@ def test_hall_tv_unit_gives_chromium_a_new_profile_each_start():
     assert '--user-data-dir="$profile"' in launcher and "RUNTIME_DIRECTORY" in launcher
 
 
+# -- what a card may not lose or be given silently (issue 33) -------------------------------
+
+
+def installed(root: Path, version: str) -> None:
+    """A kiosk whose fleet update installed `version` (its venv marked as the updater does)."""
+    venv = root / "var/lib/kiosk-app/venvs" / f"{version}-0123456789ab"
+    venv.mkdir(parents=True)
+    (venv / ".kiosk-version").write_text(version + "\n")
+    (root / "var/lib/kiosk-app/current").symlink_to(f"/var/lib/kiosk-app/venvs/{venv.name}")
+
+
+@pytest.mark.process
+def test_a_re_provision_does_not_take_a_kiosk_back_to_an_older_version(pi_root):
+    installed(pi_root, "99.1.0")  # newer than this copy of the project
+    before = snapshot(pi_root)
+    refused = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
+                        "scorer.local", ok=False)
+    assert refused.returncode == 2 and snapshot(pi_root) == before
+    assert "the installed version 99.1.0 is newer than this copy's" in refused.stderr
+    assert "--allow-downgrade" in refused.stderr
+    allowed = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
+                        "scorer.local", "--allow-downgrade")
+    assert "going back from 99.1.0" in allowed.stdout
+
+
+@pytest.mark.process
+def test_a_failed_install_leaves_no_half_made_venv(tmp_path):
+    """A wheel cut short in its copy: pip fails, the version installed before (none here)
+    stays, and the new venv does not stay behind taking room on the card."""
+    wheel = tmp_path / "kiosk80-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"not a zip file: a copy cut short")
+    (tmp_path / "wheels").mkdir()
+    script = (f"set -euo pipefail; . {DEPLOY}/lib.sh; APP_DIR={tmp_path}/app; "
+              f"VENV={tmp_path}/venv; install_project {wheel} table {tmp_path}/wheels")
+    result = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "the version installed before stays in use" in result.stderr
+    assert list((tmp_path / "app/venvs").iterdir()) == []
+    assert not (tmp_path / "app/current").exists()
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("python", "from_os"), [("python3.13", True), ("python3.11", False)])
+def test_lgpio_comes_from_the_os_only_where_pypi_has_no_wheel(pi_root, python, from_os):
+    """Raspberry Pi OS Trixie has Python 3.13, for which PyPI has no lgpio wheel: the OS's
+    python3-lgpio, in a venv that sees the OS's packages. Bookworm (3.11): PyPI's wheel."""
+    (pi_root / "usr/bin").mkdir(parents=True)
+    (pi_root / "usr/bin/python3").symlink_to(python)
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
+    skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+    [install] = [line for line in skipped.splitlines() if " apt-get install " in line]
+    [venv] = [line for line in skipped.splitlines() if line.startswith("python3 -m venv")]
+    assert ("python3-lgpio" in install.split()) is from_os
+    assert ("--system-site-packages" in venv.split()) is from_os
+
+
+@pytest.mark.process
+def test_the_scorer_gets_what_weasyprint_opens_and_the_faces_its_pages_name(tmp_path):
+    provision("provision-scorer.sh", tmp_path)
+    skipped = (tmp_path / "var/lib/kiosk-provision/skipped.txt").read_text()
+    [install] = [line for line in skipped.splitlines() if " apt-get install " in line]
+    for package in ("libpango-1.0-0", "libpangoft2-1.0-0", "fonts-noto-cjk",
+                    "fonts-dejavu-core"):
+        assert package in install.split(), package
+
+
 # -- CI installs the tools these tests use ---------------------------------------------------
 
 
@@ -455,5 +526,5 @@ def test_ci_installs_the_tools_the_tests_use():
     text = (ROOT / ".ci/os-packages.sh").read_text()
     packages = re.search(r"^packages=\(([^)]*)\)", text, re.M)
     wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk",
-              "x11-apps"}
+              "x11-apps", "dosfstools", "fdisk", "e2fsprogs", "cloud-guest-utils"}
     assert packages and wanted <= set(packages.group(1).split())

@@ -126,8 +126,9 @@ def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
     (card / "boot/firmware/kiosk.toml").write_text(text)
     result = firstboot(card)
     assert result.returncode == 0, result.stderr
-    assert (card / "boot/firmware/cmdline.txt").read_text() == \
-        "console=tty1 root=LABEL=rootfs rootwait video=HDMI-A-1:800x480@60\n"
+    assert (card / "boot/firmware/cmdline.txt").read_text() == (
+        "console=tty1 root=LABEL=rootfs rootwait video=HDMI-A-1:800x480@60 "
+        "cfg80211.ieee80211_regdom=CN\n")
     assert (card / "run/kiosk-reboot-needed").exists()
     (card / "run/kiosk-reboot-needed").unlink()
     assert firstboot(card).returncode == 0  # the next boot: nothing to change, no reboot
@@ -142,6 +143,48 @@ def test_the_next_boot_applies_the_settings_again(card):
     assert "已应用 /etc/hostname" in again.stdout
     assert (card / "etc/hostname").read_text() == "table-07\n"
     assert firstboot(card).stdout == ""  # nothing to do
+
+
+MACHINE = "5f0c2d9e8b7a41c3a6e1f2d3c4b5a697"
+
+
+def test_the_cards_machine_id_is_kept_across_boots_of_the_read_only_root(card):
+    """The image's /etc/machine-id is empty; systemd made this one at the first boot. It is
+    kept on the data partition and given back to systemd on the kernel command line, without
+    a reboot (this boot already runs with it)."""
+    cmdline = card / "boot/firmware/cmdline.txt"
+    cmdline.write_text("console=tty1 root=PARTUUID=4e639091-02 rootwait kiosk.overlay=1\n")
+    (card / "etc/machine-id").write_text(MACHINE + "\n")
+    (card / "run").mkdir()
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace("[wifi]", "[x]").split("[x]")[0])
+    first = firstboot(card)
+    assert first.returncode == 0, first.stderr
+    assert (card / "etc/kiosk/machine-id").read_text() == MACHINE + "\n"
+    assert cmdline.read_text() == ("console=tty1 root=PARTUUID=4e639091-02 rootwait "
+                                   f"kiosk.overlay=1 systemd.machine_id={MACHINE}\n")
+    assert not (card / "run/kiosk-reboot-needed").exists()
+    # The next boot: the overlay root's machine-id is systemd's from the command line again.
+    assert "machine" not in firstboot(card).stdout
+    # cmdline.txt replaced on a PC (the token lost), and systemd made another id: the kept
+    # one comes back, the new one is not taken.
+    cmdline.write_text("console=tty1 root=PARTUUID=4e639091-02 rootwait\n")
+    (card / "etc/machine-id").write_text("0" * 31 + "1\n")
+    assert firstboot(card).returncode == 0
+    assert cmdline.read_text().split()[-1] == f"systemd.machine_id={MACHINE}"
+    assert (card / "etc/kiosk/machine-id").read_text() == MACHINE + "\n"
+
+
+def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
+    (card / "etc/NetworkManager/system-connections").mkdir(parents=True)
+    (card / "boot/firmware/cmdline.txt").write_text("console=tty1 rootwait\n")
+    (card / "run").mkdir()
+    assert firstboot(card).returncode == 0
+    keyfile = card / "etc/NetworkManager/system-connections/kiosk-wifi.nmconnection"
+    text = keyfile.read_text()
+    assert "ssid=HALL\n" in text and "psk=secret-password\n" in text
+    assert "key-mgmt=wpa-psk" in text and stat.S_IMODE(keyfile.stat().st_mode) == 0o600
+    assert "cfg80211.ieee80211_regdom=CN" in (card / "boot/firmware/cmdline.txt").read_text()
+    assert (card / "run/kiosk-reboot-needed").exists()  # the radio's country: one reboot
 
 
 @pytest.mark.parametrize(("text", "key", "problem"), [

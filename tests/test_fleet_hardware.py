@@ -18,7 +18,7 @@ pytestmark = pytest.mark.unit
 
 HARDWARE = ROOT / "hardware"
 PINS = load_pinmap().pins
-J1_OFFSET = 6  # J1 pin k is the Pi header's pin k + 6 (the ribbon covers pins 7 to 40)
+J1_OFFSET = 0  # J1 pin k is the Pi header's pin k: a keyed 40-way ribbon covers the header
 DISPLAY_POWER_PINS = {2, 4, 6}
 
 
@@ -49,11 +49,13 @@ def test_every_part_reaches_its_pin_of_the_pin_map_and_nothing_else():
     nets = netlist()
     for part, gpio in PINS.items():
         assert header_pins(nets, f"GPIO{gpio}") == {HEADER_PIN[gpio]}, part
-    used = {pin for net in nets for pin in header_pins(nets, net)}
-    assert not used & DISPLAY_POWER_PINS  # the displays' power leads keep pins 2, 4, 6
+    used = {pin for net in nets for pin in header_pins(nets, net) if net != "GND"}
+    # The displays' power pins reach only J15, the displays' own plug (passed through).
+    assert used & DISPLAY_POWER_PINS == {2, 4}
+    assert nets["DISP_5V"] == {("J1", "2"), ("J1", "4"), ("J15", "1")}
     assert "5V" not in nets  # nothing on the board takes 5 V
     assert header_pins(nets, "3V3") == {17}
-    assert header_pins(nets, "GND") <= {9, 14, 20, 25, 30, 34, 39}
+    assert header_pins(nets, "GND") <= {6, 9, 14, 20, 25, 30, 34, 39}
     # One connection per header pin: no two wires share a pin.
     seen = [pin for net in nets for pin in header_pins(nets, net)]
     assert len(seen) == len(set(seen))
@@ -89,6 +91,22 @@ def test_the_buzzer_runs_from_3v3_through_a_transistor():
     assert ("BZ1", "+") in nets["3V3"] and ("Q1", "C") in nets["BUZ_C"]
     assert ("BZ1", "-") in nets["BUZ_C"] and ("D1", "A") in nets["BUZ_C"]
     assert ("Q1", "E") in nets["GND"]
+
+
+def test_the_header_cable_is_keyed_and_covers_all_40_pins():
+    """A 34-way ribbon on the unkeyed 40-pin header could be plugged two rows high: 5 V
+    (pin 4) then landed on the printer's TX line. The cable is a 40-way one, keyed at both
+    ends: a box header on the board (J1) and a keyed box header on the Pi's pins."""
+    nets = netlist()
+    j1 = {int(pin) for conns in nets.values() for ref, pin in conns if ref == "J1"}
+    assert min(j1) >= 1 and max(j1) == 40
+    carrier = (HARDWARE / "carrier/README.md").read_text()
+    assert "| J1 | 2×20 box header, shrouded and keyed" in carrier
+    bom = (HARDWARE / "bom.md").read_text()
+    assert "| 1 | 40-way ribbon cable, 20 cm, two keyed IDC sockets |" in bom
+    assert "| 1 | 2×20 keyed box header for the Pi's GPIO" in bom
+    wiring = (HARDWARE / "wiring.md").read_text()
+    assert "keyed" in wiring.split("\n\n")[1] and "34-way" not in wiring
 
 
 def test_every_net_connects_at_least_two_pins():

@@ -139,12 +139,12 @@ def test_a_good_bundle_from_the_scorer_installs_and_runs_its_version(fleet):
         certificate = ssl.get_server_certificate(("127.0.0.1", scorer.port))
         with httpx.Client(verify=pinned_context(certificate)) as client:
             fetched = download(scorer.url, updater.app_dir / "downloads", "1.0", client)
-            assert fetched is not None and fetched.parent == updater.app_dir / "downloads"
+            assert fetched is not None and fetched.path.parent == updater.app_dir / "downloads"
             assert download(scorer.url, updater.app_dir / "downloads", "2.0", client) is None
         with pytest.raises(httpx.ConnectError), \
                 httpx.Client(verify=pinned_context(OTHER_CERTIFICATE)) as stranger:
             download(scorer.url, updater.app_dir / "downloads", "1.0", stranger)
-    outcome = updater.apply(fetched)
+    outcome = updater.apply(fetched.path)
     assert (outcome.status, outcome.version) == ("installed", "2.0")
     assert service.running_version() == "2.0"
     # The venvs live in the app directory (the data partition on a card image): the new one,
@@ -152,7 +152,7 @@ def test_a_good_bundle_from_the_scorer_installs_and_runs_its_version(fleet):
     assert os.path.realpath(updater.app_dir / "previous") == service.started[0]
     assert sorted(p.name.split("-")[0] for p in (updater.app_dir / "venvs").iterdir()) == [
         "1.0", "2.0"]
-    assert updater.apply(fetched).status == "current"
+    assert updater.apply(fetched.path).status == "current"
 
 
 def test_a_bundle_whose_kiosk_never_says_ready_is_rolled_back(fleet):

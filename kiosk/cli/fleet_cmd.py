@@ -72,6 +72,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     publish = sub.add_parser("publish", **about("cli.fleet.publish"))
     publish.add_argument("--data", required=True, metavar="DIR", help=say("cli.fleet.publish.data"))
     publish.add_argument("--key", metavar="FILE", help=say("cli.fleet.publish.key"))
+    publish.add_argument("--yes", action="store_true", help=say("cli.fleet.publish.yes"))
     publish.add_argument("bundle", metavar="FILE", help=say("cli.fleet.publish.bundle"))
     add_lang(publish)
     publish.set_defaults(run=run_publish)
@@ -95,13 +96,15 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
                         help=say("cli.fleet.update.ready_timeout"))
     update.add_argument("--idle-after", type=float, default=300.0, metavar="S",
                         help=say("cli.fleet.update.idle_after"))
+    update.add_argument("--allow-downgrade", action="store_true",
+                        help=say("cli.fleet.update.allow_downgrade"))
     add_lang(update)
     update.set_defaults(run=run_update)
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
     from ..errors import IdentityError
-    from ..fleet.identity import Paths, apply, consume
+    from ..fleet.identity import Paths, apply, consume, keep_machine_id
     from ..i18n import translator
 
     t = translator(args.lang)
@@ -127,6 +130,8 @@ def run_firstboot(args: argparse.Namespace) -> int:
         if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
             print(t("terminal.fleet.reboot"))
             (paths.at("/run") / "kiosk-reboot-needed").touch()
+    for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
+        print(t("terminal.fleet.applied", path=path))
     return 0
 
 
@@ -216,9 +221,19 @@ def run_publish(args: argparse.Namespace) -> int:
     from ..rules.errors import words
     from ..scorer.web.updates import publish
 
+    def confirm(version: str, served: str) -> bool:
+        """A downgrade is the head referee's choice: asked on a terminal, or --yes."""
+        if args.yes:
+            return True
+        if not sys.stdin.isatty():
+            return False
+        answer = input(say_in(args.lang, "terminal.fleet.ask_older", version=version,
+                              served=served))
+        return answer.strip().lower() in ("y", "yes", "是")
+
     try:
         key = Path(args.key).read_bytes() if args.key else None
-        offer = publish(args.data, Path(args.bundle), key)
+        offer = publish(args.data, Path(args.bundle), key, confirm)
     except OSError as exc:
         raise unusable(exc, args.bundle) from None
     except (tarfile.TarError, ValueError, KeyError) as exc:  # read without --key: no bundle
@@ -235,7 +250,7 @@ def run_update(args: argparse.Namespace) -> int:
     """Prints what happened; exits 0 unless the update failed or was rolled back (1)."""
     import httpx
 
-    from ..errors import BundleError
+    from ..errors import BundleError, UpdateRefused
     from ..i18n import explain, translator
     from ..update.apply import (
         SystemdService,
@@ -255,27 +270,33 @@ def run_update(args: argparse.Namespace) -> int:
     updater = Updater(app_dir, key, SystemdService(args.unit), args.ready_timeout,
                       python_for_venvs())
     bundle = Path(args.bundle) if args.bundle else None
+    allow_downgrade = args.allow_downgrade
     if bundle is None:
         scorer = args.scorer or os.environ.get("KIOSK_SCORER")
         if not scorer:
             raise FleetError("give --scorer URL").explained("fleet.update.no_scorer")
         try:
             with scorer_client(Path(args.data), args.table) as client:
-                bundle = download(scorer, app_dir / "downloads", updater.installed_version(),
-                                  client)
+                fetched = download(scorer, app_dir / "downloads", updater.installed_version(),
+                                   client, updater.python_version())
+        except UpdateRefused as exc:  # before anything was fetched: older, or no room
+            print(t("terminal.update.refused", version=exc.params.get("version", "?"),
+                    reason=explain(exc, args.lang)))
+            return 1
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
             reason = (explain(exc, args.lang) if isinstance(exc, BundleError)
                       else t("terminal.update.no_answer") if isinstance(exc, httpx.TransportError)
                       else t("terminal.update.bad_answer"))
             print(t("terminal.update.offline", reason=reason))
             return 0
-        if bundle is None:
+        if fetched is None:
             print(t("terminal.update.served", version=updater.installed_version() or "?"))
             return 0
+        bundle, allow_downgrade = fetched.path, allow_downgrade or fetched.allow_downgrade
     data = Path(args.data)
-    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after))
+    outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after), allow_downgrade)
     print(outcome_said(outcome, args.lang))
-    return 1 if outcome.status in ("failed", "rolled_back", "refused") else 0
+    return 1 if outcome.status in ("failed", "rolled_back", "restart_failed", "refused") else 0
 
 
 def outcome_said(outcome: Any, lang: str) -> str:
@@ -288,6 +309,9 @@ def outcome_said(outcome: Any, lang: str) -> str:
         reason = (explain(outcome.error, lang) if outcome.error is not None
                   else t("terminal.update.failed_before"))
         return t("terminal.update.refused", version=outcome.version or "?", reason=reason)
+    if outcome.status == "restart_failed" and outcome.error is not None:
+        return t("terminal.update.restart_failed", version=outcome.version,
+                 reason=explain(outcome.error, lang))
     return t(f"terminal.update.{outcome.status}", version=outcome.version,
              detail=outcome.detail)
 

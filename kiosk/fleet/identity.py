@@ -15,6 +15,7 @@ stays where it is, and the unit fails (`systemctl status kiosk-firstboot`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import tomllib
@@ -36,6 +37,8 @@ SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
 TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
 KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
+MACHINE_ID = re.compile(r"^[0-9a-f]{32}$")
+CMDLINE = "/boot/firmware/cmdline.txt"
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
 
@@ -216,7 +219,8 @@ def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = Non
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
-    os.chmod(temp, mode)
+    with contextlib.suppress(PermissionError):  # FAT (the boot partition) keeps no modes
+        os.chmod(temp, mode)
     if owner is not None:
         os.chown(temp, *owner)
     temp.replace(path)
@@ -262,16 +266,69 @@ def apply(paths: Paths) -> list[str]:
         put("/etc/chrony/sources.d/kiosk-scorer.sources",
             "# The hall's scorer (kiosk.toml, applied by kiosk-firstboot.service).\n"
             f"server {match.group(2).strip('[]')} iburst prefer{' key 1' if key else ''}\n")
-    mode = env.get("KIOSK_HDMI_MODE", "")
-    cmdline = paths.at("/boot/firmware/cmdline.txt")
-    if mode and cmdline.exists():  # the Zero 2 W's HDMI display: its mode for KMS
-        words = [w for w in cmdline.read_text(encoding="utf-8").split()
-                 if not w.startswith("video=HDMI-A-1:")]
-        put("/boot/firmware/cmdline.txt", " ".join([*words, f"video=HDMI-A-1:{mode}"]) + "\n")
+    # The kernel command line: a Zero 2 W's HDMI display mode for KMS; the Wi-Fi country for
+    # the radio's rules (Raspberry Pi OS keeps Wi-Fi off until it has one). Read by the
+    # firmware: a change takes a reboot (kiosk fleet firstboot asks for one).
+    mode, country = env.get("KIOSK_HDMI_MODE", ""), env.get("KIOSK_WIFI_COUNTRY", "")
+    cmdline = paths.at(CMDLINE)
+    if (mode or country) and cmdline.exists():
+        words = cmdline.read_text(encoding="utf-8").split()
+        if mode:
+            words = [w for w in words if not w.startswith("video=HDMI-A-1:")]
+            words.append(f"video=HDMI-A-1:{mode}")
+        if country:
+            words = [w for w in words if not w.startswith("cfg80211.ieee80211_regdom=")]
+            words.append(f"cfg80211.ieee80211_regdom={country}")
+        put(CMDLINE, " ".join(words) + "\n")
     if env.get("KIOSK_WIFI_SSID"):
         put("/etc/wpa_supplicant/wpa_supplicant-wlan0.conf",
             f"ctrl_interface=DIR=/run/wpa_supplicant GROUP=netdev\n"
             f"country={env.get('KIOSK_WIFI_COUNTRY', '')}\n"
             f"network={{\n\tssid=\"{env['KIOSK_WIFI_SSID']}\"\n"
             f"\tpsk=\"{env.get('KIOSK_WIFI_PSK', '')}\"\n}}\n", 0o600)
+        if paths.at("/etc/NetworkManager").is_dir():  # Raspberry Pi OS: NetworkManager's Wi-Fi
+            put("/etc/NetworkManager/system-connections/kiosk-wifi.nmconnection",
+                _nm_wifi(env["KIOSK_WIFI_SSID"], env.get("KIOSK_WIFI_PSK", "")), 0o600)
+    return written
+
+
+def _nm_wifi(ssid: str, psk: str) -> str:
+    """A NetworkManager keyfile for the hall's Wi-Fi (a GKeyFile: backslashes doubled)."""
+    def esc(value: str) -> str:
+        return value.replace("\\", "\\\\")
+
+    return ("[connection]\nid=kiosk-wifi\ntype=wifi\nautoconnect=true\n\n"
+            f"[wifi]\nmode=infrastructure\nssid={esc(ssid)}\n\n"
+            f"[wifi-security]\nkey-mgmt=wpa-psk\npsk={esc(psk)}\n\n"
+            "[ipv4]\nmethod=auto\n\n[ipv6]\nmethod=auto\n")
+
+
+def keep_machine_id(paths: Paths) -> list[str]:
+    """Each boot: the card's machine-id kept. The image's /etc/machine-id is empty, so systemd
+    made one for this boot; the first one is saved on the data partition (settings_dir) and put
+    on the kernel command line as systemd.machine_id=, which systemd takes at every later boot
+    (the read-only root cannot keep it). A cmdline.txt that lost it (replaced on a PC) gets the
+    saved one back. Returns the files written; none of them needs a reboot now, because this
+    boot already runs with the id saved, or will from the next one."""
+    saved_file = paths.at(paths.settings_dir) / "machine-id"
+    written = []
+    try:
+        saved = saved_file.read_text(encoding="utf-8").strip()
+    except OSError:
+        saved = ""
+    if not MACHINE_ID.match(saved):
+        machine = paths.at("/etc/machine-id")
+        saved = machine.read_text(encoding="utf-8").strip() if machine.exists() else ""
+        if not MACHINE_ID.match(saved):
+            return []  # systemd has made none (not a booted card): nothing to keep
+        _write(saved_file, saved + "\n", 0o644)
+        written.append(f"{paths.settings_dir}/machine-id")
+    cmdline = paths.at(CMDLINE)
+    if cmdline.exists():
+        words = cmdline.read_text(encoding="utf-8").split()
+        token = f"systemd.machine_id={saved}"
+        if token not in words:
+            words = [w for w in words if not w.startswith("systemd.machine_id=")]
+            _write(cmdline, " ".join([*words, token]) + "\n", 0o644)
+            written.append(CMDLINE)
     return written

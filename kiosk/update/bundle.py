@@ -3,8 +3,9 @@ scorer serves, and every kiosk checks before it installs anything.
 
 A bundle is a tar file of:
 
-- `manifest.json`: the version, the project's wheel, the extra to install (table), and the
-  SHA-256 of every other file;
+- `manifest.json`: the version, the project's wheel, the extra to install (table), the
+  Python its compiled wheels are for (`3.11` on Bookworm, `3.13` on Trixie; empty when every
+  wheel is pure Python), and the SHA-256 of every other file;
 - `manifest.sig`: the Ed25519 signature of `manifest.json`, by the fleet's update key;
 - `constraints.txt` and `wheels/*.whl`: the project's wheel and every wheel it needs (a
   wheelhouse: the kiosk installs with pip --no-index, so nothing comes from the internet).
@@ -33,6 +34,10 @@ from ..rules.errors import Words, words
 MANIFEST, SIGNATURE, CONSTRAINTS = "manifest.json", "manifest.sig", "constraints.txt"
 VERSION = re.compile(r"^[0-9][0-9A-Za-z.+-]{0,40}$")
 MEMBER = re.compile(r"^(constraints\.txt|wheels/[A-Za-z0-9_.+-]+\.whl)$")
+PYTHON = re.compile(r"^3\.[0-9]{1,2}$")
+# A compiled wheel's ABI tag names the CPython it is for: cp311 is 3.11, cp313 is 3.13 (abi3,
+# the stable ABI, and none say nothing: such a wheel serves many).
+CP_ABI = re.compile(r"^cp3([0-9]{1,2})$")
 MAX_BUNDLE = 512 * 1024 * 1024
 
 
@@ -50,10 +55,16 @@ class Manifest:
     wheel: str  # its name under wheels/
     extra: str
     files: dict[str, str]  # member name -> sha256 hex
+    # The Python (3.11, 3.13) its compiled wheels need; "" when any Python 3 will do (pure
+    # wheels only; bundles made before this field existed read as "").
+    python: str = ""
 
     def to_json(self) -> bytes:
-        return json.dumps({"version": self.version, "wheel": self.wheel, "extra": self.extra,
-                           "files": self.files}, sort_keys=True, indent=1).encode()
+        fields = {"version": self.version, "wheel": self.wheel, "extra": self.extra,
+                  "files": self.files}
+        if self.python:
+            fields["python"] = self.python
+        return json.dumps(fields, sort_keys=True, indent=1).encode()
 
 
 def new_key() -> tuple[bytes, bytes]:
@@ -75,11 +86,31 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def wheels_python(names: list[str]) -> str:
+    """The one Python the compiled wheels among `names` are for ("3.11"), or "" when all are
+    pure. Raises BundleError when they are for more than one: such a bundle installs nowhere
+    whole."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+
+    found = set()
+    for name in names:
+        try:
+            tags = parse_wheel_filename(name)[3]
+        except InvalidWheelFilename:
+            continue  # a name pip itself would not take: it says nothing of the Python
+        found |= {f"3.{m.group(1)}" for tag in tags if (m := CP_ABI.match(tag.abi))}
+    found = sorted(found)
+    if len(found) > 1:
+        raise _refuse("mixed_python", ", ".join(found))
+    return found[0] if found else ""
+
+
 def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: Path,
           private_key_pem: bytes, extra: str = "table") -> Manifest:
     """Write a signed bundle to `out`. `wheel` is the project's wheel; `wheelhouse` holds the
-    wheels it needs (it may hold `wheel` too). Raises BundleError on a bad version or name."""
-    if not VERSION.match(version):
+    wheels it needs (it may hold `wheel` too); the Python it is for is read from the compiled
+    wheels' tags. Raises BundleError on a bad version or name, or wheels for two Pythons."""
+    if not VERSION.match(version) or not _pep440(version):
         raise _refuse("bad_version", version)
     try:
         key = serialization.load_pem_private_key(private_key_pem, password=None)
@@ -93,8 +124,10 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
     for name in members:
         if not MEMBER.match(name):
             raise _refuse("bad_member", name)
-    manifest = Manifest(version, wheel.name, extra,
-                        {name: _sha256(path) for name, path in members.items()})
+    files = {name: _sha256(path) for name, path in members.items()}  # a missing one: OSError
+    python = wheels_python([name.removeprefix("wheels/") for name in members
+                            if name.endswith(".whl")])
+    manifest = Manifest(version, wheel.name, extra, files, python)
     body = manifest.to_json()
     temp = out.with_name(out.name + ".part")
     with tarfile.open(temp, "w") as tar:
@@ -164,13 +197,38 @@ def _parse(body: bytes) -> Manifest:
     try:
         raw = json.loads(body)
         manifest = Manifest(str(raw["version"]), str(raw["wheel"]), str(raw["extra"]),
-                            {str(k): str(v) for k, v in raw["files"].items()})
+                            {str(k): str(v) for k, v in raw["files"].items()},
+                            str(raw.get("python", "")))
     except (ValueError, KeyError, TypeError, AttributeError):
         raise _refuse("damaged", words("bundle.why.bad_manifest")) from None
     if not VERSION.match(manifest.version) or f"wheels/{manifest.wheel}" not in manifest.files \
-            or manifest.extra not in ("table", "scorer"):
+            or manifest.extra not in ("table", "scorer") or not _pep440(manifest.version) \
+            or (manifest.python and not PYTHON.match(manifest.python)):
         raise _refuse("damaged", words("bundle.why.bad_manifest"))
     return manifest
+
+
+def _pep440(version: str) -> bool:
+    """Whether `version` is one that can be ordered (PEP 440): a kiosk refuses to go back to
+    an older version, so it must be able to tell which is older."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(version)
+    except InvalidVersion:
+        return False
+    return True
+
+
+def is_older(version: str, than: str) -> bool:
+    """True when `version` is older than `than`; False when either cannot be ordered (an
+    install from before versions were checked)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version) < Version(than)
+    except InvalidVersion:
+        return False
 
 
 def extract(path: Path, manifest: Manifest, into: Path) -> None:

@@ -1,0 +1,150 @@
+"""The card image's parts that can be checked without building it (issue 33): the labels the
+build gives its file systems against the ones /etc/fstab mounts, the kernel command line kept
+to one clean line, the data partition grown over the card, the card's own units. The build
+itself, read back partition by partition, is tests/test_image.py (marked `image`)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from .helpers import ROOT, tool
+
+IMAGE = ROOT / "deploy/image"
+BUILD = (IMAGE / "build-image.sh").read_text()
+
+
+def fstab_labels() -> dict[str, str]:
+    """Mount point -> LABEL of the fstab the build writes."""
+    [text] = re.findall(r'cat >"\$ROOTFS/etc/fstab" <<\'EOF\'\n(.*?)\nEOF', BUILD, re.S)
+    return {fields[1]: fields[0].removeprefix("LABEL=") for fields in map(str.split,
+            text.splitlines()) if fields[0].startswith("LABEL=")}
+
+
+def made_labels(tmp_path: Path) -> dict[str, str]:
+    """Each file system as the assemble stage makes it, and its label as blkid reads it."""
+    mkfs_vfat = re.search(r"^\s*mkfs\.vfat (.*) -C ", BUILD, re.M)
+    assert mkfs_vfat, "the assemble stage makes the FAT boot partition"
+    boot = tmp_path / "boot.vfat"
+    subprocess.run([tool("mkfs.vfat"), *shlex.split(mkfs_vfat.group(1)), "-C", str(boot),
+                    "65536"], check=True, capture_output=True)
+    labels = {"boot": boot}
+    for label, source in re.findall(r'mkfs\.ext4 -q -L (\S+) -d "\$(\w+)"', BUILD):
+        part = {"ROOTFS": "root", "data": "data"}[source]
+        image = tmp_path / f"{part}.ext4"
+        subprocess.run([tool("mkfs.ext4"), "-q", "-L", label, str(image), "8M"], check=True)
+        labels[part] = image
+    return {part: subprocess.run([tool("blkid"), "-p", "-s", "LABEL", "-o", "value", str(path)],
+                                 capture_output=True, text=True, check=True).stdout.strip()
+            for part, path in labels.items()}
+
+
+@pytest.mark.process
+def test_each_partition_is_made_with_the_label_fstab_mounts(tmp_path):
+    made, mounted = made_labels(tmp_path), fstab_labels()
+    assert mounted["/boot/firmware"] == made["boot"] == "bootfs"  # the official image's
+    assert mounted["/"] == made["root"] == "rootfs"
+    assert mounted["/var/lib/kiosk-data"] == made["data"] == "KIOSKDATA"
+
+
+@pytest.mark.process
+def test_the_kernel_command_line_is_one_line_without_a_leading_space(tmp_path):
+    cmdline = tmp_path / "cmdline.txt"
+    # As Debian's raspi-firmware hook writes it (CONSOLES="tty1": " console=tty1 root=…").
+    cmdline.write_text(" console=tty1 root=LABEL=rootfs rw fsck.repair=yes  rootwait "
+                       "kiosk.overlay=1\n")
+    tidy = ["bash", str(IMAGE / "cmdline-tidy.sh")]
+    subprocess.run(tidy, env={"CMDLINE": str(cmdline), "PATH": "/usr/bin:/bin"}, check=True)
+    assert cmdline.read_text() == ("console=tty1 root=LABEL=rootfs rw fsck.repair=yes rootwait "
+                                   "kiosk.overlay=1\n")
+    # And after every kernel or initramfs update on the card, after raspi-firmware's (z50).
+    for hook in ("etc/kernel/postinst.d/z51-kiosk-cmdline",
+                 "etc/initramfs/post-update.d/z51-kiosk-cmdline"):
+        assert f'"$HERE/cmdline-tidy.sh" "$ROOTFS/{hook}"' in BUILD
+
+
+@pytest.mark.process
+def test_the_data_partition_grows_over_the_rest_of_the_card(tmp_path):
+    """kiosk-grow-data on a card of 64 MiB written with a 40 MiB image: the data partition
+    (the last) and its file system take the rest; a second run finds nothing to do."""
+    tool("growpart")
+    card = tmp_path / "card.img"
+    card.write_bytes(b"")
+    subprocess.run(["truncate", "-s", "40M", str(card)], check=True)
+    layout = ("label: dos\nstart=2048, size=16384, type=c\nstart=18432, size=24576, type=83\n"
+              "start=43008, size=38912, type=83\n")
+    subprocess.run([tool("sfdisk"), "--quiet", str(card)], input=layout, text=True, check=True)
+    data = tmp_path / "data.ext4"  # the data partition's file system (here beside the card)
+    subprocess.run([tool("mkfs.ext4"), "-q", "-L", "KIOSKDATA", str(data), "19M"], check=True)
+    subprocess.run(["truncate", "-s", "64M", str(card)], check=True)  # a bigger card
+    grow = ["bash", str(IMAGE / "kiosk-grow-data.sh"), str(card), "3", str(data)]
+    # The file system grows to its device's size: the device of the grown partition.
+    subprocess.run(["truncate", "-s", f"{(131072 - 43008) * 512}", str(data)], check=True)
+    subprocess.run([tool("e2fsck"), "-f", "-p", str(data)], check=True, capture_output=True)
+    first = subprocess.run(grow, capture_output=True, text=True)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "CHANGED: partition=3" in first.stdout
+    parts = subprocess.run([tool("sfdisk"), "--dump", str(card)], capture_output=True,
+                           text=True, check=True).stdout
+    start, size = map(int, re.search(r"img3 : start=\s*(\d+), size=\s*(\d+)", parts).groups())
+    assert start == 43008 and 131072 - 2048 < start + size <= 131072, parts  # to the end
+    blocks = subprocess.run([tool("dumpe2fs"), "-h", str(data)], capture_output=True,
+                            text=True).stdout
+    count = int(re.search(r"^Block count:\s+(\d+)", blocks, re.M).group(1))
+    block = int(re.search(r"^Block size:\s+(\d+)", blocks, re.M).group(1))
+    assert count * block == data.stat().st_size // block * block  # the whole device
+    again = subprocess.run(grow, capture_output=True, text=True)
+    assert again.returncode == 0 and "fills the card already" in again.stdout
+
+
+@pytest.mark.unit
+def test_the_card_units_are_installed_and_enabled_by_the_build():
+    units = sorted(p.name for p in (IMAGE / "systemd").iterdir())
+    assert units == ["kiosk-data-clock.conf", "kiosk-grow-data.service",
+                     "kiosk-hostkeys.service", "kiosk-save-clock.service",
+                     "kiosk-save-clock.timer"]
+    assert "systemctl enable kiosk-grow-data.service kiosk-hostkeys.service \\\n" \
+        "    kiosk-save-clock.timer" in BUILD
+    # sshd looks for the host keys where kiosk-hostkeys makes them (the data partition).
+    hostkeys = (IMAGE / "systemd/kiosk-hostkeys.service").read_text()
+    for kind in ("ed25519", "ecdsa"):
+        assert f"HostKey /etc/kiosk/ssh/ssh_host_{kind}_key" in BUILD
+    assert "ssh_host_$${t}_key" in hostkeys and "for t in ed25519 ecdsa" in hostkeys
+
+
+@pytest.mark.unit
+def test_the_saved_clock_lives_on_the_data_partition():
+    assert "FILE=/var/lib/kiosk-data/fake-hwclock.data" in BUILD
+    drop_in = (IMAGE / "systemd/kiosk-data-clock.conf").read_text()
+    assert "RequiresMountsFor=/var/lib/kiosk-data" in drop_in
+    assert "fake-hwclock.service.d/" in BUILD
+
+
+@pytest.mark.unit
+def test_the_wheelhouse_is_resolved_for_the_card_with_its_tools_pinned():
+    pins = dict(re.findall(r"^([A-Za-z0-9_.-]+)==(\S+)$",
+                           (ROOT / "deploy/constraints.txt").read_text(), re.M))
+    # pip runs on the root's own Python in the chroot: the dependencies' markers are the
+    # card's (Python 3.13 needs no lgpio wheel), not the builder's.
+    download = re.search(r"in_chroot python3 /tmp/kiosk-pip/pip\.whl/pip --isolated download"
+                         r"(.*?)\|\| status", BUILD, re.S).group(1)
+    assert "--constraint /tmp/kiosk-constraints.txt" in download
+    assert 'cp "$PROJECT/deploy/constraints.txt" "$ROOTFS/tmp/kiosk-constraints.txt"' in BUILD
+    extra = [w for w in download.split('[table]"')[1].split() if w != "\\"]
+    assert extra == ["setuptools", "wheel"]
+    assert "pip_pin=$(grep '^pip==' \"$PROJECT/deploy/constraints.txt\")" in BUILD
+    for name in [*extra, "pip"]:
+        assert name in pins, name
+
+
+@pytest.mark.process
+def test_the_overlay_scripts_pass_shellcheck():
+    shellcheck = tool("shellcheck")
+    scripts = [IMAGE / "overlay-root", IMAGE / "overlay-hook", ROOT / "tests/pi_os_base.sh"]
+    result = subprocess.run([shellcheck, "-x", *map(str, scripts)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
