@@ -25,6 +25,7 @@ PER_SOURCE = 64  # open connections from one address (a browser opens about 6)
 HANDSHAKE_TIMEOUT = 10.0  # seconds for a TLS handshake
 HEAD_TIMEOUT = 10.0  # seconds for a whole request head
 MAX_HEAD = 32_000  # bytes of a request head
+ARRIVED = "kiosk80.arrived"  # the scope's key for the loop's time when the head was in
 
 
 class Gate:
@@ -97,6 +98,7 @@ class GuardedHttp(HttpToolsProtocol):
         if self._head is not None:
             self._head.cancel()
             self._head = None
+        self.scope[ARRIVED] = self.loop.time()  # type: ignore[literal-required]
         super().on_headers_complete()
 
     def on_response_complete(self) -> None:
