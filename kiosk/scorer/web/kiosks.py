@@ -10,9 +10,10 @@ Every later request is signed (`kiosk.protocol.signing`). Its head — the table
 nonce not seen in the signature window, and the head signature, which covers the body's length
 and hash — is checked before one byte of the body is admitted, so a stranger never takes the
 memory a table's body needs. Bodies being read are capped in all, per source address and at one
-per table (`Shares`); the pairing's and 0.1.0 kiosks' bodies (signed over the body only) draw on
-a small pool of their own. Answers to a signed request are signed, so a kiosk takes its time and
-its assignment only from this scorer.
+per table (`Shares`); the pairings' bodies, and 0.1.0 kiosks' (signed over the body only, so
+read before they can be checked), draw on small pools of their own. Every body, on every route,
+must arrive within BODY_TIMEOUT of its head (`net.shield`). Answers to a signed request are
+signed, so a kiosk takes its time and its assignment only from this scorer.
 
 Batches go to the store's one writer (group commit) and are answered when durable. When the
 scorer is behind — a request waited on the event loop for more than `LATE`, or the writer has
@@ -50,16 +51,16 @@ from ...protocol.wire import dumps
 from ..director import Director, fleet
 from ..director.access import Limiter
 from ..net import tls
-from ..net.shield import ARRIVED
+from ..net.shield import ARRIVED, BODY_TIMEOUT
 from ..store.database import Ingested, Store
 
 PAIR_TTL = 60.0  # seconds between the two steps of a pairing
 MAX_PAIR_BODY = 8_000
-BODY_TIMEOUT = 15.0  # seconds to send a body once its headers are in
 TABLE_BODIES = 16_000_000  # bytes of signed bodies being read at once, in all
 SOURCE_BODIES = 2 * MAX_BODY  # … from one address
-ANONYMOUS_BODIES = 1_000_000  # bytes of pairing (and 0.1.0's) bodies being read at once
-ANONYMOUS_SOURCE = 64_000  # … from one address
+PAIRING_BODIES = 1_000_000  # bytes of pairing bodies being read at once
+PAIRING_SOURCE = 2 * MAX_PAIR_BODY  # … from one address
+OLD_KIOSK_BODIES = 4 * MAX_BODY  # bytes of 0.1.0 kiosks' bodies (signed over the body only)
 PAIRINGS_PER_SOURCE = 5  # pairing attempts a minute from one address
 PAIRINGS_IN_HALL = 300  # … at tables with a code, from everyone
 LATE = 1.0  # seconds a batch may have waited on the event loop before it is turned away
@@ -152,8 +153,10 @@ class Door:
         default_factory=lambda: Limiter(per_source=10**9, ceiling=PAIRINGS_IN_HALL))
     pending: dict[str, Pending] = field(default_factory=dict)
     signed_bodies: Shares = field(default_factory=lambda: Shares(TABLE_BODIES, SOURCE_BODIES))
-    anonymous_bodies: Shares = field(
-        default_factory=lambda: Shares(ANONYMOUS_BODIES, ANONYMOUS_SOURCE))
+    pairing_bodies: Shares = field(
+        default_factory=lambda: Shares(PAIRING_BODIES, PAIRING_SOURCE))
+    old_kiosk_bodies: Shares = field(
+        default_factory=lambda: Shares(OLD_KIOSK_BODIES, SOURCE_BODIES))
     turned_away: int = 0  # batches answered 503 because the scorer was behind
 
     def __post_init__(self) -> None:
@@ -216,7 +219,7 @@ async def pair_start(request: Request) -> Response:
     if wait:
         return _too_many(request, now, wait)
     try:
-        body = loads(await _read(request, MAX_PAIR_BODY, here.anonymous_bodies, source))
+        body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies, source))
         table, device, rulesets = _pair_request(body)
     except WireError as exc:
         return refusal(request, _status(exc), exc.key or "wire.not-json", now,
@@ -249,7 +252,7 @@ async def pair_finish(request: Request) -> Response:
     here, now = door(request), door(request).clock()
     store, director = here.store, here.director
     try:
-        body = loads(await _read(request, MAX_PAIR_BODY, here.anonymous_bodies,
+        body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies,
                                  _source(request)))
     except WireError as exc:
         return refusal(request, _status(exc), exc.key or "wire.not-json", now,
@@ -331,7 +334,7 @@ async def signed(request: Request, limit: int, batch: bool = False) -> Signed | 
             return busy(request, now, signer)
         shares, owner = here.signed_bodies, table
     else:  # a kiosk of 0.1.0: only its body's signature, checked once the body is in
-        shares, owner = here.anonymous_bodies, None
+        shares, owner = here.old_kiosk_bodies, None
     try:
         body = await _read(request, limit, shares, source, owner, length)
     except WireError as exc:
