@@ -157,8 +157,11 @@ class GuardedHttp(HttpToolsProtocol):
         super().on_message_complete()
 
     def on_response_complete(self) -> None:
+        unread = self.cycle is not None and self.cycle.more_body
         super().on_response_complete()
-        if not self.transport.is_closing() and self._head is None:
+        if unread and not self.transport.is_closing():  # answered before its body was in
+            self.transport.close()  # (a refused upload is not read to its end)
+        elif not self.transport.is_closing() and self._head is None:
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
