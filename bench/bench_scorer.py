@@ -545,8 +545,35 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
     return posts, time.process_time() - start_cpu
 
 
+def floor_run(tables: list[Table], ends: list[int], pace: tuple[float, float],
+              duration: float) -> tuple[float, float, float]:
+    """The same clients posting the same batches to bench/floor_server.py (the scorer's web
+    stack answering with no work): (batches/s, every answer's p99, server CPU a batch)."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("floor_server.py")),
+                               str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"https://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        with httpx.Client(verify=client_tls(), timeout=2) as client:
+            while time.monotonic() < deadline:
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(url + "/").status_code == 200:
+                        break
+                time.sleep(0.05)
+        cpu0, started = cpu_seconds(server.pid), time.monotonic()
+        posts, _ = asyncio.run(post_hands(url, tables, ends, pace, duration, Tally(),
+                                          random.Random(1)))
+        elapsed, cpu = time.monotonic() - started, cpu_seconds(server.pid) - cpu0
+    finally:
+        server.terminate()
+        server.wait(10)
+    return len(posts) / elapsed, percentile(answers, .99), cpu / max(1, len(posts))
+
+
 def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 ends: list[int], pace: tuple[float, float], duration: float) -> None:
+    floor = floor_run(tables, ends, pace, duration) if TLS else None
     data = fresh_store(base, template, "latency")
     scorer = Scorer(data)
     tally = Tally()
@@ -633,6 +660,13 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
               f"{ms(percentile(answers, .5))}, p99 {ms(percentile(answers, .99))}, max "
               f"{ms(max(answers))}; {late} of {len(answers)} past the kiosk's timeout "
               f"({LINK_TIMEOUT:g} s)")
+    if floor is not None:
+        rate, p99, cpu = floor
+        print(f"  floor in the same run (the same clients and batches, the same web stack "
+              f"and TLS answering with no work, bench/floor_server.py): {rate:.0f} batches/s, "
+              f"every answer p99 {ms(p99)}, server CPU {ms(cpu)} a batch; the scorer: "
+              f"{len(posts) / elapsed / rate:.2f}× the batches/s, "
+              f"{(server_cpu / max(1, len(posts))) / cpu:.1f}× the CPU a batch")
     if in_run:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
         print(f"  hall messages (snapshot, then patches): {len(in_run)} during the run"
