@@ -259,7 +259,10 @@ class ScorerLink:
                 # A relay: the PAKE reached the real scorer, this connection did not.
                 raise LinkError("the certificate on this connection is not the one the "
                                 "scorer vouched for", 200, "sync.pair-impostor")
-            certificate = ssl.DER_cert_to_PEM_cert(seen[-1])
+            der = seen[-1]
+            if der is None:  # (a relay on one of the two connections: refused above)
+                raise LinkError("no certificate on this connection", 200, "sync.pair-impostor")
+            certificate = ssl.DER_cert_to_PEM_cert(der)
         self.credential = Credential(self.url, table, payload["secret"], certificate)
         if not self.injected:  # from now on, that certificate only
             self.client.close()

@@ -29,7 +29,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 PER_SOURCE = 64  # open connections from one address (a browser opens about 6)
-HANDSHAKE_TIMEOUT = 10.0  # seconds for a TLS handshake
+HANDSHAKE_TIMEOUT = 10  # seconds for a TLS handshake
 HEAD_TIMEOUT = 10.0  # seconds for a whole request head
 MAX_HEAD = 32_000  # bytes of a request head
 BODY_TIMEOUT = 15.0  # seconds to send a body once its head is in
@@ -257,7 +257,9 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
                 self.early.append(data)
 
         def eof_received(self) -> bool | None:
-            return self.http.eof_received() if self.started else None
+            if self.started:
+                self.http.eof_received()
+            return None
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._leave()

@@ -43,77 +43,77 @@ migrations = Migrations("kiosk.scorer.store.database")
 
 @migrations()
 def create_tables(db: sqlite_utils.Database) -> None:
-    db["tables"].create({"number": int, "secret": str, "device": str, "paired_at": float},
+    db.table("tables").create({"number": int, "secret": str, "device": str, "paired_at": float},
                         pk="number")
-    db["codes"].create({"code": str, "table_number": int, "used": int}, pk="code")
-    db["events"].create(
+    db.table("codes").create({"code": str, "table_number": int, "used": int}, pk="code")
+    db.table("events").create(
         {"device": str, "seq": int, "table_number": int, "match": str, "kind": str,
          "data": str, "mono": float, "wall": float, "actor": str}, pk=("device", "seq"))
-    db["nonces"].create({"table_number": int, "nonce": str}, pk=("table_number", "nonce"))
+    db.table("nonces").create({"table_number": int, "nonce": str}, pk=("table_number", "nonce"))
 
 
 @migrations()
 def create_event_tables(db: sqlite_utils.Database) -> None:
     # A table's events have one sequence across its kiosks: a replacement kiosk continues the
     # journal it downloaded, so (table, seq) is unique too.
-    db["events"].create_index(["table_number", "seq"], unique=True)
-    db["nonces"].add_column("at", float)
-    db["nonces"].create_index(["at"])
-    db["settings"].create({"key": str, "value": str}, pk="key")
-    db["event"].create({"id": int, "name": str, "ruleset": str, "ruleset_sha256": str,
+    db.table("events").create_index(["table_number", "seq"], unique=True)
+    db.table("nonces").add_column("at", float)
+    db.table("nonces").create_index(["at"])
+    db.table("settings").create({"key": str, "value": str}, pk="key")
+    db.table("event").create({"id": int, "name": str, "ruleset": str, "ruleset_sha256": str,
                         "format": str, "rounds": int, "match_minutes": float, "seed": int,
                         "status": str, "created": float}, pk="id")
-    db["teams"].create({"id": str, "name": str, "unit": str, "players": str,
+    db.table("teams").create({"id": str, "name": str, "unit": str, "players": str,
                         "withdrawn_after": int}, pk="id")
-    db["assignments"].create({"round": int, "table_number": int, "ns": str, "ew": str},
+    db.table("assignments").create({"round": int, "table_number": int, "ns": str, "ew": str},
                              pk=("round", "table_number"))
-    db["byes"].create({"round": int, "team": str}, pk=("round", "team"))
-    db["rounds"].create({"number": int, "start_at": float, "pairing_note": str},
+    db.table("byes").create({"round": int, "team": str}, pk=("round", "team"))
+    db.table("rounds").create({"number": int, "start_at": float, "pairing_note": str},
                         pk="number")
-    db["rulings"].create({"id": int, "round": int, "table_number": int, "kind": str,
+    db.table("rulings").create({"id": int, "round": int, "table_number": int, "kind": str,
                           "loser": str, "data": str, "reason": str, "at": float}, pk="id")
-    db["sessions"].create({"token": str, "csrf": str, "expires": float}, pk="token")
-    db["orphans"].create({"device": str, "seq": int, "table_number": int, "event": str,
+    db.table("sessions").create({"token": str, "csrf": str, "expires": float}, pk="token")
+    db.table("orphans").create({"device": str, "seq": int, "table_number": int, "event": str,
                           "why": str, "at": float}, pk=("device", "seq"))
-    db["links"].create({"table_number": int, "last_seen": float, "behind": int},
+    db.table("links").create({"table_number": int, "last_seen": float, "behind": int},
                        pk="table_number")
 
 
 @migrations()
 def add_round_stages(db: sqlite_utils.Database) -> None:
-    db["rounds"].add_column("stage", str)  # "swiss", "group", "playoff", "final" …
+    db.table("rounds").add_column("stage", str)  # "swiss", "group", "playoff", "final" …
     # Individual events: the table's four players by drawn seat letter, as JSON.
-    db["assignments"].add_column("seats", str)
+    db.table("assignments").add_column("seats", str)
 
 
 @migrations()
 def events_keyed_by_table(db: sqlite_utils.Database) -> None:
     # Two tables' kiosks with one device id (cloned from one image) must not collide.
-    db["events"].transform(pk=("table_number", "device", "seq"))
-    db["orphans"].transform(pk=("table_number", "device", "seq"))
+    db.table("events").transform(pk=("table_number", "device", "seq"))
+    db.table("orphans").transform(pk=("table_number", "device", "seq"))
 
 
 @migrations()
 def director_console(db: sqlite_utils.Database) -> None:
     """The head referee's console (issue 12): late entries, a round's private draft and its
     publication, the hall's round clock, rulings that can be removed, the audit log."""
-    db["teams"].add_column("joined_round", int)  # a late entry plays from this round on
-    db["teams"].add_column("missed_points", int)  # big points for each round it missed
-    db["teams"].add_column("added", float)
-    db["rounds"].add_column("published_at", float)
-    db["rounds"].add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
+    db.table("teams").add_column("joined_round", int)  # a late entry plays from this round on
+    db.table("teams").add_column("missed_points", int)  # big points for each round it missed
+    db.table("teams").add_column("added", float)
+    db.table("rounds").add_column("published_at", float)
+    db.table("rounds").add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
     for column in ("removed_at", "removed_reason", "removed_by", "by"):
-        db["rulings"].add_column(column, float if column == "removed_at" else str)
-    db["sessions"].add_column("who", str)
-    db["audit"].create({"id": int, "at": float, "who": str, "action": str, "params": str},
+        db.table("rulings").add_column(column, float if column == "removed_at" else str)
+    db.table("sessions").add_column("who", str)
+    db.table("audit").create({"id": int, "at": float, "who": str, "action": str, "params": str},
                        pk="id")
 
 
 @migrations()
 def chain_and_access(db: sqlite_utils.Database) -> None:
     # The hash chain: each stored event's link and hash (computed once for an older store).
-    db["events"].add_column("prev", str)
-    db["events"].add_column("hash", str)
+    db.table("events").add_column("prev", str)
+    db.table("events").add_column("hash", str)
     tables = [t for (t,) in db.execute("SELECT DISTINCT table_number FROM events")]
     for table in tables:
         prev = ""
@@ -125,27 +125,27 @@ def chain_and_access(db: sqlite_utils.Database) -> None:
                        "seq = ?", [prev, digest, table, event["seq"]])
             prev = digest
     # Events kept aside: a conflict's events, an import's events whose places were taken.
-    db["aside"].create({"id": int, "table_number": int, "seq": int, "hash": str,
+    db.table("aside").create({"id": int, "table_number": int, "seq": int, "hash": str,
                         "event": str, "why": str, "at": float}, pk="id")
-    db["aside"].create_index(["table_number", "hash"], unique=True)
+    db.table("aside").create_index(["table_number", "hash"], unique=True)
     for d, s, t, e, at in db.execute(  # (an older orphan has no hash: keyed by its device)
             "SELECT device, seq, table_number, event, at FROM orphans").fetchall():
         db.execute("INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
                    "VALUES (?, ?, ?, ?, ?, ?)", [t, s, f"{d}:{s}", e, "place-taken", at])
-    db["orphans"].drop()
-    db["conflicts"].create({"table_number": int, "seq": int, "why": str, "at": float,
+    db.table("orphans").drop()
+    db.table("conflicts").create({"table_number": int, "seq": int, "why": str, "at": float,
                             "resolved": int}, pk=("table_number", "seq"))
     # Codes expire, and a wrong guess burns one; a credential is confirmed by its first use.
-    db["codes"].add_column("issued", float)
-    db["codes"].add_column("used_at", float)
+    db.table("codes").add_column("issued", float)
+    db.table("codes").add_column("used_at", float)
     db.execute("UPDATE codes SET issued = 0")  # codes from before expiry: expired
-    db["tables"].add_column("confirmed", int)
+    db.table("tables").add_column("confirmed", int)
     db.execute("UPDATE tables SET confirmed = 1")
     # Session tokens are kept as hashes from now on: the old plain ones end.
     db.execute("DELETE FROM sessions")
     # Nonces and link health live in memory (a heartbeat writes nothing).
-    db["nonces"].drop()
-    db["links"].drop()
+    db.table("nonces").drop()
+    db.table("links").drop()
 
 
 # The head referee's data: what the director reads and remembers between kiosk batches. A
@@ -156,7 +156,7 @@ DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings",
 
 @migrations()
 def director_revision(db: sqlite_utils.Database) -> None:
-    db["revision"].create({"id": int, "n": int}, pk="id")
+    db.table("revision").create({"id": int, "n": int}, pk="id")
     db.execute("INSERT INTO revision VALUES (1, 0)")
     for table in DIRECTOR_TABLES:
         for change in ("INSERT", "UPDATE", "DELETE"):
@@ -169,18 +169,18 @@ def event_edits(db: sqlite_utils.Database) -> None:
     """The event can be corrected after it was created (admin: edit the event)."""
     # The name the tables' matches carry (they are found by it): the created name, kept when
     # the name is corrected after a round was given to the tables.
-    db["event"].add_column("match_name", str)
+    db.table("event").add_column("match_name", str)
     db.execute("UPDATE event SET match_name = name")
     # Each kiosk's ruleset copies when it paired ({id: sha256}, JSON): another ruleset for the
     # event is checked against them.
-    db["tables"].add_column("rulesets", str)
+    db.table("tables").add_column("rulesets", str)
 
 
 @migrations()
 def event_extras(db: sqlite_utils.Database) -> None:
     # Fields a later release's kiosk adds to an event (kiosk.protocol.schema), as JSON: kept,
     # hashed with the event and given back with it.
-    db["events"].add_column("extra", str)
+    db.table("events").add_column("extra", str)
 
 
 # The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,

@@ -114,13 +114,15 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         save_checkpoint(director)
 
     app = ScorerApp(
-        routes=[Route("/", page), Route("/team", team_page), Route("/api/hall", snapshot),
+        # (the tables' routes first: a hall's kiosks make most of the requests)
+        routes=[*kiosks.ROUTES, Route("/", page), Route("/team", team_page),
+                Route("/api/hall", snapshot),
                 Route("/api/team/{team}", team),
                 Route("/api/teams", kept_json(hall.team_list)),
                 Route("/api/standings", kept_json(hall.standings)),
                 Route("/api/tables", kept_json(hall.tables, ticking=True)), Route("/qr.svg", qr),
                 Route("/favicon.ico", favicon),
-                *outputs.routes(director), *kiosks.ROUTES, *admin.routes(director),
+                *outputs.routes(director), *admin.routes(director),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
