@@ -378,13 +378,18 @@ async def events(request: Request) -> Response:
         batch = check_batch(body)
     except WireError as exc:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
-    # The kiosk's version, health and clock offset, for the admin page (director/fleet.py).
-    await fleet.note(director, here.reports, table, body.get("kiosk"), now)
+    # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
+    # when worth a write: in the batch's own transaction when it has one.
+    report = fleet.parse(body.get("kiosk"))
+    if report is not None and not here.reports.due(table, report, now):
+        report = None
     confirm = not confirmed
     if batch.events or confirm:
         def job(db: Any) -> Ingested:
             if confirm:
                 Store.confirm(db, table)
+            if report is not None:
+                fleet.save(db, table, report, now)
             done = store.apply(db, table, batch.events, now, batch.head, batch.sealed)
             if done.conflict and not batch.events:
                 store.record_conflict(db, table, done.conflict, now)
@@ -392,11 +397,17 @@ async def events(request: Request) -> Response:
 
         done = await store.writer().run(
             job, lambda d: store.committed(table, d, now, batch.behind))
-    else:  # a heartbeat: nothing to commit
+    else:  # a heartbeat: nothing to commit (but a report or a conflict, now and then)
         done = store.apply(store.db, table, [], now, batch.head)
-        if done.conflict:
-            conflict = done.conflict
-            await store.writer().run(lambda db: store.record_conflict(db, table, conflict, now))
+        conflict = done.conflict
+        if conflict or report is not None:
+            def note(db: Any) -> None:
+                if report is not None:
+                    fleet.save(db, table, report, now)
+                if conflict:
+                    store.record_conflict(db, table, conflict, now)
+
+            await store.writer().run(note)
         store.heard(table, now, batch.behind)
     if done.conflict:
         seq, why = done.conflict
