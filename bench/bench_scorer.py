@@ -89,7 +89,8 @@ from kiosk.cli.scorer_cmd import STORE_NAME
 from kiosk.protocol.pairing import KioskPairing
 from kiosk.protocol.wire import event_hash, signed_headers
 from kiosk.rules import Rulesets
-from kiosk.sync.outbox import ASK_EVERY, HEARTBEAT
+from kiosk.sync.link import ScorerBusy, ScorerLink
+from kiosk.sync.outbox import ASK_EVERY, HEARTBEAT, next_wait
 from kiosk.sync.outbox import BATCH as OUTBOX_BATCH
 from kiosk.table.journal import Event, Journal
 from kiosk.table.state import MatchState
@@ -97,6 +98,7 @@ from kiosk.table.state import MatchState
 RULESET = "xiamen-2015"
 INGEST_BATCH = 50
 QUEUED = 500  # events each table has waiting when the scorer comes back
+LINK_TIMEOUT = ScorerLink.__init__.__defaults__[-1]  # the kiosk's own timeout (5 s)
 T = TypeVar("T")
 
 
@@ -376,7 +378,8 @@ async def signed(client: KioskClient, table: Table, method: str, path: str, body
     except ValueError:
         answer = {"error": raw[:80].decode(errors="replace")}
     if status != 200:
-        tally.add(f"{status} {answer.get('error', '')}")
+        tally.add(f"{status} {answer.get('error', '')}"
+                  + (f" (Retry-After {client.retry_after:g} s)" if client.retry_after else ""))
         return None
     tally.add("200")
     return dict(answer)
@@ -491,6 +494,9 @@ def hall_reader(url: str, out: Any, stop: Any) -> None:
     out.put(("done",))
 
 
+answers: list[float] = []  # every answer's wait in the latency run, 503s included
+
+
 async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple[float, float],
                      duration: float, tally: Tally, rng: random.Random
                      ) -> tuple[list[tuple[int, int, float, float]], float]:
@@ -503,6 +509,7 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
     async def play(client: KioskClient, table: Table) -> None:
         await asyncio.sleep(rng.uniform(0, pace[1]))  # tables do not start in step
         acked = 0  # as the outbox: send everything after the scorer's high-water mark
+        delay = 0.0
         for hands, last in enumerate(ends, 1):
             if time.monotonic() >= deadline:
                 return
@@ -510,6 +517,18 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
             posted = time.monotonic()
             answer = await send(client, table, batch, 0, tally)
             answered = time.monotonic()
+            answers.append(answered - posted)
+            while answer is None and client.retry_after and time.monotonic() < deadline:
+                # turned away at once (503): the outbox waits as asked, with jitter, and
+                # sends the same events again
+                delay, wait = next_wait(delay, ScorerBusy("", 503, "", {}, client.retry_after),
+                                        rng)
+                await asyncio.sleep(wait)
+                again = time.monotonic()
+                answer = await send(client, table, batch, 0, tally)
+                answered = time.monotonic()
+                answers.append(answered - again)
+            delay = 0.0
             if answer is not None:
                 acked = int(answer["high_water"])
                 if acked == batch[-1]["seq"]:
@@ -521,12 +540,40 @@ async def post_hands(url: str, tables: list[Table], ends: list[int], pace: tuple
                 return
             await asyncio.sleep(pause)
 
+    answers.clear()
     await each_table(url, tables, play)
     return posts, time.process_time() - start_cpu
 
 
+def floor_run(tables: list[Table], ends: list[int], pace: tuple[float, float],
+              duration: float) -> tuple[float, float, float]:
+    """The same clients posting the same batches to bench/floor_server.py (the scorer's web
+    stack answering with no work): (batches/s, every answer's p99, server CPU a batch)."""
+    port = free_port()
+    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("floor_server.py")),
+                               str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"https://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        with httpx.Client(verify=client_tls(), timeout=2) as client:
+            while time.monotonic() < deadline:
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(url + "/").status_code == 200:
+                        break
+                time.sleep(0.05)
+        cpu0, started = cpu_seconds(server.pid), time.monotonic()
+        posts, _ = asyncio.run(post_hands(url, tables, ends, pace, duration, Tally(),
+                                          random.Random(1)))
+        elapsed, cpu = time.monotonic() - started, cpu_seconds(server.pid) - cpu0
+    finally:
+        server.terminate()
+        server.wait(10)
+    return len(posts) / elapsed, percentile(answers, .99), cpu / max(1, len(posts))
+
+
 def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 ends: list[int], pace: tuple[float, float], duration: float) -> None:
+    floor = floor_run(tables, ends, pace, duration) if TLS else None
     data = fresh_store(base, template, "latency")
     scorer = Scorer(data)
     tally = Tally()
@@ -607,6 +654,19 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
     if acks:
         print(f"  ingest answer alone:   p50 {ms(percentile(acks, .5))}, "
               f"p99 {ms(percentile(acks, .99))}, max {ms(max(acks))}")
+    if answers:
+        late = sum(1 for a in answers if a > LINK_TIMEOUT)
+        print(f"  every answer (503s with Retry-After included): p50 "
+              f"{ms(percentile(answers, .5))}, p99 {ms(percentile(answers, .99))}, max "
+              f"{ms(max(answers))}; {late} of {len(answers)} past the kiosk's timeout "
+              f"({LINK_TIMEOUT:g} s)")
+    if floor is not None:
+        rate, p99, cpu = floor
+        print(f"  floor in the same run (the same clients and batches, the same web stack "
+              f"and TLS answering with no work, bench/floor_server.py): {rate:.0f} batches/s, "
+              f"every answer p99 {ms(p99)}, server CPU {ms(cpu)} a batch; the scorer: "
+              f"{len(posts) / elapsed / rate:.2f}× the batches/s, "
+              f"{(server_cpu / max(1, len(posts))) / cpu:.1f}× the CPU a batch")
     if in_run:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
         print(f"  hall messages (snapshot, then patches): {len(in_run)} during the run"

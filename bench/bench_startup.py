@@ -31,6 +31,10 @@ COMMANDS = {
     "kiosk replay (xiamen example)": [*KIOSK, "replay", str(EXAMPLE)],
     "kiosk table --help": [*KIOSK, "table", "--help"],
     "kiosk scorer --help": [*KIOSK, "scorer", "--help"],
+    # The scorer's whole app imported (what `kiosk scorer` loads before it listens): aim ≤ 6,
+    # numpy not among its modules (issue 30).
+    "the scorer's app imported": [sys.executable, "-c", "import sys, kiosk.scorer.web.app; "
+                                  "sys.exit('numpy' in sys.modules)"],
 }
 
 
@@ -79,9 +83,10 @@ def measure(runs: int) -> None:
     for name, values in times.items():
         median = statistics.median(values)
         ratio = "" if name.endswith("(floor)") else f"  ratio {median / floor:.2f}"
-        aim = " (aim ≤ 3)" if name in ("kiosk --help", "kiosk replay (xiamen example)") else ""
+        aim = " (aim ≤ 3)" if name in ("kiosk --help", "kiosk replay (xiamen example)") else \
+            " (aim ≤ 6)" if name == "the scorer's app imported" else ""
         print(f"  {name:<32} {median * 1e3:6.1f} ms{ratio}{aim}")
-    for name in ("kiosk --help", "kiosk replay (xiamen example)"):
+    for name in ("kiosk --help", "kiosk replay (xiamen example)", "the scorer's app imported"):
         print(f"  {name}: top-level imports {heaviest(COMMANDS[name])}")
 
 

@@ -24,6 +24,7 @@ class KioskClient:
         self.timeout = timeout
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.retry_after = 0.0  # the last answer's Retry-After (seconds), 0 without one
 
     async def request(self, method: str, path: str, body: bytes = b"",
                       headers: dict[str, str] | None = None) -> tuple[int, bytes]:
@@ -48,11 +49,14 @@ class KioskClient:
         status_line = await self.reader.readuntil(b"\r\n")
         status = int(status_line.split()[1])
         length, keep = 0, True
+        self.retry_after = 0.0
         for line in (await self.reader.readuntil(b"\r\n\r\n")).split(b"\r\n"):
             name, _, value = line.partition(b":")
             name = name.strip().lower()
             if name == b"content-length":
                 length = int(value)
+            elif name == b"retry-after":
+                self.retry_after = float(value)
             elif name == b"connection" and value.strip().lower() == b"close":
                 keep = False
         body = await self.reader.readexactly(length)

@@ -118,8 +118,10 @@ class ScorerProcess:
     """The real `kiosk scorer` in its own process on loopback (HTTPS, its own certificate);
     `kill()` is a power cut."""
 
-    def __init__(self, data: Path, port: int | None = None, *extra: str) -> None:
+    def __init__(self, data: Path, port: int | None = None, *extra: str,
+                 files: int | None = None) -> None:
         self.data, self.port = data, port or free_port()
+        self.files = files  # its open-file limit (soft and hard), as `ulimit -n` sets it
         self.tls = "--no-tls" not in extra
         self.url = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self.extra = extra
@@ -133,7 +135,7 @@ class ScorerProcess:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "kiosk.cli.main", "scorer", "--data", str(self.data),
                  "--port", str(self.port), "--no-mdns", *self.extra], cwd=ROOT, stdout=log,
-                stderr=subprocess.STDOUT)
+                stderr=subprocess.STDOUT, preexec_fn=self._limit if self.files else None)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -145,6 +147,11 @@ class ScorerProcess:
                     raise RuntimeError(f"the scorer exited: {log_text}") from None
                 time.sleep(0.1)
         raise RuntimeError("the scorer did not start within 30 s")
+
+    def _limit(self) -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.files, self.files))
 
     def kill(self, signal: int = 9) -> None:
         if self.proc is not None and self.proc.poll() is None:

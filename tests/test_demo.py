@@ -63,7 +63,7 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
         out, _ = demo.communicate(timeout=60)
     # What the newcomer reads, in Chinese: where to look, why the browser warns, the password
     assert f"大厅页面：{url}/" in out and f"裁判长后台：{url}/admin" in out
-    assert "记分台自己生成的证书" in out and "裁判长后台密码（只显示这一次）" in out
+    assert "记分台自己生成的证书" in out and "裁判长后台密码：" in out
     assert "演示：第 1 轮开赛" in out and "演示：正在停止" in out
     with pytest.raises(ProcessLookupError):
         os.killpg(demo.pid, 0)  # nothing of the demo is left running
@@ -81,3 +81,54 @@ def test_a_tables_link_trouble_is_said_in_words(capsys):
     assert out == ["演示：第 3 桌：记分台没有应答",
                    "演示：第 3 桌：出现意外问题，操作未完成，已记录的数据没有丢失。"
                    "请告知裁判或技术人员。"]
+
+
+@pytest.mark.unit
+def test_every_start_of_the_demo_says_the_admin_password_and_where_it_is_kept(tmp_path):
+    from kiosk.rules import Rulesets
+    from kiosk.scorer.director import Director
+    from kiosk.scorer.store.database import Store
+    from kiosk.sim.demo import password_words
+
+    def start() -> tuple[str, dict]:  # a start of the demo: its scorer's own connection
+        director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), Rulesets.load([]))
+        try:
+            return password_words(director, tmp_path)
+        finally:
+            director.store.close()
+
+    first, second = start(), start()
+    assert first[0] == second[0] == "demo.password"
+    assert first[1] == second[1] and first[1]["path"] == tmp_path / "admin-password.txt"
+    assert first[1]["password"] == first[1]["path"].read_text().strip()
+    assert oct(first[1]["path"].stat().st_mode & 0o777) == "0o600"
+    director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), Rulesets.load([]))
+    director.set_password("a-new-password-2026")  # the head referee changed it
+    director.store.close()
+    assert start() == ("demo.password_changed", {"path": tmp_path / "admin-password.txt"})
+
+
+@pytest.mark.unit
+def test_a_demo_table_that_cannot_pair_at_once_tries_again(monkeypatch, tmp_path):
+    from kiosk.errors import LinkError
+    from kiosk.sim import demo
+
+    failures = [LinkError("locked", 500, "web.http.500"), LinkError("no answer")]
+    said, waited = [], []
+
+    def join(*args):
+        if failures:
+            raise failures.pop(0)
+        return "the link"
+
+    monkeypatch.setattr(demo, "join", join)
+    link = demo.join_retrying(tmp_path, 7, "https://x", "123456", {},
+                              lambda key, **kw: said.append((key, kw["table"])),
+                              lambda s: waited.append(s) or False)
+    assert link == "the link" and said == [("demo.table_error", 7)] * 2
+    assert waited == [demo.PAIR_WAIT, demo.PAIR_WAIT * 2]  # waiting longer each time
+    monkeypatch.setattr(demo, "join", lambda *a: (_ for _ in ()).throw(
+        LinkError("wrong code", 403, "sync.wrong-code")))
+    with pytest.raises(LinkError):  # a refusal is not tried again
+        demo.join_retrying(tmp_path, 7, "https://x", "123456", {}, lambda *a, **k: None,
+                           lambda s: False)

@@ -54,7 +54,7 @@ class KioskPairing:
     `open(answer)` for the table's secret and the scorer's fingerprint."""
 
     def __init__(self, code: str, table: int, device: str) -> None:
-        from spake2 import SPAKE2_A
+        from spake2 import SPAKE2_A  # type: ignore[import-untyped]
 
         self._pake = SPAKE2_A(code.encode(), idA=_kiosk_id(table, device), idB=SCORER_ID)
         self.message = self._pake.start().hex()
@@ -63,7 +63,7 @@ class KioskPairing:
 
     def confirm(self, scorer_message: Any, session: str) -> str:
         """The proof that this kiosk used the code the scorer did. Raises WireError."""
-        from spake2 import SPAKEError
+        from spake2 import SPAKEError  # type: ignore[import-untyped]
 
         try:
             self._key = self._pake.finish(_message(scorer_message))
@@ -100,7 +100,7 @@ class ScorerPairing:
 
     def __init__(self, code: str, table: int, device: str, kiosk_message: Any,
                  session: str) -> None:
-        from spake2 import SPAKE2_B, SPAKEError
+        from spake2 import SPAKE2_B, SPAKEError  # type: ignore[import-untyped]
 
         pake = SPAKE2_B(code.encode(), idA=_kiosk_id(table, device), idB=SCORER_ID)
         self.message = pake.start().hex()

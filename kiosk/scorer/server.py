@@ -50,10 +50,11 @@ class ScorerServer(uvicorn.Server):
 
 
 def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | None = None,
-               lang: str = DEFAULT_LANG) -> ScorerServer:
+               lang: str = DEFAULT_LANG, proxy: str | None = None) -> ScorerServer:
     """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
     benchmark's comparison only). What uvicorn itself says (a request that is no HTTP) is in
-    `lang`."""
+    `lang`. Forwarded headers are believed only from `proxy` (an address), when one is named:
+    from no one by default (uvicorn's own default believes loopback)."""
     files = raise_file_limit()
     return_large_blocks()
     gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
@@ -64,8 +65,9 @@ def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | N
     log.addFilter(UvicornWords(t, host, port))
     return ScorerServer(uvicorn.Config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
-        http=guarded(gate, context, t("web.http.400")), loop="asyncio", timeout_keep_alive=15,
-        backlog=1024))
+        http=guarded(gate, context, t("web.http.400"), t("web.http.431"), t("web.http.408")),
+        loop="asyncio", timeout_keep_alive=15, backlog=1024,
+        proxy_headers=proxy is not None, forwarded_allow_ips=proxy or ""))
 
 
 UVICORN_KEYS = {"Invalid HTTP request received.": "terminal.scorer.not_http",

@@ -7,6 +7,7 @@ stopped; with --fresh it starts over."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import threading
 import time
@@ -58,7 +59,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     store_path = data / "scorer" / "scorer.sqlite"
     director = Director(Store(store_path), rulesets)  # the server's own connection
     admin = Director(Store(store_path), rulesets)  # the head referee's, as a command has
-    password = director.first_password()
+    password = password_words(director, data)
     if admin.event() is None:
         admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
         admin.import_teams(roster())
@@ -77,8 +78,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     say("demo.urls", url=url)
     pairs = [identity.fingerprint[i:i + 2].upper() for i in range(0, 16, 2)]
     say("demo.certificate", fingerprint=" ".join(pairs) + " …")
-    if password:
-        say("demo.password", password=password)
+    say(password[0], **password[1])
     stop = threading.Event()
     standby = Standby(data)
     try:
@@ -89,6 +89,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     except KeyboardInterrupt:
         print()
         say("demo.stopping")
+    except LinkError as exc:  # a table the scorer refuses, even after trying again
+        say("demo.failed", reason=exc)
+        return 1
     finally:
         stop.set()
         standby.stop_all()
@@ -97,6 +100,47 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
         director.store.close()
         admin.store.close()
     return 0
+
+
+PASSWORD_FILE = "admin-password.txt"
+PAIR_TRIES = 8  # a kiosk that cannot pair tries again, waiting longer each time
+PAIR_WAIT = 0.5  # seconds before its second try
+
+
+def password_words(director: Director, data: Path) -> tuple[str, dict[str, Any]]:
+    """What every start of the demo says about the admin password: the password and the file
+    (this user's only) that keeps it, written on the first start; or, once the head referee
+    changed it (`kiosk scorer admin password`), only where the old one was."""
+    path = data / PASSWORD_FILE
+    first = director.first_password()
+    if first:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(first + "\n")
+    kept = path.read_text().strip() if path.exists() else ""
+    if kept and director.check_password(kept):
+        return "demo.password", {"password": kept, "path": path}
+    return "demo.password_changed", {"path": path}
+
+
+def join_retrying(kiosk: Path, table: int, url: str, code: str | None, rulesets: Rulesets,
+                  say: Callable[..., None], wait: Callable[[float], bool]) -> ScorerLink:
+    """`join`, tried again when the scorer is unreachable, busy or failed (a 5xx): a demo
+    table that cannot pair at once says why and waits, rather than end the demo. A refusal
+    (a wrong code, another ruleset) is raised at once. `wait(s)`: True to stop waiting."""
+    delay = PAIR_WAIT
+    for attempt in range(1, PAIR_TRIES + 1):
+        try:
+            return join(kiosk, table, url, code, rulesets)
+        except LinkError as exc:
+            passing = exc.status is None or exc.status >= 500 or exc.status == 429
+            if not passing or attempt == PAIR_TRIES:
+                raise
+            say("demo.table_error", table=table, reason=exc)
+            if wait(delay):
+                raise
+            delay *= 2
+    raise AssertionError("unreachable")
 
 
 def _sayer(lang: str) -> Callable[..., None]:
@@ -150,7 +194,8 @@ def play_event(admin: Director, data: Path, url: str, codes: dict[int, str], spe
         kiosk = data / f"kiosk-{table}"
         paired = Credential.load(kiosk, table) is not None
         # The URL each time: a run on another port finds the scorer there.
-        links[table] = join(kiosk, table, url, None if paired else codes[table], rulesets)
+        links[table] = join_retrying(kiosk, table, url, None if paired else codes[table],
+                                     rulesets, say, stop.wait)
         standby.start(table, links[table])
     while not stop.is_set():
         round_no = admin.current_round()

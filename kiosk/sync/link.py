@@ -34,7 +34,7 @@ import httpx
 from ..errors import LinkError, WireError
 from ..i18n import catalog
 from ..protocol.pairing import KioskPairing
-from ..protocol.wire import dumps, loads, same, sign_answer, signed_headers
+from ..protocol.wire import WIRE_VERSION, dumps, loads, same, sign_answer, signed_headers
 
 SYNCED_WITHIN = 0.5  # seconds: a wall clock this close to the scorer's counts as synchronised
 
@@ -69,6 +69,25 @@ class Credential:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, path)
+
+
+class ScorerBusy(LinkError):
+    """The scorer is behind and said so at once (503): try again after `retry_after` seconds
+    (the outbox adds jitter, so a hall's tables do not all come back together)."""
+
+    def __init__(self, message: str, status: int, key: str, params: dict[str, Any],
+                 retry_after: float) -> None:
+        super().__init__(message, status, key, params)
+        self.retry_after = retry_after
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (a number of seconds; a date is not used here)."""
+    try:
+        seconds = float(value or "")
+    except ValueError:
+        return None
+    return min(seconds, 300.0) if math.isfinite(seconds) and seconds >= 0 else None
 
 
 def https(url: str) -> str:
@@ -191,6 +210,9 @@ class ScorerLink:
             self._samples.append((received - sent, float(now) - (sent + received) / 2))
         if reply.status_code != 200:
             key, params = _words(answer.get("key"), answer.get("params"), reply.status_code)
+            wait = _retry_after(reply.headers.get("retry-after"))
+            if reply.status_code == 503 and wait is not None:
+                raise ScorerBusy(str(answer.get("error", 503)), 503, key, params, wait)
             raise LinkError(str(answer.get("error", reply.status_code)), reply.status_code,
                             key, params)
         if signed and not authentic:
@@ -237,7 +259,10 @@ class ScorerLink:
                 # A relay: the PAKE reached the real scorer, this connection did not.
                 raise LinkError("the certificate on this connection is not the one the "
                                 "scorer vouched for", 200, "sync.pair-impostor")
-            certificate = ssl.DER_cert_to_PEM_cert(seen[-1])
+            der = seen[-1]
+            if der is None:  # (a relay on one of the two connections: refused above)
+                raise LinkError("no certificate on this connection", 200, "sync.pair-impostor")
+            certificate = ssl.DER_cert_to_PEM_cert(der)
         self.credential = Credential(self.url, table, payload["secret"], certificate)
         if not self.injected:  # from now on, that certificate only
             self.client.close()
@@ -249,7 +274,7 @@ class ScorerLink:
         """Send a batch; the answer has the scorer's high-water mark for this table. `head`:
         this journal's last (seq, hash), which the scorer checks against its record."""
         assert self.credential is not None
-        batch: dict[str, Any] = {"events": events, "behind": behind}
+        batch: dict[str, Any] = {"v": WIRE_VERSION, "events": events, "behind": behind}
         if head is not None:
             batch["head"] = {"seq": head[0], "hash": head[1]}
         if self.report is not None:

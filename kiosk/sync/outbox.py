@@ -5,8 +5,10 @@ sends the events after the scorer's high-water mark in batches, and takes the sc
 as the truth: a gap, or a scorer rebuilt from an older backup, answers a lower mark and the
 events from there are sent again. When the scorer cannot be reached it waits with exponential
 backoff (with jitter, so a hall's tables do not all knock at once) and the table goes on
-playing. Between batches it asks for the table's assignment, which carries the round start,
-the hall's round clock and the started rounds the head referee took back.
+playing; when the scorer answers that it is behind (503 with Retry-After) the outbox waits that
+long and up to as long again (`next_wait`), and the link shows "behind", not offline.
+Between batches it asks for the table's assignment, which carries the round start, the hall's
+round clock and the started rounds the head referee took back.
 
 Each batch carries the journal's head (its last event's sequence number and hash): a journal
 restored from an older copy or rolled back is refused by the scorer with a 409 naming the
@@ -28,12 +30,22 @@ from typing import Any
 from ..errors import JournalError, LinkError
 from ..fleet.status import kiosk_status
 from ..table.journal import Journal
-from .link import ScorerLink
+from .link import ScorerBusy, ScorerLink
 
 BATCH = 200
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 30.0  # seconds
 ASK_EVERY = 5.0  # seconds between assignment requests while in sync
 HEARTBEAT = 5.0  # seconds between requests when there is nothing to send (link health)
+
+
+def next_wait(delay: float, error: LinkError, rng: random.Random) -> tuple[float, float]:
+    """After a failed pass: (the backoff's delay from now on, the seconds to wait now). A
+    scorer that said how long to wait is waited for that long and up to as long again; else
+    the delay doubles (from BACKOFF_FIRST to BACKOFF_MAX) and the wait is half to all of it."""
+    delay = min(BACKOFF_MAX, max(BACKOFF_FIRST, delay * 2))
+    if isinstance(error, ScorerBusy):
+        return delay, max(BACKOFF_FIRST, error.retry_after) * rng.uniform(1.0, 2.0)
+    return delay, delay * rng.uniform(0.5, 1.0)
 
 
 @dataclass(frozen=True)
@@ -142,6 +154,9 @@ class Outbox:
             self.on_state(self.state)
 
     def _failed(self, exc: LinkError) -> None:
+        if isinstance(exc, ScorerBusy):  # reachable, and says when to come back
+            self._set(status="behind", behind=max(0, self._newest - (self.acked or 0)))
+            return
         refused = exc.status is not None and exc.status < 500
         conflict = exc.params.get("seq") if exc.status == 409 else None
         self._set(status="refused" if refused else "offline", error=str(exc),
@@ -190,10 +205,10 @@ class Outbox:
                     delay = 0.0
                     wait = idle
                 except (LinkError, JournalError) as exc:
-                    self._failed(exc if isinstance(exc, LinkError) else
-                                 LinkError(str(exc), None, exc.key or "", dict(exc.params)))
-                    delay = min(BACKOFF_MAX, max(BACKOFF_FIRST, delay * 2))
-                    wait = delay * self.rng.uniform(0.5, 1.0)
+                    error = exc if isinstance(exc, LinkError) else \
+                        LinkError(str(exc), None, exc.key or "", dict(exc.params))
+                    self._failed(error)
+                    delay, wait = next_wait(delay, error, self.rng)
                 self._wake.wait(wait)
                 self._wake.clear()
         finally:
@@ -215,7 +230,7 @@ class Outbox:
         journal = self._open()
         if journal is None:
             return False
-        deadline, delay = time.monotonic() + timeout, BACKOFF_FIRST
+        deadline, delay = time.monotonic() + timeout, 0.0
         try:
             while time.monotonic() < deadline:
                 self._newest = journal.newest()
@@ -226,8 +241,8 @@ class Outbox:
                         return True
                 except LinkError as exc:
                     self._failed(exc)
-                    time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
-                    delay = min(BACKOFF_MAX, delay * 2)
+                    delay, wait = next_wait(delay, exc, self.rng)
+                    time.sleep(min(wait, max(0.0, deadline - time.monotonic())))
             return False
         finally:
             journal.close()

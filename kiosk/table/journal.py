@@ -24,12 +24,12 @@ import secrets
 import shutil
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import JournalError
-from ..protocol.wire import broken_link, event_hash
+from ..protocol.chain import broken_link, event_hash
+from ..protocol.schema import Event  # (the one event schema: the journal's, the wire's)
 from ..sqlite import Migrations, sqlite_utils
 
 migrations = Migrations("kiosk.table.journal")
@@ -69,27 +69,6 @@ def index_kinds(db: sqlite_utils.Database) -> None:
     # The kiosk asks at every poll which match a round's setup made (`setups`): without this
     # index, each poll reads the whole day's journal.
     db["events"].create_index(["kind", "match"])
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One recorded fact. `match` names the match (its round) the event belongs to; `prev` is
-    the hash of the table's event before it (empty for the first)."""
-
-    seq: int
-    device: str
-    match: str
-    kind: str
-    data: dict[str, Any]
-    mono: float
-    wall: float
-    actor: str
-    prev: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "device": self.device, "match": self.match, "kind": self.kind,
-                "data": self.data, "mono": self.mono, "wall": self.wall, "actor": self.actor,
-                "prev": self.prev}
 
 
 def table_path(data_dir: str | Path, table: int) -> Path:

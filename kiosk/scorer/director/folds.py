@@ -32,7 +32,8 @@ from ...table.state import MatchState
 
 BATCH = 20_000  # events read at a time on a cold fold
 # The code whose objects a checkpoint holds: another version of any of them refolds.
-FOLD_CODE = ("table/state.py", "table/journal.py", "rules/*.py", "scorer/director/folds.py")
+FOLD_CODE = ("table/state.py", "table/journal.py", "protocol/schema.py", "rules/*.py",
+             "scorer/director/folds.py")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,10 +4,16 @@ request heads, and the security headers of every answer.
 `GuardedConnection` is what uvicorn creates for each TCP connection. Before TLS begins it
 counts the connection against a cap per source address and a cap for everyone (a laptop
 opening a thousand idle sockets is turned away at once, and the scorer never runs out of
-file descriptors); then it does the TLS handshake itself, with a timeout, and hands the
-decrypted stream to uvicorn's HTTP protocol (`GuardedHttp`), which must receive a whole
-request head, of bounded size, within HEAD_TIMEOUT of the connection or of the previous
-answer.
+file descriptors). When every place is taken, the oldest connection still in its TLS
+handshake makes room: idle sockets from many machines cannot lock a kiosk out. Then it does
+the TLS handshake itself, with a timeout, and hands the decrypted stream to uvicorn's HTTP
+protocol (`GuardedHttp`), which must receive a whole request head of at most MAX_HEAD bytes
+(counted as it is parsed, however it arrives) within HEAD_TIMEOUT of the connection or of the
+previous answer, and then the whole body within BODY_TIMEOUT, whatever the route (408).
+
+Forwarded headers (X-Forwarded-For, -Proto) are believed from no one unless a proxy is named
+(`server.server_for`): a laptop cannot claim other addresses to escape the limits per
+address, nor plain HTTP to get a session cookie without Secure.
 """
 
 from __future__ import annotations
@@ -17,26 +23,36 @@ import contextlib
 import ssl
 from asyncio import sslproto
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 
 PER_SOURCE = 64  # open connections from one address (a browser opens about 6)
-HANDSHAKE_TIMEOUT = 10.0  # seconds for a TLS handshake
+HANDSHAKE_TIMEOUT = 10  # seconds for a TLS handshake
 HEAD_TIMEOUT = 10.0  # seconds for a whole request head
 MAX_HEAD = 32_000  # bytes of a request head
+BODY_TIMEOUT = 15.0  # seconds to send a body once its head is in
+ARRIVED = "kiosk80.arrived"  # the scope's key for the loop's time when the head was in
 
 
 class Gate:
-    """Open connections, per source address and in all."""
+    """Open connections, per source address and in all; and those still in their handshake,
+    oldest first, each with the way to end it."""
 
     def __init__(self, per_source: int, total: int) -> None:
         self.per_source, self.total = per_source, total
         self.open: Counter[str] = Counter()
         self.count = 0
+        self.shaking: dict[object, Callable[[], None]] = {}  # (insertion order: oldest first)
 
     def admit(self, source: str) -> bool:
-        if self.count >= self.total or self.open[source] >= self.per_source:
+        if self.open[source] >= self.per_source:
+            return False
+        if self.count >= self.total and self.shaking:  # the oldest stranger makes room
+            oldest = next(iter(self.shaking))
+            self.shaking.pop(oldest)()
+        if self.count >= self.total:
             return False
         self.open[source] += 1
         self.count += 1
@@ -54,13 +70,22 @@ class GuardedHttp(HttpToolsProtocol):
     answer to bytes that are no HTTP request in the scorer's words."""
 
     not_http = "请求的格式不对。"  # (`guarded` sets the scorer's language's web.http.400)
+    too_large = "请求头太大。"  # (… web.http.431)
+    too_slow = "请求传得太慢。"  # (… web.http.408)
 
     def send_400_response(self, msg: str) -> None:
         # uvicorn's own answer is its English `msg` ("Invalid HTTP request received."), sent
         # before any request (and its Accept-Language) could be read: the same plain-text
         # answer, in the words of the scorer's language.
-        body = self.not_http.encode()
-        head = [STATUS_LINE[400]]
+        if self._head_bytes > MAX_HEAD:  # (the parser stopped at our word: see `_count`)
+            self._plain(431, self.too_large)
+        else:
+            self._plain(400, self.not_http)
+
+    def _plain(self, status: int, words: str) -> None:
+        """A plain-text answer in the scorer's words, and the connection closed."""
+        body = words.encode()
+        head = [STATUS_LINE[status]]
         for name, value in self.server_state.default_headers:
             head += [name, b": ", value, b"\r\n"]
         head += [b"content-type: text/plain; charset=utf-8\r\n",
@@ -71,6 +96,7 @@ class GuardedHttp(HttpToolsProtocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._head: asyncio.TimerHandle | None = None
+        self._body: asyncio.TimerHandle | None = None
         self._head_bytes = 0
         self._arm()
 
@@ -83,31 +109,66 @@ class GuardedHttp(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
-    def data_received(self, data: bytes) -> None:
-        waiting = self._head is not None
-        super().data_received(data)  # (the head may complete in this chunk, a body after it)
-        if waiting and self._head is not None:
-            self._head_bytes += len(data)
-            if self._head_bytes > MAX_HEAD:  # still no whole head: a flood of headers
-                self._head.cancel()
-                self._head = None
-                self.transport.close()
+    def _body_too_slow(self) -> None:
+        """The body did not come within BODY_TIMEOUT: 408 if nothing was answered yet."""
+        self._body = None
+        if self.transport.is_closing():
+            return
+        if self.cycle is not None and not self.cycle.response_started:
+            self.cycle.response_started = self.cycle.response_complete = True
+            self._plain(408, self.too_slow)
+        else:
+            self.transport.close()
+
+    def _count(self, size: int) -> None:
+        """Bytes of the head parsed so far; past MAX_HEAD the parser stops (431)."""
+        self._head_bytes += size
+        if self._head_bytes > MAX_HEAD:
+            raise ValueError("request head too large")
+
+    def on_url(self, url: bytes) -> None:
+        self._count(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._count(len(name) + len(value) + 4)
+        super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
         if self._head is not None:
             self._head.cancel()
             self._head = None
+        self.scope[ARRIVED] = self.loop.time()  # type: ignore[literal-required]
         super().on_headers_complete()
+        if self.cycle is not None and self.cycle.more_body and self._has_body():
+            self._body = self.loop.call_later(BODY_TIMEOUT, self._body_too_slow)
+
+    def _has_body(self) -> bool:
+        for name, value in self.headers:
+            if name == b"transfer-encoding" or (name == b"content-length" and
+                                                value.strip() not in (b"0", b"")):
+                return True
+        return False
+
+    def on_message_complete(self) -> None:
+        if self._body is not None:
+            self._body.cancel()
+            self._body = None
+        super().on_message_complete()
 
     def on_response_complete(self) -> None:
+        unread = self.cycle is not None and self.cycle.more_body
         super().on_response_complete()
-        if not self.transport.is_closing() and self._head is None:
+        if unread and not self.transport.is_closing():  # answered before its body was in
+            self.transport.close()  # (a refused upload is not read to its end)
+        elif not self.transport.is_closing() and self._head is None:
             self._arm()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self._head is not None:
-            self._head.cancel()
-            self._head = None
+        for timer in (self._head, self._body):
+            if timer is not None:
+                timer.cancel()
+        self._head = self._body = None
         super().connection_lost(exc)
 
 
@@ -116,9 +177,11 @@ class _SmallBufferTLS(sslproto.SSLProtocol):
 
 
 def guarded(gate: Gate, context: ssl.SSLContext | None,
-            not_http: str = GuardedHttp.not_http) -> type[asyncio.Protocol]:
+            not_http: str = GuardedHttp.not_http, too_large: str = GuardedHttp.too_large,
+            too_slow: str = GuardedHttp.too_slow) -> type[asyncio.Protocol]:
     """The protocol class uvicorn should make for each connection (`Config(http=…)`);
-    `not_http` answers bytes that are no HTTP request."""
+    `not_http` answers bytes that are no HTTP request, `too_large` a head over MAX_HEAD,
+    `too_slow` a body past BODY_TIMEOUT."""
 
     class GuardedConnection(asyncio.Protocol):
         def __init__(self, config: Any, server_state: Any, app_state: Any,
@@ -126,7 +189,8 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
             self.loop = _loop or asyncio.get_event_loop()
             self.http = GuardedHttp(config=config, server_state=server_state,
                                     app_state=app_state, _loop=self.loop)
-            self.http.not_http = not_http
+            self.http.not_http, self.http.too_large = not_http, too_large
+            self.http.too_slow = too_slow
             self.source: str | None = None
             self.started = False
             self.early: list[bytes] = []  # decrypted before the handshake's waiter woke us
@@ -143,6 +207,7 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
                 self._start(transport)
                 return
             transport.pause_reading()  # the ClientHello waits for start_tls
+            gate.shaking[self] = lambda: self._evict(transport)  # (until its handshake ends)
             self.loop.create_task(self._handshake(transport))
 
         async def _handshake(self, transport: asyncio.Transport) -> None:
@@ -162,6 +227,9 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
                 transport.abort()
                 self._leave()
                 return
+            gate.shaking.pop(self, None)
+            if self.source is None:  # (made room for a newer one meanwhile)
+                return
             self._start(tls._app_transport)
 
         def _start(self, transport: asyncio.Transport) -> None:
@@ -171,7 +239,13 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
                 self.http.data_received(data)
             self.early.clear()
 
+        def _evict(self, transport: asyncio.Transport) -> None:
+            """Make room for a newer connection: this one's place is free at once."""
+            self._leave()
+            transport.abort()
+
         def _leave(self) -> None:
+            gate.shaking.pop(self, None)
             if self.source is not None:
                 gate.leave(self.source)
                 self.source = None
@@ -183,7 +257,9 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
                 self.early.append(data)
 
         def eof_received(self) -> bool | None:
-            return self.http.eof_received() if self.started else None
+            if self.started:
+                self.http.eof_received()
+            return None
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._leave()

@@ -10,23 +10,30 @@ in) and named by its sequence number.
 The file holds the tables' secrets and the scorer's TLS key, so it (and every backup copy) is
 readable by the scorer's user only; admin session tokens are kept as hashes. A table's last
 contact is kept in memory: a heartbeat writes nothing.
+
+Writes: the tables' batches and pairings go through the one writer thread (`writer.py`), which
+group-commits them. Every other connection (the head referee's console, `kiosk scorer admin`)
+begins its transactions IMMEDIATE: a write waits its turn behind the writer's commit (the busy
+timeout) instead of failing because that commit made its snapshot stale ("database is
+locked", the 500 ten kiosks pairing at once met).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...errors import StoreError
-from ...protocol.wire import event_hash, seal
+from ...protocol.chain import EVENT_FIELDS, event_hash, extras, seal
 from ...sqlite import Migrations, sqlite_utils
 from ...table.journal import connect
 from .writer import Writer
@@ -36,77 +43,77 @@ migrations = Migrations("kiosk.scorer.store.database")
 
 @migrations()
 def create_tables(db: sqlite_utils.Database) -> None:
-    db["tables"].create({"number": int, "secret": str, "device": str, "paired_at": float},
+    db.table("tables").create({"number": int, "secret": str, "device": str, "paired_at": float},
                         pk="number")
-    db["codes"].create({"code": str, "table_number": int, "used": int}, pk="code")
-    db["events"].create(
+    db.table("codes").create({"code": str, "table_number": int, "used": int}, pk="code")
+    db.table("events").create(
         {"device": str, "seq": int, "table_number": int, "match": str, "kind": str,
          "data": str, "mono": float, "wall": float, "actor": str}, pk=("device", "seq"))
-    db["nonces"].create({"table_number": int, "nonce": str}, pk=("table_number", "nonce"))
+    db.table("nonces").create({"table_number": int, "nonce": str}, pk=("table_number", "nonce"))
 
 
 @migrations()
 def create_event_tables(db: sqlite_utils.Database) -> None:
     # A table's events have one sequence across its kiosks: a replacement kiosk continues the
     # journal it downloaded, so (table, seq) is unique too.
-    db["events"].create_index(["table_number", "seq"], unique=True)
-    db["nonces"].add_column("at", float)
-    db["nonces"].create_index(["at"])
-    db["settings"].create({"key": str, "value": str}, pk="key")
-    db["event"].create({"id": int, "name": str, "ruleset": str, "ruleset_sha256": str,
+    db.table("events").create_index(["table_number", "seq"], unique=True)
+    db.table("nonces").add_column("at", float)
+    db.table("nonces").create_index(["at"])
+    db.table("settings").create({"key": str, "value": str}, pk="key")
+    db.table("event").create({"id": int, "name": str, "ruleset": str, "ruleset_sha256": str,
                         "format": str, "rounds": int, "match_minutes": float, "seed": int,
                         "status": str, "created": float}, pk="id")
-    db["teams"].create({"id": str, "name": str, "unit": str, "players": str,
+    db.table("teams").create({"id": str, "name": str, "unit": str, "players": str,
                         "withdrawn_after": int}, pk="id")
-    db["assignments"].create({"round": int, "table_number": int, "ns": str, "ew": str},
+    db.table("assignments").create({"round": int, "table_number": int, "ns": str, "ew": str},
                              pk=("round", "table_number"))
-    db["byes"].create({"round": int, "team": str}, pk=("round", "team"))
-    db["rounds"].create({"number": int, "start_at": float, "pairing_note": str},
+    db.table("byes").create({"round": int, "team": str}, pk=("round", "team"))
+    db.table("rounds").create({"number": int, "start_at": float, "pairing_note": str},
                         pk="number")
-    db["rulings"].create({"id": int, "round": int, "table_number": int, "kind": str,
+    db.table("rulings").create({"id": int, "round": int, "table_number": int, "kind": str,
                           "loser": str, "data": str, "reason": str, "at": float}, pk="id")
-    db["sessions"].create({"token": str, "csrf": str, "expires": float}, pk="token")
-    db["orphans"].create({"device": str, "seq": int, "table_number": int, "event": str,
+    db.table("sessions").create({"token": str, "csrf": str, "expires": float}, pk="token")
+    db.table("orphans").create({"device": str, "seq": int, "table_number": int, "event": str,
                           "why": str, "at": float}, pk=("device", "seq"))
-    db["links"].create({"table_number": int, "last_seen": float, "behind": int},
+    db.table("links").create({"table_number": int, "last_seen": float, "behind": int},
                        pk="table_number")
 
 
 @migrations()
 def add_round_stages(db: sqlite_utils.Database) -> None:
-    db["rounds"].add_column("stage", str)  # "swiss", "group", "playoff", "final" …
+    db.table("rounds").add_column("stage", str)  # "swiss", "group", "playoff", "final" …
     # Individual events: the table's four players by drawn seat letter, as JSON.
-    db["assignments"].add_column("seats", str)
+    db.table("assignments").add_column("seats", str)
 
 
 @migrations()
 def events_keyed_by_table(db: sqlite_utils.Database) -> None:
     # Two tables' kiosks with one device id (cloned from one image) must not collide.
-    db["events"].transform(pk=("table_number", "device", "seq"))
-    db["orphans"].transform(pk=("table_number", "device", "seq"))
+    db.table("events").transform(pk=("table_number", "device", "seq"))
+    db.table("orphans").transform(pk=("table_number", "device", "seq"))
 
 
 @migrations()
 def director_console(db: sqlite_utils.Database) -> None:
     """The head referee's console (issue 12): late entries, a round's private draft and its
     publication, the hall's round clock, rulings that can be removed, the audit log."""
-    db["teams"].add_column("joined_round", int)  # a late entry plays from this round on
-    db["teams"].add_column("missed_points", int)  # big points for each round it missed
-    db["teams"].add_column("added", float)
-    db["rounds"].add_column("published_at", float)
-    db["rounds"].add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
+    db.table("teams").add_column("joined_round", int)  # a late entry plays from this round on
+    db.table("teams").add_column("missed_points", int)  # big points for each round it missed
+    db.table("teams").add_column("added", float)
+    db.table("rounds").add_column("published_at", float)
+    db.table("rounds").add_column("clock", str)  # the hall's pauses, extensions and stop, as JSON
     for column in ("removed_at", "removed_reason", "removed_by", "by"):
-        db["rulings"].add_column(column, float if column == "removed_at" else str)
-    db["sessions"].add_column("who", str)
-    db["audit"].create({"id": int, "at": float, "who": str, "action": str, "params": str},
+        db.table("rulings").add_column(column, float if column == "removed_at" else str)
+    db.table("sessions").add_column("who", str)
+    db.table("audit").create({"id": int, "at": float, "who": str, "action": str, "params": str},
                        pk="id")
 
 
 @migrations()
 def chain_and_access(db: sqlite_utils.Database) -> None:
     # The hash chain: each stored event's link and hash (computed once for an older store).
-    db["events"].add_column("prev", str)
-    db["events"].add_column("hash", str)
+    db.table("events").add_column("prev", str)
+    db.table("events").add_column("hash", str)
     tables = [t for (t,) in db.execute("SELECT DISTINCT table_number FROM events")]
     for table in tables:
         prev = ""
@@ -118,27 +125,27 @@ def chain_and_access(db: sqlite_utils.Database) -> None:
                        "seq = ?", [prev, digest, table, event["seq"]])
             prev = digest
     # Events kept aside: a conflict's events, an import's events whose places were taken.
-    db["aside"].create({"id": int, "table_number": int, "seq": int, "hash": str,
+    db.table("aside").create({"id": int, "table_number": int, "seq": int, "hash": str,
                         "event": str, "why": str, "at": float}, pk="id")
-    db["aside"].create_index(["table_number", "hash"], unique=True)
+    db.table("aside").create_index(["table_number", "hash"], unique=True)
     for d, s, t, e, at in db.execute(  # (an older orphan has no hash: keyed by its device)
             "SELECT device, seq, table_number, event, at FROM orphans").fetchall():
         db.execute("INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
                    "VALUES (?, ?, ?, ?, ?, ?)", [t, s, f"{d}:{s}", e, "place-taken", at])
-    db["orphans"].drop()
-    db["conflicts"].create({"table_number": int, "seq": int, "why": str, "at": float,
+    db.table("orphans").drop()
+    db.table("conflicts").create({"table_number": int, "seq": int, "why": str, "at": float,
                             "resolved": int}, pk=("table_number", "seq"))
     # Codes expire, and a wrong guess burns one; a credential is confirmed by its first use.
-    db["codes"].add_column("issued", float)
-    db["codes"].add_column("used_at", float)
+    db.table("codes").add_column("issued", float)
+    db.table("codes").add_column("used_at", float)
     db.execute("UPDATE codes SET issued = 0")  # codes from before expiry: expired
-    db["tables"].add_column("confirmed", int)
+    db.table("tables").add_column("confirmed", int)
     db.execute("UPDATE tables SET confirmed = 1")
     # Session tokens are kept as hashes from now on: the old plain ones end.
     db.execute("DELETE FROM sessions")
     # Nonces and link health live in memory (a heartbeat writes nothing).
-    db["nonces"].drop()
-    db["links"].drop()
+    db.table("nonces").drop()
+    db.table("links").drop()
 
 
 # The head referee's data: what the director reads and remembers between kiosk batches. A
@@ -149,7 +156,7 @@ DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings",
 
 @migrations()
 def director_revision(db: sqlite_utils.Database) -> None:
-    db["revision"].create({"id": int, "n": int}, pk="id")
+    db.table("revision").create({"id": int, "n": int}, pk="id")
     db.execute("INSERT INTO revision VALUES (1, 0)")
     for table in DIRECTOR_TABLES:
         for change in ("INSERT", "UPDATE", "DELETE"):
@@ -162,14 +169,23 @@ def event_edits(db: sqlite_utils.Database) -> None:
     """The event can be corrected after it was created (admin: edit the event)."""
     # The name the tables' matches carry (they are found by it): the created name, kept when
     # the name is corrected after a round was given to the tables.
-    db["event"].add_column("match_name", str)
+    db.table("event").add_column("match_name", str)
     db.execute("UPDATE event SET match_name = name")
     # Each kiosk's ruleset copies when it paired ({id: sha256}, JSON): another ruleset for the
     # event is checked against them.
-    db["tables"].add_column("rulesets", str)
+    db.table("tables").add_column("rulesets", str)
 
 
-EVENT_COLUMNS = "device, seq, match, kind, data, mono, wall, actor"
+@migrations()
+def event_extras(db: sqlite_utils.Database) -> None:
+    # Fields a later release's kiosk adds to an event (kiosk.protocol.schema), as JSON: kept,
+    # hashed with the event and given back with it.
+    db.table("events").add_column("extra", str)
+
+
+# The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,
+# which is kept beside the event's hash).
+EVENT_COLUMNS = ", ".join(f for f in EVENT_FIELDS if f != "prev")
 CODE_HOURS = 12.0  # a pairing code expires this long after it was issued
 REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair again
 OPEN, USED, BURNT = 0, 1, 2  # a code's state
@@ -177,8 +193,11 @@ OPEN, USED, BURNT = 0, 1, 2  # a code's state
 
 def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
     d, s, m, k, x, mo, w, a, *link = row
-    return {"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x), "mono": mo,
-            "wall": w, "actor": a, "prev": link[0] if prev is None else prev}
+    event = {"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x), "mono": mo,
+             "wall": w, "actor": a, "prev": link[0] if prev is None else prev}
+    if len(link) > 1 and link[1]:  # a later release's fields
+        event.update(json.loads(link[1]))
+    return event
 
 
 @dataclass(frozen=True)
@@ -191,6 +210,35 @@ class Ingested:
     conflict: tuple[int, str] | None = None
 
 
+class WaitingDatabase(sqlite_utils.Database):
+    """A connection whose transactions take the write lock when they begin (BEGIN IMMEDIATE),
+    so they wait for another connection's commit rather than fail on a stale snapshot."""
+
+    @contextlib.contextmanager
+    def atomic(self) -> Iterator[sqlite_utils.Database]:
+        if self.conn.in_transaction:  # (nested: a savepoint, as sqlite-utils does)
+            with super().atomic():
+                yield self
+            return
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield self
+        except BaseException:
+            self.rollback()
+            raise
+        try:
+            self.conn.execute("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+
+
+def open_store(path: str | Path) -> WaitingDatabase:
+    """A connection to the store: WAL, synchronous=FULL, the busy timeout, immediate
+    transactions."""
+    return WaitingDatabase(connect(path).conn)
+
+
 class Store:
     """The scorer's SQLite file. Every method commits before it returns."""
 
@@ -198,7 +246,7 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _private(self.path)
-        self.db = connect(self.path)
+        self.db: sqlite_utils.Database = open_store(self.path)
         migrations.apply(self.db)
         for suffix in ("-wal", "-shm"):
             _private(Path(f"{self.path}{suffix}"), create=False)
@@ -266,46 +314,52 @@ class Store:
                             [beyond, USED])
         self._wrote()
 
-    def pairing_code(self, table: int, device: str, now: float) -> str | None:
+    def pairing_code(self, table: int, device: str, now: float,
+                     db: sqlite_utils.Database | None = None) -> str | None:
         """The code a kiosk pairing `table` must prove it knows: the table's open code, or
         (the kiosk's answer was lost) the code it used a moment ago, while its credential is
         still unused. None: there is none, or it expired."""
-        row = self.db.execute(
+        db = db or self.db
+        row = db.execute(
             "SELECT code FROM codes WHERE table_number = ? AND used = ? AND issued > ? "
             "ORDER BY issued DESC", [table, OPEN, now - CODE_HOURS * 3600]).fetchone()
         if row:
             return str(row[0])
-        again = self.db.execute(
+        again = db.execute(
             "SELECT c.code FROM codes c JOIN tables t ON t.number = c.table_number "
             "WHERE c.table_number = ? AND c.used = ? AND c.used_at > ? AND t.device = ? "
             "AND NOT t.confirmed ORDER BY c.used_at DESC",
             [table, USED, now - REPAIR_WITHIN, device]).fetchone()
         return str(again[0]) if again else None
 
-    def burn_code(self, code: str) -> None:
-        """A wrong guess was made against `code`: it pairs nothing any more."""
-        with self.db.atomic():
-            self.db.execute("UPDATE codes SET used = ? WHERE code = ? AND used = ?",
-                            [BURNT, code, OPEN])
-        self._wrote()
+    def burn_code(self, code: str, db: sqlite_utils.Database | None = None) -> None:
+        """A wrong guess was made against `code`: it pairs nothing any more. `db`: the
+        writer's connection, inside its transaction (else this one's, committed here)."""
+        with (db or self.db).atomic() as d:
+            d.execute("UPDATE codes SET used = ? WHERE code = ? AND used = ?",
+                      [BURNT, code, OPEN])
+        if db is None:
+            self._wrote()
 
     def pair(self, table: int, code: str, device: str, now: float,
-             rulesets: dict[str, str] | None = None) -> str:
+             rulesets: dict[str, str] | None = None,
+             db: sqlite_utils.Database | None = None) -> str:
         """The table's new credential, for the kiosk that proved it knows `code` (the table's
-        earlier kiosk loses its credential); `rulesets`: the kiosk's copies, {id: sha256}.
-        Raises StoreError if the code is no longer the one to pair with."""
-        with self.db.atomic():
-            if self.pairing_code(table, device, now) != code:
+        earlier kiosk loses its credential); `rulesets`: the kiosk's copies, {id: sha256};
+        `db` as for `burn_code`. Raises StoreError if the code is no longer the one to pair
+        with."""
+        with (db or self.db).atomic() as d:
+            if self.pairing_code(table, device, now, d) != code:
                 raise StoreError("unknown or used pairing code")
             secret = secrets.token_hex(32)
-            self.db.execute("UPDATE codes SET used = ?, used_at = ? WHERE code = ?",
-                            [USED, now, code])
-            self.db.execute("INSERT OR REPLACE INTO tables (number, secret, device, paired_at, "
-                            "confirmed, rulesets) VALUES (?, ?, ?, ?, 0, ?)",
-                            [table, secret, device, now, json.dumps(rulesets or {})])
-            self.db.execute("UPDATE conflicts SET resolved = 1 WHERE table_number = ?",
-                            [table])
-        self._wrote()
+            d.execute("UPDATE codes SET used = ?, used_at = ? WHERE code = ?",
+                      [USED, now, code])
+            d.execute("INSERT OR REPLACE INTO tables (number, secret, device, paired_at, "
+                      "confirmed, rulesets) VALUES (?, ?, ?, ?, 0, ?)",
+                      [table, secret, device, now, json.dumps(rulesets or {})])
+            d.execute("UPDATE conflicts SET resolved = 1 WHERE table_number = ?", [table])
+        if db is None:
+            self._wrote()
         return secret
 
     def open_codes(self, now: float | None = None) -> dict[int, str]:
@@ -401,12 +455,13 @@ class Store:
             if why:
                 conflict, cut = (e["seq"], why), i
                 break
-            rows.append((e["device"], e["seq"], table, e["match"], e["kind"], data,
-                         float(e["mono"]), float(e["wall"]), e["actor"], e["prev"], digest))
+            more = extras(e) if len(e) > len(EVENT_FIELDS) else None
+            rows.append((e["device"], e["seq"], e["match"], e["kind"], data, float(e["mono"]),
+                         float(e["wall"]), e["actor"], table, e["prev"], digest,
+                         json.dumps(more, ensure_ascii=False) if more else None))
             before = digest
-        db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, hash) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            [(*r[:2], *r[3:9], r[2], *r[9:]) for r in rows])
+        db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, hash, "
+                            "extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         aside = 0
         if conflict is not None:
             aside = self._keep_aside(db, table, events[cut:], conflict[1], now)
@@ -507,7 +562,7 @@ class Store:
                ) -> list[dict[str, Any]]:
         """The table's events in sequence order, from after `after` to `upto`."""
         rows = self.db.execute(
-            f"SELECT {EVENT_COLUMNS}, prev FROM events WHERE table_number = ? AND seq > ? "
+            f"SELECT {EVENT_COLUMNS}, prev, extra FROM events WHERE table_number = ? AND seq > ? "
             "AND seq <= ? ORDER BY seq", [table, after, upto if upto is not None else 2**62])
         return [_event(row) for row in rows]
 

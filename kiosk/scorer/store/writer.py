@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import queue
 import threading
+import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +37,7 @@ class Writer:
         self._queue: queue.SimpleQueue[tuple[asyncio.Future[Any], Job, After | None] | None] \
             = queue.SimpleQueue()
         self.commits = self.jobs = 0  # so far: jobs per commit shows the grouping
+        self._waiting: deque[float] = deque()  # when each job not yet taken was handed over
         self._thread = threading.Thread(target=self._loop, name="scorer-writer", daemon=True)
         self._thread.start()
 
@@ -42,8 +45,16 @@ class Writer:
                   after: Callable[[T], None] | None = None) -> T:
         """`job(db)`, committed durably. Raises what `job` raised (its work undone)."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._waiting.append(time.monotonic())
         self._queue.put((future, job, after))
         return await future
+
+    def backlog(self) -> float:
+        """Seconds the oldest job handed over has waited for its turn (0: none waits)."""
+        try:
+            return time.monotonic() - self._waiting[0]
+        except IndexError:
+            return 0.0
 
     def close(self) -> None:
         """Finish the work already handed over, then stop."""
@@ -67,6 +78,9 @@ class Writer:
                     stopping = True
                     break
                 work.append(more)
+            for _ in work:  # (taken: their wait is over)
+                with contextlib.suppress(IndexError):
+                    self._waiting.popleft()
             self._commit(work)
 
     def _commit(self, work: list[tuple[asyncio.Future[Any], Job, After | None]]) -> None:

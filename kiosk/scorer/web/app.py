@@ -33,8 +33,7 @@ from ..net.shield import SecurityHeaders
 from ..printing import exports
 from ..printing.page_gate import PageGate
 from ..printing.pdf_queue import PdfQueue
-from . import admin, hall_page, outputs, refusals, updates
-from . import kiosks as sync
+from . import admin, hall_page, kiosks, outputs, refusals, updates
 from .team_page import html as team_page_html
 
 log = logging.getLogger(__name__)
@@ -115,19 +114,22 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         save_checkpoint(director)
 
     app = ScorerApp(
-        routes=[Route("/", page), Route("/team", team_page), Route("/api/hall", snapshot),
+        # (the tables' routes first: a hall's kiosks make most of the requests)
+        routes=[*kiosks.ROUTES, Route("/", page), Route("/team", team_page),
+                Route("/api/hall", snapshot),
                 Route("/api/team/{team}", team),
                 Route("/api/teams", kept_json(hall.team_list)),
                 Route("/api/standings", kept_json(hall.standings)),
                 Route("/api/tables", kept_json(hall.tables, ticking=True)), Route("/qr.svg", qr),
                 Route("/favicon.ico", favicon),
-                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
+                *outputs.routes(director), *admin.routes(director),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
+    app.state.kiosks = kiosks.Door(director)  # what the tables' endpoints share
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
     app.state.sheet_texts = exports.SheetTexts()  # sheets.txt's sheets, by match

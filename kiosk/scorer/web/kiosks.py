@@ -3,15 +3,28 @@ table download a replacement kiosk starts from.
 
 Pairing is a PAKE keyed by the table's code (`kiosk.protocol.pairing`): the code never crosses the
 wire, a wrong guess burns it, and the table's secret and this scorer's certificate fingerprint
-travel sealed. Every later request is signed (`kiosk.protocol.wire`); its headers are checked before
-its body is read, so a body that cannot be valid is never read. Nonces are remembered for the
-signature window (memory: a request older than that is refused by its time; one made before
-this process started is refused too). Answers to a request whose signature checked out are
+travel sealed. Its writes go through the store's one writer, as the batches do, so a hall of
+kiosks pairing at once never meets a locked database.
+
+Every later request is signed (`kiosk.protocol.signing`). Its head — the table, the time, a
+nonce not seen in the signature window, and the head signature, which covers the body's length
+and hash — is checked before one byte of the body is admitted, so a stranger never takes the
+memory a table's body needs. Bodies being read are capped in all, per source address and at one
+per table (`Shares`); the pairings' bodies, and 0.1.0 kiosks' (signed over the body only, so
+read before they can be checked), draw on small pools of their own. Every body, on every route,
+must arrive within BODY_TIMEOUT of its head (`net.shield`). Answers to a signed request are
 signed, so a kiosk takes its time and its assignment only from this scorer.
 
-Batches go to the store's one writer (group commit) and are answered when durable. A batch
-that parts from the scorer's record of the table (same place, other content, or a broken
-chain) is answered 409 naming the sequence number; its events are kept aside.
+Batches go to the store's one writer (group commit) and are answered when durable. When the
+scorer is behind — a request waited on the event loop for more than `LATE`, or the writer has
+more than `BACKLOG` seconds of work — a batch is answered at once with 503 and `Retry-After`
+rather than late: the kiosk's outbox backs off with jitter and sends it again, and no kiosk
+waits past its own timeout for an answer it would then resend. A batch that parts from the
+scorer's record of the table (same place, other content, or a broken chain) is answered 409
+naming the sequence number; its events are kept aside.
+
+The endpoints are module-level functions that find what they share (`Door`) in
+`request.app.state.kiosks`.
 """
 
 from __future__ import annotations
@@ -19,8 +32,9 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
@@ -31,39 +45,29 @@ from starlette.routing import Route
 from ...errors import StoreError, WireError
 from ...i18n import translator
 from ...protocol.pairing import ScorerPairing
-from ...protocol.wire import (
-    HASH,
-    MAX_BODY,
-    MAX_SKEW,
-    MAX_TABLE,
-    check_batch,
-    dumps,
-    loads,
-    read_headers,
-    same,
-    sign,
-    sign_answer,
-)
+from ...protocol.schema import HASH, MAX_BODY, MAX_TABLE, check_batch, loads
+from ...protocol.signing import MAX_SKEW, digest, read_headers, same, sign, sign_answer
+from ...protocol.wire import dumps
 from ..director import Director, fleet
 from ..director.access import Limiter
 from ..net import tls
+from ..net.shield import ARRIVED, BODY_TIMEOUT
 from ..store.database import Ingested, Store
 
 PAIR_TTL = 60.0  # seconds between the two steps of a pairing
 MAX_PAIR_BODY = 8_000
-BODY_TIMEOUT = 15.0  # seconds to send a body once its headers are in
-BODIES_IN_FLIGHT = 16_000_000  # bytes of request bodies being read at once
+TABLE_BODIES = 16_000_000  # bytes of signed bodies being read at once, in all
+SOURCE_BODIES = 2 * MAX_BODY  # … from one address
+PAIRING_BODIES = 1_000_000  # bytes of pairing bodies being read at once
+PAIRING_SOURCE = 2 * MAX_PAIR_BODY  # … from one address
+OLD_KIOSK_BODIES = 4 * MAX_BODY  # bytes of 0.1.0 kiosks' bodies (signed over the body only)
+PAIRINGS_PER_SOURCE = 5  # pairing attempts a minute from one address
+PAIRINGS_IN_HALL = 300  # … at tables with a code, from everyone
+LATE = 1.0  # seconds a batch may have waited on the event loop before it is turned away
+BACKLOG = 1.0  # seconds of work the writer may have waiting before batches are turned away
+RETRY_AFTER = 2  # seconds a kiosk turned away waits at least (its outbox adds jitter)
 DEVICE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 _english = translator("en")
-
-
-def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None
-                     ) -> dict[str, Any] | None:
-    """Why a kiosk's copy of the event's ruleset is refused (catalog parameters), or None."""
-    event = director.event()
-    if event is None or ruleset != event.ruleset or sha256 == event.ruleset_sha256:
-        return None
-    return {"ruleset": ruleset, "scorer": event.ruleset_sha256, "kiosk": sha256 or "-"}
 
 
 class Signed(NamedTuple):
@@ -94,212 +98,361 @@ class Replays:
         return True
 
 
-class Budget:
-    """Bytes of request bodies being read at once: past the budget, 503 before reading."""
+class Shares:
+    """Bytes of request bodies being read at once: at most `total` in all, `per_source` from
+    one address, and (for signed requests) one body per table. Past a share: 503, unread."""
 
-    def __init__(self, total: int) -> None:
-        self.total, self.used = total, 0
+    def __init__(self, total: int, per_source: int) -> None:
+        self.total, self.per_source = total, per_source
+        self.used = 0
+        self.by_source: Counter[str] = Counter()
+        self.tables: set[int] = set()
 
-    def take(self, size: int) -> bool:
-        if self.used + size > self.total:
+    def take(self, size: int, source: str, table: int | None = None) -> bool:
+        if self.used + size > self.total or self.by_source[source] + size > self.per_source \
+                or table in self.tables:
             return False
         self.used += size
+        self.by_source[source] += size
+        if table is not None:
+            self.tables.add(table)
         return True
 
-    def give(self, size: int) -> None:
+    def give(self, size: int, source: str, table: int | None = None) -> None:
         self.used -= size
+        self.by_source[source] -= size
+        if self.by_source[source] <= 0:
+            del self.by_source[source]
+        self.tables.discard(table)  # type: ignore[arg-type]
 
 
-def routes(director: Director) -> list[Route]:
-    store, clock = director.store, director.clock
-    reports = fleet.Reports()
-    replays = Replays(clock())
-    # Attempts that have not (yet) paired, per source; a hall pairs its tables one by one.
-    pairing_tries = Limiter(per_source=5, ceiling=300)
-    pending: dict[str, tuple[int, str, str, ScorerPairing, float, dict[str, str]]] = {}
-    budget = Budget(BODIES_IN_FLIGHT)
+@dataclass
+class Pending:
+    """A pairing between its two steps."""
 
-    def answer(body: dict[str, Any], status: int = 200, now: float | None = None,
-               signer: tuple[str, str] | None = None) -> Response:
-        """JSON with the scorer's time (`now`, when the request arrived); signed with the
-        table's secret over the request's nonce when `signer` is (secret, nonce)."""
-        content = dumps({**body, "now": clock() if now is None else now})
-        headers = {"Cache-Control": "no-store"}
-        if signer is not None:
-            headers["X-Scorer-Signature"] = sign_answer(signer[0], signer[1], status, content)
-        return Response(content, status, headers, media_type="application/json")
+    table: int
+    device: str
+    code: str
+    side: ScorerPairing
+    until: float
+    rulesets: dict[str, str]
 
-    def refusal(status: int, key: str, now: float, signer: tuple[str, str] | None = None,
-                headers: dict[str, str] | None = None, **params: Any) -> Response:
-        """A refusal: `key` and `params` for the kiosk to say it in its language; `error`
-        in English for logs."""
-        reply = answer({"error": _english(key, **params), "key": key, "params": params},
-                       status, now, signer)
-        reply.headers.update(headers or {})
-        return reply
 
-    async def read_json(request: Request, limit: int) -> Any:
-        raw = await _read(request, limit, budget)
-        return loads(raw)
+@dataclass
+class Door:
+    """What the tables' endpoints share, kept in `app.state.kiosks`."""
 
-    # -- pairing ----------------------------------------------------------------------------
+    director: Director
+    reports: fleet.Reports = field(default_factory=fleet.Reports)
+    replays: Replays = field(init=False)
+    # Attempts that have not (yet) paired: per source, and in the hall at tables that have a
+    # code (attempts at a table with none cannot guess anything, so they use no one's turn).
+    pairing_tries: Limiter = field(
+        default_factory=lambda: Limiter(per_source=PAIRINGS_PER_SOURCE, ceiling=10**9))
+    hall_pairings: Limiter = field(
+        default_factory=lambda: Limiter(per_source=10**9, ceiling=PAIRINGS_IN_HALL))
+    pending: dict[str, Pending] = field(default_factory=dict)
+    signed_bodies: Shares = field(default_factory=lambda: Shares(TABLE_BODIES, SOURCE_BODIES))
+    pairing_bodies: Shares = field(
+        default_factory=lambda: Shares(PAIRING_BODIES, PAIRING_SOURCE))
+    old_kiosk_bodies: Shares = field(
+        default_factory=lambda: Shares(OLD_KIOSK_BODIES, SOURCE_BODIES))
+    turned_away: int = 0  # batches answered 503 because the scorer was behind
 
-    async def pair_start(request: Request) -> Response:
-        now = clock()
-        wait = pairing_tries.attempt(_source(request), now)  # counted before any await
-        if wait:
-            return refusal(429, "sync.too-many-pairings", now,
-                           headers={"Retry-After": str(int(wait) + 1)}, s=int(wait) + 1)
-        try:
-            body = await read_json(request, MAX_PAIR_BODY)
-            table, device, rulesets = _pair_request(body)
-        except WireError as exc:
-            return refusal(_status(exc), exc.key or "wire.not-json", now, **exc.params)
-        event = director.event()
-        if event is not None:
-            problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset))
-            if problem:
-                return refusal(409, "sync.ruleset-differs", now, **problem)
-        code = store.pairing_code(table, device, now)
-        if code is None:
-            return refusal(403, "sync.no-code", now, table=table)
-        session = secrets.token_hex(16)
-        try:
-            side = await run_in_threadpool(ScorerPairing, code, table, device,
-                                           body.get("message"), session)
-        except WireError as exc:
-            return refusal(400, exc.key or "sync.pair-garbled", now)
-        for stale in [s for s, p in pending.items() if p[4] < now]:
-            del pending[stale]
-        pending[session] = (table, device, code, side, now + PAIR_TTL, rulesets)
-        return answer({"session": session, "message": side.message}, now=now)
+    def __post_init__(self) -> None:
+        self.replays = Replays(self.director.clock())
 
-    async def pair_finish(request: Request) -> Response:
-        now = clock()
-        try:
-            body = await read_json(request, MAX_PAIR_BODY)
-        except WireError as exc:
-            return refusal(_status(exc), exc.key or "wire.not-json", now)
-        session = body.get("session") if isinstance(body, dict) else None
-        entry = pending.pop(session, None) if isinstance(session, str) else None
-        if entry is None or entry[4] < now:
-            return refusal(403, "sync.pair-expired", now)
-        table, device, code, side, _, rulesets = entry
-        if not side.confirms(body.get("confirm")):
-            store.burn_code(code)  # one wrong guess: the code pairs nothing any more
-            return refusal(403, "sync.wrong-code", now, table=table)
-        event = director.event()  # (the head referee may have changed the ruleset meanwhile)
-        problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset)) \
-            if event is not None else None
+    @property
+    def store(self) -> Store:
+        return self.director.store
+
+    def clock(self) -> float:
+        return self.director.clock()
+
+    def behind(self, request: Request) -> bool:
+        """Whether the scorer is too far behind to take a batch now (see the module's words)."""
+        arrived = request.scope.get(ARRIVED)
+        late = arrived is not None and asyncio.get_running_loop().time() - arrived > LATE
+        return late or self.store.writer().backlog() > BACKLOG
+
+
+def door(request: Request) -> Door:
+    found: Door = request.app.state.kiosks
+    return found
+
+
+# -- answers --------------------------------------------------------------------------------
+
+def answer(request: Request, body: dict[str, Any], status: int = 200, now: float | None = None,
+           signer: tuple[str, str] | None = None, headers: dict[str, str] | None = None
+           ) -> Response:
+    """JSON with the scorer's time (`now`, when the request arrived); signed with the
+    table's secret over the request's nonce when `signer` is (secret, nonce)."""
+    content = dumps({**body, "now": door(request).clock() if now is None else now})
+    out = {"Cache-Control": "no-store", **(headers or {})}
+    if signer is not None:
+        out["X-Scorer-Signature"] = sign_answer(signer[0], signer[1], status, content)
+    return Response(content, status, out, media_type="application/json")
+
+
+def refusal(request: Request, status: int, key: str, now: float,
+            signer: tuple[str, str] | None = None, headers: dict[str, str] | None = None,
+            **params: Any) -> Response:
+    """A refusal: `key` and `params` for the kiosk to say it in its language; `error` in
+    English for logs."""
+    return answer(request, {"error": _english(key, **params), "key": key, "params": params},
+                  status, now, signer, headers)
+
+
+def busy(request: Request, now: float, signer: tuple[str, str] | None = None) -> Response:
+    """503 with the wait before trying again: said at once, not after a queue."""
+    return refusal(request, 503, "wire.busy", now, signer,
+                   headers={"Retry-After": str(RETRY_AFTER)})
+
+
+# -- pairing --------------------------------------------------------------------------------
+
+async def pair_start(request: Request) -> Response:
+    here, now = door(request), door(request).clock()
+    source = _source(request)
+    wait = here.pairing_tries.attempt(source, now)  # counted before any await
+    if wait:
+        return _too_many(request, now, wait)
+    try:
+        body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies, source))
+        table, device, rulesets = _pair_request(body)
+    except WireError as exc:
+        return refusal(request, _status(exc), exc.key or "wire.not-json", now,
+                       headers=_retry(exc), **exc.params)
+    director = here.director
+    event = director.event()
+    if event is not None:
+        problem = ruleset_mismatch(director, event.ruleset, rulesets.get(event.ruleset))
         if problem:
-            return refusal(409, "sync.ruleset-differs", now, **problem)
-        try:
-            secret = store.pair(table, code, device, now, rulesets)
-        except StoreError:
-            return refusal(403, "sync.no-code", now, table=table)
-        pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser
-        fingerprint = tls.identity(store).fingerprint
-        return answer(side.seal({"table": table, "secret": secret,
-                                 "certificate": fingerprint}), now=now)
+            return refusal(request, 409, "sync.ruleset-differs", now, **problem)
+    code = here.store.pairing_code(table, device, now)
+    if code is None:
+        return refusal(request, 403, "sync.no-code", now, table=table)
+    wait = here.hall_pairings.attempt("", now)  # (no await since the table's code was read)
+    if wait:
+        return _too_many(request, now, wait)
+    session = secrets.token_hex(16)
+    try:
+        side = await run_in_threadpool(ScorerPairing, code, table, device,
+                                       body.get("message"), session)
+    except WireError as exc:
+        return refusal(request, 400, exc.key or "sync.pair-garbled", now)
+    for stale in [s for s, p in here.pending.items() if p.until < now]:
+        del here.pending[stale]
+    here.pending[session] = Pending(table, device, code, side, now + PAIR_TTL, rulesets)
+    return answer(request, {"session": session, "message": side.message}, now=now)
 
-    # -- signed requests --------------------------------------------------------------------
 
-    async def signed(request: Request, limit: int) -> Signed | Response:
-        """The request, signed by the table's kiosk, or the refusal. The headers are checked
-        before the body is read."""
-        now, table = clock(), request.path_params["table"]
-        if not 1 <= table <= MAX_TABLE:
-            return refusal(404, "sync.no-table", now, table=MAX_TABLE)
-        try:
-            headers = read_headers(request.headers, table)
-        except WireError as exc:
-            return refusal(401, exc.key or "wire.unsigned", now)
-        credential = store.credential(table)
-        if credential is None:
-            return refusal(401, "wire.unsigned", now)
-        if headers.nonce in replays.seen.get(table, {}):
-            return refusal(401, "sync.replayed", now)
-        try:
-            body = await _read(request, limit, budget)
-        except WireError as exc:
-            return refusal(_status(exc), exc.key or "wire.not-json", now, **exc.params)
-        expected = sign(credential[0], request.method, request.url.path, table,
-                        headers.stamp, headers.nonce, body)
+async def pair_finish(request: Request) -> Response:
+    here, now = door(request), door(request).clock()
+    store, director = here.store, here.director
+    try:
+        body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies,
+                                 _source(request)))
+    except WireError as exc:
+        return refusal(request, _status(exc), exc.key or "wire.not-json", now,
+                       headers=_retry(exc))
+    session = body.get("session") if isinstance(body, dict) else None
+    entry = here.pending.pop(session, None) if isinstance(session, str) else None
+    if entry is None or entry.until < now:
+        return refusal(request, 403, "sync.pair-expired", now)
+    if not entry.side.confirms(body.get("confirm")):
+        # One wrong guess: the code pairs nothing any more.
+        await store.writer().run(lambda db: store.burn_code(entry.code, db))
+        return refusal(request, 403, "sync.wrong-code", now, table=entry.table)
+    event = director.event()  # (the head referee may have changed the ruleset meanwhile)
+    problem = ruleset_mismatch(director, event.ruleset, entry.rulesets.get(event.ruleset)) \
+        if event is not None else None
+    if problem:
+        return refusal(request, 409, "sync.ruleset-differs", now, **problem)
+    try:
+        secret = await store.writer().run(lambda db: store.pair(
+            entry.table, entry.code, entry.device, now, entry.rulesets, db))
+    except StoreError:
+        return refusal(request, 403, "sync.no-code", now, table=entry.table)
+    here.pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser
+    here.hall_pairings.forgive("")
+    fingerprint = tls.identity(store).fingerprint
+    return answer(request, entry.side.seal({"table": entry.table, "secret": secret,
+                                            "certificate": fingerprint}), now=now)
+
+
+def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None
+                     ) -> dict[str, Any] | None:
+    """Why a kiosk's copy of the event's ruleset is refused (catalog parameters), or None."""
+    event = director.event()
+    if event is None or ruleset != event.ruleset or sha256 == event.ruleset_sha256:
+        return None
+    return {"ruleset": ruleset, "scorer": event.ruleset_sha256, "kiosk": sha256 or "-"}
+
+
+def _too_many(request: Request, now: float, wait: float) -> Response:
+    return refusal(request, 429, "sync.too-many-pairings", now,
+                   headers={"Retry-After": str(int(wait) + 1)}, s=int(wait) + 1)
+
+
+# -- signed requests ------------------------------------------------------------------------
+
+async def signed(request: Request, limit: int, batch: bool = False) -> Signed | Response:
+    """The request, signed by the table's kiosk, or the refusal. Everything but the body's
+    hash is checked before the body is read; a `batch` is turned away (503) when the scorer
+    is behind."""
+    here = door(request)
+    now, table = here.clock(), request.path_params["table"]
+    if not 1 <= table <= MAX_TABLE:
+        return refusal(request, 404, "sync.no-table", now, table=MAX_TABLE)
+    try:
+        headers = read_headers(request.headers, table)
+    except WireError as exc:
+        return refusal(request, 401, exc.key or "wire.unsigned", now)
+    try:
+        length = _length(request, limit)
+    except WireError as exc:
+        return refusal(request, _status(exc), exc.key or "wire.not-json", now, **exc.params)
+    credential = here.store.credential(table)
+    if credential is None:
+        return refusal(request, 401, "wire.unsigned", now)
+    if headers.nonce in here.replays.seen.get(table, {}):
+        return refusal(request, 401, "sync.replayed", now)
+    method, path, source = request.method, request.url.path, _source(request)
+    signer = (credential[0], headers.nonce)
+    if headers.body_digest is not None:  # the head is signed: all is checked before the body
+        if not headers.head_signed_by(credential[0], method, path, length):
+            return refusal(request, 401, "sync.bad-signature", now)
+        if not here.replays.check(table, headers.nonce, now):
+            return refusal(request, 401, "sync.replayed", now, signer)
+        problem = _time_problem(here, headers.time, now)
+        if problem is not None:  # (signed: the kiosk sets its clock from this answer)
+            return refusal(request, 401, "sync.stale", now, signer, s=problem)
+        if batch and here.behind(request):
+            here.turned_away += 1
+            return busy(request, now, signer)
+        shares, owner = here.signed_bodies, table
+    else:  # a kiosk of 0.1.0: only its body's signature, checked once the body is in
+        shares, owner = here.old_kiosk_bodies, None
+    try:
+        body = await _read(request, limit, shares, source, owner, length)
+    except WireError as exc:
+        return refusal(request, _status(exc), exc.key or "wire.not-json", now,
+                       signer if owner is not None else None, _retry(exc), **exc.params)
+    if headers.body_digest is not None:
+        if digest(body) != headers.body_digest:
+            return refusal(request, 401, "sync.bad-signature", now)
+    else:
+        expected = sign(credential[0], method, path, table, headers.stamp, headers.nonce, body)
         if not same(expected, headers.signature):
-            return refusal(401, "sync.bad-signature", now)
-        signer = (credential[0], headers.nonce)
-        if not replays.check(table, headers.nonce, now):
-            return refusal(401, "sync.replayed", now, signer)
-        if abs(headers.time - now) > MAX_SKEW or headers.time < replays.started:
-            # (signed: the kiosk sets its clock from this answer)
-            return refusal(401, "sync.stale", now, signer, s=round(headers.time - now, 1))
-        return Signed(table, now, signer, body, credential[2])
+            return refusal(request, 401, "sync.bad-signature", now)
+        if not here.replays.check(table, headers.nonce, now):
+            return refusal(request, 401, "sync.replayed", now, signer)
+        problem = _time_problem(here, headers.time, now)
+        if problem is not None:
+            return refusal(request, 401, "sync.stale", now, signer, s=problem)
+        if batch and here.behind(request):
+            here.turned_away += 1
+            return busy(request, now, signer)
+    return Signed(table, now, signer, body, credential[2])
 
-    async def events(request: Request) -> Response:
-        checked = await signed(request, MAX_BODY)
+
+def _time_problem(here: Door, sent: float, now: float) -> float | None:
+    """How far off a request's time is (seconds), when it is outside the window."""
+    if abs(sent - now) > MAX_SKEW or sent < here.replays.started:
+        return round(sent - now, 1)
+    return None
+
+
+async def events(request: Request) -> Response:
+    """A batch of the table's events (or none: a heartbeat), answered once durable."""
+    checked = await signed(request, MAX_BODY, batch=True)
+    if isinstance(checked, Response):
+        return checked
+    here = door(request)
+    store, director = here.store, here.director
+    table, now, signer, raw, confirmed = checked
+    try:
+        body = loads(raw, nesting=False)  # (check_batch checks what it takes)
+        batch = check_batch(body)
+    except WireError as exc:
+        return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
+    # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
+    # when worth a write: in the batch's own transaction when it has one.
+    report = fleet.parse(body.get("kiosk"))
+    if report is not None and not here.reports.due(table, report, now):
+        report = None
+    confirm = not confirmed
+    if batch.events or confirm:
+        def job(db: Any) -> Ingested:
+            if confirm:
+                Store.confirm(db, table)
+            if report is not None:
+                fleet.save(db, table, report, now)
+            done = store.apply(db, table, batch.events, now, batch.head, batch.sealed)
+            if done.conflict and not batch.events:
+                store.record_conflict(db, table, done.conflict, now)
+            return done
+
+        done = await store.writer().run(
+            job, lambda d: store.committed(table, d, now, batch.behind))
+    else:  # a heartbeat: nothing to commit (but a report or a conflict, now and then)
+        done = store.apply(store.db, table, [], now, batch.head)
+        conflict = done.conflict
+        if conflict or report is not None:
+            def note(db: Any) -> None:
+                if report is not None:
+                    fleet.save(db, table, report, now)
+                if conflict:
+                    store.record_conflict(db, table, conflict, now)
+
+            await store.writer().run(note)
+        store.heard(table, now, batch.behind)
+    if done.conflict:
+        seq, why = done.conflict
+        return refusal(request, 409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
+                       high_water=done.high_water)
+    return answer(request, {"high_water": done.high_water, "aside": done.aside,
+                            "muted": director.muted(),
+                            "problems": director.problems(table, fresh=False)},
+                  now=now, signer=signer)
+
+
+def signed_read(reply: Callable[[Door, int], dict[str, Any]]
+                ) -> Callable[[Request], Awaitable[Response]]:
+    """A GET only the table's own kiosk may make: `reply(door, table)` is the answer."""
+    async def endpoint(request: Request) -> Response:
+        checked = await signed(request, 0)
         if isinstance(checked, Response):
             return checked
-        table, now, signer, raw, confirmed = checked
-        try:
-            body = loads(raw, nesting=False)  # (check_batch checks what it takes)
-            batch = check_batch(body)
-        except WireError as exc:
-            return refusal(400, exc.key or "wire.not-json", now, signer, **exc.params)
-        # The kiosk's version, health and clock offset, for the admin page (director/fleet.py).
-        await fleet.note(director, reports, table, body.get("kiosk"), now)
-        confirm = not confirmed
-        if batch.events or confirm:
-            def job(db: Any) -> Ingested:
-                if confirm:
-                    Store.confirm(db, table)
-                done = store.apply(db, table, batch.events, now, batch.head, batch.sealed)
-                if done.conflict and not batch.events:
-                    store.record_conflict(db, table, done.conflict, now)
-                return done
+        return answer(request, reply(door(request), checked.table), now=checked.now,
+                      signer=checked.signer)
+    return endpoint
 
-            done = await store.writer().run(
-                job, lambda d: store.committed(table, d, now, batch.behind))
-        else:  # a heartbeat: nothing to commit
-            done = store.apply(store.db, table, [], now, batch.head)
-            if done.conflict:
-                await store.writer().run(
-                    lambda db: store.record_conflict(db, table, done.conflict, now))
-            store.heard(table, now, batch.behind)
-        if done.conflict:
-            seq, why = done.conflict
-            return refusal(409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
-                           high_water=done.high_water)
-        return answer({"high_water": done.high_water, "aside": done.aside,
-                       "muted": director.muted(),
-                       "problems": director.problems(table, fresh=False)},
-                      now=now, signer=signer)
 
-    def signed_read(reply: Callable[[int], dict[str, Any]]
-                    ) -> Callable[[Request], Awaitable[Response]]:
-        """A GET only the table's own kiosk may make: `reply(table)` is the answer."""
-        async def endpoint(request: Request) -> Response:
-            checked = await signed(request, 0)
-            if isinstance(checked, Response):
-                return checked
-            table, now, signer = checked.table, checked.now, checked.signer
-            return answer(reply(table), now=now, signer=signer)
-        return endpoint
+def _assignment(here: Door, table: int) -> dict[str, Any]:
+    director = here.director
+    return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
+            "muted": director.muted(), "high_water": here.store.high_water(table)}
 
-    def assignment(table: int) -> dict[str, Any]:
-        return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
-                "muted": director.muted(), "high_water": store.high_water(table)}
 
-    def journal(table: int) -> dict[str, Any]:
-        mark = store.high_water(table)
-        return {"high_water": mark, "events": store.events(table, 0, mark)}
+def _journal(here: Door, table: int) -> dict[str, Any]:
+    mark = here.store.high_water(table)
+    return {"high_water": mark, "events": here.store.events(table, 0, mark)}
 
-    return [Route("/api/pair/start", pair_start, methods=["POST"]),
-            Route("/api/pair/finish", pair_finish, methods=["POST"]),
-            Route("/api/tables/{table:int}/events", events, methods=["POST"]),
-            Route("/api/tables/{table:int}/assignment", signed_read(assignment),
-                  methods=["GET"]),
-            Route("/api/tables/{table:int}/journal", signed_read(journal), methods=["GET"])]
 
+assignment = signed_read(_assignment)
+journal = signed_read(_journal)
+
+ROUTES = [Route("/api/pair/start", pair_start, methods=["POST"]),
+          Route("/api/pair/finish", pair_finish, methods=["POST"]),
+          Route("/api/tables/{table:int}/events", events, methods=["POST"]),
+          Route("/api/tables/{table:int}/assignment", assignment, methods=["GET"]),
+          Route("/api/tables/{table:int}/journal", journal, methods=["GET"])]
+
+
+# -- reading a body -------------------------------------------------------------------------
 
 def _source(request: Request) -> str:
     return request.client.host if request.client else "?"
@@ -308,6 +461,10 @@ def _source(request: Request) -> str:
 def _status(exc: WireError) -> int:
     return {"wire.too-large": 413, "wire.length-required": 411, "wire.slow-body": 408,
             "wire.busy": 503}.get(exc.key or "", 400)
+
+
+def _retry(exc: WireError) -> dict[str, str] | None:
+    return {"Retry-After": str(RETRY_AFTER)} if exc.key == "wire.busy" else None
 
 
 def _pair_request(body: Any) -> tuple[int, str, dict[str, str]]:
@@ -327,18 +484,28 @@ def _pair_request(body: Any) -> tuple[int, str, dict[str, str]]:
     return table, device, rulesets
 
 
-async def _read(request: Request, limit: int, budget: Budget) -> bytes:
-    """The body, when its Content-Length says it is at most `limit` bytes, sent within
-    BODY_TIMEOUT, and the budget of bodies being read has room. Raises WireError."""
+def _length(request: Request, limit: int) -> int:
+    """The body's length its Content-Length declares (a GET may have none), at most `limit`.
+    Raises WireError."""
     size = request.headers.get("content-length", "")
     if not size and request.method == "GET":
-        return b""
+        return 0
     if not size.isdigit() or len(size) > 12:
         raise WireError("give the body's length", "wire.length-required")
     length = int(size)
     if length > limit:
         raise WireError(f"at most {limit} bytes", "wire.too-large", n=limit)
-    if not budget.take(length):
+    return length
+
+
+async def _read(request: Request, limit: int, shares: Shares, source: str,
+                table: int | None = None, length: int | None = None) -> bytes:
+    """The body, when its Content-Length says it is at most `limit` bytes, sent within
+    BODY_TIMEOUT, and `shares` have room for it. Raises WireError."""
+    length = _length(request, limit) if length is None else length
+    if length == 0:
+        return b""
+    if not shares.take(length, source, table):
         raise WireError("too many bodies at once", "wire.busy")
     try:
         async with asyncio.timeout(BODY_TIMEOUT):
@@ -351,5 +518,5 @@ async def _read(request: Request, limit: int, budget: Budget) -> bytes:
     except TimeoutError:
         raise WireError("the body came too slowly", "wire.slow-body") from None
     finally:
-        budget.give(length)
+        shares.give(length, source, table)
     return b"".join(chunks)
