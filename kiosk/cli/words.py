@@ -96,9 +96,9 @@ class HelpFormatter(argparse.HelpFormatter):
         # argparse ends each heading with an ASCII colon; Chinese puts its own full-width one.
         text = super().format_help()
         for heading in self._headings:
-            text = re.sub(rf"^(\s*){re.escape(heading)}:$",
-                          lambda m, h=heading: m[1] + say("cli.heading", heading=h),
-                          text, flags=re.MULTILINE)
+            said = say("cli.heading", heading=heading)
+            text = re.sub(rf"^(\s*){re.escape(heading)}:$", rf"\g<1>{_literal(said)}", text,
+                          flags=re.MULTILINE)
         return text
 
     def _split_lines(self, text: str, width: int) -> list[str]:
@@ -108,6 +108,11 @@ class HelpFormatter(argparse.HelpFormatter):
         return "\n".join(indent + line for line in _wrap(text, width - len(indent)))
 
 
+def _literal(text: str) -> str:
+    """`text` as a regular expression's replacement that means just itself."""
+    return text.replace("\\", "\\\\")
+
+
 def terminal_columns() -> int:
     """The terminal's width as `shutil.get_terminal_size` finds it: $COLUMNS, else standard
     output's terminal, else 80."""
@@ -115,7 +120,7 @@ def terminal_columns() -> int:
         if (columns := int(os.environ["COLUMNS"])) > 0:
             return columns
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
     except (AttributeError, ValueError, OSError):  # no standard output, or not a terminal
         return 80
 
@@ -159,9 +164,10 @@ def _argparse_text(message: str) -> str:
 def argparse_words() -> Iterator[None]:
     """argparse speaks the CLI language while the block runs (it looks its words up through
     its module's gettext `_` when it builds a parser, prints help or reports a mistake)."""
-    before = argparse._
-    argparse._ = _argparse_text
+    # (`_` is argparse's own, not part of its typed interface)
+    before = argparse._  # type: ignore[attr-defined]
+    argparse._ = _argparse_text  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        argparse._ = before
+        argparse._ = before  # type: ignore[attr-defined]

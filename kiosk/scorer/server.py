@@ -9,6 +9,7 @@ import socket
 import ssl
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
@@ -41,12 +42,16 @@ class ScorerServer(uvicorn.Server):
             self.on_started()
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        self.config.app.state.feed.close()
+        self._close_feed()
         super().handle_exit(sig, frame)
 
     def stop(self) -> None:
-        self.config.app.state.feed.close()
+        self._close_feed()
         self.should_exit = True
+
+    def _close_feed(self) -> None:
+        app: Any = self.config.app  # the scorer's app (create_app), which uvicorn types loosely
+        app.state.feed.close()
 
 
 def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | None = None,

@@ -92,17 +92,16 @@ def wheels_python(names: list[str]) -> str:
     whole."""
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
-    found = set()
+    found: set[str] = set()
     for name in names:
         try:
             tags = parse_wheel_filename(name)[3]
         except InvalidWheelFilename:
             continue  # a name pip itself would not take: it says nothing of the Python
         found |= {f"3.{m.group(1)}" for tag in tags if (m := CP_ABI.match(tag.abi))}
-    found = sorted(found)
     if len(found) > 1:
-        raise _refuse("mixed_python", ", ".join(found))
-    return found[0] if found else ""
+        raise _refuse("mixed_python", ", ".join(sorted(found)))
+    return found.pop() if found else ""
 
 
 def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: Path,

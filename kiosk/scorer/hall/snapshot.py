@@ -220,40 +220,40 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
     places: dict[tuple[str, int], tuple[int, str]] = {}  # (team, round) -> (table, side)
     for r in range(1, round_no + 1):
         for table, ns, ew in director.assignments(r):
-            for team, side in ((ns, "NS"), (ew, "EW")):
-                places[(team, r)] = (table, side)
+            for team_id, side in ((ns, "NS"), (ew, "EW")):
+                places[(team_id, r)] = (table, side)
         for table, seats in director.seats(r).items():
             for letter, player in seats.items():
                 places[(player, r)] = (table, letter)
     upcoming: dict[str, dict[str, Any]] = {}
     for pairing in snap["pairings"]:
         for side, mine, theirs in (("NS", "ns_ids", "ew"), ("EW", "ew_ids", "ns")):
-            for team in pairing.get(mine, []):
-                upcoming[team] = {"round": snap["pairings_round"], "table": pairing["table"],
-                                  "side": side, "opponent": pairing[theirs]}
+            for team_id in pairing.get(mine, []):
+                upcoming[team_id] = {"round": snap["pairings_round"], "table": pairing["table"],
+                                     "side": side, "opponent": pairing[theirs]}
     byes = {bye["team"]: {"round": round_no, "points": bye["points"]}
             for bye in snap.get("byes", [])}  # the current round's, with their points
     ruled = {(r.round, r.table): r.kind for r in director.rulings()}
     history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
     for result in director.results():
-        for team, other in ((result.a, result.b), (result.b, result.a)):
-            if team is None or team not in history:
+        for member, other in ((result.a, result.b), (result.b, result.a)):
+            if member is None or member not in history:
                 continue
-            table, side = places.get((team, result.round), (None, None))
-            history[team].append({
-                "round": result.round, "table": table, "side": side,
+            sat_at, sat_as = places.get((member, result.round), (None, None))
+            history[member].append({
+                "round": result.round, "table": sat_at, "side": sat_as,
                 "opponent": names.get(other, "") if other else None,
-                "won": result.winner == team if result.winner else None,
-                "points": result.points.get(team, 0), "net": result.net.get(team, 0),
-                "ruling": ruled.get((result.round, table)) if other else None})
+                "won": result.winner == member if result.winner else None,
+                "points": result.points.get(member, 0), "net": result.net.get(member, 0),
+                "ruling": ruled.get((result.round, sat_at)) if other and sat_at else None})
     withdrawn = {r.id: r.withdrawn_after for r in director.team_rows()}
     out = {}
     for team in teams:
-        table, side = places.get((team.id, round_no), (None, None))
+        now = places.get((team.id, round_no))
         out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit,
                                          "withdrawn_after": withdrawn.get(team.id)},
-                        "standing": standing.get(team.id), "side": side,
-                        "table": rows.get(table) if table is not None else None,
+                        "standing": standing.get(team.id), "side": now[1] if now else None,
+                        "table": rows.get(now[0]) if now else None,
                         "next": upcoming.get(team.id), "bye": byes.get(team.id),
                         "history": sorted(history[team.id], key=lambda h: h["round"])}
     return out

@@ -79,4 +79,4 @@ async def stream(feed: HallFeed, scope: Scope, receive: Receive, send: Send) -> 
         watcher.cancel()
         slot.release()
         with contextlib.suppress(Exception):
-            await messages.aclose()
+            await messages.aclose()  # type: ignore[attr-defined]  # (a generator's)
