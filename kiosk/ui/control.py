@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..i18n import LANGS, translator
-from ..table.state import REFEREE_HOLD
+from ..table.kinds import AFTER_PLAY, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
 from . import wizard
 from .wizard import EntryValues
@@ -200,7 +200,7 @@ class Controller:
                     "do_end_play", style="primary"))
         elif name == "do_end_play":
             self.send(lambda s: s.end_play())
-        elif name == "undo" and view.undo and view.undo[0] == "redeal":
+        elif name == "undo" and view.undo and view.undo[0] == EventKind.REDEAL:
             self._with_pin("undo")  # the table asked for the redeal: the referee takes it back
         elif name in ("start_bury", "undo"):
             self.send(lambda s: getattr(s, name)())
@@ -334,7 +334,7 @@ class Controller:
             ui.referee_step = "menu"
         elif name == "r_resume":
             def resume(s: Any) -> None:  # before the overlay's own hold is released
-                if s.state.paused and s.state.pause_reason != REFEREE_HOLD:
+                if s.state.paused and s.state.pause_reason != PauseReason.HOLD:
                     s.resume()
 
             self.send(resume)
@@ -376,7 +376,7 @@ class Controller:
             ui.forfeit, ui.referee_step = f, "menu"
             lines: tuple[tuple[str, dict[str, Any]], ...] = (
                 ("ui.confirm.forfeit", {"team": f["team"]}),)
-            if view.phase in ("entry", "result", "disputed", "bury", "fry", "play"):
+            if view.phase in IN_HAND | AFTER_PLAY:
                 lines += (("ui.confirm.forfeit_hand", {"n": view.hand}),)
             self._ask(Dialog(("ui.confirm.forfeit_title." + f["kind"], {"team": f["team"]}),
                              lines, "r_do_forfeit"))
@@ -422,7 +422,7 @@ class Controller:
         if ui.overlay == "correct" and ui.correct is not None:
             self._correct(action)
             return
-        if view.phase != "entry":
+        if view.phase != Phase.ENTRY:
             return
         if action.startswith("e_del:"):  # a recorded penalty: the referee's to strike out
             self._with_pin(action)

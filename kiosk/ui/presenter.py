@@ -11,7 +11,7 @@ from typing import Any
 
 from ..i18n import render, translator
 from ..rules.errors import seat_words
-from ..table.state import REFEREE_HOLD
+from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
 from ..words.hand import fry_words, result_words
 from . import wizard
@@ -105,24 +105,24 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _correction(view, ui, t, lang)
     if ui.overlay == "history":
         return _history(view, ui, t, lang, portrait)
-    if view.paused and view.phase not in ("setup", "over"):  # between hands too: a restart
+    if view.paused and view.phase not in IDLE:  # between hands too: a restart
         return _paused(view, t)  # there pauses the match clock, and only 继续 resumes it
     if view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match:
         return _time_up_banner(view, t)
-    if view.phase == "setup" or (view.phase == "over" and ui.new_match):
+    if view.phase == Phase.SETUP or (view.phase == Phase.OVER and ui.new_match):
         return _setup(view, ui, t, lang, portrait)
-    if view.phase == "ready":
+    if view.phase == Phase.READY:
         return _ready(view, ui, t)
-    if view.phase == "fry":
+    if view.phase == Phase.FRY:
         return _fry(view, ui, t)
-    if view.phase in ("bury", "play"):
+    if view.phase in CLOCKED:
         return _clock(view, now, t)
-    if view.phase == "entry":
+    if view.phase == Phase.ENTRY:
         step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
         rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
         return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
                            grids=step.grids, nav=nav)
-    if view.phase in ("result", "disputed"):
+    if view.phase in (Phase.RESULT, Phase.DISPUTED):
         return _result(view, t, lang)
     return _over(view, ui, t, portrait)
 
@@ -155,8 +155,7 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
-    if view.dealer and view.phase in ("ready", "bury", "fry", "play", "entry", "result",
-                                      "disputed"):
+    if view.dealer and view.phase not in IDLE:
         term = view.terms.get("dealer")
         caption = term(lang) if term else t("ui.cap.dealer")
         parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
@@ -254,7 +253,7 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     if pages > 1:
         nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
                 pager(page, pages, t)]
-    if view.phase == "over":
+    if view.phase == Phase.OVER:
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
     lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
     return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
@@ -329,7 +328,7 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            nav=(Btn("fry_back", t("ui.back"), "quiet"),))
     last = seat_label(view, view.last_burier or "", t)
     dealer = seat_label(view, view.dealer or "", t)
-    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == "press" else \
+    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == EventKind.PRESS else \
         f"ui.undo_what.{view.undo[0]}" if view.undo else ""
     nav = [Btn("undo", t(undo), "quiet")] if undo else []
     nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
@@ -352,19 +351,19 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     seats = []
     for seat in SEATS:
         moving = not view.all_played and (view.clock_seat == seat or (
-            view.clock_seat is None and view.phase == "play"))
+            view.clock_seat is None and view.phase == Phase.PLAY))
         seats.append(SeatModel(seat, seat_label(view, seat, t), moving,
                                state if moving else "idle", shown if moving else ""))
     who = view.clock_seat and seat_label(view, view.clock_seat, t)
     if view.all_played:
         title = t("ui.all_played", tricks=view.tricks)
-    elif view.phase == "bury":
+    elif view.phase == Phase.BURY:
         title = t("ui.bury_by", seat=who)
     else:
         title = t("ui.to_move", seat=who) if who else t("ui.lead_anyone")
-    caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == "play" else ""
+    caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == Phase.PLAY else ""
     buttons = []
-    if view.phase == "play":
+    if view.phase == Phase.PLAY:
         buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
     if view.undo:
@@ -392,14 +391,13 @@ def mmss(left: float) -> str:
 
 
 def _paused(view: TableView, t: Any) -> ScreenModel:
-    reason = view.pause_reason or "referee"
-    key = reason if reason in ("table", "referee", "referee key", "restart", "referee-menu",
-                               "hall") else "referee"
+    reason = view.pause_reason or PauseReason.REFEREE
+    key = reason if reason in set(PauseReason) else PauseReason.REFEREE
     lines = (t("ui.paused.why." + key.replace(" ", "_")), t("ui.paused.stopped"))
     nav = (Btn("resume", t("ui.paused.resume"), "primary"),)
-    if key == "referee key":
+    if key == PauseReason.REFEREE_KEY:
         lines += (t("ui.paused.key"),)
-    if key == "hall":
+    if key == PauseReason.HALL:
         lines += (t("ui.paused.hall"),)
     return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
                        tone="paused", lines=lines, nav=nav)
@@ -419,11 +417,11 @@ def time_up_by(view: TableView, t: Any) -> str:
 
 def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
-    if view.phase == "over" and view.result and view.result.get("winner"):
+    if view.phase == Phase.OVER and view.result and view.result.get("winner"):
         return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
     if view.needs_ruling:
         return t("ui.time_up.referee")
-    if view.phase in ("bury", "fry", "play"):
+    if view.phase in IN_HAND:
         return t("ui.time_up.finish_hand")
     return t("ui.time_up.after_hand", n=view.hand)
 
@@ -492,7 +490,7 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
     elif "awards" in p:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
-    if view.phase == "disputed":
+    if view.phase == Phase.DISPUTED:
         lines.append(t("ui.disputed"))
         return ScreenModel("step", "disputed", t("ui.screen.result"), lines=tuple(lines),
                            nav=(Btn("referee", t("ui.call_referee"), "primary"),))
@@ -671,7 +669,7 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
 def _close_words(view: TableView) -> str:
     """What closing the menu does, said on its button: the match goes on (the menu's own hold
     ends), or only the menu closes (the match is over, or paused until 继续计时)."""
-    if view.phase == "over" or (view.paused and view.pause_reason != REFEREE_HOLD):
+    if view.phase == Phase.OVER or (view.paused and view.pause_reason != PauseReason.HOLD):
         return "ui.close"
     return "ui.close_referee"
 
@@ -679,8 +677,8 @@ def _close_words(view: TableView) -> str:
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     """What the referee can do now, each saying what it does."""
     out = []
-    playing = view.phase not in ("setup", "over")
-    if view.paused and view.pause_reason != "referee-menu":
+    playing = view.phase not in IDLE
+    if view.paused and view.pause_reason != PauseReason.HOLD:
         out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
     if view.match_limit is not None and not view.match_clock_started and playing:
         out.append(Btn("r_start_clock", t("ui.r.start_clock")))
@@ -690,9 +688,9 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
             penalty, view, t, lang)), "primary"))
     if view.undo:
         out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
-    if view.phase == "play" and not view.all_played:
+    if view.phase == Phase.PLAY and not view.all_played:
         out.append(Btn("r_leader", t("ui.r.leader")))
-    if view.phase == "disputed":
+    if view.phase == Phase.DISPUTED:
         out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
     if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
         out.append(Btn("r_correct", t("ui.r.correct")))
@@ -700,7 +698,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
         out.append(Btn("r_time_up", t("ui.r.time_up"), "danger"))
     if playing and view.kind == "team":
         out.append(Btn("r_forfeit", t("ui.r.forfeit"), "danger"))
-    if view.phase == "over" and view.standalone:
+    if view.phase == Phase.OVER and view.standalone:
         out.append(Btn("r_new_match", t("ui.new_match"), "primary"))
     out.append(Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute")))
     return tuple(out)

@@ -19,6 +19,7 @@ from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
+from ..table.kinds import Phase
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
 #: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
@@ -262,7 +263,7 @@ def _until(arrived: Callable[[], bool], action: str) -> Iterator[None]:
 def _play_out(session: Any) -> None:
     """Every remaining trick of the hand, as the seats would press (on the runner's thread)."""
     state = session.state
-    while state.phase == "play" and state.clock is not None and not state.clock.done:
+    while state.phase == Phase.PLAY and state.clock is not None and not state.clock.done:
         session.press(state.clock.seat or state.clock.leader or state.draft.dealer)
 
 

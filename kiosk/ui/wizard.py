@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules.hand import card_point_values, kitty_point_values
+from ..table.kinds import EventKind
 from ..table.view import TableView
 from .model import Btn, Grid, Row
 
@@ -117,7 +118,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "points":
         nav = (back,) if correcting else (
             (Btn("e_back_to_play", t("ui.back_to_play"), "quiet"),)
-            if view.undo and view.undo[0] == "play-end" else ())
+            if view.undo and view.undo[0] == EventKind.PLAY_END else ())
         return StepModel("entry.points", t("ui.q.points", defenders=terms["defenders"]),
                          grids=(_values("e_points", card_point_values(), values.points,
                                          9, 6),),
