@@ -98,3 +98,26 @@ def test_a_rule_added_since_binds_new_commands_not_old_journals(rulesets):
     assert refused.value.key == "table.trump_first"
     state.apply(Event(3, "d", "1", "bury-start", {}, 2.0, 2.0, "referee"))
     assert state.phase is Phase.BURY
+
+
+def test_time_up_while_a_deal_of_an_individual_round_is_entered_then_it_is_confirmed(
+        tmp_path, rulesets):
+    """shuangsheng has no time-up rule: time called while a deal is being entered waits for
+    the referee once the deal is confirmed (its confirmation used to fail on the match's
+    winner, which an individual round does not have)."""
+    session = TableSession.open(tmp_path, 1, rulesets, ManualClock(), SessionConfig(pin="1"))
+    session.setup_match(event="", round="1", teams={}, players={}, ruleset="shuangsheng-2011")
+    session.draw_partner(card="A")
+    session.declare_trump("♠", "N")
+    session.start_bury()
+    session.press(session.state.clock.seat)
+    session.end_play()
+    session.enter_points(45)
+    session.unlock("1")
+    session.declare_time_up()
+    session.finish_entries()
+    session.press("E")
+    session.press("S")
+    assert len(session.state.played) == 1
+    assert session.state.needs_ruling == "individual rounds have no time-up rule"
+    session.close()

@@ -406,7 +406,8 @@ class MatchState:
             raise entry_refused(exc) from None
         self.core = core
         self.played.append(Played(self._record(draft), result))
-        if self.time_up and self.time_up["at"] == len(self.played) and core.winner is None:
+        undecided = not isinstance(core, TeamMatch) or core.winner is None
+        if self.time_up and self.time_up["at"] == len(self.played) and undecided:
             self.core = self._decide_time_up(core, in_hand=False)
         self._after_hand(event.mono)
 
