@@ -247,7 +247,7 @@ class TableSession:
         if over <= 0 or seat is None:
             return []
         return [(EventKind.TIME_OVERRUN, {"id": f"p{self.journal.last_seq + 1}", "seat": seat,
-                                  "phase": clock.kind, "over": over})]
+                                          "phase": clock.kind, "over": over})]
 
     def set_leader(self, seat: str) -> None:
         """The referee corrects who led the current trick."""
@@ -263,9 +263,16 @@ class TableSession:
             self._referee()
         self._record("referee", (EventKind.UNDO, {}))
 
-    def end_play(self) -> None:
-        """The last trick is done: on to the entries."""
-        self._record("referee", (EventKind.PLAY_END, {}))
+    def end_play(self, lead_by: str | None = None) -> None:
+        """The play is over (the last trick done, or the referee ends it): on to the entries.
+        A move running over its time is charged with the end, as a press would charge it:
+        the seat to move, or for a lead's time (whose seat the kiosk cannot know) `lead_by`,
+        the seat the referee says was to lead (None: nobody). Undoing the end takes it back."""
+        clock = self.state.clock
+        facts = self._overrun(clock.seat if clock is not None and clock.seat else lead_by)
+        ids = [data["id"] for _, data in facts]
+        self._record("referee", *facts, (EventKind.PLAY_END, {"overrun_ids": ids}
+                                         if ids else {}))
 
     # -- entries ----------------------------------------------------------------------------
 

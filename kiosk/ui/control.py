@@ -47,6 +47,7 @@ class UiState:
     forfeit: dict[str, str] = field(default_factory=dict)
     after_unlock: str | None = None  # an action that waits for the PIN
     ready_step: str = ""  # "redeal" while the calling seat is chosen
+    end_step: str = ""  # "lead_by" while the referee says whose lead ran over, at the end
     fry_seat: str = ""  # the frier, while the referee picks the trump it sets
     names: dict[str, str] = field(default_factory=dict)
     keyboard_field: str | None = None
@@ -196,10 +197,21 @@ class Controller:
                 self.send(lambda s: s.end_play())
             else:
                 self._ask(Dialog(("ui.confirm.end_play_title", {}), (
-                    ("ui.confirm.end_play", {"trick": view.trick, "tricks": view.tricks}),),
-                    "do_end_play", style="primary"))
+                    ("ui.confirm.end_play", {"trick": view.trick, "tricks": view.tricks}),
+                    ("ui.confirm.end_play_overrun", {})), "do_end_play", style="primary"))
+        elif name == "do_end_play" and view.clock_seat is None and \
+                (view.move_left(self.runner.session.clock.now()) or 0) < 0:
+            # the lead's time is over, and whose lead it was only the table knows: asked,
+            # with the clock held as by the question before
+            ui.end_step = "lead_by"
+            self.send(lambda s: s.hold_for_referee(screen=True))
         elif name == "do_end_play":
             self.send(lambda s: s.end_play())
+        elif name in ("end_play_by", "end_play_back"):
+            ui.end_step = ""
+            self.send(lambda s: s.release_referee_hold(keep_time=True))
+            if name == "end_play_by":
+                self.send(lambda s: s.end_play(arg or None))
         elif name == "undo" and view.undo and view.undo[0] == EventKind.REDEAL:
             self._with_pin("undo")  # the table asked for the redeal: the referee takes it back
         elif name in ("start_bury", "undo"):

@@ -94,9 +94,13 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     lang = ui.lang
     if ui.dialog is not None:
         d = ui.dialog
-        return ScreenModel("step", "confirm", _text(d.title, view, t, lang), lines=tuple(
-            _text(line, view, t, lang) for line in d.lines),
-            nav=(Btn("cancel", t("ui.cancel"), "quiet"), Btn("ok", t(d.ok), d.style)))
+        lines = (_text(line, view, t, lang, now) for line in d.lines)
+        return ScreenModel("step", "confirm", _text(d.title, view, t, lang, now),
+                           lines=tuple(line for line in lines if line),
+                           nav=(Btn("cancel", t("ui.cancel"), "quiet"),
+                                Btn("ok", t(d.ok), d.style)))
+    if ui.end_step == "lead_by" and view.phase == Phase.PLAY:
+        return _lead_by(view, now, t)
     if ui.overlay == "keyboard":
         return _keyboard(view, ui, t)
     if ui.overlay == "referee":
@@ -338,6 +342,34 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
 
 
 # -- the clock ------------------------------------------------------------------------------
+
+
+def _over_by(view: TableView, now: float) -> float:
+    """Seconds the running move is over its time (0: within it)."""
+    left = view.move_left(now)
+    return 0.0 if left is None or view.all_played else max(0.0, -left)
+
+
+def end_play_overrun(view: TableView, now: float, t: Any) -> str:
+    """What ending the play will charge: the seat to move over its time; a lead over its time,
+    whose seat the referee is asked next. "" when no move is over."""
+    over = _over_by(view, now)
+    if not over:
+        return ""
+    if view.clock_seat is None:
+        return t("ui.confirm.end_play_lead_over", trick=view.trick, seconds=f"{over:.1f}")
+    return t("ui.confirm.end_play_overrun", seat=seat_label(view, view.clock_seat, t),
+             seconds=f"{over:.1f}")
+
+
+def _lead_by(view: TableView, now: float, t: Any) -> ScreenModel:
+    """The end of play with a lead over its time: whose lead it was, or nobody charged."""
+    return ScreenModel("step", "end_play.leader",
+                       t("ui.q.end_play_leader", trick=view.trick,
+                         seconds=f"{_over_by(view, now):.1f}"),
+                       grids=(seat_grid("end_play_by", SEATS, view, t),),
+                       nav=(Btn("end_play_back", t("ui.back"), "quiet"),
+                            Btn("end_play_by:", t("ui.end_play.nobody"), "primary")))
 
 
 def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
@@ -752,9 +784,12 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
 
 
-def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) -> str:
+def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
+          now: float) -> str:
     """A dialog's line: a key and parameters; a seat, a team or a side is named."""
     key, params = item
+    if key == "ui.confirm.end_play_overrun":  # said only when a move is over its time
+        return end_play_overrun(view, now, t)
     if key == "ui.confirm.time_up_now":
         return time_up_question(view, t)
     if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
