@@ -55,3 +55,25 @@ def test_a_quick_tap_is_drawn_pressed_in_the_frame_its_touch_comes_in(tmp_path, 
     assert set(pressed) == {"key:7", "key_case", "key:A", "key_back"}
     for action, frames in pressed.items():
         assert frames.get("lit") == frames["down"], action
+
+
+def test_a_chinese_team_name_typed_in_pinyin_with_the_x_pointer(tmp_path, display):
+    """厦门 and 同安 typed in pinyin through the real window, each candidate tapped where the
+    screen shows it; the match is set up with them."""
+    tool("xdotool")
+    keys = [("touch", f"key:{c.upper()}") for c in "xiamen"]
+    script = [("wait", "setup"), ("touch", "name:NS"), ("wait", "keyboard"), *keys,
+              ("shot", "pinyin"), ("touch", "pick:0"),
+              *(("touch", f"key:{c.upper()}") for c in "tong"), ("touch", "pick:0"),
+              ("touch", "key:A"), ("touch", "key:N"), ("touch", "pick:0"),
+              ("touch", "key_done"), ("wait", "setup"), ("shot", "setup"),
+              ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert "拼音：xiamen" in screens["texts"]["keyboard"]
+    assert any("厦门同安" in text for text in screens["texts"]["setup"])
+    from kiosk.rules import Rulesets
+    from kiosk.table import TableSession
+
+    session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
+    assert session.export()["teams"] == {"NS": "厦门同安"}
+    session.close()

@@ -41,7 +41,7 @@ from ..i18n import translator
 from ..words.textfmt import pack, wrap
 from . import fonts
 from .control import Controller
-from .model import Btn, Grid, Part, ScreenModel
+from .model import Btn, Grid, Part, ScreenModel, content, shape
 from .presenter import present
 
 KV = Path(__file__).parent / "kv"
@@ -310,32 +310,6 @@ class StripPart(BoxLayout):
         else:
             self.caption.size, self.value.size = (cw, self.height), (vw, self.height)
             self.width = cw + vw + dp(20)
-
-
-def shape(model: ScreenModel) -> tuple[Any, ...]:
-    """What a screen's widgets are, apart from what they say: a model of the same shape is
-    shown by the same widgets, their words and colours changed in place (a key typed, a value
-    chosen), so that the buttons under a finger stay where and what they are."""
-    return (model.name, model.big != "", model.tone, len(model.lines),
-            tuple(r.button.action if r.button else None for r in model.rows),
-            tuple((g.cols, g.cols_portrait, g.scale, tuple(b.action for b in g.buttons))
-                  for g in model.grids),
-            len(model.extra.get("slip_columns") or (model.mono,)) if model.mono else 0,
-            bool(model.extra.get("mono_lines")), bool(model.extra.get("input")))
-
-
-def content(model: ScreenModel) -> list[tuple[str, Any]]:
-    """What the body's widgets say, in the order `build_body` makes them."""
-    out: list[tuple[str, Any]] = [("label", model.big)] if model.big else []
-    out += [("label", line) for line in model.lines]
-    for row in model.rows:
-        out.append(("label", row.text))
-        if row.button:
-            out.append(("button", row.button))
-    out += [("button", b) for g in model.grids for b in g.buttons if b.action]
-    if model.mono:
-        out += [("label", c) for c in model.extra.get("slip_columns") or (model.mono,)]
-    return out
 
 
 class KioskScreen(Screen):

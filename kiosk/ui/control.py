@@ -11,7 +11,7 @@ from typing import Any
 from ..i18n import LANGS, translator
 from ..table.kinds import AFTER_PLAY, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
-from . import wizard
+from . import pinyin, wizard
 from .wizard import EntryValues
 
 #: Overlays that belong to the referee: the move clock pauses while one is open, and the move
@@ -21,6 +21,9 @@ REFEREE_OVERLAYS = ("referee", "correct")
 #: that is not the referee's gives the seat back the time it had left.
 HOLDING_OVERLAYS = (*REFEREE_OVERLAYS, "history")
 KEYBOARD_MAX = 16
+PINYIN_MAX = 30  # letters waiting for their characters
+#: Candidates the pinyin keyboard shows at once (slots pick:0 … pick:7; then a next page).
+CANDIDATES = 8
 SIDE_SEAT = {"NS": "N", "EW": "E"}
 
 
@@ -51,7 +54,10 @@ class UiState:
     fry_seat: str = ""  # the frier, while the referee picks the trump it sets
     names: dict[str, str] = field(default_factory=dict)
     keyboard_field: str | None = None
-    keyboard_upper: bool = True
+    keyboard_upper: bool = True  # the Latin letters' case (changed by its key only)
+    keyboard_mode: str = "pinyin"  # "pinyin" (Chinese, from pinyin) or "latin"
+    pinyin: str = ""  # letters typed in pinyin, waiting for their characters
+    candidate_page: int = 0
     page: int = 0  # of a long list (rulesets, history)
     new_match: bool = False  # after a match, the referee opened the setup of the next
     time_up_seen: tuple[str, int] | None = None  # (match, hand) whose time-up banner was read
@@ -59,6 +65,15 @@ class UiState:
     correct_hand: int | None = None
     correct_preview: dict[str, Any] | None = None
     unlocking: bool = False  # a PIN is on its way to the session
+
+
+def shown_candidates(ui: UiState) -> tuple[tuple[pinyin.Candidate, ...], bool]:
+    """The words and characters the pinyin keyboard shows now (a page of them), and whether
+    there are other pages (the last page's next is the first)."""
+    found = pinyin.candidates(ui.pinyin)
+    pages = max(1, -(-len(found) // CANDIDATES))
+    start = (ui.candidate_page % pages) * CANDIDATES
+    return found[start:start + CANDIDATES], pages > 1
 
 
 class Controller:
@@ -142,7 +157,7 @@ class Controller:
         elif name.startswith("e_"):
             self._entry(action)
         elif name in ("name", "key", "key_space", "key_back", "key_case", "key_clear",
-                      "key_done"):
+                      "key_done", "key_mode", "pick", "more"):
             self._keyboard(name, arg)
         else:
             self._table(name, arg, view)
@@ -246,31 +261,57 @@ class Controller:
     # -- names, typed on the screen's keyboard -------------------------------------------
 
     def _keyboard(self, name: str, arg: str) -> None:
+        """The screen's keyboard. In pinyin (the Chinese screens' default) letters wait as
+        pinyin until a word or character is picked for them (`pick:i`, the i-th candidate
+        shown; space picks the first); digits go into the name at once. In Latin letters each
+        key types what it shows: its case changes only by the case key."""
         ui = self.ui
         field_name = ui.keyboard_field
         if name == "name":
             ui.keyboard_field, ui.keyboard_upper = arg, True
+            ui.keyboard_mode = "pinyin" if ui.lang.startswith("zh") else "latin"
+            ui.pinyin, ui.candidate_page = "", 0
+            pinyin.warm()
             self._overlay("keyboard")
             return
         if field_name is None:
             return
-        text = ui.names.get(field_name, "")
-        if name == "key" and len(text) < KEYBOARD_MAX:
+        text, letters = ui.names.get(field_name, ""), ui.pinyin
+        room = KEYBOARD_MAX - len(text)
+        if name == "key" and ui.keyboard_mode == "pinyin" and (arg.isalpha() or arg == "'"):
+            if len(letters) < PINYIN_MAX and room > 0:
+                letters += arg.lower()
+        elif name == "key" and room > 0 and not letters:
             text += arg.upper() if ui.keyboard_upper else arg.lower()
-            ui.keyboard_upper = False  # a capital starts a name, as on a phone
-        elif name == "key_space" and text and len(text) < KEYBOARD_MAX:
+        elif name in ("pick", "key_space") and letters:
+            chosen = shown_candidates(ui)[0]
+            i = int(arg) if name == "pick" else 0
+            if 0 <= i < len(chosen) and room > 0:
+                word = chosen[i].text[:room]
+                text, letters = text + word, letters[chosen[i].takes:].lstrip("'")
+        elif name == "key_space" and text and room > 0:
             text += " "
-            ui.keyboard_upper = True
+        elif name == "more":
+            ui.candidate_page += 1
+            return
         elif name == "key_back":
-            text = text[:-1]
+            letters, text = (letters[:-1], text) if letters else (letters, text[:-1])
         elif name == "key_case":
             ui.keyboard_upper = not ui.keyboard_upper
+        elif name in ("key_mode", "key_done"):  # letters still waiting stay as typed
+            text, letters = (text + letters)[:KEYBOARD_MAX], ""
+            if name == "key_mode":
+                ui.keyboard_mode = "latin" if ui.keyboard_mode == "pinyin" else "pinyin"
+            else:
+                ui.keyboard_field = None
+                self._overlay(None)
         elif name == "key_clear":
-            text = ""
-        elif name == "key_done":
-            ui.keyboard_field = None
-            self._overlay(None)
-        ui.names[field_name] = text
+            text, letters = "", ""
+        if letters != ui.pinyin:
+            ui.candidate_page = 0
+        ui.names[field_name], ui.pinyin = text, letters
+
+
 
     # -- the PIN --------------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
 from ..words.hand import fry_words, result_words
 from . import wizard
-from .control import UiState
+from .control import CANDIDATES, UiState, shown_candidates
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
 from .wizard import (
     applied_text,
@@ -266,18 +266,36 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
 
 
 def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    """The name keyboard: in pinyin, the letters typed wait over a row of the words and
+    characters they may spell; in Latin letters, each key types what it shows."""
     key = ui.keyboard_field or "NS"
     label = t("ui.name." + key) if key in ("NS", "EW") else t("seat." + key)
     text = ui.names.get(key, "")
-    letters = LETTERS if ui.keyboard_upper else LETTERS.lower()
+    chinese = ui.keyboard_mode == "pinyin"
+    letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
     keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
-    nav = (Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet"),
-           Btn("key_space", t("ui.key.space"), "quiet"),
+    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6)]
+    lines = (text + "▏",)
+    if chinese:
+        shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
+        # the slots keep their places (an empty one does nothing): the keys never move
+        picks = tuple(Btn(f"pick:{i}", shown[i].text if i < len(shown) else "",
+                          "primary" if i < len(shown) else "quiet")
+                      for i in range(CANDIDATES))
+        grids.insert(0, Grid((*picks, Btn("more", t("ui.key.more") if more else "",
+                                          "quiet")), CANDIDATES + 1, 5, 1.2))
+        lines += (t("ui.key.pinyin_typed", letters=ui.pinyin) if ui.pinyin
+                  else t("ui.key.pinyin_how"),)
+    nav = (Btn("key_mode", t("ui.key.to_latin" if chinese else "ui.key.to_pinyin"), "quiet"),
+           Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet")
+           if not chinese else Btn("", ""),
+           Btn("key_space", t("ui.key.pick_first" if chinese and ui.pinyin else
+                              "ui.key.space"), "quiet"),
            Btn("key_back", t("ui.key.back"), "quiet"), Btn("key_clear", t("ui.key.clear"),
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
-    return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=(text + "▏",),
-                       grids=(Grid(keys, 10, 6),), nav=nav, extra={"input": True})
+    return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=lines,
+                       grids=tuple(grids), nav=nav, extra={"input": True})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:

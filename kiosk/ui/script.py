@@ -205,6 +205,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
             if field:
                 yield from _tap(app, finger, f"name:{field}")
+            if app.controller.ui.keyboard_mode == "pinyin":  # Latin letters, as they show
+                yield from _tap(app, finger, "key_mode")
             for char in text:
                 if char.isupper() != app.controller.ui.keyboard_upper and char.isalpha():
                     yield from _tap(app, finger, "key_case")
