@@ -59,7 +59,7 @@ def test_a_wrong_pin_notice_goes_when_the_pin_is_typed_again_or_after_its_time(t
 
 
 def test_the_history_heads_its_levels_with_the_team_names(table):
-    table.tap("name:NS", "key:A", "key:1", "key_done")
+    table.tap("name:NS", "key_mode", "key:A", "key:1", "key_done")
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
     table.press("N", "E")

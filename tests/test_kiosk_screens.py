@@ -524,8 +524,11 @@ def test_11_rulesets_by_their_own_names_and_any_number_of_them(tmp_path, ruleset
 
 
 def test_11_names_are_typed_on_the_screen_keyboard(table):
-    table.tap("name:NS", "key:T", "key:I", "key:G", "key:E", "key:R", "key:S", "key_done")
-    table.tap("name:W", "key:W", "key:A", "key:N", "key:G", "key_back", "key:G", "key_done")
+    # (in Latin letters: the keyboard starts in pinyin on the Chinese screens)
+    table.tap("name:NS", "key_mode", "key:T", "key_case", "key:I", "key:G", "key:E", "key:R",
+              "key:S", "key_done")
+    table.tap("name:W", "key_mode", "key:W", "key_case", "key:A", "key:N", "key:G", "key_back",
+              "key:G", "key_done")
     table.tap("setup:standard-80fen")
     setup = table.state.setup
     assert (setup["teams"], setup["players"]) == ({"NS": "Tigers"}, {"W": "Wang"})

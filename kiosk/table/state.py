@@ -235,6 +235,19 @@ class MatchState:
         """Set up at the table, not by the hall's scorer (no event name)."""
         return not self.setup.get("event")
 
+    @property
+    def waiting_for_hall(self) -> bool:
+        """A match the hall's scorer set up, whose round the head referee has not started yet
+        (its match clock waits for the hall's start): the first hand waits too."""
+        return not self.standalone and self.setup.get("start_at") is not None and \
+            self.match_clock is not None and not self.match_started and not self.played and \
+            self.phase == Phase.READY
+
+    def _record_not_before_the_hall(self, data: dict[str, Any]) -> None:
+        # (a rule since issue 31: older journals of tables that began early still fold)
+        if self.waiting_for_hall:
+            raise refused("wait_for_hall", "the hall has not started the round yet")
+
     def _need(self, *phases: Phase) -> None:
         if self.phase not in phases:
             raise refused(f"not_now.{self.phase}", f"not now: the table is in phase "
@@ -643,6 +656,7 @@ class MatchState:
         self._not_paused()
 
     def _record_bury_start(self, data: dict[str, Any]) -> None:
+        self._record_not_before_the_hall(data)
         # every seed sets the trump before the dealer takes the kitty
         assert self.draft is not None
         if self.team and self.draft.trump is None:
@@ -1295,10 +1309,10 @@ K, M = EventKind, MatchState
 #: The dispatch table: every kind of event the journal holds, and its rules.
 RULES: dict[str, Rule] = {
     K.SETUP: Rule(M._check_setup, M._apply_setup),
-    K.DEALER: Rule(M._check_dealer, M._apply_dealer),
-    K.PARTNER: Rule(M._check_partner, M._apply_partner),
-    K.TRUMP: Rule(M._check_trump, M._apply_trump),
-    K.REDEAL: Rule(M._check_redeal, M._apply_redeal),
+    K.DEALER: Rule(M._check_dealer, M._apply_dealer, M._record_not_before_the_hall),
+    K.PARTNER: Rule(M._check_partner, M._apply_partner, M._record_not_before_the_hall),
+    K.TRUMP: Rule(M._check_trump, M._apply_trump, M._record_not_before_the_hall),
+    K.REDEAL: Rule(M._check_redeal, M._apply_redeal, M._record_not_before_the_hall),
     K.BURY_START: Rule(M._check_bury_start, M._apply_bury_start, M._record_bury_start),
     K.FRY: Rule(M._check_fry, M._apply_fry),
     K.NO_FRY: Rule(M._check_no_fry, M._apply_no_fry),

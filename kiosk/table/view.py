@@ -71,6 +71,8 @@ class TableView:
     terms: dict[str, Any] = field(default_factory=dict)  # its own words for the sides (Texts)
     kind: str = "team"
     standalone: bool = True  # set up at the table, not by the hall's scorer
+    waiting_for_hall: bool = False  # the hall's round has not started: the table waits
+    hall_start: float | None = None  # when the hall starts the round (the scorer's time)
     teams: dict[str, str] = field(default_factory=dict)
     players: dict[str, str] = field(default_factory=dict)
     levels: tuple[str, str] | None = None
@@ -226,7 +228,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
     return TableView(
         table=session.table, match=session.match, phase=state.phase, ruleset=ruleset.id,
         ruleset_name=ruleset.name, terms=dict(ruleset.terms), kind=ruleset.kind,
-        standalone=state.standalone,
+        standalone=state.standalone, waiting_for_hall=state.waiting_for_hall,
+        hall_start=state.setup.get("start_at"),
         teams=dict(state.setup.get("teams") or {}),
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,

@@ -244,10 +244,16 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     names = ui.names
     fields = (("NS", t("ui.name.NS")), ("EW", t("ui.name.EW")),
               *((s, t("seat." + s)) for s in SEATS))
-    name_buttons = tuple(Btn(f"name:{key}", f"{label}：{names.get(key) or '—'}")
-                         for key, label in fields)
+    paired = view.link is not None
+    # a paired table's names come from the scorer's roster: none are asked here
+    name_buttons = () if paired else tuple(
+        Btn(f"name:{key}", t("ui.setup.field", field=label, name=names.get(key) or "—"))
+        for key, label in fields)
     per_page = RULESETS_PER_PAGE[portrait]
     choices = view.choices
+    if paired:  # only the event's ruleset, once the scorer has said which
+        event_ruleset = getattr(view.link, "ruleset", None)
+        choices = tuple(c for c in choices if c[0] == event_ruleset)
     pages = max(1, -(-len(choices) // per_page))
     page = min(ui.page, pages - 1)
     shown = choices[page * per_page:(page + 1) * per_page]
@@ -259,9 +265,10 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
                 pager(page, pages, t)]
     if view.phase == Phase.OVER:
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
-    lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
+    lines = (t("ui.setup.paired" if paired else "ui.setup.how"),)
+    grids = (Grid(name_buttons, 3, 2),) if name_buttons else ()
     return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
-                       grids=(Grid(name_buttons, 3, 2), Grid(rulesets, 2, 1)),
+                       grids=(*grids, Grid(rulesets, 2, 1)) if rulesets else grids,
                        nav=tuple(b for b in nav if b), extra={"big_title": True})
 
 
@@ -299,6 +306,10 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    if view.waiting_for_hall:  # paired: the first hand waits for the head referee's start
+        at = time.strftime("%H:%M", time.localtime(view.hall_start or 0))
+        return ScreenModel("step", "ready.wait", t("ui.wait.title"),
+                           lines=(t("ui.wait.at", time=at), t("ui.wait.how")))
     hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
         nav = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()

@@ -286,8 +286,10 @@ def routes(director: Director) -> list[Route]:
         return endpoint
 
     def assignment(table: int) -> dict[str, Any]:
+        event = director.event()  # its ruleset: the only one a paired table offers
         return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
-                "muted": director.muted(), "high_water": store.high_water(table)}
+                "muted": director.muted(), "high_water": store.high_water(table),
+                "ruleset": event.ruleset if event is not None else None}
 
     def journal(table: int) -> dict[str, Any]:
         mark = store.high_water(table)
