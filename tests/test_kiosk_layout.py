@@ -16,10 +16,10 @@ def test_the_pager_says_the_page_shown(table):
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     table.penalize("exposed-card", "NESW")
     pager = [b for b in table.screen.nav if b.action.startswith("page:")]
-    assert [b.label for b in pager] == ["第1/2页 ▶"]
+    assert [b.label for b in pager] == ["第2/2页 ▶"]  # the page of the penalty just added
     table.tap(pager[0].action)
     assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == \
-        ["第2/2页 ▶"]
+        ["第1/2页 ▶"]
 
 
 def test_the_last_trick_question_has_no_answer_chosen_before_a_tap(table):

@@ -73,6 +73,10 @@ LIT_VEIL, LIT_FRAME = (1, 1, 1, 0.35), (1, 0.85, 0.2, 1)
 PANEL_SHORT_MM = 86.0
 #: The digits of the play status must be at least this tall, to be read from 1 m.
 STATUS_DIGIT_MM = 10.0
+#: A strong caption of the clock's strip (which side is which) is read from 1 m too: its
+#: characters at least this tall.
+STRONG_CAPTION_MM = 5.0
+CJK_HEIGHT_EM = 0.88  # Noto Sans CJK's ideographs, measured from the font
 DIGIT_HEIGHT_EM = 0.733  # Noto Sans CJK's digits, measured from the font
 
 
@@ -291,11 +295,17 @@ class StripPart(BoxLayout):
         for label in (self.caption, self.value):
             label.bind(texture_size=self._fit)
             self.add_widget(label)
-        self.big = big
+        self.big, self.small, self.app = big, small, app
         self.height = (app.status_size * 1.2 + small * 1.4) if big else app.text_size * 1.6
 
     def show(self, part: Part) -> None:
         self.caption.text, self.value.text = part.caption, part.value
+        size = max(self.small, self.app.strong_caption_size) if part.strong and self.big \
+            else self.small
+        if self.caption.font_size != size:
+            self.caption.font_size = size
+            self.height = self.app.status_size * 1.2 + size * 1.4 if self.big else self.height
+        self.caption.color = (1, 1, 1, 1) if part.strong else (0.67, 0.67, 0.72, 1)
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
             (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
             RED_SUIT if part.tone == "red" else (1, 1, 1, 1)
@@ -513,6 +523,7 @@ class KioskApp(App):
     text_size = NumericProperty(18)
     title_size = NumericProperty(26)
     status_size = NumericProperty(75)
+    strong_caption_size = NumericProperty(32)
     bar_height = NumericProperty(56)
     portrait_mode = BooleanProperty(False)
 
@@ -566,6 +577,7 @@ class KioskApp(App):
         self.bar_height = max(dp(56), self.text_size * 2.8)
         # digits of at least 10 mm on the 7" panel (short side 86 mm), and as large elsewhere
         self.status_size = STATUS_DIGIT_MM * short / PANEL_SHORT_MM / DIGIT_HEIGHT_EM + 1
+        self.strong_caption_size = STRONG_CAPTION_MM * short / PANEL_SHORT_MM / CJK_HEIGHT_EM
         for screen in getattr(self.root, "screens", ()):
             screen._key = None
             screen.ids.strip._key = None

@@ -487,6 +487,8 @@ class Controller:
         view = self.view
         values = wizard.live_values(view)
         new, facts = wizard.choose(values, action, view)
+        if any(fact[0] == "penalty" for fact in facts):
+            self.ui.page = 10**6  # the list shows its last page: the penalty just added
 
         def apply(session: Any) -> None:
             for fact in facts:

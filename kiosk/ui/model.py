@@ -49,6 +49,7 @@ class Part:
     caption: str
     value: str
     tone: str = ""  # "", "alert" (time up, paused), "dim" or "red" (a red suit)
+    strong: bool = False  # the caption read from 1 m too (which side is which)
 
 
 @dataclass(frozen=True)

@@ -168,9 +168,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         if view.kind == "team":
             parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t),
                               "red" if view.trump in RED_SUITS else ""))
-    if view.levels:
+    if view.levels:  # which side is which must read from across the table
         parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
-                          f"{view.levels[0]} : {view.levels[1]}"))
+                          f"{view.levels[0]} : {view.levels[1]}", strong=True))
     left = view.match_left(now)
     if left is not None:
         if view.time_up:  # time up, said alone: the minutes left no longer count
@@ -180,8 +180,8 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                        else "ui.cap.match_time_waiting")
             parts.append(Part(t(caption), mmss(max(0.0, left)),
                               "" if view.match_running else "dim"))
-    if view.paused:
-        parts.append(Part("", t("ui.paused.short"), "alert"))
+    if view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds the move
+        parts.append(Part("", t("ui.paused.short"), "alert"))  # clock: nothing is paused)
     if view.link is not None and not big:
         parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
     return tuple(parts)
@@ -455,7 +455,8 @@ def _paused(view: TableView, t: Any) -> ScreenModel:
     reason = view.pause_reason or PauseReason.REFEREE
     key = reason if reason in set(PauseReason) else PauseReason.REFEREE
     lines = (t("ui.paused.why." + key.replace(" ", "_")), t("ui.paused.stopped"))
-    nav = (Btn("resume", t("ui.paused.resume"), "primary"),)
+    # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
+    nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:
         lines += (t("ui.paused.key"),)
     if key == PauseReason.HALL:
