@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from kiosk.ui.presenter import present
-
 pytestmark = pytest.mark.unit
 
 
