@@ -236,7 +236,9 @@ def test_3_a_correction_opens_the_whole_hand_and_keeps_kitty_and_penalties(table
     table.tap("e_finish", "e_summary")
     screen = table.screen
     assert screen.name == "correct.summary"
-    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西")
+    # the next dealer changes, and what the penalty costs now (issue 31)
+    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西",
+                            "下一副庄家：东 → 南", "东 翻看上一轮的牌：罚10分（从旁家得分中扣除）")
     table.tap("r_save_correction")
     after = table.session.export()["hands"][0]
     assert {k: after[k] for k in ("points", "kitty")} == {"points": 10, "kitty": before["kitty"]}

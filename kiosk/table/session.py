@@ -379,6 +379,15 @@ class TableSession:
         return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
                 if old != new]
 
+    def next_dealer_after_correction(self, hand: int, entry: dict[str, Any]
+                                     ) -> tuple[str | None, str | None]:
+        """The dealer of the hand not yet dealt, before and after `correct_hand` would correct
+        `hand` (None, None while a hand is being played: it keeps its dealer)."""
+        state = self.state
+        if state.phase != Phase.READY or state.draft is None:
+            return None, None
+        return state.draft.dealer, state.correction(hand, entry).core.next_dealer
+
     def preview_correction(self, hand: int, entry: dict[str, Any]
                            ) -> tuple[Any, list[tuple[int, Any, Any]]]:
         """What `correct_hand` would do, without recording it: the corrected hand's result and

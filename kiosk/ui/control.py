@@ -531,6 +531,8 @@ class Controller:
             def preview(session: Any) -> None:
                 result, changes = session.preview_correction(hand, entry)
                 ui.correct_preview = {"result": result.to_json(), "changes": changes,
-                                      "before": view.history[hand - 1]}
+                                      "before": view.history[hand - 1],
+                                      "dealer": session.next_dealer_after_correction(
+                                          hand, entry)}
 
             self.send(preview)

@@ -809,6 +809,11 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
                        ns=team_label(view, "NS", t), ew=team_label(view, "EW", t)))
     if not changes:
         lines.append(t("ui.correct.no_level_change"))
+    old_dealer, new_dealer = preview.get("dealer") or (None, None)
+    if new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
+        lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
+                       b=t("seat." + new_dealer)))
+    lines += [applied_text(view, p, t, lang) for p in after.get("penalties", ())]
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
