@@ -78,9 +78,12 @@ class TableSession:
              clock: Clock | None = None, config: SessionConfig | None = None,
              device: str | None = None) -> TableSession:
         """The session of `table` in `data_dir`, resumed from its journal. A move or match clock
-        that was running when the kiosk stopped is paused, for the referee to resume. The match
-        clock is the hall's time, which ran on while the kiosk was off: it counts the wall time
-        since the last event (`off_seconds` in the pause, so that a fold reaches the same)."""
+        that was running when the kiosk stopped is paused, for the referee to resume. A paired
+        match's clock is the hall's time, which ran on while the kiosk was off: it counts the
+        wall time since the last event (`off_seconds` in the pause; the fold reads the elapsed
+        time the pause gives). A match set up at the table has its own clock: the time the
+        kiosk was down is not the match's (the clock stands from the last recorded moment, a
+        press a few seconds before during play), though the pause still says it."""
         session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
                       config)
         state = session.state
@@ -96,7 +99,8 @@ class TableSession:
             if state.match_clock is not None and state.match_clock.running:
                 assert state.last_event is not None
                 off = max(0.0, session.clock.wall() - state.last_event.wall)
-                data["match_elapsed"] = state.match_clock.elapsed_at(last) + off
+                charged = 0.0 if state.standalone else off
+                data["match_elapsed"] = state.match_clock.elapsed_at(last) + charged
                 data["off_seconds"] = off
             session._record("system", (EventKind.PAUSE, data))
         return session
