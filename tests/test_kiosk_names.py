@@ -25,7 +25,7 @@ def pick(table, letters: str, wanted: str) -> None:
 def test_a_chinese_team_name_is_typed_in_pinyin_at_a_table_of_its_own(table):
     table.tap("name:NS")
     screen = table.screen
-    assert screen.name == "keyboard" and "打拼音，再点上面的字词" in screen.lines
+    assert screen.name == "keyboard" and "打拼音，再点选出现的字词" in screen.lines
     assert screen.title == "输入南北队名"  # no 「（字母和数字）」 any more
     pick(table, "tongan", "同")
     assert "拼音：an" in table.screen.lines  # the syllable picked is taken from the letters
@@ -56,6 +56,8 @@ def test_latin_keys_type_what_they_show_and_digits_go_straight_in(table):
     assert table.ctl.ui.names["NS"] == "XM11"
     table.tap("key_case", "key:B")
     assert table.ctl.ui.names["NS"] == "XM11b"
+    table.tap("key_done", "name:E")
+    assert table.screen.title == "输入东家选手名"
 
 
 def test_the_keys_keep_their_places_while_candidates_come_and_go(table):

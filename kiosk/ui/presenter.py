@@ -276,7 +276,8 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     """The name keyboard: in pinyin, the letters typed wait over a row of the words and
     characters they may spell; in Latin letters, each key types what it shows."""
     key = ui.keyboard_field or "NS"
-    label = t("ui.name." + key) if key in ("NS", "EW") else t("seat." + key)
+    label = t("ui.name." + key) if key in ("NS", "EW") else \
+        t("ui.name.seat", seat=t("seat." + key))
     text = ui.names.get(key, "")
     chinese = ui.keyboard_mode == "pinyin"
     letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
