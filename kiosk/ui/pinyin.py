@@ -64,10 +64,11 @@ class _Index:
         self.chars = {s: sorted(found, key=lambda c: (found[c] > 0, level(c), -use[c], c))
                       for s, found in chars.items()}
         words: dict[str, list[str]] = defaultdict(list)
-        for phrase, said in phrases.items():
+        for phrase, spoken in phrases.items():
             if 2 <= len(phrase) <= 4 and all(level(c) for c in phrase):
-                words["".join(to_normal(r[0]) for r in said)].append(phrase)
-        self.words = {k: sorted(v, key=lambda p: (max(map(level, p)), -sum(map(use.get, p)), p))
+                words["".join(to_normal(r[0]) for r in spoken)].append(phrase)
+        self.words = {k: sorted(v, key=lambda p: (max(level(c) for c in p),
+                                                  -sum(use[c] for c in p), p))
                       for k, v in words.items()}
 
 
