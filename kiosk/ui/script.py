@@ -188,6 +188,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
                 if widget is None:
                     raise RuntimeError(f"no button {action!r} for the burst")
                 points[action] = widget.to_window(*widget.center)
+            while not all(app.settled(a) for a in points):  # as a person reads, first
+                yield
             seen["taken"].clear()
             made = burst([points[a] for a in actions], BURST_EVERY, BURST_DOWN)
             while not made():
