@@ -61,7 +61,7 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
 @pytest.mark.unit
 def test_slip_lines_break_where_a_reader_expects():
     assert wrap("2015年厦门市粮食系统运动会八十分赛", 32) == [
-        "2015年厦门市粮食系统运动会八十", "分赛"]  # no character left alone on a line
+        "2015年厦门市粮食系统运动会", "八十分赛"]  # no 「八十⏎分赛」 (issue 31), nor a lone 「赛」
     assert wrap("东 王五 暴露张：罚10分（计入旁家得分）", 32) == [
         "东 王五 暴露张：罚10分", "（计入旁家得分）"]  # a bracket kept whole
     long = "罚10分（" + "很长的说明" * 8 + "）"  # a bracket longer than a line: it flows on

@@ -259,6 +259,16 @@ def test_wrap_keeps_a_seat_with_its_offence_and_an_equals_sign_with_its_sum():
 
 
 @pytest.mark.unit
+def test_wrap_keeps_a_chinese_number_with_its_unit():
+    """「2015年厦门市粮食系统运动会八十⏎分赛」 headed the slip (issue 31)."""
+    title = "2015年厦门市粮食系统运动会八十分赛"
+    for cols in range(8, 34):
+        lines = wrap(title, cols)
+        assert not any(a.endswith(("八", "八十")) and b.startswith(("十", "分"))
+                       for a, b in pairwise(lines)), (cols, lines)
+
+
+@pytest.mark.unit
 def test_english_sheet_keeps_letters_and_words(rulesets):
     lines = list(replay(XIAMEN, rulesets))
     text = score_sheet(XIAMEN, rulesets["xiamen-2015"], lines, "en")

@@ -41,6 +41,7 @@ _NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%
 #: Characters a line must not end with: an equals sign stays with what it equals (「＝80分」).
 _NO_LINE_END = frozenset("＝=×")
 _UNITS = frozenset("分张張级級秒次倍副")
+_NUMERALS = frozenset("0123456789〇零一二三四五六七八九十百千两兩")  # 「八十分」 too
 _WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
 
 
@@ -56,7 +57,8 @@ def wrap(text: str, cols: int) -> list[str]:
             glue = True
         else:
             glue = bool(units) and (token in _NO_LINE_START or (
-                token in _UNITS and units[-1][-1:].isdigit()) or units[-1] in _NO_LINE_END)
+                token in _UNITS and units[-1][-1:] in _NUMERALS) or units[-1] in _NO_LINE_END or
+                (token in _NUMERALS and units[-1][-1:] in _NUMERALS and not token.isdigit()))
         if glue and width(units[-1] + token) <= cols:
             units[-1] += token
         else:
