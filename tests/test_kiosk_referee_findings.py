@@ -75,3 +75,22 @@ def test_english_screens_have_no_full_width_colons(table):
 def test_chinese_screens_keep_their_colons(table):
     labels = [b.label for g in table.screen.grids for b in g.buttons]
     assert "南北队名：—" in labels
+
+
+def test_a_dispute_button_breaks_between_the_team_and_its_words(table):
+    """「同安老年队有⏎异议」: the team's name on a line, 「有异议」 whole on the next."""
+    from kiosk.words.textfmt import wrap
+
+    table.tap("name:NS")
+    for letters, word in (("tong", "同"), ("an", "安")):
+        for letter in letters:
+            table.tap(f"key:{letter.upper()}")
+        table.tap(next(b.action for g in table.screen.grids for b in g.buttons
+                       if b.label == word))
+    table.tap("key_done")
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+    label = next(b.label for b in table.screen.nav if b.action == "dispute:NS")
+    assert label.split("\n") == ["同安", "有异议"]
+    for cols in range(6, 12):  # as a narrow button breaks it
+        assert "有异议" in [line for part in label.split("\n") for line in wrap(part, cols)]
