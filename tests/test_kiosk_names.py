@@ -78,4 +78,4 @@ def test_the_keyboard_reads_in_every_language(table, lang):
     if lang == "en":
         assert screen.title == "Type the NS team" and screen.nav[0].label == "Pinyin"
     else:
-        assert screen.title == "輸入南北隊名" and screen.nav[0].label == "ABC"
+        assert screen.title == "輸入南北隊名" and screen.nav[0].label == "英文"
