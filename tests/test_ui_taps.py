@@ -48,6 +48,7 @@ def test_a_quick_tap_is_drawn_pressed_in_the_frame_its_touch_comes_in(tmp_path, 
     touch, while the name it types changes under it. Counted in frames, not time."""
     tool("xdotool")
     script = [("wait", "setup"), ("touch", "name:NS"), ("wait", "keyboard"),
+              ("touch", "key_mode"),  # Latin letters: the case key is there
               ("press", "key:7"), ("press", "key_case"), ("press", "key:A"),
               ("press", "key_back"), ("shot", "keyboard")]
     _, screens = play(tmp_path, display, script, pointer=True)

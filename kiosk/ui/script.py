@@ -301,9 +301,14 @@ def _press(app: KioskApp, burst: Burst | None, action: str, seen: dict[str, Any]
 
     assert burst is not None, "a press needs the X pointer"
     widget = None
-    while widget is None or not app.settled(action):
+    for _ in range(300):
         widget = _find(app.root.current_screen, action)
+        if widget is not None and app.settled(action):
+            break
         yield
+    else:
+        name = app.model.name if app.model else None
+        raise RuntimeError(f"no button {action!r} on the {name} screen")
     frames: dict[str, int] = {}
 
     def down(_window: Any, _touch: Any) -> None:
