@@ -71,10 +71,48 @@ def test_an_overrun_before_the_question_goes_on_counting_after_it(table):
     assert overruns(table) == [("N", 2.0)]  # the seat's own time, not the referee's
 
 
-def test_a_seat_over_its_time_when_the_play_is_ended_is_not_charged(table):
+def test_a_seat_over_its_time_when_the_play_is_ended_is_charged_and_told_first(table):
+    """Issue 31, finding 2: 出牌结束… while the seat to play is already over its time. The
+    question says the overrun will be recorded; the end records it (the summary no longer
+    says 本副没有罚则), and undoing the end takes it back with it."""
     table.start()
-    table.clock.advance(8)
-    table.tap("end_play", "ok")
+    table.clock.advance(8)  # N leads, 3 s over xiamen's 5 s
+    table.tap("end_play")
+    assert "北 已超时 3.0 秒，结束出牌时记一次超时" in table.screen.lines
+    table.clock.advance(20)  # the referee reads the question: not the seat's time
+    table.tap("ok")
+    assert table.state.phase == "entry" and overruns(table) == [("N", 3.0)]
+    assert [p["code"] for p in table.state.draft.penalties.values()] == ["time-overrun"]
+    assert "北家超时 3.0 秒" in table.screen.notice.text
+    table.tap("e_back_to_play")  # the end undone: the overrun goes with it
+    assert table.state.phase == "play" and not table.state.draft.penalties
+
+
+def test_a_lead_over_its_time_when_the_play_is_ended_asks_who_was_to_lead(table):
+    """The lead's time runs for whoever wins the trick, so the kiosk does not know whose it
+    is: the referee is asked (or says nobody is charged)."""
+    table.start()
+    table.play_tricks(1)  # W played last; the lead's time starts once the trick is gathered
+    table.clock.advance(2 + 5 + 4)  # gathered, then 4 s over the lead's 5 s
+    table.tap("end_play")
+    assert "第 2 轮领出已超时 4.0 秒：接着请选领出的一家" in table.screen.lines
+    table.tap("ok")
+    screen = table.screen
+    assert screen.name == "end_play.leader" and table.state.paused  # the clock still held
+    assert {b.action for g in screen.grids for b in g.buttons if b.action} == {
+        "end_play_by:N", "end_play_by:E", "end_play_by:S", "end_play_by:W"}
+    table.clock.advance(30)
+    table.tap("end_play_by:E")
+    assert table.state.phase == "entry" and overruns(table) == [("E", 4.0)]
+
+
+def test_the_referee_may_charge_nobody_for_a_lead_or_go_back(table):
+    table.start()
+    table.play_tricks(1)
+    table.clock.advance(12)
+    table.tap("end_play", "ok", "end_play_back")
+    assert table.screen.screen == "clock" and not table.state.paused
+    table.tap("end_play", "ok", "end_play_by:")
     assert table.state.phase == "entry" and overruns(table) == []
 
 

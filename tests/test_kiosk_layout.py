@@ -16,10 +16,10 @@ def test_the_pager_says_the_page_shown(table):
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     table.penalize("exposed-card", "NESW")
     pager = [b for b in table.screen.nav if b.action.startswith("page:")]
-    assert [b.label for b in pager] == ["第1/2页 ▶"]
+    assert [b.label for b in pager] == ["第2/2页 ▶"]  # the page of the penalty just added
     table.tap(pager[0].action)
     assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == \
-        ["第2/2页 ▶"]
+        ["第1/2页 ▶"]
 
 
 def test_the_last_trick_question_has_no_answer_chosen_before_a_tap(table):
@@ -59,7 +59,7 @@ def test_a_wrong_pin_notice_goes_when_the_pin_is_typed_again_or_after_its_time(t
 
 
 def test_the_history_heads_its_levels_with_the_team_names(table):
-    table.tap("name:NS", "key:A", "key:1", "key_done")
+    table.tap("name:NS", "key_mode", "key:A", "key:1", "key_done")
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
     table.press("N", "E")

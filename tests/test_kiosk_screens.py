@@ -236,7 +236,9 @@ def test_3_a_correction_opens_the_whole_hand_and_keeps_kitty_and_penalties(table
     table.tap("e_finish", "e_summary")
     screen = table.screen
     assert screen.name == "correct.summary"
-    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西")
+    # the next dealer changes, and what the penalty costs now (issue 31)
+    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西",
+                            "下一副庄家：东 → 南", "东 翻看上一轮的牌：罚10分（从旁家得分中扣除）")
     table.tap("r_save_correction")
     after = table.session.export()["hands"][0]
     assert {k: after[k] for k in ("points", "kitty")} == {"points": 10, "kitty": before["kitty"]}
@@ -524,8 +526,11 @@ def test_11_rulesets_by_their_own_names_and_any_number_of_them(tmp_path, ruleset
 
 
 def test_11_names_are_typed_on_the_screen_keyboard(table):
-    table.tap("name:NS", "key:T", "key:I", "key:G", "key:E", "key:R", "key:S", "key_done")
-    table.tap("name:W", "key:W", "key:A", "key:N", "key:G", "key_back", "key:G", "key_done")
+    # (in Latin letters: the keyboard starts in pinyin on the Chinese screens)
+    table.tap("name:NS", "key_mode", "key:T", "key_case", "key:I", "key:G", "key:E", "key:R",
+              "key:S", "key_done")
+    table.tap("name:W", "key_mode", "key:W", "key_case", "key:A", "key:N", "key:G", "key_back",
+              "key:G", "key_done")
     table.tap("setup:standard-80fen")
     setup = table.state.setup
     assert (setup["teams"], setup["players"]) == ({"NS": "Tigers"}, {"W": "Wang"})
@@ -673,10 +678,10 @@ def test_4_many_penalties_are_shown_a_page_at_a_time(table):
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     table.penalize("exposed-card", "NESW")
-    screen = table.screen
-    assert len(screen.rows) == 3 and "page:1" in screen.actions()
-    table.tap("page:1")
-    assert len(table.screen.rows) == 1
+    screen = table.screen  # the page of the penalty just added (issue 31, finding 5)
+    assert len(screen.rows) == 1 and "page:0" in screen.actions()
+    table.tap("page:0")
+    assert len(table.screen.rows) == 3
     table.tap("e_finish")
     assert len(table.screen.lines) < 8  # the penalties fold into one line of the result
 

@@ -40,7 +40,8 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     printer.close()
     for needed in ("记分表", "赛事：厦门粮食系统运动会", "轮次：3  桌号：7",
                    "南北：市购销公司\n  北 张三  南 李四",
-                   "东 王五 暴露张：罚10分\n  （计入旁家得分）", "抠底：底牌10分×8（2连对）＝",
+                   "东 王五 暴露张：罚10分\n  （计入旁家得分）",
+                   "抠底：底牌10分×8（2连对）\n  ＝",  # 「＝」 goes with its sum
                    "北 张三 甩错牌 2张：罚20分\n  （从旁家得分中扣除）",
                    "胜方：东西（打过A）", "最终级数：南北 4  东西 过A", "大分：南北 0  东西 3",
                    "净胜级数：南北 -9  东西 +9", "裁判签名：", "北 张三签名：",
@@ -60,7 +61,7 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
 @pytest.mark.unit
 def test_slip_lines_break_where_a_reader_expects():
     assert wrap("2015年厦门市粮食系统运动会八十分赛", 32) == [
-        "2015年厦门市粮食系统运动会八十", "分赛"]  # no character left alone on a line
+        "2015年厦门市粮食系统运动会", "八十分赛"]  # no 「八十⏎分赛」 (issue 31), nor a lone 「赛」
     assert wrap("东 王五 暴露张：罚10分（计入旁家得分）", 32) == [
         "东 王五 暴露张：罚10分", "（计入旁家得分）"]  # a bracket kept whole
     long = "罚10分（" + "很长的说明" * 8 + "）"  # a bracket longer than a line: it flows on

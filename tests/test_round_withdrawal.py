@@ -103,11 +103,13 @@ def test_a_match_set_up_for_an_earlier_start_is_dropped_until_a_hand_is_played(t
     first = s.match
     set_up(s, assignment)  # the same start again: nothing new
     assert s.match == first
+    s.start_match_clock("scorer")  # the hall's start (the first hand waits for it)
     s.grab_dealer("N")
     s.declare_trump("♠", "N")
     s.start_bury()  # a hand under way, none played yet: the round's new start wins
     set_up(s, {**assignment, "start_at": 200.0})  # started again since
     assert s.match != first and s.state.setup["start_at"] == 200.0
+    s.start_match_clock("scorer")
     play_hand(s, clock, 45, dealer="N")
     second = s.match
     set_up(s, {**assignment, "start_at": 300.0})  # a hand has been played: the match stays

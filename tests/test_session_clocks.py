@@ -19,11 +19,17 @@ TEAMS = {"NS": "甲队", "EW": "乙队"}
 PLAYERS = {"N": "N1", "E": "E1", "S": "S1", "W": "W1"}
 
 
-def open_table(path, rulesets, clock, **setup):
+def open_table(path, rulesets, clock, paired=False, **setup):
+    """The table's session; a new match is set up at the table, or `paired`: by the hall's
+    scorer, whose round the head referee has started."""
     session = TableSession.open(path, 1, rulesets, clock, SessionConfig(pin=PIN))
     if session.state.phase == "setup":
-        session.setup_match(event="", round="1", teams=TEAMS, players=PLAYERS,
-                            ruleset="xiamen-2015", **setup)
+        if paired:
+            setup = {"event": "Open", "start_at": clock.wall(), **setup}
+        session.setup_match(**{"event": "", "round": "1", "teams": TEAMS, "players": PLAYERS,
+                               "ruleset": "xiamen-2015", **setup})
+        if paired:
+            session.start_match_clock("scorer")
     return session
 
 
@@ -62,19 +68,19 @@ def to_result(session, clock, points=45):
     session.finish_entries()
 
 
-# -- 1. the match clock is the hall's time: it runs while the power is off -------------------
+# -- 1. a paired match's clock is the hall's time: it runs while the power is off -----------
 
 
 def test_a_power_cut_on_the_result_screen_does_not_give_the_match_time_back(tmp_path,
                                                                                rulesets):
     clock = ManualClock()
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     to_result(s, clock)
     left_at_result = s.match_time_left()
     clock.advance(60)  # nobody touches the table for a minute: nothing is journaled
     assert s.match_time_left() == pytest.approx(left_at_result - 60)
     clock = power_cut(s, clock, off=5)  # kill -9, and 5 s to boot
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.state.paused and s.state.pause_reason == "restart"
     assert s.match_time_left() == pytest.approx(left_at_result - 65)
     pause = list(s.journal.events())[-1]
@@ -84,7 +90,7 @@ def test_a_power_cut_on_the_result_screen_does_not_give_the_match_time_back(tmp_
     assert folded.match_clock.limit - folded.match_clock.elapsed == pytest.approx(
         left_at_result - 65)
     clock = power_cut(s, clock, off=30)
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.match_time_left() == pytest.approx(left_at_result - 65)  # paused: nothing ran
     s.unlock(PIN)
     s.resume()
@@ -95,14 +101,14 @@ def test_a_power_cut_on_the_result_screen_does_not_give_the_match_time_back(tmp_
 def test_a_power_cut_during_a_pause_counts_nothing(tmp_path, rulesets):
     """Paused by the referee (or by the hall) when the power went: the match clock stood."""
     clock = ManualClock()
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     to_result(s, clock)
     s.unlock(PIN)
     s.pause()
     left = s.match_time_left()
     clock.advance(40)
     clock = power_cut(s, clock, off=100)
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.match_time_left() == pytest.approx(left)
     assert s.state.pause_reason == "referee"
 
@@ -111,11 +117,11 @@ def test_a_wall_clock_behind_the_journal_counts_no_negative_time(tmp_path, rules
     """A kiosk that boots with its wall clock set back (no time source yet) counts nothing,
     and never gains time."""
     clock = ManualClock()
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     to_result(s, clock)
     left = s.match_time_left()
     clock = power_cut(s, clock, off=-3600)
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.match_time_left() == pytest.approx(left)
     assert list(s.journal.events())[-1].data["off_seconds"] == 0
 
@@ -123,13 +129,13 @@ def test_a_wall_clock_behind_the_journal_counts_no_negative_time(tmp_path, rules
 def test_time_that_ran_out_while_the_power_was_off_is_time_up_on_resume(tmp_path, rulesets):
     """xiamen: time up between hands decides at once; the export replays to the same end."""
     clock = ManualClock()
-    s = open_table(tmp_path, rulesets, clock, match_minutes=10)
+    s = open_table(tmp_path, rulesets, clock, paired=True, match_minutes=10)
     to_result(s, clock, points=45)
     s.confirm("N")
     s.confirm("E")  # NS hold and go up: NS ahead on levels
     clock.advance(120)
     clock = power_cut(s, clock, off=9 * 60)  # the hall's 10 minutes ran out meanwhile
-    s = open_table(tmp_path, rulesets, clock)
+    s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.match_time_left() <= 0 and s.state.time_up is None  # paused: the referee resumes
     s.unlock(PIN)
     s.resume()
@@ -138,6 +144,21 @@ def test_time_that_ran_out_while_the_power_was_off_is_time_up_on_resume(tmp_path
     record = s.export()
     assert record["end"] == {"time_up": "between-hands"}
     assert list(replay(record, rulesets))[-1]["winner"] == "NS"
+
+
+def test_a_table_of_its_own_is_not_charged_the_time_its_kiosk_was_down(tmp_path, rulesets):
+    """Set up at the table, the match clock is the table's own: the 7.5 s the kiosk took to
+    come back after a SIGKILL are not match time (issue 31); it is still said in the pause."""
+    clock = ManualClock()
+    s = open_table(tmp_path, rulesets, clock)
+    to_result(s, clock)
+    left = s.match_time_left()
+    clock = power_cut(s, clock, off=7.5)
+    s = open_table(tmp_path, rulesets, clock)
+    assert s.state.paused and s.match_time_left() == pytest.approx(left)
+    assert list(s.journal.events())[-1].data["off_seconds"] == pytest.approx(7.5)
+    assert fold(tmp_path, rulesets).match_clock.elapsed == pytest.approx(
+        s.state.match_clock.elapsed)
 
 
 # -- 2. an undone press costs the player nothing ----------------------------------------------

@@ -248,6 +248,27 @@ def test_wrap_never_starts_a_line_with_closing_punctuation_or_splits_a_number():
 
 
 @pytest.mark.unit
+def test_wrap_keeps_a_seat_with_its_offence_and_an_equals_sign_with_its_sum():
+    """Issue 31: 「东⏎翻看上一轮的牌」 and 「＝⏎160分」 on the slip."""
+    offence = "底牌10分×8＝80分；东 翻看上一轮的牌：罚10分"
+    for cols in range(10, 40):
+        lines = wrap(offence, cols)
+        assert not any(line.rstrip().endswith(("＝", "×", "；东", " 东")) or line.strip() == "东"
+                       for line in lines[:-1]), (cols, lines)
+        assert "".join(lines).replace(" ", "") == offence.replace(" ", "")
+
+
+@pytest.mark.unit
+def test_wrap_keeps_a_chinese_number_with_its_unit():
+    """「2015年厦门市粮食系统运动会八十⏎分赛」 headed the slip (issue 31)."""
+    title = "2015年厦门市粮食系统运动会八十分赛"
+    for cols in range(8, 34):
+        lines = wrap(title, cols)
+        assert not any(a.endswith(("八", "八十")) and b.startswith(("十", "分"))
+                       for a, b in pairwise(lines)), (cols, lines)
+
+
+@pytest.mark.unit
 def test_english_sheet_keeps_letters_and_words(rulesets):
     lines = list(replay(XIAMEN, rulesets))
     text = score_sheet(XIAMEN, rulesets["xiamen-2015"], lines, "en")

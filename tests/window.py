@@ -73,6 +73,22 @@ def x_pointer(x: float, y: float, down: bool) -> Callable[[], bool]:
     return lambda: bool(had)
 
 
+def x_burst(points: list[tuple[float, float]], every: float, down: float
+            ) -> Callable[[], bool]:
+    """Taps at the window's `points`, one every `every` seconds, each `down` seconds long, by
+    the X server's pointer (one xdotool run, on its own clock: the app is not waited for).
+    Says when the last tap is made."""
+    from kivy.core.window import Window
+
+    command = ["xdotool"]
+    for x, y in points:
+        left, top = Window.left + round(x), Window.top + Window.height - round(y)
+        command += ["mousemove", str(left), str(top), "mousedown", "1", "sleep", str(down),
+                    "mouseup", "1", "sleep", str(round(every - down, 3))]
+    proc = subprocess.Popen(command)
+    return lambda: proc.poll() is not None
+
+
 def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str) -> None:
     from kiosk import ui
 
@@ -101,7 +117,8 @@ def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str)
     app = KioskApp(runner, lang=lang)
     script = tuple(tuple(step) for step in json.loads(Path(script_file).read_text("utf-8")))
     run_script(app, factory, pins, Path(out), script,  # type: ignore[arg-type]
-               x_pointer if taps == "pointer" else None, clock)
+               x_pointer if taps == "pointer" else None, clock,
+               x_burst if taps == "pointer" else None)
     runner.start()
     try:
         app.run()

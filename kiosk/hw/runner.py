@@ -12,6 +12,7 @@ from typing import Any
 from ..errors import JournalError
 from ..i18n import LANGS
 from ..rules import replay
+from ..table.kinds import EventKind, Phase
 from ..table.session import SessionError, Signal, TableSession
 from ..table.view import Notice, TableView, snapshot
 from .buttons import Action, ButtonDecoder
@@ -95,7 +96,7 @@ class TableRunner:
             self._act(action)
         for signal in self.session.tick():
             self.lights.signal(signal, now)
-        if self.session.state.phase == "over" and self._slip_for != self.session.match:
+        if self.session.state.phase == Phase.OVER and self._slip_for != self.session.match:
             self._print_slip()
         if self.panel is not None:
             self.panel.show(*self.lights.frame(self.session, now))
@@ -123,7 +124,7 @@ class TableRunner:
         self._round_start = None
         match = self.session.find_match(start.event, start.round)
         if match and self.session.match == match and state.match_clock is not None and \
-                not state.match_started and state.phase not in ("setup", "over"):
+                not state.match_started and state.phase not in (Phase.SETUP, Phase.OVER):
             self._call(lambda s: s.start_match_clock("scorer"))
 
     def _call(self, command: Callable[[TableSession], Any]) -> bool:
@@ -153,11 +154,11 @@ class TableRunner:
         session = self.session
         waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
-            if event.kind == "abandon":
+            if event.kind == EventKind.ABANDON:
                 self.notify("table.round_withdrawn", round=event.data.get("round") or "")
-            if event.kind == "hall-extend":
+            if event.kind == EventKind.HALL_EXTEND:
                 self.notify("table.hall_extended", minutes=_minutes(event.data["gained"]))
-            if event.kind != "time-overrun":
+            if event.kind != EventKind.TIME_OVERRUN:
                 continue
             if event.data["id"] in waiting:
                 ruleset = session.state.ruleset

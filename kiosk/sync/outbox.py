@@ -70,6 +70,7 @@ class LinkState:
     conflict: int | None = None
     storage: str | None = None
     broken_at: int | None = None
+    ruleset: str | None = None  # the event's ruleset, as the scorer last said it
 
 
 class Outbox:
@@ -130,7 +131,9 @@ class Outbox:
         if time.monotonic() - self._asked >= ASK_EVERY:
             self._asked = time.monotonic()
             reply = self.link.assignment()
-            self._set(muted=bool(reply.get("muted")))
+            ruleset = reply.get("ruleset")
+            self._set(muted=bool(reply.get("muted")),
+                      ruleset=ruleset if isinstance(ruleset, str) else None)
             if reply.get("withdrawn") and self.on_withdrawn:  # before the new assignment
                 self.on_withdrawn(reply["withdrawn"])
             if reply.get("assignment") and self.on_assignment:

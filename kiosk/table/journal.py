@@ -284,8 +284,9 @@ class Journal:
                                path=self.path.name)
         events, hashes, prev = [], [], self.last_hash
         for i, (kind, data) in enumerate(facts, 1):
-            event = Event(self.last_seq + i, self.device, match, kind, data, mono, wall, actor,
-                          prev)
+            # (an EventKind is kept as its string: the journal and the wire hold plain text)
+            event = Event(self.last_seq + i, self.device, match, str(kind), data, mono, wall,
+                          actor, prev)
             prev = event_hash(event.to_json())
             events.append(event)
             hashes.append(prev)

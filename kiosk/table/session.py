@@ -19,7 +19,8 @@ from ..rules import Rulesets
 from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
-from .state import REFEREE_HOLD, MatchState, refused
+from .kinds import CLOCKED, IDLE, EventKind, PauseReason, Phase
+from .state import MatchState, refused
 
 __all__ = ["SessionConfig", "SessionError", "Signal", "TableSession"]
 
@@ -77,27 +78,31 @@ class TableSession:
              clock: Clock | None = None, config: SessionConfig | None = None,
              device: str | None = None) -> TableSession:
         """The session of `table` in `data_dir`, resumed from its journal. A move or match clock
-        that was running when the kiosk stopped is paused, for the referee to resume. The match
-        clock is the hall's time, which ran on while the kiosk was off: it counts the wall time
-        since the last event (`off_seconds` in the pause, so that a fold reaches the same)."""
+        that was running when the kiosk stopped is paused, for the referee to resume. A paired
+        match's clock is the hall's time, which ran on while the kiosk was off: it counts the
+        wall time since the last event (`off_seconds` in the pause; the fold reads the elapsed
+        time the pause gives). A match set up at the table has its own clock: the time the
+        kiosk was down is not the match's (the clock stands from the last recorded moment, a
+        press a few seconds before during play), though the pause still says it."""
         session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
                       config)
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
-        if running and not state.paused and state.phase not in ("setup", "over"):
+        if running and not state.paused and state.phase not in IDLE:
             # The monotonic clock starts again at a reboot: the time before the stop is taken
             # from the last event's own clock, the time since from the wall clock.
             last = state.last_mono
-            data: dict[str, Any] = {"reason": "restart"}
+            data: dict[str, Any] = {"reason": PauseReason.RESTART}
             if state.clock is not None and state.clock.running:
                 data["move_elapsed"] = state.clock.elapsed_at(last)
             if state.match_clock is not None and state.match_clock.running:
                 assert state.last_event is not None
                 off = max(0.0, session.clock.wall() - state.last_event.wall)
-                data["match_elapsed"] = state.match_clock.elapsed_at(last) + off
+                charged = 0.0 if state.standalone else off
+                data["match_elapsed"] = state.match_clock.elapsed_at(last) + charged
                 data["off_seconds"] = off
-            session._record("system", ("pause", data))
+            session._record("system", (EventKind.PAUSE, data))
         return session
 
     def _load(self, match: str) -> None:
@@ -118,7 +123,7 @@ class TableSession:
         now, wall = self.clock.now(), self.clock.wall()
         # The last fact is the command; any before it (an overrun) follow from it.
         for kind, data in facts[-1:]:
-            self.state.check(kind, data, now, wall)
+            self.state.check(kind, data)
         events = self.journal.append(self.match, list(facts), now, wall, actor)
         for event in events:
             self.state.apply(event)
@@ -140,7 +145,7 @@ class TableSession:
         ruleset's. `match`: the journal's name for it (default: the round). `start_at`: the
         scorer's start of the round it was assigned for (a round taken back and started again
         is another). Raises SessionError for an unknown ruleset or a match already played."""
-        if self.state.phase not in ("setup", "over"):
+        if self.state.phase not in IDLE:
             raise refused("match_running", f"round {self.match} is still being played")
         chosen = self.rulesets.get(ruleset) if isinstance(ruleset, str) else None
         if chosen is None:
@@ -163,7 +168,7 @@ class TableSession:
         previous = (self.match, self.state)
         self.match, self.state = match, MatchState(self.rulesets)
         try:
-            self._record("referee", ("setup", data))
+            self._record("referee", (EventKind.SETUP, data))
         except Exception:
             self.match, self.state = previous
             raise
@@ -172,7 +177,7 @@ class TableSession:
         """The scorer took the match's round back before any hand was played: the match is
         dropped (journaled, as the scorer's action) and the table waits for an assignment.
         Raises SessionError once a hand has been played."""
-        self._record("scorer", ("abandon", {"reason": "withdrawn",
+        self._record("scorer", (EventKind.ABANDON, {"reason": "withdrawn",
                                             "round": self.state.setup.get("round")}))
         self.match, self.state = "", MatchState(self.rulesets)
 
@@ -195,34 +200,34 @@ class TableSession:
         return name
 
     def start_match_clock(self, actor: str = "referee") -> None:
-        self._record(actor, ("match-clock-start", {}))
+        self._record(actor, (EventKind.MATCH_CLOCK_START, {}))
 
     # -- before and during the hand ---------------------------------------------------------
 
     def grab_dealer(self, seat: str) -> None:
-        self._record("referee", ("dealer", {"seat": seat}))
+        self._record("referee", (EventKind.DEALER, {"seat": seat}))
 
     def draw_partner(self, partner: str | None = None, card: str | None = None) -> None:
         """shuangsheng-2011: the partner by player letter or by the card the dealer turned."""
-        self._record("referee", ("partner", {"partner": partner, "card": card}))
+        self._record("referee", (EventKind.PARTNER, {"partner": partner, "card": card}))
 
     def declare_trump(self, suit: str, seat: str) -> None:
-        self._record("referee", ("trump", {"suit": suit, "seat": seat}))
+        self._record("referee", (EventKind.TRUMP, {"suit": suit, "seat": seat}))
 
     def redeal(self, seat: str) -> None:
-        self._record("referee", ("redeal", {"seat": seat}))
+        self._record("referee", (EventKind.REDEAL, {"seat": seat}))
 
     def start_bury(self) -> None:
-        self._record("referee", ("bury-start", {}))
+        self._record("referee", (EventKind.BURY_START, {}))
 
     def fry(self, seat: str, suit: str) -> None:
         """chaodipi-2011, the fry step after a bury: `seat` fries the kitty, re-buries on its
         own clock and sets the trump `suit`."""
-        self._record(f"seat:{seat}", ("fry", {"seat": seat, "suit": suit}))
+        self._record(f"seat:{seat}", (EventKind.FRY, {"seat": seat, "suit": suit}))
 
     def no_fry(self) -> None:
         """The fry step: nobody fries; the play starts with the dealer's lead."""
-        self._record("referee", ("no-fry", {}))
+        self._record("referee", (EventKind.NO_FRY, {}))
 
     def press(self, seat: str) -> None:
         """A seat's button. Bury: the bury is done. Play: that seat's move is done and the next
@@ -230,26 +235,27 @@ class TableSession:
         the press, as a `time-overrun` event with how far over it went."""
         facts = self._overrun(seat)
         ids = [data["id"] for _, data in facts]
-        self._record(f"seat:{seat}", *facts, ("press", {"seat": seat, "overrun_ids": ids}))
+        self._record(f"seat:{seat}", *facts,
+                     (EventKind.PRESS, {"seat": seat, "overrun_ids": ids}))
 
     def _overrun(self, seat: str | None) -> list[tuple[str, dict[str, Any]]]:
         """The overrun of the move now running, as a fact to record with the press (or pause)
         that ends it; none when the move is within its time."""
         state, now = self.state, self.clock.now()
         clock = state.clock
-        if state.phase not in ("bury", "play") or clock is None or state.paused or \
+        if state.phase not in CLOCKED or clock is None or state.paused or \
                 not clock.running:
             return []
         seat = seat or clock.seat
         over = clock.elapsed_at(now) - clock.limit  # recorded only if the command is taken
         if over <= 0 or seat is None:
             return []
-        return [("time-overrun", {"id": f"p{self.journal.last_seq + 1}", "seat": seat,
-                                  "phase": clock.kind, "over": over})]
+        return [(EventKind.TIME_OVERRUN, {"id": f"p{self.journal.last_seq + 1}", "seat": seat,
+                                          "phase": clock.kind, "over": over})]
 
     def set_leader(self, seat: str) -> None:
         """The referee corrects who led the current trick."""
-        self._record("referee", ("leader", {"seat": seat}))
+        self._record("referee", (EventKind.LEADER, {"seat": seat}))
 
     def undo(self) -> None:
         """Undo the last step of this hand: a press, a fry (or nobody's), a leader correction,
@@ -259,64 +265,71 @@ class TableSession:
         step = self.state.undoable()
         if step is not None and step.kind == "redeal":
             self._referee()
-        self._record("referee", ("undo", {}))
+        self._record("referee", (EventKind.UNDO, {}))
 
-    def end_play(self) -> None:
-        """The last trick is done: on to the entries."""
-        self._record("referee", ("play-end", {}))
+    def end_play(self, lead_by: str | None = None) -> None:
+        """The play is over (the last trick done, or the referee ends it): on to the entries.
+        A move running over its time is charged with the end, as a press would charge it:
+        the seat to move, or for a lead's time (whose seat the kiosk cannot know) `lead_by`,
+        the seat the referee says was to lead (None: nobody). Undoing the end takes it back."""
+        clock = self.state.clock
+        facts = self._overrun(clock.seat if clock is not None and clock.seat else lead_by)
+        ids = [data["id"] for _, data in facts]
+        self._record("referee", *facts, (EventKind.PLAY_END, {"overrun_ids": ids}
+                                         if ids else {}))
 
     # -- entries ----------------------------------------------------------------------------
 
     def enter_points(self, points: int, kitty: dict[str, Any] | None = None) -> None:
         """The defenders' card points, and the kitty (points and shape) when they won the last
         trick. Refused with the reason when the rules core refuses them."""
-        self._record("referee", ("points", {"points": points, "kitty": kitty}))
+        self._record("referee", (EventKind.POINTS, {"points": points, "kitty": kitty}))
 
     def add_penalty(self, code: str, seat: str, **details: Any) -> str:
         """A penalty for this hand (cards, points, levels, choice, late as the ruleset asks).
         Outside the entry of a finished hand it is a referee action. Returns its id."""
-        if self.state.phase not in ("entry", "result"):
+        if self.state.phase not in (Phase.ENTRY, Phase.RESULT):
             self._referee()
         penalty_id = f"p{self.journal.last_seq + 1}"
         data = {"id": penalty_id, "code": code, "seat": seat,
                 **{k: v for k, v in details.items() if v is not None}}
         if data.get("incident") is True:  # a new incident of its own (linked ones name it)
             data["incident"] = penalty_id
-        self._record("referee", ("penalty", data))
+        self._record("referee", (EventKind.PENALTY, data))
         return penalty_id
 
     def confirm_penalty(self, penalty_id: str) -> None:
         """The referee confirms a cost that counts only once confirmed (`referee_confirms`)."""
         self._referee()
-        self._record("referee", ("penalty-confirmed", {"id": penalty_id}))
+        self._record("referee", (EventKind.PENALTY_CONFIRMED, {"id": penalty_id}))
 
     def remove_penalty(self, penalty_id: str) -> None:
         """A recorded penalty is struck out by the referee only (behind the PIN), in any phase:
         the players at the table may not take back what was charged to them."""
         self._referee()
-        self._record("referee", ("penalty-removed", {"id": penalty_id}))
+        self._record("referee", (EventKind.PENALTY_REMOVED, {"id": penalty_id}))
 
     def save_entry_step(self, step: str, **chosen: Any) -> None:
         """Where the table is in the entry of a finished hand, and its choices that are not
         facts yet: journaled, so that a half-entered hand survives a restart."""
-        self._record("table", ("entry-step", {"step": step, **chosen}))
+        self._record("table", (EventKind.ENTRY_STEP, {"step": step, **chosen}))
 
     def reopen_entries(self) -> None:
         """Back from the result to the entry, before both sides have confirmed."""
-        self._record("table", ("entries-reopen", {}))
+        self._record("table", (EventKind.ENTRIES_REOPEN, {}))
 
     def finish_entries(self) -> Any:
         """Show the result: total, level change, next dealer. Returns the core's result."""
-        self._record("referee", ("entries-done", {}))
+        self._record("referee", (EventKind.ENTRIES_DONE, {}))
         return self.state.preview()
 
     def confirm(self, seat: str) -> None:
         """A player of `seat`'s side agrees (the seat button in the result phase)."""
-        self._record(f"seat:{seat}", ("confirm", {"seat": seat}))
+        self._record(f"seat:{seat}", (EventKind.CONFIRM, {"seat": seat}))
 
     def dispute(self, seat: str) -> None:
         """`seat`'s side disputes the result: the hand freezes until the referee rules."""
-        self._record(f"seat:{seat}", ("dispute", {"seat": seat}))
+        self._record(f"seat:{seat}", (EventKind.DISPUTE, {"seat": seat}))
 
     # -- the referee menu (PIN) -------------------------------------------------------------
 
@@ -328,9 +341,9 @@ class TableSession:
             raise refused("pin_locked", f"locked after {len(self.state.pin_failures)} wrong "
                           f"PINs; try again in {left:.0f} s", seconds=math.ceil(left))
         if not hmac.compare_digest(_digest(pin), _digest(self.config.pin)):
-            self._record("referee", ("pin-failed", {}))
+            self._record("referee", (EventKind.PIN_FAILED, {}))
             return False
-        self._record("referee", ("referee-unlocked", {}))
+        self._record("referee", (EventKind.REFEREE_UNLOCKED, {}))
         self._unlocked_until = self.clock.now() + self.config.unlocked_for
         return True
 
@@ -355,7 +368,7 @@ class TableSession:
     def rule_dispute(self, note: str) -> None:
         """The referee rules on a disputed hand (after any edits): it is confirmed."""
         self._referee()
-        self._record("referee", ("ruling", {"note": note}))
+        self._record("referee", (EventKind.RULING, {"note": note}))
 
     def correct_hand(self, hand: int, entry: dict[str, Any], reason: str
                      ) -> list[tuple[int, Any, Any]]:
@@ -364,11 +377,20 @@ class TableSession:
         for every hand whose levels changed."""
         self._referee()
         before = [getattr(p.result, "levels", None) for p in self.state.played]
-        self._record("referee", ("correction", {"hand": hand, "entry": entry,
+        self._record("referee", (EventKind.CORRECTION, {"hand": hand, "entry": entry,
                                                 "reason": reason}))
         after = [p.result.levels for p in self.state.played]
         return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
                 if old != new]
+
+    def next_dealer_after_correction(self, hand: int, entry: dict[str, Any]
+                                     ) -> tuple[str | None, str | None]:
+        """The dealer of the hand not yet dealt, before and after `correct_hand` would correct
+        `hand` (None, None while a hand is being played: it keeps its dealer)."""
+        state = self.state
+        if state.phase != Phase.READY or state.draft is None:
+            return None, None
+        return state.draft.dealer, state.correction(hand, entry).core.next_dealer
 
     def preview_correction(self, hand: int, entry: dict[str, Any]
                            ) -> tuple[Any, list[tuple[int, Any, Any]]]:
@@ -383,20 +405,20 @@ class TableSession:
     def _pause(self, actor: str, reason: str) -> None:
         # An overrun already run up is a fact: it is recorded with the pause, and the move
         # starts afresh on resume.
-        self._record(actor, *self._overrun(None), ("pause", {"reason": reason}))
+        self._record(actor, *self._overrun(None), (EventKind.PAUSE, {"reason": reason}))
 
-    def pause(self, reason: str = "referee") -> None:
+    def pause(self, reason: str = PauseReason.REFEREE) -> None:
         self._referee()
         self._pause("referee", reason)
 
     def resume(self) -> None:
         self._referee()
-        self._record("referee", ("resume", {}))
+        self._record("referee", (EventKind.RESUME, {}))
 
     def pause_table(self) -> None:
         """Anyone at the table pauses the clocks at once (a long press on the countdown);
         resuming is the referee's, behind the PIN."""
-        self._pause("table", "table")
+        self._pause("table", PauseReason.TABLE)
 
     def hold_for_referee(self, screen: bool = False) -> bool:
         """The referee's overlay opened: a running move clock pauses until it closes. Returns
@@ -404,22 +426,22 @@ class TableSession:
         history) records no overrun: the seat goes on with its time, over or not, when it
         closes (`release_referee_hold(keep_time=True)`), and a press then records it."""
         state = self.state
-        if state.paused or state.phase not in ("bury", "play") or state.clock is None or \
+        if state.paused or state.phase not in CLOCKED or state.clock is None or \
                 not state.clock.running:
             return False
         if screen:
-            self._record("referee", ("pause", {"reason": REFEREE_HOLD}))
+            self._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD}))
         else:
-            self._pause("referee", REFEREE_HOLD)
+            self._pause("referee", PauseReason.HOLD)
         return True
 
     def release_referee_hold(self, keep_time: bool = False) -> bool:
         """The referee's overlay closed: resume the clocks if the overlay paused them. The
         move starts afresh, or with `keep_time` (a screen that only covered the clock: a
         question, the history) goes on with the time the seat had left."""
-        if not (self.state.paused and self.state.pause_reason == REFEREE_HOLD):
+        if not (self.state.paused and self.state.pause_reason == PauseReason.HOLD):
             return False
-        self._record("referee", ("resume", {"keep_time": True} if keep_time else {}))
+        self._record("referee", (EventKind.RESUME, {"keep_time": True} if keep_time else {}))
         return True
 
     # -- the hall's round clock (the scorer's actions: actor "scorer", no PIN) --------------
@@ -430,13 +452,14 @@ class TableSession:
         that came back from a restart while the hall is paused is paused by the hall. Returns
         whether anything changed."""
         state = self.state
-        if state.phase in ("setup", "over"):
+        if state.phase in IDLE:
             return False
-        if paused and (not state.paused or state.pause_reason in ("restart", REFEREE_HOLD)):
-            self._pause("scorer", "hall")
+        if paused and (not state.paused or
+                       state.pause_reason in (PauseReason.RESTART, PauseReason.HOLD)):
+            self._pause("scorer", PauseReason.HALL)
             return True
-        if not paused and state.paused and state.pause_reason == "hall":
-            self._record("scorer", ("resume", {}))
+        if not paused and state.paused and state.pause_reason == PauseReason.HALL:
+            self._record("scorer", (EventKind.RESUME, {}))
             return True
         return False
 
@@ -445,11 +468,11 @@ class TableSession:
         what it has not gained yet (journaled as the hall's total, so that polls and restarts
         apply it once). Returns whether anything changed."""
         state = self.state
-        if state.match_clock is None or state.phase in ("setup", "over") or \
+        if state.match_clock is None or state.phase in IDLE or \
                 state.time_up is not None or float(extra_seconds) == state.hall_extra:
             return False
         gained = float(extra_seconds) - state.hall_extra  # for a reader of the journal
-        self._record("scorer", ("hall-extend", {"extra_seconds": float(extra_seconds),
+        self._record("scorer", (EventKind.HALL_EXTEND, {"extra_seconds": float(extra_seconds),
                                                 "gained": gained}))
         return True
 
@@ -458,38 +481,40 @@ class TableSession:
         ruleset's time-up rule applies as when the match clock runs out. Returns whether
         anything changed."""
         state = self.state
-        if state.phase in ("setup", "over") or state.time_up is not None:
+        if state.phase in IDLE or state.time_up is not None:
             return False
-        self._record("scorer", ("time-up", {}))
+        self._record("scorer", (EventKind.TIME_UP, {}))
         return True
 
     def follow_ruling(self, loser: str, kind: str, reason: str) -> bool:
         """The head referee ruled this match lost by `loser` (a forfeit or disqualification;
         e.g. a team withdrew in the middle of it): it ends here as ruled, the scorer's action.
         Returns whether anything changed."""
-        if self.state.phase in ("setup", "over"):
+        if self.state.phase in IDLE:
             return False
-        self._record("scorer", ("match-end", {"loser": loser, "kind": kind, "reason": reason}))
+        self._record("scorer", (EventKind.MATCH_END, {"loser": loser, "kind": kind,
+                                                      "reason": reason}))
         return True
 
     def pause_key(self) -> None:
         """The referee's pause button on the table: pause, or resume, without the PIN (the
         button is the referee's own key, on the referee's side of the table)."""
         if self.state.paused:
-            self._record("referee:key", ("resume", {}))
+            self._record("referee:key", (EventKind.RESUME, {}))
         else:
-            self._pause("referee:key", "referee key")
+            self._pause("referee:key", PauseReason.REFEREE_KEY)
 
     def declare_time_up(self) -> None:
         self._referee()
-        self._record("referee", ("time-up", {}))
+        self._record("referee", (EventKind.TIME_UP, {}))
 
     def end_match(self, loser: str, kind: str, reason: str) -> None:
         """End the match by forfeit or disqualification of `loser`."""
         self._referee()
         if kind not in ("forfeit", "disqualification"):
             raise refused("bad_end_kind", f"{kind!r}: give forfeit or disqualification")
-        self._record("referee", ("match-end", {"loser": loser, "kind": kind, "reason": reason}))
+        self._record("referee", (EventKind.MATCH_END, {"loser": loser, "kind": kind,
+                                                       "reason": reason}))
 
     # -- time -------------------------------------------------------------------------------
 
@@ -499,8 +524,8 @@ class TableSession:
         state, now = self.state, self.clock.now()
         mc = state.match_clock
         if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit and \
-                state.time_up is None and state.phase not in ("setup", "over"):
-            self._record("system", ("time-up", {}))
+                state.time_up is None and state.phase not in IDLE:
+            self._record("system", (EventKind.TIME_UP, {}))
         clock = state.clock
         if clock is None or not clock.running:
             return []

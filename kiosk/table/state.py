@@ -1,8 +1,12 @@
 """The state of one match at a table, as a fold of its journal events.
 
-`MatchState.apply` takes events one by one; `check` runs the same validation without changing
-anything, so the session can refuse a command before it is journaled. Every rule decision is the
-rules core's: this module only tracks phases, clocks and the entries of the hand in progress.
+Checking is kept apart from changing, as a chess library keeps `is_legal` apart from `push`:
+`MatchState.check(kind, data)` says whether a command may be recorded now and changes nothing,
+so the session refuses a command before it is journaled; `MatchState.apply(event)` folds a
+recorded event in. Both find the event's rules in one explicit table, `RULES` (an event kind →
+its check, its change, and the rules added since older journals were written, which only a new
+command is held to). Every rule decision is the rules core's: this module only tracks phases,
+clocks and the entries of the hand in progress.
 
 Every refusal carries a catalog key (`table.*` in `kiosk/i18n/<lang>/table.toml`): the English
 text of a SessionError is for logs, the screen shows the key in the reader's language.
@@ -12,8 +16,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import SessionError
 from ..rules import (
@@ -32,19 +37,11 @@ from ..rules import (
 from ..rules.hand import check_points
 from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .journal import Event
+from .kinds import AFTER_PLAY, IDLE, IN_HAND, ClockKind, EventKind, PauseReason, Phase
 
-#: The phases of a match. A hand runs ready → bury → play → entry → result; a dispute freezes it.
-#: Where the ruleset allows frying, each bury is followed by the fry step (fry): a seat fries
-#: (back to bury, on its clock) or nobody does (on to play).
-PHASES = ("setup", "ready", "bury", "fry", "play", "entry", "result", "disputed", "over")
-#: Phases in which the cards are in play: time up then finishes the hand where the rules say so.
-#: Once the last trick is played (entry, result) the hand is over, and time up counts after it.
-IN_HAND = ("bury", "fry", "play")
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
 #: Trump as the kiosk records it: a suit, or NT (no trump).
 TRUMPS = ("♠", "♥", "♣", "♦", "NT")
-#: A pause the referee's own overlay made: closing the overlay resumes it.
-REFEREE_HOLD = "referee-menu"
 #: The cards of one deck and of the kitty (RULES.md §1: two decks, a kitty of 8).
 DECK_CARDS, KITTY_CARDS = 54, 8
 #: The steps of the table's entry of a finished hand (kept in the journal, so that a half-entered
@@ -80,6 +77,16 @@ def entry_refused(exc: RecordError | EntryError, prefix: str = "") -> SessionErr
     return error
 
 
+def _pause_reason(value: Any) -> str:
+    """A pause's reason as journaled: one of PauseReason (a journal's own words kept as they
+    are)."""
+    text = str(value or PauseReason.REFEREE)
+    try:
+        return PauseReason(text)
+    except ValueError:
+        return text
+
+
 def tricks_per_hand(ruleset: Ruleset) -> int:
     """How many tricks a hand has: the cards of the ruleset's decks, less the kitty, by four."""
     decks = getattr(ruleset, "decks", 2)
@@ -92,7 +99,7 @@ class MoveClock:
     seat that presses first. While paused `elapsed` holds the time so far. `started` may lie in
     the future: the gather grace after a trick, before the lead's time starts."""
 
-    kind: str  # "bury" or "play"
+    kind: ClockKind
     seat: str | None
     limit: float
     started: float
@@ -115,12 +122,12 @@ class MoveClock:
 
 @dataclass
 class Undo:
-    """How to take back one step of the hand: `kind` names the step (press, fry, no-fry,
-    leader, bury-start, play-end, dealer, redeal); the phase, move clock, buriers and trump
-    before it; the penalties it added; for a redeal, the match and the hand before it."""
+    """How to take back one step of the hand: `kind` is the event that made it (press, fry,
+    no-fry, leader, bury-start, play-end, dealer, redeal); the phase, move clock, buriers and
+    trump before it; the penalties it added; for a redeal, the match and the hand before it."""
 
-    kind: str
-    phase: str
+    kind: EventKind
+    phase: Phase
     clock: MoveClock | None
     buriers: list[str]
     added: list[str] = field(default_factory=list)
@@ -158,12 +165,22 @@ class Played:
     corrected: bool = False
 
 
+class Corrected(NamedTuple):
+    """A confirmed hand corrected: the match's core, every hand's record and result, and what
+    time up then waits for the referee to rule (None: nothing)."""
+
+    core: TeamMatch
+    records: list[dict[str, Any]]
+    results: list[Any]
+    needs_ruling: str | None
+
+
 class MatchState:
     """One match, folded from its events."""
 
     def __init__(self, rulesets: Rulesets) -> None:
         self.rulesets = rulesets
-        self.phase = "setup"
+        self.phase = Phase.SETUP
         self.setup: dict[str, Any] = {}
         self.ruleset: Ruleset | None = None
         self.core: TeamMatch | IndividualRound | None = None
@@ -171,8 +188,8 @@ class MatchState:
         self.draft: Draft | None = None
         self.clock: MoveClock | None = None
         self.paused = False
-        self.pause_reason: str | None = None
-        self.match_clock: MoveClock | None = None  # kind "match"; limit in seconds
+        self.pause_reason: str | None = None  # a PauseReason (a journal's own words kept)
+        self.match_clock: MoveClock | None = None  # kind MATCH; limit in seconds
         self.match_started = False
         self.hall_extra = 0.0  # seconds the hall's round clock has gained: the match clock too
         self.gather = 0.0  # seconds after a trick before the lead's time starts
@@ -191,20 +208,21 @@ class MatchState:
 
     # -- the fold ---------------------------------------------------------------------------
 
-    def apply(self, event: Event) -> None:
-        """Fold one event in. Raises SessionError when it does not fit the state."""
-        handler = getattr(self, "_on_" + event.kind.replace("-", "_"), None)
-        if handler is None:
-            raise refused("unknown_event", f"unknown event kind {event.kind!r}")
-        handler(event.data, event, True)
-        self.last_event = event
+    def check(self, kind: str, data: dict[str, Any]) -> None:
+        """Raise SessionError if a command recording (kind, data) now would be refused: the
+        rules of that kind of event, and those added since older journals were written.
+        Changes nothing."""
+        rule = _rule(kind)
+        rule.check(self, data)
+        if rule.recording is not None:
+            rule.recording(self, data)
 
-    def check(self, kind: str, data: dict[str, Any], mono: float, wall: float) -> None:
-        """Raise SessionError if an event (kind, data) would be refused now; change nothing."""
-        handler = getattr(self, "_on_" + kind.replace("-", "_"), None)
-        if handler is None:
-            raise refused("unknown_event", f"unknown event kind {kind!r}")
-        handler(data, Event(0, "", "", kind, data, mono, wall, ""), False)
+    def apply(self, event: Event) -> None:
+        """Fold one recorded event in. Raises SessionError when it does not fit the state
+        (a journal that was tampered with, or is not this match's); nothing changes then."""
+        rule = _rule(event.kind)
+        rule.apply(self, event, rule.check(self, event.data))
+        self.last_event = event
 
     # -- helpers ----------------------------------------------------------------------------
 
@@ -217,7 +235,20 @@ class MatchState:
         """Set up at the table, not by the hall's scorer (no event name)."""
         return not self.setup.get("event")
 
-    def _need(self, *phases: str) -> None:
+    @property
+    def waiting_for_hall(self) -> bool:
+        """A match the hall's scorer set up, whose round the head referee has not started yet
+        (its match clock waits for the hall's start): the first hand waits too."""
+        return not self.standalone and self.setup.get("start_at") is not None and \
+            self.match_clock is not None and not self.match_started and not self.played and \
+            self.phase == Phase.READY
+
+    def _record_not_before_the_hall(self, data: dict[str, Any]) -> None:
+        # (a rule since issue 31: older journals of tables that began early still fold)
+        if self.waiting_for_hall:
+            raise refused("wait_for_hall", "the hall has not started the round yet")
+
+    def _need(self, *phases: Phase) -> None:
         if self.phase not in phases:
             raise refused(f"not_now.{self.phase}", f"not now: the table is in phase "
                           f"'{self.phase}', this needs {' or '.join(phases)}")
@@ -285,7 +316,7 @@ class MatchState:
         else:
             assert isinstance(core, IndividualRound)
             self.draft = Draft(number, None if core.finished else core.next_dealer())
-        self.phase = "ready"
+        self.phase = Phase.READY
 
     def entry(self, draft: Draft | None = None) -> HandEntry | DealEntry:
         """The core entry for the hand in progress."""
@@ -388,7 +419,8 @@ class MatchState:
             raise entry_refused(exc) from None
         self.core = core
         self.played.append(Played(self._record(draft), result))
-        if self.time_up and self.time_up["at"] == len(self.played) and core.winner is None:
+        undecided = not isinstance(core, TeamMatch) or core.winner is None
+        if self.time_up and self.time_up["at"] == len(self.played) and undecided:
             self.core = self._decide_time_up(core, in_hand=False)
         self._after_hand(event.mono)
 
@@ -403,7 +435,7 @@ class MatchState:
 
     def _finish(self, mono: float) -> None:
         """The match is over: no hand, no move, nothing paused, and the match clock stops."""
-        self.phase, self.draft, self.clock, self.paused = "over", None, None, False
+        self.phase, self.draft, self.clock, self.paused = Phase.OVER, None, None, False
         self.pause_reason = None
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, mono)
@@ -416,7 +448,7 @@ class MatchState:
         if clock.running:
             clock.elapsed, clock.running = mono - clock.started, False
 
-    def _push_undo(self, kind: str, added: list[str] | None = None, seat: str | None = None,
+    def _push_undo(self, kind: EventKind, added: list[str] | None = None, seat: str | None = None,
                    before: tuple[Any, Any] | None = None) -> None:
         draft = self.draft
         assert draft is not None
@@ -426,11 +458,11 @@ class MatchState:
     def undoable(self) -> Undo | None:
         """The step `undo` would take back now, if any."""
         draft = self.draft
-        if draft is None or not draft.undo or self.phase not in ("ready", "bury", "fry", "play",
-                                                                 "entry"):
+        if draft is None or not draft.undo or self.phase not in (
+                Phase.READY, Phase.BURY, Phase.FRY, Phase.PLAY, Phase.ENTRY):
             return None
         last = draft.undo[-1]
-        if self.phase == "entry" and last.kind != "play-end":
+        if self.phase == Phase.ENTRY and last.kind != EventKind.PLAY_END:
             return None
         return last
 
@@ -464,10 +496,17 @@ class MatchState:
         except EntryError as exc:
             raise entry_refused(exc) from None
 
-    # -- event handlers: (data, event, commit) ----------------------------------------------
+    # -- the rules of each kind of event ----------------------------------------------------
+    #
+    # For each kind, `_check_<kind>(data)` says whether the event may happen now (raising a
+    # SessionError) and changes nothing; it may return what it worked out, which
+    # `_apply_<kind>(event, checked)` then uses to make the change. `_record_<kind>(data)`,
+    # where there is one, holds rules added after journals were written: it is checked when a
+    # command is recorded, never when a journal is folded. RULES, after the class, is the
+    # dispatch table.
 
-    def _on_setup(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("setup")
+    def _check_setup(self, data: dict[str, Any]) -> Ruleset:
+        self._need(Phase.SETUP)
         ruleset_id = data.get("ruleset")
         ruleset = self.rulesets.get(ruleset_id) if isinstance(ruleset_id, str) else None
         if ruleset is None:
@@ -495,31 +534,38 @@ class MatchState:
             if not isinstance(given, dict) or not set(given) <= set(names) or not all(
                     isinstance(v, str) for v in given.values()):
                 raise refused("bad_names", f"{key}: give names by {'/'.join(names)}")
-        if not commit:
-            return
+        return ruleset
+
+    def _apply_setup(self, ev: Event, ruleset: Ruleset) -> None:
+        data = ev.data
         self.setup, self.ruleset = dict(data), ruleset
         self.fry_step = ruleset.frying and data.get("fry_step") is True
-        self.gather, self.tricks = float(gather), tricks_per_hand(ruleset)
+        self.gather = float(data.get("gather_seconds", 0))
+        self.tricks = tricks_per_hand(ruleset)
         self.core = (TeamMatch.start(ruleset, None) if ruleset.kind == "team"
                      else IndividualRound.start(ruleset))
-        limit = (minutes or 0) * 60
-        self.match_clock = MoveClock("match", None, limit, 0.0, running=False) if limit else None
+        limit = (data.get("match_minutes") or 0) * 60
+        self.match_clock = MoveClock(ClockKind.MATCH, None, limit, 0.0, running=False) \
+            if limit else None
         self._new_draft()
 
-    def _on_dealer(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready")
+    def _check_dealer(self, data: dict[str, Any]) -> str:
+        self._need(Phase.READY)
         assert self.draft is not None and isinstance(self.core, TeamMatch | IndividualRound)
         seat = self._seat(data.get("seat"), "dealer")
         if not isinstance(self.core, TeamMatch) or self.core.next_dealer is not None or \
                 self.draft.dealer is not None:
             raise refused("dealer_known", f"the dealer is not grabbed here: "
                           f"{self.draft.dealer} deals")
-        if commit:
-            self._push_undo("dealer", seat=seat)
-            self.draft.dealer = seat
+        return seat
 
-    def _on_partner(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "play", "entry", "result")
+    def _apply_dealer(self, ev: Event, seat: str) -> None:
+        assert self.draft is not None
+        self._push_undo(EventKind.DEALER, seat=seat)
+        self.draft.dealer = seat
+
+    def _check_partner(self, data: dict[str, Any]) -> Draft:
+        self._need(Phase.READY, Phase.BURY, Phase.PLAY, Phase.ENTRY, Phase.RESULT)
         if self.team:
             raise refused("no_partner_draw", "partners are drawn only in individual events")
         draft = self.draft
@@ -530,31 +576,35 @@ class MatchState:
             self.core.partner_for(draft.dealer or "E", self.entry(trial))  # type: ignore[arg-type]
         except EntryError as exc:
             raise entry_refused(exc) from None
-        if commit:
-            draft.partner, draft.partner_card = trial.partner, trial.partner_card
-            self._back_to_entry()
+        return trial
+
+    def _apply_partner(self, ev: Event, trial: Draft) -> None:
+        assert self.draft is not None
+        self.draft.partner, self.draft.partner_card = trial.partner, trial.partner_card
+        self._back_to_entry()
 
     def trumps(self) -> tuple[str, ...]:
         """The trumps a hand may have under the match's ruleset (xiamen plays no no-trump)."""
         ruleset = self.ruleset
         return TRUMPS if ruleset is None or ruleset.plays_no_trump else TRUMPS[:-1]
 
-    def _check_trump(self, suit: Any, key: str, what: str) -> None:
+    def _check_suit(self, suit: Any, key: str, what: str) -> None:
         if suit == "NT" and "NT" not in self.trumps():
             raise refused("no_no_trump", f"{what} NT: this ruleset plays no no-trump hands")
         if suit not in TRUMPS:
             raise refused(key, f"{what} {suit!r}: give one of {' '.join(self.trumps())}")
 
-    def _on_trump(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "fry", "play")
-        self._check_trump(data.get("suit"), "bad_trump", "trump")
+    def _check_trump(self, data: dict[str, Any]) -> None:
+        self._need(Phase.READY, Phase.BURY, Phase.FRY, Phase.PLAY)
+        self._check_suit(data.get("suit"), "bad_trump", "trump")
         self._seat(data.get("seat"), "trump declared by")
-        if commit:
-            assert self.draft is not None
-            self.draft.trump = {"suit": data["suit"], "seat": data["seat"]}
 
-    def _on_redeal(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "play")
+    def _apply_trump(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        self.draft.trump = {"suit": ev.data["suit"], "seat": ev.data["seat"]}
+
+    def _check_redeal(self, data: dict[str, Any]) -> tuple[TeamMatch, Any]:
+        self._need(Phase.READY, Phase.BURY, Phase.PLAY)
         draft, core = self.draft, self.core
         assert draft is not None
         if not isinstance(core, TeamMatch) or self.ruleset is None or not self.ruleset.redeal:
@@ -571,22 +621,25 @@ class MatchState:
         entry = HandEntry(redeal=True, dealer=draft.dealer, as_played=draft.as_played,
                           called_by=seat)
         try:
-            new_core, result = core.play(entry)
+            return core.play(entry)
         except EntryError as exc:
             raise entry_refused(exc) from None
-        if not commit:
-            return
+
+    def _apply_redeal(self, ev: Event, played: tuple[TeamMatch, Any]) -> None:
+        draft, core = self.draft, self.core
+        assert draft is not None
+        seat = ev.data["seat"]
         record = {"redeal": True, "dealer": draft.dealer, "called_by": seat}
         if draft.as_played:
             record["as_played"] = True
         before = (core, draft)
         phase, clock = self.phase, copy.copy(self.clock)
-        self.core, self.clock = new_core, None
-        self.played.append(Played(record, result))
+        self.core, self.clock = played[0], None
+        self.played.append(Played(record, played[1]))
         self._new_draft()
         assert self.draft is not None
-        self.draft.undo.append(Undo("redeal", phase, clock, list(draft.buriers), seat=seat,
-                                    before=before))
+        self.draft.undo.append(Undo(EventKind.REDEAL, phase, clock, list(draft.buriers),
+                                    seat=seat, before=before))
 
     def redeal_callers(self) -> tuple[str, ...]:
         """The seats that may call a redeal in the hand in progress (the ruleset says)."""
@@ -595,29 +648,33 @@ class MatchState:
             return ()
         return tuple(ruleset.redeal_callers(draft.dealer))
 
-    def _on_bury_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready")
-        draft, ruleset = self.draft, self.ruleset
-        assert draft is not None and ruleset is not None
-        if draft.dealer is None:
+    def _check_bury_start(self, data: dict[str, Any]) -> None:
+        self._need(Phase.READY)
+        assert self.draft is not None and self.ruleset is not None
+        if self.draft.dealer is None:
             raise refused("dealer_first", "the dealer is grabbed here: give the dealer first")
         self._not_paused()
-        if not commit and self.team and draft.trump is None:
-            # every seed sets the trump before the dealer takes the kitty (checked when
-            # recorded: a journal from before folds as it was played)
+
+    def _record_bury_start(self, data: dict[str, Any]) -> None:
+        self._record_not_before_the_hall(data)
+        # every seed sets the trump before the dealer takes the kitty
+        assert self.draft is not None
+        if self.team and self.draft.trump is None:
             raise refused("trump_first", "give the trump before the bury")
-        if commit:
-            self._push_undo("bury-start")
-            draft.buriers = [draft.dealer]
-            self.clock = MoveClock("bury", draft.dealer, ruleset.time.bury_seconds, ev.mono)
-            self.phase = "bury"
-            mc = self.match_clock
-            if mc is not None and not self.match_started and self.standalone and \
-                    self.time_up is None:
-                # A match set up at the table has no hall start: its time starts at the first
-                # bury.
-                self.match_started = True
-                mc.started, mc.running = ev.mono, True
+
+    def _apply_bury_start(self, ev: Event, _: None) -> None:
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and draft.dealer is not None and ruleset is not None
+        self._push_undo(EventKind.BURY_START)
+        draft.buriers = [draft.dealer]
+        self.clock = MoveClock(ClockKind.BURY, draft.dealer, ruleset.time.bury_seconds, ev.mono)
+        self.phase = Phase.BURY
+        mc = self.match_clock
+        if mc is not None and not self.match_started and self.standalone and \
+                self.time_up is None:
+            # A match set up at the table has no hall start: its time starts at the first bury.
+            self.match_started = True
+            mc.started, mc.running = ev.mono, True
 
     def fry_seats(self) -> tuple[str, ...]:
         """The seats that may fry the kitty now: every seat but the last to bury (RULES.md §4:
@@ -627,18 +684,18 @@ class MatchState:
                 self.paused:
             return ()
         if self.fry_step:
-            open_now = self.phase == "fry"
+            open_now = self.phase == Phase.FRY
         else:  # a journal from before the fry step: during the lead's time, before any card
-            open_now = self.phase == "play" and clock is not None and clock.trick == 1 and \
+            open_now = self.phase == Phase.PLAY and clock is not None and clock.trick == 1 and \
                 clock.plays == 0 and clock.seat == draft.dealer
         return tuple(s for s in SEATS if s != draft.buriers[-1]) if open_now else ()
 
-    def _on_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _check_fry(self, data: dict[str, Any]) -> None:
         """A seat fries: it takes the kitty, re-buries on its own clock and sets a new trump
         (RULES.md §4); the dealer stays."""
-        self._need("fry" if self.fry_step else "play")
-        draft, ruleset = self.draft, self.ruleset
-        assert draft is not None and ruleset is not None
+        self._need(Phase.FRY if self.fry_step else Phase.PLAY)
+        ruleset = self.ruleset
+        assert self.draft is not None and ruleset is not None
         if not ruleset.frying:
             raise refused("no_frying", f"{ruleset.id} has no kitty frying")
         self._not_paused()
@@ -649,55 +706,71 @@ class MatchState:
             raise refused("fry_seat", f"fry by {seat!r}: another seat than the last to bury")
         suit = data.get("suit")
         if self.fry_step or suit is not None:
-            self._check_trump(suit, "fry_trump", "fry trump")
-        if commit:
-            self._push_undo("fry", seat=seat)
-            draft.buriers.append(seat)
-            if suit is not None:
-                draft.trump = {"suit": suit, "seat": seat}
-            limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
-            self.clock = MoveClock("bury", seat, limit, ev.mono)
-            self.phase = "bury"
+            self._check_suit(suit, "fry_trump", "fry trump")
 
-    def _on_no_fry(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_fry(self, ev: Event, _: None) -> None:
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        seat, suit = ev.data["seat"], ev.data.get("suit")
+        self._push_undo(EventKind.FRY, seat=seat)
+        draft.buriers.append(seat)
+        if suit is not None:
+            draft.trump = {"suit": suit, "seat": seat}
+        limit = ruleset.time.rebury_seconds or ruleset.time.bury_seconds
+        self.clock = MoveClock(ClockKind.BURY, seat, limit, ev.mono)
+        self.phase = Phase.BURY
+
+    def _check_no_fry(self, data: dict[str, Any]) -> None:
         """Nobody fries: the play starts, and with it the lead's time."""
-        self._need("fry")
+        self._need(Phase.FRY)
         self._not_paused()
-        if commit:
-            self._push_undo("no-fry")
-            self._start_play(ev.mono)
+
+    def _apply_no_fry(self, ev: Event, _: None) -> None:
+        self._push_undo(EventKind.NO_FRY)
+        self._start_play(ev.mono)
 
     def _start_play(self, mono: float) -> None:
         """The first trick: the dealer leads, on the play clock from `mono`."""
         draft, ruleset = self.draft, self.ruleset
         assert draft is not None and ruleset is not None
-        self.phase = "play"
-        self.clock = MoveClock("play", draft.dealer, ruleset.time.play_seconds, mono,
+        self.phase = Phase.PLAY
+        self.clock = MoveClock(ClockKind.PLAY, draft.dealer, ruleset.time.play_seconds, mono,
                                leader=draft.dealer)
 
-    def _on_press(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _check_press(self, data: dict[str, Any]) -> None:
+        """A seat's button: the bury or the move is done, or (the result) its side agrees."""
         seat = self._seat(data.get("seat"), "press by")
-        if self.phase == "result":
-            self._on_confirm(data, ev, commit)
+        if self.phase == Phase.RESULT:
+            self._check_confirm(data)
             return
-        if self.phase == "fry":
+        if self.phase == Phase.FRY:
             raise refused("fry_first", "frying first: who fries, or nobody")
-        self._need("bury", "play")
+        self._need(Phase.BURY, Phase.PLAY)
         if self.paused:
             raise refused("paused", "the clocks are paused")
-        clock, draft, ruleset = self.clock, self.draft, self.ruleset
-        assert clock is not None and draft is not None and ruleset is not None
+        clock = self.clock
+        assert clock is not None and self.draft is not None and self.ruleset is not None
         if clock.done:
             raise refused("all_tricks_played", f"all {self.tricks} tricks are played: end the "
                           "play")
         if clock.seat is not None and seat != clock.seat:
             raise refused("not_your_turn", f"not {seat}'s turn: {clock.seat} is to move")
-        if not commit:
+
+    def _record_press(self, data: dict[str, Any]) -> None:
+        if self.phase == Phase.RESULT:
+            self._record_confirm(data)
+
+    def _apply_press(self, ev: Event, _: None) -> None:
+        if self.phase == Phase.RESULT:
+            self._apply_confirm(ev, None)
             return
-        self._push_undo("press", list(data.get("overrun_ids", [])), seat=seat)
-        if self.phase == "bury":
+        clock, ruleset = self.clock, self.ruleset
+        assert clock is not None and ruleset is not None
+        seat = ev.data["seat"]
+        self._push_undo(EventKind.PRESS, list(ev.data.get("overrun_ids", [])), seat=seat)
+        if self.phase == Phase.BURY:
             if self.fry_step:  # the other seats decide whether to fry; no clock runs
-                self.phase, self.clock = "fry", None
+                self.phase, self.clock = Phase.FRY, None
             else:
                 self._start_play(ev.mono)
             return
@@ -715,13 +788,15 @@ class MatchState:
         else:
             clock.seat = next_seat(seat, ruleset.dealer.direction)
 
-    def _on_time_overrun(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("bury", "play")
-        ruleset, draft = self.ruleset, self.draft
+    def _check_time_overrun(self, data: dict[str, Any]) -> None:
+        self._need(Phase.BURY, Phase.PLAY)
+
+    def _apply_time_overrun(self, ev: Event, _: None) -> None:
+        ruleset, draft, data = self.ruleset, self.draft, ev.data
         assert ruleset is not None and draft is not None
-        if not commit or "time-overrun" not in ruleset.penalties:
+        if "time-overrun" not in ruleset.penalties:
             return
-        choice = ruleset.time.overrun_bury if data["phase"] == "bury" else \
+        choice = ruleset.time.overrun_bury if data["phase"] == ClockKind.BURY else \
             ruleset.time.overrun_play
         penalty = {"code": "time-overrun", "seat": self.player_at(data["seat"]),
                    "over_seconds": round(data["over"], 1), "incident": data["id"]}
@@ -729,16 +804,18 @@ class MatchState:
             penalty["choice"] = choice
         draft.penalties[data["id"]] = penalty
 
-    def _on_leader(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("play")
+    def _check_leader(self, data: dict[str, Any]) -> str:
+        self._need(Phase.PLAY)
+        assert self.clock is not None and self.ruleset is not None
+        seat = self._seat(data.get("seat"), "leader")
+        if self.clock.done:
+            raise refused("all_tricks_played", "all tricks are played")
+        return seat
+
+    def _apply_leader(self, ev: Event, seat: str) -> None:
         clock, ruleset = self.clock, self.ruleset
         assert clock is not None and ruleset is not None
-        seat = self._seat(data.get("seat"), "leader")
-        if clock.done:
-            raise refused("all_tricks_played", "all tricks are played")
-        if not commit:
-            return
-        self._push_undo("leader", seat=seat)
+        self._push_undo(EventKind.LEADER, seat=seat)
         clock.leader = seat
         if clock.plays or clock.seat is not None:
             current = seat
@@ -748,30 +825,32 @@ class MatchState:
         else:
             clock.seat = seat
 
-    def _on_undo(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "fry", "play", "entry")
-        draft = self.draft
-        assert draft is not None
+    def _check_undo(self, data: dict[str, Any]) -> Undo:
+        self._need(Phase.READY, Phase.BURY, Phase.FRY, Phase.PLAY, Phase.ENTRY)
+        assert self.draft is not None
         step = self.undoable()
         if step is None:
             raise refused("nothing_to_undo", "nothing to undo in this hand")
-        if not commit:
-            return
+        return step
+
+    def _apply_undo(self, ev: Event, step: Undo) -> None:
+        draft = self.draft
+        assert draft is not None
         draft.undo.pop()
-        if step.kind == "redeal":
+        if step.kind == EventKind.REDEAL:
             assert step.before is not None
             self.core, self.draft = step.before
             self.played.pop()
             self.phase = step.phase
         else:
-            if step.kind == "dealer":
+            if step.kind == EventKind.DEALER:
                 draft.dealer = None
             self.phase, draft.buriers = step.phase, step.buriers
             for penalty_id in step.added:
                 draft.penalties.pop(penalty_id, None)
-            if step.kind == "play-end":
+            if step.kind == EventKind.PLAY_END:
                 draft.entry_step = {}
-            if step.kind == "fry":  # the frier's trump goes with its fry
+            if step.kind == EventKind.FRY:  # the frier's trump goes with its fry
                 draft.trump = step.trump
         # The seat to move again gets a fresh move from the undo: the time the referee took to
         # see and take back the mistake is not the player's (nor an overrun).
@@ -788,24 +867,25 @@ class MatchState:
             clock.started, clock.elapsed = mono, 0.0
         return clock
 
-    def _on_play_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("play")
+    def _check_play_end(self, data: dict[str, Any]) -> None:
+        self._need(Phase.PLAY)
         self._not_paused()
-        if commit:
-            self._push_undo("play-end")
-            self.clock, self.phase = None, "entry"
+
+    def _apply_play_end(self, ev: Event, _: None) -> None:
+        self._push_undo(EventKind.PLAY_END, list(ev.data.get("overrun_ids", [])))
+        self.clock, self.phase = None, Phase.ENTRY
 
     def _back_to_entry(self) -> None:
         draft = self.draft
         assert draft is not None
         draft.confirmed.clear()
-        if self.phase == "result":
-            self.phase = "entry"
+        if self.phase == Phase.RESULT:
+            self.phase = Phase.ENTRY
 
-    def _on_points(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("entry", "result", "disputed")
-        draft, ruleset = self.draft, self.ruleset
-        assert draft is not None and ruleset is not None
+    def _check_points(self, data: dict[str, Any]) -> None:
+        self._need(Phase.ENTRY, Phase.RESULT, Phase.DISPUTED)
+        ruleset = self.ruleset
+        assert self.draft is not None and ruleset is not None
         kitty = data.get("kitty")
         if kitty is not None and (not isinstance(kitty, dict)
                                   or set(kitty) != {"points", "shape"}):
@@ -818,110 +898,127 @@ class MatchState:
             raise refused("refused.points", f"points {data.get('points')!r} refused") from None
         except EntryError as exc:
             raise entry_refused(exc) from None
-        if commit:
-            draft.points, draft.kitty = data["points"], dict(kitty) if kitty else None
-            self._back_to_entry()
 
-    def _on_entry_step(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_points(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        kitty = ev.data.get("kitty")
+        self.draft.points, self.draft.kitty = ev.data["points"], dict(kitty) if kitty else None
+        self._back_to_entry()
+
+    def _check_entry_step(self, data: dict[str, Any]) -> None:
         """Where the table is in the entry of a finished hand, and what it chose there that is
         not a fact yet (the side that won the last trick, the kitty's points before its
         shape, a penalty half entered): kept so that a restart resumes at the same step."""
-        self._need("entry", "result")
+        self._need(Phase.ENTRY, Phase.RESULT)
         if data.get("step") not in ENTRY_STEPS or len(str(data)) > 2000:
             raise refused("refused.entry", f"entry step {data.get('step')!r}")
-        if commit:
-            assert self.draft is not None
-            self.draft.entry_step = dict(data)
 
-    def _on_penalty(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("ready", "bury", "fry", "play", "entry", "result", "disputed")
+    def _apply_entry_step(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        self.draft.entry_step = dict(ev.data)
+
+    def _check_penalty(self, data: dict[str, Any]) -> None:
+        self._need(Phase.READY, Phase.BURY, Phase.FRY, Phase.PLAY, Phase.ENTRY, Phase.RESULT,
+                   Phase.DISPUTED)
         penalty = {k: v for k, v in data.items() if k != "id"}
         unknown = sorted(set(penalty) - {"code", "seat", *_PENALTY_FIELDS, "note"})
         if unknown:
             raise refused("refused.penalties", f"penalty: unknown detail {unknown[0]!r}; "
                           f"allowed: {', '.join(_PENALTY_FIELDS)}, note")
         self._validate_penalty(penalty)
-        draft = self.draft
-        assert draft is not None
-        if data.get("id") in draft.penalties:
+        assert self.draft is not None
+        if data.get("id") in self.draft.penalties:
             raise refused("penalty_exists", f"penalty {data['id']} already exists")
-        if commit:
-            penalty["entered_by"] = ev.actor
-            draft.penalties[data["id"]] = penalty
-            self._back_to_entry()
+
+    def _apply_penalty(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        penalty = {k: v for k, v in ev.data.items() if k != "id"}
+        penalty["entered_by"] = ev.actor
+        self.draft.penalties[ev.data["id"]] = penalty
+        self._back_to_entry()
 
     def _penalties_with(self, penalty_id: Any) -> dict[str, dict[str, Any]]:
         """The hand's penalties, which must hold `penalty_id`."""
-        self._need("ready", "bury", "fry", "play", "entry", "result", "disputed")
+        self._need(Phase.READY, Phase.BURY, Phase.FRY, Phase.PLAY, Phase.ENTRY, Phase.RESULT,
+                   Phase.DISPUTED)
         draft = self.draft
         assert draft is not None
         if penalty_id not in draft.penalties:
             raise refused("no_such_penalty", f"no penalty {penalty_id!r} in this hand")
         return draft.penalties
 
-    def _on_penalty_removed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        penalties = self._penalties_with(data.get("id"))
-        if commit:
-            del penalties[data["id"]]
-            self._back_to_entry()
+    def _check_penalty_removed(self, data: dict[str, Any]) -> None:
+        self._penalties_with(data.get("id"))
 
-    def _on_penalty_confirmed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_penalty_removed(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        del self.draft.penalties[ev.data["id"]]
+        self._back_to_entry()
+
+    def _check_penalty_confirmed(self, data: dict[str, Any]) -> None:
         """The referee confirms a cost the seed leaves to the referee (chaodipi's second bury
         overrun: 立即招请裁判)."""
-        penalties = self._penalties_with(data.get("id"))
-        if commit:
-            penalties[data["id"]]["confirmed"] = True
-            self._back_to_entry()
+        self._penalties_with(data.get("id"))
 
-    def _on_entries_done(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("entry")
+    def _apply_penalty_confirmed(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        self.draft.penalties[ev.data["id"]]["confirmed"] = True
+        self._back_to_entry()
+
+    def _check_entries_done(self, data: dict[str, Any]) -> None:
+        self._need(Phase.ENTRY)
         draft = self.draft
         assert draft is not None
         if draft.points is None and not draft.penalties:
             raise refused("points_first", "enter the defenders' points first")
         self.preview()
-        if commit:
-            self.phase = "result"
 
-    def _on_entries_reopen(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_entries_done(self, ev: Event, _: None) -> None:
+        self.phase = Phase.RESULT
+
+    def _check_entries_reopen(self, data: dict[str, Any]) -> None:
         """The table goes back to the entry before both sides have confirmed."""
-        self._need("result")
-        if commit:
-            self._back_to_entry()
+        self._need(Phase.RESULT)
 
-    def _on_confirm(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("result")
+    def _apply_entries_reopen(self, ev: Event, _: None) -> None:
+        self._back_to_entry()
+
+    def _check_confirm(self, data: dict[str, Any]) -> None:
+        self._need(Phase.RESULT)
+        assert self.draft is not None
+        self.side_of(self._seat(data.get("seat"), "confirmation by"))
+
+    def _record_confirm(self, data: dict[str, Any]) -> None:
+        # a paused table confirms nothing (the next hand would begin under the pause)
+        self._not_paused()
+
+    def _apply_confirm(self, ev: Event, _: None) -> None:
         draft = self.draft
         assert draft is not None
-        side = self.side_of(self._seat(data.get("seat"), "confirmation by"))
-        if not commit:
-            # a paused table confirms nothing (the next hand would begin under the pause):
-            # checked when recorded, so a journal from before still folds as it was
-            self._not_paused()
-            return
-        draft.confirmed.add(side)
+        draft.confirmed.add(self.side_of(ev.data["seat"]))
         if len(draft.confirmed) == 2:
             self._commit_hand(ev)
 
-    def _on_dispute(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("result")
-        seat = self._seat(data.get("seat"), "dispute by")
-        if commit:
-            assert self.draft is not None
-            self.draft.disputed_by, self.phase = self.side_of(seat), "disputed"
+    def _check_dispute(self, data: dict[str, Any]) -> str:
+        self._need(Phase.RESULT)
+        return self._seat(data.get("seat"), "dispute by")
 
-    def _on_ruling(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        self._need("disputed")
+    def _apply_dispute(self, ev: Event, seat: str) -> None:
+        assert self.draft is not None
+        self.draft.disputed_by, self.phase = self.side_of(seat), Phase.DISPUTED
+
+    def _check_ruling(self, data: dict[str, Any]) -> None:
+        self._need(Phase.DISPUTED)
         self.preview()
-        if commit:
-            self._commit_hand(ev)
 
-    def correction(self, number: Any, entry: Any) -> tuple[Any, list[dict[str, Any]], list[Any],
-                                                            str | None]:
+    def _apply_ruling(self, ev: Event, _: None) -> None:
+        self._commit_hand(ev)
+
+    def correction(self, number: Any, entry: Any) -> Corrected:
         """The match with confirmed hand `number` replaced by `entry` (points, kitty,
         penalties, trump): the core, the records and the results of every hand, and whether
         time up then waits for the referee. Raises SessionError; changes nothing."""
-        if self.phase == "setup" or not self.team:
+        if self.phase == Phase.SETUP or not self.team:
             raise refused("no_correction", "corrections are for confirmed hands of a team "
                           "match")
         if not isinstance(number, int) or not 1 <= number <= len(self.played):
@@ -945,21 +1042,22 @@ class MatchState:
             after = self.needs_ruling
         finally:
             self.needs_ruling = needs_ruling
-        return core, records, results, after
+        return Corrected(core, records, results, after)
 
-    def _on_correction(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        number = data.get("hand")
+    def _check_correction(self, data: dict[str, Any]) -> Corrected:
         if not str(data.get("reason", "")).strip():
             raise refused("correction_reason", "a correction needs a reason")
-        core, records, results, needs_ruling = self.correction(number, data.get("entry"))
-        if not commit:
-            return
-        assert isinstance(number, int)
-        self.needs_ruling = needs_ruling
-        for i, (record, result) in enumerate(zip(records, results, strict=True)):
+        return self.correction(data.get("hand"), data.get("entry"))
+
+    def _apply_correction(self, ev: Event, corrected: Corrected) -> None:
+        number = ev.data["hand"]
+        core = corrected.core
+        self.needs_ruling = corrected.needs_ruling
+        for i, (record, result) in enumerate(zip(corrected.records, corrected.results,
+                                                 strict=True)):
             if i >= number - 1:
-                corrected = i == number - 1 or self.played[i].corrected
-                self.played[i] = Played(record, result, corrected)
+                again = i == number - 1 or self.played[i].corrected
+                self.played[i] = Played(record, result, again)
         self.core = core
         draft = self.draft
         if core.winner is not None:
@@ -969,7 +1067,7 @@ class MatchState:
             # it is played with; one not yet dealt takes the dealer the corrected match gives.
             self._back_to_entry()
             computed = core.next_dealer
-            if self.phase == "ready" and computed is not None:
+            if self.phase == Phase.READY and computed is not None:
                 draft.dealer, draft.as_played = computed, False
             elif draft.dealer != computed:
                 draft.as_played = True
@@ -998,55 +1096,65 @@ class MatchState:
             core = self._decide_time_up(core, self.time_up["in_hand"])
         return core, results
 
-    def _on_pause(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        # The hall's pause takes over the pause of a restart (the kiosk came back while the
-        # hall was paused) or a referee's screen's hold: the hall's resume then resumes it.
-        takeover = self.paused and self.pause_reason in ("restart", REFEREE_HOLD) and \
-            data.get("reason") == "hall"
-        if (self.paused and not takeover) or self.phase in ("setup", "over"):
+    def _check_pause(self, data: dict[str, Any]) -> bool:
+        """Returns whether the pause takes over one already there: the hall's pause takes over
+        the pause of a restart (the kiosk came back while the hall was paused) or a referee's
+        screen's hold, and the hall's resume then resumes it."""
+        takeover = self.paused and self.pause_reason in (PauseReason.RESTART,
+                                                         PauseReason.HOLD) and \
+            data.get("reason") == PauseReason.HALL
+        if (self.paused and not takeover) or self.phase in IDLE:
             raise refused("not_running", "the clocks are not running")
-        if commit and takeover:
-            self.pause_reason = "hall"
-        elif commit:
-            self.paused, self.pause_reason = True, str(data.get("reason") or "referee")
-            for clock in (self.clock, self.match_clock):
-                if clock is not None:
-                    self._stop_clock(clock, ev.mono)
-            if "move_elapsed" in data and self.clock is not None:
-                self.clock.elapsed = data["move_elapsed"]
-            if "match_elapsed" in data and self.match_clock is not None:
-                self.match_clock.elapsed = data["match_elapsed"]
+        return takeover
 
-    def _on_resume(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if not self.paused or self.phase in ("setup", "over"):
+    def _apply_pause(self, ev: Event, takeover: bool) -> None:
+        data = ev.data
+        if takeover:
+            self.pause_reason = PauseReason.HALL
+            return
+        self.paused = True
+        self.pause_reason = _pause_reason(data.get("reason"))
+        for clock in (self.clock, self.match_clock):
+            if clock is not None:
+                self._stop_clock(clock, ev.mono)
+        if "move_elapsed" in data and self.clock is not None:
+            self.clock.elapsed = data["move_elapsed"]
+        if "match_elapsed" in data and self.match_clock is not None:
+            self.match_clock.elapsed = data["match_elapsed"]
+
+    def _check_resume(self, data: dict[str, Any]) -> None:
+        if not self.paused or self.phase in IDLE:
             raise refused("not_paused", "the clocks are not paused")
-        if commit:
-            held = self.pause_reason == REFEREE_HOLD and data.get("keep_time") is True
-            self.paused, self.pause_reason = False, None
-            clock = self.clock
-            if clock is not None and not clock.done:
-                clock.running = True
-                if held:  # a screen only covered the clock: the seat goes on with its time
-                    clock.started = ev.mono - clock.elapsed
-                else:
-                    # A fresh move: whatever ran before the pause (an overrun too, recorded
-                    # with the pause) is not carried.
-                    self._fresh(clock, ev.mono)
-            mc = self.match_clock
-            if mc is not None and self.match_started and self.time_up is None:
-                mc.started, mc.running = ev.mono - mc.elapsed, True
 
-    def _on_match_clock_start(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_resume(self, ev: Event, _: None) -> None:
+        held = self.pause_reason == PauseReason.HOLD and ev.data.get("keep_time") is True
+        self.paused, self.pause_reason = False, None
+        clock = self.clock
+        if clock is not None and not clock.done:
+            clock.running = True
+            if held:  # a screen only covered the clock: the seat goes on with its time
+                clock.started = ev.mono - clock.elapsed
+            else:
+                # A fresh move: whatever ran before the pause (an overrun too, recorded with
+                # the pause) is not carried.
+                self._fresh(clock, ev.mono)
         mc = self.match_clock
-        if mc is None:
-            raise refused("no_match_time", "this match has no match time")
-        if self.match_started or self.phase == "over":
-            raise refused("match_clock_started", "the match clock has already started")
-        if commit:
-            self.match_started = True
-            mc.started, mc.running = ev.mono, not self.paused
+        if mc is not None and self.match_started and self.time_up is None:
+            mc.started, mc.running = ev.mono - mc.elapsed, True
 
-    def _on_hall_extend(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _check_match_clock_start(self, data: dict[str, Any]) -> None:
+        if self.match_clock is None:
+            raise refused("no_match_time", "this match has no match time")
+        if self.match_started or self.phase == Phase.OVER:
+            raise refused("match_clock_started", "the match clock has already started")
+
+    def _apply_match_clock_start(self, ev: Event, _: None) -> None:
+        mc = self.match_clock
+        assert mc is not None
+        self.match_started = True
+        mc.started, mc.running = ev.mono, not self.paused
+
+    def _check_hall_extend(self, data: dict[str, Any]) -> None:
         """The head referee gave the whole hall more time: `extra_seconds` is the hall's total
         so far, so the match clock gains only what it has not gained yet (once, however often
         the scorer says it)."""
@@ -1054,19 +1162,22 @@ class MatchState:
         if isinstance(extra, bool) or not isinstance(extra, int | float) or \
                 not 0 <= extra <= 24 * 3600:
             raise refused("bad_extension", f"extension {extra!r}: give seconds, 0 to a day")
-        if self.match_clock is None or self.phase in ("setup", "over"):
+        if self.match_clock is None or self.phase in IDLE:
             raise refused("no_match_time", "this match has no match time")
-        if commit:
-            self.match_clock.limit += float(extra) - self.hall_extra
-            self.hall_extra = float(extra)
 
-    def _on_time_up(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if self.phase in ("setup", "over") or self.time_up is not None:
+    def _apply_hall_extend(self, ev: Event, _: None) -> None:
+        assert self.match_clock is not None
+        extra = float(ev.data["extra_seconds"])
+        self.match_clock.limit += extra - self.hall_extra
+        self.hall_extra = extra
+
+    def _check_time_up(self, data: dict[str, Any]) -> None:
+        if self.phase in IDLE or self.time_up is not None:
             raise refused("time_up_not_now", "time up does not apply now")
-        if not commit:
-            return
+
+    def _apply_time_up(self, ev: Event, _: None) -> None:
         in_hand = self.phase in IN_HAND
-        finished_hand = self.phase in ("entry", "result", "disputed")  # decided after it
+        finished_hand = self.phase in AFTER_PLAY  # decided after it
         self.time_up = {"at": len(self.played) + finished_hand, "in_hand": in_hand,
                         "by": ev.actor}
         if self.match_clock is not None:
@@ -1081,12 +1192,12 @@ class MatchState:
         decides; nothing changes): {"winner": team}, {"finish_hand": True} (levels equal, or
         the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first)
         or {"ruling": True} (the rules cannot decide). None when time up does not apply."""
-        if self.phase in ("setup", "over") or self.time_up is not None:
+        if self.phase in IDLE or self.time_up is not None:
             return None
         core = self.core
         if not isinstance(core, TeamMatch):
             return {"ruling": True}
-        if self.phase not in IN_HAND and self.phase != "ready":
+        if self.phase not in IN_HAND and self.phase != Phase.READY:
             return {"after_hand": True}
         try:
             _, decision = core.time_up(self.phase in IN_HAND)
@@ -1105,39 +1216,44 @@ class MatchState:
             self.needs_ruling = str(exc)
             return core
 
-    def _on_match_end(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if self.phase in ("setup", "over"):
+    def _check_match_end(self, data: dict[str, Any]) -> None:
+        if self.phase in IDLE:
             raise refused("no_match", "no match in progress")
         loser = data.get("loser")
         if loser not in ("NS", "EW") or not isinstance(self.core, TeamMatch):
             raise refused("bad_loser", f"{loser!r}: give the team that loses, NS or EW")
         if not str(data.get("reason", "")).strip():
             raise refused("end_reason", "ending a match needs a reason")
-        if commit:
-            self.core = self.core.forfeit(loser)
-            # the reason as the referee gave it (words, for the slip); the kind is kept
-            self.end = {"forfeit": loser, "reason": str(data["reason"]).strip(),
-                        "kind": data.get("kind", "forfeit")}
-            self._finish(ev.mono)
 
-    def _on_abandon(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
+    def _apply_match_end(self, ev: Event, _: None) -> None:
+        assert isinstance(self.core, TeamMatch)
+        data = ev.data
+        self.core = self.core.forfeit(data["loser"])
+        # the reason as the referee gave it (words, for the slip); the kind is kept
+        self.end = {"forfeit": data["loser"], "reason": str(data["reason"]).strip(),
+                    "kind": data.get("kind", "forfeit")}
+        self._finish(ev.mono)
+
+    def _check_abandon(self, data: dict[str, Any]) -> None:
         """The match is dropped before any hand was played (the head referee took its round
         back); its events stay in the journal, and nothing of it is scored."""
-        if self.phase in ("setup", "over"):
+        if self.phase in IDLE:
             raise refused("no_match", "no match in progress")
         if self.played or self.time_up is not None:
             raise refused("abandon_played", "a hand was played: the match cannot be dropped")
-        if commit:
-            self.abandoned = True
-            self._finish(ev.mono)
 
-    def _on_pin_failed(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if commit:
-            self.pin_failures.append(ev.wall)
+    def _apply_abandon(self, ev: Event, _: None) -> None:
+        self.abandoned = True
+        self._finish(ev.mono)
 
-    def _on_referee_unlocked(self, data: dict[str, Any], ev: Event, commit: bool) -> None:
-        if commit:
-            self.pin_failures.clear()
+    def _check_anything(self, data: dict[str, Any]) -> None:
+        """A fact the state keeps whatever the phase (the PIN's tries)."""
+
+    def _apply_pin_failed(self, ev: Event, _: None) -> None:
+        self.pin_failures.append(ev.wall)
+
+    def _apply_referee_unlocked(self, ev: Event, _: None) -> None:
+        self.pin_failures.clear()
 
     # -- what the table shows ---------------------------------------------------------------
 
@@ -1177,3 +1293,61 @@ class MatchState:
         called_by = {"referee": "referee", "scorer": "head-referee"}.get(self.time_up["by"])
         return end | {"called_by": called_by} if called_by else end
 
+
+@dataclass(frozen=True)
+class Rule:
+    """What one kind of event asks of the state (`check`, returning what it worked out), what
+    it changes (`apply`, given that), and the rules added since older journals were written
+    (`recording`: held to a new command only, so an older journal folds as it was played)."""
+
+    check: Callable[[MatchState, dict[str, Any]], Any]
+    apply: Callable[[MatchState, Event, Any], None]
+    recording: Callable[[MatchState, dict[str, Any]], None] | None = None
+
+
+K, M = EventKind, MatchState
+#: The dispatch table: every kind of event the journal holds, and its rules.
+RULES: dict[str, Rule] = {
+    K.SETUP: Rule(M._check_setup, M._apply_setup),
+    K.DEALER: Rule(M._check_dealer, M._apply_dealer, M._record_not_before_the_hall),
+    K.PARTNER: Rule(M._check_partner, M._apply_partner, M._record_not_before_the_hall),
+    K.TRUMP: Rule(M._check_trump, M._apply_trump, M._record_not_before_the_hall),
+    K.REDEAL: Rule(M._check_redeal, M._apply_redeal, M._record_not_before_the_hall),
+    K.BURY_START: Rule(M._check_bury_start, M._apply_bury_start, M._record_bury_start),
+    K.FRY: Rule(M._check_fry, M._apply_fry),
+    K.NO_FRY: Rule(M._check_no_fry, M._apply_no_fry),
+    K.PRESS: Rule(M._check_press, M._apply_press, M._record_press),
+    K.TIME_OVERRUN: Rule(M._check_time_overrun, M._apply_time_overrun),
+    K.LEADER: Rule(M._check_leader, M._apply_leader),
+    K.UNDO: Rule(M._check_undo, M._apply_undo),
+    K.PLAY_END: Rule(M._check_play_end, M._apply_play_end),
+    K.POINTS: Rule(M._check_points, M._apply_points),
+    K.ENTRY_STEP: Rule(M._check_entry_step, M._apply_entry_step),
+    K.PENALTY: Rule(M._check_penalty, M._apply_penalty),
+    K.PENALTY_REMOVED: Rule(M._check_penalty_removed, M._apply_penalty_removed),
+    K.PENALTY_CONFIRMED: Rule(M._check_penalty_confirmed, M._apply_penalty_confirmed),
+    K.ENTRIES_DONE: Rule(M._check_entries_done, M._apply_entries_done),
+    K.ENTRIES_REOPEN: Rule(M._check_entries_reopen, M._apply_entries_reopen),
+    K.CONFIRM: Rule(M._check_confirm, M._apply_confirm, M._record_confirm),
+    K.DISPUTE: Rule(M._check_dispute, M._apply_dispute),
+    K.RULING: Rule(M._check_ruling, M._apply_ruling),
+    K.CORRECTION: Rule(M._check_correction, M._apply_correction),
+    K.PAUSE: Rule(M._check_pause, M._apply_pause),
+    K.RESUME: Rule(M._check_resume, M._apply_resume),
+    K.MATCH_CLOCK_START: Rule(M._check_match_clock_start, M._apply_match_clock_start),
+    K.HALL_EXTEND: Rule(M._check_hall_extend, M._apply_hall_extend),
+    K.TIME_UP: Rule(M._check_time_up, M._apply_time_up),
+    K.MATCH_END: Rule(M._check_match_end, M._apply_match_end),
+    K.ABANDON: Rule(M._check_abandon, M._apply_abandon),
+    K.PIN_FAILED: Rule(M._check_anything, M._apply_pin_failed),
+    K.REFEREE_UNLOCKED: Rule(M._check_anything, M._apply_referee_unlocked),
+}
+del K, M
+
+
+def _rule(kind: str) -> Rule:
+    """The rules of an event kind (a StrEnum key is found by its string too)."""
+    rule = RULES.get(kind)
+    if rule is None:
+        raise refused("unknown_event", f"unknown event kind {kind!r}")
+    return rule

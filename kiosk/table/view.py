@@ -8,6 +8,7 @@ from typing import Any
 
 from ..rules import EntryError, IndividualRound, TeamMatch
 from ..rules.seats import TEAM_OF
+from .kinds import ClockKind, Phase
 from .session import SessionError, TableSession
 from .state import SEATS, TRUMPS
 
@@ -64,12 +65,14 @@ SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4")
 class TableView:
     table: int
     match: str = ""
-    phase: str = "setup"
+    phase: Phase = Phase.SETUP
     ruleset: str | None = None
     ruleset_name: Any = None  # the ruleset's own name (a rules Text)
     terms: dict[str, Any] = field(default_factory=dict)  # its own words for the sides (Texts)
     kind: str = "team"
     standalone: bool = True  # set up at the table, not by the hall's scorer
+    waiting_for_hall: bool = False  # the hall's round has not started: the table waits
+    hall_start: float | None = None  # when the hall starts the round (the scorer's time)
     teams: dict[str, str] = field(default_factory=dict)
     players: dict[str, str] = field(default_factory=dict)
     levels: tuple[str, str] | None = None
@@ -174,7 +177,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         return TableView(session.table, **common)
     draft, clock, mc, core = state.draft, state.clock, state.match_clock, state.core
     preview = sides = None
-    if state.phase in ("result", "disputed"):
+    if state.phase in (Phase.RESULT, Phase.DISPUTED):
         try:
             preview = state.preview().to_json()
             sides = {seat: state.side_of(seat) for seat in SEATS}
@@ -184,7 +187,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
     core_result = getattr(core, "result", None)
     if callable(core_result) and core_result() is not None:
         result = core_result().to_json()
-    elif state.phase == "over" and state.played:
+    elif state.phase == Phase.OVER and state.played:
         result = state.played[-1].result.to_json()
     level = None
     if draft is not None and draft.dealer is not None:
@@ -225,7 +228,8 @@ def snapshot(session: TableSession, notice: Notice | None = None,
     return TableView(
         table=session.table, match=session.match, phase=state.phase, ruleset=ruleset.id,
         ruleset_name=ruleset.name, terms=dict(ruleset.terms), kind=ruleset.kind,
-        standalone=state.standalone,
+        standalone=state.standalone, waiting_for_hall=state.waiting_for_hall,
+        hall_start=state.setup.get("start_at"),
         teams=dict(state.setup.get("teams") or {}),
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
@@ -239,7 +243,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         clock_kind=clock.kind if clock else None, clock_seat=clock.seat if clock else None,
         clock_limit=clock.limit if clock else 0.0, clock_started=clock.started if clock else 0.0,
         clock_running=bool(clock and clock.running), clock_elapsed=clock.elapsed if clock else 0,
-        trick=clock.trick if clock and clock.kind == "play" else 0, tricks=state.tricks,
+        trick=clock.trick if clock and clock.kind == ClockKind.PLAY else 0, tricks=state.tricks,
         plays=clock.plays if clock else 0, all_played=bool(clock and clock.done),
         warn_before=session.config.warn_before,
         match_limit=mc.limit if mc else None, match_started=mc.started if mc else 0.0,
@@ -268,4 +272,4 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         records=tuple(dict(p.record) for p in state.played),
         corrected=tuple(p.corrected for p in state.played), result=result,
         end=dict(state.end) if state.end else None,
-        slips=dict(slips or {}) if state.phase == "over" else {}, **common)
+        slips=dict(slips or {}) if state.phase == Phase.OVER else {}, **common)

@@ -2,6 +2,12 @@
 every change to the table through the door to the runner's thread (the only one that touches
 the session).
 
+No tap is lost, however busy the machine: a button lights up the moment a finger lands on it
+(drawn in that same frame) and its action is queued. The queue is applied in order, and the
+screen rebuilt, just before the frame is drawn, after Kivy has dispatched the frame's input:
+every touch meets the widgets that were on the glass, laid out, never a screen half rebuilt by
+the tap before it.
+
 Three screens draw every model: `step` (a question and the buttons that answer it), `clock`
 (the seats around the countdown) and `banner` (paused, time up). Each has a fixed status strip,
 a notice area of fixed height and a bottom bar, so no button moves when a notice comes or goes,
@@ -11,13 +17,14 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 from pathlib import Path
 from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
 from kivy.core.window import Window
-from kivy.graphics import Color, Ellipse, Line
+from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.lang import Builder
 from kivy.metrics import dp
 from kivy.properties import BooleanProperty, ListProperty, NumericProperty, StringProperty
@@ -34,7 +41,7 @@ from ..i18n import translator
 from ..words.textfmt import pack, wrap
 from . import fonts
 from .control import Controller
-from .model import Btn, Grid, Part, ScreenModel
+from .model import Btn, Grid, Part, ScreenModel, content, shape
 from .presenter import present
 
 KV = Path(__file__).parent / "kv"
@@ -58,10 +65,18 @@ HOLD_TO_PAUSE = 0.8
 # what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
 # one the screen's change overtook. A person reading a new question takes longer.
 SETTLE = 0.25
+#: A pressed button stays lit at least this long, so that a quick tap is seen too.
+LIT_AT_LEAST = 0.15
+#: The pressed look: a light veil over the button and a bright frame around it.
+LIT_VEIL, LIT_FRAME = (1, 1, 1, 0.35), (1, 0.85, 0.2, 1)
 #: The official 7" panel: 800x480 on 154 x 86 mm. Sizes meant in millimetres use this.
 PANEL_SHORT_MM = 86.0
 #: The digits of the play status must be at least this tall, to be read from 1 m.
 STATUS_DIGIT_MM = 10.0
+#: A strong caption of the clock's strip (which side is which) is read from 1 m too: its
+#: characters at least this tall.
+STRONG_CAPTION_MM = 5.0
+CJK_HEIGHT_EM = 0.88  # Noto Sans CJK's ideographs, measured from the font
 DIGIT_HEIGHT_EM = 0.733  # Noto Sans CJK's digits, measured from the font
 
 
@@ -74,11 +89,37 @@ class TapButton(Button):
     style = StringProperty("normal")
     words = StringProperty("")
     chosen_size = NumericProperty(0)  # the font size asked for; smaller only where need be
+    lit = BooleanProperty(False)  # drawn pressed
     pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
     _fitting = False
 
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(pos=self._draw_lit, size=self._draw_lit, lit=self._draw_lit)
+
     def on_press(self) -> None:
+        """The finger landed: lit at once, in the frame that dispatched the touch."""
         self.pressed_at = Clock.get_boottime()
+        self.lit = True
+
+    def on_release(self) -> None:
+        left = self.pressed_at + LIT_AT_LEAST - Clock.get_boottime()
+        Clock.schedule_once(self._unlight, max(0.0, left))
+
+    def _unlight(self, _dt: float) -> None:
+        if self.state == "normal":  # (not pressed again meanwhile)
+            self.lit = False
+
+    def _draw_lit(self, *_: Any) -> None:
+        self.canvas.after.clear()
+        if not self.lit:
+            return
+        with self.canvas.after:
+            Color(*LIT_VEIL)
+            Rectangle(pos=self.pos, size=self.size)
+            Color(*LIT_FRAME)
+            Line(rectangle=(self.x + dp(2), self.y + dp(2), self.width - dp(4),
+                            self.height - dp(4)), width=dp(3))
 
     def on_words(self, *_: Any) -> None:
         self.rewrap()
@@ -170,7 +211,7 @@ class Countdown(BoxLayout):
         self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / HOLD_TO_PAUSE)
         if self.progress >= 1.0:
             self._stop()
-            App.get_running_app().act(self.action)
+            App.get_running_app().queue(self.action)
 
     def on_touch_up(self, touch: Any) -> bool:
         if touch.grab_current is not self:
@@ -254,11 +295,17 @@ class StripPart(BoxLayout):
         for label in (self.caption, self.value):
             label.bind(texture_size=self._fit)
             self.add_widget(label)
-        self.big = big
+        self.big, self.small, self.app = big, small, app
         self.height = (app.status_size * 1.2 + small * 1.4) if big else app.text_size * 1.6
 
     def show(self, part: Part) -> None:
         self.caption.text, self.value.text = part.caption, part.value
+        size = max(self.small, self.app.strong_caption_size) if part.strong and self.big \
+            else self.small
+        if self.caption.font_size != size:
+            self.caption.font_size = size
+            self.height = self.app.status_size * 1.2 + size * 1.4 if self.big else self.height
+        self.caption.color = (1, 1, 1, 1) if part.strong else (0.67, 0.67, 0.72, 1)
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
             (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
             RED_SUIT if part.tone == "red" else (1, 1, 1, 1)
@@ -276,29 +323,38 @@ class StripPart(BoxLayout):
 
 
 class KioskScreen(Screen):
-    """Status strip, notice, title, body and bottom bar; the body rebuilt when its model's
-    layout changes, the strip, notice and texts every frame."""
+    """Status strip, notice, title, body and bottom bar. The body and the bar are built when
+    the model's shape changes, and otherwise changed in place; the strip, the notice and the
+    texts every frame."""
 
     def show(self, app: KioskApp, model: ScreenModel) -> None:
         self.ids.strip.show(app, model.strip, model.flags)
         notice = self.ids.notice
         notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
         self.ids.title.text = model.title
-        key = (model.name, model.lines, model.rows, model.grids, model.nav, model.mono,
-               model.big, app.lang, app.portrait)
+        key = (shape(model), app.lang, app.portrait)
         if getattr(self, "_key", None) != key:
-            self._key = key
-            self.build_body(app, model)
-            _nav(app, self.ids.nav, model.nav)
+            self._key, self._bar = key, None
+            self._parts = self.build_body(app, model)
+        else:
+            for (kind, value), widget in zip(content(model), self._parts, strict=True):
+                if kind == "button":
+                    _restyle(widget, value)
+                else:
+                    _retext(widget, value)
+        self._bar = _nav(app, self.ids.nav, model.nav, self._bar)
 
-    def build_body(self, app: KioskApp, model: ScreenModel) -> None:
+    def build_body(self, app: KioskApp, model: ScreenModel) -> list[Widget]:
+        """The body's widgets for `model`; returns those `content` speaks of, in its order."""
         body = self.ids.body
         body.clear_widgets()
+        parts: list[Widget] = []
         if model.big:
             big = Label(text=model.big, font_name=app.font, font_size=app.title_size * 3,
                         bold=True, color=(1, 0.55, 0.3, 1) if model.tone == "alert" else
                         (0.7, 0.8, 1, 1))
             body.add_widget(big)
+            parts.append(big)
         mono = bool(model.extra.get("mono_lines"))
         for line in model.lines:
             label = _label(line, app, mono=mono)
@@ -308,17 +364,23 @@ class KioskScreen(Screen):
                 label.halign = "center"
                 label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(10)))
             body.add_widget(label)
+            parts.append(label)
         for row in model.rows:
             box = BoxLayout(size_hint_y=None, height=max(dp(56), app.text_size * 2.6),
                             spacing=dp(6))
-            box.add_widget(_label(row.text, app, fixed=False))
+            label = _label(row.text, app, fixed=False)
+            box.add_widget(label)
+            parts.append(label)
             if row.button:
                 b = _button(app, row.button)
                 b.size_hint_x, b.width = None, max(dp(96), app.text_size * 5)
                 box.add_widget(b)
+                parts.append(b)
             body.add_widget(box)
         for grid in model.grids:
-            body.add_widget(_grid(app, grid))
+            layout, buttons = _grid(app, grid)
+            body.add_widget(layout)
+            parts += buttons
         if model.mono:  # the score slip as printed, a page in columns side by side
             columns = model.extra.get("slip_columns") or (model.mono,)
             box = GridLayout(cols=len(columns), spacing=dp(16))
@@ -329,9 +391,11 @@ class KioskScreen(Screen):
                 slip.valign = "top"  # both columns from the top of the box
                 slip.bind(size=lambda w, v: setattr(w, "text_size", v))
                 box.add_widget(slip)
+                parts.append(slip)
             body.add_widget(box)
         if not model.grids and not model.mono and not model.big:
             body.add_widget(Widget())  # the lines keep to the top
+        return parts
 
 
 class StepScreen(KioskScreen):
@@ -357,26 +421,37 @@ class ClockScreen(Screen):
             box = self.ids[f"seat_{seat.seat}"]
             box.show(seat.label, seat.time if seat.to_move else "")
             box.fill = FILL[seat.state if seat.to_move else "idle"]
-        key = (model.nav, app.lang, app.portrait)
+        key = (app.lang, app.portrait)
         if getattr(self, "_key", None) != key:
-            self._key = key
-            _nav(app, self.ids.nav, model.nav)
+            self._key, self._bar = key, None
+        self._bar = _nav(app, self.ids.nav, model.nav, self._bar)
 
 
-def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...]) -> None:
-    """The bottom bar: one row; in portrait, rows of three once there are more than four."""
-    bar.clear_widgets()
+def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...], built: Any) -> Any:
+    """The bottom bar: one row; in portrait, rows of three once there are more than four.
+    `built`: what the bar was built for last (its shape and widgets); a bar of the same shape
+    is changed in place. Returns what it is built for now."""
     rows = 2 if app.portrait and len(buttons) > 4 else 1
+    bar_shape = (rows, tuple((b.action, b.wide) for b in buttons))
+    if built is not None and built[0] == bar_shape:
+        for btn, widget in zip(buttons, built[1], strict=True):
+            if btn.action:
+                _restyle(widget, btn)
+        return built
+    bar.clear_widgets()
     bar.rows, bar.cols = None, None
     if rows == 1:
         bar.rows = 1
     else:
         bar.cols = -(-len(buttons) // 2)
     bar.height = app.bar_height * rows
+    widgets = []
     for btn in buttons:  # a gap keeps an absent action's slot
         widget = _button(app, btn, nav=True) if btn.action else Widget()
         widget.size_hint_x = 1.5 if btn.wide and rows == 1 else 1
         bar.add_widget(widget)
+        widgets.append(widget)
+    return bar_shape, widgets
 
 
 def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:
@@ -387,8 +462,9 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
         label.words = text
 
         def refit(w: Label, *_: Any) -> None:
-            w.text = fit_lines(text, columns(w.width, w.font_size))
+            w.text = fit_lines(w.words, columns(w.width, w.font_size))
 
+        label.refit = refit
         label.bind(width=refit, font_size=refit)
     if fixed:  # as tall as its lines, wrapped ones too
         label.size_hint_y = None
@@ -397,29 +473,49 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
     return label
 
 
+def _retext(label: Label, text: str) -> None:
+    """A label of the same screen says something else."""
+    if hasattr(label, "refit"):  # columns of text, broken for the width
+        if label.words != text:
+            label.words = text
+            label.refit(label)
+    elif label.text != text:
+        label.text = text
+
+
 def _button(app: KioskApp, btn: Btn, nav: bool = False) -> TapButton:
-    background, color = STYLE[btn.style]
-    button = TapButton(words=btn.label, action=btn.action, style=btn.style,
-                       font_name=app.font, font_size=app.text_size, background_normal="",
-                       background_color=background, color=color, halign="center",
+    button = TapButton(action=btn.action, font_name=app.font, font_size=app.text_size,
+                       background_normal="", background_down="", halign="center",
                        valign="middle")
+    _restyle(button, btn, new=True)
     button.bind(on_release=app.tapped)
     return button
 
 
-def _grid(app: KioskApp, grid: Grid) -> GridLayout:
+def _restyle(button: TapButton, btn: Btn, new: bool = False) -> None:
+    """A button's words and colours, as its model says (a red suit in red)."""
+    background, color = STYLE[btn.style]
+    if btn.label in RED_SUITS:
+        color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else RED_SUIT
+    if button.words != btn.label:
+        button.words = btn.label
+    if new or button.style != btn.style or list(button.color) != list(color):
+        button.style, button.background_color, button.color = btn.style, background, color
+
+
+def _grid(app: KioskApp, grid: Grid) -> tuple[GridLayout, list[TapButton]]:
     cols = grid.cols_portrait if app.portrait else grid.cols
     layout = GridLayout(cols=cols, spacing=dp(5), size_hint_y=grid.rows(app.portrait))
+    buttons = []
     for btn in grid.buttons:
         if not btn.action:  # a gap (the seats keep their places at the table)
             layout.add_widget(Widget())
             continue
         button = _button(app, btn)
         button.font_size = app.text_size * grid.scale
-        if btn.label in RED_SUITS:
-            button.color = (0.85, 0.1, 0.1, 1) if btn.style == "selected" else RED_SUIT
         layout.add_widget(button)
-    return layout
+        buttons.append(button)
+    return layout, buttons
 
 
 class KioskApp(App):
@@ -427,6 +523,7 @@ class KioskApp(App):
     text_size = NumericProperty(18)
     title_size = NumericProperty(26)
     status_size = NumericProperty(75)
+    strong_caption_size = NumericProperty(32)
     bar_height = NumericProperty(56)
     portrait_mode = BooleanProperty(False)
 
@@ -438,6 +535,10 @@ class KioskApp(App):
         self.frames = 0
         self.model: ScreenModel | None = None
         self._shown: dict[tuple[str, str], float] = {}  # (screen, action): since when
+        # taps not applied yet: (action, when the finger went down on a button, the screen
+        # the button was on); a long press on the countdown gives neither
+        self.taps: deque[tuple[str, float | None, str | None]] = deque()
+        self._frame: Any = None
 
     @property
     def lang(self) -> str:
@@ -456,7 +557,12 @@ class KioskApp(App):
         manager.add_widget(ClockScreen(name="clock"))
         Window.bind(on_key_down=self._key, size=lambda *_: self._sizes())
         self._sizes()
-        Clock.schedule_interval(self.refresh, 1 / 30)
+        # The screen is brought up to date just before a frame is drawn (a trigger of timeout
+        # -1), after the frame's input: then Kivy lays it out before the frame is drawn and
+        # before the next touch is dispatched. A tap asks for it at once; time, 30 times a
+        # second.
+        self._frame = Clock.create_trigger(self._before_draw, -1)
+        Clock.schedule_interval(lambda _dt: self._frame(), 1 / 30)
         return manager
 
     @property
@@ -471,6 +577,7 @@ class KioskApp(App):
         self.bar_height = max(dp(56), self.text_size * 2.8)
         # digits of at least 10 mm on the 7" panel (short side 86 mm), and as large elsewhere
         self.status_size = STATUS_DIGIT_MM * short / PANEL_SHORT_MM / DIGIT_HEIGHT_EM + 1
+        self.strong_caption_size = STRONG_CAPTION_MM * short / PANEL_SHORT_MM / CJK_HEIGHT_EM
         for screen in getattr(self.root, "screens", ()):
             screen._key = None
             screen.ids.strip._key = None
@@ -497,11 +604,33 @@ class KioskApp(App):
             self.root.current = model.screen
         screen.show(self, model)
 
+    def _before_draw(self, _dt: float = 0.0) -> None:
+        """Apply the taps that came with this frame's input, in order, then refresh."""
+        while self.taps:
+            action, at, screen = self.taps.popleft()
+            model = self.model
+            # A tap is for the screen it landed on: one that screen's change made stale (a
+            # second tap of the same frame, on a button that is gone now) is not applied.
+            if screen is not None and model is not None and (
+                    model.name != screen or action not in model.actions()):
+                continue
+            if at is None or self.settled(action, at):
+                self.act(action)
+        self.refresh()
+
     # -- taps -------------------------------------------------------------------------------
 
     def tapped(self, button: TapButton) -> None:
-        if self.settled(button.action, button.pressed_at):
-            self.act(button.action)
+        """A button released (during Kivy's dispatch of input): queued."""
+        self.taps.append((button.action, button.pressed_at,
+                          self.model.name if self.model else ""))
+        self._frame()
+
+    def queue(self, action: str) -> None:
+        """An action not from a button (the long press on the countdown): applied before the
+        next frame is drawn, after any tap before it."""
+        self.taps.append((action, None, None))
+        self._frame()
 
     def settled(self, action: str, at: float | None = None) -> bool:
         """Whether a finger down at `at` (default now) on the button for `action` is meant for

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..i18n import LANGS, translator
-from ..table.state import REFEREE_HOLD
+from ..table.kinds import AFTER_PLAY, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
-from . import wizard
+from . import pinyin, wizard
 from .wizard import EntryValues
 
 #: Overlays that belong to the referee: the move clock pauses while one is open, and the move
@@ -21,6 +21,9 @@ REFEREE_OVERLAYS = ("referee", "correct")
 #: that is not the referee's gives the seat back the time it had left.
 HOLDING_OVERLAYS = (*REFEREE_OVERLAYS, "history")
 KEYBOARD_MAX = 16
+PINYIN_MAX = 30  # letters waiting for their characters
+#: Candidates the pinyin keyboard shows at once (slots pick:0 … pick:7; then a next page).
+CANDIDATES = 8
 SIDE_SEAT = {"NS": "N", "EW": "E"}
 
 
@@ -47,10 +50,14 @@ class UiState:
     forfeit: dict[str, str] = field(default_factory=dict)
     after_unlock: str | None = None  # an action that waits for the PIN
     ready_step: str = ""  # "redeal" while the calling seat is chosen
+    end_step: str = ""  # "lead_by" while the referee says whose lead ran over, at the end
     fry_seat: str = ""  # the frier, while the referee picks the trump it sets
     names: dict[str, str] = field(default_factory=dict)
     keyboard_field: str | None = None
-    keyboard_upper: bool = True
+    keyboard_upper: bool = True  # the Latin letters' case (changed by its key only)
+    keyboard_mode: str = "pinyin"  # "pinyin" (Chinese, from pinyin) or "latin"
+    pinyin: str = ""  # letters typed in pinyin, waiting for their characters
+    candidate_page: int = 0
     page: int = 0  # of a long list (rulesets, history)
     new_match: bool = False  # after a match, the referee opened the setup of the next
     time_up_seen: tuple[str, int] | None = None  # (match, hand) whose time-up banner was read
@@ -58,6 +65,15 @@ class UiState:
     correct_hand: int | None = None
     correct_preview: dict[str, Any] | None = None
     unlocking: bool = False  # a PIN is on its way to the session
+
+
+def shown_candidates(ui: UiState) -> tuple[tuple[pinyin.Candidate, ...], bool]:
+    """The words and characters the pinyin keyboard shows now (a page of them), and whether
+    there are other pages (the last page's next is the first)."""
+    found = pinyin.candidates(ui.pinyin)
+    pages = max(1, -(-len(found) // CANDIDATES))
+    start = (ui.candidate_page % pages) * CANDIDATES
+    return found[start:start + CANDIDATES], pages > 1
 
 
 class Controller:
@@ -141,7 +157,7 @@ class Controller:
         elif name.startswith("e_"):
             self._entry(action)
         elif name in ("name", "key", "key_space", "key_back", "key_case", "key_clear",
-                      "key_done"):
+                      "key_done", "key_mode", "pick", "more"):
             self._keyboard(name, arg)
         else:
             self._table(name, arg, view)
@@ -196,11 +212,22 @@ class Controller:
                 self.send(lambda s: s.end_play())
             else:
                 self._ask(Dialog(("ui.confirm.end_play_title", {}), (
-                    ("ui.confirm.end_play", {"trick": view.trick, "tricks": view.tricks}),),
-                    "do_end_play", style="primary"))
+                    ("ui.confirm.end_play", {"trick": view.trick, "tricks": view.tricks}),
+                    ("ui.confirm.end_play_overrun", {})), "do_end_play", style="primary"))
+        elif name == "do_end_play" and view.clock_seat is None and \
+                (view.move_left(self.runner.session.clock.now()) or 0) < 0:
+            # the lead's time is over, and whose lead it was only the table knows: asked,
+            # with the clock held as by the question before
+            ui.end_step = "lead_by"
+            self.send(lambda s: s.hold_for_referee(screen=True))
         elif name == "do_end_play":
             self.send(lambda s: s.end_play())
-        elif name == "undo" and view.undo and view.undo[0] == "redeal":
+        elif name in ("end_play_by", "end_play_back"):
+            ui.end_step = ""
+            self.send(lambda s: s.release_referee_hold(keep_time=True))
+            if name == "end_play_by":
+                self.send(lambda s: s.end_play(arg or None))
+        elif name == "undo" and view.undo and view.undo[0] == EventKind.REDEAL:
             self._with_pin("undo")  # the table asked for the redeal: the referee takes it back
         elif name in ("start_bury", "undo"):
             self.send(lambda s: getattr(s, name)())
@@ -234,31 +261,57 @@ class Controller:
     # -- names, typed on the screen's keyboard -------------------------------------------
 
     def _keyboard(self, name: str, arg: str) -> None:
+        """The screen's keyboard. In pinyin (the Chinese screens' default) letters wait as
+        pinyin until a word or character is picked for them (`pick:i`, the i-th candidate
+        shown; space picks the first); digits go into the name at once. In Latin letters each
+        key types what it shows: its case changes only by the case key."""
         ui = self.ui
         field_name = ui.keyboard_field
         if name == "name":
             ui.keyboard_field, ui.keyboard_upper = arg, True
+            ui.keyboard_mode = "pinyin" if ui.lang.startswith("zh") else "latin"
+            ui.pinyin, ui.candidate_page = "", 0
+            pinyin.warm()
             self._overlay("keyboard")
             return
         if field_name is None:
             return
-        text = ui.names.get(field_name, "")
-        if name == "key" and len(text) < KEYBOARD_MAX:
+        text, letters = ui.names.get(field_name, ""), ui.pinyin
+        room = KEYBOARD_MAX - len(text)
+        if name == "key" and ui.keyboard_mode == "pinyin" and (arg.isalpha() or arg == "'"):
+            if len(letters) < PINYIN_MAX and room > 0:
+                letters += arg.lower()
+        elif name == "key" and room > 0 and not letters:
             text += arg.upper() if ui.keyboard_upper else arg.lower()
-            ui.keyboard_upper = False  # a capital starts a name, as on a phone
-        elif name == "key_space" and text and len(text) < KEYBOARD_MAX:
+        elif name in ("pick", "key_space") and letters:
+            chosen = shown_candidates(ui)[0]
+            i = int(arg) if name == "pick" else 0
+            if 0 <= i < len(chosen) and room > 0:
+                word = chosen[i].text[:room]
+                text, letters = text + word, letters[chosen[i].takes:].lstrip("'")
+        elif name == "key_space" and text and room > 0:
             text += " "
-            ui.keyboard_upper = True
+        elif name == "more":
+            ui.candidate_page += 1
+            return
         elif name == "key_back":
-            text = text[:-1]
+            letters, text = (letters[:-1], text) if letters else (letters, text[:-1])
         elif name == "key_case":
             ui.keyboard_upper = not ui.keyboard_upper
+        elif name in ("key_mode", "key_done"):  # letters still waiting stay as typed
+            text, letters = (text + letters)[:KEYBOARD_MAX], ""
+            if name == "key_mode":
+                ui.keyboard_mode = "latin" if ui.keyboard_mode == "pinyin" else "pinyin"
+            else:
+                ui.keyboard_field = None
+                self._overlay(None)
         elif name == "key_clear":
-            text = ""
-        elif name == "key_done":
-            ui.keyboard_field = None
-            self._overlay(None)
-        ui.names[field_name] = text
+            text, letters = "", ""
+        if letters != ui.pinyin:
+            ui.candidate_page = 0
+        ui.names[field_name], ui.pinyin = text, letters
+
+
 
     # -- the PIN --------------------------------------------------------------------------
 
@@ -334,7 +387,7 @@ class Controller:
             ui.referee_step = "menu"
         elif name == "r_resume":
             def resume(s: Any) -> None:  # before the overlay's own hold is released
-                if s.state.paused and s.state.pause_reason != REFEREE_HOLD:
+                if s.state.paused and s.state.pause_reason != PauseReason.HOLD:
                     s.resume()
 
             self.send(resume)
@@ -376,7 +429,7 @@ class Controller:
             ui.forfeit, ui.referee_step = f, "menu"
             lines: tuple[tuple[str, dict[str, Any]], ...] = (
                 ("ui.confirm.forfeit", {"team": f["team"]}),)
-            if view.phase in ("entry", "result", "disputed", "bury", "fry", "play"):
+            if view.phase in IN_HAND | AFTER_PLAY:
                 lines += (("ui.confirm.forfeit_hand", {"n": view.hand}),)
             self._ask(Dialog(("ui.confirm.forfeit_title." + f["kind"], {"team": f["team"]}),
                              lines, "r_do_forfeit"))
@@ -422,7 +475,7 @@ class Controller:
         if ui.overlay == "correct" and ui.correct is not None:
             self._correct(action)
             return
-        if view.phase != "entry":
+        if view.phase != Phase.ENTRY:
             return
         if action.startswith("e_del:"):  # a recorded penalty: the referee's to strike out
             self._with_pin(action)
@@ -434,6 +487,8 @@ class Controller:
         view = self.view
         values = wizard.live_values(view)
         new, facts = wizard.choose(values, action, view)
+        if any(fact[0] == "penalty" for fact in facts):
+            self.ui.page = 10**6  # the list shows its last page: the penalty just added
 
         def apply(session: Any) -> None:
             for fact in facts:
@@ -476,6 +531,8 @@ class Controller:
             def preview(session: Any) -> None:
                 result, changes = session.preview_correction(hand, entry)
                 ui.correct_preview = {"result": result.to_json(), "changes": changes,
-                                      "before": view.history[hand - 1]}
+                                      "before": view.history[hand - 1],
+                                      "dealer": session.next_dealer_after_correction(
+                                          hand, entry)}
 
             self.send(preview)

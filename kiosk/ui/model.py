@@ -49,6 +49,7 @@ class Part:
     caption: str
     value: str
     tone: str = ""  # "", "alert" (time up, paused), "dim" or "red" (a red suit)
+    strong: bool = False  # the caption read from 1 m too (which side is which)
 
 
 @dataclass(frozen=True)
@@ -103,3 +104,29 @@ class ScreenModel:
         out += [r.button.action for r in self.rows if r.button]
         out += [b.action for b in self.nav]
         return tuple(a for a in out if a)  # a gap keeps a place, and does nothing
+
+
+def shape(model: ScreenModel) -> tuple[Any, ...]:
+    """What a screen's widgets are, apart from what they say: a model of the same shape is
+    shown by the same widgets, their words and colours changed in place (a key typed, a value
+    chosen), so that the buttons under a finger stay where and what they are."""
+    return (model.name, model.big != "", model.tone, len(model.lines),
+            tuple(r.button.action if r.button else None for r in model.rows),
+            tuple((g.cols, g.cols_portrait, g.scale, tuple(b.action for b in g.buttons))
+                  for g in model.grids),
+            len(model.extra.get("slip_columns") or (model.mono,)) if model.mono else 0,
+            bool(model.extra.get("mono_lines")), bool(model.extra.get("input")))
+
+
+def content(model: ScreenModel) -> list[tuple[str, Any]]:
+    """What the body's widgets say, in the order `build_body` makes them."""
+    out: list[tuple[str, Any]] = [("label", model.big)] if model.big else []
+    out += [("label", line) for line in model.lines]
+    for row in model.rows:
+        out.append(("label", row.text))
+        if row.button:
+            out.append(("button", row.button))
+    out += [("button", b) for g in model.grids for b in g.buttons if b.action]
+    if model.mono:
+        out += [("label", c) for c in model.extra.get("slip_columns") or (model.mono,)]
+    return out

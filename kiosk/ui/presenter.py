@@ -11,11 +11,11 @@ from typing import Any
 
 from ..i18n import render, translator
 from ..rules.errors import seat_words
-from ..table.state import REFEREE_HOLD
+from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
 from ..words.hand import fry_words, result_words
 from . import wizard
-from .control import UiState
+from .control import CANDIDATES, UiState, shown_candidates
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
 from .wizard import (
     applied_text,
@@ -94,9 +94,13 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     lang = ui.lang
     if ui.dialog is not None:
         d = ui.dialog
-        return ScreenModel("step", "confirm", _text(d.title, view, t, lang), lines=tuple(
-            _text(line, view, t, lang) for line in d.lines),
-            nav=(Btn("cancel", t("ui.cancel"), "quiet"), Btn("ok", t(d.ok), d.style)))
+        lines = (_text(line, view, t, lang, now) for line in d.lines)
+        return ScreenModel("step", "confirm", _text(d.title, view, t, lang, now),
+                           lines=tuple(line for line in lines if line),
+                           nav=(Btn("cancel", t("ui.cancel"), "quiet"),
+                                Btn("ok", t(d.ok), d.style)))
+    if ui.end_step == "lead_by" and view.phase == Phase.PLAY:
+        return _lead_by(view, now, t)
     if ui.overlay == "keyboard":
         return _keyboard(view, ui, t)
     if ui.overlay == "referee":
@@ -105,24 +109,24 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _correction(view, ui, t, lang)
     if ui.overlay == "history":
         return _history(view, ui, t, lang, portrait)
-    if view.paused and view.phase not in ("setup", "over"):  # between hands too: a restart
+    if view.paused and view.phase not in IDLE:  # between hands too: a restart
         return _paused(view, t)  # there pauses the match clock, and only 继续 resumes it
     if view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match:
         return _time_up_banner(view, t)
-    if view.phase == "setup" or (view.phase == "over" and ui.new_match):
+    if view.phase == Phase.SETUP or (view.phase == Phase.OVER and ui.new_match):
         return _setup(view, ui, t, lang, portrait)
-    if view.phase == "ready":
+    if view.phase == Phase.READY:
         return _ready(view, ui, t)
-    if view.phase == "fry":
+    if view.phase == Phase.FRY:
         return _fry(view, ui, t)
-    if view.phase in ("bury", "play"):
+    if view.phase in CLOCKED:
         return _clock(view, now, t)
-    if view.phase == "entry":
+    if view.phase == Phase.ENTRY:
         step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
         rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
         return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
                            grids=step.grids, nav=nav)
-    if view.phase in ("result", "disputed"):
+    if view.phase in (Phase.RESULT, Phase.DISPUTED):
         return _result(view, t, lang)
     return _over(view, ui, t, portrait)
 
@@ -155,8 +159,7 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
                           t("ui.round", n=view.match) if view.match else ""))
-    if view.dealer and view.phase in ("ready", "bury", "fry", "play", "entry", "result",
-                                      "disputed"):
+    if view.dealer and view.phase not in IDLE:
         term = view.terms.get("dealer")
         caption = term(lang) if term else t("ui.cap.dealer")
         parts.append(Part(caption[:1].upper() + caption[1:], t("seat." + view.dealer)))
@@ -165,9 +168,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         if view.kind == "team":
             parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t),
                               "red" if view.trump in RED_SUITS else ""))
-    if view.levels:
+    if view.levels:  # which side is which must read from across the table
         parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
-                          f"{view.levels[0]} : {view.levels[1]}"))
+                          f"{view.levels[0]} : {view.levels[1]}", strong=True))
     left = view.match_left(now)
     if left is not None:
         if view.time_up:  # time up, said alone: the minutes left no longer count
@@ -177,8 +180,8 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                        else "ui.cap.match_time_waiting")
             parts.append(Part(t(caption), mmss(max(0.0, left)),
                               "" if view.match_running else "dim"))
-    if view.paused:
-        parts.append(Part("", t("ui.paused.short"), "alert"))
+    if view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds the move
+        parts.append(Part("", t("ui.paused.short"), "alert"))  # clock: nothing is paused)
     if view.link is not None and not big:
         parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
     return tuple(parts)
@@ -241,10 +244,16 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     names = ui.names
     fields = (("NS", t("ui.name.NS")), ("EW", t("ui.name.EW")),
               *((s, t("seat." + s)) for s in SEATS))
-    name_buttons = tuple(Btn(f"name:{key}", f"{label}：{names.get(key) or '—'}")
-                         for key, label in fields)
+    paired = view.link is not None
+    # a paired table's names come from the scorer's roster: none are asked here
+    name_buttons = () if paired else tuple(
+        Btn(f"name:{key}", t("ui.setup.field", field=label, name=names.get(key) or "—"))
+        for key, label in fields)
     per_page = RULESETS_PER_PAGE[portrait]
     choices = view.choices
+    if paired:  # only the event's ruleset, once the scorer has said which
+        event_ruleset = getattr(view.link, "ruleset", None)
+        choices = tuple(c for c in choices if c[0] == event_ruleset)
     pages = max(1, -(-len(choices) // per_page))
     page = min(ui.page, pages - 1)
     shown = choices[page * per_page:(page + 1) * per_page]
@@ -254,30 +263,54 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     if pages > 1:
         nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
                 pager(page, pages, t)]
-    if view.phase == "over":
+    if view.phase == Phase.OVER:
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
-    lines = (t("ui.setup.paired" if view.link is not None else "ui.setup.how"),)
+    lines = (t("ui.setup.paired" if paired else "ui.setup.how"),)
+    grids = (Grid(name_buttons, 3, 2),) if name_buttons else ()
     return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
-                       grids=(Grid(name_buttons, 3, 2), Grid(rulesets, 2, 1)),
+                       grids=(*grids, Grid(rulesets, 2, 1)) if rulesets else grids,
                        nav=tuple(b for b in nav if b), extra={"big_title": True})
 
 
 def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    """The name keyboard: in pinyin, the letters typed wait over a row of the words and
+    characters they may spell; in Latin letters, each key types what it shows."""
     key = ui.keyboard_field or "NS"
-    label = t("ui.name." + key) if key in ("NS", "EW") else t("seat." + key)
+    label = t("ui.name." + key) if key in ("NS", "EW") else \
+        t("ui.name.seat", seat=t("seat." + key))
     text = ui.names.get(key, "")
-    letters = LETTERS if ui.keyboard_upper else LETTERS.lower()
+    chinese = ui.keyboard_mode == "pinyin"
+    letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
     keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
-    nav = (Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet"),
-           Btn("key_space", t("ui.key.space"), "quiet"),
+    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6)]
+    lines = (text + "▏",)
+    if chinese:
+        shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
+        # the slots keep their places (an empty one does nothing): the keys never move
+        picks = tuple(Btn(f"pick:{i}", shown[i].text if i < len(shown) else "",
+                          "primary" if i < len(shown) else "quiet")
+                      for i in range(CANDIDATES))
+        grids.insert(0, Grid((*picks, Btn("more", t("ui.key.more") if more else "",
+                                          "quiet")), CANDIDATES + 1, 5, 1.2))
+        lines += (t("ui.key.pinyin_typed", letters=ui.pinyin) if ui.pinyin
+                  else t("ui.key.pinyin_how"),)
+    nav = (Btn("key_mode", t("ui.key.to_latin" if chinese else "ui.key.to_pinyin"), "quiet"),
+           Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet")
+           if not chinese else Btn("", ""),
+           Btn("key_space", t("ui.key.pick_first" if chinese and ui.pinyin else
+                              "ui.key.space"), "quiet"),
            Btn("key_back", t("ui.key.back"), "quiet"), Btn("key_clear", t("ui.key.clear"),
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
-    return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=(text + "▏",),
-                       grids=(Grid(keys, 10, 6),), nav=nav, extra={"input": True})
+    return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=lines,
+                       grids=tuple(grids), nav=nav, extra={"input": True})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
+    if view.waiting_for_hall:  # paired: the first hand waits for the head referee's start
+        at = time.strftime("%H:%M", time.localtime(view.hall_start or 0))
+        return ScreenModel("step", "ready.wait", t("ui.wait.title"),
+                           lines=(t("ui.wait.at", time=at), t("ui.wait.how")))
     hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
         nav = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
@@ -329,7 +362,7 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            nav=(Btn("fry_back", t("ui.back"), "quiet"),))
     last = seat_label(view, view.last_burier or "", t)
     dealer = seat_label(view, view.dealer or "", t)
-    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == "press" else \
+    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == EventKind.PRESS else \
         f"ui.undo_what.{view.undo[0]}" if view.undo else ""
     nav = [Btn("undo", t(undo), "quiet")] if undo else []
     nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
@@ -339,6 +372,34 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
 
 
 # -- the clock ------------------------------------------------------------------------------
+
+
+def _over_by(view: TableView, now: float) -> float:
+    """Seconds the running move is over its time (0: within it)."""
+    left = view.move_left(now)
+    return 0.0 if left is None or view.all_played else max(0.0, -left)
+
+
+def end_play_overrun(view: TableView, now: float, t: Any) -> str:
+    """What ending the play will charge: the seat to move over its time; a lead over its time,
+    whose seat the referee is asked next. "" when no move is over."""
+    over = _over_by(view, now)
+    if not over:
+        return ""
+    if view.clock_seat is None:
+        return t("ui.confirm.end_play_lead_over", trick=view.trick, seconds=f"{over:.1f}")
+    return t("ui.confirm.end_play_overrun", seat=seat_label(view, view.clock_seat, t),
+             seconds=f"{over:.1f}")
+
+
+def _lead_by(view: TableView, now: float, t: Any) -> ScreenModel:
+    """The end of play with a lead over its time: whose lead it was, or nobody charged."""
+    return ScreenModel("step", "end_play.leader",
+                       t("ui.q.end_play_leader", trick=view.trick,
+                         seconds=f"{_over_by(view, now):.1f}"),
+                       grids=(seat_grid("end_play_by", SEATS, view, t),),
+                       nav=(Btn("end_play_back", t("ui.back"), "quiet"),
+                            Btn("end_play_by:", t("ui.end_play.nobody"), "primary")))
 
 
 def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
@@ -352,19 +413,19 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     seats = []
     for seat in SEATS:
         moving = not view.all_played and (view.clock_seat == seat or (
-            view.clock_seat is None and view.phase == "play"))
+            view.clock_seat is None and view.phase == Phase.PLAY))
         seats.append(SeatModel(seat, seat_label(view, seat, t), moving,
                                state if moving else "idle", shown if moving else ""))
     who = view.clock_seat and seat_label(view, view.clock_seat, t)
     if view.all_played:
         title = t("ui.all_played", tricks=view.tricks)
-    elif view.phase == "bury":
+    elif view.phase == Phase.BURY:
         title = t("ui.bury_by", seat=who)
     else:
         title = t("ui.to_move", seat=who) if who else t("ui.lead_anyone")
-    caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == "play" else ""
+    caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == Phase.PLAY else ""
     buttons = []
-    if view.phase == "play":
+    if view.phase == Phase.PLAY:
         buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
     if view.undo:
@@ -392,14 +453,14 @@ def mmss(left: float) -> str:
 
 
 def _paused(view: TableView, t: Any) -> ScreenModel:
-    reason = view.pause_reason or "referee"
-    key = reason if reason in ("table", "referee", "referee key", "restart", "referee-menu",
-                               "hall") else "referee"
+    reason = view.pause_reason or PauseReason.REFEREE
+    key = reason if reason in set(PauseReason) else PauseReason.REFEREE
     lines = (t("ui.paused.why." + key.replace(" ", "_")), t("ui.paused.stopped"))
-    nav = (Btn("resume", t("ui.paused.resume"), "primary"),)
-    if key == "referee key":
+    # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
+    nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
+    if key == PauseReason.REFEREE_KEY:
         lines += (t("ui.paused.key"),)
-    if key == "hall":
+    if key == PauseReason.HALL:
         lines += (t("ui.paused.hall"),)
     return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
                        tone="paused", lines=lines, nav=nav)
@@ -419,11 +480,11 @@ def time_up_by(view: TableView, t: Any) -> str:
 
 def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
-    if view.phase == "over" and view.result and view.result.get("winner"):
+    if view.phase == Phase.OVER and view.result and view.result.get("winner"):
         return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
     if view.needs_ruling:
         return t("ui.time_up.referee")
-    if view.phase in ("bury", "fry", "play"):
+    if view.phase in IN_HAND:
         return t("ui.time_up.finish_hand")
     return t("ui.time_up.after_hand", n=view.hand)
 
@@ -492,7 +553,7 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
     elif "awards" in p:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
-    if view.phase == "disputed":
+    if view.phase == Phase.DISPUTED:
         lines.append(t("ui.disputed"))
         return ScreenModel("step", "disputed", t("ui.screen.result"), lines=tuple(lines),
                            nav=(Btn("referee", t("ui.call_referee"), "primary"),))
@@ -671,7 +732,7 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
 def _close_words(view: TableView) -> str:
     """What closing the menu does, said on its button: the match goes on (the menu's own hold
     ends), or only the menu closes (the match is over, or paused until 继续计时)."""
-    if view.phase == "over" or (view.paused and view.pause_reason != REFEREE_HOLD):
+    if view.phase == Phase.OVER or (view.paused and view.pause_reason != PauseReason.HOLD):
         return "ui.close"
     return "ui.close_referee"
 
@@ -679,8 +740,8 @@ def _close_words(view: TableView) -> str:
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     """What the referee can do now, each saying what it does."""
     out = []
-    playing = view.phase not in ("setup", "over")
-    if view.paused and view.pause_reason != "referee-menu":
+    playing = view.phase not in IDLE
+    if view.paused and view.pause_reason != PauseReason.HOLD:
         out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
     if view.match_limit is not None and not view.match_clock_started and playing:
         out.append(Btn("r_start_clock", t("ui.r.start_clock")))
@@ -690,9 +751,9 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
             penalty, view, t, lang)), "primary"))
     if view.undo:
         out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
-    if view.phase == "play" and not view.all_played:
+    if view.phase == Phase.PLAY and not view.all_played:
         out.append(Btn("r_leader", t("ui.r.leader")))
-    if view.phase == "disputed":
+    if view.phase == Phase.DISPUTED:
         out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
     if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
         out.append(Btn("r_correct", t("ui.r.correct")))
@@ -700,7 +761,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
         out.append(Btn("r_time_up", t("ui.r.time_up"), "danger"))
     if playing and view.kind == "team":
         out.append(Btn("r_forfeit", t("ui.r.forfeit"), "danger"))
-    if view.phase == "over" and view.standalone:
+    if view.phase == Phase.OVER and view.standalone:
         out.append(Btn("r_new_match", t("ui.new_match"), "primary"))
     out.append(Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute")))
     return tuple(out)
@@ -749,14 +810,22 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
                        ns=team_label(view, "NS", t), ew=team_label(view, "EW", t)))
     if not changes:
         lines.append(t("ui.correct.no_level_change"))
+    old_dealer, new_dealer = preview.get("dealer") or (None, None)
+    if new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
+        lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
+                       b=t("seat." + new_dealer)))
+    lines += [applied_text(view, p, t, lang) for p in after.get("penalties", ())]
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
 
 
-def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str) -> str:
+def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
+          now: float) -> str:
     """A dialog's line: a key and parameters; a seat, a team or a side is named."""
     key, params = item
+    if key == "ui.confirm.end_play_overrun":  # said only when a move is over its time
+        return end_play_overrun(view, now, t)
     if key == "ui.confirm.time_up_now":
         return time_up_question(view, t)
     if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be

@@ -19,6 +19,7 @@ from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
 from ..table.clock import ManualClock
+from ..table.kinds import Phase
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
 #: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
@@ -26,7 +27,10 @@ from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
 #: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
 #: ("count", name) taps and presses until ("count", "stop"), ("rects", name) every button's
-#: rectangle, ("wait_notice", "on"|"off").
+#: rectangle, ("wait_notice", "on"|"off"), ("burst", "action action …") taps at a person's
+#: quickest pace whatever the screen shows meanwhile (the buttons are found when it starts;
+#: the taps the app took are kept), ("press", action) a quick tap (the frames until the
+#: button was drawn pressed are kept).
 Step = tuple[str, str]
 
 PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
@@ -94,20 +98,34 @@ STEP = 0.03
 #: A finger on the screen: `finger(x, y, down)` puts it down at (or lifts it from) the
 #: window's point (x, y), in Kivy's window coordinates, and says when the window has had it.
 Finger = Callable[[float, float, bool], Callable[[], bool]]
+#: Taps in a row at the window's points, each `down` seconds long and one every `every`
+#: seconds of real time, made outside the app (as a person's hand is); says when the last is
+#: made.
+Burst = Callable[[list[tuple[float, float]], float, float], Callable[[], bool]]
+#: The pace of a burst: five taps a second, each 80 ms on the glass.
+BURST_EVERY, BURST_DOWN = 0.2, 0.08
 
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
                script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None,
-               clock: ManualClock | None = None) -> None:
+               clock: ManualClock | None = None, burst: Burst | None = None) -> None:
     """Drive `app` through `script`, a step every few frames; stop the app at the end.
     `finger`: how a tap reaches the window (default: a touch event dispatched to it); `clock`:
-    the session's clock, moved on by the script (see STEP)."""
+    the session's clock, moved on by the script (see STEP); `burst`: how a burst of taps is
+    made (needed by a script with "burst" steps)."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
                             "seat_boxes": {"lead": 0, "cut": []}, "laid": {}, "colors": {},
-                            "scrolls": [], "overflow": []}
-    steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched())
+                            "scrolls": [], "overflow": [], "taken": [], "inputs": {}}
+    act = app.act
+
+    def taken(action: str) -> None:  # every tap the app acts on, in order
+        seen["taken"].append(action)
+        act(action)
+
+    app.act = taken  # type: ignore[method-assign]
+    steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched(), burst)
 
     def tick(_dt: float) -> bool:
         if clock is not None:
@@ -125,7 +143,7 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
 
 
 def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
-           seen: dict[str, Any], finger: Finger) -> Iterator[None]:
+           seen: dict[str, Any], finger: Finger, burst: Burst | None) -> Iterator[None]:
     shots, counting, counted = 0, False, ""
     taps = presses = 0
     for kind, arg in script:
@@ -145,6 +163,27 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
                 yield
             else:
                 raise RuntimeError(f"the notice never went {arg}")
+        elif kind == "burst":
+            assert burst is not None, "a burst needs the X pointer"
+            actions = arg.split()
+            points = {}
+            for action in dict.fromkeys(actions):
+                widget = _find(app.root.current_screen, action)
+                if widget is None:
+                    raise RuntimeError(f"no button {action!r} for the burst")
+                points[action] = widget.to_window(*widget.center)
+            while not all(app.settled(a) for a in points):  # as a person reads, first
+                yield
+            seen["taken"].clear()
+            made = burst([points[a] for a in actions], BURST_EVERY, BURST_DOWN)
+            while not made():
+                yield
+            for _ in range(int(1.0 / STEP)):  # what the window has, it takes within a second
+                yield
+            seen["burst"] = {"tapped": actions, "taken": list(seen["taken"])}
+            seen["inputs"] = dict(app.controller.ui.names)
+        elif kind == "press":
+            yield from _press(app, burst, arg, seen)
         elif kind in ("touch", "hold", "double"):
             yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double")
             taps += counting
@@ -152,6 +191,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
             if field:
                 yield from _tap(app, finger, f"name:{field}")
+            if app.controller.ui.keyboard_mode == "pinyin":  # Latin letters, as they show
+                yield from _tap(app, finger, "key_mode")
             for char in text:
                 if char.isupper() != app.controller.ui.keyboard_upper and char.isalpha():
                     yield from _tap(app, finger, "key_case")
@@ -235,6 +276,45 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
     yield
 
 
+def _press(app: KioskApp, burst: Burst | None, action: str, seen: dict[str, Any]
+           ) -> Iterator[None]:
+    """A quick tap on the button for `action` (the X pointer pressed and released at once, so
+    that Kivy has both in one frame): in which frame (Kivy's count) the window dispatched the
+    touch, and in which it first drew the button pressed."""
+    from kivy.core.window import Window
+
+    assert burst is not None, "a press needs the X pointer"
+    widget = None
+    for _ in range(300):
+        widget = _find(app.root.current_screen, action)
+        if widget is not None and app.settled(action):
+            break
+        yield
+    else:
+        name = app.model.name if app.model else None
+        raise RuntimeError(f"no button {action!r} on the {name} screen")
+    frames: dict[str, int] = {}
+
+    def down(_window: Any, _touch: Any) -> None:
+        frames.setdefault("down", Clock.frames)
+
+    def flip(_window: Any) -> None:
+        shown = widget.get_root_window() is not None and getattr(widget, "lit", False)
+        if "down" in frames and shown:
+            frames.setdefault("lit", Clock.frames)
+
+    Window.fbind("on_touch_down", down)
+    Window.fbind("on_flip", flip)
+    made = burst([widget.to_window(*widget.center)], BURST_EVERY, 0.0)
+    while not made() or "down" not in frames:
+        yield
+    for _ in range(3):
+        yield
+    Window.funbind("on_touch_down", down)
+    Window.funbind("on_flip", flip)
+    seen.setdefault("pressed", {})[action] = frames
+
+
 def _until(arrived: Callable[[], bool], action: str) -> Iterator[None]:
     for _ in range(300):
         if arrived():
@@ -246,7 +326,7 @@ def _until(arrived: Callable[[], bool], action: str) -> Iterator[None]:
 def _play_out(session: Any) -> None:
     """Every remaining trick of the hand, as the seats would press (on the runner's thread)."""
     state = session.state
-    while state.phase == "play" and state.clock is not None and not state.clock.done:
+    while state.phase == Phase.PLAY and state.clock is not None and not state.clock.done:
         session.press(state.clock.seat or state.clock.leader or state.draft.dealer)
 
 

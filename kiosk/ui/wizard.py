@@ -13,10 +13,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules.hand import card_point_values, kitty_point_values
+from ..table.kinds import EventKind
 from ..table.view import TableView
 from .model import Btn, Grid, Row
 
 SEATS = ("N", "E", "S", "W")
+#: The shape recorded for a kitty of 0 points, whose shape changes nothing.
+NO_KITTY_SHAPE = "single"
+#: Penalties the clock charges: each is an incident of its own, never "the same" as another.
+CLOCK_PENALTIES = ("time-overrun",)
 #: Where Back goes from each step.
 BACK = {"last_trick": "points", "kitty_points": "last_trick", "kitty_shape": "kitty_points",
         "penalty_seat": "penalties", "penalty_kind": "penalty_seat",
@@ -117,7 +122,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "points":
         nav = (back,) if correcting else (
             (Btn("e_back_to_play", t("ui.back_to_play"), "quiet"),)
-            if view.undo and view.undo[0] == "play-end" else ())
+            if view.undo and view.undo[0] == EventKind.PLAY_END else ())
         return StepModel("entry.points", t("ui.q.points", defenders=terms["defenders"]),
                          grids=(_values("e_points", card_point_values(), values.points,
                                          9, 6),),
@@ -184,7 +189,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                          grids=(_values("e_pval", option.values, None, 8, 4),), nav=(back,))
     if step == "penalty_incident":
         seat = values.pending.get("seat", "")
-        earlier = [(pid, p) for pid, p in values.penalties if p["seat"] == seat]
+        earlier = _same_incident_candidates(values, seat)
         buttons = tuple(Btn(f"e_pinc:{pid}", t("ui.same_incident",
                                               penalty=penalty_text(p, view, t, lang)))
                         for pid, p in earlier)
@@ -252,6 +257,9 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
             v = replace(v, last_trick="dealer", step="penalties")
             return v, [("points", v.points, None)]
         return replace(v, last_trick="defenders", step="kitty_points"), []
+    if name == "e_kitty" and int(arg) == 0:  # nothing to multiply: the shape is not asked
+        v = replace(v, kitty_points=0, kitty_shape=NO_KITTY_SHAPE, step="penalties")
+        return v, [("points", v.points, v.kitty)]
     if name == "e_kitty":
         return replace(v, kitty_points=int(arg), step="kitty_shape"), []
     if name == "e_shape":
@@ -296,10 +304,20 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
 
 def _back(values: EntryValues) -> str:
     if values.step == "penalties":  # back to the kitty, or to who won the last trick
-        return "kitty_shape" if values.last_trick == "defenders" else "last_trick"
+        if values.last_trick != "defenders":
+            return "last_trick"
+        return "kitty_points" if values.kitty_points == 0 else "kitty_shape"
     if values.step == "penalty_value" and values.pending.get("code"):
         return "penalty_kind"
     return BACK.get(values.step, "points")
+
+
+def _same_incident_candidates(values: EntryValues, seat: str
+                              ) -> list[tuple[str, dict[str, Any]]]:
+    """The seat's earlier penalties of this hand a new one may be the same incident as (an
+    overrun the clock charged is not: it is an incident of its own)."""
+    return [(pid, p) for pid, p in values.penalties
+            if p["seat"] == seat and p["code"] not in CLOCK_PENALTIES]
 
 
 def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: int | None
@@ -308,8 +326,7 @@ def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: i
     whether it is the same incident (a ruleset may give one penalty per incident)."""
     if value is not None:
         pending = {**pending, "value": value}
-    if "incident" not in pending and any(p["seat"] == pending["seat"]
-                                         for _, p in values.penalties):
+    if "incident" not in pending and _same_incident_candidates(values, pending["seat"]):
         return replace(values, step="penalty_incident", pending=pending), []
     code, seat = pending["code"], pending["seat"]
     option = view.penalty_forms[code][pending.get("option", 0)]

@@ -38,7 +38,10 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str 
 #: Characters a line must not start with (Chinese line-breaking rules), and units kept with
 #: the number before them.
 _NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%")
+#: Characters a line must not end with: an equals sign stays with what it equals (「＝80分」).
+_NO_LINE_END = frozenset("＝=×")
 _UNITS = frozenset("分张張级級秒次倍副")
+_NUMERALS = frozenset("0123456789〇零一二三四五六七八九十百千两兩")  # 「八十分」 too
 _WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
 
 
@@ -49,8 +52,13 @@ def wrap(text: str, cols: int) -> list[str]:
     得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
     units: list[str] = []
     for token in _WORD.findall(text):
-        glue = units and (token in _NO_LINE_START or (
-            token in _UNITS and units[-1][-1:].isdigit()))
+        if _lone_word(units):  # 「东 」: one unit with the word after it
+            units[-2:] = [units[-2] + units[-1]]
+            glue = True
+        else:
+            glue = bool(units) and (token in _NO_LINE_START or (
+                token in _UNITS and units[-1][-1:] in _NUMERALS) or units[-1] in _NO_LINE_END or
+                (token in _NUMERALS and units[-1][-1:] in _NUMERALS and not token.isdigit()))
         if glue and width(units[-1] + token) <= cols:
             units[-1] += token
         else:
@@ -71,6 +79,14 @@ def wrap(text: str, cols: int) -> list[str]:
         lines[-1].insert(0, lines[-2].pop())
     out = ["".join(line).rstrip() for line in lines]
     return out if out[-1].strip() or len(out) == 1 else out[:-1]
+
+
+def _lone_word(units: list[str]) -> bool:
+    """The last units are a one-character word and its space at the start of the text or
+    after a space or a 「；」 (a seat: 「东 」): it goes with the next word."""
+    if len(units) < 2 or units[-1] != " " or len(units[-2]) != 1 or units[-2] == " ":
+        return False
+    return len(units) == 2 or units[-3][-1:] in " ；;："
 
 
 def _brackets_whole(units: list[str], cols: int) -> list[str]:

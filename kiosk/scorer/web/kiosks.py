@@ -433,8 +433,10 @@ def signed_read(reply: Callable[[Door, int], dict[str, Any]]
 
 def _assignment(here: Door, table: int) -> dict[str, Any]:
     director = here.director
+    event = director.event()  # its ruleset: the only one a paired table offers
     return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
-            "muted": director.muted(), "high_water": here.store.high_water(table)}
+            "muted": director.muted(), "high_water": here.store.high_water(table),
+            "ruleset": event.ruleset if event is not None else None}
 
 
 def _journal(here: Door, table: int) -> dict[str, Any]:

@@ -1,0 +1,94 @@
+"""A table paired with the hall's scorer (issue 31, finding 4): its names come from the
+scorer's roster and nothing is asked; it offers only the event's ruleset; the first hand waits
+for the head referee's start. The real scorer (in this process), link, outbox, runner,
+controller and presenter; the table on an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.testclient import TestClient
+
+from kiosk.hw.door import Door
+from kiosk.hw.runner import TableRunner
+from kiosk.rules import Rulesets
+from kiosk.scorer.director import Director
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sync.join import join
+from kiosk.sync.outbox import Outbox
+from kiosk.sync.wiring import connect
+from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.journal import Journal, table_path
+from kiosk.ui.control import Controller
+from kiosk.ui.presenter import present
+
+pytestmark = pytest.mark.unit
+
+RULESETS = Rulesets.load([])
+TEAMS = "name,player1,player2\n同安老年队,陈,林\n厦门队,黄,吴\n".encode()
+
+
+class PairedTable:
+    def __init__(self, tmp_path) -> None:
+        self.director = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+        self.director.create_event("市赛", "xiamen-2015", seed=1)
+        self.director.import_teams(TEAMS)
+        codes = self.director.add_tables(1)
+        self.client = TestClient(create_app(self.director))
+        data = tmp_path / "kiosk"
+        self.link = join(data, 1, "http://testserver", codes[1], RULESETS, self.client)
+        self.clock = ManualClock()
+        self.session = TableSession.open(data, 1, RULESETS, self.clock, SessionConfig(pin="1"))
+        self.runner = TableRunner(self.session, Door())
+        self.outbox = Outbox(table_path(data, 1), self.link)
+        connect(self.outbox, self.runner.door, self.clock)
+        self.journal = Journal.reader(table_path(data, 1))
+        self.ctl = Controller(self.runner, "zh-Hans")
+
+    def sync(self) -> None:
+        self.outbox._asked = float("-inf")  # ask for the assignment now
+        self.outbox.sync_once(self.journal)
+        self.runner.step()
+
+    @property
+    def screen(self):
+        self.runner.step()
+        return present(self.runner.view, self.clock.now(), self.ctl.ui)
+
+    def close(self) -> None:
+        self.journal.close()
+        self.session.close()
+
+
+@pytest.fixture
+def paired(tmp_path):
+    table = PairedTable(tmp_path)
+    yield table
+    table.close()
+
+
+def test_a_paired_table_asks_no_names_and_offers_only_the_events_ruleset(paired):
+    paired.sync()  # no round yet: the scorer says the event's ruleset
+    screen = paired.screen
+    actions = [b.action for g in screen.grids for b in g.buttons]
+    assert actions == ["setup:xiamen-2015"]  # not the four rulesets, no name fields
+    assert "队名和规则由记分台分配" in screen.lines[0]
+
+
+def test_the_first_hand_waits_for_the_halls_start(paired):
+    paired.director.start_round(start_in=600)  # the round is out; the hall starts later
+    paired.sync()
+    state = paired.session.state
+    assert state.phase == "ready"  # the names are the roster's, none typed here
+    assert sorted(state.setup["teams"].values()) == ["厦门队", "同安老年队"]
+    screen = paired.screen
+    assert screen.name == "ready.wait" and screen.title == "等待全场开始"
+    assert not [b for g in screen.grids for b in g.buttons]  # nothing to grab
+    paired.runner.door.put(lambda s: s.grab_dealer("N"))  # the seat button, or a script
+    assert paired.screen.notice.text == "全场尚未开始本轮：请等待总裁判宣布开始"
+    assert state.draft.dealer is None
+    paired.runner.door.put(lambda s: s.start_match_clock("scorer"))  # the hall's start
+    assert paired.screen.name == "ready.dealer"
+    paired.runner.door.put(lambda s: s.grab_dealer("N"))
+    paired.runner.step()
+    assert state.draft.dealer == "N"

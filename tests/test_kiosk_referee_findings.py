@@ -1,0 +1,96 @@
+"""What a referee met at the table (issue 31, findings 5 and 6 and the small ones), through the
+real controller, presenter, runner and session on an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+
+def overrun_penalty(table):
+    return [p for p in table.state.draft.penalties.values() if p["code"] == "time-overrun"]
+
+
+def test_5_the_penalty_just_added_is_shown_on_its_page(table):
+    """800×480 lists 3 penalties a page: the 4th went to page 2 while the list showed page 1."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "NESW")
+    rows = [r.text for r in table.screen.rows]
+    assert any(r.startswith("西") for r in rows), rows  # W's, the 4th, is in sight
+    assert any("第2/2页" in b.label.replace(" ", "") for b in table.screen.nav)
+
+
+def test_6_which_side_is_which_is_a_strong_caption_on_the_clock(table):
+    table.start()
+    levels = next(p for p in table.screen.strip if ":" in p.value)
+    assert levels.caption == "南北 : 东西" and levels.strong
+
+
+def test_the_halls_pause_banner_offers_no_resume_of_its_own(table):
+    table.start()
+    table.do(lambda s: s.follow_hall(True))
+    screen = table.screen
+    assert screen.name == "paused"
+    assert "resume" not in screen.actions()  # it says the table resumes with the hall
+    assert "referee" in screen.actions()  # the referee's menu can, behind the PIN
+
+
+def test_a_kitty_of_0_points_asks_no_shape(table):
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:defenders", "e_kitty:0")
+    assert table.screen.name == "entry.penalties"
+    assert table.state.draft.kitty == {"points": 0, "shape": "single"}
+    table.tap("e_back")
+    assert table.screen.name == "entry.kitty_points"
+
+
+def test_a_clock_overrun_is_never_offered_as_the_same_incident(table):
+    table.start()
+    table.clock.advance(8)
+    table.press("N")  # 3 s over: charged by the clock
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    assert overrun_penalty(table)
+    table.tap("e_add", "e_pseat:N", "e_pkind:look-back")
+    assert table.screen.name == "entry.penalties"  # not 「同一次违规？」 with the overrun
+
+
+def test_the_strip_does_not_say_paused_while_a_question_holds_the_clock(table):
+    table.start()
+    table.tap("end_play")
+    screen = table.screen
+    assert screen.name == "confirm" and table.state.paused  # the move clock is held
+    assert "已暂停" not in screen.status
+
+
+def test_english_screens_have_no_full_width_colons(table):
+    table.ctl.ui.lang = "en"
+    screen = table.screen
+    labels = [b.label for g in screen.grids for b in g.buttons]
+    assert "NS team: —" in labels
+    assert not [x for x in labels if "：" in x]
+
+
+def test_chinese_screens_keep_their_colons(table):
+    labels = [b.label for g in table.screen.grids for b in g.buttons]
+    assert "南北队名：—" in labels
+
+
+def test_a_dispute_button_breaks_between_the_team_and_its_words(table):
+    """「同安老年队有⏎异议」: the team's name on a line, 「有异议」 whole on the next."""
+    from kiosk.words.textfmt import wrap
+
+    table.tap("name:NS")
+    for letters, word in (("tong", "同"), ("an", "安")):
+        for letter in letters:
+            table.tap(f"key:{letter.upper()}")
+        table.tap(next(b.action for g in table.screen.grids for b in g.buttons
+                       if b.label == word))
+    table.tap("key_done")
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+    label = next(b.label for b in table.screen.nav if b.action == "dispute:NS")
+    assert label.split("\n") == ["同安", "有异议"]
+    for cols in range(6, 12):  # as a narrow button breaks it
+        assert "有异议" in [line for part in label.split("\n") for line in wrap(part, cols)]

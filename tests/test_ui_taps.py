@@ -1,0 +1,80 @@
+"""Taps at a person's quickest pace through the X server's pointer, in the real window
+(issue 31, finding 1): none is lost, each is taken once and in order, and the button shows
+it is pressed as the finger lands."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import tool, xvfb
+from .window import play
+
+pytestmark = pytest.mark.window
+
+
+@pytest.fixture(scope="module")
+def display():
+    with xvfb("1280x1024x24") as name:
+        yield name
+
+
+def keyboard_taps(rounds: int = 10) -> list[str]:
+    """200 taps on the name keyboard: each round clears the name, types 16 digits, takes two
+    back and types one more."""
+    taps = []
+    for r in range(rounds):
+        digits = [str((r + i) % 10) for i in range(16)]
+        taps += ["key_clear", *(f"key:{d}" for d in digits), "key_back", "key_back",
+                 f"key:{r % 10}"]
+    return taps
+
+
+def test_200_taps_at_5_a_second_on_the_keyboard_are_all_taken_in_order(tmp_path, display):
+    tool("xdotool")
+    taps = keyboard_taps()
+    assert len(taps) == 200
+    script = [("wait", "setup"), ("touch", "name:NS"), ("wait", "keyboard"),
+              ("burst", " ".join(taps)), ("shot", "keyboard")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    burst = screens["burst"]
+    assert burst["taken"] == taps  # none lost, none twice, in the order tapped
+    last = [str((9 + i) % 10) for i in range(14)] + ["9"]
+    assert screens["inputs"]["NS"] == "".join(last)
+
+
+def test_a_quick_tap_is_drawn_pressed_in_the_frame_its_touch_comes_in(tmp_path, display):
+    """A quick tap (the X pointer pressed and released at once: Kivy gets both in one frame)
+    on keys of the name keyboard: each is drawn lit in the very frame Kivy dispatched its
+    touch, while the name it types changes under it. Counted in frames, not time."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "name:NS"), ("wait", "keyboard"),
+              ("touch", "key_mode"),  # Latin letters: the case key is there
+              ("press", "key:7"), ("press", "key_case"), ("press", "key:A"),
+              ("press", "key_back"), ("shot", "keyboard")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    pressed = screens["pressed"]
+    assert set(pressed) == {"key:7", "key_case", "key:A", "key_back"}
+    for action, frames in pressed.items():
+        assert frames.get("lit") == frames["down"], action
+
+
+def test_a_chinese_team_name_typed_in_pinyin_with_the_x_pointer(tmp_path, display):
+    """厦门 and 同安 typed in pinyin through the real window, each candidate tapped where the
+    screen shows it; the match is set up with them."""
+    tool("xdotool")
+    keys = [("touch", f"key:{c.upper()}") for c in "xiamen"]
+    script = [("wait", "setup"), ("touch", "name:NS"), ("wait", "keyboard"), *keys,
+              ("shot", "pinyin"), ("touch", "pick:0"),
+              *(("touch", f"key:{c.upper()}") for c in "tong"), ("touch", "pick:0"),
+              ("touch", "key:A"), ("touch", "key:N"), ("touch", "pick:0"),
+              ("touch", "key_done"), ("wait", "setup"), ("shot", "setup"),
+              ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert "拼音：xiamen" in screens["texts"]["keyboard"]
+    assert any("厦门同安" in text for text in screens["texts"]["setup"])
+    from kiosk.rules import Rulesets
+    from kiosk.table import TableSession
+
+    session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
+    assert session.export()["teams"] == {"NS": "厦门同安"}
+    session.close()
