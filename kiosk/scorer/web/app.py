@@ -121,12 +121,14 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                 Route("/api/standings", kept_json(hall.standings)),
                 Route("/api/tables", kept_json(hall.tables, ticking=True)), Route("/qr.svg", qr),
                 Route("/favicon.ico", favicon),
-                *outputs.routes(director), *sync.routes(director), *admin.routes(director),
+                *outputs.routes(director), *sync.routes(director), *admin.routes(),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
+    app.state.director = director  # the console's endpoints read it (admin/)
+    app.state.logins = admin.login.limiter()  # the console's login attempts
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
