@@ -217,4 +217,5 @@ def file_reason(error: BaseException) -> Words:
                errno.ENOSPC: "full", errno.EROFS: "read_only", errno.EEXIST: "exists"}
     if isinstance(error, UnicodeDecodeError):
         return words("terminal.file.not_utf8")
-    return words(f"terminal.file.{reasons.get(getattr(error, 'errno', None), 'other')}")
+    number: int = getattr(error, "errno", None) or 0
+    return words(f"terminal.file.{reasons.get(number, 'other')}")

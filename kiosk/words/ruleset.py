@@ -233,7 +233,7 @@ def _who(committed_by: tuple[str, ...], ruleset: Ruleset, lang: str) -> str:
         if who in ("dealer-side", "defenders", "dealer"):
             parts.append(words[who.replace("-", "_")])
         else:
-            parts.append(t(f"rules.who.{who}"))
+            parts.append(t(f"rules.who.{who}", dealer=words["dealer"]))
     return parts[0] if len(parts) == 1 else t("rules.who.either", a=parts[0], b=parts[1])
 
 
