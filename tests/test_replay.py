@@ -170,7 +170,7 @@ def test_forfeit_before_any_hand_prints_one_end_line():
     assert lines == [{"hand": None, "dealer": None, "level": None, "total": None,
                       "result": "end", "advance": None, "levels": {"NS": "2", "EW": "2"},
                       "next_dealer": None, "winner": "NS", "by": "forfeit",
-                      "big_points": {"NS": 1, "EW": 0}, "reason": "late 15 min"}]
+                      "reason": "late 15 min"}]
 
 
 def test_corrected_match_replays_as_played_dealers():

@@ -146,3 +146,45 @@ def test_replay_prints_the_refusal_without_a_python_repr(tmp_path):
     run = kiosk("replay", str(path))
     assert run.returncode == 2
     assert "true不是有效的牌分" in run.stderr and "True" not in run.stderr
+
+
+# -- words: what a ruleset says it has, and one language setting
+
+
+def test_standard_80fen_says_it_gives_no_points():
+    """The seed has single matches and no points: 「胜一局得1分」 stood beside 「单场比赛，不比积分」."""
+    shown = kiosk("rules", "show", "standard-80fen").stdout
+    result = shown.split("比赛结果", 1)[1].split("\n\n", 1)[0]
+    assert result.strip() == "单场比赛，只分胜负，不计分"
+    assert "得1分" not in shown
+
+
+def test_a_standard_80fen_sheet_shows_no_big_points(tmp_path):
+    """The score sheet said 「大分：南北 1 东西 0」 (and the kiosk's last screen the same)."""
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [
+        {"points": 0}, {"points": 0}, {"points": 0}]}), encoding="utf-8")
+    run = kiosk("replay", str(path))
+    last = json.loads(run.stdout.splitlines()[-1])
+    assert last["winner"] == "NS" and "big_points" not in last
+    sheet = kiosk("replay", str(path), "--format", "sheet").stdout
+    assert "胜方：南北" in sheet and "大分" not in sheet
+
+
+def test_shuangsheng_says_its_play_direction_is_a_reading():
+    """The seed is silent on the direction: the rules said 「出牌方向: 逆时针」 as its rule."""
+    shown = kiosk("rules", "show", "shuangsheng-2011").stdout
+    assert "出牌方向: 逆时针，北→西→南→东（规则未写，本项目的理解）" in shown
+    english = kiosk("rules", "show", "chaodipi-2011", "--lang", "en").stdout
+    assert "(the seed is silent" not in english  # 五.5 says 逆时针
+
+
+def test_kiosk_lang_chooses_the_words_of_replay_errors_too(tmp_path):
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"ruleset": "xiamen-2015", "first_dealer": "N",
+                                "hands": [{"points": 7}]}), encoding="utf-8")
+    english = kiosk("replay", str(path), env={"KIOSK_LANG": "en"})
+    assert english.stderr.startswith("kiosk replay: hand 1, points: 7 is not"), english.stderr
+    assert "usage" in kiosk("replay", "--help", env={"KIOSK_LANG": "en"}).stdout
+    chosen = kiosk("replay", str(path), "--lang", "zh-Hant", env={"KIOSK_LANG": "en"})
+    assert chosen.stderr.startswith("kiosk replay：第1副"), chosen.stderr  # --lang wins

@@ -78,7 +78,7 @@ def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
     ("from = 20\nto = 35", "from = 15\nto = 35", "bands[2].from",
      "15 is refused; an overlap: after a band ending at 15 the next must start at 20"),
     ("[dealer]\n", "[dealer]\nholds = \"partner\"\n", "dealer.holds",
-     "unknown key; allowed here: direction, first, hold, take_over"),
+     "unknown key; allowed here: direction, direction_read, first, hold, take_over"),
     ('must_play = []', 'must_play = ["2", "B"]', "ladder.must_play[1]",
      "“B” is refused; not on the ladder; allowed: 2 3 4 5 6 7 8 9 10 J Q K A"),
     ("play_seconds = 5", "play_seconds = -5", "time.play_seconds",

@@ -74,12 +74,13 @@ class MatchResult:
     winner: str
     by: str  # "ladder", "time-up", "forfeit" or "penalty"
     levels: tuple[str, str]
-    big_points: tuple[int, int]
+    big_points: tuple[int, int] | None  # None where the ruleset gives no points
     net_levels: tuple[int, int] | None  # only where the ruleset breaks ties by net levels
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"winner": self.winner, "by": self.by,
-                               "big_points": dict(zip(TEAMS, self.big_points, strict=True))}
+        out: dict[str, Any] = {"winner": self.winner, "by": self.by}
+        if self.big_points is not None:
+            out["big_points"] = dict(zip(TEAMS, self.big_points, strict=True))
         if self.net_levels is not None:
             out["net_levels"] = dict(zip(TEAMS, self.net_levels, strict=True))
         return out
@@ -330,7 +331,8 @@ class TeamMatch:
         big = [scoring.loss_points, scoring.loss_points]
         big[w] = scoring.win_points
         nets = (net, -net) if w == 0 else (-net, net)
-        return MatchResult(self.winner, self.by, self.shown_levels(), (big[0], big[1]),
+        return MatchResult(self.winner, self.by, self.shown_levels(),
+                           (big[0], big[1]) if scoring.big_points else None,
                            nets if scoring.tie_break == "net-levels" else None)
 
 

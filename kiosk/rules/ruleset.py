@@ -232,6 +232,7 @@ class DealerRules:
     hold: str  # "partner", "same" or "fixed"
     take_over: str  # "next" or "fixed"
     direction: str  # "clockwise" or "counter-clockwise"
+    direction_read: bool = False  # the seed is silent: the direction is the project's reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +267,7 @@ class MatchScoring:
     win_points: int
     loss_points: int
     tie_break: str  # "net-levels", "playoff", "head-referee" or "none"
+    big_points: bool = True  # False: the seed gives no points, a match is only won or lost
     # what the scorer applies after `tie_break`: the project's reading where the seed stops
     further_tie_breaks: tuple[str, ...] = ()
 
@@ -662,6 +664,7 @@ def _dealer(table: _Table, kind: str) -> DealerRules:
             hold=table.choice("hold", ("partner", "same")),
             take_over=table.choice("take_over", ("next",)),
             direction=table.choice("direction", tuple(PLAY_ORDER)),
+            direction_read=table.boolean("direction_read", default=False),
         )
     else:
         rules = DealerRules(
@@ -669,6 +672,7 @@ def _dealer(table: _Table, kind: str) -> DealerRules:
             hold=table.choice("hold", ("fixed",)),
             take_over=table.choice("take_over", ("fixed",)),
             direction=table.choice("direction", tuple(PLAY_ORDER)),
+            direction_read=table.boolean("direction_read", default=False),
         )
     table.done()
     return rules
@@ -719,6 +723,7 @@ def _result(table: _Table) -> MatchScoring:
         loss_points=table.integer("loss_points", minimum=0),
         tie_break=table.choice("tie_break", ("net-levels", "playoff", "head-referee", "none")),
         further_tie_breaks=tuple(further),
+        big_points=table.boolean("big_points", default=True),
     )
     table.done()
     return scoring
