@@ -152,7 +152,8 @@ def test_replay_prints_the_refusal_without_a_python_repr(tmp_path):
 
 
 def test_standard_80fen_says_it_gives_no_points():
-    """The seed has single matches and no points: 「胜一局得1分」 stood beside 「单场比赛，不比积分」."""
+    """The seed has single matches and no points: 「胜一局得1分」 stood beside
+    「单场比赛，不比积分」."""
     shown = kiosk("rules", "show", "standard-80fen").stdout
     result = shown.split("比赛结果", 1)[1].split("\n\n", 1)[0]
     assert result.strip() == "单场比赛，只分胜负，不计分"

@@ -228,9 +228,12 @@ class EventAndTeams(DirectorBase):
                 "withdrawn_after FROM teams ORDER BY rowid")]))
 
     def team(self, team: str) -> TeamRow:
-        """One team by id, or by its exact name. Raises AdminError naming what exists."""
+        """One team by id (in any letter case, as a link gives it), or by its exact name.
+        Raises AdminError naming what exists."""
         rows = self.team_rows()
-        found = [r for r in rows if r.id == team] or [r for r in rows if r.name == team]
+        found = [r for r in rows if r.id == team] or \
+            [r for r in rows if r.id.casefold() == team.casefold()] or \
+            [r for r in rows if r.name == team]
         if len(found) != 1:
             raise refuse("admin.error.no_team", team=team) if not found else \
                 refuse("admin.error.name_ambiguous", team=team,
@@ -242,15 +245,18 @@ class EventAndTeams(DirectorBase):
         return list(json.loads(row[0])) if row else []
 
     def _next_ids(self, count: int) -> list[str]:
-        """The next free ids in the t01, t02 … series."""
-        taken = {r.id for r in self.team_rows()}
-        numbers = [int(i[1:]) for i in taken if re.fullmatch(r"t\d+", i)]
-        start = max(numbers, default=0) + 1
+        """The next free ids in the t01, t02 … series, in the letter case the event's list
+        uses (T21 after T01 … T20): never one that differs from a taken id only by case."""
+        ids = [r.id for r in self.team_rows()]
+        taken = {i.casefold() for i in ids}
+        series = [i for i in ids if re.fullmatch(r"[tT]\d+", i)]
+        letter = series[-1][0] if series else "t"
+        width = max((len(i) - 1 for i in series), default=2)
+        n = max((int(i[1:]) for i in series), default=0) + 1
         out: list[str] = []
-        n = start
         while len(out) < count:
-            candidate = f"t{n:02d}"
-            if candidate not in taken:
+            candidate = f"{letter}{n:0{width}d}"
+            if candidate.casefold() not in taken:
                 out.append(candidate)
             n += 1
         return out
@@ -268,11 +274,11 @@ class EventAndTeams(DirectorBase):
         self._open_event()
         parsed = roster.parse(data)
         entrants = list(parsed.entrants)
-        known = {r.id: r for r in self.team_rows()}
-        clash = [e for e in entrants if e.id and e.id in known]
+        known = {r.id.casefold(): r for r in self.team_rows()}  # (t01 is T01 in a link)
+        clash = [e for e in entrants if e.id and e.id.casefold() in known]
         if clash:
             raise refuse("admin.error.ids_taken", ids=", ".join(
-                f"{e.id} {known[e.id].name} ({e.line})" for e in clash))
+                f"{e.id} {known[e.id.casefold()].name} ({e.line})" for e in clash))
         bad = [e for e in entrants if e.id and not ID_PATTERN.match(e.id)]
         if bad:
             raise refuse("admin.error.bad_id", id=bad[0].id, line=bad[0].line)
@@ -319,9 +325,10 @@ class EventAndTeams(DirectorBase):
         self._check_team_fields(name, len(players))
         known = self.team_rows()
         team_id = team_id.strip()
-        taken = next((r for r in known if r.id == team_id), None) if team_id else None
-        if taken is not None:
-            raise refuse("admin.error.id_taken", id=team_id, team=taken.name)
+        taken = next((r for r in known if r.id.casefold() == team_id.casefold()),
+                     None) if team_id else None
+        if taken is not None:  # (in any letter case: an id in a link ignores it)
+            raise refuse("admin.error.id_taken", id=taken.id, team=taken.name)
         if team_id and not ID_PATTERN.match(team_id):
             raise refuse("admin.error.bad_id", id=team_id, line="—")
         if any(r.name == name for r in known) and not confirm:

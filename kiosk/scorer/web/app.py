@@ -23,7 +23,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..director import Director
+from ..director import Director, search
 from ..director.pairer import BackgroundPairer, pair_ahead
 from ..hall import snapshot as hall
 from ..hall.feed import HallFeed
@@ -101,7 +101,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         director.fold(0)  # resume from the checkpoint and fold what came after it
         feed.current()
         heap.settle()  # what starting took (the modules, the folds) lives as long as the server
-        tasks = [asyncio.create_task(feed.run()),
+        tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
+                 asyncio.create_task(feed.run()),
                  asyncio.create_task(checkpoints(director)),
                  asyncio.create_task(heap.keep_collections_short())]
         yield

@@ -1,0 +1,114 @@
+"""Issue 32, the head referee's day without surprises, in the OS's Chromium against the real
+scorer on loopback: a late entry's id of its own and its missed rounds (缺赛), a player who
+finds the team by their own name in 简 or 繁 on a 390×844 phone, re-importing a corrected team
+list, the side balance in the draft, the withdrawal's choice on its confirmation, and the
+console's confirmations and words. Screenshots go to the test's tmp folder (`-s` prints
+where)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .browser import chromium_browser, collect_page_errors, playwright_sync_api
+from .helpers import fetch
+from .test_admin_browser import Console
+
+pytestmark = pytest.mark.browser
+
+expect = playwright_sync_api().expect
+PHONE = {"width": 390, "height": 844}
+ROSTER = ("编号,队名,单位,队员1,队员2\n"
+          "T01,海沧红狮,海沧,王建国,李海\nT02,集美龙舟,集美,陈小红,林木\n"
+          "T03,鼓浪屿钢琴,思明,黄大伟,吴芳\nT04,思明凤凰,思明,赵刚,周敏\n")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium_browser() as launched:
+        yield launched
+
+
+@pytest.fixture
+def console(tmp_path, browser):
+    made = Console(tmp_path, browser)
+    yield made
+    assert made.errors == []
+    made.close()
+
+
+def phone(console, browser):
+    context = browser.new_context(locale="zh-CN", viewport=PHONE)
+    page = context.new_page()
+    return context, page, collect_page_errors(page)
+
+
+def no_sideways_scroll(page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], width
+
+
+# -- 1. a late entry: an id of its own, and its missed rounds said as such ---------------------
+
+
+def test_a_late_entry_gets_an_id_of_its_own_and_its_missed_round_reads_as_missed(console,
+                                                                                browser):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.publish(by="陈")  # round 1 published: a team added now is a late entry
+    page.goto(console.url + "/admin/teams")
+    add = page.locator("#add-team")
+    add.locator("input[name=name]").fill("湖里白鹭")
+    add.locator("input[name=unit]").fill("湖里")
+    add.locator("button").click()
+    expect(page.locator(".flash")).to_contain_text("湖里白鹭 (T05)")  # not t01 beside T01
+    late = d.team_rows()[-1]
+    assert (late.id, late.joined_round) == ("T05", 2)
+    assert json.loads(fetch(console.url + "/api/team/t05"))["team"]["id"] == "T05"
+    assert json.loads(fetch(console.url + "/api/team/T01"))["team"]["name"] == "海沧红狮"
+    assert json.loads(fetch(console.url + "/api/team/t01"))["team"]["name"] == "海沧红狮"
+    context, mobile, errors = phone(console, browser)
+    mobile.goto(console.url + "/team?team=t05")
+    history = mobile.locator("#history li")
+    expect(history).to_have_count(1)
+    expect(history).to_have_text("第 1 轮 · 缺赛（补报名）：大分 0")  # not 轮空 (a bye)
+    mobile.screenshot(path=str(console.folder / "late-entry-missed.png"), full_page=True)
+    assert errors == []
+    context.close()
+
+
+# -- 2. a player finds the team by their own name, 简 or 繁 -------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["王建國", "王建国", "海滄", "t01", "李 红狮"])
+def test_a_player_finds_the_team_by_name_unit_or_id_in_either_script(console, browser, typed):
+    d = console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    context, mobile, errors = phone(console, browser)
+    mobile.goto(console.url + "/team")
+    mobile.locator("#query").fill(typed)
+    found = mobile.locator("#matches button")
+    expect(found).to_have_count(1)
+    expect(found.locator(".name")).to_have_text("海沧红狮")
+    if typed in ("王建國", "王建国"):
+        expect(found.locator(".players")).to_have_text("王建国")  # how it was found
+    no_sideways_scroll(mobile)
+    mobile.screenshot(path=str(console.folder / "team-search.png"), full_page=True)
+    found.click()
+    expect(mobile.locator("#team-name")).to_have_text("海沧红狮")
+    assert errors == []
+    context.close()
+
+
+def test_the_console_search_finds_a_player_typed_in_traditional(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    page.goto(console.url + "/admin/teams?q=黃大偉")
+    expect(page.locator("#teams tbody tr")).to_have_count(1)
+    expect(page.locator("#teams tbody tr")).to_contain_text("鼓浪屿钢琴")
+
