@@ -112,3 +112,45 @@ def test_the_console_search_finds_a_player_typed_in_traditional(console):
     expect(page.locator("#teams tbody tr")).to_have_count(1)
     expect(page.locator("#teams tbody tr")).to_contain_text("鼓浪屿钢琴")
 
+
+
+# -- 6. withdrawals: the choice on the confirmation, "after" changed to "now", one wording -----
+
+
+def test_the_withdrawal_is_chosen_on_its_confirmation_and_can_become_now(console, browser):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.publish(by="陈")
+    d.start_round(0)  # round 1 is being played
+    (t1, ns1, _ew1), (t2, ns2, _ew2) = d.assignments(1)
+    page.goto(console.url + "/admin/teams")
+    expect(page.locator("#teams select")).to_have_count(0)  # no small select beside 退赛…
+    page.locator(f"tr[data-team={ns1}]").get_by_role("button", name="退赛…").click()
+    expect(page.locator("h1")).to_have_text("请确认")
+    expect(page.locator(".consequence")).to_contain_text(f"第 1 轮第 {t1} 桌")
+    choices = page.locator(".choices button")
+    expect(choices).to_have_count(2)
+    expect(choices.nth(0)).to_have_text("打完这场：第 1 轮后退赛")
+    console.shot("withdraw-choice")
+    choices.nth(0).click()
+    row = page.locator(f"tr[data-team={ns1}]")
+    expect(row.locator(".badge.out")).to_have_text("第 1 轮后退赛")
+    assert d.ruling_for(1, t1) is None  # its match is played out
+    row.get_by_role("button", name="改为立即退赛…").click()  # the same team, now after all
+    expect(page.locator(".consequence")).to_contain_text("立即退赛")
+    page.get_by_role("button", name="确认执行").click()
+    expect(row.locator(".badge.out")).to_have_text("第 1 轮中途退赛（本场判负）")
+    assert d.ruling_for(1, t1).kind == "forfeit"
+    page.locator(f"tr[data-team={ns2}]").get_by_role("button", name="退赛…").click()
+    page.locator(".choices button").nth(1).click()  # now: a forfeit, at once
+    expect(page.locator(f"tr[data-team={ns2}] .badge.out")).to_have_text(
+        "第 1 轮中途退赛（本场判负）")
+    assert d.ruling_for(1, t2).loser == "NS"
+    context, mobile, errors = phone(console, browser)  # the phone says it the same way
+    mobile.goto(console.url + f"/team?team={ns1}")
+    expect(mobile.locator("#withdrawn")).to_have_text(
+        "本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
+    assert errors == []
+    context.close()

@@ -234,7 +234,12 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     try:
         out = run(director, args, t)
     except NeedsConfirmation as exc:
-        print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
+        if exc.choices:  # each answer, and the flags that give it
+            print("\n".join([explain(exc, args.lang), *(
+                t("admin.cli.choice", choice=t(c.key, **c.params), flags=c.flags)
+                for c in exc.choices)]), file=sys.stderr)
+        else:
+            print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_CONFIRM
     except (AdminError, RosterError, AccessError, JournalError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
@@ -269,9 +274,10 @@ def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     return _lines(out)
 
 
-def _team_status(t: Callable[..., str], row: Any) -> str:
-    if row.withdrawn:
-        return t("admin.teams.withdrawn_after", round=row.withdrawn_after)
+def _team_status(t: Callable[..., str], row: Any, d: Any) -> str:
+    if row.withdrawn:  # (the wording of the console, the printouts and the phones)
+        how, round_no = d.withdrawal(row.id)
+        return t(f"admin.withdrawal.{how}", round=round_no)
     if row.joined_round > 1:
         return t("admin.teams.late", round=row.joined_round, points=row.missed_points)
     return t("admin.teams.playing")
@@ -283,7 +289,7 @@ def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     d._event()
     return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
                   t("admin.col.players"), t("admin.col.status")],
-                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r))
+                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r, d))
                   for r in d.team_rows()], indent="")
 
 

@@ -10,6 +10,7 @@ import secrets
 from collections import Counter
 from dataclasses import dataclass
 
+from ...errors import Choice, Words, words
 from ...i18n import DEFAULT_LANG, translator
 from ...rules import Ruleset
 from ..tournament.core import Team
@@ -404,10 +405,17 @@ class EventAndTeams(DirectorBase):
         (its opponent is not left without a result): that needs `confirm`."""
         row = self.team(team)
         event = self._open_event()
-        if row.withdrawn:
-            raise refuse("admin.error.already_withdrawn", team=self.label(row.id),
-                         round=row.withdrawn_after)
         current = self.current_round()  # type: ignore[attr-defined]
+        # A team withdrawn after a round it is still playing may be withdrawn now instead
+        # (its match forfeited) without being reinstated first: an earlier round, not later.
+        if row.withdrawn_after is not None and (
+                after_round is None or after_round >= row.withdrawn_after):
+            how, round_no = self.withdrawal(row.id) or ("after", row.withdrawn_after)
+            raise refuse("admin.error.already_withdrawn", team=self.label(row.id),
+                         when=words_of_withdrawal(how, round_no))
+        if after_round is None and not confirm and \
+                (playing := self._open_match(row.id, current - 1)) is not None:
+            raise self._when_to_withdraw(row, *playing)
         after = current if after_round is None else after_round
         if not 0 <= after <= current:
             raise refuse("admin.error.withdraw_round", current=current)
@@ -442,6 +450,34 @@ class EventAndTeams(DirectorBase):
                                     by)
             self._draft_outdated(by)
         self._changed()
+
+    def _when_to_withdraw(self, row: TeamRow, round_no: int, table: int, opponent: str
+                          ) -> Exception:
+        """The question when a team leaves in the middle of a round: after it (the match is
+        played out) or now (it loses the match by forfeit)."""
+        asked = confirm_first("admin.confirm.withdraw_when", team=self.label(row.id),
+                              round=round_no, table=table, opponent=self.label(opponent))
+        asked.choices = (
+            Choice("when", "next", "admin.withdraw.choice_next", {"round": round_no},
+                   "--yes"),
+            Choice("when", "now", "admin.withdraw.choice_now",
+                   {"round": round_no, "opponent": self.label(opponent)}, "--now --yes"))
+        return asked
+
+    def withdrawal(self, team: str) -> tuple[str, int] | None:
+        """How a withdrawn team left, in the one wording every page and printout uses:
+        ("after", N), it plays no round after round N; ("during", N), it left in the middle of
+        round N and lost that match by a ruling. None: the team is in the event."""
+        row = next((r for r in self.team_rows() if r.id == team), None)
+        if row is None or row.withdrawn_after is None:
+            return None
+        left = row.withdrawn_after + 1
+        for ruling in self.rulings():  # type: ignore[attr-defined]
+            if ruling.round == left and ruling.kind in ("forfeit", "disqualification"):
+                ns, ew = self._teams_at(left, ruling.table)  # type: ignore[attr-defined]
+                if (ns if ruling.loser == "NS" else ew) == team:
+                    return "during", left
+        return "after", row.withdrawn_after
 
     def _open_match(self, team: str, after: int) -> tuple[int, int, str] | None:
         """The match of a round after `after` that the team is in and that has no result
@@ -492,6 +528,11 @@ class EventAndTeams(DirectorBase):
     def _draft_outdated(self, by: str) -> None:
         """A change to the field discards the private draft (it is computed again)."""
         self.discard_draft(by, quiet=True)  # type: ignore[attr-defined]
+
+
+def words_of_withdrawal(how: str, round_no: int) -> Words:
+    """「第 2 轮后退赛」 or 「第 3 轮中途退赛（本场判负）」 (`EventAndTeams.withdrawal`)."""
+    return words(f"admin.withdrawal.{how}", round=round_no)
 
 
 def _rounds_of(fmt: str, ruleset_rounds: int | None) -> int:

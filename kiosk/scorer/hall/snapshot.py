@@ -253,7 +253,10 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
     for team in teams:
         table, side = places.get((team.id, round_no), (None, None))
         out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit,
-                                         "withdrawn_after": withdrawn.get(team.id)},
+                                         "withdrawn_after": withdrawn.get(team.id),
+                                         # how it left, in the console's and printouts' words
+                                         "withdrawal": director.withdrawal(team.id)
+                                         if withdrawn.get(team.id) is not None else None},
                         "standing": standing.get(team.id), "side": side,
                         "table": rows.get(table) if table is not None else None,
                         "next": upcoming.get(team.id), "bye": byes.get(team.id),

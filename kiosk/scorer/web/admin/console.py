@@ -151,8 +151,9 @@ async def _confirm(request: Request, form: FormData, csrf: str, who: str,
                    exc: NeedsConfirmation, back: str) -> Response:
     """What the operation will do, and the same form again with `confirmed`."""
     fields: list[tuple[str, str]] = []
+    chosen_here = {c.field for c in exc.choices}  # (each choice's button sends its own)
     for name, value in form.multi_items():
-        if name in ("csrf", "confirmed"):
+        if name in ("csrf", "confirmed") or name in chosen_here:
             continue
         if isinstance(value, UploadFile):  # the file comes back as its bytes
             await value.seek(0)  # (the handler read it)
@@ -161,4 +162,4 @@ async def _confirm(request: Request, form: FormData, csrf: str, who: str,
             fields.append((name, str(value)))
     return page(request, "confirm", csrf=csrf, who=who, event=director_of(request).event(),
                 tab="", message=explain(exc, lang_of(request)), action=request.url.path,
-                fields=fields, back=back)
+                fields=fields, back=back, choices=exc.choices)

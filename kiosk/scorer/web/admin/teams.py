@@ -30,6 +30,11 @@ def teams(director: Director, request: Request) -> dict[str, Any]:
             "open_matches": {r.id: found for r in rows if not r.withdrawn and
                              (found := director._open_match(
                                  r.id, director.current_round() - 1))},
+            # withdrawn after the round it is still playing: it may leave now instead
+            "pending": {r.id for r in rows
+                        if r.withdrawn_after == director.current_round() and
+                        director._open_match(r.id, r.withdrawn_after - 1)},
+            "withdrawals": {r.id: director.withdrawal(r.id) for r in rows if r.withdrawn},
             "late": event.status != "setup" and director.current_round() > 0,
             "entry_round": director.current_round() + 1,
             "win_points": director.ruleset().result.win_points,
@@ -90,10 +95,15 @@ def delete_team(director: Director, form: FormData, who: str) -> Said:
 
 
 def withdraw(director: Director, form: FormData, who: str) -> Said:
+    """Withdraw a team; one in the middle of a match is asked when, on the confirmation
+    (`when`: after this round, or now, losing the match by forfeit)."""
     team = forms.text(form, "team")
     after = forms.whole(form, "after_round", "admin.label.after_round", default=None)
-    if after is None and form.get("when") == "now":  # out of the match it has not played
+    when = form.get("when")
+    if after is None and when == "now":  # out of the match it has not played
         after = director.current_round() - 1
+    elif after is None and when == "next":
+        after = director.current_round()
     director.withdraw(team, after, confirm=forms.confirmed(form), by=who)
     return "admin.note.withdrawn", {"team": director.label(director.team(team).id)}
 

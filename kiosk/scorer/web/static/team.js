@@ -215,12 +215,12 @@
     const me = view.team;
     $('team-name').textContent = me.name;
     $('team-unit').textContent = me.unit || '';
-    const out = typeof me.withdrawn_after === 'number';  // it plays no round after that one
-    const left = out ? me.withdrawn_after + 1 : 0;
-    // left in the middle of a match: that round counts, as the forfeit ruled on it
-    const during = (view.history || []).some((h) => h.round === left && h.ruling);
+    // how it left, as the console and the printed standings say it: after round N, or
+    // during round N (that match lost by forfeit)
+    const out = me.withdrawal;
     $('withdrawn').hidden = !out;
-    $('withdrawn').textContent = out ? t(during ? 'withdrawn_during' : 'withdrawn', { round: left }) : '';
+    $('withdrawn').textContent = out
+      ? t(out[0] === 'during' ? 'withdrawn_during' : 'withdrawn', { round: out[1] }) : '';
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
