@@ -154,3 +154,33 @@ def test_the_withdrawal_is_chosen_on_its_confirmation_and_can_become_now(console
         "本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
     assert errors == []
     context.close()
+
+
+# -- 4. the draft says each team's rank, big points and sides; a warned draft asks ------------
+
+
+def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.publish(by="陈")
+    d.start_round(0)
+    for table, _, _ in d.assignments(1):
+        d.record_ruling(table, "forfeit", "EW", "测试", 1)  # NS wins both
+    page.goto(console.url + "/admin/rounds")
+    page.get_by_role("button", name="编排第 2 轮").click()
+    first = page.locator("#draft-tables tbody tr").first
+    expect(first.locator(".facts").first).to_contain_text("大分 · 南北")
+    facts = first.locator(".facts").all_inner_texts()
+    assert any("南北 1 / 东西 0" in f for f in facts) and any("南北 0 / 东西 1" in f
+                                                               for f in facts), facts
+    first.get_by_role("button", name="交换南北").click()  # both sit their side twice
+    expect(page.locator("#draft-tables tbody tr").first.locator(".warn-text").first
+           ).to_contain_text("相差 2 次")
+    console.shot("draft-sides-warned")
+    page.get_by_role("button", name="公布第 2 轮").click()
+    expect(page.locator("h1")).to_have_text("请确认")  # it published at once
+    expect(page.locator(".consequence")).to_contain_text("仍要公布吗")
+    page.get_by_role("button", name="确认执行").click()
+    expect(page.locator(".flash")).to_contain_text("第 2 轮已公布")

@@ -25,10 +25,12 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
     if draft is not None:
         names, units = director.team_names(), {t.id: t.unit for t in director.teams()}
         warnings = director.draft_warnings(draft)
+        facts = _draft_facts(director)
         for n, (ns, ew) in enumerate(draft.plan.pairs, 1):
             draft_tables.append({"table": n, "ns": ns, "ew": ew, "ns_name": names[ns],
                                  "ew_name": names[ew], "ns_unit": units.get(ns, ""),
                                  "ew_unit": units.get(ew, ""),
+                                 "ns_facts": facts.get(ns), "ew_facts": facts.get(ew),
                                  "warnings": [w for w in warnings if w.table == n]})
         for n, group in enumerate(draft.plan.groups, 1):
             draft_tables.append({"table": n, "group": [names[p] for p in group],
@@ -64,6 +66,16 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "note": director.round_note(current) if current else "",
             "unfinished": len(director._unfinished(current))
             if current and director.round_start(current) is not None else 0}
+
+
+def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
+    """What the head referee weighs a drafted match by, for each team: its rank and big
+    points so far, and how often it sat NS and EW (a swap of sides keeps them level)."""
+    sides = director.sides_so_far()
+    return {s.team: {"rank": f"{s.rank}{'=' if s.tied else ''}", "points": s.points,
+                     "ns": sides.get(s.team, {}).get("NS", 0),
+                     "ew": sides.get(s.team, {}).get("EW", 0)}
+            for s in director.standings()}
 
 
 async def draft(director: Director, form: FormData, who: str) -> Said:
