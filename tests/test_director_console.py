@@ -87,8 +87,8 @@ def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new
     report = d.import_teams(twice, confirm=True)
     assert report.added == ("t05", "t06")  # a file without ids continues the series
     assert [r.name for r in d.team_rows()].count("第1队") == 3
-    clash = refused("admin.error.ids_taken", d.import_teams, roster(1, start=2))
-    assert "t02 第2队 (2)" in clash.params["ids"]
+    same = refused("admin.error.update_nothing", d.import_teams, roster(1, start=2))
+    assert same.params["n"] == 1  # the same team again: nothing to update (issue 32)
 
 
 def test_teams_are_added_edited_renamed_and_deleted_before_play(director):

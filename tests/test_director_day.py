@@ -184,3 +184,26 @@ def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
     expect(page.locator(".consequence")).to_contain_text("仍要公布吗")
     page.get_by_role("button", name="确认执行").click()
     expect(page.locator(".flash")).to_contain_text("第 2 轮已公布")
+
+
+# -- 3. a corrected team list imported again: the changes shown, asked, kept in the log -------
+
+
+def test_a_corrected_list_is_imported_again_as_an_update(console, tmp_path):
+    page, d = console.page, console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    corrected = tmp_path / "队伍（更正）.csv"
+    corrected.write_bytes(ROSTER.replace("海沧红狮,海沧", "海沧红狮队,海沧区").encode("gbk"))
+    page.goto(console.url + "/admin/teams")
+    page.set_input_files("form[action='/admin/import'] input[type=file]", str(corrected))
+    page.click("form[action='/admin/import'] button")
+    expect(page.locator("h1")).to_have_text("请确认")  # not 「这些编号已在赛事中…」
+    expect(page.locator(".consequence")).to_contain_text(
+        "海沧红狮 (T01)：队名 海沧红狮 → 海沧红狮队、单位 海沧 → 海沧区")
+    console.shot("update-teams-confirm")
+    page.get_by_role("button", name="确认执行").click()
+    expect(page.locator(".flash")).to_have_text("已按新名单更新 1 队，新增 0 队。")
+    expect(page.locator("tr[data-team=T01] .name")).to_have_text("海沧红狮队")
+    page.goto(console.url + "/admin/log")
+    expect(page.locator("#log")).to_contain_text("按新名单更正 海沧红狮 (T01)")

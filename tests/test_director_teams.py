@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from kiosk.i18n import explain, translator
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import AdminError, Director
 from kiosk.scorer.store.database import Store
@@ -32,3 +33,34 @@ def test_ids_that_differ_only_in_letter_case_are_one_id(tmp_path):
         d.import_teams("编号,队名\nt03,又一队\n".encode())
     assert d.import_teams("队名\n湖里白鹭\n同安银城\n".encode()).added == ("T05", "T06")
     assert d.team("t06").name == "同安银城"
+
+
+CORRECTED = ("编号,队名,单位,队员1,队员2\n"
+             "T01,海沧红狮队,海沧,王建国,李海\nT02,集美龙舟,集美区,陈小红,林木\n"
+             "T03,鼓浪屿钢琴,思明,黄大伟,吴芳芳\nT04,思明凤凰,思明,赵刚,周敏\n"
+             "T05,同安银城,同安,\n")
+
+
+def test_a_corrected_team_list_imported_again_updates_after_showing_each_change(tmp_path):
+    """The second file was refused (「这些编号已在赛事中…」): six delete-team --yes."""
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    d.import_teams(ROSTER.encode())
+    with pytest.raises(AdminError) as asked:
+        d.import_teams(CORRECTED.encode(), by="陈")
+    question = explain(asked.value, "zh-Hans")
+    assert asked.value.key == "admin.confirm.update_teams"
+    assert "3 队有改动，1 队不变；新增 1 队（同安银城）" in question
+    assert "海沧红狮 (T01)：队名 海沧红狮 → 海沧红狮队" in question
+    assert "集美龙舟 (T02)：单位 集美 → 集美区" in question
+    assert "队员 黄大伟、吴芳 → 黄大伟、吴芳芳" in question
+    assert d.team("T01").name == "海沧红狮"  # nothing changed while it asks
+    report = d.import_teams(CORRECTED.encode(), confirm=True, by="陈")
+    assert (report.updated, report.added) == (("T01", "T02", "T03"), ("T05",))
+    assert d.team("T01").name == "海沧红狮队" and d.team("T03").players == ("黄大伟", "吴芳芳")
+    log = [e.text(translator("zh-Hans")) for e in d.audit_log() if e.action == "team.update"]
+    assert log[0] == "按新名单更正 海沧红狮 (T01)：海沧红狮 / 海沧 / 王建国、李海 → " \
+                     "海沧红狮队 / 海沧 / 王建国、李海"  # the old value is kept
+    with pytest.raises(AdminError) as same:
+        d.import_teams(CORRECTED.encode(), by="陈")
+    assert same.value.key == "admin.error.update_nothing"

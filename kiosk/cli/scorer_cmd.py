@@ -264,8 +264,11 @@ def _lines(lines: Any) -> str:
 def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     report = d.import_teams(Path(a.file).read_bytes(), a.yes, a.missed_points, by=_who())
     names = d.team_names()
-    out = [t("admin.cli.imported", n=len(report.added),
-             ids="、".join(f"{names[i]} ({i})" for i in report.added))]
+    out = [t("admin.note.teams_updated", n=len(report.updated), added=len(report.added))
+           ] if report.updated else []
+    if report.added or not report.updated:
+        out.append(t("admin.cli.imported", n=len(report.added),
+                     ids="、".join(f"{names[i]} ({i})" for i in report.added)))
     if report.joined_round > 1:
         out.append(t("admin.note.imported_late", n=len(report.added),
                      round=report.joined_round))

@@ -9,6 +9,7 @@ import re
 import secrets
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 from ...errors import Choice, Words, words
 from ...i18n import DEFAULT_LANG, translator
@@ -42,6 +43,7 @@ class ImportReport:
     added: tuple[str, ...]  # the new teams' ids, in file order
     ignored: tuple[str, ...]  # columns the scorer does not use
     joined_round: int  # 1, or the round late entries join at
+    updated: tuple[str, ...] = ()  # teams of the event the file corrected, in file order
 
 
 class EventAndTeams(DirectorBase):
@@ -271,19 +273,29 @@ class EventAndTeams(DirectorBase):
                      by: str = "") -> ImportReport:
         """Add the teams of a CSV file (see `roster`). Names already in the event, or twice in
         the file, need `confirm`. Once rounds have been published, the teams are late
-        entries: paired from the next round, each missed round scoring `missed_points`."""
+        entries: paired from the next round, each missed round scoring `missed_points`. A
+        file naming teams of the event by id is a corrected list: `_update_teams`."""
         self._open_event()
         parsed = roster.parse(data)
         entrants = list(parsed.entrants)
         known = {r.id.casefold(): r for r in self.team_rows()}  # (t01 is T01 in a link)
-        clash = [e for e in entrants if e.id and e.id.casefold() in known]
-        if clash:
-            raise refuse("admin.error.ids_taken", ids=", ".join(
-                f"{e.id} {known[e.id.casefold()].name} ({e.line})" for e in clash))
+        again = [(known[e.id.casefold()], e) for e in entrants
+                 if e.id and e.id.casefold() in known]
+        if again:  # a corrected list: an update of the teams it names, after a look
+            return self._update_teams(parsed, again, confirm, missed_points, by)
+        ids = self._add_entrants(entrants, confirm, missed_points, by)
+        self._changed()
+        return ImportReport(ids, parsed.ignored, self._entry_round())
+
+    def _add_entrants(self, entrants: list[roster.Entrant], confirm: bool, missed_points: int,
+                      by: str) -> tuple[str, ...]:
+        """Insert the file's new teams (their ids checked, a repeated name asked about);
+        returns their ids."""
+        known = self.team_rows()
         bad = [e for e in entrants if e.id and not ID_PATTERN.match(e.id)]
         if bad:
             raise refuse("admin.error.bad_id", id=bad[0].id, line=bad[0].line)
-        names = Counter([r.name for r in known.values()] + [e.name for e in entrants])
+        names = Counter([r.name for r in known] + [e.name for e in entrants])
         twice = [e for e in entrants if names[e.name] > 1]
         if twice and not confirm:
             raise confirm_first("admin.confirm.duplicate_names", names="、".join(
@@ -302,8 +314,49 @@ class EventAndTeams(DirectorBase):
             self._audit(by, "team.import", count=len(ids), late=joined > 1, round=joined,
                         points=missed_points)
             self._draft_outdated(by)
+        return tuple(ids)
+
+    def _update_teams(self, parsed: roster.Roster,
+                      again: list[tuple[TeamRow, roster.Entrant]], confirm: bool,
+                      missed_points: int, by: str) -> ImportReport:
+        """A team list imported again, corrected: the teams it names by id take its name,
+        unit and players (each change in the audit log, old and new), the teams it adds are
+        added (`import_teams`), the event's teams it leaves out stay as they are. Asks first,
+        saying every change."""
+        changes = [(row, entrant, fields) for row, entrant in again
+                   if (fields := _changed_fields(row, entrant))]
+        named = {row.id for row, _ in again}
+        new = [e for e in parsed.entrants if not (e.id and any(
+            e.id.casefold() == i.casefold() for i in named))]
+        left_out = [r for r in self.team_rows() if r.id not in named]
+        if not changes and not new:
+            raise refuse("admin.error.update_nothing", n=len(again))
+        if not confirm:
+            raise confirm_first(
+                "admin.confirm.update_teams", n=len(changes), added=len(new),
+                same=len(again) - len(changes), left_out=len(left_out),
+                changes=_listing([words("admin.update.team", team=self.label(row.id),
+                                        what=_listing(fields)) for row, _, fields in changes]),
+                new=_listing([e.name for e in new]) if new else "—")
+        for row, entrant, _ in changes:
+            self._apply_update(row, entrant, by)
+        added: tuple[str, ...] = ()
+        if new:  # (the new rows alone, as a file of their own: the same checks apply)
+            added = self._add_entrants(new, True, missed_points, by)
         self._changed()
-        return ImportReport(tuple(ids), parsed.ignored, joined)
+        return ImportReport(added, parsed.ignored, self._entry_round() if new else 1,
+                            tuple(row.id for row, _, _ in changes))
+
+    def _apply_update(self, row: TeamRow, entrant: roster.Entrant, by: str) -> None:
+        players = json.dumps(entrant.players, ensure_ascii=False)
+        with self.store.db.atomic():
+            self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
+                                  [entrant.name, entrant.unit, players, row.id])
+            self._audit(by, "team.update", team=f"{row.name} ({row.id})",
+                        was=_team_text(row.name, row.unit, row.players),
+                        now=_team_text(entrant.name, entrant.unit, entrant.players))
+            if entrant.unit != row.unit:
+                self._draft_outdated(by)
 
     def _check_late(self, joined: int, missed_points: int) -> None:
         if joined > 1:
@@ -528,6 +581,29 @@ class EventAndTeams(DirectorBase):
     def _draft_outdated(self, by: str) -> None:
         """A change to the field discards the private draft (it is computed again)."""
         self.discard_draft(by, quiet=True)  # type: ignore[attr-defined]
+
+
+def _changed_fields(row: TeamRow, entrant: roster.Entrant) -> list[Words]:
+    """What a corrected list changes of a team, field by field, in words."""
+    out = []
+    if entrant.name != row.name:
+        out.append(words("admin.update.name", was=row.name, now=entrant.name))
+    if entrant.unit != row.unit:
+        out.append(words("admin.update.unit", was=row.unit or "—", now=entrant.unit or "—"))
+    if tuple(entrant.players) != tuple(row.players):
+        out.append(words("admin.update.players", was="、".join(row.players) or "—",
+                         now="、".join(entrant.players) or "—"))
+    return out
+
+
+def _team_text(name: str, unit: str, players: tuple[str, ...]) -> str:
+    return " / ".join((name, unit or "—", "、".join(players) or "—"))
+
+
+def _listing(items: list[Any]) -> Any:
+    from .triage import listing  # (triage reads the director's views: imported when used)
+
+    return listing(items)
 
 
 def words_of_withdrawal(how: str, round_no: int) -> Words:
