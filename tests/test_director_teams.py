@@ -19,7 +19,7 @@ ROSTER = ("编号,队名,单位,队员1,队员2\n"
 
 
 def director(tmp_path) -> Director:
-    return Director(Store(tmp_path / "s.sqlite"), RULESETS)
+    return Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
 
 
 def test_ids_that_differ_only_in_letter_case_are_one_id(tmp_path):
@@ -64,3 +64,50 @@ def test_a_corrected_team_list_imported_again_updates_after_showing_each_change(
     with pytest.raises(AdminError) as same:
         d.import_teams(CORRECTED.encode(), by="陈")
     assert same.value.key == "admin.error.update_nothing"
+
+
+def test_closing_with_rounds_unplayed_says_so_and_cli_refusals_name_the_command(tmp_path):
+    from .helpers import cli
+
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", rounds=5, seed=3)
+    d.import_teams(ROSTER.encode())
+    with pytest.raises(AdminError) as asked:
+        d.close_event()
+    assert asked.value.key == "admin.confirm.close_early"
+    assert "只打了 0 轮：还有 5 轮没有编排" in explain(asked.value, "zh-Hans")
+    d.close_event(confirm=True)
+    d.store.close()
+    run = cli("scorer", "admin", "add-team", "湖里白鹭", "--data", str(tmp_path))
+    assert run.returncode == 2
+    assert "请先重新开启（kiosk scorer admin reopen --reason 原因）" in run.stderr
+    assert "页" not in run.stderr
+
+
+def test_cli_standings_sign_the_net_levels_as_the_screens_do(tmp_path):
+    from .helpers import cli
+
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", rounds=5, seed=3)
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.publish()
+    d.start_round(0)
+    for table, _, _ in d.assignments(1):
+        d.record_ruling(table, "adjusted", "EW", "测试", 1, 10)
+    d.store.close()
+    shown = cli("scorer", "admin", "standings", "--data", str(tmp_path)).stdout
+    rows = [line.split() for line in shown.splitlines()[2:]]
+    assert sorted(row[4] for row in rows) == ["+10", "+10", "-10", "-10"], shown
+
+
+def test_cli_publish_names_the_command_that_starts_the_round(tmp_path):
+    from .helpers import cli
+
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", rounds=5, seed=3)
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.store.close()
+    shown = cli("scorer", "admin", "publish", "--data", str(tmp_path)).stdout
+    assert "用 `start` 开始" in shown and "start-round" not in shown

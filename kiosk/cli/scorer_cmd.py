@@ -243,7 +243,7 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
         return EXIT_CONFIRM
     except (AdminError, RosterError, AccessError, JournalError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
-                message=explain(exc, args.lang)), file=sys.stderr)
+                message=explain(_here(exc), args.lang)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # a file given (teams, --journal, --to, --out) is not usable
         print(t("admin.cli.error", action=args.admin_command, message=render(
@@ -255,6 +255,18 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     if isinstance(out, str) and out:
         print(out)
     return 0
+
+
+def _here(error: Any) -> Any:
+    """A refusal that says where to go next (`admin.where.*`: a page of the console) pointed
+    at this command line's command instead (`admin.where.cli.*`)."""
+    from ..errors import Words
+
+    params = getattr(error, "params", None) or {}
+    for name, value in params.items():
+        if isinstance(value, Words) and value.key.startswith("admin.where."):
+            params[name] = Words("admin.where.cli." + value.key.removeprefix("admin.where."))
+    return error
 
 
 def _lines(lines: Any) -> str:
@@ -405,6 +417,7 @@ def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..scorer.director import views
+    from ..words.hand import signed
     from ..words.textfmt import table
 
     rows = []
@@ -415,7 +428,7 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
         elif s.joined_round > 1:
             mark = t("admin.teams.late_mark", round=s.joined_round)
         rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}", f"{s.name} ({s.team})",
-                     s.points, s.net, s.opponents, s.played, mark))
+                     s.points, signed(s.net), s.opponents, s.played, mark))  # +10, as screens
     return table([t("admin.col.rank"), t("admin.col.name"), t("admin.col.points"),
                   t("admin.col.net"), t("admin.col.opponents"), t("admin.col.played"),
                   t("admin.col.status")], rows, indent="")

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...errors import AdminError, PairingPending
+from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
@@ -195,7 +195,7 @@ class RoundsAndPairings(DirectorBase):
         have = self.table_count()  # type: ignore[attr-defined]
         if needed > have:
             raise refuse("admin.error.too_few_tables", round=round_no, needed=needed,
-                         have=have)
+                         have=have, where=words("admin.where.tables"))
 
     def _balance_sides(self, pairs: tuple[tuple[str, str], ...]
                        ) -> tuple[tuple[str, str], ...]:
