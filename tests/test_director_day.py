@@ -171,8 +171,8 @@ def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
     page.goto(console.url + "/admin/rounds")
     page.get_by_role("button", name="编排第 2 轮").click()
     first = page.locator("#draft-tables tbody tr").first
-    expect(first.locator(".facts").first).to_contain_text("大分 · 南北")
-    facts = first.locator(".facts").all_inner_texts()
+    expect(first.locator(".draft-facts").first).to_contain_text("大分 · 南北")
+    facts = first.locator(".draft-facts").all_inner_texts()
     assert any("南北 1 / 东西 0" in f for f in facts) and any("南北 0 / 东西 1" in f
                                                                for f in facts), facts
     first.get_by_role("button", name="交换南北").click()  # both sit their side twice
@@ -207,3 +207,26 @@ def test_a_corrected_list_is_imported_again_as_an_update(console, tmp_path):
     expect(page.locator("tr[data-team=T01] .name")).to_have_text("海沧红狮队")
     page.goto(console.url + "/admin/log")
     expect(page.locator("#log")).to_contain_text("按新名单更正 海沧红狮 (T01)")
+
+
+# -- low: the console on a phone, the hall's header and names --------------------------------
+
+
+def test_the_console_pages_fit_a_390_pixel_phone(console):
+    page, d = console.page, console.d
+    d.create_event("厦门杯八十分团体赛", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(ROSTER.encode())
+    d.add_tables(2)
+    d.publish(by="陈")
+    d.start_round(0)
+    page.set_viewport_size(PHONE)
+    wide = {}
+    for tab in ("", "/teams", "/rounds", "/results", "/results?table=1", "/standings",
+                "/rulings", "/tables", "/print", "/log"):
+        page.goto(console.url + "/admin" + tab)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        if width > PHONE["width"]:
+            wide[tab or "/"] = width
+            page.screenshot(path=str(console.folder / f"wide-{tab.strip('/') or 'overview'}"
+                                                      ".png"), full_page=True)
+    assert wide == {}  # overview 430 px, 成绩 528, 牌桌 486 scrolled sideways
