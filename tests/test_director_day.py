@@ -230,3 +230,42 @@ def test_the_console_pages_fit_a_390_pixel_phone(console):
             page.screenshot(path=str(console.folder / f"wide-{tab.strip('/') or 'overview'}"
                                                       ".png"), full_page=True)
     assert wide == {}  # overview 430 px, 成绩 528, 牌桌 486 scrolled sideways
+
+
+FIVE = ("队名,单位\n福州榕城队,福州\n厦门鹭岛队,厦门\n泉州刺桐队,泉州\n漳州芗城队,漳州\n"
+        "莆田木兰队,莆田\n龙岩红土队,龙岩\n三明沙溪队,三明\n南平武夷队,南平\n")
+
+
+def lines_of(page, selector: str) -> list[int]:
+    """How many lines each element's own text (its last child, after the side's label)
+    takes: its line boxes."""
+    return page.eval_on_selector_all(selector, """nodes => nodes.map((node) => {
+        const range = document.createRange(); range.selectNodeContents(node.lastChild);
+        return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size; })""")
+
+
+@pytest.mark.parametrize("viewport", [PHONE, {"width": 1366, "height": 768}])
+def test_the_hall_keeps_a_five_character_name_on_one_line_and_one_status(console, browser,
+                                                                        viewport):
+    d = console.d
+    d.create_event("福建杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(FIVE.encode())
+    d.add_tables(4)
+    d.publish(by="陈")
+    context = browser.new_context(locale="zh-CN", viewport=viewport)
+    hall = context.new_page()
+    errors = collect_page_errors(hall)
+    hall.goto(console.url + "/")
+    board = "#panel-list .panel-row .team"  # between rounds: the pairings fill the screen
+    expect(hall.locator(board)).to_have_count(8)
+    hall.screenshot(path=str(console.folder / f"hall-{viewport['width']}.png"), full_page=True)
+    assert set(lines_of(hall, board)) == {1}  # never 福州榕城 / 队
+    if viewport is PHONE:
+        assert set(lines_of(hall, "#pairings .prow .team")) == {1}
+    d.start_round(0)
+    for table, _, _ in d.assignments(1):
+        d.record_ruling(table, "forfeit", "EW", "测试", 1)  # every table finished
+    expect(hall.locator("#round-clock-label")).to_have_text("本轮结束")
+    expect(hall.locator("#status")).to_have_text("轮间休息")  # not 比赛中 beside 本轮结束
+    assert errors == []
+    context.close()
