@@ -72,7 +72,7 @@ def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
     """What the head referee weighs a drafted match by, for each team: its rank and big
     points so far, and how often it sat NS and EW (a swap of sides keeps them level)."""
     sides = director.sides_so_far()
-    return {s.team: {"rank": f"{s.rank}{'=' if s.tied else ''}", "points": s.points,
+    return {s.team: {"rank": s.rank, "tied": s.tied, "points": s.points,
                      "ns": sides.get(s.team, {}).get("NS", 0),
                      "ew": sides.get(s.team, {}).get("EW", 0)}
             for s in director.standings()}
