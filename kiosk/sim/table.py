@@ -100,7 +100,7 @@ class _Bot:
             levels = state.levels() or ("2", "2")
             loser = "NS" if self.ruleset.ladder.index(levels[0]) < \
                 self.ruleset.ladder.index(levels[1]) else "EW"
-            self.referee(lambda: self.session.end_match(loser, "forfeit", state.needs_ruling))
+            self.referee(lambda: self.session.end_match(loser, "forfeit", state.needs_ruling or ""))
             return
         getattr(self, "_" + state.phase)()
 

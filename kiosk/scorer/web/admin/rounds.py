@@ -3,6 +3,7 @@ starting it, and the round's clock (pause, resume, extend, stop)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -72,9 +73,9 @@ def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
     """What the head referee weighs a drafted match by, for each team: its rank and big
     points so far, and how often it sat NS and EW (a swap of sides keeps them level)."""
     sides = director.sides_so_far()
+    none: Counter[str] = Counter()
     return {s.team: {"rank": s.rank, "tied": s.tied, "points": s.points,
-                     "ns": sides.get(s.team, {}).get("NS", 0),
-                     "ew": sides.get(s.team, {}).get("EW", 0)}
+                     "ns": sides.get(s.team, none)["NS"], "ew": sides.get(s.team, none)["EW"]}
             for s in director.standings()}
 
 
