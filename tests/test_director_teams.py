@@ -131,3 +131,28 @@ def test_the_pdf_estimate_learns_how_long_a_layout_takes_here():
     assert guessed < 12 <= queue.estimate(second) <= 13
     second.done.result(timeout=30)
     queue.close()
+
+
+def test_simulating_a_table_the_round_does_not_use_does_not_say_to_start_a_round(tmp_path):
+    """「请先在裁判长后台开始一轮」 while the round ran, for a table it did not use."""
+    import io
+
+    from starlette.testclient import TestClient
+
+    from kiosk.errors import LinkError
+    from kiosk.scorer.web.app import create_app
+    from kiosk.sim.hall import simulate_synced
+    from kiosk.sync.join import join
+
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    d.import_teams(ROSTER.encode())
+    codes = d.add_tables(3)  # four teams: the round uses tables 1 and 2
+    d.publish()
+    d.start_round(0)
+    link = join(tmp_path / "k3", 3, "http://testserver", codes[3], RULESETS,
+                TestClient(create_app(d)))
+    with pytest.raises(LinkError) as none:
+        simulate_synced(tmp_path / "k3", 3, RULESETS, link, 1, 1, 1e9, io.StringIO())
+    said = explain(none.value, "zh-Hans")
+    assert "本轮用不到这张桌" in said and "请先在裁判长后台开始一轮" not in said
