@@ -359,7 +359,7 @@ def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director)
     d.import_teams(roster(4))
     d.add_tables(2)
     play_round(d)
-    refused("admin.confirm.close", d.close_event)
+    refused("admin.confirm.close_early", d.close_event)  # (round 1 of 5: says so, issue 32)
     d.close_event(confirm=True, by="陈")
     frozen = [(s.team, s.points) for s in d.standings()]
     first = d.ruling_for(1, 1)

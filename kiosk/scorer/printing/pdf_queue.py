@@ -102,7 +102,9 @@ class PdfQueue:
             pending = self._pending.get(document)
             if pending is not None:  # its data is at most one layout older
                 return pending
-            if len(self._queue) >= self._waiting:
+            # (the first in line when none is laid out yet is being started: not waiting)
+            waiting = len(self._queue) - (self._running is None and bool(self._queue))
+            if waiting >= self._waiting:
                 raise QueueFull(len(self._queue) + (self._running is not None),
                                 max(5, math.ceil(self._busy_for())))
             job = Job(secrets.token_urlsafe(12), document, content, name, private, html,
