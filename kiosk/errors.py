@@ -173,8 +173,23 @@ class AdminError(ScorerError, ValueError):
     """A head referee's operation refused, in words."""
 
 
+@dataclass(frozen=True)
+class Choice:
+    """One answer to a question that has more than yes and no: the form field and value it
+    sends, its words (a catalog key and parameters), and the command line's flags for it."""
+
+    field: str
+    value: str
+    key: str
+    params: Mapping[str, Any]
+    flags: str
+
+
 class NeedsConfirmation(AdminError):
-    """An operation that would lose or change something asks to be confirmed first."""
+    """An operation that would lose or change something asks to be confirmed first; with
+    `choices`, the person picks one of them (the console shows a button for each)."""
+
+    choices: tuple[Choice, ...] = ()
 
 
 class PairingPending(AdminError):

@@ -14,11 +14,12 @@ from starlette.testclient import TestClient
 from kiosk.errors import AdminError, NeedsConfirmation
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
-from kiosk.i18n import translator
+from kiosk.i18n import explain, translator
 from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
-from kiosk.scorer.director import Director
+from kiosk.scorer.director import Director, views
 from kiosk.scorer.hall import snapshot as hall
+from kiosk.scorer.printing import exports
 from kiosk.scorer.printing.templating import clock_text
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
@@ -86,8 +87,8 @@ def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new
     report = d.import_teams(twice, confirm=True)
     assert report.added == ("t05", "t06")  # a file without ids continues the series
     assert [r.name for r in d.team_rows()].count("第1队") == 3
-    clash = refused("admin.error.ids_taken", d.import_teams, roster(1, start=2))
-    assert "t02 第2队 (2)" in clash.params["ids"]
+    same = refused("admin.error.update_nothing", d.import_teams, roster(1, start=2))
+    assert same.params["n"] == 1  # the same team again: nothing to update (issue 32)
 
 
 def test_teams_are_added_edited_renamed_and_deleted_before_play(director):
@@ -134,7 +135,9 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     play_round(d)
     d.start_round(0)  # round 2 is being played
     table, ns, ew = d.assignments(2)[0]
-    refused("admin.confirm.withdraw", d.withdraw, ns)  # after this round: asks first
+    asked = refused("admin.confirm.withdraw_when", d.withdraw, ns)  # in a match: asks when
+    assert [c.value for c in asked.choices] == ["next", "now"]
+    refused("admin.confirm.withdraw", d.withdraw, ns, after_round=2)  # after this round
     asked = refused("admin.confirm.withdraw_forfeit", d.withdraw, ns, after_round=1)
     assert asked.params["table"] == table and d.label(ew) == asked.params["opponent"]
     d.withdraw(ns, after_round=1, confirm=True, by="陈")
@@ -151,6 +154,32 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     assert d.current_draft() is None  # the field changed: the draft is drafted again
     d.make_draft()
     assert ns in {x for p in d.current_draft().plan.pairs for x in p}
+
+
+def test_a_team_withdrawn_after_the_round_it_plays_can_leave_now_in_one_wording(director):
+    """Issue 32: "after round 2" chosen while round 2 was played could not become "now"
+    without reinstating the team first; and the standings PDF said 「第 1 轮后退赛」 where the
+    phone said 「第 2 轮中途退赛」."""
+    d = director
+    d.import_teams(roster(6))
+    d.add_tables(3)
+    play_round(d)
+    d.start_round(0)
+    table, ns, ew = d.assignments(2)[0]
+    d.withdraw(ns, after_round=2, confirm=True, by="陈")  # after this round
+    assert d.withdrawal(ns) == ("after", 2)
+    assert d.ruling_for(2, table) is None  # its match is still to be played
+    asked = refused("admin.confirm.withdraw_forfeit", d.withdraw, ns, after_round=1)
+    assert asked.params["opponent"] == d.label(ew)
+    d.withdraw(ns, after_round=1, confirm=True, by="陈")  # now, not after reinstating
+    assert d.ruling_for(2, table).loser == "NS"
+    assert d.withdrawal(ns) == ("during", 2)
+    said = refused("admin.error.already_withdrawn", d.withdraw, ns, after_round=1, confirm=True)
+    assert explain(said, "zh-Hans") == f"{d.label(ns)} 已经退赛（第 2 轮中途退赛（本场判负））。"
+    row = next(s for s in views.standing_rows(d) if s.team == ns)
+    assert row.withdrawal == ("during", 2)
+    assert "第 2 轮中途退赛（本场判负）" in exports.standing_rows(d, "zh-Hans")[
+        [s.team for s in views.standing_rows(d)].index(ns)][-1]
 
 
 def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_chinese(tmp_path):
@@ -330,7 +359,7 @@ def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director)
     d.import_teams(roster(4))
     d.add_tables(2)
     play_round(d)
-    refused("admin.confirm.close", d.close_event)
+    refused("admin.confirm.close_early", d.close_event)  # (round 1 of 5: says so, issue 32)
     d.close_event(confirm=True, by="陈")
     frozen = [(s.team, s.points) for s in d.standings()]
     first = d.ruling_for(1, 1)

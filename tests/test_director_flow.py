@@ -303,7 +303,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             admin.get_by_label("理由").fill("迟到的申诉")
             admin.get_by_role("button", name="重新开启赛事").click()
             flash("赛事已重新开启。")
-        expect(hall.locator("#status")).to_have_text("比赛中")
+        # round 2 is over: 轮间休息, never 比赛中 beside the clock's 本轮结束 (issue 32)
+        expect(hall.locator("#status")).to_have_text("轮间休息")
 
         tab("操作日志")
         log = admin.locator("#log").inner_text()

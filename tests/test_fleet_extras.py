@@ -35,7 +35,8 @@ def extra_modules(extra: str) -> set[str]:
              "httptools": "httptools", "starlette": "starlette", "rustworkx": "rustworkx",
              "numpy": "numpy",
              "jinja2": "jinja2", "weasyprint": "weasyprint", "openpyxl": "openpyxl",
-             "pypinyin": "pypinyin", "python-multipart": "multipart", "segno": "segno"}
+             "pypinyin": "pypinyin", "python-multipart": "multipart", "segno": "segno",
+             "opencc-python-reimplemented": "opencc"}
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     requirements = project["optional-dependencies"][extra]
     return {names[r.split(">")[0].split(";")[0].strip()] for r in requirements}

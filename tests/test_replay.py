@@ -68,7 +68,7 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
             {"code": "exposed-card", "seat": "Q"}]}, {"points": 10}]})
     assert done.returncode == 2
     assert [line["hand"] for line in jsonl(done.stdout)] == [1, 2]
-    assert done.stderr.strip() == ("kiosk replay：第3副，第1条违例的座位：'Q'不是座位；"
+    assert done.stderr.strip() == ("kiosk replay：第3副，第1条违例的座位：“Q”不是座位；"
                                    "请填N（北）、E（东）、S（南）或W（西）")
     assert "Traceback" not in done.stderr
 
@@ -81,8 +81,8 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
     ({"ruleset": "xiamen-2015", "hands": [{"points": 45}]},
      "第1副，庄家：请填首庄", "hand 1, dealer: give the first dealer"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"dealer": "E", "points": 5}]},
-     "比赛记录，首庄：首庄'N'与第1副的庄家'E'不同",
-     "the record, first dealer: the first dealer 'N' differs from hand 1's dealer 'E'"),
+     "比赛记录，首庄：首庄“N”与第1副的庄家“E”不同",
+     "the record, first dealer: the first dealer “N” differs from hand 1's dealer “E”"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "pionts": 3}]},
      "第1副，“pionts”：不认识的字段", "hand 1, “pionts”: unknown field"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
@@ -97,8 +97,8 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45, "redeal": 1}]},
      "第1副，革命：1：请填true（是）或false（否）", "hand 1, redeal: 1: give true or false"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"time_up": "later"}}, "比赛结束记录，时间到：'later'不可用",
-     "the end of the match, time up: 'later' is refused"),
+      "end": {"time_up": "later"}}, "比赛结束记录，时间到：“later”不可用",
+     "the end of the match, time up: “later” is refused"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
       "end": {"forfeit": "NS", "time_up": "between-hands"}},
      "比赛结束记录：时间到（time_up）和弃权（forfeit）请只填一项",
@@ -111,8 +111,8 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
       "end": {"time_up": "during-last-hand"}}, "第2副，时间到：时间到时双方级数不同",
      "hand 2, time up: at time up the levels differed"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [{"points": 45}],
-      "end": {"forfeit": "SN"}}, "比赛结束记录，弃权：'SN'不是队",
-     "the end of the match, forfeit: 'SN' is not a team"),
+      "end": {"forfeit": "SN"}}, "比赛结束记录，弃权：“SN”不是队",
+     "the end of the match, forfeit: “SN” is not a team"),
     ({"ruleset": "shuangsheng-2011", "deals": [{"partner_card": "2", "points": 45}] * 17},
      "第17副：“2011 扑克双升个人赛”每轮打16副，已经打完",
      "deal 17: a “Shuangsheng individual event 2011” round is 16 deals"),
@@ -170,7 +170,7 @@ def test_forfeit_before_any_hand_prints_one_end_line():
     assert lines == [{"hand": None, "dealer": None, "level": None, "total": None,
                       "result": "end", "advance": None, "levels": {"NS": "2", "EW": "2"},
                       "next_dealer": None, "winner": "NS", "by": "forfeit",
-                      "big_points": {"NS": 1, "EW": 0}, "reason": "late 15 min"}]
+                      "reason": "late 15 min"}]
 
 
 def test_corrected_match_replays_as_played_dealers():

@@ -42,7 +42,7 @@ def refused(match: TeamMatch, entry) -> EntryError:
     ("standard-80fen", "kitty-wrong", "W", None, ("E", "W")),
     ("chaodipi-2011", "kitty-underdrawn", "N", None, ("N", "S")),  # 六.7 判罚庄家方
     ("chaodipi-2011", "kitty-wrong", "N", None, ("N",)),         # the dealer buried
-    ("chaodipi-2011", "kitty-wrong", "N", "W", ("W",)),          # W fried and buried last
+    ("chaodipi-2011", "kitty-wrong", "N", "W", ("N", "W")),      # 六.2: N buried, W fried
     ("chaodipi-2011", "kitty-peek", "N", "W", ("N", "S", "W")),  # the dealer side or the frier
     ("shuangsheng-2011", "hidden-card", "E", None, ("N", "E", "S", "W")),
 ])
@@ -80,14 +80,16 @@ def test_chaodipi_kitty_underdrawn_at_a_defender_is_refused(rulesets):
 
 
 @pytest.mark.unit
-def test_chaodipi_kitty_wrong_is_charged_to_whoever_buried_last(rulesets):
+def test_chaodipi_kitty_wrong_is_charged_to_the_dealer_and_whoever_buried_last(rulesets):
     match = at_levels(rulesets, "chaodipi-2011", "5", "5", "N")
     wrong = [penalty("kitty-wrong", "W")]
     err = refused(match, hand(60, penalties=wrong))  # no buried_by: the dealer N buried
     assert err.field == "penalties[0].seat"
     _, r = match.play(hand(60, penalties=wrong, buried_by="W"))
     assert r.total == 60 - 80  # W (a defender) fried, buried a wrong kitty: 80 off T
-    refused(match, hand(60, penalties=[penalty("kitty-wrong", "N")], buried_by="W"))
+    _, r = match.play(hand(60, penalties=[penalty("kitty-wrong", "N")], buried_by="W"))
+    assert r.total == 60 + 80  # 六.2: the dealer buried it wrong before W fried
+    refused(match, hand(60, penalties=[penalty("kitty-wrong", "E")], buried_by="W"))
     with pytest.raises(EntryError) as bad:
         match.play(hand(60, buried_by="X"))
     assert bad.value.field == "buried_by"

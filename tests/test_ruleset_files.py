@@ -78,28 +78,28 @@ def write(tmp_path: Path, text: str, name: str = "house.toml") -> Path:
     ("from = 20\nto = 35", "from = 15\nto = 35", "bands[2].from",
      "15 is refused; an overlap: after a band ending at 15 the next must start at 20"),
     ("[dealer]\n", "[dealer]\nholds = \"partner\"\n", "dealer.holds",
-     "unknown key; allowed here: direction, first, hold, take_over"),
+     "unknown key; allowed here: direction, direction_read, first, hold, take_over"),
     ('must_play = []', 'must_play = ["2", "B"]', "ladder.must_play[1]",
-     "'B' is refused; not on the ladder; allowed: 2 3 4 5 6 7 8 9 10 J Q K A"),
+     "“B” is refused; not on the ladder; allowed: 2 3 4 5 6 7 8 9 10 J Q K A"),
     ("play_seconds = 5", "play_seconds = -5", "time.play_seconds",
      "-5 is refused; allowed: a number of seconds"),
     ('effect = "dealer-steps-down"', 'effect = "banish"', "penalties.kitty-wrong.effect",
-     "'banish' is refused; allowed: points, referee-points, warning"),
+     "“banish” is refused; allowed: points, referee-points, warning"),
     ("points = 10\nper = \"card\"", "points = 12\nper = \"card\"",
      "penalties.failed-throw.points", "12 is refused; allowed: a multiple of 5"),
-    ('final = "A"', 'final = "B"', "ladder.final", "'B' is refused; allowed: 2, 3, 4"),
+    ('final = "A"', 'final = "B"', "ladder.final", "“B” is refused; allowed: 2, 3, 4"),
     ("every = 20", "every = 20\nto = 400", "bands[5].to",
      "400 is refused; the last band has no upper end"),
     ('time_up = "higher-level-now"', 'time_up = "coin-toss"', "time.time_up",
-     "'coin-toss' is refused; allowed: none, higher-level-now, finish-hand-then-leader"),
+     "“coin-toss” is refused; allowed: none, higher-level-now, finish-hand-then-leader"),
     ('[summary]\nzh-Hans', '[summary]\nfr = "non"\nzh-Hans', "summary.fr", "unknown key"),
     ("play_seconds = 5", "play_seconds = 5\ngather_seconds = 31", "time.gather_seconds",
      "31 is refused; allowed: 0 to 30 seconds"),
     ('tractor_growth = "double"', 'tractor_growth = "triple"', "kitty.tractor_growth",
-     "'triple' is refused; allowed: double, add"),
+     "“triple” is refused; allowed: double, add"),
     ('effect = "record"', 'effect = "big-points"\nerring = -2\nother_at_least = 2',
      "penalties.card-count.choices.opponents.effect",
-     "'big-points' is refused; not available in this kind of ruleset"),
+     "“big-points” is refused; not available in this kind of ruleset"),
 ])
 def test_broken_ruleset_files_are_refused(tmp_path, old, new, key, words):
     path = write(tmp_path, broken(old, new)) / "house.toml"
@@ -147,7 +147,7 @@ def test_missing_key_and_duplicate_id_and_missing_directory(tmp_path):
 
 @pytest.mark.unit
 def test_parse_refuses_a_wrong_kind():
-    with pytest.raises(RulesetError, match="kind: 'pairs' is refused; allowed: team, individual"):
+    with pytest.raises(RulesetError, match="kind: “pairs” is refused; allowed: team, individual"):
         parse_ruleset(XIAMEN.replace('kind = "team"', 'kind = "pairs"').encode(), "x.toml")
 
 

@@ -173,3 +173,21 @@ def test_sigkill_at_random_moments_loses_nothing(tmp_path, rulesets):
         assert numbers == sorted(set(numbers))  # no hand printed twice, none out of order
     assert kills >= KILLS and table >= 1
 
+
+
+@pytest.mark.unit
+def test_a_forfeit_ruled_in_the_middle_of_a_match_ends_the_simulation(tmp_path, rulesets):
+    """The head referee's forfeit reaches the table between two of the bots' steps (a team
+    withdrew mid-match): the simulation stops there, the match over as ruled. It crashed
+    with AttributeError: '_Bot' object has no attribute '_over' (the demo too)."""
+    def follow(session):
+        if len(session.state.played) >= 2:
+            session.follow_ruling("EW", "forfeit", "东西队退赛")
+
+    out = io.StringIO()
+    session = simulate(tmp_path, 3, rulesets, "xiamen-2015", 1000, seed=5,
+                       speed=float("inf"), out=out, follow=follow)
+    assert session.state.phase == "over"
+    assert len(session.state.played) == 2  # nothing played after the ruling
+    session.close()
+    assert len(jsonl(out.getvalue())) == 2

@@ -189,7 +189,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     _, later, _ = director.assignments(1)[1]  # plays this round out, then leaves
     director.withdraw(later, 1, confirm=True)
     page.goto(f"{process.url}/team?team={later}")
-    expect(page.locator("#withdrawn")).to_have_text("本队已退赛：从第 2 轮起不再参赛")
+    expect(page.locator("#withdrawn")).to_have_text("本队已退赛：第 1 轮后退赛，之后不再参赛")
     context.close()
     assert errors == []
 

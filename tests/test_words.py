@@ -64,7 +64,7 @@ def test_standard_kitty_and_tie_break_say_something(shown):
     standard = shown["standard-80fen"]
     assert "不论单张、对子或拖拉机，抠底一律2倍" in standard
     assert "倍数加0" not in standard
-    assert "单场比赛，不比积分" in standard
+    assert "单场比赛，只分胜负，不计分" in standard  # (no points: issue 32)
     assert not re.search(r"^\s*无\s*$", standard.split("比赛结果")[1].split("赛制")[0], re.M)
 
 

@@ -10,8 +10,8 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..i18n import DEFAULT_LANG, LANGS
-from .words import HelpFormatter, argparse_words, say
+from ..i18n import LANGS
+from .words import HelpFormatter, argparse_words, cli_lang, say
 
 if TYPE_CHECKING:
     from ..rules import Rulesets
@@ -52,8 +52,10 @@ def command_of(argv: Sequence[str]) -> str | None:
 
 
 def add_lang(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--lang", choices=LANGS, default=DEFAULT_LANG,
-                        help=say("cli.lang", default=DEFAULT_LANG))
+    """--lang: the language of the command's output and errors; $KIOSK_LANG (which also
+    chooses --help's) by default, else 简体中文."""
+    parser.add_argument("--lang", choices=LANGS, default=cli_lang(),
+                        help=say("cli.lang", default=cli_lang()))
 
 
 def load_rulesets(args: argparse.Namespace) -> Rulesets:
@@ -78,7 +80,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:  # Ctrl-C: one line, not a traceback (journals keep what was done)
         from ..i18n import translator
-        from .words import cli_lang
 
         t = translator(getattr(args, "lang", None) or cli_lang())
         print(t("terminal.failed", command=args.command, message=t("terminal.interrupted")),
@@ -103,7 +104,6 @@ def _said(error: Exception, args: argparse.Namespace) -> str:
     --lang (else the CLI's language), as `kiosk rules` says a broken ruleset. (An error with
     no catalog key gets the catalog's generic words, never its developer text.)"""
     from ..i18n import explain, translator
-    from .words import cli_lang
 
     lang = getattr(args, "lang", None) or cli_lang()
     return translator(lang)("terminal.failed", command=args.command,

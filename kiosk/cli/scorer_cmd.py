@@ -234,11 +234,16 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     try:
         out = run(director, args, t)
     except NeedsConfirmation as exc:
-        print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
+        if exc.choices:  # each answer, and the flags that give it
+            print("\n".join([explain(exc, args.lang), *(
+                t("admin.cli.choice", choice=t(c.key, **c.params), flags=c.flags)
+                for c in exc.choices)]), file=sys.stderr)
+        else:
+            print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
         return EXIT_CONFIRM
     except (AdminError, RosterError, AccessError, JournalError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
-                message=explain(exc, args.lang)), file=sys.stderr)
+                message=explain(_here(exc), args.lang)), file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # a file given (teams, --journal, --to, --out) is not usable
         print(t("admin.cli.error", action=args.admin_command, message=render(
@@ -252,6 +257,18 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     return 0
 
 
+def _here(error: Any) -> Any:
+    """A refusal that says where to go next (`admin.where.*`: a page of the console) pointed
+    at this command line's command instead (`admin.where.cli.*`)."""
+    from ..errors import Words
+
+    params = getattr(error, "params", None) or {}
+    for name, value in params.items():
+        if isinstance(value, Words) and value.key.startswith("admin.where."):
+            params[name] = Words("admin.where.cli." + value.key.removeprefix("admin.where."))
+    return error
+
+
 def _lines(lines: Any) -> str:
     return "\n".join(lines)
 
@@ -259,8 +276,11 @@ def _lines(lines: Any) -> str:
 def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     report = d.import_teams(Path(a.file).read_bytes(), a.yes, a.missed_points, by=_who())
     names = d.team_names()
-    out = [t("admin.cli.imported", n=len(report.added),
-             ids="、".join(f"{names[i]} ({i})" for i in report.added))]
+    out = [t("admin.note.teams_updated", n=len(report.updated), added=len(report.added))
+           ] if report.updated else []
+    if report.added or not report.updated:
+        out.append(t("admin.cli.imported", n=len(report.added),
+                     ids="、".join(f"{names[i]} ({i})" for i in report.added)))
     if report.joined_round > 1:
         out.append(t("admin.note.imported_late", n=len(report.added),
                      round=report.joined_round))
@@ -269,9 +289,10 @@ def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     return _lines(out)
 
 
-def _team_status(t: Callable[..., str], row: Any) -> str:
-    if row.withdrawn:
-        return t("admin.teams.withdrawn_after", round=row.withdrawn_after)
+def _team_status(t: Callable[..., str], row: Any, d: Any) -> str:
+    if row.withdrawn:  # (the wording of the console, the printouts and the phones)
+        how, round_no = d.withdrawal(row.id)
+        return t(f"admin.withdrawal.{how}", round=round_no)
     if row.joined_round > 1:
         return t("admin.teams.late", round=row.joined_round, points=row.missed_points)
     return t("admin.teams.playing")
@@ -283,7 +304,7 @@ def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     d._event()
     return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
                   t("admin.col.players"), t("admin.col.status")],
-                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r))
+                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r, d))
                   for r in d.team_rows()], indent="")
 
 
@@ -396,6 +417,7 @@ def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..scorer.director import views
+    from ..words.hand import signed
     from ..words.textfmt import table
 
     rows = []
@@ -406,7 +428,7 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
         elif s.joined_round > 1:
             mark = t("admin.teams.late_mark", round=s.joined_round)
         rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}", f"{s.name} ({s.team})",
-                     s.points, s.net, s.opponents, s.played, mark))
+                     s.points, signed(s.net), s.opponents, s.played, mark))  # +10, as screens
     return table([t("admin.col.rank"), t("admin.col.name"), t("admin.col.points"),
                   t("admin.col.net"), t("admin.col.opponents"), t("admin.col.played"),
                   t("admin.col.status")], rows, indent="")

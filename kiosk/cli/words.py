@@ -1,6 +1,7 @@
 """The `kiosk` command's own words: its --help and argparse's messages (usage, headings, a
 wrong or missing argument), in 简体中文 unless $KIOSK_LANG names another of the catalogs'
-languages. A command's --lang chooses the language of its output, not of these words.
+languages. $KIOSK_LANG is also the default of a command's --lang (its output and its errors),
+so one setting chooses both; a --lang given wins for the command's output.
 
 The words are the `cli.*` keys of `kiosk/i18n/<lang>/cli.toml`. This module reads that one file,
 once, when the first parser is built: `kiosk --help` reads no other catalog and imports no rules

@@ -11,18 +11,36 @@ Where an error sits is part of its words: an `EntryError` names the field of the
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 from ..errors import RulesError, Words, words
 
 __all__ = ["EntryError", "MatchOver", "RecordError", "RulesError", "RulesetError", "Words",
-           "field_words", "seat_words", "seats_words", "where_words", "words"]
+           "field_words", "seat_words", "seats_words", "value_words", "where_words", "words"]
 
 
 def seat_words(seat: str) -> Words:
     """A seat (N, E, S, W) as the reader's language names it: 北, 东, 南, 西."""
     return words(f"seat.{seat}")
+
+
+def value_words(value: Any) -> Words | str:
+    """A value from a record or a ruleset file as a person reads it: in the file's own
+    spelling (true, null, 12.5, never Python's True or None), a text in quotes, and a number
+    written as text said to be text ("40" in a record is not the number 40)."""
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return words("rules.value.text", text=value[:40])
+        return words("rules.value.number_text", text=value[:40])
+    try:
+        shown = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError):  # (a record is JSON: only a float('inf') gets here)
+        shown = str(value)
+    return shown if len(shown) <= 40 else shown[:39] + "…"
 
 
 def seats_words(seats: tuple[str, ...]) -> Words:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .errors import EntryError, Words, seat_words, words
+from .errors import EntryError, Words, seat_words, seats_words, value_words, words
 from .ruleset import FREE_EFFECTS, POINT_STEP, Outcome, Penalty, Ruleset
 from .seats import SEATS
 
@@ -121,14 +121,14 @@ def check_points(points: Any, kitty: KittyEntry | None, ruleset: Ruleset) -> int
         raise EntryError("points", f"{points!r} is not a card-point count; give a multiple of "
                          f"{POINT_STEP} from 0 to {MAX_CARD_POINTS}").explained(
             "rules.entry.points_missing" if points is None else "rules.entry.points_bad",
-            value=_show(points), step=POINT_STEP, max=MAX_CARD_POINTS)
+            value=value_words(points), step=POINT_STEP, max=MAX_CARD_POINTS)
     if kitty is None:
         return int(points)
     kp = kitty.points
     if not _is_int(kp) or kp % POINT_STEP or not 0 <= kp <= MAX_KITTY_POINTS:
         raise EntryError("kitty.points", f"{kp!r} is not a kitty count; give a multiple of "
                          f"{POINT_STEP} from 0 to {MAX_KITTY_POINTS} (8 cards)").explained(
-            "rules.entry.kitty_points_bad", value=_show(kp), step=POINT_STEP,
+            "rules.entry.kitty_points_bad", value=value_words(kp), step=POINT_STEP,
             max=MAX_KITTY_POINTS)
     if points + kp > MAX_CARD_POINTS:
         raise EntryError("kitty.points", f"{points} in tricks plus {kp} in the kitty is "
@@ -171,6 +171,7 @@ def score_hand(
         penalty, outcome = _check_penalty(ruleset, entry, where)
         if dealer is not None:
             _check_seat(ruleset, penalty, entry.seat, where, dealer, dealer_side, buried_by)
+        _check_only_with(penalty, entry, where, penalties, dealer_side)
         incident = _check_incident(ruleset, entry, where, incidents, i)
         against_dealer = entry.seat in dealer_side
         key = (entry.code, entry.choice or "", side_key[entry.seat])
@@ -246,14 +247,14 @@ def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str
     if penalty is None:
         raise EntryError(f"{where}.code", f"{entry.code!r} is not a penalty of {ruleset.id}; "
                          f"allowed: {', '.join(ruleset.penalties)}").explained(
-            "rules.entry.code_unknown", code=_show(entry.code), ruleset=ruleset.name,
+            "rules.entry.code_unknown", code=value_words(entry.code), ruleset=ruleset.name,
             codes=", ".join(ruleset.penalties))
     if entry.seat not in SEATS:
         raise EntryError(f"{where}.seat", f"{entry.seat!r} is not a seat; give N, E, S or W"
-                         ).explained("rules.entry.not_a_seat", value=_show(entry.seat))
+                         ).explained("rules.entry.not_a_seat", value=value_words(entry.seat))
     if entry.choice is not None and not isinstance(entry.choice, str):
         raise EntryError(f"{where}.choice", f"{entry.choice!r} is not a choice name").explained(
-            "rules.entry.choice_not_text", value=_show(entry.choice))
+            "rules.entry.choice_not_text", value=value_words(entry.choice))
     outcome = penalty.outcome(entry.choice, f"{where}.choice")
     if outcome.per_card:
         cards = entry.cards
@@ -264,7 +265,7 @@ def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str
         if not _is_int(cards) or not 1 <= cards <= MAX_PENALTY_CARDS:
             raise EntryError(f"{where}.cards", f"{cards!r} is not a card count; give 1 to "
                              f"{MAX_PENALTY_CARDS}").explained(
-                "rules.entry.cards_bad", value=_show(cards), max=MAX_PENALTY_CARDS)
+                "rules.entry.cards_bad", value=value_words(cards), max=MAX_PENALTY_CARDS)
     elif entry.cards is not None:
         raise EntryError(f"{where}.cards", f"{entry.code} costs the same however many cards; "
                          "give no card count").explained(
@@ -285,7 +286,7 @@ def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str
     for flag in ("late", "confirmed"):
         if not isinstance(getattr(entry, flag), bool):
             raise EntryError(f"{where}.{flag}", f"{getattr(entry, flag)!r}: give true or false"
-                             ).explained("rules.entry.not_bool", value=_show(getattr(entry,
+                             ).explained("rules.entry.not_bool", value=value_words(getattr(entry,
                                                                                       flag)))
     if entry.late and outcome.late_refused:
         raise EntryError(f"{where}.late", f"{ruleset.id} does not pursue a wrong play found "
@@ -306,6 +307,21 @@ def _check_seat(ruleset: Ruleset, penalty: Penalty, seat: str, where: str, deale
             who=ruleset.committer_words(penalty.code, dealer, buried_by, partner))
 
 
+def _check_only_with(penalty: Penalty, entry: PenaltyEntry, where: str,
+                     penalties: tuple[PenaltyEntry, ...], dealer_side: frozenset[str]) -> None:
+    """Refuse a penalty that goes only with another of its side in the same hand (chaodipi
+    六.1 「若出牌方的同伴不报告出错牌…罚出牌方八十分」: no wrong card, nothing unreported)."""
+    if not penalty.only_with:
+        return
+    side = dealer_side if entry.seat in dealer_side else frozenset(SEATS) - dealer_side
+    if not any(p.code in penalty.only_with and p.seat in side for p in penalties):
+        seats = tuple(s for s in SEATS if s in side)
+        raise EntryError(f"{where}.code", f"{entry.code} goes only with one of "
+                         f"{', '.join(penalty.only_with)} at {' or '.join(seats)} in the same "
+                         "hand").explained("rules.entry.only_with", penalty=penalty.name,
+                                           seats=seats_words(seats))
+
+
 def _check_incident(ruleset: Ruleset, entry: PenaltyEntry, where: str,
                     seen: dict[str, int], index: int) -> str | None:
     """The entry's incident id as text; a second penalty for one incident is refused where the
@@ -317,7 +333,7 @@ def _check_incident(ruleset: Ruleset, entry: PenaltyEntry, where: str,
             isinstance(incident, str) and not incident.strip()):
         raise EntryError(f"{where}.incident", f"{incident!r} is not an incident id; give text "
                          "or a number").explained("rules.entry.incident_bad",
-                                                  value=_show(incident))
+                                                  value=value_words(incident))
     name = str(incident)
     if name in seen and ruleset.one_penalty_per_incident:
         raise EntryError(f"{where}.incident", f"incident {name} already has penalty "
@@ -342,11 +358,8 @@ def _check_amount(value: Any, outcome: Outcome, field: str, step: int, unit: str
 
 def _shown(value: Any) -> Words:
     return (words("rules.file.missing") if value is None
-            else words("rules.file.refused", value=_show(value)))
+            else words("rules.file.refused", value=value_words(value)))
 
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, str) else f"'{value}'"
 
 
 def _is_int(value: Any) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Final
 
-from .errors import EntryError, MatchOver, seat_words
+from .errors import EntryError, MatchOver, seat_words, value_words
 from .hand import KittyEntry, PenaltyEntry, score_hand
 from .ruleset import Ruleset
 from .seats import PARTNER_OF, RANKS, SEATS, next_seat, previous_seat
@@ -92,7 +92,7 @@ class IndividualRound:
         if where is None:
             raise EntryError("partner_card", f"{rank!r} is not a card rank; give one of "
                              f"{' '.join(RANKS)}").explained(
-                "rules.entry.rank_bad", value=_show(rank), ranks=" ".join(RANKS))
+                "rules.entry.rank_bad", value=value_words(rank), ranks=" ".join(RANKS))
         direction = self.ruleset.dealer.direction
         if where == "right":
             return next_seat(dealer, direction)
@@ -112,7 +112,7 @@ class IndividualRound:
         if entry.dealer is not None and entry.dealer != dealer:
             raise EntryError("dealer", f"{entry.dealer!r} is not the dealer: deal "
                              f"{self.deals + 1} is dealt by {dealer}").explained(
-                "rules.entry.deal_dealer", given=_show(entry.dealer), deal=self.deals + 1,
+                "rules.entry.deal_dealer", given=value_words(entry.dealer), deal=self.deals + 1,
                 dealer=seat_words(dealer))
         partner = self.partner_for(dealer, entry)
         dealer_side = frozenset({dealer, partner})
@@ -149,7 +149,7 @@ class IndividualRound:
         if given not in SEATS or given == dealer:
             raise EntryError("partner", f"{given!r} cannot partner the dealer {dealer}; give "
                              "one of the other three players").explained(
-                "rules.entry.partner_bad", given=_show(given), dealer=seat_words(dealer))
+                "rules.entry.partner_bad", given=value_words(given), dealer=seat_words(dealer))
         if by_card is not None and by_card != given:
             raise EntryError("partner", f"'{given}' disagrees with partner_card "
                              f"'{entry.partner_card}', which names '{by_card}'").explained(
@@ -202,6 +202,3 @@ def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4
 def _same_block(a: tuple[str, int], b: tuple[str, int], *blocks: list[tuple[str, int]]) -> bool:
     return any(a in block and b in block for block in blocks)
 
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, str) else f"'{value}'"

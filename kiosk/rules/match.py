@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from .errors import EntryError, MatchOver, seat_words, seats_words, words
+from .errors import EntryError, MatchOver, seat_words, seats_words, value_words, words
 from .hand import HandScore, KittyEntry, PenaltyEntry, score_hand
 from .ruleset import Ruleset
 from .seats import OTHER_TEAM, PARTNER_OF, SEATS, TEAM_OF, TEAMS, next_seat
@@ -74,12 +74,13 @@ class MatchResult:
     winner: str
     by: str  # "ladder", "time-up", "forfeit" or "penalty"
     levels: tuple[str, str]
-    big_points: tuple[int, int]
+    big_points: tuple[int, int] | None  # None where the ruleset gives no points
     net_levels: tuple[int, int] | None  # only where the ruleset breaks ties by net levels
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"winner": self.winner, "by": self.by,
-                               "big_points": dict(zip(TEAMS, self.big_points, strict=True))}
+        out: dict[str, Any] = {"winner": self.winner, "by": self.by}
+        if self.big_points is not None:
+            out["big_points"] = dict(zip(TEAMS, self.big_points, strict=True))
         if self.net_levels is not None:
             out["net_levels"] = dict(zip(TEAMS, self.net_levels, strict=True))
         return out
@@ -119,7 +120,8 @@ class TeamMatch:
                 "rules.entry.not_team", ruleset=ruleset.name)
         if first_dealer is not None and first_dealer not in SEATS:
             raise EntryError("first_dealer", f"{first_dealer!r} is not a seat; give N, E, S or "
-                             "W").explained("rules.entry.not_a_seat", value=_show(first_dealer))
+                             "W").explained("rules.entry.not_a_seat",
+                                            value=value_words(first_dealer))
         return cls(ruleset, first_dealer)
 
     # -- levels -----------------------------------------------------------------------------
@@ -167,7 +169,7 @@ class TeamMatch:
         given = entry.dealer
         if given is not None and given not in SEATS:
             raise EntryError("dealer", f"{given!r} is not a seat; give N, E, S or W").explained(
-                "rules.entry.not_a_seat", value=_show(given))
+                "rules.entry.not_a_seat", value=value_words(given))
         if entry.as_played:
             if given is None:
                 raise EntryError("dealer", "a hand played after a correction carries the dealer "
@@ -192,7 +194,7 @@ class TeamMatch:
             return
         if burier not in SEATS:
             raise EntryError("buried_by", f"{burier!r} is not a seat; give N, E, S or W"
-                             ).explained("rules.entry.not_a_seat", value=_show(burier))
+                             ).explained("rules.entry.not_a_seat", value=value_words(burier))
         if not self.ruleset.frying and burier != dealer:
             raise EntryError("buried_by", f"only the dealer {dealer} buries in "
                              f"{self.ruleset.id}").explained(
@@ -216,7 +218,7 @@ class TeamMatch:
             callers = self.ruleset.redeal_callers(dealer)
             if caller not in SEATS:
                 raise EntryError("called_by", f"{caller!r} is not a seat; give N, E, S or W"
-                                 ).explained("rules.entry.not_a_seat", value=_show(caller))
+                                 ).explained("rules.entry.not_a_seat", value=value_words(caller))
             if caller not in callers:
                 raise EntryError("called_by", f"{caller} is on the dealer side; only a defender "
                                  f"({', '.join(callers)}) calls a redeal").explained(
@@ -316,7 +318,7 @@ class TeamMatch:
             raise self._over()
         if loser not in TEAMS:
             raise EntryError("end.forfeit", f"{loser!r} is not a team; give NS or EW").explained(
-                "rules.entry.not_a_team", value=_show(loser))
+                "rules.entry.not_a_team", value=value_words(loser))
         return self._end(OTHER_TEAM[loser], "forfeit")
 
     def result(self) -> MatchResult | None:
@@ -329,7 +331,8 @@ class TeamMatch:
         big = [scoring.loss_points, scoring.loss_points]
         big[w] = scoring.win_points
         nets = (net, -net) if w == 0 else (-net, net)
-        return MatchResult(self.winner, self.by, self.shown_levels(), (big[0], big[1]),
+        return MatchResult(self.winner, self.by, self.shown_levels(),
+                           (big[0], big[1]) if scoring.big_points else None,
                            nets if scoring.tie_break == "net-levels" else None)
 
 
@@ -350,6 +353,3 @@ def climb(ruleset: Ruleset, start: int, steps: int, first_step_free: bool
         index += 1
     return index, steps, False
 
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, str) else f"'{value}'"

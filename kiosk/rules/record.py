@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
-from .errors import EntryError, RecordError, RulesError, Words, words
+from .errors import EntryError, RecordError, RulesError, Words, value_words, words
 from .hand import KittyEntry, PenaltyEntry
 from .match import HandEntry, TeamMatch
 from .registry import Rulesets
@@ -76,8 +76,8 @@ def _replay_team(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dict[str,
     if first is not None and first_hand_dealer is not None and first != first_hand_dealer:
         raise RecordError("record", "first_dealer", f"'{first}' differs from hand 1's dealer "
                           f"'{first_hand_dealer}'; give one of them").explained(
-            "rules.record.first_dealer_differs", first=_show(first),
-            dealer=_show(first_hand_dealer))
+            "rules.record.first_dealer_differs", first=value_words(first),
+            dealer=value_words(first_hand_dealer))
     if hands and first is None and first_hand_dealer is None:
         raise RecordError("hand 1", "dealer", "give the first dealer as first_dealer or as "
                           "hand 1's dealer").explained("rules.record.first_dealer_missing")
@@ -155,7 +155,7 @@ def parse_hand(raw: Any) -> HandEntry:
     for flag in ("redeal", "as_played"):
         if not isinstance(raw.get(flag, False), bool):
             raise EntryError(flag, f"{raw[flag]!r}: give true or false").explained(
-                "rules.entry.not_bool", value=_show(raw[flag]))
+                "rules.entry.not_bool", value=value_words(raw[flag]))
     return HandEntry(
         points=raw.get("points"),
         kitty=_parse_kitty(raw.get("kitty")),
@@ -226,11 +226,12 @@ def _parse_end(raw: Any) -> dict[str, Any]:
     if "time_up" in raw and raw["time_up"] not in _TIME_UP:
         raise RecordError("end", "time_up", f"{raw['time_up']!r}; allowed: "
                           f"{', '.join(_TIME_UP)}").explained(
-            "rules.record.one_of", value=_show(raw["time_up"]), values=", ".join(_TIME_UP))
+            "rules.record.one_of", value=value_words(raw["time_up"]), values=", ".join(_TIME_UP))
     if "called_by" in raw and ("time_up" not in raw or raw["called_by"] not in _CALLED_BY):
         raise RecordError("end", "called_by", f"{raw['called_by']!r}; allowed with time_up: "
                           f"{', '.join(_CALLED_BY)}").explained(
-            "rules.record.one_of", value=_show(raw["called_by"]), values=", ".join(_CALLED_BY))
+            "rules.record.one_of", value=value_words(raw["called_by"]),
+            values=", ".join(_CALLED_BY))
     if "reason" in raw and not isinstance(raw["reason"], str):
         raise RecordError("end", "reason", "give the reason as text").explained(
             "rules.record.text")
@@ -275,9 +276,6 @@ def _list(value: Any, where: str, field: str) -> list[Any]:
         raise RecordError(where, field, "give a list").explained("rules.record.list")
     return value
 
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, str) else f"'{value}'"
 
 
 def _team_words(team: str) -> Words:

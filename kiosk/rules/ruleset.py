@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, NoReturn
 
-from .errors import EntryError, RulesetError, Words, seat_words, seats_words, words
+from .errors import EntryError, RulesetError, Words, seat_words, seats_words, value_words, words
 from .seats import LEVELS, PARTNER_OF, PLAY_ORDER, RANKS, SEATS
 
 LANGS: Final = ("zh-Hans", "zh-Hant", "en")
@@ -53,6 +53,7 @@ COMMITTERS: Final = {
     "defenders": "the two defenders",
     "dealer": "the dealer alone",
     "burier": "whoever buried the kitty last (the dealer, or the last frier)",
+    "others": "any seat but the dealer (xiamen art. 10 「他人」)",
 }
 #: The words every ruleset names in its own vocabulary (`[terms]`).
 REQUIRED_TERMS: Final = ("dealer", "dealer_side", "defenders")
@@ -127,17 +128,18 @@ class Kitty:
         if match is None:
             raise EntryError("kitty.shape", f"{shape!r} is not a shape; give single, pair, "
                              "pairsN or tractorN (N pairs, 2 or more)").explained(
-                "rules.entry.shape_unknown", shape=_show(shape))
+                "rules.entry.shape_unknown", shape=value_words(shape))
         kind, digits = match.groups()
         if kind in ("single", "pair"):
             if digits:
                 raise EntryError("kitty.shape", f"{shape!r}: {kind} takes no number").explained(
-                    "rules.entry.shape_no_number", shape=_show(shape))
+                    "rules.entry.shape_no_number", shape=value_words(shape))
             return self.single if kind == "single" else self.pair
         if not digits or not 2 <= int(digits) <= MAX_PAIRS or digits.startswith("0"):
             raise EntryError("kitty.shape", f"{shape!r}: {kind} needs a number of pairs "
                              f"from 2 to {MAX_PAIRS}, e.g. {kind}2").explained(
-                "rules.entry.shape_pairs", shape=_show(shape), max=MAX_PAIRS, example=f"{kind}2")
+                "rules.entry.shape_pairs", shape=value_words(shape), max=MAX_PAIRS,
+                example=f"{kind}2")
         pairs = int(digits)
         if kind == "pairs":
             return self.pairs
@@ -185,6 +187,9 @@ class Penalty:
     choices: Mapping[str, Choice] = field(default_factory=lambda: MappingProxyType({}))
     committed_by: tuple[str, ...] = ("any",)  # keys of COMMITTERS; several: any of them
     counts: Text | None = None  # per-card penalties: which cards count
+    #: Only on top of one of these penalties at a seat of the same side in the same hand
+    #: (chaodipi 六.1: the partner did not report the wrong card); empty: stands alone.
+    only_with: tuple[str, ...] = ()
 
     @property
     def referee_confirms(self) -> bool:
@@ -213,11 +218,11 @@ class Penalty:
             if self.choices:
                 raise EntryError(field_name, f"{choice!r} is not a choice of {self.code}; "
                                  f"allowed: {allowed}").explained(
-                    "rules.entry.choice_unknown", choice=_show(choice), penalty=self.name,
+                    "rules.entry.choice_unknown", choice=value_words(choice), penalty=self.name,
                     choices=allowed)
             raise EntryError(field_name, f"{choice!r} is not a choice of {self.code}; "
                              f"allowed: {allowed}").explained(
-                "rules.entry.choice_none", choice=_show(choice), penalty=self.name)
+                "rules.entry.choice_none", choice=value_words(choice), penalty=self.name)
         return picked.outcome
 
 
@@ -227,6 +232,7 @@ class DealerRules:
     hold: str  # "partner", "same" or "fixed"
     take_over: str  # "next" or "fixed"
     direction: str  # "clockwise" or "counter-clockwise"
+    direction_read: bool = False  # the seed is silent: the direction is the project's reading
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +267,7 @@ class MatchScoring:
     win_points: int
     loss_points: int
     tie_break: str  # "net-levels", "playoff", "head-referee" or "none"
+    big_points: bool = True  # False: the seed gives no points, a match is only won or lost
     # what the scorer applies after `tie_break`: the project's reading where the seed stops
     further_tie_breaks: tuple[str, ...] = ()
 
@@ -371,7 +378,7 @@ class Ruleset:
         for name, seat in (("dealer", dealer), ("buried_by", buried_by), ("partner", partner)):
             if seat is not None and seat not in SEATS:
                 raise EntryError(name, f"{seat!r} is not a seat; give N, E, S or W").explained(
-                    "rules.entry.not_a_seat", value=_show(seat))
+                    "rules.entry.not_a_seat", value=value_words(seat))
         side = self.dealer_side(dealer, partner)
         allowed: set[str] = set()
         for who in penalty.committed_by:
@@ -383,6 +390,8 @@ class Ruleset:
                 allowed.update(s for s in SEATS if s not in side)
             elif who == "dealer":
                 allowed.add(dealer)
+            elif who == "others":
+                allowed.update(s for s in SEATS if s != dealer)
             else:  # burier
                 allowed.add(buried_by or dealer)
         return tuple(s for s in SEATS if s in allowed)
@@ -403,6 +412,8 @@ class Ruleset:
             return words("rules.who.term", term=self.terms[who.replace("-", "_")])
         if who == "burier":
             return words("rules.who.burier", seat=seat_words(buried_by or dealer))
+        if who == "others":
+            return words("rules.who.others", dealer=self.terms["dealer"])
         return words("rules.who.any")
 
     def redeal_callers(self, dealer: str) -> tuple[str, ...]:
@@ -430,7 +441,7 @@ class Ruleset:
         penalty = self.penalties.get(code) if isinstance(code, str) else None
         if penalty is None:
             raise EntryError("code", f"{code!r} is not a penalty of {self.id}").explained(
-                "rules.entry.code_unknown", code=_show(code), ruleset=self.name,
+                "rules.entry.code_unknown", code=value_words(code), ruleset=self.name,
                 codes=", ".join(self.penalties))
         return penalty
 
@@ -653,6 +664,7 @@ def _dealer(table: _Table, kind: str) -> DealerRules:
             hold=table.choice("hold", ("partner", "same")),
             take_over=table.choice("take_over", ("next",)),
             direction=table.choice("direction", tuple(PLAY_ORDER)),
+            direction_read=table.boolean("direction_read", default=False),
         )
     else:
         rules = DealerRules(
@@ -660,6 +672,7 @@ def _dealer(table: _Table, kind: str) -> DealerRules:
             hold=table.choice("hold", ("fixed",)),
             take_over=table.choice("take_over", ("fixed",)),
             direction=table.choice("direction", tuple(PLAY_ORDER)),
+            direction_read=table.boolean("direction_read", default=False),
         )
     table.done()
     return rules
@@ -710,6 +723,7 @@ def _result(table: _Table) -> MatchScoring:
         loss_points=table.integer("loss_points", minimum=0),
         tie_break=table.choice("tie_break", ("net-levels", "playoff", "head-referee", "none")),
         further_tie_breaks=tuple(further),
+        big_points=table.boolean("big_points", default=True),
     )
     table.done()
     return scoring
@@ -759,9 +773,16 @@ def _penalties(table: _Table, kind: str) -> Mapping[str, Penalty]:
         if counts is not None and not per_card:
             entry.fail("counts", "counts", "counts_per_card",
                        "only a penalty that costs per card says which cards count")
+        only_with = tuple(entry.strings("only_with", default=[]))
         entry.done()
         penalties[code] = Penalty(code, name, default, MappingProxyType(choices), committed_by,
-                                  counts)
+                                  counts, only_with)
+    for code, penalty in penalties.items():  # (codes of this catalog, known only now)
+        for i, other in enumerate(penalty.only_with):
+            if other not in penalties or other == code:
+                table.table(code).fail(f"only_with[{i}]", other, "penalty_codes",
+                                       "another penalty code of this ruleset",
+                                       values=", ".join(penalties))
     table.done()
     return MappingProxyType(penalties)
 
@@ -864,9 +885,10 @@ class _Table:
              **params: Any) -> NoReturn:
         """Refuse `value` at key `name`: `allowed` says in English what is allowed, and
         `rules.file.<allowed_key>` with `params` says it in the reader's language."""
-        shown = "missing" if value is None else f"{_show(value)} is refused"
+        spelled = f"“{value}”" if isinstance(value, str) else value_words(value)
+        shown = "missing" if value is None else f"{spelled} is refused"
         refused = (words("rules.file.missing") if value is None
-                   else words("rules.file.refused", value=_show(value)))
+                   else words("rules.file.refused", value=value_words(value)))
         raise RulesetError(self.file, self.key(name), f"{shown}; {allowed}").explained(
             "rules.file.problem", shown=refused, allowed=words(f"rules.file.{allowed_key}",
                                                                **params))
@@ -963,6 +985,3 @@ class _Table:
         zh_hans, zh_hant, en = (self.string(lang) for lang in LANGS)
         return Text(zh_hans, zh_hant, en)
 
-
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, str) else f"'{value}'"

@@ -61,6 +61,8 @@ def simulate(data_dir: str | Path, table: int, rulesets: Rulesets, ruleset_id: s
     while session.state.phase != "over" and len(session.state.played) < hands:
         if follow is not None:
             follow(session)
+            if session.state.phase == "over":  # the head referee ruled on it meanwhile
+                break  # (a forfeit: a team withdrew in the middle of the match)
             if session.state.paused and session.state.pause_reason == "hall":
                 time.sleep(HALL_WAIT)
                 continue
@@ -98,7 +100,7 @@ class _Bot:
             levels = state.levels() or ("2", "2")
             loser = "NS" if self.ruleset.ladder.index(levels[0]) < \
                 self.ruleset.ladder.index(levels[1]) else "EW"
-            self.referee(lambda: self.session.end_match(loser, "forfeit", state.needs_ruling))
+            self.referee(lambda: self.session.end_match(loser, "forfeit", state.needs_ruling or ""))
             return
         getattr(self, "_" + state.phase)()
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 
 from ..i18n import render, translator
 from ..rules import Rulesets
-from ..rules.ruleset import GATHER_SECONDS, Band, Outcome, Ruleset
+from ..rules.ruleset import GATHER_SECONDS, Band, DealerRules, Outcome, Ruleset
 from .hand import seat_name, signed, terms
 from .textfmt import table
 
@@ -127,7 +127,7 @@ def _team_sections(ruleset: Ruleset, lang: str, t: Translate) -> list[str]:
         f"  {t('dealer.hold', **words)}: {t('dealer.hold.' + dealer.hold, **words)}",
         f"  {t('dealer.take_over', **words)}: "
         f"{t('dealer.take_over.' + dealer.take_over, **words)}",
-        f"  {t('dealer.direction')}: {t('direction.' + dealer.direction)}",
+        f"  {t('dealer.direction')}: {_direction(dealer, t)}",
         *([] if ruleset.plays_no_trump else [f"  {t('show.no_no_trump')}"]),
     ]
     redeal, condition = ruleset.redeal, ruleset.redeal_condition()
@@ -147,6 +147,12 @@ def _team_sections(ruleset: Ruleset, lang: str, t: Translate) -> list[str]:
             *_section(t("show.frying"), frying)]
 
 
+def _direction(dealer: DealerRules, t: Translate) -> str:
+    """The play direction, said to be the project's reading where the seed is silent."""
+    shown = t("direction." + dealer.direction)
+    return t("direction.read", direction=shown) if dealer.direction_read else shown
+
+
 def _individual_sections(ruleset: Ruleset, lang: str, t: Translate) -> list[str]:
     deals = ruleset.deals
     assert deals is not None
@@ -162,7 +168,7 @@ def _individual_sections(ruleset: Ruleset, lang: str, t: Translate) -> list[str]
                  t("col.defenders", **words)],
                 [(band_text(Band(b.low, b.high, "hold", 0), "", t)[0], b.dealer_side, b.defenders)
                  for b in ruleset.big_points])
-    direction = f"  {t('dealer.direction')}: {t('direction.' + ruleset.dealer.direction)}"
+    direction = f"  {t('dealer.direction')}: {_direction(ruleset.dealer, t)}"
     seats = " ".join(seat_name(p, lang) for p in order)
     return [*_section(t("show.deals"), f"{deal_table}\n  {t('deals.order')}: {seats}"),
             *_section(t("show.partner"), f"{partner}\n{direction}"),
@@ -233,12 +239,14 @@ def _who(committed_by: tuple[str, ...], ruleset: Ruleset, lang: str) -> str:
         if who in ("dealer-side", "defenders", "dealer"):
             parts.append(words[who.replace("-", "_")])
         else:
-            parts.append(t(f"rules.who.{who}"))
+            parts.append(t(f"rules.who.{who}", dealer=words["dealer"]))
     return parts[0] if len(parts) == 1 else t("rules.who.either", a=parts[0], b=parts[1])
 
 
 def _result(ruleset: Ruleset, lang: str, t: Translate) -> str:
     scoring = ruleset.result
+    if not scoring.big_points:  # (standard-80fen: single matches, no points at all)
+        return f"  {t('result.no_points')}"
     first = (t("big_points_sum") if ruleset.kind == "individual"
              else t("result.win", win=scoring.win_points, loss=scoring.loss_points))
     tie_break = t("tie_break." + scoring.tie_break)

@@ -46,14 +46,14 @@ def _team_sheet(record: Mapping[str, Any], ruleset: Ruleset,
         if line:
             out.append(line)
     rows, row_notes = [], []
-    for line in lines:
-        if line["hand"] is None:
+    for hand in lines:  # (a hand's line; `line` above is a team's)
+        if hand["hand"] is None:
             continue
-        advance = "" if line["advance"] is None else f"+{line['advance']}"
-        rows.append((line["hand"], words.seat_name(line["dealer"], lang), line["level"],
-                     _blank(line["total"]), words.result_words(line, ruleset, lang), advance,
-                     line["levels"]["NS"], line["levels"]["EW"]))
-        row_notes.append(words.notes(record, line, ruleset, lang, players))
+        advance = "" if hand["advance"] is None else f"+{hand['advance']}"
+        rows.append((hand["hand"], words.seat_name(hand["dealer"], lang), hand["level"],
+                     _blank(hand["total"]), words.result_words(hand, ruleset, lang), advance,
+                     hand["levels"]["NS"], hand["levels"]["EW"]))
+        row_notes.append(words.notes(record, hand, ruleset, lang, players))
     heads = [t("col.hand"), t("col.dealer"), t("col.level"),
              t("words.col.total", **words.terms(ruleset, lang)), t("col.result"),
              t("col.advance"), t("team.NS"), t("team.EW")]

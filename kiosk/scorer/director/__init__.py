@@ -37,9 +37,10 @@ __all__ = ["CHECKPOINT_NAME", "ONLINE_WITHIN", "RULING_KINDS", "AdminError", "Di
            "password_matches", "refuse"]
 
 
-#: Pairs a Swiss round: (teams, results, round, seed) -> Pairing. The server's pairs in a worker
-#: process (`worker.BackgroundPairer`) and the console waits for it off the event loop.
-Pairer = Callable[[list[Team], list[Result], int, int], Pairing]
+#: Pairs a Swiss round: (teams, results, round, seed, sides' lean) -> Pairing. The server's
+#: pairs in a worker process (`pairer.BackgroundPairer`); the console waits for it off the
+#: event loop.
+Pairer = Callable[[list[Team], list[Result], int, int, dict[str, int]], Pairing]
 
 
 class Director(Access, HallTables, EventAndTeams, RoundsAndPairings, ResultsAndRulings):

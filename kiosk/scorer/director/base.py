@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import AdminError, NeedsConfirmation
+from ...errors import AdminError, NeedsConfirmation, words
 from ...i18n import translator
 from ...rules import Ruleset, Rulesets
 from ..store.database import Store
@@ -150,7 +150,7 @@ class DirectorBase:
         """The event, refusing when it is closed (results are frozen until it is reopened)."""
         event = self._event()
         if event.status == "closed":
-            raise refuse("admin.error.closed")
+            raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         return event
 
     # -- names ------------------------------------------------------------------------------

@@ -121,9 +121,9 @@ class BackgroundPairer:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def __call__(self, teams: list[Team], results: list[Result], round_no: int,
-                 seed: int) -> Pairing:
+                 seed: int, lean: dict[str, int] | None = None) -> Pairing:
         """The pairing of this field, waiting for the worker if it must."""
-        args = (list(teams), list(results), round_no, seed)
+        args = (list(teams), list(results), round_no, seed, dict(lean or {}))
         known = self._known(args)
         if known is not None:
             return known
@@ -132,10 +132,10 @@ class BackgroundPairer:
         return swiss_pairing(*args)  # not asked for before: here, as the admin command does
 
     def ready(self, teams: list[Team], results: list[Result], round_no: int,
-              seed: int) -> Pairing | None:
+              seed: int, lean: dict[str, int] | None = None) -> Pairing | None:
         """The pairing of this field if the worker has computed it; else None, and the
         worker is started on it."""
-        args = (list(teams), list(results), round_no, seed)
+        args = (list(teams), list(results), round_no, seed, dict(lean or {}))
         known = self._known(args)
         if known is None and (self._running is None or self._running[0] != args):
             self._start(args)

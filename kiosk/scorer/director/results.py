@@ -202,7 +202,8 @@ class ResultsAndRulings(DirectorBase):
             raise refuse("admin.error.net_only_adjusted")
         live = self._live_ruling(round_no, table)
         if live is not None:
-            raise refuse("admin.error.ruled_already", table=table, round=round_no)
+            raise refuse("admin.error.ruled_already", table=table, round=round_no,
+                         where=words("admin.where.unrule"))
         with self.store.db.atomic():
             ruling_id = self._insert_ruling(round_no, table, kind, loser, net, reason, by)
         self._changed()
@@ -284,14 +285,18 @@ class ResultsAndRulings(DirectorBase):
         change nothing) until it is reopened."""
         event = self._event()
         if event.status == "closed":
-            raise refuse("admin.error.closed")
+            raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         if not confirm:
             current = self.current_round()  # type: ignore[attr-defined]
             unfinished = self._unfinished(current) if current and \
                 self.round_start(current) is not None else []  # type: ignore
-            raise confirm_first("admin.confirm.close_unfinished" if unfinished else
-                                "admin.confirm.close", round=current, n=len(unfinished),
-                                tables=number_list(unfinished))
+            if unfinished:
+                raise confirm_first("admin.confirm.close_unfinished", round=current,
+                                    n=len(unfinished), tables=number_list(unfinished))
+            if event.rounds and current < event.rounds:  # rounds the event has not played
+                raise confirm_first("admin.confirm.close_early", played=current,
+                                    rounds=event.rounds, left=event.rounds - current)
+            raise confirm_first("admin.confirm.close", round=current, n=0, tables="")
         frozen = self._freeze()
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('frozen', ?)",

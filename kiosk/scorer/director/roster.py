@@ -157,12 +157,12 @@ def _parse(text: str) -> Roster:
             raise _refuse(f"line {line}: the name is longer than {MAX_NAME} characters",
                           "roster.error.long_name", line=line, most=MAX_NAME)
         entrant_id = cell("id")
-        if entrant_id in seen:
+        if entrant_id.casefold() in seen:  # (an id in a link ignores letter case: t01 = T01)
             raise _refuse(f"line {line}: id {entrant_id!r} is used twice (line "
-                          f"{seen[entrant_id]} too)", "roster.error.id_twice", line=line,
-                          id=entrant_id, other=seen[entrant_id])
+                          f"{seen[entrant_id.casefold()]} too)", "roster.error.id_twice",
+                          line=line, id=entrant_id, other=seen[entrant_id.casefold()])
         if entrant_id:
-            seen[entrant_id] = line
+            seen[entrant_id.casefold()] = line
         players = tuple(p for p in (cell(f"player{i}") for i in range(1, 5)) if p)
         out.append(Entrant(entrant_id, name, cell("unit"), players, line))
     if not out:

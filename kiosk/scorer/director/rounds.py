@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ...errors import AdminError, PairingPending
+from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
@@ -162,7 +162,8 @@ class RoundsAndPairings(DirectorBase):
         if event.format in SWISS_FORMATS:
             if len(teams) < 2:
                 raise refuse("admin.error.two_teams")
-            args = (teams, self.results(), round_no, event.seed)  # type: ignore[attr-defined]
+            lean = {team: sat["NS"] - sat["EW"] for team, sat in self.sides_so_far().items()}
+            args = (teams, self.results(), round_no, event.seed, lean)  # type: ignore
             ready = getattr(self.pairer, "ready", None)  # the server's worker: at once
             pairing = ready(*args) if ahead and ready else self.pairer(*args)
             if pairing is None:
@@ -194,7 +195,7 @@ class RoundsAndPairings(DirectorBase):
         have = self.table_count()  # type: ignore[attr-defined]
         if needed > have:
             raise refuse("admin.error.too_few_tables", round=round_no, needed=needed,
-                         have=have)
+                         have=have, where=words("admin.where.tables"))
 
     def _balance_sides(self, pairs: tuple[tuple[str, str], ...]
                        ) -> tuple[tuple[str, str], ...]:
@@ -344,11 +345,13 @@ class RoundsAndPairings(DirectorBase):
         return new
 
     def draft_warnings(self, draft: Draft) -> list[Warning_]:
-        """Rematches, teams of one unit, a second bye, in the draft."""
+        """Rematches, teams of one unit, a team two rounds more on one side than the other,
+        a second bye, in the draft."""
         results = self.results()  # type: ignore[attr-defined]
         met = {frozenset((r.a, r.b)): r.round for r in results if r.b is not None}
         had_bye = {r.a: r.round for r in results if r.b is None and r.winner == r.a}
         units = {t.id: t.unit for t in self.teams()}  # type: ignore[attr-defined]
+        sides = self.sides_so_far()
         out = []
         for table, (ns, ew) in enumerate(draft.plan.pairs, 1):
             pair = frozenset((ns, ew))
@@ -358,6 +361,11 @@ class RoundsAndPairings(DirectorBase):
             if units.get(ns) and units.get(ns) == units.get(ew):
                 out.append(Warning_(table, "admin.warn.same_unit", {
                     "ns": self.label(ns), "ew": self.label(ew), "unit": units[ns]}))
+            for team, side in ((ns, "NS"), (ew, "EW")):  # after this round
+                sat = sides.get(team, Counter()) + Counter({side: 1})
+                if abs(sat["NS"] - sat["EW"]) >= 2:
+                    out.append(Warning_(table, "admin.warn.sides", {
+                        "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"]}))
         for team in draft.plan.byes:
             if draft.plan.bye_scores and team in had_bye:
                 out.append(Warning_(0, "admin.warn.second_bye", {
@@ -382,6 +390,10 @@ class RoundsAndPairings(DirectorBase):
             draft = self.make_draft(by)
         elif self.draft_is_stale(draft) and not confirm:
             raise confirm_first("admin.confirm.stale_draft", round=draft.round)
+        warned = sorted({w.table for w in self.draft_warnings(draft) if w.table})
+        if warned and not confirm:  # (a rematch, one unit, a side twice over: seen first)
+            raise confirm_first("admin.confirm.publish_warned", round=draft.round,
+                                n=len(warned), tables=number_list(warned))
         event = self._open_event()
         round_no = self.current_round() + 1
         if draft.round != round_no:

@@ -9,7 +9,9 @@ import re
 import secrets
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
+from ...errors import Choice, Words, words
 from ...i18n import DEFAULT_LANG, translator
 from ...rules import Ruleset
 from ..tournament.core import Team
@@ -41,6 +43,7 @@ class ImportReport:
     added: tuple[str, ...]  # the new teams' ids, in file order
     ignored: tuple[str, ...]  # columns the scorer does not use
     joined_round: int  # 1, or the round late entries join at
+    updated: tuple[str, ...] = ()  # teams of the event the file corrected, in file order
 
 
 class EventAndTeams(DirectorBase):
@@ -228,9 +231,12 @@ class EventAndTeams(DirectorBase):
                 "withdrawn_after FROM teams ORDER BY rowid")]))
 
     def team(self, team: str) -> TeamRow:
-        """One team by id, or by its exact name. Raises AdminError naming what exists."""
+        """One team by id (in any letter case, as a link gives it), or by its exact name.
+        Raises AdminError naming what exists."""
         rows = self.team_rows()
-        found = [r for r in rows if r.id == team] or [r for r in rows if r.name == team]
+        found = [r for r in rows if r.id == team] or \
+            [r for r in rows if r.id.casefold() == team.casefold()] or \
+            [r for r in rows if r.name == team]
         if len(found) != 1:
             raise refuse("admin.error.no_team", team=team) if not found else \
                 refuse("admin.error.name_ambiguous", team=team,
@@ -242,15 +248,18 @@ class EventAndTeams(DirectorBase):
         return list(json.loads(row[0])) if row else []
 
     def _next_ids(self, count: int) -> list[str]:
-        """The next free ids in the t01, t02 … series."""
-        taken = {r.id for r in self.team_rows()}
-        numbers = [int(i[1:]) for i in taken if re.fullmatch(r"t\d+", i)]
-        start = max(numbers, default=0) + 1
+        """The next free ids in the t01, t02 … series, in the letter case the event's list
+        uses (T21 after T01 … T20): never one that differs from a taken id only by case."""
+        ids = [r.id for r in self.team_rows()]
+        taken = {i.casefold() for i in ids}
+        series = [i for i in ids if re.fullmatch(r"[tT]\d+", i)]
+        letter = series[-1][0] if series else "t"
+        width = max((len(i) - 1 for i in series), default=2)
+        n = max((int(i[1:]) for i in series), default=0) + 1
         out: list[str] = []
-        n = start
         while len(out) < count:
-            candidate = f"t{n:02d}"
-            if candidate not in taken:
+            candidate = f"{letter}{n:0{width}d}"
+            if candidate.casefold() not in taken:
                 out.append(candidate)
             n += 1
         return out
@@ -264,19 +273,29 @@ class EventAndTeams(DirectorBase):
                      by: str = "") -> ImportReport:
         """Add the teams of a CSV file (see `roster`). Names already in the event, or twice in
         the file, need `confirm`. Once rounds have been published, the teams are late
-        entries: paired from the next round, each missed round scoring `missed_points`."""
+        entries: paired from the next round, each missed round scoring `missed_points`. A
+        file naming teams of the event by id is a corrected list: `_update_teams`."""
         self._open_event()
         parsed = roster.parse(data)
         entrants = list(parsed.entrants)
-        known = {r.id: r for r in self.team_rows()}
-        clash = [e for e in entrants if e.id and e.id in known]
-        if clash:
-            raise refuse("admin.error.ids_taken", ids=", ".join(
-                f"{e.id} {known[e.id].name} ({e.line})" for e in clash))
+        known = {r.id.casefold(): r for r in self.team_rows()}  # (t01 is T01 in a link)
+        again = [(known[e.id.casefold()], e) for e in entrants
+                 if e.id and e.id.casefold() in known]
+        if again:  # a corrected list: an update of the teams it names, after a look
+            return self._update_teams(parsed, again, confirm, missed_points, by)
+        ids = self._add_entrants(entrants, confirm, missed_points, by)
+        self._changed()
+        return ImportReport(ids, parsed.ignored, self._entry_round())
+
+    def _add_entrants(self, entrants: list[roster.Entrant], confirm: bool, missed_points: int,
+                      by: str) -> tuple[str, ...]:
+        """Insert the file's new teams (their ids checked, a repeated name asked about);
+        returns their ids."""
+        known = self.team_rows()
         bad = [e for e in entrants if e.id and not ID_PATTERN.match(e.id)]
         if bad:
             raise refuse("admin.error.bad_id", id=bad[0].id, line=bad[0].line)
-        names = Counter([r.name for r in known.values()] + [e.name for e in entrants])
+        names = Counter([r.name for r in known] + [e.name for e in entrants])
         twice = [e for e in entrants if names[e.name] > 1]
         if twice and not confirm:
             raise confirm_first("admin.confirm.duplicate_names", names="、".join(
@@ -295,8 +314,49 @@ class EventAndTeams(DirectorBase):
             self._audit(by, "team.import", count=len(ids), late=joined > 1, round=joined,
                         points=missed_points)
             self._draft_outdated(by)
+        return tuple(ids)
+
+    def _update_teams(self, parsed: roster.Roster,
+                      again: list[tuple[TeamRow, roster.Entrant]], confirm: bool,
+                      missed_points: int, by: str) -> ImportReport:
+        """A team list imported again, corrected: the teams it names by id take its name,
+        unit and players (each change in the audit log, old and new), the teams it adds are
+        added (`import_teams`), the event's teams it leaves out stay as they are. Asks first,
+        saying every change."""
+        changes = [(row, entrant, fields) for row, entrant in again
+                   if (fields := _changed_fields(row, entrant))]
+        named = {row.id for row, _ in again}
+        new = [e for e in parsed.entrants if not (e.id and any(
+            e.id.casefold() == i.casefold() for i in named))]
+        left_out = [r for r in self.team_rows() if r.id not in named]
+        if not changes and not new:
+            raise refuse("admin.error.update_nothing", n=len(again))
+        if not confirm:
+            raise confirm_first(
+                "admin.confirm.update_teams", n=len(changes), added=len(new),
+                same=len(again) - len(changes), left_out=len(left_out),
+                changes=_listing([words("admin.update.team", team=self.label(row.id),
+                                        what=_listing(fields)) for row, _, fields in changes]),
+                new=_listing([e.name for e in new]) if new else "—")
+        for row, entrant, _ in changes:
+            self._apply_update(row, entrant, by)
+        added: tuple[str, ...] = ()
+        if new:  # (the new rows alone, as a file of their own: the same checks apply)
+            added = self._add_entrants(new, True, missed_points, by)
         self._changed()
-        return ImportReport(tuple(ids), parsed.ignored, joined)
+        return ImportReport(added, parsed.ignored, self._entry_round() if new else 1,
+                            tuple(row.id for row, _, _ in changes))
+
+    def _apply_update(self, row: TeamRow, entrant: roster.Entrant, by: str) -> None:
+        players = json.dumps(entrant.players, ensure_ascii=False)
+        with self.store.db.atomic():
+            self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
+                                  [entrant.name, entrant.unit, players, row.id])
+            self._audit(by, "team.update", team=f"{row.name} ({row.id})",
+                        was=_team_text(row.name, row.unit, row.players),
+                        now=_team_text(entrant.name, entrant.unit, entrant.players))
+            if entrant.unit != row.unit:
+                self._draft_outdated(by)
 
     def _check_late(self, joined: int, missed_points: int) -> None:
         if joined > 1:
@@ -319,9 +379,10 @@ class EventAndTeams(DirectorBase):
         self._check_team_fields(name, len(players))
         known = self.team_rows()
         team_id = team_id.strip()
-        taken = next((r for r in known if r.id == team_id), None) if team_id else None
-        if taken is not None:
-            raise refuse("admin.error.id_taken", id=team_id, team=taken.name)
+        taken = next((r for r in known if r.id.casefold() == team_id.casefold()),
+                     None) if team_id else None
+        if taken is not None:  # (in any letter case: an id in a link ignores it)
+            raise refuse("admin.error.id_taken", id=taken.id, team=taken.name)
         if team_id and not ID_PATTERN.match(team_id):
             raise refuse("admin.error.bad_id", id=team_id, line="—")
         if any(r.name == name for r in known) and not confirm:
@@ -397,10 +458,17 @@ class EventAndTeams(DirectorBase):
         (its opponent is not left without a result): that needs `confirm`."""
         row = self.team(team)
         event = self._open_event()
-        if row.withdrawn:
-            raise refuse("admin.error.already_withdrawn", team=self.label(row.id),
-                         round=row.withdrawn_after)
         current = self.current_round()  # type: ignore[attr-defined]
+        # A team withdrawn after a round it is still playing may be withdrawn now instead
+        # (its match forfeited) without being reinstated first: an earlier round, not later.
+        if row.withdrawn_after is not None and (
+                after_round is None or after_round >= row.withdrawn_after):
+            how, round_no = self.withdrawal(row.id) or ("after", row.withdrawn_after)
+            raise refuse("admin.error.already_withdrawn", team=self.label(row.id),
+                         when=words_of_withdrawal(how, round_no))
+        if after_round is None and not confirm and \
+                (playing := self._open_match(row.id, current - 1)) is not None:
+            raise self._when_to_withdraw(row, *playing)
         after = current if after_round is None else after_round
         if not 0 <= after <= current:
             raise refuse("admin.error.withdraw_round", current=current)
@@ -435,6 +503,34 @@ class EventAndTeams(DirectorBase):
                                     by)
             self._draft_outdated(by)
         self._changed()
+
+    def _when_to_withdraw(self, row: TeamRow, round_no: int, table: int, opponent: str
+                          ) -> Exception:
+        """The question when a team leaves in the middle of a round: after it (the match is
+        played out) or now (it loses the match by forfeit)."""
+        asked = confirm_first("admin.confirm.withdraw_when", team=self.label(row.id),
+                              round=round_no, table=table, opponent=self.label(opponent))
+        asked.choices = (
+            Choice("when", "next", "admin.withdraw.choice_next", {"round": round_no},
+                   "--yes"),
+            Choice("when", "now", "admin.withdraw.choice_now",
+                   {"round": round_no, "opponent": self.label(opponent)}, "--now --yes"))
+        return asked
+
+    def withdrawal(self, team: str) -> tuple[str, int] | None:
+        """How a withdrawn team left, in the one wording every page and printout uses:
+        ("after", N), it plays no round after round N; ("during", N), it left in the middle of
+        round N and lost that match by a ruling. None: the team is in the event."""
+        row = next((r for r in self.team_rows() if r.id == team), None)
+        if row is None or row.withdrawn_after is None:
+            return None
+        left = row.withdrawn_after + 1
+        for ruling in self.rulings():  # type: ignore[attr-defined]
+            if ruling.round == left and ruling.kind in ("forfeit", "disqualification"):
+                ns, ew = self._teams_at(left, ruling.table)  # type: ignore[attr-defined]
+                if (ns if ruling.loser == "NS" else ew) == team:
+                    return "during", left
+        return "after", row.withdrawn_after
 
     def _open_match(self, team: str, after: int) -> tuple[int, int, str] | None:
         """The match of a round after `after` that the team is in and that has no result
@@ -485,6 +581,34 @@ class EventAndTeams(DirectorBase):
     def _draft_outdated(self, by: str) -> None:
         """A change to the field discards the private draft (it is computed again)."""
         self.discard_draft(by, quiet=True)  # type: ignore[attr-defined]
+
+
+def _changed_fields(row: TeamRow, entrant: roster.Entrant) -> list[Words]:
+    """What a corrected list changes of a team, field by field, in words."""
+    out = []
+    if entrant.name != row.name:
+        out.append(words("admin.update.name", was=row.name, now=entrant.name))
+    if entrant.unit != row.unit:
+        out.append(words("admin.update.unit", was=row.unit or "—", now=entrant.unit or "—"))
+    if tuple(entrant.players) != tuple(row.players):
+        out.append(words("admin.update.players", was="、".join(row.players) or "—",
+                         now="、".join(entrant.players) or "—"))
+    return out
+
+
+def _team_text(name: str, unit: str, players: tuple[str, ...]) -> str:
+    return " / ".join((name, unit or "—", "、".join(players) or "—"))
+
+
+def _listing(items: list[Any]) -> Any:
+    from .triage import listing  # (triage reads the director's views: imported when used)
+
+    return listing(items)
+
+
+def words_of_withdrawal(how: str, round_no: int) -> Words:
+    """「第 2 轮后退赛」 or 「第 3 轮中途退赛（本场判负）」 (`EventAndTeams.withdrawal`)."""
+    return words(f"admin.withdrawal.{how}", round=round_no)
 
 
 def _rounds_of(fmt: str, ruleset_rounds: int | None) -> int:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...rules.errors import Words, words
+from . import search
 
 PLAYING = frozenset({"setup", "ready", "bury", "play", "entry", "result"})
 
@@ -95,6 +96,5 @@ def attention_words(rows: list[Any]) -> Any:
 
 def found(query: str, *fields: str) -> bool:
     """Whether a team with these fields (id, name, unit, players …) is what `query` looks
-    for: every word of it in one of the fields, letter case ignored."""
-    text = " ".join(fields).casefold()
-    return all(part in text for part in query.casefold().split())
+    for: every word of it in one of the fields, letter case ignored, 简/繁 alike."""
+    return search.found(query, *fields)

@@ -67,6 +67,7 @@ class StandingRow:
     group: str
     withdrawn_after: int | None
     joined_round: int
+    withdrawal: tuple[str, int] | None = None  # Director.withdrawal: ("during", 3) …
 
 
 @dataclass
@@ -148,7 +149,8 @@ def standing_rows(director: Director) -> list[StandingRow]:
         out.append(StandingRow(
             s.rank, s.tied, s.team, team.name if team else s.team, team.unit if team else "",
             s.points, s.net, s.opponents, s.played, s.group,
-            team.withdrawn_after if team else None, team.joined_round if team else 1))
+            team.withdrawn_after if team else None, team.joined_round if team else 1,
+            director.withdrawal(s.team) if team and team.withdrawn else None))
     return out
 
 

@@ -296,8 +296,14 @@ class HallFeed:
             slot.release()
 
     def team_json(self, team: str) -> bytes | None:
-        """The team's view for `GET /api/team/ID` (None: no such team)."""
-        view = self.current().team(team)
+        """The team's view for `GET /api/team/ID`, the id in any letter case as a link may
+        give it (None: no such team)."""
+        frame = self.current()
+        view = frame.team(team)
+        if view is None:
+            same = [known for known in self.director.team_names() if
+                    known.casefold() == team.casefold()]
+            view = frame.team(same[0]) if len(same) == 1 else None
         if view is None:
             return None
         return view.split(b"data: ", 1)[1].rstrip(b"\n")

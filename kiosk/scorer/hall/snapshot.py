@@ -11,7 +11,7 @@ from typing import Any
 
 from ...i18n import LANGS
 from ...table.state import MatchState
-from ..director import ONLINE_WITHIN, Director
+from ..director import ONLINE_WITHIN, Director, search
 
 LATE_AFTER = 300.0  # seconds past the round's match time before a table counts as late
 
@@ -244,6 +244,8 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
                 "round": result.round, "table": sat_at, "side": sat_as,
                 "opponent": names.get(other, "") if other else None,
                 "won": result.winner == member if result.winner else None,
+                # a late entry's round before it joined: no opponent, no winner (缺赛)
+                "missed": other is None and result.winner is None,
                 "points": result.points.get(member, 0), "net": result.net.get(member, 0),
                 "ruling": ruled.get((result.round, sat_at)) if other and sat_at else None})
     withdrawn = {r.id: r.withdrawn_after for r in director.team_rows()}
@@ -251,7 +253,10 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
     for team in teams:
         now = places.get((team.id, round_no))
         out[team.id] = {**head, "team": {"id": team.id, "name": team.name, "unit": team.unit,
-                                         "withdrawn_after": withdrawn.get(team.id)},
+                                         "withdrawn_after": withdrawn.get(team.id),
+                                         # how it left, in the console's and printouts' words
+                                         "withdrawal": director.withdrawal(team.id)
+                                         if withdrawn.get(team.id) is not None else None},
                         "standing": standing.get(team.id), "side": now[1] if now else None,
                         "table": rows.get(now[0]) if now else None,
                         "next": upcoming.get(team.id), "bye": byes.get(team.id),
@@ -260,7 +265,12 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
 
 
 def team_list(director: Director) -> dict[str, Any]:
-    """The event's name and every team's id, name and unit, for the phones' search."""
+    """The event's name and every team's id, name, unit and players, for the phones' search:
+    each team's `find` (its words as the search compares them, `search.folded`) and `fold`,
+    the traditional characters the page folds in what is typed, so 王建國 finds 王建国."""
     event = director.event()
-    return {"event": event.name if event else None,
-            "teams": [{"id": t.id, "name": t.name, "unit": t.unit} for t in director.teams()]}
+    teams = [{"id": r.id, "name": r.name, "unit": r.unit, "players": list(r.players),
+              "find": search.folded(" ".join((r.id, r.name, r.unit, *r.players)))}
+             for r in director.team_rows()]
+    return {"event": event.name if event else None, "teams": teams,
+            "fold": search.traditional_of(str(t["find"]) for t in teams)}

@@ -75,8 +75,10 @@ def standing_rows(director: Director, lang: str) -> list[list[Any]]:
     out = []
     for s in views.standing_rows(director):
         status = []
-        if s.withdrawn_after is not None:
-            status.append(t("print.withdrawn", round=s.withdrawn_after))
+        if s.withdrawal is not None:  # (one wording: the console's, the phones')
+            how, round_no = s.withdrawal
+            status.append(t("print.withdrawn_during" if how == "during" else "print.withdrawn",
+                            round=round_no))
         if s.joined_round > 1:
             status.append(t("print.late", round=s.joined_round))
         out.append([f"{s.group}{s.rank}{'=' if s.tied else ''}", s.team, s.name, s.unit,

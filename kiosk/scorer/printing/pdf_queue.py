@@ -72,6 +72,7 @@ class PdfQueue:
         self._kept: OrderedDict[Hashable, Job] = OrderedDict()  # laid out, oldest use first
         self._jobs: OrderedDict[str, Job] = OrderedDict()  # by id, for their pages
         self._per_byte = SECONDS_PER_BYTE
+        self._start_seconds = START_SECONDS  # learnt too: a busy scorer starts a child slowly
         self._thread: threading.Thread | None = None
         self._closed = False
 
@@ -101,7 +102,9 @@ class PdfQueue:
             pending = self._pending.get(document)
             if pending is not None:  # its data is at most one layout older
                 return pending
-            if len(self._queue) >= self._waiting:
+            # (the first in line when none is laid out yet is being started: not waiting)
+            waiting = len(self._queue) - (self._running is None and bool(self._queue))
+            if waiting >= self._waiting:
                 raise QueueFull(len(self._queue) + (self._running is not None),
                                 max(5, math.ceil(self._busy_for())))
             job = Job(secrets.token_urlsafe(12), document, content, name, private, html,
@@ -125,8 +128,9 @@ class PdfQueue:
             return 0
 
     def estimate(self, job: Job) -> int:
-        """Seconds the layout of `job` takes in all, as guessed from the last large one."""
-        return math.ceil(START_SECONDS + job.size * self._per_byte)
+        """Seconds the layout of `job` takes in all, as the layouts before it took: a start
+        (the child and WeasyPrint's import, from every layout) and a rate (from large ones)."""
+        return math.ceil(self._start_seconds + job.size * self._per_byte)
 
     def _busy_for(self) -> float:
         jobs = [*([self._running] if self._running else []), *self._queue]
@@ -165,10 +169,12 @@ class PdfQueue:
             job.html = ""  # the PDF, or the failure, is what is kept
             self._running = self._child = None
             self._pending.pop(job.document, None)
-            if job.pdf is not None:
-                if job.size >= 200_000 and job.started is not None:  # large: a fair rate
-                    self._per_byte = max(1e-6, (job.finished - job.started - START_SECONDS)
-                                         / job.size)
+            if job.pdf is not None and job.started is not None:
+                took = job.finished - job.started
+                if job.size >= 200_000:  # large: a fair rate
+                    self._per_byte = max(1e-6, (took - self._start_seconds) / job.size)
+                else:  # small: mostly the start (it said 3 s of one that took 12 s)
+                    self._start_seconds = max(START_SECONDS, took - job.size * self._per_byte)
                 before = self._kept.get(job.document)
                 if before is not None:  # the same document as its data was: gone for good
                     self._forget(before)

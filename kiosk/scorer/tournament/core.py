@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 # A bye is recorded as a Result with b None; it scores as the event says (usually a win's big
@@ -121,8 +121,10 @@ def standings(teams: Sequence[Team], results: Iterable[Result],
 
 
 def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: int,
-                  seed: int) -> Pairing:
-    """The pairing of `round_no` (1-based). Round 1 is drawn with `seed`."""
+                  seed: int, lean: Mapping[str, int] | None = None) -> Pairing:
+    """The pairing of `round_no` (1-based). Round 1 is drawn with `seed`. `lean`: each team's
+    rounds at NS minus its rounds at EW so far; two teams leaning one way meet only where
+    no pairing avoids it (`swiss`)."""
     ids = [t.id for t in teams]
     had_bye = {r.a for r in results if r.b is None and r.winner == r.a}  # not a missed round
     if round_no == 1:
@@ -139,7 +141,7 @@ def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: in
 
     # Round 1: the drawn order stands for the standings, so the draw too keeps units apart.
     played = {frozenset((r.a, r.b)) for r in results if r.b is not None}
-    matching = cheapest(order, played, {t.id: t.unit for t in teams})
+    matching = cheapest(order, played, {t.id: t.unit for t in teams}, lean=lean)
     pairs = tuple((order[i], order[j]) for i, j in matching.pairs)
     rematches = sum(frozenset(p) in played for p in pairs)
     return Pairing(pairs, bye, rematches)

@@ -1,9 +1,11 @@
 """The Swiss round's matching: the cheapest perfect matching of a field in standings order.
 
-A pair's cost has three tiers, each outweighing everything below it: a rematch, then two teams
-of one unit (单位), then how far apart they stand ((place a − place b)²). The cheapest
-matching therefore has the fewest rematches, then the fewest unit pairs, then the closest
-standings. rustworkx's compiled blossom algorithm finds it.
+A pair's cost has four tiers, each outweighing everything below it: a rematch, then two teams
+of one unit (单位), then two teams that both sat one side more often (one of them would sit it
+twice more than the other: the sides are kept within one of each other where a pairing
+allows), then how far apart they stand ((place a − place b)²). The cheapest matching therefore
+has the fewest rematches, then the fewest unit pairs, then the fewest side clashes, then the
+closest standings. rustworkx's compiled blossom algorithm finds it.
 
 A complete graph of 800 teams has 320,000 edges; the cheapest matching almost only uses pairs
 a few places apart. So the matching is first found on a sparse graph (each team's nearest
@@ -46,8 +48,12 @@ class Tiers:
         return (self.n // 2) * (self.n - 1) ** 2
 
     @property
-    def same_unit(self) -> int:
+    def side_clash(self) -> int:
         return self.closeness_max + 1
+
+    @property
+    def same_unit(self) -> int:
+        return (self.n // 2) * self.side_clash + self.closeness_max + 1
 
     @property
     def rematch(self) -> int:
@@ -62,12 +68,16 @@ class Matching:
 
 
 def costs(order: Sequence[str], played: Collection[frozenset[str]],
-          unit: Mapping[str, str]) -> np.ndarray:
-    """The field's cost matrix by place (int64); the diagonal is never a pair."""
+          unit: Mapping[str, str], lean: Mapping[str, int] | None = None) -> np.ndarray:
+    """The field's cost matrix by place (int64); the diagonal is never a pair. `lean`: each
+    team's NS rounds minus its EW rounds so far."""
     n = len(order)
     tiers = Tiers(n)
     place = np.arange(n, dtype=np.int64)
     matrix = (place[:, None] - place[None, :]) ** 2
+    if lean:
+        sign = np.sign(np.array([lean.get(t, 0) for t in order], dtype=np.int64))
+        matrix += tiers.side_clash * ((sign[:, None] == sign[None, :]) & (sign != 0)[:, None])
     units = [unit.get(t, "") for t in order]
     codes = {u: k for k, u in enumerate(sorted(set(units)))}
     code = np.array([codes[u] for u in units])
@@ -83,7 +93,8 @@ def costs(order: Sequence[str], played: Collection[frozenset[str]],
 
 
 def cheapest(order: Sequence[str], played: Collection[frozenset[str]],
-             unit: Mapping[str, str], nearest: int = NEAREST) -> Matching:
+             unit: Mapping[str, str], nearest: int = NEAREST,
+             lean: Mapping[str, int] | None = None) -> Matching:
     """The cheapest perfect matching of an even field `order` (the standings order). Rematches
     are used only when no perfect matching avoids them, and then as few as possible."""
     n = len(order)
@@ -91,7 +102,7 @@ def cheapest(order: Sequence[str], played: Collection[frozenset[str]],
         raise ValueError("an odd field: give the bye first")
     if n == 0:
         return Matching((), 0, True)
-    matrix = costs(order, played, unit)
+    matrix = costs(order, played, unit, lean)
     rematch = Tiers(n).rematch
     allowed = matrix < rematch
     np.fill_diagonal(allowed, False)

@@ -23,7 +23,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..director import Director
+from ..director import Director, search
 from ..director.pairer import BackgroundPairer, pair_ahead
 from ..hall import snapshot as hall
 from ..hall.feed import HallFeed
@@ -100,7 +100,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         director.fold(0)  # resume from the checkpoint and fold what came after it
         feed.current()
         heap.settle()  # what starting took (the modules, the folds) lives as long as the server
-        tasks = [asyncio.create_task(feed.run()),
+        tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
+                 asyncio.create_task(feed.run()),
                  asyncio.create_task(checkpoints(director)),
                  asyncio.create_task(heap.keep_collections_short())]
         yield
@@ -122,12 +123,14 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                 Route("/api/standings", kept_json(hall.standings)),
                 Route("/api/tables", kept_json(hall.tables, ticking=True)), Route("/qr.svg", qr),
                 Route("/favicon.ico", favicon),
-                *outputs.routes(director), *admin.routes(director),
+                *outputs.routes(director), *admin.routes(),
                 *updates.routes(director.store.path.parent),
                 Mount("/static", StaticFiles(directory=STATIC), name="static")],
         middleware=[Middleware(SecurityHeaders)],
         exception_handlers=refusals.HANDLERS,  # a wrong address or method: in their language
         lifespan=contextlib.asynccontextmanager(lifespan))
+    app.state.director = director  # the console's endpoints read it (admin/)
+    app.state.logins = admin.login.limiter()  # the console's login attempts
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     app.state.kiosks = kiosks.Door(director)  # what the tables' endpoints share
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process

@@ -86,6 +86,17 @@
   // ---- pages that turn by themselves -------------------------------------------------
 
   // A pager shows as many rows of a list as fit its viewport, one page at a time.
+  // Whether a team name in `list` takes more than one line (its text's line boxes).
+  function wrappedName(list) {
+    return Array.from(list.querySelectorAll('.team')).some((team) => {
+      const text = team.lastChild;
+      if (!text || text.nodeType !== Node.TEXT_NODE) return false;
+      const range = document.createRange();
+      range.selectNodeContents(text);
+      return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size > 1;
+    });
+  }
+
   class Pager {
     // `label(rows, index, count)`: the indicator's text for a page (default "2/5").
     constructor(list, indicator, grow = 1, label = null) {
@@ -145,6 +156,13 @@
         if (this.list.scrollHeight <= avail + 0.5 || scale <= MIN_FIT) break;
         scale = Math.max(MIN_FIT, scale - 0.03);
       }
+      // Grown to fill the screen, a name still reads on one line: type so large that
+      // 福州榕城队 breaks as 福州榕城 / 队 is made smaller (at the normal size a long name
+      // may take two lines, as it reads whole).
+      while (scale > 1 && wrappedName(this.list)) {
+        scale = Math.max(1, Math.round((scale - 0.05) * 1000) / 1000);
+        this.list.style.setProperty('--fit', String(scale));
+      }
     }
 
     show() {
@@ -203,8 +221,11 @@
       round.textContent = '';
     }
     const status = $('status');
-    // Between rounds (the next round published, not started) the status says so.
-    const shown = ev && ev.status === 'running' && snap.pairings_round ? 'between' : (ev && ev.status);
+    // Between rounds (every table of the round finished, 本轮结束 on the clock, or the next
+    // round published and not started) the status says so, never 比赛中 beside 本轮结束.
+    const over = Boolean(snap && snap.round_clock && snap.round_clock.state === 'over');
+    const between = ev && ev.status === 'running' && (snap.pairings_round || over);
+    const shown = between ? 'between' : (ev && ev.status);
     status.textContent = shown ? named('status', shown) : '';
     status.dataset.status = shown || '';
     $('muted').hidden = !(snap && snap.muted);

@@ -27,6 +27,7 @@
   let team = params.get('team') || remembered();
   let view = null;       // the team's view from the scorer
   let teams = null;      // every team, for the search
+  let fold = {};         // traditional character -> simplified, for what is typed
   let eventName = null;  // the event's name, from the team list
   let offset = 0;        // scorer time minus browser time, seconds
   let lastData = performance.now();
@@ -120,6 +121,7 @@
   async function teamList() {
     const list = await get('/api/teams');
     teams = list.teams;
+    fold = list.fold || {};
     eventName = list.event;
     gotData();
   }
@@ -134,21 +136,37 @@
     renderMatches();
   }
 
+  // What is typed, as the scorer folded each team's words (`find`): lower case, and each
+  // traditional character in its simplified form, so 王建國 finds 王建国 and 廈門 厦门.
+  function folded(text) {
+    return Array.from(text.normalize('NFKC').toLowerCase(), (c) => fold[c] || c).join('');
+  }
+
+  // Every word typed in one of the team's id, name, unit or players' names.
   function matches(query) {
-    const q = query.trim().toLowerCase();
+    const words = folded(query).split(/\s+/).filter(Boolean);
     const all = teams || [];
-    if (!q) return all;
-    return all.filter((x) => [x.name, x.id, x.unit].some((s) => String(s || '').toLowerCase().includes(q)));
+    if (!words.length) return all;
+    return all.filter((x) => words.every((w) => (x.find || '').includes(w)));
+  }
+
+  // The players a search found the team by (a player looking for their own name).
+  function playersFound(team, query) {
+    const words = folded(query).split(/\s+/).filter(Boolean);
+    return (team.players || []).filter((p) => words.some((w) => folded(p).includes(w)));
   }
 
   function renderMatches() {
-    const found = matches($('query').value);
+    const query = $('query').value;
+    const found = matches(query);
     $('matches').replaceChildren(...found.slice(0, SHOWN).map((x) => {
       const item = el('li');
       const button = el('button');
       button.type = 'button';
       button.dataset.team = x.id;
       button.append(el('span', 'name', x.name), el('span', 'unit', x.unit || ''));
+      const players = playersFound(x, query);
+      if (players.length) button.append(el('span', 'players', players.join('、')));
       button.addEventListener('click', () => choose(x.id));
       item.append(button);
       return item;
@@ -197,12 +215,12 @@
     const me = view.team;
     $('team-name').textContent = me.name;
     $('team-unit').textContent = me.unit || '';
-    const out = typeof me.withdrawn_after === 'number';  // it plays no round after that one
-    const left = out ? me.withdrawn_after + 1 : 0;
-    // left in the middle of a match: that round counts, as the forfeit ruled on it
-    const during = (view.history || []).some((h) => h.round === left && h.ruling);
+    // how it left, as the console and the printed standings say it: after round N, or
+    // during round N (that match lost by forfeit)
+    const out = me.withdrawal;
     $('withdrawn').hidden = !out;
-    $('withdrawn').textContent = out ? t(during ? 'withdrawn_during' : 'withdrawn', { round: left }) : '';
+    $('withdrawn').textContent = out
+      ? t(out[0] === 'during' ? 'withdrawn_during' : 'withdrawn', { round: out[1] }) : '';
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
@@ -284,6 +302,9 @@
     const rows = view.history || [];
     $('history-box').hidden = rows.length === 0;
     $('history').replaceChildren(...rows.map((h) => {
+      if (h.missed) {  // a late entry's round before it joined
+        return el('li', 'missed', t('history_missed', { n: h.round, points: h.points }));
+      }
       if (h.opponent === null) {
         return el('li', 'bye', t('history_bye', { n: h.round, points: h.points }));
       }
@@ -376,6 +397,10 @@
       return;  // the stream retries; the banner says what the page is waiting for
     }
     if (team !== asked) return;
+    if (data !== null && data.team && data.team.id !== asked) {
+      choose(data.team.id);  // the scorer found T01 for t01 (ids ignore letter case)
+      return;
+    }
     if (data !== null) {
       show(data);
       return;

@@ -1,0 +1,63 @@
+"""The message a console page shows after a form: its catalog key and parameters travel in
+the redirect's address, signed, so that a link made elsewhere cannot put its words in the
+console's notice box (only catalog sentences are ever shown, their parameters as text)."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
+
+from ...printing.templating import words
+
+# A new key at each start: a message in an address from before a restart is simply not shown.
+_KEY = secrets.token_bytes(32)
+
+
+def _signature(fields: list[tuple[str, str]]) -> str:
+    return hmac.new(_KEY, urlencode(fields).encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def back(target: str, kind: str, key: str | None, params: dict[str, Any] | None = None
+         ) -> RedirectResponse:
+    """Back to a page of the console with a message: "note" or "error", catalog `key`."""
+    fields = [("flash", key or "error.unexpected"), ("kind", kind),
+              *[(f"p_{k}", str(v)) for k, v in (params or {}).items()]]
+    query = urlencode([*fields, ("sig", _signature(fields))])
+    target, mark, anchor = target.partition("#")  # a row to land on (#t437) goes last
+    separator = "&" if "?" in target else "?"
+    return RedirectResponse(f"{target}{separator}{query}{mark}{anchor}", status_code=303)
+
+
+def refusal(target: str, exc: Exception) -> RedirectResponse:
+    """Back to a page of the console saying why `exc` refused (its catalog key)."""
+    return back(target, "error", getattr(exc, "key", None), getattr(exc, "params", None))
+
+
+def shown(request: Request, lang: str) -> tuple[str, str] | None:
+    """The message a redirect of this console carried: (kind, text), or None."""
+    fields = [(k, v) for k, v in request.query_params.multi_items()
+              if k in ("flash", "kind") or k.startswith("p_")]
+    if not hmac.compare_digest(request.query_params.get("sig", ""), _signature(fields)):
+        return None
+    key = request.query_params.get("flash", "")
+    if not key.startswith(("admin.", "roster.", "error.")):
+        return None
+    params = {k[2:]: v for k, v in fields if k.startswith("p_")}
+    try:
+        text = words(lang)(key, **params)
+    except (KeyError, IndexError, ValueError):
+        return None
+    kind = request.query_params.get("kind")
+    return ("error" if kind == "error" else "note"), text
+
+
+def safe_back(target: str) -> str:
+    """Only a page of this console (never another site)."""
+    path = target.split("?")[0]
+    return target if path.startswith("/admin") and "//" not in target else "/admin"

@@ -1,0 +1,100 @@
+"""The 概览 tab: the event (create, edit, the bye's points), what to do next, what needs the
+head referee now, and closing or reopening the event."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+
+from ...director import Director, triage, views
+from . import forms
+from .forms import Said
+
+
+def overview(director: Director, request: Request) -> dict[str, Any]:
+    event = director.event()
+    if event is None:
+        return {"rulesets": list(director.rulesets.values())}
+    current = director.current_round()
+    playing = bool(current) and director.round_start(current) is not None and \
+        not director.round_over(current)
+    return {"next_step": next_step(director), "bye_points": director.bye_points(),
+            "attention": triage.attention(views.round_rows(director, current))
+            if playing else [],
+            "tables_told": director._tables_told(),
+            "win_points": director.ruleset().result.win_points,
+            "current": director.current_round(), "clock": director.round_clock(),
+            "teams": len(director.team_rows()), "tables": director.table_count(),
+            "rulesets": list(director.rulesets.values())}
+
+
+def next_step(director: Director) -> Said:
+    """What the head referee does next, as a catalog key and its parameters."""
+    event = director._event()
+    if event.status == "closed":
+        return "admin.next.closed", {}
+    if not director.team_rows():
+        return "admin.next.teams", {}
+    if not director.table_count():
+        return "admin.next.tables", {}
+    current = director.current_round()
+    if current and director.round_start(current) is None:
+        return "admin.next.start", {"round": current}
+    if current and not director.round_over(current):
+        rows = views.round_rows(director, current)
+        left = sum(1 for r in rows if r.result is None)
+        needs = triage.attention_words(rows)
+        if needs is None:
+            return "admin.next.playing", {"round": current, "n": left}
+        return "admin.next.playing_attention", {"round": current, "n": left, "needs": needs}
+    if event.rounds and current >= event.rounds:
+        return "admin.next.close", {}
+    if director.current_draft() is not None:
+        return "admin.next.publish", {"round": current + 1}
+    return "admin.next.draft", {"round": current + 1}
+
+
+def create_event(director: Director, form: FormData, who: str) -> Said:
+    rounds_given = forms.whole(form, "rounds", "admin.label.rounds", default=0)
+    minutes = forms.number(form, "minutes", "admin.label.minutes", default=None)
+    seed = forms.whole(form, "seed", "admin.label.seed", default=None)
+    event = director.create_event(forms.text(form, "name"), forms.text(form, "ruleset"),
+                                  rounds_given or None, minutes, seed, by=who)
+    return "admin.note.event_created", {"name": event.name}
+
+
+def edit_event(director: Director, form: FormData, who: str) -> Said:
+    """The fields the form sent (a locked one is not sent: it stays as it is)."""
+    rounds = forms.whole(form, "rounds", "admin.label.rounds", default=None)
+    minutes = forms.number(form, "minutes", "admin.label.minutes", default=None)
+    changed, unpaired = director.edit_event(
+        forms.text(form, "name") if "name" in form else None,
+        forms.text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
+        confirm=forms.confirmed(form), by=who)
+    if unpaired:
+        return "admin.note.event_edited_codes", {"tables": "、".join(map(str, unpaired))}
+    return ("admin.note.event_edited" if changed else "admin.note.event_unchanged"), {}
+
+
+def bye_points(director: Director, form: FormData, who: str) -> Said:
+    points = forms.whole(form, "points", "admin.label.bye_points")
+    director.set_bye_points(points, forms.confirmed(form), by=who)
+    return "admin.note.bye_points", {"points": points}
+
+
+def close(director: Director, form: FormData, who: str) -> Said:
+    director.close_event(forms.confirmed(form), by=who)
+    return "admin.note.closed", {}
+
+
+def reopen(director: Director, form: FormData, who: str) -> Said:
+    director.reopen_event(forms.text(form, "reason"), by=who)
+    return "admin.note.reopened", {}
+
+
+PAGES = {"overview": overview}
+BACK = "/admin"  # where its forms come back to
+FORMS = {"event": create_event, "edit-event": edit_event, "bye-points": bye_points,
+         "close": close, "reopen": reopen}

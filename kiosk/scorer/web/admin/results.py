@@ -1,0 +1,56 @@
+"""The 成绩 tab: a round's matches counted by state with a filter each, one table's score
+sheet, and a ruling on a table (forfeit, disqualification, adjusted result …)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+
+from ...director import RULING_KINDS, Director, triage, views
+from ...printing.pages import sheet_context
+from ...printing.templating import lang_of
+from . import forms
+from .forms import Said
+
+
+def results(director: Director, request: Request) -> dict[str, Any]:
+    director._event()
+    current = director.current_round()
+    round_no = forms.query_int(request, "round", current)
+    round_no = min(max(round_no, 1), max(current, 1))
+    rows = views.round_rows(director, round_no) if current else []
+    show = forms.shown(request, triage.MATCH_FILTERS)
+    table = forms.query_int(request, "table", 0)
+    return {"round": round_no, "current": current, "show": show, "total": len(rows),
+            "rows": triage.chosen(rows, triage.MATCH_FILTERS, show),
+            "counts": triage.counted(rows, triage.MATCH_FILTERS),
+            "attention": triage.ATTENTION,
+            "byes": views.bye_rows(director, round_no) if current and not show else [],
+            "kinds": RULING_KINDS, "table": table,
+            "chosen": next((r for r in rows if r.table == table), None),
+            "individual": director._event().format == "individual-groups",
+            "seats": director.seats(round_no) if current else {},
+            "names": director.team_names()}
+
+
+def sheet(director: Director, request: Request) -> dict[str, Any]:
+    round_no = forms.query_int(request, "round", director.current_round())
+    table = forms.query_int(request, "table", 0)
+    return {"sheet": sheet_context(director, round_no, table, lang_of(request))}
+
+
+def ruling(director: Director, form: FormData, who: str) -> Said:
+    kind = forms.text(form, "kind")
+    net = forms.whole(form, "net", "admin.label.net", default=0) if kind == "adjusted" else 0
+    made = director.record_ruling(
+        forms.whole(form, "table", "admin.label.table"), kind, forms.text(form, "loser"),
+        forms.text(form, "reason"), forms.whole(form, "round", "admin.label.round"), net,
+        by=who)
+    return "admin.note.ruled", {"round": made.round, "table": made.table}
+
+
+PAGES = {"results": results, "sheet": sheet}
+BACK = "/admin/results"
+FORMS = {"ruling": ruling}

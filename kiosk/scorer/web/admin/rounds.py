@@ -1,0 +1,150 @@
+"""The 轮次 tab: the next round's private draft (swaps, discard), publishing it, undoing it,
+starting it, and the round's clock (pause, resume, extend, stop)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from starlette.datastructures import FormData
+from starlette.requests import Request
+
+from ....errors import AdminError
+from ....i18n import explain
+from ...director import Director, views
+from ...director.pairer import prepare_pairing
+from ...printing.templating import lang_of
+from . import forms
+from .forms import FormRefusal, Said
+
+
+def rounds(director: Director, request: Request) -> dict[str, Any]:
+    director._event()
+    draft = director.current_draft()
+    current = director.current_round()
+    draft_tables = []
+    if draft is not None:
+        names, units = director.team_names(), {t.id: t.unit for t in director.teams()}
+        warnings = director.draft_warnings(draft)
+        facts = _draft_facts(director)
+        for n, (ns, ew) in enumerate(draft.plan.pairs, 1):
+            draft_tables.append({"table": n, "ns": ns, "ew": ew, "ns_name": names[ns],
+                                 "ew_name": names[ew], "ns_unit": units.get(ns, ""),
+                                 "ew_unit": units.get(ew, ""),
+                                 "ns_facts": facts.get(ns), "ew_facts": facts.get(ew),
+                                 "warnings": [w for w in warnings if w.table == n]})
+        for n, group in enumerate(draft.plan.groups, 1):
+            draft_tables.append({"table": n, "group": [names[p] for p in group],
+                                 "warnings": []})
+        general = [w for w in warnings if w.table == 0]
+    else:
+        general = []
+    can_draft = None
+    if draft is None:
+        try:
+            director._next_round()
+            can_draft = ""
+        except AdminError as exc:
+            can_draft = explain(exc, lang_of(request))
+    published = bool(current) and director.round_start(current) is None
+    names = director.team_names()
+    placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) if draft else []
+    clock = director.round_clock()
+    warned_only = request.query_params.get("show") == "warned"  # a hall's draft: the
+    warned = [d for d in draft_tables if d["warnings"]]  # tables to look at, alone
+    return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
+            "draft_tables": warned if warned_only else draft_tables,
+            "draft_total": len(draft_tables), "warned": len(warned),
+            "warned_only": warned_only, "general": general,
+            "stale": draft is not None and director.draft_is_stale(draft),
+            "can_draft": can_draft, "current": current, "published": published,
+            "can_undo": bool(current) and not published and director.can_undo_round(),
+            "rows": views.round_rows(director, current) if current else [],
+            "byes": views.bye_rows(director, current) if current else [],
+            "groups": director.seats(current) if current else {},
+            "names": names, "clock": clock,
+            "time_left": director.round_time_left(clock) if clock else None,
+            "note": director.round_note(current) if current else "",
+            "unfinished": len(director._unfinished(current))
+            if current and director.round_start(current) is not None else 0}
+
+
+def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
+    """What the head referee weighs a drafted match by, for each team: its rank and big
+    points so far, and how often it sat NS and EW (a swap of sides keeps them level)."""
+    sides = director.sides_so_far()
+    none: Counter[str] = Counter()
+    return {s.team: {"rank": s.rank, "tied": s.tied, "points": s.points,
+                     "ns": sides.get(s.team, none)["NS"], "ew": sides.get(s.team, none)["EW"]}
+            for s in director.standings()}
+
+
+async def draft(director: Director, form: FormData, who: str) -> Said:
+    await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
+    made = director.make_draft(by=who, confirm=forms.confirmed(form))
+    return "admin.note.drafted", {"round": made.round}
+
+
+def discard(director: Director, form: FormData, who: str) -> Said:
+    director.discard_draft(by=who, confirm=forms.confirmed(form))
+    return "admin.note.discarded", {}
+
+
+def swap_teams(director: Director, form: FormData, who: str) -> Said:
+    a = forms.text(form, "first") or forms.required("admin.rounds.first_team")
+    b = forms.text(form, "second") or forms.required("admin.rounds.second_team")
+    director.swap_teams(a, b, by=who)
+    return "admin.note.swapped_teams", {"first": director.label(director.team(a).id),
+                                        "second": director.label(director.team(b).id)}
+
+
+def swap_tables(director: Director, form: FormData, who: str) -> Said:
+    a = forms.whole(form, "first", "admin.label.table")
+    b = forms.whole(form, "second", "admin.label.table")
+    director.swap_tables(a, b, by=who)
+    return "admin.note.swapped_tables", {"first": a, "second": b}
+
+
+def swap_sides(director: Director, form: FormData, who: str) -> Said:
+    table = forms.whole(form, "table", "admin.label.table")
+    director.swap_sides(table, by=who)
+    return "admin.note.swapped_sides", {"table": table}
+
+
+async def publish(director: Director, form: FormData, who: str) -> Said:
+    await prepare_pairing(director)  # (publishing without a draft drafts it first)
+    return "admin.note.published", {"round": director.publish(forms.confirmed(form), by=who)}
+
+
+def undo(director: Director, form: FormData, who: str) -> Said:
+    return "admin.note.undone", {"round": director.undo_round(forms.confirmed(form), by=who)}
+
+
+def start(director: Director, form: FormData, who: str) -> Said:
+    seconds = forms.number(form, "start_in", "admin.label.start_in", default=30.0)
+    return "admin.note.started", {"round": director.start_clock(seconds, by=who),
+                                  "seconds": round(seconds)}
+
+
+def clock(director: Director, form: FormData, who: str) -> Said:
+    action = forms.text(form, "action")
+    if action == "pause":
+        director.pause_clock(by=who)
+    elif action == "resume":
+        director.resume_clock(by=who)
+    elif action == "extend":
+        minutes = forms.number(form, "minutes", "admin.label.extend_minutes")
+        director.extend_clock(minutes, by=who)
+        return "admin.note.clock_extend", {"minutes": forms.shown_number(minutes)}
+    elif action == "stop":
+        director.stop_clock(forms.confirmed(form), by=who)
+    else:
+        raise FormRefusal("admin.error.clock_action")
+    return f"admin.note.clock_{action}", {}
+
+
+PAGES = {"rounds": rounds}
+BACK = "/admin/rounds"
+FORMS = {"draft": draft, "discard": discard, "swap-teams": swap_teams,
+         "swap-tables": swap_tables, "swap-sides": swap_sides, "publish": publish,
+         "undo": undo, "start": start, "clock": clock}
