@@ -1,8 +1,9 @@
 """A journal written by the kiosk before its state machine had types (commit 5d655f8), and
 what each of its matches folded to then: `tests/data/old-journal.jsonl` and
-`tests/data/old-journal-folded.json`. A test folds the same events with today's code and
-expects the same (kiosk/table/state.py's phases and event kinds are StrEnums whose values are
-the journal's strings).
+`tests/data/old-journal-folded.json`, with that commit's rulesets in
+`tests/data/old-rulesets/` (a match folds only with the ruleset it was set up with). A test
+folds the same events with today's code and expects the same (kiosk/table/state.py's phases
+and event kinds are StrEnums whose values are the journal's strings).
 
 Made once, by `python -m tests.old_journal` on that commit: bots play a match of each ruleset
 (kiosk.sim.table), then a scripted match uses every kind of event the bots do not (undo,

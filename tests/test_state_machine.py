@@ -9,14 +9,24 @@ from collections import defaultdict
 import pytest
 
 from kiosk.errors import SessionError
+from kiosk.rules import parse_ruleset
+from kiosk.rules.registry import Rulesets
 from kiosk.table import ManualClock, SessionConfig, TableSession
 from kiosk.table.journal import Event, Journal, table_path
 from kiosk.table.kinds import EventKind, Phase
 from kiosk.table.state import RULES, MatchState
 
-from .old_journal import EVENTS, FOLDED, summary
+from .old_journal import DATA, EVENTS, FOLDED, summary
 
 pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def old_rulesets() -> Rulesets:
+    """The rulesets as the old journal's matches were set up with them (a match keeps the
+    sha256 of its ruleset: a ruleset changed since is refused for it, as at a table)."""
+    files = sorted((DATA / "old-rulesets").glob("*.toml"))
+    return Rulesets({f.stem: parse_ruleset(f.read_bytes(), str(f)) for f in files})
 
 
 def old_events() -> dict[str, list[Event]]:
@@ -27,7 +37,7 @@ def old_events() -> dict[str, list[Event]]:
     return matches
 
 
-def test_a_journal_written_before_the_types_folds_as_it_did(rulesets):
+def test_a_journal_written_before_the_types_folds_as_it_did(old_rulesets):
     """Made by `tests/old_journal.py` on the code before this change (every kind of event):
     each match folds to what it folded to then, field for field."""
     expected = json.loads(FOLDED.read_text(encoding="utf-8"))
@@ -36,13 +46,13 @@ def test_a_journal_written_before_the_types_folds_as_it_did(rulesets):
     kinds = {e.kind for events in matches.values() for e in events}
     assert kinds == set(EventKind)  # the old journal holds every kind there is
     for name, events in matches.items():
-        state = MatchState(rulesets)
+        state = MatchState(old_rulesets)
         for event in events:
             state.apply(event)
         assert summary(state) == expected[name], name
 
 
-def test_the_old_journal_resumes_in_a_session(tmp_path, rulesets):
+def test_the_old_journal_resumes_in_a_session(tmp_path, old_rulesets):
     """The same events in a real journal file, read back and folded by the session."""
     expected = json.loads(FOLDED.read_text(encoding="utf-8"))
     name, events = next((n, e) for n, e in old_events().items() if n.endswith("/4"))
@@ -51,7 +61,7 @@ def test_the_old_journal_resumes_in_a_session(tmp_path, rulesets):
         journal.append(event.match, [(event.kind, event.data)], event.mono, event.wall,
                        event.actor)
     journal.close()
-    session = TableSession(Journal(table_path(tmp_path, 1)), rulesets, 1, ManualClock())
+    session = TableSession(Journal(table_path(tmp_path, 1)), old_rulesets, 1, ManualClock())
     assert summary(session.state) == expected[name]
     assert session.state.phase is Phase.READY  # a phase is a Phase, not a bare string
     session.close()
