@@ -27,8 +27,10 @@ demo: $(STAMP)
 os-packages:
 	bash .ci/os-packages.sh
 
+# ruff; mypy over the whole program, strict over the rules core, its errors and SQLite
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/mypy --strict kiosk/rules kiosk/errors.py kiosk/sqlite.py
 
 # The fast tier, about a minute: the rules, the session, the presenters, the store, the wire and

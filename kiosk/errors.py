@@ -219,6 +219,8 @@ class StoreError(ScorerError):
 class PrintError(ScorerError, ValueError):
     """A printed page that cannot be made as asked."""
 
+    key: str
+
     def __init__(self, key: str, **params: Any) -> None:
         super().__init__(key)
         self.key, self.params = key, params

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 #: Every event's fields (this release's schema, `schema.Event`), in the order the journal,
@@ -62,7 +62,7 @@ def seal(event: Mapping[str, Any]) -> tuple[str, str]:
     return hashlib.sha256(_canonical(event, data).encode()).hexdigest(), data
 
 
-def broken_link(events: list[Mapping[str, Any]], prev: str | None) -> int | None:
+def broken_link(events: Sequence[Mapping[str, Any]], prev: str | None) -> int | None:
     """The sequence number of the first event (in `events`, consecutive and in order) whose
     `prev` is not the hash of the one before it, or None. `prev`: the hash of the event before
     the first (None: not known, the first's link is not checked)."""

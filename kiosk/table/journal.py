@@ -39,20 +39,20 @@ LOW_SPACE = 50_000_000  # bytes free under which the kiosk warns
 
 @migrations()
 def create_events(db: sqlite_utils.Database) -> None:
-    db["events"].create(
+    db.table("events").create(
         {"seq": int, "device": str, "match": str, "kind": str, "data": str, "mono": float,
          "wall": float, "actor": str},
         pk="seq", not_null={"device", "kind", "data", "mono", "wall", "actor"})
-    db["events"].create_index(["match", "seq"])
-    db["device"].create({"id": str}, pk="id")
+    db.table("events").create_index(["match", "seq"])
+    db.table("device").create({"id": str}, pk="id")
 
 
 @migrations()
 def chain_events(db: sqlite_utils.Database) -> None:
     # Each event carries the hash of the one before; a journal from before the chain gets its
     # chain computed here, once.
-    db["events"].add_column("prev", str)
-    db["events"].add_column("hash", str)
+    db.table("events").add_column("prev", str)
+    db.table("events").add_column("hash", str)
     prev = ""
     rows = db.execute("SELECT seq, device, match, kind, data, mono, wall, actor FROM events "
                       "ORDER BY seq").fetchall()
@@ -68,7 +68,7 @@ def chain_events(db: sqlite_utils.Database) -> None:
 def index_kinds(db: sqlite_utils.Database) -> None:
     # The kiosk asks at every poll which match a round's setup made (`setups`): without this
     # index, each poll reads the whole day's journal.
-    db["events"].create_index(["kind", "match"])
+    db.table("events").create_index(["kind", "match"])
 
 
 def table_path(data_dir: str | Path, table: int) -> Path:
@@ -113,6 +113,9 @@ def connect(path: str | Path) -> sqlite_utils.Database:
 class Journal:
     """The append-only event log of one table. `Journal(path)` writes (one program at a time);
     `Journal.reader(path)` only reads."""
+
+    _lock: int | None
+    _chained = True  # False for a reader of a journal from before the hash chain
 
     def __init__(self, path: str | Path, device: str | None = None) -> None:
         self.path = Path(path)
@@ -262,7 +265,7 @@ class Journal:
         """The hash of event `seq` ("" for 0 or an event this journal does not have)."""
         if seq <= 0:
             return ""
-        if getattr(self, "_chained", True):
+        if self._chained:
             row = self._read("SELECT hash FROM events WHERE seq = ?", [seq]).fetchone()
             return str(row[0]) if row else ""
         events = self.events_after(seq - 1, 1)
@@ -315,7 +318,7 @@ class Journal:
                 "hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
 
     def _rows(self, where: str, args: list[Any]) -> Iterator[Event]:
-        prev = getattr(self, "_chained", True)
+        prev = self._chained
         columns = "seq, device, match, kind, data, mono, wall, actor" + \
             (", prev" if prev else "")
         cursor = self._read(f"SELECT {columns} FROM events {where}", args)
@@ -329,7 +332,7 @@ class Journal:
     def events(self, match: str | None = None) -> Iterator[Event]:
         """Every event in order, or those of one match."""
         where, args = ("WHERE match = ?", [match]) if match is not None else ("", [])
-        if not getattr(self, "_chained", True):
+        if not self._chained:
             yield from self._legacy(self._rows("ORDER BY seq", []), match)
             return
         yield from self._rows(f"{where} ORDER BY seq", args)
@@ -347,7 +350,7 @@ class Journal:
 
     def events_after(self, seq: int, limit: int) -> list[Event]:
         """Up to `limit` events after `seq`, in order (what the outbox sends next)."""
-        if not getattr(self, "_chained", True):
+        if not self._chained:
             return [e for e in self.events() if e.seq > seq][:limit]
         return list(self._rows("WHERE seq > ? ORDER BY seq LIMIT ?", [seq, limit]))
 
@@ -359,7 +362,7 @@ class Journal:
         """The first event that is not what its hash says, whose `prev` is not the hash of
         the event before it, or whose sequence number skips one (an edited or damaged
         journal), or None."""
-        if not getattr(self, "_chained", True):
+        if not self._chained:
             return None  # a journal from before the chain: nothing to check it against
         prev, expected = "", 1
         rows = self._read("SELECT seq, device, match, kind, data, mono, wall, actor, prev, "

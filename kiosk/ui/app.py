@@ -89,6 +89,7 @@ class TapButton(Button):
     style = StringProperty("normal")
     words = StringProperty("")
     chosen_size = NumericProperty(0)  # the font size asked for; smaller only where need be
+    font_size: float  # (Label's own property, named here for the type checker)
     lit = BooleanProperty(False)  # drawn pressed
     pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
     _fitting = False

@@ -447,11 +447,12 @@ class Controller:
             ui.correct_hand, ui.correct_preview = hand, None
             ui.correct = wizard.record_values(view.records[hand - 1])
             ui.overlay = "correct"
-        elif name == "r_save_correction" and ui.correct is not None:
+        elif name == "r_save_correction" and ui.correct is not None \
+                and ui.correct_hand is not None:
             hand, entry = ui.correct_hand, wizard.as_record(ui.correct)
             if ui.correct.trump:
                 entry["trump"] = {"suit": ui.correct.trump,
-                                  "seat": view.records[(hand or 1) - 1]["dealer"]}
+                                  "seat": view.records[hand - 1]["dealer"]}
             reason = translator(ui.lang)("ui.note.correction")
             self.send(lambda s: s.correct_hand(hand, entry, reason))
             ui.overlay, ui.referee_step = "referee", "menu"

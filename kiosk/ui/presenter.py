@@ -259,7 +259,7 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     shown = choices[page * per_page:(page + 1) * per_page]
     rulesets = tuple(Btn(f"setup:{rid}", name(lang) if name else rid, "primary")
                      for rid, name in shown)
-    nav: list[Btn] = []
+    nav: list[Btn | None] = []
     if pages > 1:
         nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
                 pager(page, pages, t)]
@@ -283,7 +283,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
     keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
     grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6)]
-    lines = (text + "▏",)
+    lines: tuple[str, ...] = (text + "▏",)
     if chinese:
         shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
         # the slots keep their places (an empty one does nothing): the keys never move
@@ -313,9 +313,9 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            lines=(t("ui.wait.at", time=at), t("ui.wait.how")))
     hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
-        nav = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
+        undo = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
         return ScreenModel("step", "ready.dealer", t("ui.q.dealer", hand=hand),
-                           grids=(seat_grid("dealer", SEATS, view, t),), nav=nav)
+                           grids=(seat_grid("dealer", SEATS, view, t),), nav=undo)
     dealer = seat_label(view, view.dealer or "", t)
     if view.kind == "individual" and not view.partner:
         return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
@@ -455,7 +455,8 @@ def mmss(left: float) -> str:
 def _paused(view: TableView, t: Any) -> ScreenModel:
     reason = view.pause_reason or PauseReason.REFEREE
     key = reason if reason in set(PauseReason) else PauseReason.REFEREE
-    lines = (t("ui.paused.why." + key.replace(" ", "_")), t("ui.paused.stopped"))
+    lines: tuple[str, ...] = (t("ui.paused.why." + key.replace(" ", "_")),
+                              t("ui.paused.stopped"))
     # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
     nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:
@@ -622,7 +623,8 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
 def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     """The hands so far in columns under their headings (the dealer, the level, the points,
     the total, the result, the levels after it), each hand's kitty and penalties under it."""
-    columns = ("hand", "dealer", "level", "points", "total", "result", "levels")
+    columns: tuple[str, ...] = ("hand", "dealer", "level", "points", "total", "result",
+                                "levels")
     if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
         columns = ("hand", "dealer", "partner", "level", "total")
     teams = f"{team_label(view, 'NS', t)}:{team_label(view, 'EW', t)}"  # A1:东西

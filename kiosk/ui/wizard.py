@@ -128,11 +128,11 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                                          9, 6),),
                          nav=nav)
     if step == "last_trick":
-        options = (("defenders", terms["defenders_seats"]), ("dealer", terms["dealer_seats"]))
+        sides = (("defenders", terms["defenders_seats"]), ("dealer", terms["dealer_seats"]))
         return StepModel("entry.last_trick", t("ui.q.last_trick"), lines=(
             t("ui.points_so_far", points=values.points),),
             grids=(Grid(tuple(Btn(f"e_last:{key}", text, _sel(values.last_trick == key))
-                              for key, text in options), 2, 1),), nav=(back,))
+                              for key, text in sides), 2, 1),), nav=(back,))
     if step == "kitty_points":
         return StepModel("entry.kitty_points", t("ui.q.kitty_points"),
                          lines=(t("ui.points_so_far", points=values.points),),
@@ -350,10 +350,9 @@ def _add(values: EntryValues, pending: dict[str, Any], view: TableView, value: i
 
 def side_terms(view: TableView, t: Any, lang: str, dealer: str | None) -> dict[str, str]:
     """The ruleset's own words for the two sides, and each with its seats."""
-    terms = view.terms
-    defenders = terms.get("defenders")(lang) if terms.get("defenders") else t("term.defenders")
-    dealer_side = terms.get("dealer_side")(lang) if terms.get("dealer_side") else \
-        t("term.dealer_side")
+    own = view.terms  # (a ruleset's own words, each a Texts: its words in a language)
+    defenders = own["defenders"](lang) if own.get("defenders") else t("term.defenders")
+    dealer_side = own["dealer_side"](lang) if own.get("dealer_side") else t("term.dealer_side")
     out = {"defenders": defenders, "dealer_side": dealer_side,
            "defenders_seats": defenders, "dealer_seats": dealer_side}
     if dealer and view.kind == "team":

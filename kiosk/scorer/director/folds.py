@@ -23,7 +23,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import IO, Any
 
 from ...rules import Ruleset, Rulesets
 from ...rules.errors import Words
@@ -273,7 +273,7 @@ def _proxy(items: dict[Any, Any]) -> MappingProxyType[Any, Any]:
 
 def _rebuild(cls: type, values: tuple[Any, ...]) -> Any:
     """A slotted dataclass (the rules core's values) from its slots' values."""
-    obj = object.__new__(cls)
+    obj: Any = object.__new__(cls)
     for name, value in zip(_slots(cls), values, strict=True):
         object.__setattr__(obj, name, value)
     return obj
@@ -289,8 +289,10 @@ class _Pickler(pickle.Pickler):
     slotted dataclasses as their values (dataclasses' own way back is ten times slower, and a
     restart loads tens of thousands of them)."""
 
-    dispatch_table: ClassVar[dict[Any, Any]] = {**copyreg.dispatch_table,
-                      MappingProxyType: lambda m: (_proxy, (dict(m),))}
+    def __init__(self, file: IO[bytes]) -> None:
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self.dispatch_table = {**copyreg.dispatch_table,
+                               MappingProxyType: lambda m: (_proxy, (dict(m),))}
 
     def reducer_override(self, obj: Any) -> Any:
         cls = type(obj)
@@ -319,7 +321,7 @@ class _Unpickler(pickle.Unpickler):
 
 def _dumps(obj: Any) -> bytes:
     out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    _Pickler(out).dump(obj)
     return out.getvalue()
 
 

@@ -288,8 +288,8 @@ class ResultsAndRulings(DirectorBase):
             raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         if not confirm:
             current = self.current_round()  # type: ignore[attr-defined]
-            unfinished = self._unfinished(current) if current and \
-                self.round_start(current) is not None else []  # type: ignore
+            started = current and self.round_start(current) is not None  # type: ignore
+            unfinished = self._unfinished(current) if started else []  # type: ignore
             if unfinished:
                 raise confirm_first("admin.confirm.close_unfinished", round=current,
                                     n=len(unfinished), tables=number_list(unfinished))

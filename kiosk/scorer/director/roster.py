@@ -126,16 +126,16 @@ def _parse(text: str) -> Roster:
     header = [cell.strip().lower() for cell in header_row]
     columns: dict[str, int] = {}
     for key, names in ALIASES.items():
-        for i, cell in enumerate(header):
-            if cell in names and key not in columns:
+        for i, heading in enumerate(header):
+            if heading in names and key not in columns:
                 columns[key] = i
     if "name" not in columns:
         raise _refuse(f"no name column in the first row {header_row}; use one of: "
                       f"{', '.join(ALIASES['name'])}", "roster.error.no_name_column",
                       line=header_line, names="、".join(ALIASES["name"][:8]))
     used = set(columns.values())
-    ignored = tuple(header_row[i].strip() for i, cell in enumerate(header)
-                    if i not in used and cell)
+    ignored = tuple(header_row[i].strip() for i, heading in enumerate(header)
+                    if i not in used and heading)
     out: list[Entrant] = []
     seen: dict[str, int] = {}
     for line, row in rows[1:]:

@@ -534,7 +534,8 @@ class RoundsAndPairings(DirectorBase):
         round_no = self.current_round()
         if not round_no or self.round_start(round_no) is not None:
             return None
-        tables = [(t, (ns,), (ew,)) for t, ns, ew in self.assignments(round_no)]
+        tables: list[tuple[int, tuple[str, ...], tuple[str, ...]]] = [
+            (t, (ns,), (ew,)) for t, ns, ew in self.assignments(round_no)]
         tables += [(t, tuple(s.values()), ()) for t, s in self.seats(round_no).items()]
         return round_no, sorted(tables)
 

@@ -17,6 +17,7 @@ import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 # A bye is recorded as a Result with b None; it scores as the event says (usually a win's big
 # points and no net levels, the Swiss custom).
@@ -152,11 +153,11 @@ def round_robin(members: Sequence[str]) -> list[list[tuple[str, str | None]]]:
     field: list[str | None] = list(members)
     if len(field) % 2:
         field.append(None)
-    rounds = []
+    rounds: list[list[tuple[str, str | None]]] = []
     for _ in range(len(field) - 1):
         pairs = [(field[i], field[-1 - i]) for i in range(len(field) // 2)]
-        rounds.append([(a, b) if a is not None else (b, a)  # type: ignore[misc]
-                       for a, b in pairs])
+        # (the bye second; only one of each pair can be the bye)
+        rounds.append([(a, b) if a is not None else (cast(str, b), a) for a, b in pairs])
         field = [field[0], field[-1], *field[1:-1]]
     return rounds
 

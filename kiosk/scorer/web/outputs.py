@@ -79,20 +79,22 @@ def routes(director: Director) -> list[Route]:
         if lang is None:
             return _unknown_lang()
         try:
-            where = {"round_no": _number(request, "round"), "table": _number(request, "table"),
-                     "team": request.query_params.get("team") or None}
+            round_no, table = _number(request, "round"), _number(request, "table")
+            team = request.query_params.get("team") or None
+            where = {"round_no": round_no, "table": table, "team": team}
             if ext == "pdf":
                 if kind not in printing.KINDS:
                     raise printing.PrintError("print.error.kind")
                 return await pdf_reply(
-                    request, ("print", kind, lang, *where.values()),
+                    request, ("print", kind, lang, round_no, table, team),
                     lambda: printing.page_of(director, kind, lang, **where),
-                    printing.file_name(director, kind, lang, ext, where["round_no"]),
+                    printing.file_name(director, kind, lang, ext, round_no),
                     stamp=(director.version(), int(director.clock() // 60)))
             if ext == "html":
                 body = await gate_of(request).make(
-                    ("html", kind, lang, *where.values()),
-                    lambda: printing.gather(director, kind, lang, **where).html)
+                    ("html", kind, lang, round_no, table, team),
+                    lambda: printing.gather(director, kind, lang, round_no=round_no, table=table,
+                                             team=team).html)
             else:
                 raise printing.PrintError("print.error.kind")
         except printing.PrintError as exc:
@@ -100,7 +102,7 @@ def routes(director: Director) -> list[Route]:
                                  **exc.params)
         except QueueFull as full:
             return busy(request, "print.pages.busy", full)
-        name = printing.file_name(director, kind, lang, ext, where["round_no"])
+        name = printing.file_name(director, kind, lang, ext, round_no)
         return HTMLResponse(body, headers={
             "Content-Disposition": printing.disposition(name, inline=True)})
 
@@ -208,7 +210,7 @@ def _job_url(request: Request, job: Job, ext: str = "") -> str:
 def _progress(request: Request, job: Job) -> Response:
     queue, lang = queue_of(request), lang_of(request)
     started = job.started is not None
-    seconds = round(queue.clock() - (job.started if started else job.queued))
+    seconds = round(queue.clock() - (job.started if job.started is not None else job.queued))
     return HTMLResponse(render(
         "print/queue.html", lang, state="running" if started else "waiting", job=job,
         ahead=queue.ahead(job), seconds=seconds, estimate=queue.estimate(job),
