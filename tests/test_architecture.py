@@ -1,6 +1,6 @@
-"""The layout is the architecture: every import between kiosk's packages goes inward (DESIGN.md's
-layers), and no module imports itself back through others. Read from the source, so it holds
-for imports inside functions too."""
+"""The layout is the architecture: every import between kiosk's packages goes inward (the
+layers of the README's table), and no module imports itself back through others. Read from
+the source, so it holds for imports inside functions too."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""Every band of RULES.md §2 and §6 at both edges, every kitty multiplier, the seeds' own examples.
+"""Every band of docs/rules.md §2 and §6 at both edges, every kitty multiplier, the seeds'
+own examples.
 
-The expected values are written from RULES.md's tables, not derived from the ruleset files."""
+The expected values are written from docs/rules.md's tables, not derived from the ruleset
+files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §4: who deals next, grabbed dealers and redeals, for each team ruleset."""
+"""docs/rules.md §4: who deals next, grabbed dealers and redeals, for each team ruleset."""
 
 from __future__ import annotations
 

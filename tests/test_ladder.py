@@ -1,4 +1,4 @@
-"""RULES.md §3: advancing one level at a time, must-play stops, finishing, straight-to-A."""
+"""docs/rules.md §3: advancing one level at a time, must-play stops, finishing, straight-to-A."""
 
 from __future__ import annotations
 

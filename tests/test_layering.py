@@ -1,5 +1,6 @@
-"""DESIGN.md layering: the rules core loads nothing outside the standard library (and the
-program's error hierarchy, kiosk.errors, which is standard library only itself)."""
+"""The layering (the README's table): the rules core loads nothing outside the standard
+library (and the program's error hierarchy, kiosk.errors, which is standard library only
+itself)."""
 
 from __future__ import annotations
 

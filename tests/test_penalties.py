@@ -1,4 +1,4 @@
-"""RULES.md §1 and §7: penalty points by side, per-card counts, effects and counters."""
+"""docs/rules.md §1 and §7: penalty points by side, per-card counts, effects and counters."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`kiosk replay` and the record contract of RULES.md §9, through the real command line."""
+"""`kiosk replay` and the record contract of docs/rules.md §9, through the real command line."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_the_penalties_example_replays_to_its_checked_lines():
 
 
 def test_shuangsheng_deal_of_255_card_points_is_refused():
-    # The shared example's deal 16 enters 255 card points; two decks hold 200 (RULES.md §1).
+    # The shared example's deal 16 enters 255 card points; two decks hold 200 (docs/rules.md §1).
     # The shipped copy reaches T = 255 with 95 points and a kitty of 40 taken by a pair.
     record = json.loads((EXAMPLES / "shuangsheng-2011-example.json").read_text())
     record["deals"][15] = {"partner_card": "Q", "points": 255}

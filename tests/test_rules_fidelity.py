@@ -1,5 +1,5 @@
-"""Issue 13: offences charged only to the side that can commit them (RULES.md §7 "Who can commit
-it"), per-card counts, the referee's confirmation, one penalty per incident, redeal callers,
+"""Issue 13: offences charged only to the side that can commit them (docs/rules.md §7),
+per-card counts, the referee's confirmation, one penalty per incident, redeal callers,
 the missing codes, each ruleset's own words, and errors in the reader's language."""
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ def test_chaodipi_frying_is_a_step_of_its_own_before_the_leads_clock(tmp_path, r
         s.press("N")
     clock.advance(50)
     s.press("E")
-    # a seat that said no may fry once another has fried, the dealer too (RULES.md §4)
+    # a seat that said no may fry once another has fried, the dealer too (docs/rules.md §4)
     assert (s.state.phase, s.state.fry_seats()) == ("fry", ("N", "S", "W"))
     s.fry("W", "NT")
     clock.advance(61)

@@ -1,4 +1,4 @@
-"""RULES.md §6: shuangsheng-2011 deals, partners by card, big points, prize-final groups."""
+"""docs/rules.md §6: shuangsheng-2011 deals, partners by card, big points, prize-final groups."""
 
 from __future__ import annotations
 

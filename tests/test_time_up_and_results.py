@@ -1,4 +1,4 @@
-"""RULES.md §5 (time up) and §8 (results, big points, net levels, forfeits)."""
+"""docs/rules.md §5 (time up) and §8 (results, big points, net levels, forfeits)."""
 
 from __future__ import annotations
 

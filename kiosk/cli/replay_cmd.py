@@ -1,4 +1,4 @@
-"""`kiosk replay FILE|-`: recompute a match record (RULES.md §9) and print one JSON object per
+"""`kiosk replay FILE|-`: recompute a match record (docs/rules.md §9) and print one JSON object per
 hand, or a score sheet. A bad record prints the lines before the problem, then the problem on
 stderr in the chosen language (naming the hand and the field), and exits 2."""
 

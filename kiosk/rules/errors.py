@@ -86,7 +86,7 @@ class MatchOver(EntryError):
 
 
 class RecordError(RulesError):
-    """A match record (RULES.md §9) is refused. `where` is ``hand 3``, ``deal 2``, ``end`` or
+    """A match record (docs/rules.md §9) is refused. `where` is ``hand 3``, ``deal 2``, ``end`` or
     ``record``; `field` names the field."""
 
     def __init__(self, where: str, field: str, problem: str) -> None:

@@ -1,4 +1,4 @@
-"""One hand's entries and the defenders' total T (RULES.md §1 and §7).
+"""One hand's entries and the defenders' total T (docs/rules.md §1 and §7).
 
 `score_hand` validates what the referee entered and works out T, the band it falls in, and what
 every penalty does. It knows nothing of levels or dealers: the match fold (`match.py`,
@@ -297,7 +297,7 @@ def _check_penalty(ruleset: Ruleset, entry: PenaltyEntry, where: str
 
 def _check_seat(ruleset: Ruleset, penalty: Penalty, seat: str, where: str, dealer: str,
                 dealer_side: frozenset[str], buried_by: str | None) -> None:
-    """Refuse a penalty at a seat that cannot commit it (RULES.md §7 "Who can commit it")."""
+    """Refuse a penalty at a seat that cannot commit it (docs/rules.md §7)."""
     partner = next((s for s in dealer_side if s != dealer), None)
     allowed = ruleset.seats_for(penalty.code, dealer, buried_by, partner)
     if seat not in allowed:

@@ -1,4 +1,5 @@
-"""shuangsheng-2011: an individual round of fixed deals with partners drawn by card (RULES.md §6).
+"""shuangsheng-2011: an individual round of fixed deals with partners drawn by card
+(docs/rules.md §6).
 
 Players are named by the seat letter they drew (E, N, W, S). Each deal's dealer comes in turn,
 the partner is drawn by a card, and every player scores big points from the defenders' total.
@@ -168,7 +169,7 @@ class PrizeFinals:
 
 
 def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4) -> PrizeFinals:
-    """Form the prize-final groups from prelim results (RULES.md §6). Each group lists its
+    """Form the prize-final groups from prelim results (docs/rules.md §6). Each group lists its
     players as (name, total) in final order (ties already ordered by the head referee). Group
     winners come first and group lasts last, each block by total; the ranking is cut into groups
     of `size` from the top. Raises EntryError when the field does not divide into groups."""

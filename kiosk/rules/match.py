@@ -1,4 +1,4 @@
-"""A team match as a fold of hands into a state (RULES.md §2–§5 and §8).
+"""A team match as a fold of hands into a state (docs/rules.md §2–§5 and §8).
 
 `TeamMatch` is immutable: `play` returns the next state and what the hand did. The same fold
 serves `kiosk replay`, the table session and the scorer's recomputation.
@@ -22,7 +22,7 @@ _NO_COUNTS: Mapping[tuple[str, str, str], int] = MappingProxyType({})
 
 @dataclass(frozen=True, slots=True)
 class HandEntry:
-    """What the referee entered for one hand of a team match (RULES.md §9)."""
+    """What the referee entered for one hand of a team match (docs/rules.md §9)."""
 
     points: int | None = None
     kitty: KittyEntry | None = None
@@ -69,7 +69,7 @@ class HandResult:
 
 @dataclass(frozen=True, slots=True)
 class MatchResult:
-    """The end of a match (RULES.md §8): big points and net levels by team."""
+    """The end of a match (docs/rules.md §8): big points and net levels by team."""
 
     winner: str
     by: str  # "ladder", "time-up", "forfeit" or "penalty"
@@ -282,9 +282,10 @@ class TeamMatch:
         return replace(self, winner=winner, by=by, time_up_pending=False)
 
     def time_up(self, hand_in_progress: bool) -> tuple[TeamMatch, TimeUpDecision]:
-        """The match time ran out (RULES.md §5). Returns the new state and the decision: a winner
-        now, or finish the hand in play (the next `play` then ends the match). Raises EntryError
-        when the ruleset has no time-up rule or no hand was played, MatchOver after a winner."""
+        """The match time ran out (docs/rules.md §5). Returns the new state and the decision:
+        a winner now, or finish the hand in play (the next `play` then ends the match). Raises
+        EntryError when the ruleset has no time-up rule or no hand was played, MatchOver after
+        a winner."""
         if self.winner is not None:
             raise self._over()
         rule = self.ruleset.time.time_up
@@ -322,7 +323,7 @@ class TeamMatch:
         return self._end(OTHER_TEAM[loser], "forfeit")
 
     def result(self) -> MatchResult | None:
-        """The match result once there is a winner (RULES.md §8), else None."""
+        """The match result once there is a winner (docs/rules.md §8), else None."""
         if self.winner is None or self.by is None:
             return None
         scoring = self.ruleset.result
@@ -338,8 +339,8 @@ class TeamMatch:
 
 def climb(ruleset: Ruleset, start: int, steps: int, first_step_free: bool
           ) -> tuple[int, int, bool]:
-    """Advance `steps` levels from ladder index `start` (RULES.md §3). A step out of a must-play
-    level is allowed only as the first step of a hand won as the dealer side at that level
+    """Advance `steps` levels from ladder index `start` (docs/rules.md §3). A step out of a
+    must-play level is allowed only as the first step of a hand won as the dealer side at that level
     (`first_step_free`); stepping out of the final level wins. Returns the new index, the levels
     actually moved, and whether the team won."""
     ladder = ruleset.ladder

@@ -1,4 +1,5 @@
-"""Match records (RULES.md §9): parse one, replay it through the fold, and yield the printed lines.
+"""Match records (docs/rules.md §9): parse one, replay it through the fold, and yield the
+printed lines.
 
 A record is untrusted input: every structural problem and every refused entry becomes a
 `RecordError` naming the hand (or deal) and the field. `replay` yields the lines of the hands

@@ -46,7 +46,7 @@ _INDIVIDUAL_ONLY_EFFECTS: Final = frozenset({"big-points"})
 #: Effects that cost nothing: a cost the referee must confirm is never one of these.
 FREE_EFFECTS: Final = frozenset({"warning", "record", "free"})
 
-#: Who can commit an offence (a penalty's `committed_by`), RULES.md §7 "Who can commit it".
+#: Who can commit an offence (a penalty's `committed_by`), docs/rules.md §7.
 COMMITTERS: Final = {
     "any": "any seat",
     "dealer-side": "the dealer and the dealer's partner",
@@ -283,7 +283,7 @@ class EventFormat:
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """A reading the project chose where the seed is unclear (RULES.md's **Reading:**)."""
+    """A reading the project chose where the seed is unclear (docs/rules.md's readings)."""
 
     topic: str
     text: Text
@@ -340,7 +340,7 @@ class Ruleset:
 
     @property
     def most_net_levels(self) -> int:
-        """The most net levels a won match can give (RULES.md §8: the levels strictly between
+        """The most net levels a won match can give (docs/rules.md §8: the levels strictly between
         the winner's and the loser's, so from the final level down to the first)."""
         return max(0, len(self.ladder) - 2)
 
@@ -358,7 +358,7 @@ class Ruleset:
         return self._lookup(total)  # type: ignore[no-any-return]
 
     def reading(self, topic: str) -> Text | None:
-        """The text of the project's reading on `topic` (RULES.md **Reading:**), if any."""
+        """The text of the project's reading on `topic` (docs/rules.md's readings), if any."""
         return next((r.text for r in self.readings if r.topic == topic), None)
 
     def dealer_side(self, dealer: str, partner: str | None = None) -> tuple[str, ...]:
@@ -369,10 +369,10 @@ class Ruleset:
 
     def seats_for(self, code: str, dealer: str, buried_by: str | None = None,
                   partner: str | None = None) -> tuple[str, ...]:
-        """The seats that can commit penalty `code` in a hand dealt by `dealer` (RULES.md §7
-        "Who can commit it"), in seat order N, E, S, W. `buried_by` is the seat that buried the
-        kitty last, where frying lets another seat bury (None: the dealer); `partner` the drawn
-        partner in individual rulesets. The kiosk's penalty step offers only these seats and the
+        """The seats that can commit penalty `code` in a hand dealt by `dealer` (docs/rules.md
+        §7), in seat order N, E, S, W. `buried_by` is the seat that buried the kitty last,
+        where frying lets another seat bury (None: the dealer); `partner` the drawn partner in
+        individual rulesets. The kiosk's penalty step offers only these seats and the
         rules core refuses any other. Raises EntryError for an unknown code or seat."""
         penalty = self._penalty(code)
         for name, seat in (("dealer", dealer), ("buried_by", buried_by), ("partner", partner)):

@@ -553,7 +553,7 @@ class TableSession:
     # -- records ----------------------------------------------------------------------------
 
     def export(self) -> dict[str, Any]:
-        """The current match as a RULES.md §9 record."""
+        """The current match as a docs/rules.md §9 record."""
         return self.state.export()
 
 

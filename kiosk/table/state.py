@@ -42,7 +42,7 @@ from .kinds import AFTER_PLAY, IDLE, IN_HAND, ClockKind, EventKind, PauseReason,
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
 #: Trump as the kiosk records it: a suit, or NT (no trump).
 TRUMPS = ("♠", "♥", "♣", "♦", "NT")
-#: The cards of one deck and of the kitty (RULES.md §1: two decks, a kitty of 8).
+#: The cards of one deck and of the kitty (docs/rules.md §1: two decks, a kitty of 8).
 DECK_CARDS, KITTY_CARDS = 54, 8
 #: The steps of the table's entry of a finished hand (kept in the journal, so that a half-entered
 #: hand survives a restart).
@@ -388,7 +388,7 @@ class MatchState:
             raise entry_refused(exc) from None
 
     def _record(self, draft: Draft) -> dict[str, Any]:
-        """The hand as a RULES.md §9 record entry (with the dealer always named)."""
+        """The hand as a docs/rules.md §9 record entry (with the dealer always named)."""
         record: dict[str, Any] = {"dealer": draft.dealer}
         if draft.as_played:
             record["as_played"] = True
@@ -677,7 +677,7 @@ class MatchState:
             mc.started, mc.running = ev.mono, True
 
     def fry_seats(self) -> tuple[str, ...]:
-        """The seats that may fry the kitty now: every seat but the last to bury (RULES.md §4:
+        """The seats that may fry the kitty now: every seat but the last to bury (docs/rules.md §4:
         a seat that said no may fry again once another has fried; the dealer too)."""
         draft, ruleset, clock = self.draft, self.ruleset, self.clock
         if draft is None or ruleset is None or not ruleset.frying or not draft.buriers or \
@@ -692,7 +692,7 @@ class MatchState:
 
     def _check_fry(self, data: dict[str, Any]) -> None:
         """A seat fries: it takes the kitty, re-buries on its own clock and sets a new trump
-        (RULES.md §4); the dealer stays."""
+        (docs/rules.md §4); the dealer stays."""
         self._need(Phase.FRY if self.fry_step else Phase.PLAY)
         ruleset = self.ruleset
         assert self.draft is not None and ruleset is not None
@@ -1264,7 +1264,7 @@ class MatchState:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
 
     def export(self) -> dict[str, Any]:
-        """The match as a RULES.md §9 record: `kiosk replay` of it reproduces every result."""
+        """The match as a docs/rules.md §9 record: `kiosk replay` of it reproduces every result."""
         ruleset = self.ruleset
         assert ruleset is not None
         setup = self.setup
@@ -1283,7 +1283,7 @@ class MatchState:
         return record
 
     def _export_end(self) -> dict[str, Any] | None:
-        if self.end is not None:  # RULES.md §9: the losing team and the reason
+        if self.end is not None:  # docs/rules.md §9: the losing team and the reason
             return {k: v for k, v in self.end.items() if k != "kind"}
         core = self.core
         if self.time_up is None or not isinstance(core, TeamMatch) or core.by != "time-up":

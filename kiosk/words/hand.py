@@ -3,8 +3,8 @@ the player's name), results, the kitty, each penalty with its direction (「罚8
 never a bare "+80"), the end of the match and the signatures in table order.
 
 The score sheet (`kiosk.words.sheet`) and the printed slip (`kiosk.hw.slip`) both speak through this
-module; the kiosk's screens may too. Every function takes the replay lines of RULES.md §9 and the
-record they came from.
+module; the kiosk's screens may too. Every function takes the replay lines of docs/rules.md §9
+and the record they came from.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tournament formats, recomputed from match results (RULES.md §8 and §6).
+"""Tournament formats, recomputed from match results (docs/rules.md §8 and §6).
 
 - xiamen-2015: Swiss. Round 1 by a seeded random draw (teams of one unit kept apart); later
   rounds strong against strong by the cheapest perfect matching of the field (`pairing`:

@@ -10,7 +10,7 @@ the same rounds again.
   match at a time, until one is left; the group winners play a knockout seeded in group order
   (A's winner is seed 1): places 1, 2, 3= and 4=.
 - Individual groups (shuangsheng-2011): players drawn into groups of 4 play the prelims, one
-  group a table; the prize-final groups are formed from the prelim totals (RULES.md §6,
+  group a table; the prize-final groups are formed from the prelim totals (docs/rules.md §6,
   `kiosk.rules.form_prize_finals`) and play a second round; final group 1 plays for the 1st
   prize. A player's seat letter is the order of the draw: E, N, W, S.
 """
@@ -144,7 +144,7 @@ def groups_knockout_standings(teams: Sequence[Team], groups: int, seed: int,
 
 def _ordered(totals: dict[str, int]) -> list[tuple[str, int]]:
     """A group's players by total, best first; equal totals keep the seat order (the head
-    referee orders ties: RULES.md §6)."""
+    referee orders ties: docs/rules.md §6)."""
     return sorted(totals.items(), key=lambda p: -p[1])
 
 
