@@ -168,7 +168,8 @@ def test_the_simulated_tables_say_why_they_cannot_play_in_chinese(tmp_path):
         "kiosk simulate：第 1 桌未能配对：第 1 桌的配对码不对：该码已作废，请向裁判长要新码",
         "kiosk simulate：第 1 桌未能配对：第 1 桌没有有效的配对码（已过期、已使用或因输错作废）："
         "请向裁判长要新码",
-        "kiosk simulate：记分台还没有给第 2 桌安排比赛：请先在裁判长后台开始一轮"]
+        "kiosk simulate：记分台现在没有给第 2 桌安排比赛：本轮还没有开始，或者本轮用不到这张桌"
+        "（裁判长后台的“轮次编排”页列出本轮用到的桌）"]
     assert all(chinese(s.stderr) for s in said)
 
 
