@@ -8,6 +8,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -91,6 +92,13 @@ def cli(*args: str, stdin: str | None = None, env: dict | None = None
 
 def jsonl(text: str) -> list[dict]:
     return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def ctrl_c_reaches() -> None:
+    """`preexec_fn` for a child the test stops with Ctrl-C (SIGINT), as a person's terminal
+    would: a suite started in the background of a shell without job control hands its
+    children SIGINT ignored, and Python then never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def free_port() -> int:

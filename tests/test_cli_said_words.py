@@ -482,13 +482,14 @@ def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
     import sys
     import time
 
-    from .helpers import ROOT
+    from .helpers import ROOT, ctrl_c_reaches
 
     env = {k: v for k, v in os.environ.items() if k not in ("KIOSK_LANG",)}
     child = subprocess.Popen(
         [sys.executable, "-m", "kiosk.cli.main", "simulate", "--data", str(tmp_path),
          "--table", "1", "--ruleset", "xiamen-2015"],  # (in real time: it runs for an hour)
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=ctrl_c_reaches)
     deadline = time.monotonic() + 30
     while not (tmp_path / "table-1.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.1)  # (polling to a deadline: the command is running once it exists)

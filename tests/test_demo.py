@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from .helpers import ROOT, fetch, free_port
+from .helpers import ROOT, ctrl_c_reaches, fetch, free_port
 
 
 def tables(url: str) -> list[dict]:
@@ -25,7 +25,7 @@ def test_make_demo_shows_tables_progressing_and_stops_cleanly(tmp_path):
     env = {**os.environ, "PORT": str(port), "SPEED": "400", "DEMO_DATA": str(tmp_path)}
     demo = subprocess.Popen(["make", "-s", "demo"], cwd=ROOT, env=env, text=True,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=ctrl_c_reaches)
     url = f"https://127.0.0.1:{port}"
     seen: list[int] = []
     quiet: set[int] = set()  # tables the director's page showed offline
