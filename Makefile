@@ -11,7 +11,7 @@ export PORT
 unexport PYTHONDONTWRITEBYTECODE
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check lint bench clean os-packages image image-test
+.PHONY: demo test check lint bench clean os-packages image image-test screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,15 @@ bench: $(STAMP)
 # customised (recommended); without it, the Debian fallback (debootstrap). UPDATE_KEY=FILE puts
 # the fleet's public update key in it.
 IMAGE_WORK ?= /var/tmp/kiosk-image
+# The kiosk's screens in docs/screenshots/, taken again by the scripted match under Xvfb.
+screenshots: $(STAMP) os-packages
+	for set in zh-Hans:800x480 zh-Hant:800x480 en:800x480 zh-Hans-portrait:720x1280; do \
+	  dir=docs/screenshots/$${set%%:*}; rm -rf $$dir; \
+	  xvfb-run -a -s "-screen 0 1280x1280x24" $(BIN)/kiosk table --screenshots $$dir \
+	    --lang $$(echo $${set%%:*} | sed 's/-portrait//') --size $${set##*:} || exit 1; \
+	  rm -f $$dir/screens.json; \
+	done
+
 image:
 	bash deploy/image/build-image.sh --work $(IMAGE_WORK) $(if $(BASE),--base $(BASE)) $(if $(UPDATE_KEY),--update-key $(UPDATE_KEY))
 

@@ -53,3 +53,12 @@ def test_the_readme_is_a_front_page_and_its_links_lead_somewhere():
     links = re.findall(r"\]\(([^)#]+)\)", readme)
     assert links and [link for link in links if not (ROOT / link).exists()] == []
     assert "../shared" not in TEXT  # nothing points outside the repository
+
+
+@pytest.mark.unit
+def test_every_link_in_the_docs_leads_somewhere():
+    """A link in docs/ is relative to its page (docs/screenshots/…, not docs/docs/…)."""
+    broken = [(page.name, link) for page in PAGES[1:]
+              for link in re.findall(r"\]\(([^)#:]+)\)", page.read_text(encoding="utf-8"))
+              if not (page.parent / link).exists()]
+    assert broken == []
