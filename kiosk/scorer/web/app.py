@@ -101,7 +101,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         feed.on_build = lambda: pair_ahead(director)
         director.fold(0)  # resume from the checkpoint and fold what came after it
         feed.current()
-        heap.settle()  # what starting took (the modules, the folds) lives as long as the server
+        heap.freeze()  # what starting took (the modules, the folds) lives as long as the server
         tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
                  asyncio.create_task(feed.run()),
                  asyncio.create_task(checkpoints(director)),
