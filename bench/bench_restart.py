@@ -19,12 +19,16 @@ Prints each (median of --repeat), and warm and killed as ratios to the floor and
 of 3 s. Then, in this process, the heap of a scorer serving that event (every match folded,
 the hall's frame built) and what the garbage collector holds the event loop for at that size
 (kiosk/scorer/net/heap.py): its sweep every 10 minutes, against a full collection as the
-interpreter runs one every few seconds under load when nothing is frozen (median of 5).
+interpreter runs one every few seconds under load when nothing is frozen (median of 5). And
+the event loop's longest wait while the folds' checkpoint of every match is taken and written:
+as the server takes it every minute (a table at a time, written in a thread), against the
+whole taken at once on the loop, as the server did before and still does as it stops.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import shutil
 import statistics
@@ -44,6 +48,7 @@ from kiosk.scorer.director import CHECKPOINT_NAME, Director
 from kiosk.scorer.hall.feed import HallFeed
 from kiosk.scorer.net import heap
 from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import checkpoint, save_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -116,6 +121,7 @@ def collector_pauses(source: Path, cache: Path) -> None:
         director = Director(Store(data / "scorer.sqlite"), Rulesets.load([]))
         director.fold(0)  # every event (the cache keeps no checkpoint)
         HallFeed(director, "http://127.0.0.1/").current()
+        checkpoint_stalls(director)
         heap.settle()
         tracked = len(gc.get_objects()) + gc.get_freeze_count()
 
@@ -134,6 +140,41 @@ def collector_pauses(source: Path, cache: Path) -> None:
     print(f"  garbage collector, {tracked:,} objects: the scorer's sweep (every "
           f"{heap.SWEEP_EVERY / 60:g} min) holds the loop {sweep:.0f} ms; a full collection "
           f"with nothing frozen {whole:.0f} ms")
+
+
+def checkpoint_stalls(director: Director) -> None:
+    """The loop's longest wait (a task asking to wake every millisecond) while a checkpoint
+    of every match is taken and written (the first after a cold start: the largest)."""
+
+    async def stall(take: Callable[[], Any]) -> tuple[float, float]:
+        director.folds.saved.clear()  # (every match again)
+        director.checkpoint_path.unlink(missing_ok=True)
+        lags: list[float] = []
+
+        async def probe() -> None:
+            while True:
+                asked = time.perf_counter()
+                await asyncio.sleep(0.001)
+                lags.append(time.perf_counter() - asked - 0.001)
+
+        task = asyncio.create_task(probe())
+        await asyncio.sleep(0.05)
+        started = time.perf_counter()
+        result = take()
+        if asyncio.iscoroutine(result):
+            await result
+        took = time.perf_counter() - started
+        await asyncio.sleep(0.05)
+        task.cancel()
+        return max(lags) * 1000, took
+
+    matches = sum(len(f.matches) for f in director.folds.tables.values())
+    whole, whole_took = asyncio.run(stall(lambda: save_checkpoint(director)))
+    steps, steps_took = asyncio.run(stall(lambda: checkpoint(director)))
+    print(f"  checkpoint of {matches:,} matches, {len(director.folds.tables)} tables: the loop "
+          f"waited at most {steps:.0f} ms as the server takes it (a table at a time, written "
+          f"in a thread; {steps_took:.2f} s in all), against {whole:.0f} ms taken at once "
+          f"({whole_took:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ restart, and never from a checkpoint that does not belong to the store or to thi
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sqlite3
@@ -14,6 +15,7 @@ from kiosk.scorer.director import folds as folds_module
 from kiosk.scorer.director.folds import Folds
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import checkpoint
 
 from .hall_events import RULESETS, Tables
 from .hall_events import hall as make_hall
@@ -61,6 +63,44 @@ def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tm
     for table in (1, 2, 3, 4):  # every match as a fold from the first event makes it
         assert facts(again.fold(table)) == facts(director.fold(table))
     assert picture(again) == picture(director) != before
+
+
+@pytest.mark.sim
+def test_a_checkpoint_taken_a_table_at_a_time_while_events_land_resumes_whole(tmp_path):
+    # The server takes its checkpoint a table at a time, folding new events in between, and
+    # writes it in a thread; killed then, its restart resumes from it to every match as a
+    # fold from the first event makes it.
+    director = make_hall(tmp_path, clock=fixed_clock)
+    director.start_round(0)
+    tables = Tables(director)
+    for table in (1, 2, 3, 4):
+        tables.post(table, 100)
+    director.fold(0)
+    began_at = director.folds.rowid
+
+    async def events_landing() -> None:
+        for table, upto in ((1, 130), (4, 140), (2, 150), (4, 170), (3, 120), (1, 180)):
+            await asyncio.sleep(0)
+            tables.post(table, upto)
+            director.fold(0)
+
+    async def both() -> None:
+        await asyncio.gather(checkpoint(director), events_landing())
+
+    asyncio.run(both())
+    assert director.folds.rowid > began_at  # (events were folded while it was taken)
+    # … and the scorer killed: no checkpoint as it stops
+    again = reopened(director)
+    assert again.folds.load(again.checkpoint_path, again.store.db.conn)
+    assert again.folds.rowid == began_at  # resumes where it began, reading later ones again
+    again._folded_at = (-1, -1)
+    straight = Folds(RULESETS)
+    straight.update(director.store.db.conn)
+    for table in (1, 2, 3, 4):
+        assert facts(again.fold(table)) == facts(straight.table(table)) == \
+            facts(director.fold(table))
+    assert picture(again) == picture(director)
+    assert director.folds.save(director.checkpoint_path) == 4  # those moved on since
 
 
 @pytest.mark.unit

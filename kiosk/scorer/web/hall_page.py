@@ -9,8 +9,6 @@ import io
 import json
 from pathlib import Path
 
-import segno
-
 from ...i18n import LANGS, catalog
 
 STATIC = Path(__file__).parent / "static"
@@ -32,6 +30,8 @@ def html() -> str:
 def qr_svg(address: str) -> bytes:
     """The scorer's address as a QR code: a standalone SVG document (with its namespace, or
     a browser draws nothing for it as an image)."""
+    import segno  # (here: the first /qr.svg, not the scorer's start)
+
     out = io.BytesIO()
     segno.make(address, error="m").save(out, kind="svg", scale=8, border=4, dark="#000",
                                         light="#fff")

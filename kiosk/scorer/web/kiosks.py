@@ -67,7 +67,6 @@ LATE = 1.0  # seconds a batch may have waited on the event loop before it is tur
 BACKLOG = 1.0  # seconds of work the writer may have waiting before batches are turned away
 RETRY_AFTER = 2  # seconds a kiosk turned away waits at least (its outbox adds jitter)
 DEVICE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
-_english = translator("en")
 
 
 class Signed(NamedTuple):
@@ -200,7 +199,8 @@ def refusal(request: Request, status: int, key: str, now: float,
             **params: Any) -> Response:
     """A refusal: `key` and `params` for the kiosk to say it in its language; `error` in
     English for logs."""
-    return answer(request, {"error": _english(key, **params), "key": key, "params": params},
+    english = translator("en")  # (the catalog read at the first refusal, not at the start)
+    return answer(request, {"error": english(key, **params), "key": key, "params": params},
                   status, now, signer, headers)
 
 

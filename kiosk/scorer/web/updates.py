@@ -27,7 +27,6 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ...errors import UpdateRefused
-from ...update.bundle import PYTHON, is_older, verify
 
 BUNDLE, OFFER = "current.bundle", "current.json"
 ANY = "any"  # the slot of a bundle of pure wheels
@@ -48,6 +47,8 @@ def publish(data_dir: str | Path, bundle: Path, public_key: bytes | None = None,
     bundle is checked first (a bad one raises BundleError and the one served before stays).
     An older version than the one served asks `confirm(new, served)`; without a yes it raises
     UpdateRefused and nothing changes. Returns the offer."""
+    from ...update.bundle import is_older, verify  # (here: cryptography, ~15 ms of the start)
+
     manifest = verify(bundle, public_key) if public_key else _unverified(bundle)
     version, python = manifest.version, manifest.python
     served = _read_offer(_slot(data_dir, python))
@@ -104,6 +105,8 @@ def offer(data_dir: str | Path, python: str = LEGACY_PYTHON) -> dict[str, Any] |
 
 
 def _python_of(request: Request) -> str | None:
+    from ...update.bundle import PYTHON  # (here, not at the start: it imports cryptography)
+
     python = request.query_params.get("python", LEGACY_PYTHON)
     return python if python == "" or PYTHON.match(python) else None
 
