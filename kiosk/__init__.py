@@ -3,4 +3,4 @@
 The package root imports nothing, so `import kiosk.rules` stays standard-library only.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -49,3 +49,13 @@ def test_uvicorn_is_pinned_to_the_release_the_connection_guard_was_written_for()
     assert hasattr(httptools_impl, "STATUS_LINE")
     assert {"connection_made", "data_received", "send_400_response"} <= set(
         vars(httptools_impl.HttpToolsProtocol))
+
+
+def test_the_package_says_one_version():
+    """The release in pyproject.toml is the one the code reports and the changelog names."""
+    import kiosk
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert kiosk.__version__ == project["version"]
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert f"\n## {project['version']} (" in changelog
