@@ -138,3 +138,18 @@ def test_a_failing_snapshot_keeps_the_feed_and_its_last_picture(scorer, monkeypa
     assert feed.current() is first and feed.streams[""] == 0
     assert messages[0].startswith(b"retry: ") and b"event: snapshot" in messages[1]
     assert len(messages) <= 3  # (a ping perhaps) then it ends
+
+
+@pytest.mark.unit
+def test_a_kiosk_already_paired_keeps_its_pairing_when_given_a_code_again(tmp_path, scorer):
+    """A restarted kiosk's command line still carries the code it paired with: the saved
+    pairing goes on (not 'no valid code'); once swapped out, a new code pairs afresh."""
+    director, codes, client = scorer
+    first = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    again = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS, client)
+    assert again.credential == first.credential
+    assert "high_water" in again.assignment()  # its signed requests are taken
+    new_code = director.swap(1, confirm=True)  # the old kiosk's pairing is revoked
+    fresh = join(tmp_path / "k", 1, "http://testserver", new_code, RULESETS, client)
+    assert fresh.credential != first.credential
+    assert Credential.load(tmp_path / "k", 1) == fresh.credential

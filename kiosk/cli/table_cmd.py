@@ -206,9 +206,11 @@ def run_pair(args: argparse.Namespace) -> int:
     from ..errors import LinkError
     from ..i18n import translator
     from ..sync.join import join
+    from ..sync.link import Credential
     from ..table.journal import Journal, table_path
     from .main import load_rulesets
 
+    before = Credential.load(args.data, args.table)
     try:
         link = join(args.data, args.table, args.scorer, args.code, load_rulesets(args))
     except LinkError as exc:
@@ -216,8 +218,9 @@ def run_pair(args: argparse.Namespace) -> int:
     journal = Journal.reader(table_path(args.data, args.table))
     events = journal.last_seq
     journal.close()
-    print(translator(args.lang)("terminal.pair.done", table=args.table, url=link.url,
-                                events=events))
+    already = before is not None and link.credential == before  # the code was not needed
+    print(translator(args.lang)("terminal.pair.already" if already else "terminal.pair.done",
+                                table=args.table, url=link.url, events=events))
     return 0
 
 

@@ -28,6 +28,10 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
     if code is None:
         assert saved is not None
         return ScorerLink(saved.url if url in (None, "auto") else url, client, saved)
+    if saved is not None:
+        kept = _still_paired(saved, url, client)
+        if kept is not None:
+            return kept
     urls = _discover() if url in (None, "auto") else [url]
     failure: LinkError | None = None
     for candidate in urls:  # an mDNS answer is only an address to try
@@ -43,6 +47,22 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
                 break  # the scorer itself refused: another address will not help
     assert failure is not None
     raise failure
+
+
+def _still_paired(saved: Credential, url: str | None, client: httpx.Client | None
+                  ) -> ScorerLink | None:
+    """The saved pairing's link, if the scorer still takes it: a code given again (an old one
+    on a restarted kiosk's command line, a technician pairing twice) is then not needed and
+    not used up. None when the scorer refuses it (the kiosk was swapped out) or cannot be
+    reached at the saved address (a new scorer: pair afresh)."""
+    link = ScorerLink(saved.url if url in (None, "auto") else url, client, saved)
+    try:
+        link.assignment()
+    except LinkError:
+        if client is None:
+            link.close()
+        return None
+    return link
 
 
 def _pair(link: ScorerLink, data_dir: str | Path, table: int, code: str,
