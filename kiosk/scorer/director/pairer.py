@@ -156,7 +156,8 @@ class BackgroundPairer:
 
         def finished(done: Future[Pairing]) -> None:
             if with_loop is not None:
-                with_loop.call_soon_threadsafe(self._finished, args, done)
+                with contextlib.suppress(RuntimeError):  # the server stopped: nothing to keep
+                    with_loop.call_soon_threadsafe(self._finished, args, done)
             else:
                 self._finished(args, done)
 
