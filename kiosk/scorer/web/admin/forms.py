@@ -4,6 +4,7 @@ Python's): an empty required field, a number that is not one."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -44,31 +45,30 @@ _MISSING: Any = object()
 
 def whole(form: FormData, name: str, label: str, default: Any = _MISSING) -> Any:
     """The field as a whole number; `default` when empty (refused when there is none)."""
-    typed = text(form, name)
-    if not typed:
-        if default is _MISSING:
-            raise FormRefusal("admin.error.required", field=label)
-        return default
-    try:
-        return int(typed)
-    except ValueError:
-        raise FormRefusal("admin.error.whole_number", field=label, value=typed[:20]) from None
+    return _typed(form, name, label, default, int, "admin.error.whole_number")
 
 
 def number(form: FormData, name: str, label: str, default: Any = _MISSING) -> Any:
     """The field as a finite number; `default` when empty (refused when there is none)."""
+    return _typed(form, name, label, default, _finite, "admin.error.number")
+
+
+def _finite(typed: str) -> float:
+    value = float(typed)
+    if not math.isfinite(value):
+        raise ValueError(typed)
+    return value
+
+
+def _typed(form: FormData, name: str, label: str, default: Any,
+           parse: Callable[[str], Any], refusal: str) -> Any:
     typed = text(form, name)
     if not typed:
-        if default is _MISSING:
-            raise FormRefusal("admin.error.required", field=label)
-        return default
+        return required(label) if default is _MISSING else default
     try:
-        value = float(typed)
+        return parse(typed)
     except ValueError:
-        raise FormRefusal("admin.error.number", field=label, value=typed[:20]) from None
-    if not math.isfinite(value):
-        raise FormRefusal("admin.error.number", field=label, value=typed[:20])
-    return value
+        raise FormRefusal(refusal, field=label, value=typed[:20]) from None
 
 
 def shown_number(value: float) -> str:
