@@ -38,4 +38,4 @@ def test_a_field_that_is_not_its_number_is_refused_in_words(read, typed, said):
 
 @pytest.mark.parametrize("read", [forms.whole, forms.number])
 def test_an_empty_field_without_a_default_is_asked_for(read):
-    assert "每场分钟数" in refusal(read, "  ")
+    assert refusal(read, "  ") == "请填写“每场分钟数”。"
