@@ -25,6 +25,10 @@ from kiosk.sync.outbox import next_wait
 TIMEOUT = 5.0  # seconds: ScorerLink's own
 
 
+#: What `Kiosk.request` raises when no answer came (in TIMEOUT, or a broken one).
+NO_ANSWER = (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError)
+
+
 def address(table: int) -> str:
     return f"127.2.{table // 250}.{table % 250 + 1}"
 
@@ -58,7 +62,7 @@ class Kiosk:
         try:
             return await asyncio.wait_for(self._exchange(method, path, body, headers or {}),
                                           TIMEOUT)
-        except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError):
+        except NO_ANSWER:
             self.close()
             raise
 
@@ -96,9 +100,14 @@ class Kiosk:
         device = f"loop-{self.table}"
         while True:
             kiosk = KioskPairing(code, self.table, device)
-            status, headers, body = await self.request("POST", "/api/pair/start", json.dumps(
-                {"table": self.table, "device": device, "message": kiosk.message,
-                 "rulesets": rulesets}).encode())
+            try:
+                status, headers, body = await self.request("POST", "/api/pair/start", json.dumps(
+                    {"table": self.table, "device": device, "message": kiosk.message,
+                     "rulesets": rulesets}).encode())
+            except NO_ANSWER:
+                self.timeouts += 1  # no answer in time: the technician tries again
+                await asyncio.sleep(random.uniform(1, 2))
+                continue
             if status in (429, 503):
                 await asyncio.sleep(float(headers.get("retry-after", "1")) *
                                     random.uniform(1, 2))
@@ -131,7 +140,7 @@ class Kiosk:
             chunk = events[acked:acked + batch]
             try:
                 status, answer, retry = await self.send(chunk, len(events) - acked - len(chunk))
-            except (OSError, TimeoutError, asyncio.IncompleteReadError, ValueError):
+            except NO_ANSWER:
                 self.timeouts += 1
                 error: LinkError = LinkError("no answer")
             else:

@@ -80,6 +80,28 @@ CJK_HEIGHT_EM = 0.88  # Noto Sans CJK's ideographs, measured from the font
 DIGIT_HEIGHT_EM = 0.733  # Noto Sans CJK's digits, measured from the font
 
 
+class InputReads:
+    """When the window read its input. Kivy reads the window system's events at the end of a
+    frame and dispatches them in the next, so a touch dispatched now happened after the read
+    before last: `earliest` is the soonest it can have landed. The bounce guard judges a tap
+    by it, not by when a slow frame got round to it (a frame that built a new screen for a
+    whole second would otherwise let the bounce that came 80 ms after the first tap through).
+    """
+
+    def __init__(self) -> None:
+        self._frames: deque[float] = deque(maxlen=3)  # the last frames' starts
+
+    def start(self) -> None:
+        Clock.schedule_interval(lambda _dt: self._frames.append(Clock.get_boottime()), 0)
+
+    def earliest(self) -> float:
+        # (the start of the frame before last came before that frame's read)
+        return self._frames[0] if len(self._frames) == 3 else Clock.get_boottime()
+
+
+INPUT_READS = InputReads()
+
+
 class TapButton(Button):
     """A button that names the action it performs (tests and the scripted hand find it so).
     Its `words` are broken into lines at sensible points for its width (never a lone 「）」 or
@@ -92,6 +114,7 @@ class TapButton(Button):
     font_size: float  # (Label's own property, named here for the type checker)
     lit = BooleanProperty(False)  # drawn pressed
     pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
+    landed_after = 0.0  # the soonest it can have gone down (InputReads.earliest)
     _fitting = False
 
     def __init__(self, **kw: Any) -> None:
@@ -100,7 +123,7 @@ class TapButton(Button):
 
     def on_press(self) -> None:
         """The finger landed: lit at once, in the frame that dispatched the touch."""
-        self.pressed_at = Clock.get_boottime()
+        self.pressed_at, self.landed_after = Clock.get_boottime(), INPUT_READS.earliest()
         self.lit = True
 
     def on_release(self) -> None:
@@ -564,6 +587,7 @@ class KioskApp(App):
         # second.
         self._frame = Clock.create_trigger(self._before_draw, -1)
         Clock.schedule_interval(lambda _dt: self._frame(), 1 / 30)
+        INPUT_READS.start()
         return manager
 
     @property
@@ -623,7 +647,7 @@ class KioskApp(App):
 
     def tapped(self, button: TapButton) -> None:
         """A button released (during Kivy's dispatch of input): queued."""
-        self.taps.append((button.action, button.pressed_at,
+        self.taps.append((button.action, button.landed_after,
                           self.model.name if self.model else ""))
         self._frame()
 
@@ -634,10 +658,11 @@ class KioskApp(App):
         self._frame()
 
     def settled(self, action: str, at: float | None = None) -> bool:
-        """Whether a finger down at `at` (default now) on the button for `action` is meant for
-        it: the button has been on this screen at least SETTLE by then."""
+        """Whether a finger down at `at` (default: a touch dispatched now, by the soonest it
+        can have landed) on the button for `action` is meant for it: the button has been on
+        this screen at least SETTLE by then."""
         since = self._shown.get((self.model.name if self.model else "", action))
-        return since is None or (Clock.get_boottime() if at is None else at) >= since + SETTLE
+        return since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE
 
     def act(self, action: str) -> None:
         self.controller.act(action)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,9 @@ Finger = Callable[[float, float, bool], Callable[[], bool]]
 Burst = Callable[[list[tuple[float, float]], float, float], Callable[[], bool]]
 #: The pace of a burst: five taps a second, each 80 ms on the glass.
 BURST_EVERY, BURST_DOWN = 0.2, 0.08
+#: A finger that bounced: 30 ms on the glass, and down again 60 ms after it came up.
+BOUNCE_EVERY, BOUNCE_DOWN = 0.09, 0.03
+SLOW_FRAME = 0.4  # seconds
 
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
@@ -185,7 +189,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
         elif kind == "press":
             yield from _press(app, burst, arg, seen)
         elif kind in ("touch", "hold", "double"):
-            yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double")
+            yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double",
+                            burst=burst)
             taps += counting
         elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
@@ -248,10 +253,11 @@ def _dispatched() -> Finger:
 
 
 def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
-         twice: bool = False) -> Iterator[None]:
+         twice: bool = False, burst: Burst | None = None) -> Iterator[None]:
     """A finger on the button for `action` (once the runner has put it on the screen); held
     long enough to pause, for the countdown; `twice`: tapped again on the same spot a moment
-    later (a finger that bounced), whatever the screen shows by then."""
+    later (a finger that bounced), whatever the screen shows by then: both taps made by the
+    `burst` on its own clock where there is one (the X pointer), else by the finger."""
     for _ in range(100):
         widget = _find(app.root.current_screen, action)
         if widget is not None:
@@ -263,6 +269,22 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
     while not app.settled(action):  # as a person reads a new screen before tapping it
         yield
     x, y = widget.to_window(*widget.center)
+    if twice and burst is not None:  # the bounce's gap is the hand's, however slow the app
+        act = app.act
+
+        def then_slow(action: str) -> None:
+            # The first tap's answer is followed by a slow frame (a Pi laying the next
+            # question out, a busy machine): the bounce is read long after the screen changed.
+            app.act = act  # type: ignore[method-assign]
+            act(action)
+            time.sleep(SLOW_FRAME)
+
+        app.act = then_slow  # type: ignore[method-assign]
+        made = burst([(x, y), (x, y)], BOUNCE_EVERY, BOUNCE_DOWN)
+        while not made():
+            yield
+        yield
+        return
     yield from _until(finger(x, y, True), action)
     if hold:
         for _ in range(int(HOLD_TO_PAUSE / STEP) + 15):
