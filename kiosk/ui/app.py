@@ -90,9 +90,12 @@ class InputReads:
 
     def __init__(self) -> None:
         self._frames: deque[float] = deque(maxlen=3)  # the last frames' starts
+        self._started = False
 
     def start(self) -> None:
-        Clock.schedule_interval(lambda _dt: self._frames.append(Clock.get_boottime()), 0)
+        if not self._started:  # (one mark a frame, however many apps were built)
+            self._started = True
+            Clock.schedule_interval(lambda _dt: self._frames.append(Clock.get_boottime()), 0)
 
     def earliest(self) -> float:
         # (the start of the frame before last came before that frame's read)

@@ -107,7 +107,7 @@ Burst = Callable[[list[tuple[float, float]], float, float], Callable[[], bool]]
 BURST_EVERY, BURST_DOWN = 0.2, 0.08
 #: A finger that bounced: 30 ms on the glass, and down again 60 ms after it came up.
 BOUNCE_EVERY, BOUNCE_DOWN = 0.09, 0.03
-SLOW_FRAME = 0.4  # seconds
+SLOW_FRAME = 0.4  # seconds: the frame after the bounce's first tap is taken
 
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
