@@ -51,9 +51,12 @@ class Console:
     def __init__(self, tmp_path: Path, browser) -> None:
         self.folder = tmp_path
         self.now = [time.time()]  # the scorer's clock: a test may move it on
-        self.d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS, clock=lambda: self.now[0])
+        # The test's own director, on a connection of its own as the admin command's is: the
+        # server's is used on its event loop's thread alone, as the server uses it.
+        self.d, self.served = (Director(Store(tmp_path / "scorer.sqlite"), RULESETS,
+                                        clock=lambda: self.now[0]) for _ in range(2))
         password = self.d.first_password()
-        self.server = serve(create_app(self.d))
+        self.server = serve(create_app(self.served))
         self.url = self.server.__enter__().url
         self.context = browser.new_context(locale="zh-CN", viewport={"width": 1366,
                                                                      "height": 900})
@@ -82,6 +85,7 @@ class Console:
         self.context.close()
         self.server.__exit__(None, None, None)
         self.d.store.close()
+        self.served.store.close()
 
 
 def shows(form, **values: str) -> None:
