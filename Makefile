@@ -72,12 +72,14 @@ screenshots: $(STAMP) os-packages
 	done
 
 image:
+	bash .ci/os-packages.sh image
 	bash deploy/image/build-image.sh --work $(IMAGE_WORK) $(if $(BASE),--base $(BASE)) $(if $(UPDATE_KEY),--update-key $(UPDATE_KEY))
 
 # Both builds a user runs, read back partition by partition (pytest -m image; not part of make
 # test: root, loop devices, qemu, the network, and long). The base is a stand-in of the
 # official image's shape, made by tests/pi_os_base.sh.
 image-test: $(STAMP)
+	bash .ci/os-packages.sh image
 	KIOSK_IMAGE_TESTS=1 nice -n 19 $(BIN)/python -m pytest -m image -p no:cacheprovider -s tests/test_image.py
 
 clean:
