@@ -69,6 +69,24 @@ def test_a_cycle_among_frozen_objects_is_freed_by_the_sweep():
     assert gone() is None  # … the sweep does
 
 
+@pytest.mark.unit
+def test_nothing_is_collected_while_starting_and_what_lived_is_frozen_after():
+    collections = gc.get_stats()[0]["collections"]
+    with heap.starting():
+        assert not gc.isenabled()
+        made = [pair()[0] for _ in range(5 * gc.get_threshold()[0])]  # would set off several
+        assert gc.get_stats()[0]["collections"] == collections
+    assert gc.isenabled()
+    assert not walked(made[0])
+
+
+@pytest.mark.unit
+def test_the_collector_comes_back_when_starting_fails():
+    with pytest.raises(RuntimeError), heap.starting():
+        raise RuntimeError("the checkpoint could not be read")
+    assert gc.isenabled()
+
+
 def soon(client: TestClient, condition: Callable[..., bool], *args: object,
          within: float = 10.0) -> bool:
     """Whether `condition(*args)` holds within `within` seconds of the server's loop running

@@ -14,17 +14,28 @@ once in a while instead of every few seconds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+from collections.abc import Iterator
 
 SETTLE_EVERY = 10.0
 SWEEP_EVERY = 600.0
 
 
-def freeze() -> None:
-    """Freeze what lives now, without collecting first: as the scorer starts, where late in a
-    big event a collection would hold its first answer ~0.1 s. The start's few reference
-    cycles wait for the first sweep."""
-    gc.freeze()
+@contextlib.contextmanager
+def starting() -> Iterator[None]:
+    """No collection while the scorer starts (the checkpoint loaded, the folds brought up to
+    date, the first frame built), then what lives frozen. Late in a big event a start makes a
+    million objects that all live, and the collections they set off walked them again and
+    again: the first answer after a power cut took 0.67 s in the process, 0.24 s without.
+    Reference counting still frees the start's garbage; its few cycles wait for the first
+    sweep."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 def settle() -> None:

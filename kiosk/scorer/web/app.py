@@ -99,9 +99,9 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
         feed.on_build = lambda: pair_ahead(director)
-        director.fold(0)  # resume from the checkpoint and fold what came after it
-        feed.current()
-        heap.freeze()  # what starting took (the modules, the folds) lives as long as the server
+        with heap.starting():  # what starting makes (the folds) lives as long as the server
+            director.fold(0)  # resume from the checkpoint and fold what came after it
+            feed.current()
         tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
                  asyncio.create_task(feed.run()),
                  asyncio.create_task(checkpoints(director)),
