@@ -6,7 +6,8 @@ Each command runs `--runs` times, interleaved with the floor (`python -c pass` w
 interpreter and site-packages, so the editable install's path hook is in both), and the
 median wall time of each is printed with its ratio to the floor (aim ≤ 3 for `kiosk --help`
 and `kiosk replay`; ≤ 6 for the scorer's app, shown beside the libraries it cannot start
-without: asyncio, ssl, Starlette, uvicorn and sqlite-utils). Also the modules each start imports, from `-X importtime`: the largest.
+without: asyncio, ssl, Starlette, uvicorn and sqlite-utils). Also the modules each start
+imports, from `-X importtime`: the largest.
 The commands run with their bytecode cached (in a temporary PYTHONPYCACHEPREFIX), as on an
 installed kiosk, even where the shell sets PYTHONDONTWRITEBYTECODE.
 """
