@@ -117,6 +117,15 @@ fi
 
 stage_done() { [ -f "$WORK/.done-$1" ]; }
 say() { printf '%s\n' "$*"; }
+# What a card from the fallback drives, said as the build starts and as its last word.
+say_what_the_fallback_drives() {
+  [ -z "$BASE" ] || return 0
+  say "Debian fallback (no --base): this card drives a Pi 4 (cable, or Wi-Fi) with an HDMI" \
+      "touch display, and a Zero 2 W only with a USB Ethernet adapter; no Pi 5, no DSI display," \
+      "no header UART printer (use printer = \"usb\"), no shutdown button. For every target," \
+      "build with --base and the official Raspberry Pi OS Lite image."
+}
+say_what_the_fallback_drives
 
 # Mounts the chroot (or a base image) needs while a stage runs; always undone.
 MOUNTED=()
@@ -532,3 +541,4 @@ for stage in "${STAGES[@]}"; do
 done >"$TIMES"
 say "stage times (s), in $TIMES:"
 cat "$TIMES"
+say_what_the_fallback_drives
