@@ -1,6 +1,7 @@
-"""The scorer's garbage collection while it serves (kiosk/scorer/net/heap.py): what lived is frozen
-out of the full collections' walk, garbage is still freed, a cycle among frozen objects waits
-only for the sweep, and everything is back in the collector's sight when the server stops."""
+"""The scorer's garbage collection while it serves (kiosk/scorer/net/heap.py): only its own
+settles collect, what lived is frozen out of their walk, garbage is still freed, a cycle among
+frozen objects waits only for the sweep, and everything is back in the collector's sight (and
+its own collections on) when the server stops."""
 
 from __future__ import annotations
 
@@ -70,14 +71,21 @@ def test_a_cycle_among_frozen_objects_is_freed_by_the_sweep():
 
 
 @pytest.mark.unit
-def test_nothing_is_collected_while_starting_and_what_lived_is_frozen_after():
+def test_nothing_is_collected_from_the_start_until_the_thaw_but_by_settling():
     collections = gc.get_stats()[0]["collections"]
     with heap.starting():
-        assert not gc.isenabled()
         made = [pair()[0] for _ in range(5 * gc.get_threshold()[0])]  # would set off several
-        assert gc.get_stats()[0]["collections"] == collections
+    assert not walked(made[0])  # what starting made is frozen
+    served = [pair()[0] for _ in range(5 * gc.get_threshold()[0])]  # (serving)
+    assert gc.get_stats()[0]["collections"] == collections
+    garbage, gone = pair()
+    del garbage
+    assert gone() is not None  # a cycle waits for the settle …
+    heap.settle()
+    assert gone() is None  # … which frees it
+    assert not walked(served[0])
+    heap.thaw()
     assert gc.isenabled()
-    assert not walked(made[0])
 
 
 @pytest.mark.unit
@@ -114,5 +122,7 @@ def test_the_server_settles_and_sweeps_on_its_own_and_thaws_when_it_stops(
         assert soon(client, lambda: gone() is None)
         kept, _ = pair()
         assert soon(client, frozen, kept)
+        assert not gc.isenabled()  # its settles are the only collections while it serves
     assert walked(kept)  # the server stopped: nothing stays frozen
+    assert gc.isenabled()
     director.store.close()
