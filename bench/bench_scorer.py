@@ -259,6 +259,21 @@ class Scorer:
             process.kill()
             process.wait(10)
 
+    def failures(self) -> list[str]:
+        """The tracebacks in the scorer's log (each answer of 500 is logged with one)."""
+        path = self.data / "scorer.log"
+        blocks: list[list[str]] = []
+        current: list[str] | None = None
+        for line in (path.read_text(errors="replace").splitlines() if path.exists() else []):
+            if line.startswith("Traceback"):
+                current = [line]
+                blocks.append(current)
+            elif current is not None:
+                current.append(line)
+                if not line.startswith(" "):  # the exception's own line ends the block
+                    current = None
+        return ["\n".join(block) for block in blocks]
+
     def log_tail(self, lines: int = 20) -> str:
         path = self.data / "scorer.log"
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) \
@@ -462,7 +477,7 @@ def kiosk_run(base: Path, template: Path, codes: dict[int, str], tables: list[Ta
                           for kind, values in sorted(latencies.items())))
     print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(every)))} a request),"
           f" load generator {gen_cpu:.1f} s; {load()}")
-    report(tally)
+    report(tally, [scorer])
 
 
 # -- 1. table → hall latency --------------------------------------------------------------------
@@ -675,15 +690,19 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
               + f", {statistics.median(s[1] for s in in_run) / 1024:.0f} KiB each")
     print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(posts)))} a batch, "
           f"hall snapshots included), load generator {gen_cpu:.1f} s; {load()}")
-    report(tally, errors)
+    report(tally, [scorer], errors)
 
 
-def report(tally: Tally, errors: list[str] | None = None) -> None:
+def report(tally: Tally, scorers: list[Scorer], errors: list[str] | None = None) -> None:
     refused = tally.refused()
     for what, count in sorted(refused.items()):
         print(f"  refused or failed: {count} × {what}")
     for error in errors or []:
         print(f"  hall reader: {error}")
+    failures = [f for scorer in scorers for f in scorer.failures()]
+    if failures:  # (a failure's cause, not only its count)
+        print(f"  the scorer logged {len(failures)} traceback(s); the last:")
+        print("    " + failures[-1].replace("\n", "\n    "))
 
 
 # -- 2. ingest ----------------------------------------------------------------------------------
@@ -824,10 +843,11 @@ def slow_disk(base: Path, ms: float) -> dict[str, str]:
 def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 per_table: int, repeat: int, duration: float, batch: int) -> None:
     ours, plain, own, server_cpu, gen_cpu = [], [], [], [], []
-    tally = Tally()
+    tally, scorers = Tally(), []
     for i in range(repeat):
         data = fresh_store(base, template, f"ingest{i}")
         scorer = Scorer(data)
+        scorers.append(scorer)
         try:
             scorer.start()
             asyncio.run(pair_all(scorer.url, tables, codes))
@@ -861,7 +881,7 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
           f"({ms(statistics.median(server_cpu) / batches)} a batch), load generator "
           f"{statistics.median(gen_cpu):.1f} s; {load()}")
-    report(tally)
+    report(tally, scorers)
 
 
 # -- 3. catch-up after an outage ----------------------------------------------------------------
@@ -901,11 +921,12 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
                   repeat: int, duration: float) -> None:
     totals, starts, medians, server_cpu = [], [], [], []
     parts: dict[str, float] = {}
-    tally = Tally()
+    tally, scorers = Tally(), []
     queued = min(QUEUED, len(tables[0].events))
     for i in range(repeat):
         data = fresh_store(base, template, f"catchup{i}")
         scorer = Scorer(data)
+        scorers.append(scorer)
         try:
             scorer.start()  # the tables pair while the scorer is up ...
             asyncio.run(pair_all(scorer.url, tables, codes))
@@ -937,7 +958,7 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s; {load()}")
     print("  then, with every table's events at the scorer (median of 5 requests, one at a "
           "time): " + ", ".join(f"GET {path} {ms(t)}" for path, t in parts.items()))
-    report(tally)
+    report(tally, scorers)
 
 
 def hall_parts(url: str) -> dict[str, float]:
