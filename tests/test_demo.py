@@ -132,3 +132,41 @@ def test_a_demo_table_that_cannot_pair_at_once_tries_again(monkeypatch, tmp_path
     with pytest.raises(LinkError):  # a refusal is not tried again
         demo.join_retrying(tmp_path, 7, "https://x", "123456", {}, lambda *a, **k: None,
                            lambda s: False)
+
+
+@pytest.mark.process
+@pytest.mark.timeout(120)
+def test_a_demo_started_again_after_its_event_ended_keeps_the_hall_open(tmp_path):
+    from kiosk.rules import Rulesets
+    from kiosk.scorer.director import Director
+    from kiosk.scorer.store.database import Store
+    from kiosk.sim.demo import roster
+
+    # What a finished `make demo` leaves behind: its event played to the end, closed.
+    director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), Rulesets.load([]))
+    director.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
+    director.import_teams(roster())
+    director.close_event(confirm=True)
+    director.store.close()
+    port = free_port()
+    demo = subprocess.Popen(["make", "-s", "demo"], cwd=ROOT, text=True,
+                            env={**os.environ, "PORT": str(port), "DEMO_DATA": str(tmp_path)},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True, preexec_fn=ctrl_c_reaches)
+    url = f"https://127.0.0.1:{port}"
+    try:
+        said = []
+        for line in demo.stdout:  # (the test's timeout ends a demo that never says it)
+            said.append(line)
+            if line.startswith("演示：上次的演示赛事已经结束"):
+                break
+        assert "make demo FRESH=1" in said[-1], said
+        hall = json.loads(fetch(url + "/api/hall", timeout=5))  # the hall stays open
+        assert hall["event"]["status"] == "closed" and len(hall["standings"]) == 16
+        assert demo.poll() is None
+    finally:
+        os.killpg(demo.pid, signal.SIGINT)
+        out, _ = demo.communicate(timeout=60)
+    assert "演示：正在停止" in out
+    with pytest.raises(ProcessLookupError):
+        os.killpg(demo.pid, 0)  # nothing of the demo is left running

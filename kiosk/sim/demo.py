@@ -63,7 +63,9 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     if admin.event() is None:
         admin.create_event("厦门升级邀请赛（演示）", "xiamen-2015", seed=2026)
         admin.import_teams(roster())
-    codes = admin.add_tables(TABLES)  # a code for each table not paired yet
+    event = admin.event()
+    ended = event is not None and event.status == "closed"  # played to its end before
+    codes = {} if ended else admin.add_tables(TABLES)  # a code for each table not paired yet
     url = f"https://127.0.0.1:{port}"
     identity = tls.identity(director.store)
     server = server_for(create_app(director, url + "/"), "127.0.0.1", port,
@@ -82,8 +84,11 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     stop = threading.Event()
     standby = Standby(data)
     try:
-        play_event(admin, data, url, codes, speed, rulesets, stop, say, standby)
-        say("demo.over")
+        if ended:
+            say("demo.ended_before")
+        else:
+            play_event(admin, data, url, codes, speed, rulesets, stop, say, standby)
+            say("demo.over")
         while True:
             time.sleep(1)
     except KeyboardInterrupt:
