@@ -7,12 +7,16 @@ signed, said at once, and the outbox's wait after it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kiosk.errors import LinkError
+from kiosk.protocol import chain as event_chain
 from kiosk.protocol.wire import (
     WIRE_VERSION,
     check_batch,
@@ -24,6 +28,7 @@ from kiosk.protocol.wire import (
 from kiosk.sync.link import ScorerBusy, ScorerLink
 from kiosk.sync.outbox import BACKOFF_FIRST, next_wait
 
+from .strategies import JSON
 from .test_scorer_sync import NOW, Hall, chain
 
 pytestmark = pytest.mark.unit
@@ -88,6 +93,40 @@ def test_this_releases_events_hash_as_0_1_0s_did(hall):
     event = chain(1)[0]
     assert event_hash(event) == event_hash({**event})
     assert check_batch({"events": [event]}).version == 1  # no "v": the release before
+
+
+# The chain's bytes as 0.1.0 defined them: the fields in one array, through the standard
+# library's encoder (every kiosk in a hall must hash an event as every scorer does).
+ENCODE = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                          allow_nan=False).encode
+NUMBER = st.floats(allow_nan=False, allow_infinity=False) | st.integers(-10**9, 10**9)
+
+
+@given(st.dictionaries(st.text(max_size=6), JSON, max_size=4),
+       st.lists(st.text(max_size=10), min_size=5, max_size=5), st.integers(1, 2**53),
+       NUMBER, NUMBER,
+       st.dictionaries(st.from_regex(r"[a-z][a-z0-9_]{0,5}", fullmatch=True).filter(
+           lambda k: k not in event_chain.EVENT_FIELDS), JSON, max_size=2))
+def test_an_event_is_hashed_over_the_same_bytes_as_ever(data, texts, seq, mono, wall, extra):
+    prev, device, match, kind, actor = texts
+    event = {"device": device, "seq": seq, "match": match, "kind": kind, "data": data,
+             "mono": mono, "wall": wall, "actor": actor, "prev": prev, **extra}
+    fields = [prev, device, seq, match, kind, data, float(mono), float(wall), actor]
+    try:
+        expected = ENCODE([*fields, extra] if extra else fields).encode()
+    except ValueError:  # an infinity in the data: no JSON for it, either way
+        with pytest.raises(ValueError):
+            event_chain.canonical(event)
+        return
+    assert event_chain.canonical(event) == expected
+    assert event_chain.seal(event) == (hashlib.sha256(expected).hexdigest(), ENCODE(data))
+
+
+def test_without_the_standard_librarys_c_encoder_the_bytes_are_the_same(monkeypatch):
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    plain = event_chain._one_encoder()
+    value = {"b": [1.5, "é\u2028", None], "a": {"x": -3}}
+    assert plain(value) == ENCODE(value) == event_chain._CANONICAL(value)
 
 
 # -- backpressure ---------------------------------------------------------------------------

@@ -14,18 +14,36 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 #: Every event's fields (this release's schema, `schema.Event`), in the order the journal,
 #: the wire and the store name them.
 EVENT_FIELDS = ("device", "seq", "match", "kind", "data", "mono", "wall", "actor", "prev")
-# The one encoding of the chain and of an event's stored data (made once: json.dumps with
-# options builds an encoder per call).
-_CANONICAL = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                              allow_nan=False).encode
+# The one encoding of the chain and of an event's stored data.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+                            allow_nan=False)
 # What that encoder writes for a string (the same C function), without its dispatch.
 _TEXT = json.encoder.encode_basestring
+
+
+def _one_encoder() -> Callable[[Any], str]:
+    """`_ENCODER.encode` for a dict, its C part made once: `encode` makes it again at each call
+    (half the cost of sealing a seat's press). The standard library's own where the C part is
+    missing or writes other bytes (a Python that changed it)."""
+    make = getattr(json.encoder, "c_make_encoder", None)
+    try:
+        parts = make(None, _ENCODER.default, _TEXT, None, ":", ",", True, False,  # type: ignore
+                     False)
+        probe = {"z": [1, -0.5, 1e16, "é\n\u2028"], "a": {"b": None, "c": True}}
+        if "".join(parts(probe, 0)) == _ENCODER.encode(probe):
+            return lambda value: "".join(parts(value, 0))
+    except Exception:  # (any trouble: the plain way)
+        pass
+    return _ENCODER.encode
+
+
+_CANONICAL = _one_encoder()
 _FIELDS = frozenset(EVENT_FIELDS)
 
 
@@ -37,13 +55,11 @@ def extras(event: Mapping[str, Any]) -> dict[str, Any]:
 def _canonical(event: Mapping[str, Any], data: str) -> str:
     # The JSON array [prev, device, seq, match, kind, data, mono, wall, actor(, extras)], as
     # _CANONICAL writes it, with the data's encoding made once for the hash and the store.
-    parts = [_TEXT(event["prev"]), _TEXT(event["device"]), str(int(event["seq"])),
-             _TEXT(event["match"]), _TEXT(event["kind"]), data, repr(float(event["mono"])),
-             repr(float(event["wall"])), _TEXT(event["actor"])]
     more = extras(event) if len(event) > len(_FIELDS) else None
-    if more:
-        parts.append(_CANONICAL(more))
-    return "[" + ",".join(parts) + "]"
+    return (f"[{_TEXT(event['prev'])},{_TEXT(event['device'])},{int(event['seq'])},"
+            f"{_TEXT(event['match'])},{_TEXT(event['kind'])},{data},"
+            f"{float(event['mono'])!r},{float(event['wall'])!r},{_TEXT(event['actor'])}"
+            + (f",{_CANONICAL(more)}]" if more else "]"))
 
 
 def canonical(event: Mapping[str, Any]) -> bytes:
