@@ -6,18 +6,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 import time
 
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.cli.table_cmd import waiting_words
 from kiosk.errors import LinkError
 from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
+from kiosk.scorer.web.kiosks import PAIRINGS_PER_SOURCE
+from kiosk.sync.join import join_when_let
 from kiosk.sync.link import Credential, ScorerLink
 
 pytestmark = pytest.mark.unit
@@ -115,6 +119,36 @@ def test_a_ruleset_list_at_pairing_is_refused(hall):
     reply = hall.client.post("/api/pair/start", json={
         "table": 7, "device": "kiosk-a", "message": "00" * 33, "rulesets": ["xiamen-2015"]})
     assert reply.status_code == 400 and hall.store.credential(7) is None
+
+
+def test_kiosks_pairing_at_once_from_one_address_wait_their_turn_then_pair(hall, tmp_path,
+                                                                            capsys):
+    # (simulators on one machine, or a hall behind one router: five are mid-pairing)
+    code = hall.store.issue_code(6, NOW)
+    for _ in range(PAIRINGS_PER_SOURCE):
+        hall.client.post("/api/pair/start", json={"table": 6, "device": "x", "message": "00"})
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        hall.clock[0] += seconds
+
+    link = join_when_let(tmp_path / "kiosk-6", 6, "http://testserver", code, Rulesets.load([]),
+                         waiting_words(6, "zh-Hans"), sleep, hall.client)
+    assert hall.store.credential(6)[0] == link.credential.secret
+    assert len(slept) == 1 and 60 <= slept[0] <= 62 * 1.2  # the Retry-After, and a little
+    said = capsys.readouterr().err.strip()
+    assert said.startswith("第 6 桌暂未配对（这个地址配对尝试太多：请等 ") and \
+        said.endswith(f"）：{math.ceil(slept[0])} 秒后自动再试"), said
+
+
+def test_a_pairing_refused_for_good_is_not_tried_again(hall, tmp_path):
+    said = []
+    with pytest.raises(LinkError) as refused:  # table 8 has no code
+        join_when_let(tmp_path / "kiosk-8", 8, "http://testserver", "123456",
+                      Rulesets.load([]), lambda e, s: said.append(s), lambda s: None,
+                      hall.client)
+    assert (refused.value.status, refused.value.key, said) == (403, "sync.no-code", [])
 
 
 def test_ingest_commits_ignores_duplicates_and_reports_gaps(hall):

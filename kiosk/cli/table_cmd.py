@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import math
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -177,10 +178,11 @@ def run_simulate(args: argparse.Namespace) -> int:
     else:
         from ..errors import LinkError
         from ..sim.hall import simulate_synced
-        from ..sync.join import join
+        from ..sync.join import join_when_let
 
         try:
-            link = join(args.data, args.table, args.scorer, args.pair, rulesets)
+            link = join_when_let(args.data, args.table, args.scorer, args.pair, rulesets,
+                                 waiting_words(args.table, args.lang))
         except LinkError as exc:
             raise not_paired(exc, args.table) from None
         try:
@@ -205,14 +207,15 @@ def run_pair(args: argparse.Namespace) -> int:
     started by its service syncs with the saved credential."""
     from ..errors import LinkError
     from ..i18n import translator
-    from ..sync.join import join
+    from ..sync.join import join_when_let
     from ..sync.link import Credential
     from ..table.journal import Journal, table_path
     from .main import load_rulesets
 
     before = Credential.load(args.data, args.table)
     try:
-        link = join(args.data, args.table, args.scorer, args.code, load_rulesets(args))
+        link = join_when_let(args.data, args.table, args.scorer, args.code,
+                             load_rulesets(args), waiting_words(args.table, args.lang))
     except LinkError as exc:
         raise not_paired(exc, args.table) from None
     journal = Journal.reader(table_path(args.data, args.table))
@@ -222,6 +225,19 @@ def run_pair(args: argparse.Namespace) -> int:
     print(translator(args.lang)("terminal.pair.already" if already else "terminal.pair.done",
                                 table=args.table, url=link.url, events=events))
     return 0
+
+
+def waiting_words(table: int, lang: str) -> Callable[[Any, float], None]:
+    """Says (on stderr: a simulation's output is its hands) that the scorer turned the
+    table's pairing away for now and when it is tried again."""
+    from ..i18n import explain, translator
+
+    def say(error: Any, seconds: float) -> None:
+        print(translator(lang)("terminal.pair.waiting", table=table,
+                               reason=explain(error, lang), s=math.ceil(seconds)),
+              file=sys.stderr, flush=True)
+
+    return say
 
 
 def not_paired(error: Any, table: int) -> CommandError:

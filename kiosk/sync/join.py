@@ -3,6 +3,9 @@ credential), and, for a replacement kiosk, start from the table's events at the 
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -11,7 +14,7 @@ from ..errors import LinkError, NotPaired
 from ..protocol.wire import event_hash
 from ..rules import Rulesets
 from ..table.journal import Journal, table_path
-from .link import Credential, ScorerLink
+from .link import Credential, ScorerBusy, ScorerLink
 
 
 def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
@@ -47,6 +50,30 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
                 break  # the scorer itself refused: another address will not help
     assert failure is not None
     raise failure
+
+
+PAIR_TRIES = 4  # tries of a pairing the scorer turns away for now (waits 60, 120, 240 s at most)
+
+
+def join_when_let(data_dir: str | Path, table: int, url: str | None, code: str | None,
+                  rulesets: Rulesets, waiting: Callable[[ScorerBusy, float], None],
+                  sleep: Callable[[float], None] = time.sleep,
+                  client: httpx.Client | None = None) -> ScorerLink:
+    """`join`, tried again when the scorer says to come back later (kiosks pairing at the same
+    moment from one address — simulators on one machine, a hall behind one router — past its
+    limit, or a scorer that is behind): after the wait it asks for, a little more so that they
+    do not all come back together. `waiting(error, seconds)` is told before each wait. Any
+    other refusal is raised at once, as is the last."""
+    for attempt in range(1, PAIR_TRIES + 1):
+        try:
+            return join(data_dir, table, url, code, rulesets, client)
+        except ScorerBusy as exc:
+            if attempt == PAIR_TRIES:
+                raise
+            wait = exc.retry_after * random.uniform(1.0, 1.2)
+            waiting(exc, wait)
+            sleep(wait)
+    raise AssertionError("unreachable")
 
 
 def _still_paired(saved: Credential, url: str | None, client: httpx.Client | None

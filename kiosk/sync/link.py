@@ -72,8 +72,9 @@ class Credential:
 
 
 class ScorerBusy(LinkError):
-    """The scorer is behind and said so at once (503): try again after `retry_after` seconds
-    (the outbox adds jitter, so a hall's tables do not all come back together)."""
+    """The scorer turned the request away for now and said when to come back: it is behind
+    (503), or too many pairings came from this address at once (429). Try again after
+    `retry_after` seconds, with jitter, so a hall's tables do not all come back together."""
 
     def __init__(self, message: str, status: int, key: str, params: dict[str, Any],
                  retry_after: float) -> None:
@@ -211,8 +212,9 @@ class ScorerLink:
         if reply.status_code != 200:
             key, params = _words(answer.get("key"), answer.get("params"), reply.status_code)
             wait = _retry_after(reply.headers.get("retry-after"))
-            if reply.status_code == 503 and wait is not None:
-                raise ScorerBusy(str(answer.get("error", 503)), 503, key, params, wait)
+            if reply.status_code in (429, 503) and wait is not None:  # "come back then"
+                raise ScorerBusy(str(answer.get("error", reply.status_code)),
+                                 reply.status_code, key, params, wait)
             raise LinkError(str(answer.get("error", reply.status_code)), reply.status_code,
                             key, params)
         if signed and not authentic:
