@@ -59,11 +59,11 @@ def join_when_let(data_dir: str | Path, table: int, url: str | None, code: str |
                   rulesets: Rulesets, waiting: Callable[[ScorerBusy, float], None],
                   sleep: Callable[[float], None] = time.sleep,
                   client: httpx.Client | None = None) -> ScorerLink:
-    """`join`, tried again when the scorer says to come back later (kiosks pairing at the same
-    moment from one address — simulators on one machine, a hall behind one router — past its
-    limit, or a scorer that is behind): after the wait it asks for, a little more so that they
-    do not all come back together. `waiting(error, seconds)` is told before each wait. Any
-    other refusal is raised at once, as is the last."""
+    """`join`, tried again when the scorer says to come back later (more kiosks pairing at the
+    same moment from one address than it allows, as simulators on one machine are; or a scorer
+    that is behind): after the wait it asks for, a little more so that they do not all come
+    back together. `waiting(error, seconds)` is told before each wait. Any other refusal is
+    raised at once, as is the last."""
     for attempt in range(1, PAIR_TRIES + 1):
         try:
             return join(data_dir, table, url, code, rulesets, client)
