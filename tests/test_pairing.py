@@ -178,6 +178,17 @@ def test_a_pairing_error_in_the_worker_is_raised_where_it_was_asked():
     asyncio.run(pair())
 
 
+@pytest.mark.process
+def test_a_job_waiting_when_the_server_stops_ends_and_starts_no_worker():
+    teams = [Team(f"t{i}") for i in range(4)]
+    pairs = worker.Worker()
+    with pairs._lock:  # (a job before it holds the worker: this one waits its turn)
+        waiting = pairs.submit((teams, [], 1, 1, {}))
+        pairs.close()  # the server stops meanwhile
+    assert isinstance(waiting.exception(timeout=30), worker.WorkerGone)
+    assert pairs._process is None  # no worker was started after the close
+
+
 @pytest.mark.unit
 def test_when_every_team_has_had_a_bye_the_lowest_has_another():
     teams = [Team(t) for t in "abc"]

@@ -41,7 +41,9 @@ class Worker:
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one job at a time
+        self._spawning = threading.Lock()  # a worker is started, or the pairer closed, at once
+        self.closed = False
 
     def submit(self, args: tuple[Any, ...]) -> Future[Pairing]:
         future: Future[Pairing] = Future()
@@ -59,8 +61,8 @@ class Worker:
                     ok, value = _receive(process.stdout)
                     break
                 except (OSError, EOFError, pickle.UnpicklingError, struct.error) as exc:
-                    self.close()
-                    if attempt == 2:
+                    self._end()
+                    if attempt == 2 or self.closed:
                         future.set_exception(WorkerGone(str(exc)))
                         return
         if ok:
@@ -69,12 +71,24 @@ class Worker:
             future.set_exception(value)
 
     def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is None or self._process.poll() is not None:
-            self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        return self._process
+        with self._spawning:
+            if self.closed:  # (the server stopped while the job waited its turn)
+                raise OSError("the pairing worker is closed")
+            process = self._process
+            if process is None or process.poll() is not None:
+                process = self._process = subprocess.Popen(
+                    [sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE)
+            return process
 
     def close(self) -> None:
+        """No more jobs: the worker ends, and a job it was doing or that waits ends in
+        WorkerGone (the server is stopping)."""
+        with self._spawning:
+            self.closed = True
+        self._end()
+
+    def _end(self) -> None:
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.kill()
