@@ -123,7 +123,7 @@ def test_a_ruleset_list_at_pairing_is_refused(hall):
 
 def test_kiosks_pairing_at_once_from_one_address_wait_their_turn_then_pair(hall, tmp_path,
                                                                             capsys):
-    # (simulators on one machine, or a hall behind one router: five are mid-pairing)
+    # (simulators on one machine: five of them are mid-pairing)
     code = hall.store.issue_code(6, NOW)
     for _ in range(PAIRINGS_PER_SOURCE):
         hall.client.post("/api/pair/start", json={"table": 6, "device": "x", "message": "00"})
