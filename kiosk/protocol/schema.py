@@ -20,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import msgspec
@@ -43,11 +43,11 @@ HASH = re.compile(r"[0-9a-f]{64}")
 EXTRA_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True):
     """One recorded fact. `match` names the match (its round) the event belongs to; `prev` is
     the hash of the table's event before it (empty for the first); `extra`: fields a later
-    release added (none in this one's own events)."""
+    release added (none in this one's own events). A frozen msgspec struct: made in a tenth
+    of a frozen dataclass's time, and the scorer makes one for every event it folds."""
 
     seq: int
     device: str
@@ -58,7 +58,7 @@ class Event:
     wall: float
     actor: str
     prev: str = ""
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = {}
 
     def to_json(self) -> dict[str, Any]:
         return {"seq": self.seq, "device": self.device, "match": self.match, "kind": self.kind,
