@@ -18,7 +18,7 @@ from kiosk.errors import LinkError
 from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store.database import Store
+from kiosk.scorer.store.database import Store, migrations, open_store
 from kiosk.scorer.web.app import create_app
 from kiosk.scorer.web.kiosks import PAIRINGS_PER_SOURCE
 from kiosk.sync.join import join_when_let
@@ -173,6 +173,31 @@ def test_events_with_one_device_id_at_two_tables_do_not_collide(hall):
     assert len(hall.store.events(7)) == len(hall.store.events(8)) == 1
     assert hall.store.orphans() == []
 
+
+
+def test_a_store_from_before_keeps_its_events_in_order_under_its_one_key(tmp_path):
+    path = tmp_path / "scorer.sqlite"
+    older = open_store(path)  # a store as the release before left it: keyed twice
+    migrations.apply(older, stop_before="events_keyed_once")
+    with older.conn:
+        for table, device in ((8, "kiosk-b"), (7, "kiosk-a")):
+            older.conn.executemany(
+                "INSERT INTO events (device, seq, table_number, match, kind, data, mono, wall, "
+                "actor, prev, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(device, e["seq"], table, e["match"], e["kind"], json.dumps(e["data"]),
+                  e["mono"], e["wall"], e["actor"], e["prev"], event_hash(e))
+                 for e in chain(1, 2, 3, device=device)])
+    before = older.execute("SELECT rowid, * FROM events ORDER BY rowid").fetchall()
+    older.close()
+    store = Store(path)
+    db = store.db.conn
+    assert db.execute("SELECT rowid, * FROM events ORDER BY rowid").fetchall() == before
+    # (the folds read new events by rowid: the order the tables sent them in is kept)
+    assert [name for (name,) in db.execute("SELECT name FROM pragma_index_list('events')")
+            ] == ["idx_events_table_number_seq"]
+    assert store.events(7) == chain(1, 2, 3, device="kiosk-a")
+    with pytest.raises(sqlite3.IntegrityError):  # a place at a table still holds one event
+        db.execute("INSERT INTO events (device, seq, table_number) VALUES ('kiosk-c', 2, 7)")
 
 @pytest.mark.parametrize(("second", "why"), [
     (chain((2, {"seat": "S"}), prev="x" * 64), "place-taken"),  # another event at 2
