@@ -174,7 +174,6 @@ def test_events_with_one_device_id_at_two_tables_do_not_collide(hall):
     assert hall.store.orphans() == []
 
 
-
 def test_a_store_from_before_keeps_its_events_in_order_under_its_one_key(tmp_path):
     path = tmp_path / "scorer.sqlite"
     older = open_store(path)  # a store as the release before left it: keyed twice
@@ -198,6 +197,7 @@ def test_a_store_from_before_keeps_its_events_in_order_under_its_one_key(tmp_pat
     assert store.events(7) == chain(1, 2, 3, device="kiosk-a")
     with pytest.raises(sqlite3.IntegrityError):  # a place at a table still holds one event
         db.execute("INSERT INTO events (device, seq, table_number) VALUES ('kiosk-c', 2, 7)")
+
 
 @pytest.mark.parametrize(("second", "why"), [
     (chain((2, {"seat": "S"}), prev="x" * 64), "place-taken"),  # another event at 2

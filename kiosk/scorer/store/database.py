@@ -183,12 +183,12 @@ def event_extras(db: sqlite_utils.Database) -> None:
     db.table("events").add_column("extra", str)
 
 
-
 @migrations()
 def events_keyed_once(db: sqlite_utils.Database) -> None:
     # (table, seq) is unique already, and says (table, device, seq) is: that primary key was a
     # second index every kept event paid for (a quarter of its insert). Rowids are kept.
     db.table("events").transform(pk=None)
+
 
 # The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,
 # which is kept beside the event's hash).
