@@ -52,7 +52,7 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
     raise failure
 
 
-PAIR_TRIES = 4  # tries of a pairing turned away for now (the waits about 60, 120, 240 s at most)
+PAIR_TRIES = 4  # tries of a pairing turned away for now: three waits, each what the scorer asks
 
 
 def join_when_let(data_dir: str | Path, table: int, url: str | None, code: str | None,
