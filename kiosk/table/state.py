@@ -120,7 +120,7 @@ class MoveClock:
         return twin
 
 
-@dataclass
+@dataclass(slots=True)  # (one for every press: tens of thousands in a hall's folds)
 class Undo:
     """How to take back one step of the hand: `kind` is the event that made it (press, fry,
     no-fry, leader, bury-start, play-end, dealer, redeal); the phase, move clock, buriers and
@@ -450,10 +450,13 @@ class MatchState:
 
     def _push_undo(self, kind: EventKind, added: list[str] | None = None, seat: str | None = None,
                    before: tuple[Any, Any] | None = None) -> None:
-        draft = self.draft
+        # (every press comes here: the clock copied by its own __copy__, not copy's dispatch;
+        # the trump shared, as a trump is only ever replaced by a new dict, never changed)
+        draft, clock = self.draft, self.clock
         assert draft is not None
-        draft.undo.append(Undo(kind, self.phase, copy.copy(self.clock), list(draft.buriers),
-                               added or [], seat, before, copy.copy(draft.trump)))
+        draft.undo.append(Undo(kind, self.phase, clock.__copy__() if clock is not None else None,
+                               list(draft.buriers), list(added) if added else [], seat, before,
+                               draft.trump))
 
     def undoable(self) -> Undo | None:
         """The step `undo` would take back now, if any."""
@@ -767,7 +770,7 @@ class MatchState:
         clock, ruleset = self.clock, self.ruleset
         assert clock is not None and ruleset is not None
         seat = ev.data["seat"]
-        self._push_undo(EventKind.PRESS, list(ev.data.get("overrun_ids", [])), seat=seat)
+        self._push_undo(EventKind.PRESS, ev.data.get("overrun_ids"), seat=seat)
         if self.phase == Phase.BURY:
             if self.fry_step:  # the other seats decide whether to fry; no clock runs
                 self.phase, self.clock = Phase.FRY, None
@@ -872,7 +875,7 @@ class MatchState:
         self._not_paused()
 
     def _apply_play_end(self, ev: Event, _: None) -> None:
-        self._push_undo(EventKind.PLAY_END, list(ev.data.get("overrun_ids", [])))
+        self._push_undo(EventKind.PLAY_END, ev.data.get("overrun_ids"))
         self.clock, self.phase = None, Phase.ENTRY
 
     def _back_to_entry(self) -> None:

@@ -134,11 +134,15 @@ class Folds:
                 fold = self.table(table)
                 if seq <= fold.seq:
                     continue  # folded already: a checkpoint taken a table at a time
-                fold.waiting[seq] = (rowid, Event(seq, device, row[4], row[5], payload, row[7],
-                                                  row[8], row[9]))
-                if seq == fold.seq + 1:
-                    self._drain(fold)
+                event = Event(seq, device, row[4], row[5], payload, row[7], row[8], row[9])
+                if seq == fold.seq + 1:  # (nearly always: straight in, and any it freed)
+                    fold.seq, fold.last = seq, (rowid, device)
+                    fold.apply(event, self.rulesets)
+                    if fold.waiting:
+                        self._drain(fold)
                     changed.add(table)
+                else:
+                    fold.waiting[seq] = (rowid, event)
             last = rows[-1]
             self.rowid, self.last_row = last[0], (last[1], last[3], last[2])
             if len(rows) < BATCH:
