@@ -60,13 +60,16 @@ class Tables:
         self.seq: dict[int, int] = {}  # the table's journal sequence so far
         self.prev: dict[int, str] = {}  # the hash of the table's last event (the chain)
 
-    def post(self, table: int, upto: int, round_no: int | None = None, seed: int = 1) -> None:
-        """The table's match of `round_no` (default: the current round) up to event `upto`."""
+    def post(self, table: int, upto: int, round_no: int | None = None, seed: int = 1,
+             as_a_batch: bool = False) -> None:
+        """The table's match of `round_no` (default: the current round) up to event `upto`;
+        `as_a_batch`: through `Store.apply` and `committed`, as the scorer's writer keeps a
+        kiosk's batch (else inserted as another connection would)."""
         round_no = round_no or self.director.current_round()
         match = recorded(seed + table % 4)
         start = self.sent.get((table, round_no), 0)
         event_name = self.director.event().match_name  # type: ignore[union-attr]
-        rows = []
+        rows, events = [], []
         for e in match[start:upto]:
             seq = self.seq[table] = self.seq.get(table, 0) + 1
             data = e["data"]
@@ -75,11 +78,18 @@ class Tables:
             event = {**e, "device": f"kiosk-{table}", "seq": seq, "match": str(round_no),
                      "data": data, "prev": self.prev.get(table, "")}
             self.prev[table] = event_hash(event)
+            events.append(event)
             rows.append((event["device"], seq, table, event["match"], e["kind"],
                          json.dumps(data, ensure_ascii=False, sort_keys=True), e["mono"],
                          e["wall"], e["actor"], event["prev"], self.prev[table]))
         self.sent[(table, round_no)] = max(start, upto)
-        db = self.director.store.db
+        store = self.director.store
+        db = store.db
+        if as_a_batch:
+            with db.atomic():
+                done = store.apply(db, table, events, 1.0)
+            store.committed(table, done, 1.0, 0)
+            return
         with db.atomic():
             db.conn.executemany(
                 "INSERT INTO events (device, seq, table_number, match, kind, data, mono, wall, "

@@ -4,6 +4,7 @@ restart, and never from a checkpoint that does not belong to the store or to thi
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import shutil
 import sqlite3
@@ -181,3 +182,40 @@ def test_the_real_scorer_checkpoints_when_it_stops_and_resumes_after_a_kill(tmp_
 
 def get(url: str):
     return json.loads(fetch(url))
+
+
+@pytest.mark.unit
+def test_the_writers_batches_are_folded_as_they_landed_and_the_store_fills_any_gap(tmp_path):
+    # The scorer's writer hands each committed batch to the folds (Store.landed), so they
+    # need not read it back; rows another connection wrote in between are read from the
+    # store, in their order, and nothing is folded twice.
+    director = make_hall(tmp_path)
+    director.start_round(0)
+    tables, store = Tables(director), director.store
+    tables.post(1, 40, as_a_batch=True)
+    tables.post(2, 40, as_a_batch=True)
+    assert len(store.landed) == 2
+    # (taken without the store: an empty one still gives both tables their 40 events)
+    alone, empty = Folds(RULESETS), sqlite3.connect(":memory:")
+    empty.execute("CREATE TABLE events (device, seq, match, kind, data, mono, wall, actor, "
+                  "table_number)")
+    alone.update(empty, collections.deque(store.landed))
+    assert (alone.table(1).seq, alone.table(2).seq) == (40, 40)
+    director.fold(0)
+    assert not store.landed  # taken
+    tables.post(1, 80, as_a_batch=True)
+    tables.post(3, 60)  # another connection's rows …
+    tables.post(2, 90, as_a_batch=True)  # … come between this batch and the one before
+    tables.post(4, 50, as_a_batch=True)
+    director.fold(0)
+    assert not store.landed  # read from the store with the rows between, then let go
+    straight = Folds(RULESETS)
+    conn = sqlite3.connect(store.path)
+    straight.update(conn)
+    conn.close()
+    assert (director.folds.rowid, director.folds.last_row) == (straight.rowid, straight.last_row)
+    for table, events in ((1, 80), (2, 90), (3, 60), (4, 50)):
+        fold = director.fold(table)
+        assert fold.seq == events and sum(fold.revisions.values()) == events  # each once
+        assert fold.last == straight.table(table).last
+        assert facts(fold) == facts(straight.table(table)) != []

@@ -1,8 +1,9 @@
 """Every table's matches, folded from the store's events by the tables' own fold (`MatchState`).
 
-The folds are extended, never redone: one query reads the events committed since the last look
-(by rowid, for the whole hall), and each table applies its events in sequence order up to its
-first gap (an event after a gap waits for the missing one, as the high-water mark does).
+The folds are extended, never redone: each look takes the events committed since the last one
+(by rowid, for the whole hall: the batches the store's writer hands over, or else one query),
+and each table applies its events in sequence order up to its first gap (an event after a gap
+waits for the missing one, as the high-water mark does).
 
 A checkpoint file beside the store (`folds.sqlite`) keeps the folded matches, so a restarted
 scorer loads them and folds only what came after. It is a cache: it is used only when it was
@@ -21,7 +22,8 @@ import json
 import pickle
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -31,6 +33,7 @@ from ...rules import Ruleset, Rulesets
 from ...rules.errors import Words
 from ...table.journal import Event
 from ...table.state import MatchState
+from ..store.database import Landed
 
 BATCH = 20_000  # events read at a time on a cold fold
 # The code whose objects a checkpoint holds: another version of any of them refolds.
@@ -117,36 +120,52 @@ class Folds:
             fold = self.tables[number] = TableFold()
         return fold
 
-    def update(self, db: sqlite3.Connection) -> set[int]:
-        """Fold the events committed since the last look. Returns the tables that changed."""
+    def update(self, db: sqlite3.Connection, landed: deque[Landed] | None = None) -> set[int]:
+        """Fold the events committed since the last look: first the batches the store's
+        writer handed over (`Store.landed`) while they follow on from the last row read,
+        then whatever else the store holds past it. Returns the tables that changed."""
         changed: set[int] = set()
+        while landed:
+            first, rows = landed.popleft()
+            if first > self.rowid + 1:
+                break  # rows another connection wrote come between: read the store
+            if first > self.rowid:  # (else read from the store already)
+                self._fold(range(first, first + len(rows)), rows, changed)
         while True:
             rows = db.execute(
-                "SELECT rowid, table_number, device, seq, match, kind, data, mono, wall, actor "
+                "SELECT device, seq, match, kind, data, mono, wall, actor, table_number, rowid "
                 "FROM events WHERE rowid > ? ORDER BY rowid LIMIT ?",
                 [self.rowid, BATCH]).fetchall()
-            if not rows:
-                return changed
-            # One decode for the batch: json.loads per event costs as much as the fold.
-            data = json.loads("[" + ",".join(r[6] for r in rows) + "]")
-            for row, payload in zip(rows, data, strict=True):
-                rowid, table, device, seq = row[0], row[1], row[2], row[3]
-                fold = self.table(table)
-                if seq <= fold.seq:
-                    continue  # folded already: a checkpoint taken a table at a time
-                event = Event(seq, device, row[4], row[5], payload, row[7], row[8], row[9])
-                if seq == fold.seq + 1:  # (nearly always: straight in, and any it freed)
-                    fold.seq, fold.last = seq, (rowid, device)
-                    fold.apply(event, self.rulesets)
-                    if fold.waiting:
-                        self._drain(fold)
-                    changed.add(table)
-                else:
-                    fold.waiting[seq] = (rowid, event)
-            last = rows[-1]
-            self.rowid, self.last_row = last[0], (last[1], last[3], last[2])
+            if rows:
+                self._fold([row[9] for row in rows], rows, changed)
             if len(rows) < BATCH:
-                return changed
+                break
+        while landed and landed[0][0] <= self.rowid:
+            landed.popleft()  # read from the store just now
+        return changed
+
+    def _fold(self, rowids: Sequence[int], rows: list[tuple[Any, ...]],
+              changed: set[int]) -> None:
+        """Fold `rows`, the store's event rows (device, seq, match, kind, data, mono, wall,
+        actor, table…) in the order of their `rowids`."""
+        # One decode for the batch: json.loads per event costs as much as the fold.
+        data = json.loads("[" + ",".join(row[4] for row in rows) + "]")
+        for rowid, row, payload in zip(rowids, rows, data, strict=True):
+            device, seq, table = row[0], row[1], row[8]
+            fold = self.table(table)
+            if seq <= fold.seq:
+                continue  # folded already: a checkpoint taken a table at a time
+            event = Event(seq, device, row[2], row[3], payload, row[5], row[6], row[7])
+            if seq == fold.seq + 1:  # (nearly always: straight in, and any it freed)
+                fold.seq, fold.last = seq, (rowid, device)
+                fold.apply(event, self.rulesets)
+                if fold.waiting:
+                    self._drain(fold)
+                changed.add(table)
+            else:
+                fold.waiting[seq] = (rowid, event)
+        last = rows[-1]
+        self.rowid, self.last_row = rowids[-1], (last[8], last[1], last[0])
 
     def _drain(self, fold: TableFold) -> None:
         while fold.seq + 1 in fold.waiting:

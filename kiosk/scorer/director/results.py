@@ -62,7 +62,7 @@ class ResultsAndRulings(DirectorBase):
             if self._folded_at is None:  # the first look: resume from the checkpoint
                 self.folds.load(self.checkpoint_path, self.store.db.conn)
             self._folded_at = version
-            self.folds.update(self.store.db.conn)
+            self.folds.update(self.store.db.conn, self.store.landed)
         return self.folds.table(table)
 
     @property

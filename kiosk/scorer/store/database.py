@@ -27,8 +27,9 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -207,14 +208,21 @@ def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
     return event
 
 
+# A batch's rows as `Store.apply` inserted them (device, seq, match, kind, data, mono, wall,
+# actor, table, prev, hash, extra), with the rowid of the first: consecutive rowids.
+Landed = tuple[int, list[tuple[Any, ...]]]
+LANDED_KEPT = 4096  # batches kept for the folds; past that they read the store instead
+
+
 @dataclass(frozen=True)
 class Ingested:
     """What a batch did: the table's high-water mark after it, events kept aside, and the
-    conflict if there was one: (sequence number, reason key)."""
+    conflict if there was one: (sequence number, reason key). `landed`: the rows it added."""
 
     high_water: int
     aside: int = 0
     conflict: tuple[int, str] | None = None
+    landed: Landed | None = field(default=None, compare=False, repr=False)
 
 
 class WaitingDatabase(sqlite_utils.Database):
@@ -262,6 +270,9 @@ class Store:
         self._links: dict[int, tuple[float, int]] = {}
         self._lock = threading.Lock()
         self._writer: Writer | None = None
+        # The batches committed, in order, for the folds to take without reading them back
+        # (`Folds.update`): a third of the fold's work. Appended by the writer's thread.
+        self.landed: deque[Landed] = deque(maxlen=LANDED_KEPT)
 
     def writer(self) -> Writer:
         """The store's one writer (a thread with its own connection), started on first use."""
@@ -467,8 +478,13 @@ class Store:
                          float(e["wall"]), e["actor"], table, e["prev"], digest,
                          json.dumps(more, ensure_ascii=False) if more else None))
             before = digest
-        db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, hash, "
-                            "extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        landed = None
+        if rows:
+            db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, "
+                                "hash, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            # (one connection inserting in one transaction: the rows' rowids follow on)
+            last = db.execute("SELECT last_insert_rowid()").fetchone()[0]
+            landed = (last - len(rows) + 1, rows)
         aside = 0
         if conflict is not None:
             aside = self._keep_aside(db, table, events[cut:], conflict[1], now)
@@ -476,7 +492,7 @@ class Store:
         mark = self._advance(db, table, mark)
         if conflict is None:
             conflict = self._head_conflict(db, table, mark, head)
-        return Ingested(mark, aside, conflict)
+        return Ingested(mark, aside, conflict, landed)
 
     def _head_conflict(self, db: sqlite_utils.Database, table: int, mark: int,
                        head: tuple[int, str] | None) -> tuple[int, str] | None:
@@ -530,10 +546,13 @@ class Store:
         return int(row[0])
 
     def committed(self, table: int, done: Ingested, now: float, behind: int) -> None:
-        """After the commit of a batch: its mark is durable, the table was heard from."""
+        """After the commit of a batch: its mark is durable, its rows are the folds' to
+        take, the table was heard from."""
         with self._lock:
             if done.high_water >= self._marks.get(table, 0):
                 self._marks[table] = done.high_water
+        if done.landed is not None:
+            self.landed.append(done.landed)
         self.heard(table, now, behind)
 
     def heard(self, table: int, now: float, behind: int) -> None:
