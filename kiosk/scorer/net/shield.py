@@ -176,6 +176,48 @@ class _SmallBufferTLS(sslproto.SSLProtocol):
     max_size = 16 * 1024  # bytes read from the socket at once (a TLS record)
 
 
+class OneSendATurn:
+    """A connection's transport whose writes within one turn of the event loop leave
+    together: uvicorn writes an answer's head and its body apart, and on a TLS connection
+    each write is a record and a system call of its own (with the interpreter's lock let go
+    and taken back), twice an answer."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport, self._loop = transport, loop
+        self._pending: list[bytes] = []
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if not data:
+            return
+        if not self._pending:
+            self._loop.call_soon(self._flush)
+        self._pending.append(bytes(data))  # (a copy, as a transport's write makes)
+
+    def writelines(self, list_of_data: Any) -> None:
+        for data in list_of_data:
+            self.write(data)
+
+    def _flush(self) -> None:
+        if self._pending:
+            data = b"".join(self._pending)
+            self._pending.clear()
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self._flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending.clear()
+        self._transport.abort()
+
+    def get_write_buffer_size(self) -> int:
+        return self._transport.get_write_buffer_size() + sum(map(len, self._pending))
+
+    def __getattr__(self, name: str) -> Any:  # is_closing, pause_reading, get_extra_info…
+        return getattr(self._transport, name)
+
+
 def guarded(gate: Gate, context: ssl.SSLContext | None,
             not_http: str = GuardedHttp.not_http, too_large: str = GuardedHttp.too_large,
             too_slow: str = GuardedHttp.too_slow) -> type[asyncio.Protocol]:
@@ -234,7 +276,7 @@ def guarded(gate: Gate, context: ssl.SSLContext | None,
 
         def _start(self, transport: asyncio.Transport) -> None:
             self.started = True
-            self.http.connection_made(transport)
+            self.http.connection_made(OneSendATurn(transport, self.loop))  # type: ignore[arg-type]
             for data in self.early:
                 self.http.data_received(data)
             self.early.clear()
