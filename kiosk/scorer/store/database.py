@@ -211,7 +211,7 @@ def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
 # A batch's rows as `Store.apply` inserted them (device, seq, match, kind, data, mono, wall,
 # actor, table, prev, hash, extra), with the rowid of the first: consecutive rowids.
 Landed = tuple[int, list[tuple[Any, ...]]]
-LANDED_KEPT = 4096  # batches kept for the folds; past that they read the store instead
+LANDED_KEPT = 1024  # batches kept for the folds (2 s of a full hall); past that: the store
 
 
 @dataclass(frozen=True)
