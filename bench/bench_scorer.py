@@ -790,11 +790,11 @@ def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dic
         checked = [(table, check_batch(loads(raw, nesting=False))) for table, raw in turn]
         kept = time.process_time()
         db.execute("BEGIN IMMEDIATE")
-        done = [(table, store.apply(db, table, b.events, time.time(), b.head, b.sealed))
-                for table, b in checked]
+        ingested = [(table, store.apply(db, table, b.events, time.time(), b.head, b.sealed))
+                    for table, b in checked]
         db.execute("COMMIT")
-        for table, ingested in done:  # (as the writer does once the commit is durable)
-            store.committed(table, ingested, time.time(), 0)
+        for table, did in ingested:  # (as the writer does once the commit is durable)
+            store.committed(table, did, time.time(), 0)
         folded = time.process_time()
         folds.update(store.db.conn, store.landed)
         done = time.process_time()
