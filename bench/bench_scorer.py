@@ -248,6 +248,17 @@ class Scorer:
     def cpu(self) -> float:
         return cpu_seconds(self.process.pid) if self.process else 0.0
 
+    def workers_cpu(self) -> float:
+        """The CPU of its worker processes alive now (the hall's process, the pairing's)."""
+        if self.process is None:
+            return 0.0
+        try:
+            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+            pids = children.read_text().split()
+        except OSError:
+            return 0.0
+        return sum(cpu_seconds(int(pid)) for pid in pids)
+
     def stop(self) -> None:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
@@ -604,12 +615,12 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
         message = seen_q.get(timeout=30)  # the first snapshot: the reader is following
         if message[0] != "snapshot":
             raise RuntimeError(f"the hall reader: {message}")
-        cpu0 = scorer.cpu()
+        cpu0, workers0 = scorer.cpu(), scorer.workers_cpu()
         started = time.monotonic()
         posts, gen_cpu = asyncio.run(post_hands(scorer.url, tables, ends, pace, duration,
                                                 tally, random.Random(1)))
         elapsed = time.monotonic() - started
-        server_cpu = scorer.cpu() - cpu0
+        server_cpu, workers_cpu = scorer.cpu() - cpu0, scorer.workers_cpu() - workers0
         # Let the hall catch up with the last posts, then stop the reader.
         seen: dict[int, list[tuple[int, float]]] = collections.defaultdict(list)
         snapshots: list[tuple[float, int]] = []
@@ -681,15 +692,18 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
               f"and TLS answering with no work, bench/floor_server.py): {rate:.0f} batches/s, "
               f"every answer p99 {ms(p99)}, server CPU {ms(cpu)} a batch; the scorer: "
               f"{len(posts) / elapsed / rate:.2f}× the batches/s, "
-              f"{(server_cpu / max(1, len(posts))) / cpu:.1f}× the CPU a batch")
+              f"{(server_cpu / max(1, len(posts))) / cpu:.1f}× the CPU a batch "
+              f"({((server_cpu + workers_cpu) / max(1, len(posts))) / cpu:.1f}× with its hall "
+              "process)")
     if in_run:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
         print(f"  hall messages (snapshot, then patches): {len(in_run)} during the run"
               + (f", every {ms(statistics.median(gaps))} (median), longest gap {ms(max(gaps))}"
                  if gaps else "")
               + f", {statistics.median(s[1] for s in in_run) / 1024:.0f} KiB each")
-    print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(posts)))} a batch, "
-          f"hall snapshots included), load generator {gen_cpu:.1f} s; {load()}")
+    print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(posts)))} a batch), "
+          f"its hall process {workers_cpu:.1f} s ({ms(workers_cpu / max(1, len(posts)))} a "
+          f"batch), load generator {gen_cpu:.1f} s; {load()}")
     report(tally, [scorer], errors)
 
 
@@ -844,7 +858,7 @@ def slow_disk(base: Path, ms: float) -> dict[str, str]:
 
 def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                 per_table: int, repeat: int, duration: float, batch: int) -> None:
-    ours, plain, own, server_cpu, gen_cpu = [], [], [], [], []
+    ours, plain, own, server_cpu, hall_cpu, gen_cpu = [], [], [], [], [], []
     tally, scorers = Tally(), []
     for i in range(repeat):
         data = fresh_store(base, template, f"ingest{i}")
@@ -853,10 +867,11 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
         try:
             scorer.start()
             asyncio.run(pair_all(scorer.url, tables, codes))
-            cpu0 = scorer.cpu()
+            cpu0, workers0 = scorer.cpu(), scorer.workers_cpu()
             acked, elapsed, gen = asyncio.run(ingest_all(scorer.url, tables, per_table,
                                                          batch, duration, tally))
             server_cpu.append(scorer.cpu() - cpu0)
+            hall_cpu.append(scorer.workers_cpu() - workers0)
             gen_cpu.append(gen)
         finally:
             scorer.stop()
@@ -881,7 +896,8 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
           "(the bound for this code on this machine)")
     batches = len(tables) * -(-per_table // batch)
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
-          f"({ms(statistics.median(server_cpu) / batches)} a batch), load generator "
+          f"({ms(statistics.median(server_cpu) / batches)} a batch), its hall process "
+          f"{statistics.median(hall_cpu):.1f} s, load generator "
           f"{statistics.median(gen_cpu):.1f} s; {load()}")
     report(tally, scorers)
 
@@ -921,7 +937,7 @@ async def catch_up(url: str, tables: list[Table], queued: int, duration: float,
 
 def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: list[Table],
                   repeat: int, duration: float) -> None:
-    totals, starts, medians, server_cpu = [], [], [], []
+    totals, starts, medians, server_cpu, hall_cpu = [], [], [], [], []
     parts: dict[str, float] = {}
     tally, scorers = Tally(), []
     queued = min(QUEUED, len(tables[0].events))
@@ -935,9 +951,10 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
             scorer.stop()  # ... then it goes down while they play on
             scorer.start()
             starts.append(scorer.ready - scorer.launched)
-            cpu0 = scorer.cpu()
+            cpu0, workers0 = scorer.cpu(), scorer.workers_cpu()
             finished, marks = asyncio.run(catch_up(scorer.url, tables, queued, duration, tally))
             server_cpu.append(scorer.cpu() - cpu0)
+            hall_cpu.append(scorer.workers_cpu() - workers0)
             if i == repeat - 1:
                 parts = hall_parts(scorer.url)
         finally:
@@ -957,7 +974,8 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
           f"half the tables after {statistics.median(medians):.2f} s; the scorer's own start "
           f"{statistics.median(starts):.2f} s before that (median of {repeat}: "
           f"{', '.join(f'{x:.2f}' for x in totals)} s)")
-    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s; {load()}")
+    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s, its hall process "
+          f"{statistics.median(hall_cpu):.1f} s; {load()}")
     print("  then, with every table's events at the scorer (median of 5 requests, one at a "
           "time): " + ", ".join(f"GET {path} {ms(t)}" for path, t in parts.items()))
     report(tally, scorers)

@@ -208,7 +208,7 @@ def test_a_team_stream_sends_the_team_view_only_when_it_changes(scorer):
     assert [k for k, _ in messages(quiet)] == ["ping"]
     kind, view = data(news)
     assert kind == "team" and view["table"]["hand"] > messages(first)[0][1]["table"]["hand"]
-    assert feed.team_json("nobody") is None
+    assert asyncio.run(feed.team_json("nobody")) is None
 
 
 @pytest.mark.unit
@@ -248,7 +248,7 @@ def test_a_phone_sees_its_results_and_next_pairing_between_rounds(scorer):
     director.publish(confirm=True)
     feed = HallFeed(director, "http://x/")
     _, ns, _ = director.assignments(1)[0]
-    view = json.loads(feed.team_json(ns))
+    view = json.loads(asyncio.run(feed.team_json(ns)))
     assert [h["round"] for h in view["history"]] == [1]
     assert view["history"][0]["won"] in (True, False) and view["history"][0]["opponent"]
     assert view["next"]["round"] == 2 and view["next"]["opponent"]

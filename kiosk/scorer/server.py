@@ -135,8 +135,8 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     # true while the scorer runs (scorer/net/advertise.py).
     advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
                             secure=secure)
-    server = server_for(create_app(director, lambda: advertiser.url), host, port, context,
-                        lang)
+    server = server_for(create_app(director, lambda: advertiser.url, hall_process=True), host,
+                        port, context, lang)
     try:
         advertiser.start()
     except OSError as exc:  # mDNS cannot use that address: not this machine's, no multicast

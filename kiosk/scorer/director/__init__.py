@@ -50,6 +50,7 @@ class Director(Access, HallTables, EventAndTeams, RoundsAndPairings, ResultsAndR
         super().__init__(store, rulesets, clock)
         self.pairer = pairer
         self.folds = Folds(rulesets)
+        self.folded_elsewhere = False
         self._folded_at = None
         self._results = {}
         self._standings = None

@@ -200,9 +200,11 @@ class Folds:
         """`checkpoint` is written: its matches need not be written again until they change."""
         self.saved.update(checkpoint.revisions)
 
-    def load(self, path: Path, db: sqlite3.Connection) -> bool:
+    def load(self, path: Path, db: sqlite3.Connection, newer: bool = False) -> bool:
         """Start from the checkpoint at `path` if it is valid for this store (see the module's
-        docstring). Returns whether it was used."""
+        docstring); with `newer`, only if it is further on than these folds. A match these
+        folds hold at the same revision is kept, not loaded again. Returns whether it was
+        used."""
         if not path.exists():
             return False
         try:
@@ -210,10 +212,13 @@ class Folds:
         except sqlite3.DatabaseError:
             return False
         try:
+            conn.execute("BEGIN")  # (one snapshot: another process may be writing it)
             meta = dict(conn.execute("SELECT key, value FROM meta"))
             if meta.get("code") != code_version(self.rulesets) or "rowid" not in meta:
                 return False
             rowid, table, seq, device = json.loads(meta["rowid"])
+            if newer and rowid <= self.rowid:
+                return False
             if rowid and db.execute("SELECT table_number, seq, device FROM events WHERE "
                                     "rowid = ?", [rowid]).fetchone() != (table, seq, device):
                 return False  # not the store it was taken from (restored from a backup?)
@@ -227,7 +232,10 @@ class Folds:
             saved = {}
             for number, name, revision, blob in conn.execute(
                     "SELECT table_number, name, revision, state FROM matches"):
-                tables[number].matches[name] = _loads(blob, self.rulesets)
+                known = self.tables.get(number)
+                tables[number].matches[name] = known.matches[name] if known is not None and \
+                    known.revisions.get(name) == revision and name in known.matches else \
+                    _loads(blob, self.rulesets)
                 saved[(number, name)] = revision
         except (sqlite3.DatabaseError, pickle.UnpicklingError, KeyError, ValueError,
                 AttributeError, TypeError, EOFError):

@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from typing import IO, Any
 
 from ...errors import AdminError
+from ..pipes import receive, send
 from ..tournament.core import Pairing, Result, Team, swiss_pairing
 from . import Director
 
@@ -57,8 +58,8 @@ class Worker:
                 try:
                     process = self._started()
                     assert process.stdin is not None and process.stdout is not None
-                    _send(process.stdin, args)
-                    ok, value = _receive(process.stdout)
+                    send(process.stdin, args)
+                    ok, value = receive(process.stdout)
                     break
                 except (OSError, EOFError, pickle.UnpicklingError, struct.error) as exc:
                     self._end()
@@ -95,35 +96,18 @@ class Worker:
             process.wait()
 
 
-def _send(pipe: IO[bytes], value: Any) -> None:
-    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-    pipe.write(struct.pack("!Q", len(data)) + data)
-    pipe.flush()
-
-
-def _receive(pipe: IO[bytes]) -> Any:
-    head = pipe.read(8)
-    if len(head) < 8:
-        raise EOFError("the worker's pipe closed")
-    (size,) = struct.unpack("!Q", head)
-    data = pipe.read(size)
-    if len(data) < size:
-        raise EOFError("the worker's pipe closed")
-    return pickle.loads(data)
-
-
 def serve_jobs(jobs: IO[bytes], answers: IO[bytes]) -> None:
     """The worker's side: pair every field sent, until the pipe closes."""
     while True:
         try:
-            args = _receive(jobs)
+            args = receive(jobs)
         except EOFError:
             return
         try:
             answer: tuple[bool, Any] = (True, swiss_pairing(*args))
         except Exception as exc:  # raised again in the server, as it would have been there
             answer = (False, exc)
-        _send(answers, answer)
+        send(answers, answer)
 
 
 class BackgroundPairer:

@@ -49,6 +49,7 @@ class Ruling:
 
 class ResultsAndRulings(DirectorBase):
     folds: Folds
+    folded_elsewhere: bool  # the hall's process folds as events come (`hall/process.py`)
     _folded_at: tuple[int, int] | None
     _results: dict[tuple[int, int], tuple[Any, Result | None]]
     _standings: tuple[list[Any], list[Standing]] | None
@@ -59,8 +60,10 @@ class ResultsAndRulings(DirectorBase):
         """The table's matches, folded from its events (only the new ones since last time)."""
         version = self.version()
         if version != self._folded_at:  # something was committed since
-            if self._folded_at is None:  # the first look: resume from the checkpoint
-                self.folds.load(self.checkpoint_path, self.store.db.conn)
+            first = self._folded_at is None
+            if first or self.folded_elsewhere:  # resume from the checkpoint, and from the hall
+                # process's as it writes them (further on than these folds: less to fold)
+                self.folds.load(self.checkpoint_path, self.store.db.conn, newer=not first)
             self._folded_at = version
             self.folds.update(self.store.db.conn, self.store.landed)
         return self.folds.table(table)

@@ -59,9 +59,11 @@ class Frame:
     keys: dict[str, Any]  # what identifies each part's content (see `_keys`)
     patch: bytes | None  # from frame serial - 1; None: send the whole snapshot
     director: Director
-    previous: Frame | None = None
+    # Each team's view as last encoded, (what it shows, the bytes): shared by the frames.
+    encoded: dict[str, tuple[Any, bytes]]
     _json: bytes | None = None
-    _views: dict[str, tuple[Any, bytes]] | None = None
+    _views: dict[str, dict[str, Any]] | None = None  # each team's view, made once a frame
+    _asked: dict[str, bytes | None] | None = None  # the views this frame gave out
 
     def __repr__(self) -> str:
         return f"<Frame {self.serial}>"
@@ -78,27 +80,45 @@ class Frame:
         return b"event: snapshot\ndata: " + self.json + b"\n\n"
 
     def team(self, team: str) -> bytes | None:
-        """The team's view as a `team` event (the same bytes object as the previous frame's
-        when nothing in it changed), or None for an unknown team."""
-        views = self._team_views()
-        return views[team][1] if team in views else None
-
-    def _team_views(self) -> dict[str, tuple[Any, bytes]]:
+        """The team's view as a `team` event, encoded when first asked for (the same bytes
+        object as before when nothing in it changed), or None for an unknown team."""
+        if self._asked is None:
+            self._asked = {}
+        elif team in self._asked:
+            return self._asked[team]
         if self._views is None:
-            before = self.previous._team_views() if self.previous is not None and \
-                self.previous._views is not None else {}
-            rows = self.keys["tables"]
-            out = {}
-            for team, view in hall.team_views(self.snapshot, self.director).items():
-                table = view["table"]
-                key = ({k: v for k, v in view.items() if k != "table"},
-                       rows.get(table["table"]) if table else None)
-                old = before.get(team)
-                out[team] = old if old is not None and old[0] == key else (
-                    key, encode("team", {**view, "generated": self.snapshot["generated"],
-                                         "sent": time.time()}))
-            self._views = out
-        return self._views
+            self._views = hall.team_views(self.snapshot, self.director)
+        view = self._views.get(team)
+        out = None
+        if view is not None:
+            table = view["table"]
+            key = ({k: v for k, v in view.items() if k != "table"},
+                   self.keys["tables"].get(table["table"]) if table else None)
+            known = self.encoded.get(team)
+            if known is None or known[0] != key:
+                known = self.encoded[team] = (key, encode("team", {
+                    **view, "generated": self.snapshot["generated"], "sent": time.time()}))
+            out = known[1]
+        self._asked[team] = out
+        return out
+
+
+class Built:
+    """A frame the hall's own process built (`hall/process.py`): its bytes, as `Frame`'s."""
+
+    def __init__(self, serial: int, json: bytes, patch: bytes | None,
+                 views: dict[str, bytes | None]) -> None:
+        self.serial, self.json, self.patch, self._views = serial, json, patch, views
+
+    def __repr__(self) -> str:
+        return f"<Built {self.serial}>"
+
+    @property
+    def full(self) -> bytes:
+        return b"event: snapshot\ndata: " + self.json + b"\n\n"
+
+    def team(self, team: str) -> bytes | None:
+        return self._views.get(team)
 
 
 def _keys(snap: dict[str, Any], rows: dict[int, Any]) -> dict[str, Any]:
@@ -163,7 +183,11 @@ class HallFeed:
         self.address: Callable[[], str] = address if callable(address) else lambda: address
         self.min_interval, self.on_build = min_interval, on_build
         self.max_streams, self.max_per_address = max_streams, max_per_address
-        self.frame: Frame | None = None
+        self.frame: Frame | Built | None = None
+        self.first_serial = 1  # a new hall process goes on from the last serial sent
+        # Builds the frames in a process of its own (`hall/process.py`), or None: here.
+        self.remote: Any = None
+        self._first = asyncio.Event()  # a first frame, or the hall process gave up before it
         self.ping = encode("ping", {"now": director.clock()})
         self.pings = 0
         self.closing = False  # set when the server stops: the streams end
@@ -179,25 +203,46 @@ class HallFeed:
         version = director.version()
         snap, rows = hall.snapshot_and_keys(director, self.address())
         keys = _keys(snap, rows)
-        if old is None:
-            return Frame(1, version, snap, keys, None, director)
+        if not isinstance(old, Frame):
+            return Frame(self.first_serial, version, snap, keys, None, director, {})
         patch = _patch(old.serial + 1, snap, keys, old)
         if patch is None:  # nothing a screen shows changed: the same frame, its time moved on
             old.version, old.snapshot, old._json = version, snap, None
             return old
-        old.previous = None  # one frame back is enough for the phones' views
-        return Frame(old.serial + 1, version, snap, keys, patch, director, old)
+        return Frame(old.serial + 1, version, snap, keys, patch, director, old.encoded)
 
-    def current(self) -> Frame:
+    def current(self) -> Frame | Built:
         """The latest frame, built now if there is none yet."""
         if self.frame is None:
             self._publish(self.build())
         assert self.frame is not None
         return self.frame
 
+    async def ready(self) -> Frame | Built:
+        """The latest frame, once the hall's process has sent its first (see `current`)."""
+        if self.frame is None and self.remote is not None:
+            await self._first.wait()
+        return self.current()
+
+    def problems(self, table: int) -> list[str]:
+        """Why some of the table's matches are not scored, as the last fold found."""
+        if self.remote is not None:
+            return self.remote.problems.get(table, [])
+        return self.director.problems(table, fresh=False)
+
+    def due(self, now: float, last_build: float) -> bool:
+        """Whether to build a frame now (with the rate cap, the asks, the refresh)."""
+        if now - last_build < self.min_interval:
+            return False
+        frame = self.frame
+        return frame is None or self._asked or now - last_build >= REFRESH_EVERY or \
+            not isinstance(frame, Frame) or self.director.version() != frame.version
+
     def refresh(self) -> None:
         """Ask for a build as soon as the rate cap allows (something changed)."""
         self._asked = True
+        if self.remote is not None:
+            self.remote.refresh()
 
     async def run(self) -> None:
         """Runs for the server's life."""
@@ -211,11 +256,7 @@ class HallFeed:
                 self.pings += 1
                 self._wake_all()
                 await asyncio.sleep(0)  # the streams send it before a build holds the loop
-            if now - last_build < self.min_interval:
-                continue
-            frame = self.frame
-            due = frame is None or self._asked or now - last_build >= REFRESH_EVERY
-            if not due and self.director.version() == frame.version:  # type: ignore[union-attr]
+            if self.remote is not None or not self.due(now, last_build):
                 continue
             self._asked, last_build = False, now
             try:
@@ -226,12 +267,13 @@ class HallFeed:
             self._publish(built)
         self._wake_all()
 
-    def _publish(self, frame: Frame) -> None:
+    def _publish(self, frame: Frame | Built) -> None:
         if frame is self.frame:
             return  # nothing to send
         self.frame = frame
-        if self.on_build is not None:
-            self.on_build()
+        self._first.set()
+        if self.on_build is not None and self.remote is None:
+            self.on_build()  # (the hall's process says when: see `HallProcess`)
         self._wake_all()
 
     def _wake_all(self) -> None:
@@ -255,7 +297,7 @@ class HallFeed:
         """The hall: the whole snapshot (unless the screen has frame `since` already, from
         `GET /api/hall`: then what changed since), then patches."""
         try:
-            frame = self.current()
+            frame = await self.ready()
             sent, pings = frame.serial, self.pings
             yield f"retry: {RETRY_MS}\n\n".encode()
             if since != frame.serial:  # the same bytes object for every stream: no copy
@@ -276,6 +318,9 @@ class HallFeed:
     async def team_stream(self, slot: Slot, team: str) -> AsyncIterator[bytes]:
         """One team's view, whenever it changes."""
         try:
+            await self.ready()
+            if self.remote is not None and team in self.director.team_names():
+                await self.remote.follow(team)
             frame = self.current()
             last, seen, pings = frame.team(team), frame.serial, self.pings
             yield f"retry: {RETRY_MS}\n\n".encode()
@@ -295,15 +340,19 @@ class HallFeed:
         finally:
             slot.release()
 
-    def team_json(self, team: str) -> bytes | None:
+    async def team_json(self, team: str) -> bytes | None:
         """The team's view for `GET /api/team/ID`, the id in any letter case as a link may
         give it (None: no such team)."""
-        frame = self.current()
-        view = frame.team(team)
-        if view is None:
-            same = [known for known in self.director.team_names() if
-                    known.casefold() == team.casefold()]
-            view = frame.team(same[0]) if len(same) == 1 else None
+        await self.ready()
+        names = self.director.team_names()
+        if team not in names:
+            same = [known for known in names if known.casefold() == team.casefold()]
+            if len(same) != 1:
+                return None
+            team = same[0]
+        if self.remote is not None:
+            await self.remote.follow(team)
+        view = self.current().team(team)
         if view is None:
             return None
         return view.split(b"data: ", 1)[1].rstrip(b"\n")

@@ -29,6 +29,7 @@ from ..director.folds import Checkpoint
 from ..director.pairer import BackgroundPairer, pair_ahead
 from ..hall import snapshot as hall
 from ..hall.feed import HallFeed
+from ..hall.process import HallProcess
 from ..hall.streams import ScorerApp
 from ..net import heap
 from ..net.shield import SecurityHeaders
@@ -43,8 +44,10 @@ STATIC = Path(__file__).parent / "static"
 CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart resumes there)
 
 
-def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/"
-               ) -> ScorerApp:
+def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/",
+               hall_process: bool = False) -> ScorerApp:
+    """The app; with `hall_process`, the hall's frames are built in a process of their own
+    (`hall/process.py`: the server's; a test's app builds them on its loop, with its clock)."""
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> HTMLResponse:
@@ -54,7 +57,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         return HTMLResponse(team_page_html())
 
     async def snapshot(request: Request) -> Response:
-        frame = feed.current()
+        frame = await feed.ready()
         etag = f'"{frame.serial}"'
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
@@ -62,7 +65,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                         headers={"ETag": etag, "Cache-Control": "no-cache"})
 
     async def team(request: Request) -> Response:
-        view = feed.team_json(request.path_params["team"])
+        view = await feed.team_json(request.path_params["team"])
         if view is None:
             return JSONResponse({"error": "hall.no_such_team"}, status_code=404)
         return Response(view, media_type="application/json")
@@ -99,22 +102,28 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
         feed.on_build = lambda: pair_ahead(director)
+        remote = feed.remote = HallProcess(feed, director.rulesets) if hall_process else None
+        director.folded_elsewhere = remote is not None
         with heap.starting():  # what starting makes (the folds) lives as long as the server
-            director.fold(0)  # resume from the checkpoint and fold what came after it
-            feed.current()
+            if remote is None:
+                director.fold(0)  # resume from the checkpoint and fold what came after it
+                feed.current()
         tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
                  asyncio.create_task(feed.run()),
-                 asyncio.create_task(checkpoints(director)),
+                 asyncio.create_task(remote.run() if remote else checkpoints(director)),
                  asyncio.create_task(heap.keep_collections_short())]
         yield
         feed.close()
+        if remote is not None:
+            await remote.stop()  # (it writes the folds' checkpoint)
         for task in tasks:
             task.cancel()
         heap.thaw()
-        director.pairer, feed.on_build = in_process, None
+        director.pairer, feed.on_build, director.folded_elsewhere = in_process, None, False
         pairer.close()
         app.state.pdf_queue.close()
-        save_checkpoint(director)
+        if remote is None:
+            save_checkpoint(director)
 
     app = ScorerApp(
         # (the tables' routes first: a hall's kiosks make most of the requests)
@@ -134,7 +143,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     app.state.director = director  # the console's endpoints read it (admin/)
     app.state.logins = admin.login.limiter()  # the console's login attempts
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
-    app.state.kiosks = kiosks.Door(director)  # what the tables' endpoints share
+    app.state.kiosks = kiosks.Door(director, feed.problems)  # what the tables' endpoints share
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
     app.state.sheet_texts = exports.SheetTexts()  # sheets.txt's sheets, by match

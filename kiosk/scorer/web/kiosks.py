@@ -142,6 +142,8 @@ class Door:
     """What the tables' endpoints share, kept in `app.state.kiosks`."""
 
     director: Director
+    # Why a table's matches are not scored, as the last fold found (the hall feed folds).
+    problems: Callable[[int], list[str]]
     reports: fleet.Reports = field(default_factory=fleet.Reports)
     replays: Replays = field(init=False)
     # Attempts that have not (yet) paired: per source, and in the hall at tables that have a
@@ -415,7 +417,7 @@ async def events(request: Request) -> Response:
                        high_water=done.high_water)
     return answer(request, {"high_water": done.high_water, "aside": done.aside,
                             "muted": director.muted(),
-                            "problems": director.problems(table, fresh=False)},
+                            "problems": here.problems(table)},
                   now=now, signer=signer)
 
 

@@ -1,0 +1,263 @@
+"""The hall's frames built in a process of their own, on the machine's other core.
+
+With 1,000 tables posting hands, folding every table's new events by the rules core and
+building the hall's snapshot took a quarter of the server's event loop: time every kiosk's
+answer waited behind. Here a child process opens the same store (SQLite's WAL lets it read
+while the writer commits), keeps its own folds, builds the frames as `HallFeed.build` does and
+sends each one back as bytes: the snapshot, the patch, the views that changed of the teams
+phones follow, each table's problems that changed, and whether the round is over. The server's
+`HallFeed` publishes them to its streams as if it had built them.
+
+What only the server knows goes the other way: each table's last contact (kept in memory,
+see `Store.heard`), the address it gives out, a request to build now, and the teams a phone
+began to follow. The child writes the folds' checkpoint; the server folds for itself only when
+the head referee's pages ask.
+
+When the child ends, the screens keep the last frame and another starts a second later, going
+on from the last serial; until the first frame, the routes of the hall wait for it (or, if the
+child ended before it, for a frame the server builds itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import pickle
+import queue
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from ...rules import Rulesets
+from ..director import Director
+from ..net import heap
+from ..pipes import HEAD, packed, receive, send
+from ..store.database import Store
+from .feed import WATCH_EVERY, Built, Frame, HallFeed
+
+log = logging.getLogger(__name__)
+RESTART_AFTER = 1.0  # seconds before a hall process that ended is replaced
+STOP_WAIT = 15.0  # seconds a stopping hall process has to write the folds' checkpoint
+# Seconds between checkpoints of the folds: a restart resumes there, and the server's own folds
+# (for the head referee's pages) catch up from there.
+CHECKPOINT_EVERY = 10.0
+TAKE_AT_ONCE = 50  # tables pickled for the checkpoint between two looks at the news
+FOLLOW_WAIT = 5.0  # seconds a phone's first view of a team waits for the child at most
+PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
+
+
+class HallProcess:
+    """The server's side: starts the child, tells it the news, publishes its frames."""
+
+    def __init__(self, feed: HallFeed, rulesets: Rulesets) -> None:
+        self.feed, self.rulesets = feed, rulesets
+        self.problems: dict[int, list[str]] = {}  # by table, as the child's last fold found
+        self.views: dict[str, bytes | None] = {}  # the followed teams' views (None: no team)
+        self.followed: set[str] = set()
+        self._follow_new: set[str] = set()  # not yet told to the child
+        self._process: asyncio.subprocess.Process | None = None
+        self._asked = False
+        self._stopping = False
+
+    def refresh(self) -> None:
+        self._asked = True
+
+    async def follow(self, team: str) -> None:
+        """The child sends `team`'s view from now on; wait until it has sent its first."""
+        if team not in self.followed:
+            self.followed.add(team)
+            self._follow_new.add(team)
+        waited = 0.0
+        while team not in self.views and waited < FOLLOW_WAIT and not self._stopping:
+            await asyncio.sleep(WATCH_EVERY)
+            waited += WATCH_EVERY
+
+    async def run(self) -> None:
+        """Runs for the server's life: a child at a time."""
+        while not self._stopping:
+            try:
+                await self._one_child()
+            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError,
+                    ValueError) as exc:
+                if not self._stopping:
+                    log.warning("the hall's process ended (%s); another starts", exc)
+            if self._stopping:
+                return
+            self.feed._first.set()  # (none yet: the routes build a frame here, `current`)
+            await asyncio.sleep(RESTART_AFTER)
+
+    async def _one_child(self) -> None:
+        feed = self.feed
+        process = self._process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
+        assert process.stdin is not None and process.stdout is not None
+        store = feed.director.store
+        process.stdin.write(packed((store.path, self.rulesets, feed.address(),
+                                    feed.frame.serial + 1 if feed.frame else 1)))
+        news = asyncio.create_task(self._tell(process.stdin))
+        try:
+            while True:
+                (size,) = HEAD.unpack(await process.stdout.readexactly(HEAD.size))
+                self._take(pickle.loads(await process.stdout.readexactly(size)))
+        finally:
+            news.cancel()
+            if process.returncode is None and not self._stopping:
+                process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                await process.wait()
+
+    def _take(self, message: tuple[Any, ...]) -> None:
+        serial, json, patch, views, problems, round_over = message
+        self.views.update(views)
+        self.problems.update(problems)
+        frame = self.feed.frame
+        if frame is None or frame.serial != serial:  # (else: only views newly followed)
+            self.feed._publish(Built(serial, json, patch, self.views))
+            if round_over and self.feed.on_build is not None:
+                self.feed.on_build()  # (the next Swiss round paired ahead, `pair_ahead`)
+
+    async def _tell(self, pipe: asyncio.StreamWriter) -> None:
+        """Every WATCH_EVERY seconds, what changed: the tables' contacts, the address, a
+        build asked for, the teams followed (a new child: all of them)."""
+        store, address = self.feed.director.store, self.feed.address()
+        sent: dict[int, tuple[float, int]] = {}
+        self._follow_new = set(self.followed)
+        while True:
+            links = store.links()
+            changed = {t: link for t, link in links.items() if sent.get(t) != link}
+            now_address = self.feed.address()
+            if changed or now_address != address or self._asked or self._follow_new:
+                pipe.write(packed((changed, now_address, self._asked, self._follow_new)))
+                await pipe.drain()
+                sent, address, self._asked, self._follow_new = links, now_address, False, set()
+            await asyncio.sleep(WATCH_EVERY)
+
+    async def stop(self) -> None:
+        """The child writes the checkpoint and ends (killed after STOP_WAIT seconds)."""
+        self._stopping = True
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            assert process.stdin is not None
+            process.stdin.close()  # (the child's end of the news: it stops)
+        try:
+            await asyncio.wait_for(process.wait(), STOP_WAIT)
+        except TimeoutError:
+            log.warning("the hall's process did not stop in %.0f s", STOP_WAIT)
+            process.kill()
+            await process.wait()
+
+
+# -- the child ------------------------------------------------------------------------------
+
+
+def child(news: IO[bytes], out: IO[bytes]) -> None:
+    """Build and send the hall's frames until the server's pipe closes."""
+    path, rulesets, address, first_serial = receive(news)
+    store = Store(Path(path))
+    director = Director(store, rulesets)
+    here = [address]
+    feed = HallFeed(director, lambda: here[0])
+    feed.first_serial = first_serial
+    inbox: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
+    threading.Thread(target=_read_news, args=(news, inbox), daemon=True).start()
+    sent = Sent()
+    with heap.starting():
+        director.fold(0)  # resume from the checkpoint and fold what came after it
+        with director.reading():
+            frame = feed.frame = feed.build()
+            send(out, sent.message(director, frame))
+    folds, last_build = director.folds, time.monotonic()
+    checkpoint, pending, last_checkpoint = None, [], last_build
+    settled = swept = last_build
+    while True:
+        try:
+            message = inbox.get(timeout=WATCH_EVERY)
+        except queue.Empty:
+            message = ()
+        if message is None:
+            break
+        followed: set[str] = set()
+        if message:
+            links, here[0], asked, followed = message
+            for table, (seen, behind) in links.items():
+                store.heard(table, seen, behind)
+            feed._asked |= asked
+            sent.followed |= followed
+        now = time.monotonic()
+        due = feed.due(now, last_build)
+        if due or followed:
+            with director.reading():  # (what the message adds, as of the frame: no new fold)
+                if due:
+                    feed._asked, last_build = False, now
+                    frame = feed.frame = feed.build()
+                if frame.serial != sent.serial or followed:
+                    send(out, sent.message(director, frame))
+        if checkpoint is None and now - last_checkpoint >= CHECKPOINT_EVERY:
+            checkpoint, pending = folds.begin_checkpoint(), list(folds.tables)
+        if checkpoint is not None:  # a few tables at a time: the frames go on meanwhile
+            for number in pending[:TAKE_AT_ONCE]:
+                checkpoint.take(folds, number)
+            del pending[:TAKE_AT_ONCE]
+            if not pending:
+                with contextlib.suppress(Exception):  # a cache: a restart folds more
+                    checkpoint.write(director.checkpoint_path)
+                    folds.wrote(checkpoint)
+                checkpoint, last_checkpoint = None, now
+        if now - settled >= heap.SETTLE_EVERY:  # (the collector as in the server: heap.py)
+            settled = now
+            if now - swept >= heap.SWEEP_EVERY:
+                swept = now
+                heap.sweep()
+            else:
+                heap.settle()
+    folds.save(director.checkpoint_path)
+    store.close()
+
+
+def _read_news(news: IO[bytes], inbox: queue.Queue[tuple[Any, ...] | None]) -> None:
+    with contextlib.suppress(EOFError, OSError, ValueError):
+        while True:
+            inbox.put(receive(news))
+    inbox.put(None)
+
+
+class Sent:
+    """What the server was last sent, for the child to send only what changed."""
+
+    def __init__(self) -> None:
+        self.serial = 0
+        self.followed: set[str] = set()
+        self.views: dict[str, bytes | None] = {}
+        self.problems: dict[int, list[str]] = {}
+
+    def message(self, director: Director, frame: Frame) -> tuple[Any, ...]:
+        """The frame's bytes, the followed teams' views and the tables' problems that changed,
+        and whether the round is over."""
+        views = {team: frame.team(team) for team in self.followed}
+        views = {team: view for team, view in views.items()
+                 if team not in self.views or self.views[team] is not view}
+        problems = {t: director.problems(t, fresh=False)
+                    for t in range(1, director.table_count() + 1)}
+        problems = {t: p for t, p in problems.items() if self.problems.get(t) != p}
+        self.serial = frame.serial
+        self.views.update(views)
+        self.problems.update(problems)
+        return (frame.serial, frame.json, frame.patch, views, problems,
+                director.round_over(director.current_round()))
+
+
+if __name__ == "__main__":
+    stdout, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
+    # It lives as long as the server's pipe: Ctrl-C or a stop reaches the server, which closes
+    # it (or dies, which closes it too); then the child writes the checkpoint and ends.
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.SIG_IGN)
+    with contextlib.suppress(BrokenPipeError):  # (the server gone while it was sending)
+        child(sys.stdin.buffer, stdout)
