@@ -2,7 +2,7 @@
 runs them: the screens, a phone and a kiosk's answer get what the child folded while the server
 folds nothing; a killed child is replaced and the hall goes on from its last serial; the
 server's own folds, when the head referee's pages need them, catch up from the child's
-checkpoint."""
+checkpoint; a finished Swiss round is paired ahead from what the child folded."""
 
 from __future__ import annotations
 
@@ -19,9 +19,11 @@ from typing import Any
 import httpx
 import pytest
 
+from kiosk.errors import PairingPending
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.director.folds import Folds
+from kiosk.scorer.hall.process import Sent
 from kiosk.scorer.hall.snapshot import tables as hall_tables
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
@@ -164,3 +166,22 @@ def test_the_server_s_folds_catch_up_from_a_newer_checkpoint_only(tmp_path):
     fresh.update(db)
     assert {n: f.revisions for n, f in server.tables.items()} == \
         {n: f.revisions for n, f in fresh.tables.items()}
+
+
+def test_a_finished_swiss_round_is_paired_ahead_with_no_fold_in_the_server(tmp_path):
+    director = make_hall(tmp_path)
+    director.start_round(0)
+    tables = another(director)
+    with serve(create_app(director, hall_process=True)) as live:
+        get(live.url + "/api/hall")
+        tables.finish_round()
+        pairer = director.pairer  # the server's worker (the app's lifespan set it)
+        until(lambda: pairer._done, "round 2 paired ahead")
+        ((args, pairing),) = pairer._done
+        assert pairing.pairs and director.folds.rowid == 0  # (the child's fold, not the server's)
+        # What the head referee's draft will ask: the same field, so it is answered at once.
+        probe = Director(Store(director.store.path), RULESETS)
+        probe.pairer = asked = Sent()  # type: ignore[assignment]
+        with pytest.raises(PairingPending):
+            probe._next_round(ahead=True)
+        assert asked._asked == args

@@ -5,8 +5,10 @@ building the hall's snapshot took a quarter of the server's event loop: time eve
 answer waited behind. Here a child process opens the same store (SQLite's WAL lets it read
 while the writer commits), keeps its own folds, builds the frames as `HallFeed.build` does and
 sends each one back as bytes: the snapshot, the patch, the views that changed of the teams
-phones follow, each table's problems that changed, and whether the round is over. The server's
-`HallFeed` publishes them to its streams as if it had built them.
+phones follow, each table's problems that changed, and, once a Swiss round is over, what the
+next round's pairing is computed from (the server's pairing worker starts on it: `pair_ahead`
+without a fold in the server). The server's `HallFeed` publishes the frames to its streams as
+if it had built them.
 
 What only the server knows goes the other way: each table's last contact (kept in memory,
 see `Store.heard`), the address it gives out, a request to build now, and the teams a phone
@@ -29,9 +31,11 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from ...errors import AdminError, PairingPending
 from ...rules import Rulesets
 from ..director import Director
 from ..net import heap
@@ -53,8 +57,9 @@ PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pause
 class HallProcess:
     """The server's side: starts the child, tells it the news, publishes its frames."""
 
-    def __init__(self, feed: HallFeed, rulesets: Rulesets) -> None:
-        self.feed, self.rulesets = feed, rulesets
+    def __init__(self, feed: HallFeed, rulesets: Rulesets,
+                 pair_ahead: Callable[[tuple[Any, ...]], object] = lambda args: None) -> None:
+        self.feed, self.rulesets, self.pair_ahead = feed, rulesets, pair_ahead
         self.problems: dict[int, list[str]] = {}  # by table, as the child's last fold found
         self.views: dict[str, bytes | None] = {}  # the followed teams' views (None: no team)
         self.followed: set[str] = set()
@@ -112,14 +117,14 @@ class HallProcess:
                 await process.wait()
 
     def _take(self, message: tuple[Any, ...]) -> None:
-        serial, json, patch, views, problems, round_over = message
+        serial, json, patch, views, problems, ahead = message
         self.views.update(views)
         self.problems.update(problems)
         frame = self.feed.frame
         if frame is None or frame.serial != serial:  # (else: only views newly followed)
             self.feed._publish(Built(serial, json, patch, self.views))
-            if round_over and self.feed.on_build is not None:
-                self.feed.on_build()  # (the next Swiss round paired ahead, `pair_ahead`)
+        if ahead is not None:
+            self.pair_ahead(ahead)
 
     async def _tell(self, pipe: asyncio.StreamWriter) -> None:
         """Every WATCH_EVERY seconds, what changed: the tables' contacts, the address, a
@@ -167,7 +172,7 @@ def child(news: IO[bytes], out: IO[bytes]) -> None:
     feed.first_serial = first_serial
     inbox: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
     threading.Thread(target=_read_news, args=(news, inbox), daemon=True).start()
-    sent = Sent()
+    director.pairer = sent = Sent()  # (what `pair_ahead` would ask the server's worker)
     with heap.starting():
         director.fold(0)  # resume from the checkpoint and fold what came after it
         with director.reading():
@@ -229,28 +234,42 @@ def _read_news(news: IO[bytes], inbox: queue.Queue[tuple[Any, ...] | None]) -> N
 
 
 class Sent:
-    """What the server was last sent, for the child to send only what changed."""
+    """What the server was last sent, for the child to send only what changed. It stands in
+    for the director's pairer too: `ready` keeps what the next Swiss round's pairing would be
+    computed from, for the server's worker."""
 
     def __init__(self) -> None:
         self.serial = 0
         self.followed: set[str] = set()
         self.views: dict[str, bytes | None] = {}
         self.problems: dict[int, list[str]] = {}
+        self.ahead: tuple[Any, ...] | None = None
+        self._asked: tuple[Any, ...] | None = None
+
+    def ready(self, *args: Any) -> None:
+        self._asked = args
+
+    def __call__(self, *args: Any) -> None:
+        raise PairingPending()  # (the child never drafts a round)
 
     def message(self, director: Director, frame: Frame) -> tuple[Any, ...]:
         """The frame's bytes, the followed teams' views and the tables' problems that changed,
-        and whether the round is over."""
+        and what the next round's pairing is computed from when that changed."""
         views = {team: frame.team(team) for team in self.followed}
         views = {team: view for team, view in views.items()
                  if team not in self.views or self.views[team] is not view}
         problems = {t: director.problems(t, fresh=False)
                     for t in range(1, director.table_count() + 1)}
         problems = {t: p for t, p in problems.items() if self.problems.get(t) != p}
+        self._asked = None
+        with contextlib.suppress(AdminError):  # (the round is not over, or not Swiss)
+            director._next_round(ahead=True)
+        ahead = self._asked if self._asked is not None and self._asked != self.ahead else None
         self.serial = frame.serial
         self.views.update(views)
         self.problems.update(problems)
-        return (frame.serial, frame.json, frame.patch, views, problems,
-                director.round_over(director.current_round()))
+        self.ahead = self._asked or self.ahead
+        return frame.serial, frame.json, frame.patch, views, problems, ahead
 
 
 if __name__ == "__main__":

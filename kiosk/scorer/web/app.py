@@ -102,7 +102,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
         feed.on_build = lambda: pair_ahead(director)
-        remote = feed.remote = HallProcess(feed, director.rulesets) if hall_process else None
+        remote = feed.remote = HallProcess(
+            feed, director.rulesets, lambda args: pairer.ready(*args)) if hall_process else None
         director.folded_elsewhere = remote is not None
         with heap.starting():  # what starting makes (the folds) lives as long as the server
             if remote is None:
