@@ -14,6 +14,7 @@ import pytest
 from kiosk.scorer.director import Director
 from kiosk.scorer.director import folds as folds_module
 from kiosk.scorer.director.folds import Folds
+from kiosk.scorer.director.results import WARM_FOR
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import checkpoint
@@ -58,7 +59,7 @@ def test_a_restart_resumes_from_the_checkpoint_and_folds_only_what_came_after(tm
     again = reopened(director)
     assert again.folds.load(again.checkpoint_path, again.store.db.conn)
     assert again.folds.rowid == saved_at  # resumed there …
-    again._folded_at = (-1, -1)  # (the checkpoint is loaded: the first look folds on)
+    again._resumed = True  # (the checkpoint is loaded: the first look folds on)
     again.fold(1)
     assert again.folds.rowid > saved_at  # … then folded what came after
     for table in (1, 2, 3, 4):  # every match as a fold from the first event makes it
@@ -94,7 +95,7 @@ def test_a_checkpoint_taken_a_table_at_a_time_while_events_land_resumes_whole(tm
     again = reopened(director)
     assert again.folds.load(again.checkpoint_path, again.store.db.conn)
     assert again.folds.rowid == began_at  # resumes where it began, reading later ones again
-    again._folded_at = (-1, -1)
+    again._resumed = True
     straight = Folds(RULESETS)
     straight.update(director.store.db.conn)
     for table in (1, 2, 3, 4):
@@ -219,3 +220,25 @@ def test_the_writers_batches_are_folded_as_they_landed_and_the_store_fills_any_g
         assert fold.seq == events and sum(fold.revisions.values()) == events  # each once
         assert fold.last == straight.table(table).last
         assert facts(fold) == facts(straight.table(table)) != []
+
+
+@pytest.mark.unit
+def test_with_the_hall_process_folding_the_server_folds_only_while_its_folds_are_in_use(
+        tmp_path):
+    director = make_hall(tmp_path)
+    director.start_round(0)
+    tables = Tables(director)
+    director.folded_elsewhere = True  # (as the server's app sets it)
+    tables.post(1, 60)
+    director.keep_folds_warm()  # nobody asked for them yet: nothing folded
+    assert director.folds.rowid == 0
+    director.fold(1)  # a page of the console
+    asked_at = director.folds.rowid
+    tables.post(1, 120)
+    director.keep_folds_warm()  # in use: they follow the events as they come
+    assert director.folds.rowid > asked_at
+    director._fold_asked -= WARM_FOR  # long unused: they stay where they are
+    tables.post(2, 60)
+    kept_at = director.folds.rowid
+    director.keep_folds_warm()
+    assert director.folds.rowid == kept_at

@@ -26,7 +26,7 @@ from ..tournament.core import Pairing, Result, Team, swiss_pairing
 from .access import Access, HallTables, password_matches
 from .base import EventInfo, refuse
 from .folds import Folds
-from .results import CHECKPOINT_NAME, RULING_KINDS, ResultsAndRulings, Ruling
+from .results import CHECKPOINT_NAME, RULING_KINDS, WARM_FOR, ResultsAndRulings, Ruling
 from .rounds import Draft, RoundsAndPairings
 from .teams import EventAndTeams, ImportReport, TeamRow
 
@@ -51,6 +51,8 @@ class Director(Access, HallTables, EventAndTeams, RoundsAndPairings, ResultsAndR
         self.pairer = pairer
         self.folds = Folds(rulesets)
         self.folded_elsewhere = False
+        self._fold_asked = -WARM_FOR
         self._folded_at = None
+        self._resumed = False
         self._results = {}
         self._standings = None

@@ -6,6 +6,7 @@ until it is reopened, with a reason)."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from .triage import number_list
 
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 CHECKPOINT_NAME = "folds.sqlite"
+WARM_FOR = 300.0  # seconds the server's folds follow the events after they were last asked for
 MAX_REASON = 200
 
 
@@ -50,7 +52,9 @@ class Ruling:
 class ResultsAndRulings(DirectorBase):
     folds: Folds
     folded_elsewhere: bool  # the hall's process folds as events come (`hall/process.py`)
+    _fold_asked: float  # when these folds were last asked for (time.monotonic)
     _folded_at: tuple[int, int] | None
+    _resumed: bool  # the checkpoint was looked at
     _results: dict[tuple[int, int], tuple[Any, Result | None]]
     _standings: tuple[list[Any], list[Standing]] | None
 
@@ -58,15 +62,30 @@ class ResultsAndRulings(DirectorBase):
 
     def fold(self, table: int) -> TableFold:
         """The table's matches, folded from its events (only the new ones since last time)."""
+        self._fold_asked = time.monotonic()
+        return self._fold(table)
+
+    def keep_folds_warm(self) -> None:
+        """With the hall's process folding (`folded_elsewhere`): fold as the events come while
+        these folds are in use — asked for in the last WARM_FOR seconds, as the head referee's
+        pages do — so that a page does not wait for all that came since the last one."""
+        if time.monotonic() - self._fold_asked < WARM_FOR:
+            self._fold(0)
+
+    def _fold(self, table: int) -> TableFold:
         version = self.version()
         if version != self._folded_at:  # something was committed since
-            first = self._folded_at is None
-            if first or self.folded_elsewhere:  # resume from the checkpoint, and from the hall
-                # process's as it writes them (further on than these folds: less to fold)
-                self.folds.load(self.checkpoint_path, self.store.db.conn, newer=not first)
+            self._resume()
             self._folded_at = version
             self.folds.update(self.store.db.conn, self.store.landed)
         return self.folds.table(table)
+
+    def _resume(self) -> None:
+        """Start from the checkpoint at the first look; with the hall's process folding,
+        also whenever it has written one further on than these folds (less to fold)."""
+        if not self._resumed or self.folded_elsewhere:
+            self.folds.load(self.checkpoint_path, self.store.db.conn, newer=self._resumed)
+            self._resumed = True
 
     @property
     def checkpoint_path(self) -> Path:

@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..director import Director
 from . import snapshot as hall
@@ -63,7 +63,7 @@ class Frame:
     encoded: dict[str, tuple[Any, bytes]]
     _json: bytes | None = None
     _views: dict[str, dict[str, Any]] | None = None  # each team's view, made once a frame
-    _asked: dict[str, bytes | None] | None = None  # the views this frame gave out
+    _given: dict[str, bytes | None] | None = None  # the views this frame gave out
 
     def __repr__(self) -> str:
         return f"<Frame {self.serial}>"
@@ -82,10 +82,10 @@ class Frame:
     def team(self, team: str) -> bytes | None:
         """The team's view as a `team` event, encoded when first asked for (the same bytes
         object as before when nothing in it changed), or None for an unknown team."""
-        if self._asked is None:
-            self._asked = {}
-        elif team in self._asked:
-            return self._asked[team]
+        if self._given is None:
+            self._given = {}
+        elif team in self._given:
+            return self._given[team]
         if self._views is None:
             self._views = hall.team_views(self.snapshot, self.director)
         view = self._views.get(team)
@@ -99,7 +99,7 @@ class Frame:
                 known = self.encoded[team] = (key, encode("team", {
                     **view, "generated": self.snapshot["generated"], "sent": time.time()}))
             out = known[1]
-        self._asked[team] = out
+        self._given[team] = out
         return out
 
 
@@ -156,6 +156,16 @@ def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
     return encode("patch", out)
 
 
+class Remote(Protocol):
+    """The hall's own process, as the feed sees it (`hall/process.HallProcess`)."""
+
+    problems: dict[int, list[str]]  # by table, as its last fold found
+
+    def refresh(self) -> None: ...
+
+    async def follow(self, team: str) -> None: ...
+
+
 class Slot:
     """A stream's place under the caps; given back once, however the stream ends."""
 
@@ -186,7 +196,7 @@ class HallFeed:
         self.frame: Frame | Built | None = None
         self.first_serial = 1  # a new hall process goes on from the last serial sent
         # Builds the frames in a process of its own (`hall/process.py`), or None: here.
-        self.remote: Any = None
+        self.remote: Remote | None = None
         self._first = asyncio.Event()  # a first frame, or the hall process gave up before it
         self.ping = encode("ping", {"now": director.clock()})
         self.pings = 0
@@ -272,8 +282,8 @@ class HallFeed:
             return  # nothing to send
         self.frame = frame
         self._first.set()
-        if self.on_build is not None and self.remote is None:
-            self.on_build()  # (the hall's process says when: see `HallProcess`)
+        if self.on_build is not None:
+            self.on_build()
         self._wake_all()
 
     def _wake_all(self) -> None:

@@ -48,7 +48,7 @@ RESTART_AFTER = 1.0  # seconds before a hall process that ended is replaced
 STOP_WAIT = 15.0  # seconds a stopping hall process has to write the folds' checkpoint
 # Seconds between checkpoints of the folds: a restart resumes there, and the server's own folds
 # (for the head referee's pages) catch up from there.
-CHECKPOINT_EVERY = 10.0
+CHECKPOINT_EVERY = 5.0
 TAKE_AT_ONCE = 50  # tables pickled for the checkpoint between two looks at the news
 FOLLOW_WAIT = 5.0  # seconds a phone's first view of a team waits for the child at most
 PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
@@ -123,6 +123,7 @@ class HallProcess:
         frame = self.feed.frame
         if frame is None or frame.serial != serial:  # (else: only views newly followed)
             self.feed._publish(Built(serial, json, patch, self.views))
+            self.feed.director.keep_folds_warm()  # (while the console is in use)
         if ahead is not None:
             self.pair_ahead(ahead)
 

@@ -101,9 +101,10 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         pairer, in_process = BackgroundPairer(feed.refresh), director.pairer
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
-        feed.on_build = lambda: pair_ahead(director)
         remote = feed.remote = HallProcess(
             feed, director.rulesets, lambda args: pairer.ready(*args)) if hall_process else None
+        if remote is None:
+            feed.on_build = lambda: pair_ahead(director)
         director.folded_elsewhere = remote is not None
         with heap.starting():  # what starting makes (the folds) lives as long as the server
             if remote is None:
