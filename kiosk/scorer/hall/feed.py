@@ -2,11 +2,12 @@
 
 The task alone builds the hall's snapshot — when the store changes, at most every
 `min_interval` seconds, and every `REFRESH_EVERY` seconds as link health and lateness move on
-with the time — and encodes it once. Every stream sends the same bytes: a stream that had the
-previous frame gets a patch (the parts and table rows that changed), one that fell behind
-gets the whole snapshot again, and a phone following one team gets that team's view when it
-changes. Streams wait on one shared event; one pinger sends the scorer's time every
-`PING_EVERY` seconds. Streams are capped in all and per address.
+with the time — and encodes it once; in the server, the hall's own process does the same
+(`hall/process.py`) and the feed publishes the frames it sends (`Built`). Every stream sends
+the same bytes: a stream that had the previous frame gets a patch (the parts and table rows
+that changed), one that fell behind gets the whole snapshot again, and a phone following one
+team gets that team's view when it changes. Streams wait on one shared event; one pinger
+sends the scorer's time every `PING_EVERY` seconds. Streams are capped in all and per address.
 
 The wire format (server-sent events; `?since=SERIAL`: the screen has that snapshot already):
 - `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
