@@ -86,7 +86,7 @@ def test_the_hall_is_folded_and_built_by_its_own_process(tmp_path):
         assert now["serial"] > first["serial"]
         assert director.folds.rowid == 0 and not director.folds.tables  # the server: no fold
         # A phone's team, by its id in any letter case; no such team: 404.
-        ns = director.assignments(1)[0][1]
+        ns = tables.director.assignments(1)[0][1]
         view = get(f"{live.url}/api/team/{ns.upper()}")
         assert view["team"]["id"] == ns and view["table"]["hand"] == wanted[0]["hand"]
         with pytest.raises(urllib.error.HTTPError) as missing:
@@ -100,14 +100,15 @@ def test_a_kiosk_hears_the_hall_process_s_problems_with_its_match(tmp_path):
     director.create_event("测试赛", "xiamen-2015", seed=1)
     director.import_teams("name\n甲队\n乙队\n".encode())
     codes = director.add_tables(1)
+    admin = Director(Store(director.store.path), RULESETS)  # (the server's is its loop's)
     with serve(create_app(director, hall_process=True)) as live:
         link = ScorerLink(live.url, httpx.Client(timeout=10))
         sha = RULESETS["xiamen-2015"].sha256
         link.pair(codes[1], 1, "kiosk-x", {"xiamen-2015": sha})
-        director.start_round(0)
+        admin.start_round(0)
         # A match set up with another copy of the ruleset: kept, never scored, and said why.
         setup = {"device": "kiosk-x", "seq": 1, "match": "1", "kind": "setup",
-                 "data": {**director.assignment(1), "table": 1, "ruleset_sha256": "cd" * 32},
+                 "data": {**admin.assignment(1), "table": 1, "ruleset_sha256": "cd" * 32},
                  "mono": 1.0, "wall": time.time(), "actor": "referee", "prev": ""}
         assert link.send([setup], 0)["high_water"] == 1
         (problem,) = until(lambda: link.send([], 0)["problems"], "the kiosk hears why")
