@@ -76,7 +76,7 @@ def test_the_hall_is_folded_and_built_by_its_own_process(tmp_path):
     director = make_hall(tmp_path)
     director.start_round(0)
     tables = another(director)
-    with serve(create_app(director, hall_process=True)) as live:
+    with serve(create_app(director, processes=True)) as live:
         first = get(live.url + "/api/hall")
         for table in (1, 2, 3, 4):
             tables.post(table, 120)
@@ -101,7 +101,7 @@ def test_a_kiosk_hears_the_hall_process_s_problems_with_its_match(tmp_path):
     director.import_teams("name\n甲队\n乙队\n".encode())
     codes = director.add_tables(1)
     admin = Director(Store(director.store.path), RULESETS)  # (the server's is its loop's)
-    with serve(create_app(director, hall_process=True)) as live:
+    with serve(create_app(director, processes=True)) as live:
         link = ScorerLink(live.url, httpx.Client(timeout=10))
         sha = RULESETS["xiamen-2015"].sha256
         link.pair(codes[1], 1, "kiosk-x", {"xiamen-2015": sha})
@@ -123,7 +123,7 @@ def test_a_killed_hall_process_is_replaced_and_the_hall_goes_on(tmp_path):
     director = make_hall(tmp_path)
     director.start_round(0)
     tables = another(director)
-    with serve(create_app(director, hall_process=True)) as live:
+    with serve(create_app(director, processes=True)) as live:
         app = live.server.config.app
         tables.post(1, 120)
         wanted = fresh_rows(director.store.path)
@@ -173,7 +173,7 @@ def test_a_finished_swiss_round_is_paired_ahead_with_no_fold_in_the_server(tmp_p
     director = make_hall(tmp_path)
     director.start_round(0)
     tables = another(director)
-    with serve(create_app(director, hall_process=True)) as live:
+    with serve(create_app(director, processes=True)) as live:
         get(live.url + "/api/hall")
         tables.finish_round()
         pairer = director.pairer  # the server's worker (the app's lifespan set it)

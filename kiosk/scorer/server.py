@@ -135,7 +135,7 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     # true while the scorer runs (scorer/net/advertise.py).
     advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
                             secure=secure)
-    server = server_for(create_app(director, lambda: advertiser.url, hall_process=True), host,
+    server = server_for(create_app(director, lambda: advertiser.url, processes=True), host,
                         port, context, lang)
     try:
         advertiser.start()

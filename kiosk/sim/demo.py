@@ -68,7 +68,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     codes = {} if ended else admin.add_tables(TABLES)  # a code for each table not paired yet
     url = f"https://127.0.0.1:{port}"
     identity = tls.identity(director.store)
-    server = server_for(create_app(director, url + "/", hall_process=True), "127.0.0.1", port,
+    server = server_for(create_app(director, url + "/", processes=True), "127.0.0.1", port,
                         identity.server_context())
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()

@@ -45,9 +45,10 @@ CHECKPOINT_EVERY = 60.0  # seconds between checkpoints of the folds (a restart r
 
 
 def create_app(director: Director, address: str | Callable[[], str] = "http://127.0.0.1:8080/",
-               hall_process: bool = False) -> ScorerApp:
-    """The app; with `hall_process`, the hall's frames are built in a process of their own
-    (`hall/process.py`: the server's; a test's app builds them on its loop, with its clock)."""
+               processes: bool = False) -> ScorerApp:
+    """The app; with `processes`, as the server runs it: the hall's frames are built in a
+    process of their own (`hall/process.py`) and the kiosks' batches checked in another
+    (`checker.py`); a test's app does both on its loop (the frames with its clock)."""
     feed = HallFeed(director, address)
 
     async def page(request: Request) -> HTMLResponse:
@@ -96,13 +97,15 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     async def qr(request: Request) -> Response:
         return Response(hall_page.qr_svg(feed.address() + "team"), media_type="image/svg+xml")
 
+    door = kiosks.Door(director, feed.problems)
+
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # While serving, Swiss rounds are paired in a worker process.
         pairer, in_process = BackgroundPairer(feed.refresh), director.pairer
         pairer.bind(asyncio.get_running_loop())
         director.pairer = pairer
         remote = feed.remote = HallProcess(
-            feed, director.rulesets, lambda args: pairer.ready(*args)) if hall_process else None
+            feed, director.rulesets, lambda args: pairer.ready(*args)) if processes else None
         if remote is None:
             feed.on_build = lambda: pair_ahead(director)
         director.folded_elsewhere = remote is not None
@@ -114,8 +117,11 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
                  asyncio.create_task(feed.run()),
                  asyncio.create_task(remote.run() if remote else checkpoints(director)),
                  asyncio.create_task(heap.keep_collections_short())]
+        if processes:
+            tasks.append(asyncio.create_task(door.checker.run()))
         yield
         feed.close()
+        await door.checker.stop()
         if remote is not None:
             await remote.stop()  # (it writes the folds' checkpoint)
         for task in tasks:
@@ -145,7 +151,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     app.state.director = director  # the console's endpoints read it (admin/)
     app.state.logins = admin.login.limiter()  # the console's login attempts
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
-    app.state.kiosks = kiosks.Door(director, feed.problems)  # what the tables' endpoints share
+    app.state.kiosks = door  # what the tables' endpoints share
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process
     app.state.page_gate = PageGate()  # printed pages and exports, made one at a time
     app.state.sheet_texts = exports.SheetTexts()  # sheets.txt's sheets, by match

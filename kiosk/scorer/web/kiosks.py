@@ -45,9 +45,10 @@ from starlette.routing import Route
 from ...errors import StoreError, WireError
 from ...i18n import translator
 from ...protocol.pairing import ScorerPairing
-from ...protocol.schema import HASH, MAX_BODY, MAX_TABLE, check_batch, loads
+from ...protocol.schema import HASH, MAX_BODY, MAX_TABLE, loads
 from ...protocol.signing import MAX_SKEW, digest, read_headers, same, sign, sign_answer
 from ...protocol.wire import dumps
+from ..checker import Checker
 from ..director import Director, fleet
 from ..director.access import Limiter
 from ..net import tls
@@ -145,6 +146,8 @@ class Door:
     # Why a table's matches are not scored, as the last fold found (the hall feed folds).
     problems: Callable[[int], list[str]]
     reports: fleet.Reports = field(default_factory=fleet.Reports)
+    # Reads and checks the batches: in a process of its own while it runs (`checker.py`).
+    checker: Checker = field(default_factory=Checker)
     replays: Replays = field(init=False)
     # Attempts that have not (yet) paired: per source, and in the hall at tables that have a
     # code (attempts at a table with none cannot guess anything, so they use no one's turn).
@@ -376,13 +379,12 @@ async def events(request: Request) -> Response:
     store, director = here.store, here.director
     table, now, signer, raw, confirmed = checked
     try:
-        body = loads(raw, nesting=False)  # (check_batch checks what it takes)
-        batch = check_batch(body)
+        batch, reported = await here.checker.check(raw)
     except WireError as exc:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
     # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
     # when worth a write: in the batch's own transaction when it has one.
-    report = fleet.parse(body.get("kiosk"))
+    report = fleet.parse(reported)
     if report is not None and not here.reports.due(table, report, now):
         report = None
     confirm = not confirmed

@@ -1,0 +1,141 @@
+"""The kiosks' batches read, checked and sealed in a process of their own.
+
+With 1,000 tables posting hands, reading a hand's batch (about 60 events), checking every
+event and sealing it (`chain.seal`: the canonical JSON and its hash) was nearly half of the
+time the server's event loop held the interpreter's lock: time every other answer waited
+behind. Here a child process does that work on the machine's other core and sends back the
+`Batch` (or the refusal), so the loop only signs, stores and answers.
+
+A small batch (a heartbeat, a seat's press) is checked where it arrives: sending it costs more
+than checking it. So is any batch while no child is running (none started yet, or one that
+ended and is being replaced): the answer is the same either way, only the core differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import pickle
+import signal
+import sys
+from typing import IO, Any
+
+from ..errors import WireError
+from ..protocol.schema import Batch, check_batch, loads
+from .pipes import HEAD, packed, receive, send
+
+log = logging.getLogger(__name__)
+SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
+RESTART_AFTER = 1.0  # seconds before a child that ended is replaced
+PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
+
+Checked = tuple[Batch, Any]  # the batch, and what its kiosk reports of itself (`kiosk`)
+
+
+def check(raw: bytes) -> Checked:
+    """A batch's body read and checked here. Raises WireError."""
+    body = loads(raw, nesting=False)  # (check_batch checks what it takes)
+    return check_batch(body), body.get("kiosk")
+
+
+class Checker:
+    """The server's side: `await checker.check(raw)` answers as `check(raw)` does."""
+
+    def __init__(self) -> None:
+        self._process: asyncio.subprocess.Process | None = None
+        self._waiting: dict[int, asyncio.Future[tuple[Any, ...]]] = {}
+        self._numbers = itertools.count()
+        self._stopping = False
+        self.by_child = 0  # batches the child checked
+
+    async def check(self, raw: bytes) -> Checked:
+        process = self._process
+        if len(raw) < SENT_FROM or process is None or process.stdin is None or \
+                process.stdin.is_closing():
+            return check(raw)
+        number = next(self._numbers)
+        answer = self._waiting[number] = asyncio.get_running_loop().create_future()
+        try:
+            process.stdin.write(packed((number, raw)))
+            batch, kiosk, refused = await answer
+        except (ConnectionError, EOFError):  # the child ended meanwhile: checked here
+            return check(raw)
+        finally:
+            self._waiting.pop(number, None)
+        self.by_child += 1
+        if refused is not None:
+            text, key, params = refused
+            raise WireError(text, key, **params)
+        return batch, kiosk
+
+    async def run(self) -> None:
+        """Runs for the server's life: a child at a time."""
+        while not self._stopping:
+            try:
+                await self._one_child()
+            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError,
+                    ValueError) as exc:
+                if not self._stopping:
+                    log.warning("the batches' checking process ended (%s); another starts", exc)
+            if self._stopping:
+                return
+            await asyncio.sleep(RESTART_AFTER)
+
+    async def _one_child(self) -> None:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
+        assert process.stdout is not None
+        self._process = process
+        try:
+            while True:
+                (size,) = HEAD.unpack(await process.stdout.readexactly(HEAD.size))
+                number, *answer = pickle.loads(await process.stdout.readexactly(size))
+                waiting = self._waiting.get(number)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(tuple(answer))
+        finally:
+            self._process = None
+            for waiting in self._waiting.values():  # (their batches are checked here)
+                if not waiting.done():
+                    waiting.set_exception(EOFError("the checking process ended"))
+            if process.returncode is None:
+                process.kill()
+            with contextlib.suppress(ProcessLookupError):
+                await process.wait()
+
+    def pid(self) -> int | None:
+        """The running child's process id (None: none is running)."""
+        return self._process.pid if self._process is not None else None
+
+    async def stop(self) -> None:
+        self._stopping = True
+        process = self._process
+        if process is not None and process.stdin is not None:
+            process.stdin.close()  # (the child's end: it stops)
+            with contextlib.suppress(ProcessLookupError):
+                await process.wait()
+
+
+def child(batches: IO[bytes], out: IO[bytes]) -> None:
+    """Check each batch the server sends, until its pipe closes."""
+    while True:
+        try:
+            number, raw = receive(batches)
+        except EOFError:
+            return
+        try:
+            batch, kiosk = check(raw)
+            send(out, (number, batch, kiosk, None))
+        except WireError as exc:
+            send(out, (number, None, None, (str(exc), exc.key, exc.params)))
+
+
+if __name__ == "__main__":
+    stdout, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
+    for stop in (signal.SIGINT, signal.SIGTERM):  # (it ends when the server's pipe closes)
+        signal.signal(stop, signal.SIG_IGN)
+    with contextlib.suppress(BrokenPipeError):
+        child(sys.stdin.buffer, stdout)

@@ -1,0 +1,142 @@
+"""The kiosks' batches checked in a process of their own (`kiosk/scorer/checker.py`), as the
+real server runs it: the child's answer is the one the server would make itself, refusals and
+all; a small batch, or any batch while no child runs, is checked in the server; a killed child
+is replaced and the batches keep being answered meanwhile."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from kiosk.errors import WireError
+from kiosk.scorer.checker import SENT_FROM, Checker, check
+from kiosk.scorer.director import Director
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sync.link import ScorerLink
+
+from .browser import serve
+from .hall_events import RULESETS, recorded
+
+pytestmark = pytest.mark.process
+REPORT = {"version": "0.2.0", "battery": None}
+
+
+def body(events: list[dict[str, Any]], **more: Any) -> bytes:
+    return json.dumps({"v": 2, "events": events, "behind": 3, "kiosk": REPORT, **more},
+                      ensure_ascii=False).encode()
+
+
+def hand() -> list[dict[str, Any]]:
+    """A recorded match's first 60 events: a batch well past SENT_FROM."""
+    return [dict(e) for e in recorded(1)[:60]]
+
+
+async def until(check_: Callable[[], Any], what: str, within: float = 60.0) -> Any:
+    """`check_()`'s first true value (a child starts on its own time: waited for)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while loop.time() < deadline:
+        found = check_()
+        if found:
+            return found
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+def with_child(scenario: Callable[[Checker], Awaitable[None]]) -> None:
+    async def run() -> None:
+        checker = Checker()
+        running = asyncio.create_task(checker.run())
+        try:
+            await until(checker.pid, "the child started")
+            await scenario(checker)
+        finally:
+            await checker.stop()
+            await asyncio.wait_for(running, 30)
+    asyncio.run(run())
+
+
+def refusal(raw: bytes) -> tuple[str | None, dict[str, Any]]:
+    with pytest.raises(WireError) as refused:
+        check(raw)
+    return refused.value.key, refused.value.params
+
+
+def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
+    events = hand()
+    good = body(events, head={"seq": 60, "hash": "ab" * 32})
+    assert len(good) >= SENT_FROM
+    broken = [dict(e) for e in events]
+    broken[20]["mono"] = "soon"  # event 20 only: the refusal names it
+    far = [dict(e, seq=e["seq"] + (5 if i >= 30 else 0)) for i, e in enumerate(events)]
+
+    async def scenario(checker: Checker) -> None:
+        batch, kiosk = await checker.check(good)
+        here, here_kiosk = check(good)
+        assert (batch, kiosk) == (here, here_kiosk)
+        assert len(batch.events) == 60 and batch.behind == 3 and kiosk == REPORT
+        assert batch.head == (60, "ab" * 32)
+        assert batch.sealed == here.sealed  # each event's hash and stored data
+        for raw in (body(broken), body(far), body(events, v=9), b"[" * 5000):
+            with pytest.raises(WireError) as refused:
+                await checker.check(raw)
+            assert (refused.value.key, refused.value.params) == refusal(raw)
+        assert checker.by_child == 5
+        # A heartbeat and a seat's press: checked in the server.
+        assert (await checker.check(body([])))[0].events == []
+        assert len((await checker.check(body(events[:2])))[0].events) == 2
+        assert checker.by_child == 5
+
+    with_child(scenario)
+    assert refusal(body(broken)) == ("wire.times", {"i": 20})
+
+
+def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():
+    raw = body(hand())
+    wanted = check(raw)
+
+    async def scenario(checker: Checker) -> None:
+        assert await checker.check(raw) == wanted
+        first = checker.pid()
+        os.kill(first, signal.SIGKILL)
+        answers = []
+        while checker.pid() in (first, None):  # until the next child runs
+            answers.append(await checker.check(raw))  # in the server meanwhile
+            await asyncio.sleep(0.05)
+        assert answers and all(answer == wanted for answer in answers)
+        by_child = checker.by_child
+        assert await checker.check(raw) == wanted
+        assert checker.by_child == by_child + 1  # the new child checked it
+
+    with_child(scenario)
+
+
+def test_a_hand_s_batch_over_the_wire_is_checked_by_the_child_and_stored(tmp_path):
+    director = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    director.create_event("测试赛", "xiamen-2015", seed=1)
+    director.import_teams("name\n甲队\n乙队\n".encode())
+    codes = director.add_tables(1)
+    events = hand()
+    app = create_app(director, processes=True)
+    with serve(app) as live:
+        checker = app.state.kiosks.checker
+        link = ScorerLink(live.url, httpx.Client(timeout=10))
+        link.pair(codes[1], 1, events[0]["device"],
+                  {"xiamen-2015": RULESETS["xiamen-2015"].sha256})
+        asyncio.run(_started(checker))
+        assert link.send(events, 0)["high_water"] == 60
+        assert checker.by_child == 1
+    stored = Store(director.store.path).events(1)
+    assert stored == events
+
+
+async def _started(checker: Checker) -> None:
+    await until(checker.pid, "the server's checking process started")
