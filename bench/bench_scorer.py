@@ -248,13 +248,15 @@ class Scorer:
     def cpu(self) -> float:
         return cpu_seconds(self.process.pid) if self.process else 0.0
 
-    def workers_cpu(self) -> float:
-        """The CPU of its worker processes alive now (the hall's process, the pairing's)."""
+    def workers_cpu(self, module: str = "") -> float:
+        """The CPU of its worker processes alive now (the hall's, the batches' checks', the
+        pairing's), or of those whose command names `module` ("hall", "checker")."""
         if self.process is None:
             return 0.0
         try:
             children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-            pids = children.read_text().split()
+            pids = [pid for pid in children.read_text().split()
+                    if module in Path(f"/proc/{pid}/cmdline").read_text(errors="replace")]
         except OSError:
             return 0.0
         return sum(cpu_seconds(int(pid)) for pid in pids)
@@ -615,12 +617,16 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
         message = seen_q.get(timeout=30)  # the first snapshot: the reader is following
         if message[0] != "snapshot":
             raise RuntimeError(f"the hall reader: {message}")
-        cpu0, workers0 = scorer.cpu(), scorer.workers_cpu()
+        cpu0, hall0, checks0 = (scorer.cpu(), scorer.workers_cpu("hall"),
+                                scorer.workers_cpu("checker"))
         started = time.monotonic()
         posts, gen_cpu = asyncio.run(post_hands(scorer.url, tables, ends, pace, duration,
                                                 tally, random.Random(1)))
         elapsed = time.monotonic() - started
-        server_cpu, workers_cpu = scorer.cpu() - cpu0, scorer.workers_cpu() - workers0
+        server_cpu = scorer.cpu() - cpu0
+        hall_cpu = scorer.workers_cpu("hall") - hall0
+        checks_cpu = scorer.workers_cpu("checker") - checks0
+        workers_cpu = hall_cpu + checks_cpu
         # Let the hall catch up with the last posts, then stop the reader.
         seen: dict[int, list[tuple[int, float]]] = collections.defaultdict(list)
         snapshots: list[tuple[float, int]] = []
@@ -693,17 +699,18 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
               f"every answer p99 {ms(p99)}, server CPU {ms(cpu)} a batch; the scorer: "
               f"{len(posts) / elapsed / rate:.2f}× the batches/s, "
               f"{(server_cpu / max(1, len(posts))) / cpu:.1f}× the CPU a batch "
-              f"({((server_cpu + workers_cpu) / max(1, len(posts))) / cpu:.1f}× with its hall "
-              "process)")
+              f"({((server_cpu + workers_cpu) / max(1, len(posts))) / cpu:.1f}× with its own "
+              "processes)")
     if in_run:
         gaps = [b[0] - a[0] for a, b in itertools.pairwise(in_run)]
         print(f"  hall messages (snapshot, then patches): {len(in_run)} during the run"
               + (f", every {ms(statistics.median(gaps))} (median), longest gap {ms(max(gaps))}"
                  if gaps else "")
               + f", {statistics.median(s[1] for s in in_run) / 1024:.0f} KiB each")
-    print(f"  CPU: server {server_cpu:.1f} s ({ms(server_cpu / max(1, len(posts)))} a batch), "
-          f"its hall process {workers_cpu:.1f} s ({ms(workers_cpu / max(1, len(posts)))} a "
-          f"batch), load generator {gen_cpu:.1f} s; {load()}")
+    def each(seconds: float) -> str:
+        return f"{seconds:.1f} s ({ms(seconds / max(1, len(posts)))} a batch)"
+    print(f"  CPU: server {each(server_cpu)}, its hall process {each(hall_cpu)}, its batches' "
+          f"checking process {each(checks_cpu)}, load generator {gen_cpu:.1f} s; {load()}")
     report(tally, [scorer], errors)
 
 
@@ -896,7 +903,7 @@ def ingest_runs(base: Path, template: Path, codes: dict[int, str], tables: list[
           "(the bound for this code on this machine)")
     batches = len(tables) * -(-per_table // batch)
     print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s "
-          f"({ms(statistics.median(server_cpu) / batches)} a batch), its hall process "
+          f"({ms(statistics.median(server_cpu) / batches)} a batch), its own processes "
           f"{statistics.median(hall_cpu):.1f} s, load generator "
           f"{statistics.median(gen_cpu):.1f} s; {load()}")
     report(tally, scorers)
@@ -974,7 +981,7 @@ def catch_up_runs(base: Path, template: Path, codes: dict[int, str], tables: lis
           f"half the tables after {statistics.median(medians):.2f} s; the scorer's own start "
           f"{statistics.median(starts):.2f} s before that (median of {repeat}: "
           f"{', '.join(f'{x:.2f}' for x in totals)} s)")
-    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s, its hall process "
+    print(f"  CPU per run: server {statistics.median(server_cpu):.1f} s, its own processes "
           f"{statistics.median(hall_cpu):.1f} s; {load()}")
     print("  then, with every table's events at the scorer (median of 5 requests, one at a "
           "time): " + ", ".join(f"GET {path} {ms(t)}" for path, t in parts.items()))

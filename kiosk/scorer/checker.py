@@ -29,6 +29,7 @@ from .pipes import HEAD, packed, receive, send
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
 RESTART_AFTER = 1.0  # seconds before a child that ended is replaced
+STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
 PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
 
 Checked = tuple[Batch, Any]  # the batch, and what its kiosk reports of itself (`kiosk`)
@@ -115,8 +116,11 @@ class Checker:
         process = self._process
         if process is not None and process.stdin is not None:
             process.stdin.close()  # (the child's end: it stops)
-            with contextlib.suppress(ProcessLookupError):
-                await process.wait()
+            try:
+                await asyncio.wait_for(process.wait(), STOP_WAIT)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
 
 
 def child(batches: IO[bytes], out: IO[bytes]) -> None:
