@@ -119,6 +119,23 @@ def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():
     with_child(scenario)
 
 
+def test_a_stuck_child_holds_no_batch_and_is_replaced():
+    raw = body(hand())
+    wanted = check(raw)
+
+    async def scenario(checker: Checker) -> None:
+        checker.patience = 0.3  # (the server's is 2 s)
+        stuck = checker.pid()
+        os.kill(stuck, signal.SIGSTOP)  # (alive, answering nothing)
+        assert await checker.check(raw) == wanted  # checked here, after its patience
+        assert checker.by_child == 0
+        await until(lambda: checker.pid() not in (stuck, None), "another child runs")
+        assert await checker.check(raw) == wanted
+        assert checker.by_child == 1
+
+    with_child(scenario)
+
+
 def test_a_hand_s_batch_over_the_wire_is_checked_by_the_child_and_stored(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
     director.create_event("测试赛", "xiamen-2015", seed=1)

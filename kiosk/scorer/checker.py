@@ -8,7 +8,9 @@ behind. Here a child process does that work on the machine's other core and send
 
 A small batch (a heartbeat, a seat's press) is checked where it arrives: sending it costs more
 than checking it. So is any batch while no child is running (none started yet, or one that
-ended and is being replaced): the answer is the same either way, only the core differs.
+ended and is being replaced), and a batch the child has not answered within `PATIENCE`: the
+answer is the same either way, only the core differs. A child that answers nothing for that
+long (stopped, or stuck) is killed and replaced, so it never holds the uploads.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .pipes import HEAD, packed, receive, send
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
 RESTART_AFTER = 1.0  # seconds before a child that ended is replaced
+PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
 STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
 PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
 
@@ -50,6 +53,10 @@ class Checker:
         self._numbers = itertools.count()
         self._stopping = False
         self.by_child = 0  # batches the child checked
+        # Seconds a batch waits for the child before it is checked here (within the kiosk's
+        # 5 s): a child stopped or starved of the processor must not hold the uploads.
+        self.patience = PATIENCE
+        self._answered = 0.0  # (the loop's time of the child's last answer)
 
     async def check(self, raw: bytes) -> Checked:
         process = self._process
@@ -60,8 +67,14 @@ class Checker:
         answer = self._waiting[number] = asyncio.get_running_loop().create_future()
         try:
             process.stdin.write(packed((number, raw)))
-            batch, kiosk, refused = await answer
+            batch, kiosk, refused = await asyncio.wait_for(answer, self.patience)
         except (ConnectionError, EOFError):  # the child ended meanwhile: checked here
+            return check(raw)
+        except TimeoutError:  # checked here; a child that answers nothing at all is stuck
+            if self._answered < asyncio.get_running_loop().time() - self.patience:
+                log.warning("the batches' checking process answers nothing; another starts")
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
             return check(raw)
         finally:
             self._waiting.pop(number, None)
@@ -89,11 +102,12 @@ class Checker:
             sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
         assert process.stdout is not None
-        self._process = process
+        self._process, self._answered = process, asyncio.get_running_loop().time()
         try:
             while True:
                 (size,) = HEAD.unpack(await process.stdout.readexactly(HEAD.size))
                 number, *answer = pickle.loads(await process.stdout.readexactly(size))
+                self._answered = asyncio.get_running_loop().time()
                 waiting = self._waiting.get(number)
                 if waiting is not None and not waiting.done():
                     waiting.set_result(tuple(answer))
