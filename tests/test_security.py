@@ -422,6 +422,18 @@ def test_security_headers(director):
     assert client.get("/admin/login").headers["cache-control"] == "no-store"
 
 
+def test_an_answer_given_before_the_body_was_read_says_the_connection_closes(director):
+    """Else a keep-alive client sends its next request down the closing connection and
+    hears "disconnected without a response" (seen under load after a 429)."""
+    client = TestClient(create_app(director), follow_redirects=False)
+    wrong = {"who": "x", "password": "wrong-password"}
+    answers = [client.post("/admin/login", data=wrong) for _ in range(11)]
+    assert answers[0].status_code == 403 and "connection" not in answers[0].headers
+    assert answers[-1].status_code == 429  # refused before its form was read
+    assert answers[-1].headers["connection"] == "close"
+    assert "connection" not in client.get("/admin/login").headers
+
+
 def test_the_login_form_is_capped_and_never_spooled(director):
     director.set_password(PASSWORD)
     client = TestClient(create_app(director), follow_redirects=False)

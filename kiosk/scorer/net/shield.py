@@ -331,7 +331,10 @@ PRIVATE = ("/admin", "/api/tables/", "/api/pair")  # answers no cache may keep
 
 class SecurityHeaders:
     """ASGI middleware: every answer forbids framing, sniffing and foreign scripts; the admin
-    pages' and the tables' answers are never cached."""
+    pages' and the tables' answers are never cached. An answer given before the request's body
+    was read to its end (a refusal: too many logins, too large) says `Connection: close`: the
+    connection ends after it (`GuardedHttp.on_response_complete`), and a client told so opens
+    a new one for its next request instead of sending it down one that is closing."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -341,6 +344,14 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
         private = scope["path"].startswith(PRIVATE)
+        unread = [any(name in (b"content-length", b"transfer-encoding") and value != b"0"
+                      for name, value in scope["headers"])]
+
+        async def read(*args: Any) -> Any:
+            message = await receive(*args)
+            if message["type"] == "http.request" and not message.get("more_body"):
+                unread[0] = False
+            return message
 
         async def send_with_headers(message: Any) -> None:
             if message["type"] == "http.response.start":
@@ -349,10 +360,12 @@ class SecurityHeaders:
                 headers += ALWAYS
                 if private:
                     headers.append((b"cache-control", b"no-store"))
+                if unread[0]:
+                    headers.append((b"connection", b"close"))
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, read if unread[0] else receive, send_with_headers)
 
 
 def raise_file_limit(wanted: int = 65536) -> int:
