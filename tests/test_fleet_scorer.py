@@ -153,6 +153,9 @@ def test_kiosks_off_or_stale_and_malformed_reports(tmp_path, director, monkeypat
                  time.time())
     problems = fleet.round_start_problems(director, None, time.time())
     assert problems == [("fleet.round.kiosks_off", {"tables": "1 (-0.6 s)", "limit": 0.5})]
+    fleet.record(director, 2, {"version": "0.1.0", "health": [], "offset": -0.0002},
+                 time.time())
+    assert fleet.view(director, time.time())["kiosks"][2]["offset"] == "+0.000 s"  # not -0.000
 
 
 def test_chrony_answers(tmp_path, monkeypatch):

@@ -230,7 +230,8 @@ def view(director: Director, now: float) -> dict[str, Any]:
         off = k.offset is not None and abs(k.offset) > OFFSET_LIMIT
         reports[k.table] = {
             "version": k.version, "health": k.health or ("ok",), "late": late,
-            "offset": "–" if k.offset is None else f"{k.offset:+.3f} s",
+            # (rounded first: a kiosk 0.1 ms behind shows +0.000, not -0.000)
+            "offset": "–" if k.offset is None else f"{round(k.offset, 3) or 0.0:+.3f} s",
             "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)),
             "bad": bool(k.health) or late or off}
     problems = [p for p in round_start_problems(director, None, now)]
