@@ -8,9 +8,10 @@ behind. Here a child process does that work on the machine's other core and send
 
 A small batch (a heartbeat, a seat's press) is checked where it arrives: sending it costs more
 than checking it. So is any batch while no child is running (none started yet, or one that
-ended and is being replaced), and a batch the child has not answered within `PATIENCE`: the
-answer is the same either way, only the core differs. A child that answers nothing for that
-long (stopped, or stuck) is killed and replaced, so it never holds the uploads.
+ended and is being replaced: `pipes.Respawned`), and a batch the child has not answered within
+`PATIENCE`: the answer is the same either way, only the core differs. A child that answers
+nothing for that long (stopped, or stuck) is killed and replaced, so it never holds the
+uploads.
 """
 
 from __future__ import annotations
@@ -26,11 +27,10 @@ from typing import IO, Any
 
 from ..errors import WireError
 from ..protocol.schema import Batch, check_batch, loads
-from .pipes import HEAD, packed, receive, send
+from .pipes import HEAD, Respawned, packed, receive, send
 
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
-RESTART_AFTER = 1.0  # seconds before a child that ended is replaced
 PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
 STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
 PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
@@ -44,14 +44,17 @@ def check(raw: bytes) -> Checked:
     return check_batch(body), body.get("kiosk")
 
 
-class Checker:
-    """The server's side: `await checker.check(raw)` answers as `check(raw)` does."""
+class Checker(Respawned):
+    """The server's side: `await checker.check(raw)` answers as `check(raw)` does; `run()`
+    keeps a child running for the server's life."""
+
+    ended = "the batches' checking process ended (%s); another starts"
 
     def __init__(self) -> None:
+        super().__init__()
         self._process: asyncio.subprocess.Process | None = None
         self._waiting: dict[int, asyncio.Future[tuple[Any, ...]]] = {}
         self._numbers = itertools.count()
-        self._stopping = False
         self.by_child = 0  # batches the child checked
         # Seconds a batch waits for the child before it is checked here (within the kiosk's
         # 5 s): a child stopped or starved of the processor must not hold the uploads.
@@ -83,19 +86,6 @@ class Checker:
             text, key, params = refused
             raise WireError(text, key, **params)
         return batch, kiosk
-
-    async def run(self) -> None:
-        """Runs for the server's life: a child at a time."""
-        while not self._stopping:
-            try:
-                await self._one_child()
-            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError,
-                    ValueError) as exc:
-                if not self._stopping:
-                    log.warning("the batches' checking process ended (%s); another starts", exc)
-            if self._stopping:
-                return
-            await asyncio.sleep(RESTART_AFTER)
 
     async def _one_child(self) -> None:
         process = await asyncio.create_subprocess_exec(

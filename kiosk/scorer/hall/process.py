@@ -39,12 +39,11 @@ from ...errors import AdminError, PairingPending
 from ...rules import Rulesets
 from ..director import Director
 from ..net import heap
-from ..pipes import HEAD, packed, receive, send
+from ..pipes import HEAD, Respawned, packed, receive, send
 from ..store.database import Store
 from .feed import WATCH_EVERY, Built, Frame, HallFeed
 
 log = logging.getLogger(__name__)
-RESTART_AFTER = 1.0  # seconds before a hall process that ended is replaced
 STOP_WAIT = 15.0  # seconds a stopping hall process has to write the folds' checkpoint
 # Seconds between checkpoints of the folds: a restart resumes there, and the server's own folds
 # (for the head referee's pages) catch up from there.
@@ -54,11 +53,15 @@ FOLLOW_WAIT = 5.0  # seconds a phone's first view of a team waits for the child 
 PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
 
 
-class HallProcess:
-    """The server's side: starts the child, tells it the news, publishes its frames."""
+class HallProcess(Respawned):
+    """The server's side: starts the child, tells it the news, publishes its frames; `run()`
+    keeps a child running for the server's life."""
+
+    ended = "the hall's process ended (%s); another starts"
 
     def __init__(self, feed: HallFeed, rulesets: Rulesets,
                  pair_ahead: Callable[[tuple[Any, ...]], object] = lambda args: None) -> None:
+        super().__init__()
         self.feed, self.rulesets, self.pair_ahead = feed, rulesets, pair_ahead
         self.problems: dict[int, list[str]] = {}  # by table, as the child's last fold found
         self.views: dict[str, bytes | None] = {}  # the followed teams' views (None: no team)
@@ -66,7 +69,6 @@ class HallProcess:
         self._follow_new: set[str] = set()  # not yet told to the child
         self._process: asyncio.subprocess.Process | None = None
         self._asked = False
-        self._stopping = False
 
     def refresh(self) -> None:
         self._asked = True
@@ -81,19 +83,8 @@ class HallProcess:
             await asyncio.sleep(WATCH_EVERY)
             waited += WATCH_EVERY
 
-    async def run(self) -> None:
-        """Runs for the server's life: a child at a time."""
-        while not self._stopping:
-            try:
-                await self._one_child()
-            except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError,
-                    ValueError) as exc:
-                if not self._stopping:
-                    log.warning("the hall's process ended (%s); another starts", exc)
-            if self._stopping:
-                return
-            self.feed._first.set()  # (none yet: the routes build a frame here, `current`)
-            await asyncio.sleep(RESTART_AFTER)
+    def _meanwhile(self) -> None:
+        self.feed._first.set()  # (no frame yet: the routes build one here, `current`)
 
     async def _one_child(self) -> None:
         feed = self.feed
