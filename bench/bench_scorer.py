@@ -675,8 +675,12 @@ def latency_run(base: Path, template: Path, codes: dict[int, str], tables: list[
             lags.append(first - posted)
     acks = [answered - posted for _, _, posted, answered in posts]
     in_run = [s for s in snapshots if started <= s[0] <= started + elapsed]
+    # What the pace lets the tables send at most (each waits for its answer, then the pace): a
+    # rate this bench cannot show above, whatever serves it (the floor's too; --pace 0.5,1).
+    offered = len(tables) / (sum(pace) / 2)
     print(f"table → hall ({len(tables)} tables, one hand a batch every {pace[0]:g}–{pace[1]:g} s, "
-          f"{len(posts)} batches in {elapsed:.1f} s, {len(posts) / elapsed:.0f} batches/s):")
+          f"at most {offered:.0f} batches/s offered; {len(posts)} batches in {elapsed:.1f} s, "
+          f"{len(posts) / elapsed:.0f} batches/s):")
     if lags:
         print(f"  seen in the hall feed: p50 {ms(percentile(lags, .5))}, "
               f"p99 {ms(percentile(lags, .99))}, max {ms(max(lags))}"
