@@ -20,20 +20,16 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import pickle
-import signal
-import sys
 from typing import IO, Any
 
 from ..errors import WireError
 from ..protocol.schema import Batch, check_batch, loads
-from .pipes import HEAD, Respawned, packed, receive, send
+from .pipes import Respawned, as_child, next_value, packed, receive, send
 
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
 PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
 STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
-PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
 
 Checked = tuple[Batch, Any]  # the batch, and what its kiosk reports of itself (`kiosk`)
 
@@ -88,15 +84,12 @@ class Checker(Respawned):
         return batch, kiosk
 
     async def _one_child(self) -> None:
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
+        process = await self.spawn(__name__)
         assert process.stdout is not None
         self._process, self._answered = process, asyncio.get_running_loop().time()
         try:
             while True:
-                (size,) = HEAD.unpack(await process.stdout.readexactly(HEAD.size))
-                number, *answer = pickle.loads(await process.stdout.readexactly(size))
+                number, *answer = await next_value(process.stdout)
                 self._answered = asyncio.get_running_loop().time()
                 waiting = self._waiting.get(number)
                 if waiting is not None and not waiting.done():
@@ -142,8 +135,4 @@ def child(batches: IO[bytes], out: IO[bytes]) -> None:
 
 
 if __name__ == "__main__":
-    stdout, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
-    for stop in (signal.SIGINT, signal.SIGTERM):  # (it ends when the server's pipe closes)
-        signal.signal(stop, signal.SIG_IGN)
-    with contextlib.suppress(BrokenPipeError):
-        child(sys.stdin.buffer, stdout)
+    as_child(child)

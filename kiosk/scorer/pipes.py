@@ -5,13 +5,18 @@ the server's side of a worker it keeps running (`Respawned`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import pickle
+import signal
 import struct
+import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 HEAD = struct.Struct("!Q")
 RESTART_AFTER = 1.0  # seconds before a worker process that ended is replaced
+PIPE_LIMIT = 2**24  # bytes of a child's answers buffered before reading pauses
 log = logging.getLogger(__name__)
 
 
@@ -38,8 +43,15 @@ class Respawned:
             await asyncio.sleep(RESTART_AFTER)
 
     async def _one_child(self) -> None:
-        """Start a child and serve it until it ends."""
+        """Start a child (`spawn`) and serve it until it ends."""
         raise NotImplementedError
+
+    @staticmethod
+    async def spawn(module: str) -> asyncio.subprocess.Process:
+        """`python -m module`, its standard input and output the pipes to it."""
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", module, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
 
     def _meanwhile(self) -> None:
         """What the server does once a child ended, before the next one is up."""
@@ -65,3 +77,20 @@ def receive(pipe: IO[bytes]) -> Any:
     if len(data) < size:
         raise EOFError("the pipe closed")
     return pickle.loads(data)
+
+
+async def next_value(stream: asyncio.StreamReader) -> Any:
+    """The next value a child sent (asyncio.IncompleteReadError when its pipe closed)."""
+    (size,) = HEAD.unpack(await stream.readexactly(HEAD.size))
+    return pickle.loads(await stream.readexactly(size))
+
+
+def as_child(run: Callable[[IO[bytes], IO[bytes]], None]) -> None:
+    """A worker process's `__main__`: `run(from_server, to_server)`. It lives as long as the
+    server's pipe: Ctrl-C or a stop reaches the server, which closes it (or dies, which closes
+    it too), so the child ignores them and ends when its input ends."""
+    to_server, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(stop, signal.SIG_IGN)
+    with contextlib.suppress(BrokenPipeError):  # (the server gone while it was sending)
+        run(sys.stdin.buffer, to_server)

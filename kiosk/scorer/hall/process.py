@@ -25,10 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import pickle
 import queue
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -39,7 +36,7 @@ from ...errors import AdminError, PairingPending
 from ...rules import Rulesets
 from ..director import Director
 from ..net import heap
-from ..pipes import HEAD, Respawned, packed, receive, send
+from ..pipes import Respawned, as_child, next_value, packed, receive, send
 from ..store.database import Store
 from .feed import WATCH_EVERY, Built, Frame, HallFeed
 
@@ -50,7 +47,6 @@ STOP_WAIT = 15.0  # seconds a stopping hall process has to write the folds' chec
 CHECKPOINT_EVERY = 5.0
 TAKE_AT_ONCE = 50  # tables pickled for the checkpoint between two looks at the news
 FOLLOW_WAIT = 5.0  # seconds a phone's first view of a team waits for the child at most
-PIPE_LIMIT = 2**24  # bytes of the child's answers buffered before reading pauses
 
 
 class HallProcess(Respawned):
@@ -88,9 +84,7 @@ class HallProcess(Respawned):
 
     async def _one_child(self) -> None:
         feed = self.feed
-        process = self._process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", __name__, stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
+        process = self._process = await self.spawn(__name__)
         assert process.stdin is not None and process.stdout is not None
         store = feed.director.store
         process.stdin.write(packed((store.path, self.rulesets, feed.address(),
@@ -98,8 +92,7 @@ class HallProcess(Respawned):
         news = asyncio.create_task(self._tell(process.stdin))
         try:
             while True:
-                (size,) = HEAD.unpack(await process.stdout.readexactly(HEAD.size))
-                self._take(pickle.loads(await process.stdout.readexactly(size)))
+                self._take(await next_value(process.stdout))
         finally:
             news.cancel()
             if process.returncode is None and not self._stopping:
@@ -265,10 +258,4 @@ class Sent:
 
 
 if __name__ == "__main__":
-    stdout, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
-    # It lives as long as the server's pipe: Ctrl-C or a stop reaches the server, which closes
-    # it (or dies, which closes it too); then the child writes the checkpoint and ends.
-    for stop in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(stop, signal.SIG_IGN)
-    with contextlib.suppress(BrokenPipeError):  # (the server gone while it was sending)
-        child(sys.stdin.buffer, stdout)
+    as_child(child)  # (when its input ends, the child writes the checkpoint, then ends)
