@@ -17,14 +17,13 @@ uploads.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import logging
 from typing import IO, Any
 
 from ..errors import WireError
 from ..protocol.schema import Batch, check_batch, loads
-from .pipes import Respawned, as_child, next_value, packed, receive, send
+from .pipes import Respawned, as_child, kill, next_value, packed, receive, send
 
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
@@ -72,8 +71,7 @@ class Checker(Respawned):
         except TimeoutError:  # checked here; a child that answers nothing at all is stuck
             if self._answered < asyncio.get_running_loop().time() - self.patience:
                 log.warning("the batches' checking process answers nothing; another starts")
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+                kill(process)
             return check(raw)
         finally:
             self._waiting.pop(number, None)
@@ -99,10 +97,8 @@ class Checker(Respawned):
             for waiting in self._waiting.values():  # (their batches are checked here)
                 if not waiting.done():
                     waiting.set_exception(EOFError("the checking process ended"))
-            if process.returncode is None:
-                process.kill()
-            with contextlib.suppress(ProcessLookupError):
-                await process.wait()
+            kill(process)
+            await process.wait()
 
     def pid(self) -> int | None:
         """The running child's process id (None: none is running)."""
@@ -116,8 +112,7 @@ class Checker(Respawned):
             try:
                 await asyncio.wait_for(process.wait(), STOP_WAIT)
             except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    process.kill()
+                kill(process)
 
 
 def child(batches: IO[bytes], out: IO[bytes]) -> None:

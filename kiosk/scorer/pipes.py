@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import pickle
 import signal
 import struct
@@ -55,6 +56,16 @@ class Respawned:
 
     def _meanwhile(self) -> None:
         """What the server does once a child ended, before the next one is up."""
+
+
+def kill(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL to a child not known to have ended. Not `process.kill()`: subprocess polls the
+    child first, and a poll that finds it just ended reaps it before asyncio's watcher, which
+    then logs a warning (in English, to the scorer's terminal) and reports exit code 255. Only
+    the watcher reaps our children, so the pid cannot have been given to another process."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
 
 
 def packed(value: Any) -> bytes:

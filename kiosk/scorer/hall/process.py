@@ -36,7 +36,7 @@ from ...errors import AdminError, PairingPending
 from ...rules import Rulesets
 from ..director import Director
 from ..net import heap
-from ..pipes import Respawned, as_child, next_value, packed, receive, send
+from ..pipes import Respawned, as_child, kill, next_value, packed, receive, send
 from ..store.database import Store
 from .feed import WATCH_EVERY, Built, Frame, HallFeed
 
@@ -95,10 +95,9 @@ class HallProcess(Respawned):
                 self._take(await next_value(process.stdout))
         finally:
             news.cancel()
-            if process.returncode is None and not self._stopping:
-                process.kill()
-            with contextlib.suppress(ProcessLookupError):
-                await process.wait()
+            if not self._stopping:
+                kill(process)
+            await process.wait()
 
     def _take(self, message: tuple[Any, ...]) -> None:
         serial, json, patch, views, problems, ahead = message
@@ -140,7 +139,7 @@ class HallProcess(Respawned):
             await asyncio.wait_for(process.wait(), STOP_WAIT)
         except TimeoutError:
             log.warning("the hall's process did not stop in %.0f s", STOP_WAIT)
-            process.kill()
+            kill(process)
             await process.wait()
 
 
