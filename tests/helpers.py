@@ -122,6 +122,23 @@ def fetch(url: str, timeout: float = 10.0, data: bytes | None = None,
         return reply.read()
 
 
+def children_running(pid: int, module: str) -> list[int]:
+    """The process ids of `pid`'s children running `python -m module` (read from /proc)."""
+    found = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            pids = [int(p) for p in children.read_text().split()]
+        except OSError:  # (the thread ended meanwhile)
+            continue
+        for child in pids:
+            try:
+                if module.encode() in Path(f"/proc/{child}/cmdline").read_bytes().split(b"\0"):
+                    found.append(child)
+            except OSError:  # (it ended meanwhile)
+                continue
+    return found
+
+
 class ScorerProcess:
     """The real `kiosk scorer` in its own process on loopback (HTTPS, its own certificate);
     `kill()` is a power cut."""

@@ -33,7 +33,7 @@ LAYERS = {
 }
 #: The scorer's own packages, the same way.
 SCORER_LAYERS = {
-    "store": 0, "tournament": 0, "pipes": 0,
+    "store": 0, "tournament": 0, "pipes": 0, "terminal": 0,
     "director": 1, "net": 1, "checker": 1,
     "hall": 2, "printing": 2,
     "web": 3,

@@ -28,7 +28,7 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
 
 from .browser import chromium_browser
-from .helpers import ScorerProcess, kiosk
+from .helpers import ScorerProcess, children_running, kiosk
 from .test_printing import render
 
 # A layout takes about ten seconds on a quiet machine and a minute at load 15; a queue of
@@ -83,20 +83,11 @@ class Layouts:
         import os
 
         while not self._stop.is_set():
-            for children in Path(f"/proc/{self.pid}/task").glob("*/children"):
-                try:
-                    pids = [int(p) for p in children.read_text().split()]
-                except OSError:
-                    continue
-                for pid in pids:
-                    try:
-                        line = Path(f"/proc/{pid}/cmdline").read_bytes()
-                    except OSError:
-                        continue
-                    if b"kiosk.scorer.printing.layout" in line and pid not in self.seen:
-                        self.seen.add(pid)
-                        if self.kill:
-                            os.kill(pid, signal.SIGKILL)
+            for pid in children_running(self.pid, "kiosk.scorer.printing.layout"):
+                if pid not in self.seen:
+                    self.seen.add(pid)
+                    if self.kill:
+                        os.kill(pid, signal.SIGKILL)
             time.sleep(0.003)
 
     def __enter__(self) -> Layouts:

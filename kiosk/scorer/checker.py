@@ -43,7 +43,7 @@ class Checker(Respawned):
     """The server's side: `await checker.check(raw)` answers as `check(raw)` does; `run()`
     keeps a child running for the server's life."""
 
-    ended = "the batches' checking process ended (%s); another starts"
+    ended = "terminal.scorer.log.checker_ended"
 
     def __init__(self) -> None:
         super().__init__()
@@ -70,7 +70,7 @@ class Checker(Respawned):
             return check(raw)
         except TimeoutError:  # checked here; a child that answers nothing at all is stuck
             if self._answered < asyncio.get_running_loop().time() - self.patience:
-                log.warning("the batches' checking process answers nothing; another starts")
+                log.warning("terminal.scorer.log.checker_stuck", {"s": round(self.patience, 1)})
                 kill(process)
             return check(raw)
         finally:

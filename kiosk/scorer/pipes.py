@@ -25,7 +25,7 @@ class Respawned:
     """A worker process the server keeps running for its whole life, one at a time: when one
     ends (killed, crashed, its pipe broken), another starts RESTART_AFTER seconds later."""
 
-    ended = "a worker process ended (%s); another starts"  # (the log's words, per kind)
+    ended = ""  # what the terminal says when one ended (its catalog key, per kind)
 
     def __init__(self) -> None:
         self._stopping = False
@@ -37,7 +37,8 @@ class Respawned:
             except (OSError, EOFError, asyncio.IncompleteReadError, pickle.UnpicklingError,
                     ValueError) as exc:
                 if not self._stopping:
-                    log.warning(self.ended, exc)
+                    log.warning(self.ended, {"s": round(RESTART_AFTER)},
+                                extra={"details": repr(exc)})
             if self._stopping:
                 return
             self._meanwhile()

@@ -3,11 +3,10 @@ behind the connection guard, announced by mDNS while it runs."""
 
 from __future__ import annotations
 
-import errno
-import logging
 import socket
 import ssl
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -15,6 +14,7 @@ import uvicorn
 from starlette.applications import Starlette
 
 from ..i18n import DEFAULT_LANG, translator
+from . import terminal
 from .director import Director
 from .net import tls
 from .net.advertise import Advertiser
@@ -55,65 +55,23 @@ class ScorerServer(uvicorn.Server):
 
 
 def server_for(app: Starlette, host: str, port: int, context: ssl.SSLContext | None = None,
-               lang: str = DEFAULT_LANG, proxy: str | None = None) -> ScorerServer:
+               lang: str = DEFAULT_LANG, proxy: str | None = None,
+               details: Path | None = None) -> ScorerServer:
     """uvicorn behind the connection guard; TLS with `context` (None: plain HTTP, for the
-    benchmark's comparison only). What uvicorn itself says (a request that is no HTTP) is in
-    `lang`. Forwarded headers are believed only from `proxy` (an address), when one is named:
+    benchmark's comparison only). What is logged while it serves, uvicorn's lines too, is
+    said in `lang` (`terminal`), with a developer's details in the file `details` (None: not
+    kept). Forwarded headers are believed only from `proxy` (an address), when one is named:
     from no one by default (uvicorn's own default believes loopback)."""
     files = raise_file_limit()
     return_large_blocks()
     gate = Gate(PER_SOURCE, max(64, min(MAX_CONNECTIONS, files - 256)))
     t = translator(lang)
-    log = logging.getLogger("uvicorn.error")
-    for before in [f for f in log.filters if isinstance(f, UvicornWords)]:
-        log.removeFilter(before)  # (one scorer a process: the last one's language)
-    log.addFilter(UvicornWords(t, host, port))
+    terminal.install(lang, details, host, port)
     return ScorerServer(uvicorn.Config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=3,
         http=guarded(gate, context, t("web.http.400"), t("web.http.431"), t("web.http.408")),
         loop="asyncio", timeout_keep_alive=15, backlog=1024,
         proxy_headers=proxy is not None, forwarded_allow_ips=proxy or ""))
-
-
-UVICORN_KEYS = {"Invalid HTTP request received.": "terminal.scorer.not_http",
-                "Unsupported upgrade request.": "terminal.scorer.upgrade"}
-
-
-class UvicornWords(logging.Filter):
-    """uvicorn's warnings that a technician meets in the scorer's terminal, in the scorer's
-    words (its messages, as uvicorn 0.54 writes them, and their catalog keys); any other line
-    stays as uvicorn wrote it. Its advice to install a WebSocket library after an upgrade
-    request is left out: the scorer speaks no WebSocket, by design (the hall page uses SSE)."""
-
-    LEFT_OUT = "No supported WebSocket library detected."
-
-    def __init__(self, t: Callable[..., str], host: str, port: int) -> None:
-        super().__init__()
-        self.t, self.host, self.port = t, host, port
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, OSError):  # the address cannot be listened on: uvicorn stops
-            record.msg, record.args = self.cannot_listen(record.msg), ()
-            record.levelname = self.t("terminal.scorer.error")
-            return True
-        if not isinstance(record.msg, str):
-            return True
-        if record.msg.startswith(self.LEFT_OUT):
-            return False
-        key = UVICORN_KEYS.get(record.msg)
-        if key is not None:  # (uvicorn's formatter heads the line with the level's name)
-            record.msg, record.args = self.t(key), ()
-            record.levelname = self.t("terminal.scorer.warning")
-        return True
-
-    def cannot_listen(self, error: OSError) -> str:
-        if isinstance(error, socket.gaierror):
-            return self.t("terminal.scorer.unknown_host", host=self.host)
-        key = {errno.EADDRINUSE: "terminal.scorer.port_busy",
-               errno.EADDRNOTAVAIL: "terminal.scorer.not_this_machine",
-               errno.EACCES: "terminal.scorer.port_denied"}.get(error.errno or 0,
-                                                                  "terminal.scorer.cannot_listen")
-        return self.t(key, host=self.host, port=self.port)
 
 
 class CannotAnnounce(Exception):
@@ -135,8 +93,9 @@ def serve(director: Director, host: str, port: int, mdns: bool = True,
     # true while the scorer runs (scorer/net/advertise.py).
     advertiser = Advertiser(host, port, advertise, event.name if event else "scorer", mdns,
                             secure=secure)
+    details = director.store.path.parent / terminal.DETAILS
     server = server_for(create_app(director, lambda: advertiser.url, processes=True), host,
-                        port, context, lang)
+                        port, context, lang, details=details)
     try:
         advertiser.start()
     except OSError as exc:  # mDNS cannot use that address: not this machine's, no multicast

@@ -22,6 +22,7 @@ from ..scorer.director import Director
 from ..scorer.net import tls
 from ..scorer.server import server_for
 from ..scorer.store.database import Store
+from ..scorer.terminal import DETAILS
 from ..scorer.web.app import create_app
 from ..sync.join import join
 from ..sync.link import Credential, ScorerLink
@@ -69,7 +70,7 @@ def run_demo(data: Path, port: int, speed: float, fresh: bool, rulesets: Ruleset
     url = f"https://127.0.0.1:{port}"
     identity = tls.identity(director.store)
     server = server_for(create_app(director, url + "/", processes=True), "127.0.0.1", port,
-                        identity.server_context())
+                        identity.server_context(), details=store_path.parent / DETAILS)
     serving = threading.Thread(target=server.run, name="scorer", daemon=True)
     serving.start()
     while not server.started:

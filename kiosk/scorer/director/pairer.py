@@ -168,7 +168,7 @@ class BackgroundPairer:
         try:
             pairing = future.result()
         except WorkerGone as exc:
-            log.warning("the pairing worker stopped (%s); the next pairing starts another", exc)
+            log.warning("terminal.scorer.log.pairer_ended", extra={"details": repr(exc)})
             return
         except Exception as exc:  # the error the pairing raises in-process: kept, raised again
             pairing = exc

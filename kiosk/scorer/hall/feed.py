@@ -273,7 +273,7 @@ class HallFeed:
             try:
                 built = self.build()
             except Exception:  # a bug must not stop the hall's screens: keep the last one
-                log.exception("hall snapshot failed; the screens keep the previous one")
+                log.exception("terminal.scorer.log.hall_build")
                 continue
             self._publish(built)
         self._wake_all()

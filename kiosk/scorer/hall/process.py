@@ -53,7 +53,7 @@ class HallProcess(Respawned):
     """The server's side: starts the child, tells it the news, publishes its frames; `run()`
     keeps a child running for the server's life."""
 
-    ended = "the hall's process ended (%s); another starts"
+    ended = "terminal.scorer.log.hall_ended"
 
     def __init__(self, feed: HallFeed, rulesets: Rulesets,
                  pair_ahead: Callable[[tuple[Any, ...]], object] = lambda args: None) -> None:
@@ -138,7 +138,7 @@ class HallProcess(Respawned):
         try:
             await asyncio.wait_for(process.wait(), STOP_WAIT)
         except TimeoutError:
-            log.warning("the hall's process did not stop in %.0f s", STOP_WAIT)
+            log.warning("terminal.scorer.log.hall_slow_stop", {"s": round(STOP_WAIT)})
             kill(process)
             await process.wait()
 

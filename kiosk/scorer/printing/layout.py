@@ -42,11 +42,11 @@ def pdf_of(html: str, started: Callable[[subprocess.Popen[bytes]], None] = lambd
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        log.warning("a PDF layout ran past %.0f s and was stopped", limit)
+        log.warning("terminal.scorer.log.pdf_too_long", {"s": round(limit)})
         raise LayoutFailed("print.queue.too_long", minutes=round(limit / 60)) from None
     if child.returncode != 0 or not pdf.startswith(b"%PDF"):
-        log.warning("a PDF layout failed (exit %s): %s", child.returncode,
-                    errors.decode(errors="replace")[-2000:])
+        log.warning("terminal.scorer.log.pdf_failed", {"code": child.returncode},
+                    extra={"details": errors.decode(errors="replace")[-2000:]})
         raise LayoutFailed("print.queue.failed")
     log.info("laid out a PDF of %d bytes in %.1f s in process %d", len(pdf),
              time.monotonic() - begun, child.pid)

@@ -156,7 +156,7 @@ class PdfQueue:
                 job.failure = failed
             except Exception as exc:  # the child could not even start: said in words too
                 job.failure = layout.LayoutFailed("print.queue.failed")
-                layout.log.warning("the PDF layout did not start: %s", exc)
+                layout.log.warning("terminal.scorer.log.pdf_not_started", exc_info=exc)
             self._finish(job)
 
     def _track(self, child: subprocess.Popen[bytes]) -> None:

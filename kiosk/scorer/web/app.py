@@ -165,7 +165,7 @@ async def checkpoints(director: Director) -> None:
         try:
             await checkpoint(director)
         except Exception:  # a cache: the next restart folds more, nothing is lost
-            log.exception("could not write the folds' checkpoint")
+            log.exception("terminal.scorer.log.checkpoint")
 
 
 async def checkpoint(director: Director) -> None:
@@ -193,4 +193,4 @@ def save_checkpoint(director: Director) -> None:
     try:
         director.folds.save(director.checkpoint_path)
     except Exception:
-        log.exception("could not write the folds' checkpoint")
+        log.exception("terminal.scorer.log.checkpoint")

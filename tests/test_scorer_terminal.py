@@ -1,0 +1,120 @@
+"""What the scorer says on its terminal while it serves (`kiosk/scorer/terminal.py`): its own
+warnings in the technician's language, any library's as one line in words, and what only a
+developer can use (a traceback, a library's English) in the details file the line names."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kiosk.scorer import terminal
+
+from .helpers import ScorerProcess, children_running
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture
+def said(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Iterator[Path]:
+    """The scorer's words installed on this test's standard error; its details file."""
+    details = tmp_path / terminal.DETAILS
+    terminal.install("zh-Hans", details, "127.0.0.1", 8443)
+    yield details
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, terminal.Terminal)]:
+        root.removeHandler(handler)
+
+
+def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return capsys.readouterr().err.splitlines()
+
+
+@pytest.mark.unit
+def test_the_scorers_own_warning_is_said_in_words_with_its_details_kept(said, capsys):
+    logging.getLogger("kiosk.scorer.checker").warning(
+        "terminal.scorer.log.checker_ended", {"s": 1},
+        extra={"details": "IncompleteReadError('0 bytes read')"})
+    assert lines(capsys) == [
+        "注意:       检查牌桌上传数据的进程意外结束：1 秒后重新启动，其间由记分台自己检查"
+        f"（详情已写入 {said}）"]
+    kept = said.read_text("utf-8")
+    assert "kiosk.scorer.checker" in kept and "IncompleteReadError('0 bytes read')" in kept
+
+
+@pytest.mark.unit
+def test_a_librarys_warning_is_one_line_in_words_its_english_among_the_details(said, capsys):
+    logging.getLogger("asyncio").warning(
+        "Unknown child process pid %d, will report returncode 255", 4242)
+    assert lines(capsys) == [f"注意:       记分台内部报告了一个问题（详情已写入 {said}）"]
+    assert "Unknown child process pid 4242, will report returncode 255" in \
+        said.read_text("utf-8")
+
+
+@pytest.mark.unit
+def test_a_traceback_goes_to_the_details_never_to_the_terminal(said, capsys):
+    try:
+        {}["missing"]
+    except KeyError:
+        logging.getLogger("kiosk.scorer.web.app").exception("terminal.scorer.log.checkpoint")
+    assert lines(capsys) == [
+        "错误:       没能保存计分的中间结果：数据没有丢失，只是下次启动记分台时要多算一会儿"
+        f"（详情已写入 {said}）"]
+    kept = said.read_text("utf-8")
+    assert "Traceback (most recent call last)" in kept and "KeyError: 'missing'" in kept
+
+
+@pytest.mark.unit
+def test_uvicorns_error_in_an_application_is_said_in_words(said):
+    """(Through uvicorn's own filter and the terminal's words: where uvicorn's handler writes
+    depends on whether an earlier test in this process configured uvicorn's logging.)"""
+    uvicorn = logging.getLogger("uvicorn.error")
+    error = ZeroDivisionError("division by zero")
+    record = uvicorn.makeRecord(uvicorn.name, logging.ERROR, __file__, 1,
+                                "Exception in ASGI application\n", (), (type(error), error, None))
+    assert uvicorn.filter(record)
+    assert terminal.ScorerWords("zh-Hans", said).format(record) == \
+        f"错误:       记分台内部报告了一个问题（详情已写入 {said}）"
+    assert "ZeroDivisionError: division by zero" in said.read_text("utf-8")
+
+
+@pytest.mark.unit
+def test_details_that_cannot_be_written_still_let_the_line_be_said(tmp_path, capsys):
+    terminal.install("zh-Hans", tmp_path / "gone" / terminal.DETAILS, "127.0.0.1", 8443)
+    try:
+        logging.getLogger("asyncio").warning("something in English")
+        assert lines(capsys) == ["注意:       记分台内部报告了一个问题"]
+    finally:
+        for handler in [h for h in logging.getLogger().handlers
+                        if isinstance(h, terminal.Terminal)]:
+            logging.getLogger().removeHandler(handler)
+
+
+@pytest.mark.process
+def test_a_killed_checking_process_is_said_in_words_and_the_stop_says_nothing_english(
+        tmp_path):
+    data = tmp_path / "scorer"
+    with ScorerProcess(data) as scorer:
+        assert scorer.proc is not None
+        deadline = time.monotonic() + 30
+        while not (checkers := children_running(scorer.proc.pid, "kiosk.scorer.checker")):
+            assert time.monotonic() < deadline, "no checking process started"
+            time.sleep(0.1)
+        os.kill(checkers[0], signal.SIGKILL)
+        while "检查牌桌上传数据的进程意外结束" not in (data / "scorer.log").read_text("utf-8"):
+            assert time.monotonic() < deadline + 30, "the killed process was not said"
+            time.sleep(0.1)
+        while children_running(scorer.proc.pid, "kiosk.scorer.checker") in ([], checkers):
+            assert time.monotonic() < deadline + 60, "no other checking process started"
+            time.sleep(0.1)
+    said = (data / "scorer.log").read_text("utf-8").splitlines()
+    assert [line for line in said if line and not CJK.search(line)] == []
+    assert "注意:       检查牌桌上传数据的进程意外结束：1 秒后重新启动，其间由记分台自己检查" \
+        f"（详情已写入 {data / terminal.DETAILS}）" in said
+    assert "IncompleteReadError" in (data / terminal.DETAILS).read_text("utf-8")
