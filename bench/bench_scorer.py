@@ -791,13 +791,15 @@ def plain_inserts(path: Path, tables: list[Table], per_table: int, batch: int) -
 
 def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dict[str, float]:
     """The scorer's own work on the same batches with no HTTP, in one process as its server
-    does it: decode and check each batch (kiosk.protocol.wire), keep it through `Store.apply` (every
-    table's batch of a turn in one commit: more grouping than the writer gets), then fold it
-    for the hall (`Folds`). Returns CPU microseconds an event for each step."""
+    does it: read and check each batch into its rows (kiosk.scorer.checker), keep them through
+    `Store.apply` (every table's batch of a turn in one commit: more grouping than the writer
+    gets), then fold them for the hall (`Folds`). Returns CPU microseconds an event for each
+    step."""
     # (imported here, in the spawned process: the load generator needs none of the scorer)
     import sqlite_utils
 
-    from kiosk.protocol.wire import check_batch, dumps, loads
+    from kiosk.protocol.wire import dumps
+    from kiosk.scorer.checker import check
     from kiosk.scorer.director.folds import Folds
     from kiosk.scorer.net import heap
     from kiosk.scorer.store.database import Store
@@ -812,11 +814,11 @@ def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dic
     for turn in turns:
         heap.settle()  # as the server does every few seconds (uncounted, as often as can help)
         started = time.process_time()
-        checked = [(table, check_batch(loads(raw, nesting=False))) for table, raw in turn]
+        checked = [(table, check(raw, table)) for table, raw in turn]
         kept = time.process_time()
         db.execute("BEGIN IMMEDIATE")
-        ingested = [(table, store.apply(db, table, b.events, time.time(), b.head, b.sealed))
-                    for table, b in checked]
+        ingested = [(table, store.apply(db, table, ready.rows, time.time(), ready.head))
+                    for table, ready in checked]
         db.execute("COMMIT")
         for table, did in ingested:  # (as the writer does once the commit is durable)
             store.committed(table, did, time.time(), 0)

@@ -14,7 +14,7 @@ from typing import Any
 from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
-from kiosk.scorer.store.database import Store
+from kiosk.scorer.store.database import Store, rows_of
 from kiosk.sim.table import simulate
 from kiosk.table.journal import Journal, table_path
 
@@ -87,7 +87,7 @@ class Tables:
         db = store.db
         if as_a_batch:
             with db.atomic():
-                done = store.apply(db, table, events, 1.0)
+                done = store.apply(db, table, rows_of(table, events), 1.0)
             store.committed(table, done, 1.0, 0)
             return
         with db.atomic():

@@ -22,7 +22,7 @@ from kiosk.errors import WireError
 from kiosk.scorer.checker import SENT_FROM, Checker, check
 from kiosk.scorer.director import Director
 from kiosk.scorer.pipes import kill
-from kiosk.scorer.store.database import Store
+from kiosk.scorer.store.database import Store, rows_of
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.link import ScorerLink
 
@@ -70,7 +70,7 @@ def with_child(scenario: Callable[[Checker], Awaitable[None]]) -> None:
 
 def refusal(raw: bytes) -> tuple[str | None, dict[str, Any]]:
     with pytest.raises(WireError) as refused:
-        check(raw)
+        check(raw, 1)
     return refused.value.key, refused.value.params
 
 
@@ -83,20 +83,18 @@ def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
     far = [dict(e, seq=e["seq"] + (5 if i >= 30 else 0)) for i, e in enumerate(events)]
 
     async def scenario(checker: Checker) -> None:
-        batch, kiosk = await checker.check(good)
-        here, here_kiosk = check(good)
-        assert (batch, kiosk) == (here, here_kiosk)
-        assert len(batch.events) == 60 and batch.behind == 3 and kiosk == REPORT
-        assert batch.head == (60, "ab" * 32)
-        assert batch.sealed == here.sealed  # each event's hash and stored data
+        ready = await checker.check(good, 7)
+        assert ready == check(good, 7)
+        assert ready.rows == rows_of(7, events)  # each event as the store keeps it, sealed
+        assert ready.behind == 3 and ready.kiosk == REPORT and ready.head == (60, "ab" * 32)
         for raw in (body(broken), body(far), body(events, v=9), b"[" * 5000):
             with pytest.raises(WireError) as refused:
-                await checker.check(raw)
+                await checker.check(raw, 7)
             assert (refused.value.key, refused.value.params) == refusal(raw)
         assert checker.by_child == 5
         # A heartbeat and a seat's press: checked in the server.
-        assert (await checker.check(body([])))[0].events == []
-        assert len((await checker.check(body(events[:2])))[0].events) == 2
+        assert (await checker.check(body([]), 7)).rows == []
+        assert len((await checker.check(body(events[:2]), 7)).rows) == 2
         assert checker.by_child == 5
 
     with_child(scenario)
@@ -105,19 +103,19 @@ def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
 
 def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():
     raw = body(hand())
-    wanted = check(raw)
+    wanted = check(raw, 1)
 
     async def scenario(checker: Checker) -> None:
-        assert await checker.check(raw) == wanted
+        assert await checker.check(raw, 1) == wanted
         first = checker.pid()
         os.kill(first, signal.SIGKILL)
         answers = []
         while checker.pid() in (first, None):  # until the next child runs
-            answers.append(await checker.check(raw))  # in the server meanwhile
+            answers.append(await checker.check(raw, 1))  # in the server meanwhile
             await asyncio.sleep(0.05)
         assert answers and all(answer == wanted for answer in answers)
         by_child = checker.by_child
-        assert await checker.check(raw) == wanted
+        assert await checker.check(raw, 1) == wanted
         assert checker.by_child == by_child + 1  # the new child checked it
 
     with_child(scenario)
@@ -125,16 +123,16 @@ def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():
 
 def test_a_stuck_child_holds_no_batch_and_is_replaced():
     raw = body(hand())
-    wanted = check(raw)
+    wanted = check(raw, 1)
 
     async def scenario(checker: Checker) -> None:
         checker.patience = 0.3  # (the server's is 2 s)
         stuck = checker.pid()
         os.kill(stuck, signal.SIGSTOP)  # (alive, answering nothing)
-        assert await checker.check(raw) == wanted  # checked here, after its patience
+        assert await checker.check(raw, 1) == wanted  # checked here, after its patience
         assert checker.by_child == 0
         await until(lambda: checker.pid() not in (stuck, None), "another child runs")
-        assert await checker.check(raw) == wanted
+        assert await checker.check(raw, 1) == wanted
         assert checker.by_child == 1
 
     with_child(scenario)

@@ -199,6 +199,19 @@ REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair
 OPEN, USED, BURNT = 0, 1, 2  # a code's state
 
 
+def rows_of(table: int, events: list[dict[str, Any]],
+            sealed: Iterable[tuple[str, str]] | None = None) -> list[Row]:
+    """The table's `events` as the store keeps them (`Row`); `sealed`: each event's
+    `chain.seal`, when their check made them already."""
+    rows = []
+    for e, (digest, data) in zip(events, sealed or map(seal, events), strict=True):
+        more = extras(e) if len(e) > len(EVENT_FIELDS) else None
+        rows.append((e["device"], e["seq"], e["match"], e["kind"], data, float(e["mono"]),
+                     float(e["wall"]), e["actor"], table, e["prev"], digest,
+                     json.dumps(more, ensure_ascii=False) if more else None))
+    return rows
+
+
 def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
     d, s, m, k, x, mo, w, a, *link = row
     event = {"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x), "mono": mo,
@@ -208,9 +221,11 @@ def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
     return event
 
 
-# A batch's rows as `Store.apply` inserted them (device, seq, match, kind, data, mono, wall,
-# actor, table, prev, hash, extra), with the rowid of the first: consecutive rowids.
-Landed = tuple[int, list[tuple[Any, ...]]]
+# An event's row in the store, as `Store.apply` inserts it and the folds read it: (device, seq,
+# match, kind, data, mono, wall, actor, table, prev, hash, extra).
+Row = tuple[Any, ...]
+# A batch's rows as `Store.apply` inserted them, with the rowid of the first: consecutive.
+Landed = tuple[int, list[Row]]
 LANDED_KEPT = 1024  # batches kept for the folds (2 s of a full hall); past that: the store
 
 
@@ -438,56 +453,51 @@ class Store:
         """Keep a batch of the table's events on this connection and commit (an import, a
         test). Returns (high-water mark, events kept aside)."""
         with self.db.atomic():
-            done = self.apply(self.db, table, list(events), now)
+            done = self.apply(self.db, table, rows_of(table, list(events)), now)
         self.committed(table, done, now, behind)
         self._wrote()
         return done.high_water, done.aside
 
-    def apply(self, db: sqlite_utils.Database, table: int, events: list[dict[str, Any]],
-              now: float, head: tuple[int, str] | None = None,
-              sealed: list[tuple[str, str]] | None = None) -> Ingested:
-        """Add a batch of the table's consecutive events inside the caller's transaction:
-        duplicates are skipped; from the first event whose place holds another event or that
-        does not follow on from its neighbours, the batch is a conflict and kept aside. `head`:
-        the kiosk journal's last (seq, hash), checked against the events here; `sealed`: each
-        event's `kiosk.protocol.wire.seal`, when the batch's check made them already."""
+    def apply(self, db: sqlite_utils.Database, table: int, rows: list[Row], now: float,
+              head: tuple[int, str] | None = None) -> Ingested:
+        """Add a batch of the table's consecutive events (`rows_of`) inside the caller's
+        transaction: duplicates are skipped; from the first event whose place holds another
+        event or that does not follow on from its neighbours, the batch is a conflict and kept
+        aside. `head`: the kiosk journal's last (seq, hash), checked against the events here."""
         mark = self._mark(db, table)
-        if not events:
+        if not rows:
             return Ingested(mark, 0, self._head_conflict(db, table, mark, head))
-        first, last = events[0]["seq"], events[-1]["seq"]
+        first, last = rows[0][1], rows[-1][1]
         stored = {s: (h, p) for s, h, p in db.execute(
             "SELECT seq, hash, prev FROM events WHERE table_number = ? AND seq BETWEEN ? AND ?",
             [table, first - 1, last + 1])}
         before = stored.get(first - 1, (None, None))[0]
-        rows, conflict, cut = [], None, len(events)
-        for i, (e, (digest, data)) in enumerate(zip(events, sealed or map(seal, events),
-                                                      strict=True)):
-            held = stored.get(e["seq"])
+        fresh, conflict, cut = [], None, len(rows)
+        for i, row in enumerate(rows):
+            seq, prev, digest = row[1], row[9], row[10]
+            held = stored.get(seq)
             if held is not None and held[0] == digest:
                 before = digest
                 continue  # sent before: a duplicate
             why = ("place-taken" if held is not None else
-                   "chain-broken" if before is not None and e["prev"] != before else
-                   "chain-broken" if e["seq"] == last and last + 1 in stored and
+                   "chain-broken" if before is not None and prev != before else
+                   "chain-broken" if seq == last and last + 1 in stored and
                    stored[last + 1][1] != digest else None)
             if why:
-                conflict, cut = (e["seq"], why), i
+                conflict, cut = (seq, why), i
                 break
-            more = extras(e) if len(e) > len(EVENT_FIELDS) else None
-            rows.append((e["device"], e["seq"], e["match"], e["kind"], data, float(e["mono"]),
-                         float(e["wall"]), e["actor"], table, e["prev"], digest,
-                         json.dumps(more, ensure_ascii=False) if more else None))
+            fresh.append(row)
             before = digest
         landed = None
-        if rows:
+        if fresh:
             db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, "
-                                "hash, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                                "hash, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
             # (one connection inserting in one transaction: the rows' rowids follow on)
             last = db.execute("SELECT last_insert_rowid()").fetchone()[0]
-            landed = (last - len(rows) + 1, rows)
+            landed = (last - len(fresh) + 1, fresh)
         aside = 0
         if conflict is not None:
-            aside = self._keep_aside(db, table, events[cut:], conflict[1], now)
+            aside = self._keep_aside(db, table, rows[cut:], conflict[1], now)
             self._conflict(db, table, conflict, now)
         mark = self._advance(db, table, mark)
         if conflict is None:
@@ -508,14 +518,15 @@ class Store:
             return (head[0] + 1, "rolled-back")
         return None
 
-    def _keep_aside(self, db: sqlite_utils.Database, table: int,
-                    events: list[dict[str, Any]], why: str, now: float) -> int:
+    def _keep_aside(self, db: sqlite_utils.Database, table: int, rows: list[Row], why: str,
+                    now: float) -> int:
         db.conn.executemany(
             "INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
             "VALUES (?, ?, ?, ?, ?, ?)",
-            [(table, e["seq"], event_hash(e), json.dumps(e, ensure_ascii=False), why, now)
-             for e in events])
-        return len(events)
+            [(table, row[1], row[10], json.dumps(_event((*row[:8], row[9], row[11])),
+                                                 ensure_ascii=False), why, now)
+             for row in rows])
+        return len(rows)
 
     @staticmethod
     def _conflict(db: sqlite_utils.Database, table: int, conflict: tuple[int, str],

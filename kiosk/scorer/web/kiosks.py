@@ -324,7 +324,7 @@ async def signed(request: Request, limit: int, batch: bool = False) -> Signed | 
         return refusal(request, 401, "wire.unsigned", now)
     if headers.nonce in here.replays.seen.get(table, {}):
         return refusal(request, 401, "sync.replayed", now)
-    method, path, source = request.method, request.url.path, _source(request)
+    method, path, source = request.method, request.scope["path"], _source(request)
     signer = (credential[0], headers.nonce)
     if headers.body_digest is not None:  # the head is signed: all is checked before the body
         if not headers.head_signed_by(credential[0], method, path, length):
@@ -379,23 +379,23 @@ async def events(request: Request) -> Response:
     store, director = here.store, here.director
     table, now, signer, raw, confirmed = checked
     try:
-        batch, reported = await here.checker.check(raw)
+        batch = await here.checker.check(raw, table)
     except WireError as exc:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
     # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
     # when worth a write: in the batch's own transaction when it has one.
-    report = fleet.parse(reported)
+    report = fleet.parse(batch.kiosk)
     if report is not None and not here.reports.due(table, report, now):
         report = None
     confirm = not confirmed
-    if batch.events or confirm:
+    if batch.rows or confirm:
         def job(db: Any) -> Ingested:
             if confirm:
                 Store.confirm(db, table)
             if report is not None:
                 fleet.save(db, table, report, now)
-            done = store.apply(db, table, batch.events, now, batch.head, batch.sealed)
-            if done.conflict and not batch.events:
+            done = store.apply(db, table, batch.rows, now, batch.head)
+            if done.conflict and not batch.rows:
                 store.record_conflict(db, table, done.conflict, now)
             return done
 
