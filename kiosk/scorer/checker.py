@@ -34,7 +34,6 @@ PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
 STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
 
 
-
 class Ready(NamedTuple):
     """A table's batch checked, ready to store: its events' rows (`Store.apply`), how many
     events its kiosk has yet to send, its journal's head (`Batch`), and what the kiosk

@@ -199,19 +199,6 @@ REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair
 OPEN, USED, BURNT = 0, 1, 2  # a code's state
 
 
-def rows_of(table: int, events: list[dict[str, Any]],
-            sealed: Iterable[tuple[str, str]] | None = None) -> list[Row]:
-    """The table's `events` as the store keeps them (`Row`); `sealed`: each event's
-    `chain.seal`, when their check made them already."""
-    rows = []
-    for e, (digest, data) in zip(events, sealed or map(seal, events), strict=True):
-        more = extras(e) if len(e) > len(EVENT_FIELDS) else None
-        rows.append((e["device"], e["seq"], e["match"], e["kind"], data, float(e["mono"]),
-                     float(e["wall"]), e["actor"], table, e["prev"], digest,
-                     json.dumps(more, ensure_ascii=False) if more else None))
-    return rows
-
-
 def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
     d, s, m, k, x, mo, w, a, *link = row
     event = {"device": d, "seq": s, "match": m, "kind": k, "data": json.loads(x), "mono": mo,
@@ -227,6 +214,19 @@ Row = tuple[Any, ...]
 # A batch's rows as `Store.apply` inserted them, with the rowid of the first: consecutive.
 Landed = tuple[int, list[Row]]
 LANDED_KEPT = 1024  # batches kept for the folds (2 s of a full hall); past that: the store
+
+
+def rows_of(table: int, events: list[dict[str, Any]],
+            sealed: Iterable[tuple[str, str]] | None = None) -> list[Row]:
+    """The table's `events` as the store keeps them (`Row`); `sealed`: each event's
+    `chain.seal`, when their check made them already."""
+    rows = []
+    for e, (digest, data) in zip(events, sealed or map(seal, events), strict=True):
+        more = extras(e) if len(e) > len(EVENT_FIELDS) else None
+        rows.append((e["device"], e["seq"], e["match"], e["kind"], data, float(e["mono"]),
+                     float(e["wall"]), e["actor"], table, e["prev"], digest,
+                     json.dumps(more, ensure_ascii=False) if more else None))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -379,30 +379,30 @@ async def events(request: Request) -> Response:
     store, director = here.store, here.director
     table, now, signer, raw, confirmed = checked
     try:
-        batch = await here.checker.check(raw, table)
+        ready = await here.checker.check(raw, table)
     except WireError as exc:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
     # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
     # when worth a write: in the batch's own transaction when it has one.
-    report = fleet.parse(batch.kiosk)
+    report = fleet.parse(ready.kiosk)
     if report is not None and not here.reports.due(table, report, now):
         report = None
     confirm = not confirmed
-    if batch.rows or confirm:
+    if ready.rows or confirm:
         def job(db: Any) -> Ingested:
             if confirm:
                 Store.confirm(db, table)
             if report is not None:
                 fleet.save(db, table, report, now)
-            done = store.apply(db, table, batch.rows, now, batch.head)
-            if done.conflict and not batch.rows:
+            done = store.apply(db, table, ready.rows, now, ready.head)
+            if done.conflict and not ready.rows:
                 store.record_conflict(db, table, done.conflict, now)
             return done
 
         done = await store.writer().run(
-            job, lambda d: store.committed(table, d, now, batch.behind))
+            job, lambda d: store.committed(table, d, now, ready.behind))
     else:  # a heartbeat: nothing to commit (but a report or a conflict, now and then)
-        done = store.apply(store.db, table, [], now, batch.head)
+        done = store.apply(store.db, table, [], now, ready.head)
         conflict = done.conflict
         if conflict or report is not None:
             def note(db: Any) -> None:
@@ -412,7 +412,7 @@ async def events(request: Request) -> Response:
                     store.record_conflict(db, table, conflict, now)
 
             await store.writer().run(note)
-        store.heard(table, now, batch.behind)
+        store.heard(table, now, ready.behind)
     if done.conflict:
         seq, why = done.conflict
         return refusal(request, 409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
