@@ -36,25 +36,31 @@ def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
     return capsys.readouterr().err.splitlines()
 
 
+def said_with_details(capsys: pytest.CaptureFixture[str], details: Path, line: str,
+                      *kept: str) -> None:
+    """The terminal said `line`, naming the details file, which keeps each of `kept`."""
+    assert lines(capsys) == [f"{line}（详情已写入 {details}）"]
+    text = details.read_text("utf-8")
+    assert [k for k in kept if k not in text] == []
+
+
 @pytest.mark.unit
 def test_the_scorers_own_warning_is_said_in_words_with_its_details_kept(said, capsys):
     logging.getLogger("kiosk.scorer.checker").warning(
         "terminal.scorer.log.checker_ended", {"s": 1},
         extra={"details": "IncompleteReadError('0 bytes read')"})
-    assert lines(capsys) == [
-        "注意:       检查牌桌上传数据的进程意外结束：1 秒后重新启动，其间由记分台自己检查"
-        f"（详情已写入 {said}）"]
-    kept = said.read_text("utf-8")
-    assert "kiosk.scorer.checker" in kept and "IncompleteReadError('0 bytes read')" in kept
+    said_with_details(
+        capsys, said,
+        "注意:       检查牌桌上传数据的进程意外结束：1 秒后重新启动，其间由记分台自己检查",
+        "kiosk.scorer.checker", "IncompleteReadError('0 bytes read')")
 
 
 @pytest.mark.unit
 def test_a_librarys_warning_is_one_line_in_words_its_english_among_the_details(said, capsys):
     logging.getLogger("asyncio").warning(
         "Unknown child process pid %d, will report returncode 255", 4242)
-    assert lines(capsys) == [f"注意:       记分台内部报告了一个问题（详情已写入 {said}）"]
-    assert "Unknown child process pid 4242, will report returncode 255" in \
-        said.read_text("utf-8")
+    said_with_details(capsys, said, "注意:       记分台内部报告了一个问题",
+                      "Unknown child process pid 4242, will report returncode 255")
 
 
 @pytest.mark.unit
@@ -63,11 +69,10 @@ def test_a_traceback_goes_to_the_details_never_to_the_terminal(said, capsys):
         {}["missing"]
     except KeyError:
         logging.getLogger("kiosk.scorer.web.app").exception("terminal.scorer.log.checkpoint")
-    assert lines(capsys) == [
-        "错误:       没能保存计分的中间结果：数据没有丢失，只是下次启动记分台时要多算一会儿"
-        f"（详情已写入 {said}）"]
-    kept = said.read_text("utf-8")
-    assert "Traceback (most recent call last)" in kept and "KeyError: 'missing'" in kept
+    said_with_details(
+        capsys, said,
+        "错误:       没能保存计分的中间结果：数据没有丢失，只是下次启动记分台时要多算一会儿",
+        "Traceback (most recent call last)", "KeyError: 'missing'")
 
 
 @pytest.mark.unit
