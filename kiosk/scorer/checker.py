@@ -98,8 +98,11 @@ class Checker(Respawned):
     async def _one_child(self) -> None:
         process = await self.spawn(__name__)
         assert process.stdout is not None
-        self._process, self._answered = process, asyncio.get_running_loop().time()
         try:
+            # Its first word says it has started (its imports done): batches go to it only
+            # then, so a child slow to start on a busy machine is not taken for a stuck one.
+            await next_value(process.stdout)
+            self._process, self._answered = process, asyncio.get_running_loop().time()
             while True:
                 number, ready, refused = await next_value(process.stdout)
                 self._answered = asyncio.get_running_loop().time()
@@ -130,7 +133,8 @@ class Checker(Respawned):
 
 
 def child(batches: IO[bytes], out: IO[bytes]) -> None:
-    """Check each batch the server sends, until its pipe closes."""
+    """Check each batch the server sends, until its pipe closes (first: say it has started)."""
+    send(out, "started")
     while True:
         try:
             number, table, raw = receive(batches)
