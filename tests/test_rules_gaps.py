@@ -100,6 +100,16 @@ def test_partner_silent_without_the_partners_wrong_card_is_refused_in_words(rule
     assert error.field == "penalties[1].code"
 
 
+def test_a_broken_seat_after_partner_silent_is_refused_where_it_is(rulesets):
+    """(Found by the property test: the check of partner-silent read the next entry's seat,
+    a list, before that entry was checked, and ended in a TypeError.)"""
+    error, said = refusal(chaodipi({"points": 0, "penalties": [
+        {"code": "partner-silent", "seat": "N"},
+        {"code": "exposed-card", "seat": [], "cards": 1}]}), rulesets)
+    assert error.field == "penalties[1].seat"
+    assert "TypeError" not in said and "[]" in said
+
+
 # -- xiamen art. 10: 「若底牌被他人抓2張或更多，莊家下台」
 
 

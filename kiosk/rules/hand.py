@@ -166,9 +166,11 @@ def score_hand(
     new_counts: dict[tuple[str, str, str], int] | None = None
     incidents: dict[str, int] = {}
 
-    for i, entry in enumerate(penalties):
+    # Each entry's own fields first: a check across entries (`only_with`) reads the others.
+    checked = [_check_penalty(ruleset, entry, f"penalties[{i}]")
+               for i, entry in enumerate(penalties)]
+    for i, (entry, (penalty, outcome)) in enumerate(zip(penalties, checked, strict=True)):
         where = f"penalties[{i}]"
-        penalty, outcome = _check_penalty(ruleset, entry, where)
         if dealer is not None:
             _check_seat(ruleset, penalty, entry.seat, where, dealer, dealer_side, buried_by)
         _check_only_with(penalty, entry, where, penalties, dealer_side)
