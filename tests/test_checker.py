@@ -28,6 +28,7 @@ from kiosk.sync.link import ScorerLink
 
 from .browser import serve
 from .hall_events import RULESETS, recorded
+from .helpers import children_running
 
 pytestmark = pytest.mark.process
 REPORT = {"version": "0.2.0", "battery": None}
@@ -137,6 +138,20 @@ def test_a_stuck_child_holds_no_batch_and_is_replaced():
         assert checker.by_child == 1
 
     with_child(scenario)
+
+
+def test_a_checker_stopped_while_its_child_starts_ends_that_child():
+    """(As when the scorer stops at once: a child still importing has not said it started.)"""
+    async def run() -> None:
+        checker = Checker()
+        running = asyncio.create_task(checker.run())
+        while not children_running(os.getpid(), "kiosk.scorer.checker"):
+            await asyncio.sleep(0.001)
+        assert checker.pid() is None  # (not started yet: takes no batch)
+        await checker.stop()
+        await asyncio.wait_for(running, 30)
+    asyncio.run(run())
+    assert children_running(os.getpid(), "kiosk.scorer.checker") == []
 
 
 def test_killing_a_child_that_just_ended_leaves_its_exit_code_and_says_nothing(caplog):

@@ -61,7 +61,8 @@ class Checker(Respawned):
 
     def __init__(self) -> None:
         super().__init__()
-        self._process: asyncio.subprocess.Process | None = None
+        self._process: asyncio.subprocess.Process | None = None  # (from its start)
+        self._taking = False  # whether it takes batches: once it said it has started
         self._waiting: dict[int, asyncio.Future[tuple[Ready | None, Any]]] = {}
         self._numbers = itertools.count()
         self.by_child = 0  # batches the child checked
@@ -72,8 +73,8 @@ class Checker(Respawned):
 
     async def check(self, raw: bytes, table: int) -> Ready:
         process = self._process
-        if len(raw) < SENT_FROM or process is None or process.stdin is None or \
-                process.stdin.is_closing():
+        if len(raw) < SENT_FROM or not self._taking or process is None or \
+                process.stdin is None or process.stdin.is_closing():
             return check(raw, table)
         number = next(self._numbers)
         answer = self._waiting[number] = asyncio.get_running_loop().create_future()
@@ -98,11 +99,12 @@ class Checker(Respawned):
     async def _one_child(self) -> None:
         process = await self.spawn(__name__)
         assert process.stdout is not None
+        self._process = process
         try:
             # Its first word says it has started (its imports done): batches go to it only
             # then, so a child slow to start on a busy machine is not taken for a stuck one.
             await next_value(process.stdout)
-            self._process, self._answered = process, asyncio.get_running_loop().time()
+            self._taking, self._answered = True, asyncio.get_running_loop().time()
             while True:
                 number, ready, refused = await next_value(process.stdout)
                 self._answered = asyncio.get_running_loop().time()
@@ -110,7 +112,7 @@ class Checker(Respawned):
                 if waiting is not None and not waiting.done():
                     waiting.set_result((ready, refused))
         finally:
-            self._process = None
+            self._process, self._taking = None, False
             for waiting in self._waiting.values():  # (their batches are checked here)
                 if not waiting.done():
                     waiting.set_exception(EOFError("the checking process ended"))
@@ -118,8 +120,8 @@ class Checker(Respawned):
             await process.wait()
 
     def pid(self) -> int | None:
-        """The running child's process id (None: none is running)."""
-        return self._process.pid if self._process is not None else None
+        """The process id of the child taking batches (None: none is)."""
+        return self._process.pid if self._process is not None and self._taking else None
 
     async def stop(self) -> None:
         self._stopping = True

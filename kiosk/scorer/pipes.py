@@ -48,12 +48,14 @@ class Respawned:
         """Start a child (`spawn`) and serve it until it ends."""
         raise NotImplementedError
 
-    @staticmethod
-    async def spawn(module: str) -> asyncio.subprocess.Process:
+    async def spawn(self, module: str) -> asyncio.subprocess.Process:
         """`python -m module`, its standard input and output the pipes to it."""
-        return await asyncio.create_subprocess_exec(
+        process = await asyncio.create_subprocess_exec(
             sys.executable, "-m", module, stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
+        if self._stopping and process.stdin is not None:  # (stopped while it was starting)
+            process.stdin.close()  # (it ends at once)
+        return process
 
     def _meanwhile(self) -> None:
         """What the server does once a child ended, before the next one is up."""
