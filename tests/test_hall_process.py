@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -186,3 +188,12 @@ def test_a_finished_swiss_round_is_paired_ahead_with_no_fold_in_the_server(tmp_p
         with pytest.raises(PairingPending):
             probe._next_round(ahead=True)
         assert asked._asked == args
+
+
+@pytest.mark.parametrize("module", ["kiosk.scorer.hall.process", "kiosk.scorer.checker"])
+def test_a_worker_whose_server_stopped_as_it_started_ends_saying_nothing(module):
+    """(A scorer stopped while its worker starts closes the pipe before saying anything: the
+    worker's terminal is the scorer's, where a traceback would be a developer's English.)"""
+    done = subprocess.run([sys.executable, "-m", module], stdin=subprocess.DEVNULL,
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr.decode()) == (0, "")

@@ -148,7 +148,10 @@ class HallProcess(Respawned):
 
 def child(news: IO[bytes], out: IO[bytes]) -> None:
     """Build and send the hall's frames until the server's pipe closes."""
-    path, rulesets, address, first_serial = receive(news)
+    try:
+        path, rulesets, address, first_serial = receive(news)
+    except EOFError:  # (the server stopped while this process was starting)
+        return
     store = Store(Path(path))
     director = Director(store, rulesets)
     here = [address]
