@@ -24,7 +24,8 @@ from kiosk.hw.panel import Panel
 from kiosk.hw.pinmap import load_pinmap
 from kiosk.hw.runner import TableRunner
 from kiosk.rules import Rulesets
-from kiosk.table import SessionConfig, SystemClock, TableSession
+from kiosk.table.clock import SystemClock
+from kiosk.table.session import SessionConfig, TableSession
 
 
 def main() -> None:

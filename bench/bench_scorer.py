@@ -796,19 +796,17 @@ def own_work(path: Path, tables: list[Table], per_table: int, batch: int) -> dic
     gets), then fold them for the hall (`Folds`). Returns CPU microseconds an event for each
     step."""
     # (imported here, in the spawned process: the load generator needs none of the scorer)
-    import sqlite_utils
-
     from kiosk.protocol.wire import dumps
     from kiosk.scorer.checker import check
     from kiosk.scorer.director.folds import Folds
     from kiosk.scorer.net import heap
     from kiosk.scorer.store.database import Store
+    from kiosk.sqlite import durable
 
     turns = [[(t.number, dumps({"events": t.events[first:first + batch], "behind": 0}))
               for t in tables] for first in range(0, per_table, batch)]
     store = Store(path)
-    db = sqlite_utils.Database(str(path))  # the writer's own connection, as in the server
-    db.execute("PRAGMA synchronous=FULL")
+    db = durable(path)  # the writer's own connection, as in the server
     spent = dict.fromkeys(("check", "keep", "fold"), 0.0)
     folds = Folds(Rulesets.load([]))
     for turn in turns:

@@ -23,7 +23,9 @@ import time
 from pathlib import Path
 
 from kiosk.rules import Rulesets
-from kiosk.table import Journal, ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
+from kiosk.table.journal import Journal
+from kiosk.table.session import SessionConfig, TableSession
 
 
 def percentile(values: list[float], q: float) -> float:

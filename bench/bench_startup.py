@@ -6,7 +6,7 @@ Each command runs `--runs` times, interleaved with the floor (`python -c pass` w
 interpreter and site-packages, so the editable install's path hook is in both), and the
 median wall time of each is printed with its ratio to the floor (aim ≤ 3 for `kiosk --help`
 and `kiosk replay`; ≤ 6 for the scorer's app, shown beside the libraries it cannot start
-without: asyncio, ssl, Starlette, uvicorn and sqlite-utils). Also the modules each start
+without: asyncio, ssl, Starlette, uvicorn and sqlite3). Also the modules each start
 imports, from `-X importtime`: the largest.
 The commands run with their bytecode cached (in a temporary PYTHONPYCACHEPREFIX), as on an
 installed kiosk, even where the shell sets PYTHONDONTWRITEBYTECODE.
@@ -40,7 +40,7 @@ COMMANDS = {
     # What the scorer cannot start without, none of it this project's: its floor.
     "the scorer's libraries alone": [sys.executable, "-c", "import asyncio, ssl, "
                                      "starlette.applications, starlette.routing, "
-                                     "uvicorn.protocols.http.httptools_impl, kiosk.sqlite"],
+                                     "uvicorn.protocols.http.httptools_impl, sqlite3"],
 }
 
 

@@ -143,7 +143,8 @@ def build_app(tmp: str):  # type: ignore[no-untyped-def]
     from kiosk.hw.pinmap import load_pinmap
     from kiosk.hw.runner import TableRunner
     from kiosk.rules import Rulesets
-    from kiosk.table import SessionConfig, SystemClock, TableSession
+    from kiosk.table.clock import SystemClock
+    from kiosk.table.session import SessionConfig, TableSession
     from kiosk.ui.app import KioskApp
 
     clock, door, factory, pins = SystemClock(), Door(), MockFactory(), load_pinmap(None)

@@ -59,7 +59,8 @@ def summary(state: Any) -> dict[str, Any]:
 
 def _scripted(data: Path, rulesets: Any) -> None:
     """A stand-alone match, then a paired one, using the rarer events."""
-    from kiosk.table import ManualClock, SessionConfig, TableSession
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
 
     clock = ManualClock()
     s = TableSession.open(data, 9, rulesets, clock, SessionConfig(pin="1357"))

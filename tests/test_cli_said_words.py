@@ -195,7 +195,7 @@ def test_every_commands_help_is_chinese_with_no_english_word_but_what_is_typed()
 
 @pytest.mark.unit
 def test_journal_show_names_who_did_each_event_and_what_in_chinese(played):
-    from kiosk.table import Journal
+    from kiosk.table.journal import Journal
 
     journal = Journal.reader(table_path(played, 3))
     events = list(journal.events("1"))

@@ -26,8 +26,9 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
-from kiosk.table import SystemClock, TableSession
+from kiosk.table.clock import SystemClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import TableSession
 
 from . import hall_events
 

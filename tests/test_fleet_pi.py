@@ -25,7 +25,7 @@ from kiosk.hw.panel import Panel, default_pin_factory
 from kiosk.hw.pinmap import load_pinmap
 from kiosk.hw.printer import SlipPrinter, is_line_printer
 from kiosk.i18n import explain
-from kiosk.table import ManualClock
+from kiosk.table.clock import ManualClock
 
 from .helpers import ROOT
 from .pty_printer import PtyPrinter

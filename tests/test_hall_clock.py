@@ -20,8 +20,9 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
-from kiosk.table import ManualClock, SessionConfig, SystemClock, TableSession
+from kiosk.table.clock import ManualClock, SystemClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import SessionConfig, TableSession
 
 from .test_session import PIN, PLAYERS, TEAMS, play_hand
 

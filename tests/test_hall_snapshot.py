@@ -19,8 +19,8 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
-from kiosk.table import TableSession
 from kiosk.table.journal import table_path
+from kiosk.table.session import TableSession
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
 

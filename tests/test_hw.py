@@ -11,7 +11,8 @@ from kiosk.hw.lights import Lights
 from kiosk.hw.panel import Panel
 from kiosk.hw.pinmap import load_pinmap
 from kiosk.hw.runner import TableRunner
-from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
+from kiosk.table.session import SessionConfig, TableSession
 
 pytestmark = pytest.mark.unit
 

@@ -17,8 +17,9 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
-from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import SessionConfig, TableSession
 from kiosk.ui.control import Controller
 from kiosk.ui.presenter import present
 

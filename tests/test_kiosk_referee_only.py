@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kiosk.table import SessionError
+from kiosk.table.session import SessionError
 from tests.test_kiosk_screens import PIN
 
 pytestmark = pytest.mark.unit

@@ -12,7 +12,8 @@ import pytest
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.i18n import LANGS, catalog
-from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
+from kiosk.table.session import SessionConfig, TableSession
 from kiosk.ui.control import Controller
 from kiosk.ui.presenter import NOTICE_SECONDS, present, seconds
 

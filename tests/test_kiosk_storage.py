@@ -26,8 +26,9 @@ from kiosk.sim.hall import simulate_synced
 from kiosk.sim.table import PLAYERS, TEAMS, simulate
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
-from kiosk.table import SystemClock, TableSession
+from kiosk.table.clock import SystemClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import TableSession
 from kiosk.table.view import snapshot
 from kiosk.ui.presenter import present
 

@@ -66,6 +66,20 @@ def test_the_scorer_imports_zeroconf_only_for_mdns():
 
 
 @pytest.mark.process
+def test_a_store_and_a_journal_up_to_date_open_without_sqlite_utils(tmp_path):
+    # sqlite-utils (with click, dateutil and pluggy) builds the schemas: loaded to build a new
+    # file, not to open one already built, nor by the scorer's app before it opens its store.
+    build = ("from kiosk.scorer.store.database import Store\n"
+             "from kiosk.table.journal import Journal\n"
+             f"Store({str(tmp_path / 'scorer.sqlite')!r}).close()\n"
+             f"Journal({str(tmp_path / 'table-1.sqlite')!r}).close()\n")
+    assert "sqlite_utils" in imported(build)
+    modules = imported("import kiosk.scorer.web.app\n" + build)
+    assert not {"sqlite_utils", "dateutil", "pluggy", "numpy"} & modules
+    assert not any(m.startswith("kiosk.table.session") for m in modules)
+
+
+@pytest.mark.process
 def test_a_replay_builds_its_own_command_and_reads_its_own_ruleset():
     modules = imported(
         "import contextlib, io, sys\n"

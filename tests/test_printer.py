@@ -157,7 +157,8 @@ def test_slip_command(tmp_path, rulesets):
 @pytest.mark.unit
 def test_the_slip_prints_itself_at_the_end_of_a_match(tmp_path, rulesets):
     from kiosk.hw.runner import TableRunner
-    from kiosk.table import ManualClock, SessionConfig, TableSession
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
 
     clock, door = ManualClock(), Door()
     printer = PtyPrinter()

@@ -10,7 +10,8 @@ import pytest
 from kiosk.errors import AdminError
 from kiosk.scorer.director import Director
 from kiosk.sync.wiring import set_up
-from kiosk.table import ManualClock, TableSession
+from kiosk.table.clock import ManualClock
+from kiosk.table.session import TableSession
 from kiosk.table.view import snapshot
 
 from .test_hall_clock import hall  # noqa: F401  (the fixture: a scorer and a paired kiosk)
@@ -118,7 +119,7 @@ def test_a_match_set_up_for_an_earlier_start_is_dropped_until_a_hand_is_played(t
 
 @pytest.mark.unit
 def test_the_session_refuses_to_drop_a_match_with_a_hand_played(tmp_path, rulesets):
-    from kiosk.table import SessionError
+    from kiosk.table.session import SessionError
 
     from .test_session import play_hand
 

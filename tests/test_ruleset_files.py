@@ -202,7 +202,8 @@ def test_rules_list():
 
 @pytest.mark.unit
 def test_a_ruleset_sets_the_gather_grace_the_table_gives_and_rules_show_says_it(tmp_path):
-    from kiosk.table import ManualClock, SessionConfig, TableSession
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
 
     write(tmp_path, house(XIAMEN).replace("play_seconds = 5", "play_seconds = 5\n"
                                           "gather_seconds = 3.5"))

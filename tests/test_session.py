@@ -9,8 +9,10 @@ import pytest
 
 from kiosk.i18n import explain
 from kiosk.rules import replay
-from kiosk.table import ManualClock, SessionConfig, SessionError, Signal, TableSession
-from kiosk.table.journal import Journal, connect, table_path
+from kiosk.sqlite import durable
+from kiosk.table.clock import ManualClock
+from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import SessionConfig, SessionError, Signal, TableSession
 
 pytestmark = pytest.mark.unit
 
@@ -500,7 +502,7 @@ def test_shuangsheng_deal_with_partner_by_card(tmp_path, rulesets, clock):
 def test_every_connection_has_wal_and_full_sync(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     play_hand(s, clock, 45, dealer="N")
-    for db in (s.journal.db, connect(table_path(tmp_path, 1))):
+    for db in (s.journal.db, durable(table_path(tmp_path, 1))):
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert db.execute("PRAGMA synchronous").fetchone()[0] == 2
     seqs = [e.seq for e in s.journal.events()]

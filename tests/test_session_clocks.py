@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from kiosk.rules import replay
-from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import SessionConfig, TableSession
 from kiosk.table.state import MatchState
 
 pytestmark = pytest.mark.unit

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kiosk.rules import Rulesets
-from kiosk.table import ManualClock, SessionConfig, SessionError, TableSession
+from kiosk.table.clock import ManualClock
+from kiosk.table.session import SessionConfig, SessionError, TableSession
 
 pytestmark = pytest.mark.sim
 

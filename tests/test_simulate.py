@@ -16,7 +16,8 @@ import pytest
 
 from kiosk.rules import replay
 from kiosk.sim.table import simulate
-from kiosk.table import TableSession, table_path
+from kiosk.table.journal import table_path
+from kiosk.table.session import TableSession
 
 from .helpers import ROOT, jsonl
 from .helpers import cli as kiosk

@@ -11,9 +11,10 @@ import pytest
 from kiosk.errors import SessionError
 from kiosk.rules import parse_ruleset
 from kiosk.rules.registry import Rulesets
-from kiosk.table import ManualClock, SessionConfig, TableSession
+from kiosk.table.clock import ManualClock
 from kiosk.table.journal import Event, Journal, table_path
 from kiosk.table.kinds import EventKind, Phase
+from kiosk.table.session import SessionConfig, TableSession
 from kiosk.table.state import RULES, MatchState
 
 from .old_journal import DATA, EVENTS, FOLDED, summary

@@ -34,8 +34,9 @@ from kiosk.sync.join import join
 from kiosk.sync.link import Credential, ScorerLink
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
-from kiosk.table import SystemClock, TableSession
+from kiosk.table.clock import SystemClock
 from kiosk.table.journal import Journal, table_path
+from kiosk.table.session import TableSession
 from kiosk.table.state import MatchState
 from kiosk.ui.presenter import present
 

@@ -14,7 +14,7 @@ import sys
 import pytest
 
 from kiosk.i18n import LANGS, catalog
-from kiosk.table import TableSession
+from kiosk.table.session import TableSession
 from kiosk.ui.script import SCRIPT
 
 from .helpers import ROOT, tool, xvfb

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kiosk.table import TableSession
+from kiosk.table.session import TableSession
 
 from .helpers import xvfb
 from .window import cut_words, play

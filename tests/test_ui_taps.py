@@ -73,7 +73,7 @@ def test_a_chinese_team_name_typed_in_pinyin_with_the_x_pointer(tmp_path, displa
     assert "拼音：xiamen" in screens["texts"]["keyboard"]
     assert any("厦门同安" in text for text in screens["texts"]["setup"])
     from kiosk.rules import Rulesets
-    from kiosk.table import TableSession
+    from kiosk.table.session import TableSession
 
     session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
     assert session.export()["teams"] == {"NS": "厦门同安"}

@@ -103,7 +103,8 @@ def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str)
     from kiosk.hw.pinmap import load_pinmap
     from kiosk.hw.runner import TableRunner
     from kiosk.rules import Rulesets
-    from kiosk.table import ManualClock, SessionConfig, TableSession
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
     from kiosk.ui.app import KioskApp
     from kiosk.ui.script import run_script
 

@@ -63,7 +63,7 @@ def open_match(args: argparse.Namespace) -> Any:
     """The state and events of the match `args` name (--data, --table, --round). Raises
     TableError when there is no such journal or round."""
     from ..errors import SessionError
-    from ..table import Journal, table_path
+    from ..table.journal import Journal, table_path
     from ..table.state import MatchState
     from .main import load_rulesets
 

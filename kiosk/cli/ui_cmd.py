@@ -62,7 +62,8 @@ def run_table(args: argparse.Namespace) -> int:
     from ..hw.pinmap import load_pinmap
     from ..hw.printer import PrintQueue, SlipPrinter
     from ..hw.runner import TableRunner
-    from ..table import ManualClock, SessionConfig, SystemClock, TableSession
+    from ..table.clock import ManualClock, SystemClock
+    from ..table.session import SessionConfig, TableSession
     from ..ui.app import KioskApp
     from .main import load_rulesets
 

@@ -16,7 +16,6 @@ start, record the pause of its restart and send what it has, while it warns of t
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import json
 import os
@@ -30,7 +29,7 @@ from typing import Any
 from ..errors import JournalError
 from ..protocol.chain import broken_link, event_hash
 from ..protocol.schema import Event  # (the one event schema: the journal's, the wire's)
-from ..sqlite import Migrations, sqlite_utils
+from ..sqlite import Database, Migrations, Schema, durable, journal_error
 
 migrations = Migrations("kiosk.table.journal")
 RESERVE = 2_000_000  # bytes held back for a full card: thousands of events
@@ -38,7 +37,7 @@ LOW_SPACE = 50_000_000  # bytes free under which the kiosk warns
 
 
 @migrations()
-def create_events(db: sqlite_utils.Database) -> None:
+def create_events(db: Schema) -> None:
     db.table("events").create(
         {"seq": int, "device": str, "match": str, "kind": str, "data": str, "mono": float,
          "wall": float, "actor": str},
@@ -48,7 +47,7 @@ def create_events(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def chain_events(db: sqlite_utils.Database) -> None:
+def chain_events(db: Schema) -> None:
     # Each event carries the hash of the one before; a journal from before the chain gets its
     # chain computed here, once.
     db.table("events").add_column("prev", str)
@@ -65,7 +64,7 @@ def chain_events(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def index_kinds(db: sqlite_utils.Database) -> None:
+def index_kinds(db: Schema) -> None:
     # The kiosk asks at every poll which match a round's setup made (`setups`): without this
     # index, each poll reads the whole day's journal.
     db.table("events").create_index(["kind", "match"])
@@ -73,41 +72,6 @@ def index_kinds(db: sqlite_utils.Database) -> None:
 
 def table_path(data_dir: str | Path, table: int) -> Path:
     return Path(data_dir) / f"table-{table}.sqlite"
-
-
-def _failure(path: Path, exc: BaseException, doing: str = "cannot open the journal"
-             ) -> JournalError:
-    """The JournalError a person can act on for an SQLite or OS failure."""
-    text, code = str(exc).lower(), getattr(exc, "errno", None)
-    if "readonly" in text or "read-only" in text or code == errno.EROFS:
-        key = "journal.read-only"
-    elif "full" in text or code == errno.ENOSPC:
-        key = "journal.full"
-    elif "malformed" in text or "not a database" in text or "corrupt" in text:
-        key = "journal.damaged"
-    else:
-        key = "journal.unreadable"
-    return JournalError(f"{path}: {doing}: {exc}", key, path=path.name)
-
-
-def connect(path: str | Path) -> sqlite_utils.Database:
-    """Open a journal database with the durability settings every connection must have:
-    WAL and ``synchronous=FULL``. Raises JournalError when they cannot be set."""
-    try:
-        # One thread at a time uses a journal (the session's runner once it starts), so the
-        # connection may move from the thread that opened it.
-        conn = sqlite3.connect(str(path), isolation_level=None, timeout=10,
-                               check_same_thread=False)
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=FULL")
-        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-        level = conn.execute("PRAGMA synchronous").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise _failure(Path(path), exc) from None
-    if mode != "wal" or level != 2:
-        raise JournalError(f"{path}: journal_mode={mode}, synchronous={level}; "
-                           "need wal and FULL (2)", "journal.unreadable", path=Path(path).name)
-    return sqlite_utils.Database(conn)
 
 
 class Journal:
@@ -123,7 +87,7 @@ class Journal:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
         self._lock = self._take_lock()
         try:
             self._open(device)
@@ -145,12 +109,12 @@ class Journal:
         self._keep_reserve()
 
     def _open(self, device: str | None) -> None:
-        self.db = connect(self.path)
+        self.db = durable(self.path)
         try:
             migrations.apply(self.db)
         except sqlite3.DatabaseError as exc:
             self.db.close()
-            failure = _failure(self.path, exc)
+            failure = journal_error(self.path, exc)
             if failure.key == "journal.unreadable":
                 failure = JournalError(f"{self.path}: not a kiosk journal: {exc}",
                                        "journal.not-a-journal", path=self.path.name)
@@ -160,7 +124,7 @@ class Journal:
             self._load_head()
         except sqlite3.DatabaseError as exc:
             self.db.close()
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
 
     @classmethod
     def reader(cls, path: str | Path) -> Journal:
@@ -180,8 +144,8 @@ class Journal:
             except sqlite3.OperationalError:  # a read-only card without the WAL's files
                 conn = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
                                        check_same_thread=False)
-            self.db = sqlite_utils.Database(conn)
-            columns = {c.name for c in self.db["events"].columns}
+            self.db = Database(conn)
+            columns = {c[1] for c in conn.execute("PRAGMA table_info(events)")}
             if "seq" not in columns:
                 raise JournalError(f"{self.path}: not a kiosk journal", "journal.not-a-journal",
                                    path=self.path.name)
@@ -190,7 +154,7 @@ class Journal:
             self.device = str(row[0]) if row else ""
             self._load_head()
         except sqlite3.DatabaseError as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
         return self
 
     # -- the lock, the reserve and the card's space -----------------------------------------
@@ -200,7 +164,7 @@ class Journal:
         try:
             fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -275,7 +239,7 @@ class Journal:
         try:
             return self.db.execute(sql, args or [])
         except sqlite3.DatabaseError as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
 
     def append(self, match: str, facts: list[tuple[str, dict[str, Any]]], mono: float,
                wall: float, actor: str) -> list[Event]:
@@ -299,14 +263,14 @@ class Journal:
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
-            failure = _failure(self.path, exc, "not recorded")
+            failure = journal_error(self.path, exc, "not recorded")
             if failure.key != "journal.full" or not self._reserve.exists():
                 raise failure from None
             self._reserve.unlink()  # the card is full: give back the reserve, and warn
             try:
                 self._insert(rows)
             except sqlite3.DatabaseError as again:
-                raise _failure(self.path, again, "not recorded") from None
+                raise journal_error(self.path, again, "not recorded") from None
         self.last_seq += len(events)
         self.last_hash = prev
         return events
@@ -327,7 +291,7 @@ class Journal:
                 yield Event(seq, device, match, kind, json.loads(data), mono, wall, actor,
                             link[0] if link else "")
         except sqlite3.DatabaseError as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
 
     def events(self, match: str | None = None) -> Iterator[Event]:
         """Every event in order, or those of one match."""
@@ -377,7 +341,7 @@ class Journal:
                     return int(seq)
                 prev, expected = digest, seq + 1
         except (sqlite3.DatabaseError, ValueError) as exc:
-            raise _failure(self.path, exc) from None
+            raise journal_error(self.path, exc) from None
         return None
 
     def adopt(self, events: list[dict[str, Any]]) -> None:
@@ -401,7 +365,7 @@ class Journal:
         try:
             self._insert(rows)
         except sqlite3.DatabaseError as exc:
-            raise _failure(self.path, exc, "not recorded") from None
+            raise journal_error(self.path, exc, "not recorded") from None
         self.last_seq = len(events)
         self.last_hash = hashes[-1] if hashes else ""
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from ..errors import SessionError
+from ..protocol.schema import Event
 from ..rules import (
     DealEntry,
     EntryError,
@@ -36,7 +37,6 @@ from ..rules import (
 )
 from ..rules.hand import check_points
 from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
-from .journal import Event
 from .kinds import AFTER_PLAY, IDLE, IN_HAND, ClockKind, EventKind, PauseReason, Phase
 
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")

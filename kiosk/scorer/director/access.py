@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import AccessError
-from ...table.journal import Journal
 from ..store.database import Store
 from .base import DirectorBase, confirm_first, refuse
 
@@ -281,6 +280,8 @@ class HallTables(DirectorBase):
         does not have yet. Returns (events new to the scorer, events kept aside as orphans)."""
         if not Path(path).is_file():
             raise refuse("admin.error.no_journal", path=str(path))
+        from ...table.journal import Journal  # (a kiosk's; the scorer's start needs none of it)
+
         journal = Journal.reader(path)  # the old kiosk's card, perhaps mounted read-only
         try:
             events = [e.to_json() for e in journal.events()]

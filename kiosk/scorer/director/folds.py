@@ -29,9 +29,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any
 
+from ...protocol.schema import Event
 from ...rules import Ruleset, Rulesets
 from ...rules.errors import Words
-from ...table.journal import Event
 from ...table.state import MatchState
 from ..store.database import Landed
 

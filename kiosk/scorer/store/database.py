@@ -1,6 +1,6 @@
 """The scorer's store: paired tables, pairing codes, and every table's journal events.
 
-SQLite through sqlite-utils, WAL and synchronous=FULL like the kiosks' journals: an event the
+SQLite (`kiosk/sqlite.py`), WAL and synchronous=FULL like the kiosks' journals: an event the
 scorer acknowledged survives a power cut. Events are kept once by (table, sequence), so a kiosk
 may resend freely; the high-water mark tells it from where to resend after a gap. Every event
 carries the hash of the table's event before it: an event whose place holds another, or that
@@ -20,7 +20,6 @@ locked", the 500 ten kiosks pairing at once met).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import secrets
@@ -28,22 +27,21 @@ import sqlite3
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ...errors import StoreError
 from ...protocol.chain import EVENT_FIELDS, event_hash, extras, seal
-from ...sqlite import Migrations, sqlite_utils
-from ...table.journal import connect
+from ...sqlite import Database, Migrations, Schema, durable
 from .writer import Writer
 
 migrations = Migrations("kiosk.scorer.store.database")
 
 
 @migrations()
-def create_tables(db: sqlite_utils.Database) -> None:
+def create_tables(db: Schema) -> None:
     db.table("tables").create({"number": int, "secret": str, "device": str, "paired_at": float},
                         pk="number")
     db.table("codes").create({"code": str, "table_number": int, "used": int}, pk="code")
@@ -54,7 +52,7 @@ def create_tables(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def create_event_tables(db: sqlite_utils.Database) -> None:
+def create_event_tables(db: Schema) -> None:
     # A table's events have one sequence across its kiosks: a replacement kiosk continues the
     # journal it downloaded, so (table, seq) is unique too.
     db.table("events").create_index(["table_number", "seq"], unique=True)
@@ -81,21 +79,21 @@ def create_event_tables(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def add_round_stages(db: sqlite_utils.Database) -> None:
+def add_round_stages(db: Schema) -> None:
     db.table("rounds").add_column("stage", str)  # "swiss", "group", "playoff", "final" …
     # Individual events: the table's four players by drawn seat letter, as JSON.
     db.table("assignments").add_column("seats", str)
 
 
 @migrations()
-def events_keyed_by_table(db: sqlite_utils.Database) -> None:
+def events_keyed_by_table(db: Schema) -> None:
     # Two tables' kiosks with one device id (cloned from one image) must not collide.
     db.table("events").transform(pk=("table_number", "device", "seq"))
     db.table("orphans").transform(pk=("table_number", "device", "seq"))
 
 
 @migrations()
-def director_console(db: sqlite_utils.Database) -> None:
+def director_console(db: Schema) -> None:
     """The head referee's console (issue 12): late entries, a round's private draft and its
     publication, the hall's round clock, rulings that can be removed, the audit log."""
     db.table("teams").add_column("joined_round", int)  # a late entry plays from this round on
@@ -111,7 +109,7 @@ def director_console(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def chain_and_access(db: sqlite_utils.Database) -> None:
+def chain_and_access(db: Schema) -> None:
     # The hash chain: each stored event's link and hash (computed once for an older store).
     db.table("events").add_column("prev", str)
     db.table("events").add_column("hash", str)
@@ -156,7 +154,7 @@ DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings",
 
 
 @migrations()
-def director_revision(db: sqlite_utils.Database) -> None:
+def director_revision(db: Schema) -> None:
     db.table("revision").create({"id": int, "n": int}, pk="id")
     db.execute("INSERT INTO revision VALUES (1, 0)")
     for table in DIRECTOR_TABLES:
@@ -166,7 +164,7 @@ def director_revision(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def event_edits(db: sqlite_utils.Database) -> None:
+def event_edits(db: Schema) -> None:
     """The event can be corrected after it was created (admin: edit the event)."""
     # The name the tables' matches carry (they are found by it): the created name, kept when
     # the name is corrected after a round was given to the tables.
@@ -178,14 +176,14 @@ def event_edits(db: sqlite_utils.Database) -> None:
 
 
 @migrations()
-def event_extras(db: sqlite_utils.Database) -> None:
+def event_extras(db: Schema) -> None:
     # Fields a later release's kiosk adds to an event (kiosk.protocol.schema), as JSON: kept,
     # hashed with the event and given back with it.
     db.table("events").add_column("extra", str)
 
 
 @migrations()
-def events_keyed_once(db: sqlite_utils.Database) -> None:
+def events_keyed_once(db: Schema) -> None:
     # (table, seq) is unique already, and says (table, device, seq) is: that primary key was a
     # second index every kept event paid for (a quarter of its insert). Rowids are kept.
     db.table("events").transform(pk=None)
@@ -240,33 +238,17 @@ class Ingested:
     landed: Landed | None = field(default=None, compare=False, repr=False)
 
 
-class WaitingDatabase(sqlite_utils.Database):
+class WaitingDatabase(Database):
     """A connection whose transactions take the write lock when they begin (BEGIN IMMEDIATE),
     so they wait for another connection's commit rather than fail on a stale snapshot."""
 
-    @contextlib.contextmanager
-    def atomic(self) -> Iterator[sqlite_utils.Database]:
-        if self.conn.in_transaction:  # (nested: a savepoint, as sqlite-utils does)
-            with super().atomic():
-                yield self
-            return
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield self
-        except BaseException:
-            self.rollback()
-            raise
-        try:
-            self.conn.execute("COMMIT")
-        except BaseException:
-            self.rollback()
-            raise
+    BEGIN = "BEGIN IMMEDIATE"
 
 
 def open_store(path: str | Path) -> WaitingDatabase:
     """A connection to the store: WAL, synchronous=FULL, the busy timeout, immediate
     transactions."""
-    return WaitingDatabase(connect(path).conn)
+    return WaitingDatabase(durable(path).conn)
 
 
 class Store:
@@ -276,7 +258,7 @@ class Store:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         _private(self.path)
-        self.db: sqlite_utils.Database = open_store(self.path)
+        self.db: Database = open_store(self.path)
         migrations.apply(self.db)
         for suffix in ("-wal", "-shm"):
             _private(Path(f"{self.path}{suffix}"), create=False)
@@ -348,7 +330,7 @@ class Store:
         self._wrote()
 
     def pairing_code(self, table: int, device: str, now: float,
-                     db: sqlite_utils.Database | None = None) -> str | None:
+                     db: Database | None = None) -> str | None:
         """The code a kiosk pairing `table` must prove it knows: the table's open code, or
         (the kiosk's answer was lost) the code it used a moment ago, while its credential is
         still unused. None: there is none, or it expired."""
@@ -365,7 +347,7 @@ class Store:
             [table, USED, now - REPAIR_WITHIN, device]).fetchone()
         return str(again[0]) if again else None
 
-    def burn_code(self, code: str, db: sqlite_utils.Database | None = None) -> None:
+    def burn_code(self, code: str, db: Database | None = None) -> None:
         """A wrong guess was made against `code`: it pairs nothing any more. `db`: the
         writer's connection, inside its transaction (else this one's, committed here)."""
         with (db or self.db).atomic() as d:
@@ -376,7 +358,7 @@ class Store:
 
     def pair(self, table: int, code: str, device: str, now: float,
              rulesets: dict[str, str] | None = None,
-             db: sqlite_utils.Database | None = None) -> str:
+             db: Database | None = None) -> str:
         """The table's new credential, for the kiosk that proved it knows `code` (the table's
         earlier kiosk loses its credential); `rulesets`: the kiosk's copies, {id: sha256};
         `db` as for `burn_code`. Raises StoreError if the code is no longer the one to pair
@@ -428,7 +410,7 @@ class Store:
         return (row[0], row[1], bool(row[2])) if row else None
 
     @staticmethod
-    def confirm(db: sqlite_utils.Database, table: int) -> None:
+    def confirm(db: Database, table: int) -> None:
         """The table's credential has been used: its code cannot pair again."""
         db.execute("UPDATE tables SET confirmed = 1 WHERE number = ?", [table])
 
@@ -458,7 +440,7 @@ class Store:
         self._wrote()
         return done.high_water, done.aside
 
-    def apply(self, db: sqlite_utils.Database, table: int, rows: list[Row], now: float,
+    def apply(self, db: Database, table: int, rows: list[Row], now: float,
               head: tuple[int, str] | None = None) -> Ingested:
         """Add a batch of the table's consecutive events (`rows_of`) inside the caller's
         transaction: duplicates are skipped; from the first event whose place holds another
@@ -504,7 +486,7 @@ class Store:
             conflict = self._head_conflict(db, table, mark, head)
         return Ingested(mark, aside, conflict, landed)
 
-    def _head_conflict(self, db: sqlite_utils.Database, table: int, mark: int,
+    def _head_conflict(self, db: Database, table: int, mark: int,
                        head: tuple[int, str] | None) -> tuple[int, str] | None:
         """A kiosk whose journal ends before what it already sent (rolled back) or whose last
         event is not the scorer's (restored from an older copy, then played on)."""
@@ -518,7 +500,7 @@ class Store:
             return (head[0] + 1, "rolled-back")
         return None
 
-    def _keep_aside(self, db: sqlite_utils.Database, table: int, rows: list[Row], why: str,
+    def _keep_aside(self, db: Database, table: int, rows: list[Row], why: str,
                     now: float) -> int:
         db.conn.executemany(
             "INSERT OR IGNORE INTO aside (table_number, seq, hash, event, why, at) "
@@ -529,23 +511,23 @@ class Store:
         return len(rows)
 
     @staticmethod
-    def _conflict(db: sqlite_utils.Database, table: int, conflict: tuple[int, str],
+    def _conflict(db: Database, table: int, conflict: tuple[int, str],
                   now: float) -> None:
         db.execute("INSERT OR IGNORE INTO conflicts VALUES (?, ?, ?, ?, 0)",
                    [table, conflict[0], conflict[1], now])
 
-    def record_conflict(self, db: sqlite_utils.Database, table: int,
+    def record_conflict(self, db: Database, table: int,
                         conflict: tuple[int, str], now: float) -> None:
         """Note a conflict a kiosk's head revealed (nothing to keep aside)."""
         self._conflict(db, table, conflict, now)
 
-    def _mark(self, db: sqlite_utils.Database, table: int) -> int:
+    def _mark(self, db: Database, table: int) -> int:
         with self._lock:
             mark = self._marks.get(table)
         return self._advance(db, table, mark) if mark is not None else \
             self._high_water(db, table)
 
-    def _advance(self, db: sqlite_utils.Database, table: int, mark: int) -> int:
+    def _advance(self, db: Database, table: int, mark: int) -> int:
         """The mark moved on over the events stored after `mark` with no gap."""
         if db.execute("SELECT 1 FROM events WHERE table_number = ? AND seq = ?",
                       [table, mark + 1]).fetchone() is None:
@@ -575,7 +557,7 @@ class Store:
         return self._mark(self.db, table)
 
     @staticmethod
-    def _high_water(db: sqlite_utils.Database, table: int) -> int:
+    def _high_water(db: Database, table: int) -> int:
         count, top = db.execute(
             "SELECT count(*), coalesce(max(seq), 0) FROM events WHERE table_number = ?",
             [table]).fetchone()

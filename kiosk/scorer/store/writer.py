@@ -19,11 +19,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ...sqlite import sqlite_utils
-from ...table.journal import connect
+from ...sqlite import Database, durable
 
 T = TypeVar("T")
-Job = Callable[[sqlite_utils.Database], Any]
+Job = Callable[[Database], Any]
 After = Callable[[Any], None]
 
 
@@ -33,7 +32,7 @@ class Writer:
     writer's thread, right after the commit)."""
 
     def __init__(self, path: str | Path) -> None:
-        self.db = connect(path)
+        self.db = durable(path)
         self._queue: queue.SimpleQueue[tuple[asyncio.Future[Any], Job, After | None] | None] \
             = queue.SimpleQueue()
         self.commits = self.jobs = 0  # so far: jobs per commit shows the grouping
@@ -41,7 +40,7 @@ class Writer:
         self._thread = threading.Thread(target=self._loop, name="scorer-writer", daemon=True)
         self._thread.start()
 
-    async def run(self, job: Callable[[sqlite_utils.Database], T],
+    async def run(self, job: Callable[[Database], T],
                   after: Callable[[T], None] | None = None) -> T:
         """`job(db)`, committed durably. Raises what `job` raised (its work undone)."""
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
