@@ -33,8 +33,8 @@ LAYERS = {
 }
 #: The scorer's own packages, the same way.
 SCORER_LAYERS = {
-    "store": 0, "tournament": 0, "pipes": 0, "terminal": 0,
-    "director": 1, "net": 1, "checker": 1,
+    "store": 0, "tournament": 0, "pipes": 0,
+    "director": 1, "net": 1, "checker": 1, "terminal": 1,
     "hall": 2, "printing": 2,
     "web": 3,
     "server": 4,

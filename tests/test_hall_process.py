@@ -23,10 +23,12 @@ import pytest
 
 from kiosk.errors import PairingPending
 from kiosk.rules import Rulesets
+from kiosk.scorer import terminal
 from kiosk.scorer.director import Director
 from kiosk.scorer.director.folds import Folds
 from kiosk.scorer.hall.process import Sent
 from kiosk.scorer.hall.snapshot import tables as hall_tables
+from kiosk.scorer.pipes import DETAILS_ENV, HEAD
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.link import ScorerLink
@@ -190,7 +192,26 @@ def test_a_finished_swiss_round_is_paired_ahead_with_no_fold_in_the_server(tmp_p
         assert asked._asked == args
 
 
-@pytest.mark.parametrize("module", ["kiosk.scorer.hall.process", "kiosk.scorer.checker"])
+WORKERS = ["kiosk.scorer.hall.process", "kiosk.scorer.checker", "kiosk.scorer.director.pairer"]
+
+
+@pytest.mark.parametrize("module", WORKERS)
+def test_a_crashing_worker_leaves_its_traceback_in_the_details_never_on_the_terminal(
+        module, tmp_path):
+    details = tmp_path / terminal.DETAILS
+    details.write_text("before\n", encoding="utf-8")
+    env = {**os.environ, DETAILS_ENV: str(details)}
+    nonsense = HEAD.pack(5) + b"nope!"  # (no pickle: a bug of the server's, say)
+    done = subprocess.run([sys.executable, "-m", module], input=nonsense, env=env,
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, b"")
+    kept = details.read_text("utf-8")
+    assert kept.startswith("before\n")  # (added to, not replaced)
+    assert f" {module} (process " in kept and "Traceback (most recent call last)" in kept
+    assert "UnpicklingError" in kept
+
+
+@pytest.mark.parametrize("module", WORKERS)
 def test_a_worker_whose_server_stopped_as_it_started_ends_saying_nothing(module):
     """(A scorer stopped while its worker starts closes the pipe before saying anything: the
     worker's terminal is the scorer's, where a traceback would be a developer's English.)"""

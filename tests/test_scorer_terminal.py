@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kiosk.scorer import terminal
+from kiosk.scorer.pipes import DETAILS_ENV
 
 from .helpers import ScorerProcess, children_running
 
@@ -22,9 +23,11 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture
-def said(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Iterator[Path]:
+def said(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+         monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The scorer's words installed on this test's standard error; its details file."""
     details = tmp_path / terminal.DETAILS
+    monkeypatch.setenv(DETAILS_ENV, "")  # (undone after the test, as install sets it)
     terminal.install("zh-Hans", details, "127.0.0.1", 8443)
     yield details
     root = logging.getLogger()
@@ -90,7 +93,14 @@ def test_uvicorns_error_in_an_application_is_said_in_words(said):
 
 
 @pytest.mark.unit
-def test_details_that_cannot_be_written_still_let_the_line_be_said(tmp_path, capsys):
+def test_the_worker_processes_errors_go_to_the_same_details_file(said):
+    assert os.environ[DETAILS_ENV] == str(said)  # (read by each worker: `pipes.as_child`)
+
+
+@pytest.mark.unit
+def test_details_that_cannot_be_written_still_let_the_line_be_said(tmp_path, capsys,
+                                                                   monkeypatch):
+    monkeypatch.setenv(DETAILS_ENV, "")
     terminal.install("zh-Hans", tmp_path / "gone" / terminal.DETAILS, "127.0.0.1", 8443)
     try:
         logging.getLogger("asyncio").warning("something in English")

@@ -1,6 +1,10 @@
 """Values between the scorer and its worker processes: pickles, each after its length, over
 the child's standard input and output (the child is this same program: pickle is safe). And
-the server's side of a worker it keeps running (`Respawned`)."""
+the server's side of a worker it keeps running (`Respawned`), and the worker's (`as_child`).
+
+A worker's standard error is the scorer's details file when the scorer keeps one (named in
+the environment, `DETAILS_ENV`, by `terminal.install`): a crash's traceback is a developer's
+English, and the scorer's terminal says in words that the worker ended and names that file."""
 
 from __future__ import annotations
 
@@ -12,12 +16,15 @@ import pickle
 import signal
 import struct
 import sys
+import time
+import traceback
 from collections.abc import Callable
 from typing import IO, Any
 
 HEAD = struct.Struct("!Q")
 RESTART_AFTER = 1.0  # seconds before a worker process that ended is replaced
 PIPE_LIMIT = 2**24  # bytes of a child's answers buffered before reading pauses
+DETAILS_ENV = "KIOSK_SCORER_DETAILS"  # the details file's path, for the workers
 log = logging.getLogger(__name__)
 
 
@@ -102,9 +109,32 @@ async def next_value(stream: asyncio.StreamReader) -> Any:
 def as_child(run: Callable[[IO[bytes], IO[bytes]], None]) -> None:
     """A worker process's `__main__`: `run(from_server, to_server)`. It lives as long as the
     server's pipe: Ctrl-C or a stop reaches the server, which closes it (or dies, which closes
-    it too), so the child ignores them and ends when its input ends."""
+    it too), so the child ignores them and ends when its input ends. What it would say on
+    standard error (a crash's traceback) goes to the details file, after a line that says
+    when and which worker."""
     to_server, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
+    _errors_to_details()
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, signal.SIG_IGN)
-    with contextlib.suppress(BrokenPipeError):  # (the server gone while it was sending)
-        run(sys.stdin.buffer, to_server)
+    try:
+        with contextlib.suppress(BrokenPipeError):  # (the server gone while it was sending)
+            run(sys.stdin.buffer, to_server)
+    except Exception:
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+        worker = getattr(sys.modules["__main__"].__spec__, "name", run.__module__)
+        print(f"{stamp} {worker} (process {os.getpid()})", file=sys.stderr)
+        traceback.print_exc()
+        sys.exit(1)
+
+
+def _errors_to_details() -> None:
+    path = os.environ.get(DETAILS_ENV)
+    if not path:
+        return
+    try:
+        details = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    except OSError:  # (the data's disk full or read-only: the terminal, as before)
+        return
+    sys.stderr.flush()
+    os.dup2(details, sys.stderr.fileno())
+    os.close(details)

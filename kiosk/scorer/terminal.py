@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import logging
+import os
 import socket
 import sys
 import time
@@ -22,6 +23,7 @@ from typing import TextIO
 from uvicorn.logging import DefaultFormatter
 
 from ..i18n import catalog
+from .pipes import DETAILS_ENV
 
 DETAILS = "scorer-details.log"  # beside the store
 DETAILS_SIZE = 2**20  # bytes, past which the file becomes DETAILS.1 (one older kept)
@@ -141,7 +143,8 @@ class Terminal(logging.StreamHandler):  # type: ignore[type-arg]
 
 def install(lang: str, details: Path | None, host: str, port: int) -> None:
     """Everything logged while the scorer serves is said in `lang`, details to the file
-    `details` (the last scorer started in this process decides: one a process)."""
+    `details`, the worker processes' standard error too (the last scorer started in this
+    process decides: one a process)."""
     root = logging.getLogger()
     for handler in [h for h in root.handlers if isinstance(h, Terminal)]:
         root.removeHandler(handler)
@@ -152,3 +155,7 @@ def install(lang: str, details: Path | None, host: str, port: int) -> None:
     for words in [f for f in uvicorn.filters if isinstance(f, UvicornWords)]:
         uvicorn.removeFilter(words)
     uvicorn.addFilter(UvicornWords(lang, details, host, port))
+    if details is not None:
+        os.environ[DETAILS_ENV] = str(details)
+    else:
+        os.environ.pop(DETAILS_ENV, None)

@@ -23,7 +23,7 @@ from concurrent.futures import Future
 from typing import IO, Any
 
 from ...errors import AdminError
-from ..pipes import receive, send
+from ..pipes import as_child, receive, send
 from ..tournament.core import Pairing, Result, Team, swiss_pairing
 from . import Director
 
@@ -37,8 +37,8 @@ class WorkerGone(Exception):
 
 class Worker:
     """A Python child process that runs `swiss_pairing` on what it is sent, one job at a time
-    (pickles over its standard input and output). It ends with its parent, whose pipe then
-    closes, and with Ctrl-C like the rest of the server's process group."""
+    (pickles over its standard input and output, `pipes.as_child`). It ends when its parent's
+    pipe closes: when the server stops, or dies."""
 
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
@@ -210,7 +210,4 @@ async def prepare_pairing(director: Director) -> None:
 
 
 if __name__ == "__main__":  # the worker process
-    answers, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
-    # Ctrl-C reached the server's whole group, or the server is gone: end quietly.
-    with contextlib.suppress(KeyboardInterrupt, BrokenPipeError):
-        serve_jobs(sys.stdin.buffer, answers)
+    as_child(serve_jobs)
