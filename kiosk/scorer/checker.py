@@ -31,7 +31,6 @@ from .store.database import Row, rows_of
 log = logging.getLogger(__name__)
 SENT_FROM = 4096  # bytes of a batch from which the child checks it (about 15 events)
 PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
-STOP_WAIT = 5.0  # seconds a stopping child has to finish the batch in hand
 
 
 class Ready(NamedTuple):
@@ -58,10 +57,10 @@ class Checker(Respawned):
     keeps a child running for the server's life."""
 
     ended = "terminal.scorer.log.checker_ended"
+    stop_wait = 5.0  # (to finish the batch in hand)
 
     def __init__(self) -> None:
         super().__init__()
-        self._process: asyncio.subprocess.Process | None = None  # (from its start)
         self._taking = False  # whether it takes batches: once it said it has started
         self._waiting: dict[int, asyncio.Future[tuple[Ready | None, Any]]] = {}
         self._numbers = itertools.count()
@@ -122,16 +121,6 @@ class Checker(Respawned):
     def pid(self) -> int | None:
         """The process id of the child taking batches (None: none is)."""
         return self._process.pid if self._process is not None and self._taking else None
-
-    async def stop(self) -> None:
-        self._stopping = True
-        process = self._process
-        if process is not None and process.stdin is not None:
-            process.stdin.close()  # (the child's end: it stops)
-            try:
-                await asyncio.wait_for(process.wait(), STOP_WAIT)
-            except TimeoutError:
-                kill(process)
 
 
 def child(batches: IO[bytes], out: IO[bytes]) -> None:

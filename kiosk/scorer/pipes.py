@@ -33,9 +33,12 @@ class Respawned:
     ends (killed, crashed, its pipe broken), another starts RESTART_AFTER seconds later."""
 
     ended = ""  # what the terminal says when one ended (its catalog key, per kind)
+    stop_wait = 5.0  # seconds a stopping child has to end before it is killed
+    slow_stop = ""  # what the terminal says when it had to be killed ("": nothing)
 
     def __init__(self) -> None:
         self._stopping = False
+        self._process: asyncio.subprocess.Process | None = None  # (the child, from its start)
 
     async def run(self) -> None:
         while not self._stopping:
@@ -66,6 +69,24 @@ class Respawned:
 
     def _meanwhile(self) -> None:
         """What the server does once a child ended, before the next one is up."""
+
+    async def stop(self) -> None:
+        """No more children: this one's input closes, so it finishes what it has and ends
+        (killed after `stop_wait` seconds)."""
+        self._stopping = True
+        process = self._process
+        if process is None or process.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            assert process.stdin is not None
+            process.stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), self.stop_wait)
+        except TimeoutError:
+            if self.slow_stop:
+                log.warning(self.slow_stop, {"s": round(self.stop_wait)})
+            kill(process)
+            await process.wait()
 
 
 def kill(process: asyncio.subprocess.Process) -> None:

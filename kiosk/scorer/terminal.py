@@ -22,7 +22,7 @@ from typing import TextIO
 
 from uvicorn.logging import DefaultFormatter
 
-from ..i18n import catalog
+from ..i18n import catalog, translator
 from .pipes import DETAILS_ENV
 
 DETAILS = "scorer-details.log"  # beside the store
@@ -34,11 +34,8 @@ class Words:
     """Saying a record in the scorer's words (for the two kinds below)."""
 
     def __init__(self, lang: str, details: Path | None) -> None:
-        self.messages = catalog(lang)
+        self.messages, self.t = catalog(lang), translator(lang)
         self.details = details
-
-    def t(self, key: str, **params: object) -> str:
-        return self.messages[key].format(**params)
 
     def say(self, record: logging.LogRecord, text: str, details: str | None = None) -> None:
         """`record` says `text`, headed by its level in words; `details` (and any traceback)

@@ -41,7 +41,6 @@ from ..store.database import Store
 from .feed import WATCH_EVERY, Built, Frame, HallFeed
 
 log = logging.getLogger(__name__)
-STOP_WAIT = 15.0  # seconds a stopping hall process has to write the folds' checkpoint
 # Seconds between checkpoints of the folds: a restart resumes there, and the server's own folds
 # (for the head referee's pages) catch up from there.
 CHECKPOINT_EVERY = 5.0
@@ -54,6 +53,8 @@ class HallProcess(Respawned):
     keeps a child running for the server's life."""
 
     ended = "terminal.scorer.log.hall_ended"
+    stop_wait = 15.0  # (to write the folds' checkpoint)
+    slow_stop = "terminal.scorer.log.hall_slow_stop"
 
     def __init__(self, feed: HallFeed, rulesets: Rulesets,
                  pair_ahead: Callable[[tuple[Any, ...]], object] = lambda args: None) -> None:
@@ -63,7 +64,6 @@ class HallProcess(Respawned):
         self.views: dict[str, bytes | None] = {}  # the followed teams' views (None: no team)
         self.followed: set[str] = set()
         self._follow_new: set[str] = set()  # not yet told to the child
-        self._process: asyncio.subprocess.Process | None = None
         self._asked = False
 
     def refresh(self) -> None:
@@ -125,22 +125,6 @@ class HallProcess(Respawned):
                 await pipe.drain()
                 sent, address, self._asked, self._follow_new = links, now_address, False, set()
             await asyncio.sleep(WATCH_EVERY)
-
-    async def stop(self) -> None:
-        """The child writes the checkpoint and ends (killed after STOP_WAIT seconds)."""
-        self._stopping = True
-        process = self._process
-        if process is None or process.returncode is not None:
-            return
-        with contextlib.suppress(OSError):
-            assert process.stdin is not None
-            process.stdin.close()  # (the child's end of the news: it stops)
-        try:
-            await asyncio.wait_for(process.wait(), STOP_WAIT)
-        except TimeoutError:
-            log.warning("terminal.scorer.log.hall_slow_stop", {"s": round(STOP_WAIT)})
-            kill(process)
-            await process.wait()
 
 
 # -- the child ------------------------------------------------------------------------------
