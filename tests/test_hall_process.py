@@ -28,7 +28,7 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.director.folds import Folds
 from kiosk.scorer.hall.process import Sent
 from kiosk.scorer.hall.snapshot import tables as hall_tables
-from kiosk.scorer.pipes import DETAILS_ENV, HEAD
+from kiosk.scorer.pipes import DETAILS_ENV, HEAD, receive
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.link import ScorerLink
@@ -209,6 +209,20 @@ def test_a_crashing_worker_leaves_its_traceback_in_the_details_never_on_the_term
     assert kept.startswith("before\n")  # (added to, not replaced)
     assert f" {module} (process " in kept and "Traceback (most recent call last)" in kept
     assert "UnpicklingError" in kept
+
+
+def test_a_worker_that_dies_in_c_leaves_its_python_stack_in_the_details(tmp_path):
+    details = tmp_path / terminal.DETAILS
+    env = {**os.environ, DETAILS_ENV: str(details)}
+    with subprocess.Popen([sys.executable, "-m", "kiosk.scorer.checker"], env=env,
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE) as worker:
+        assert worker.stdout is not None
+        assert receive(worker.stdout) == "started"  # (its imports done, waiting for a batch)
+        worker.send_signal(signal.SIGSEGV)
+        _, said = worker.communicate(timeout=60)
+    assert (worker.returncode, said) == (-signal.SIGSEGV, b"")
+    assert "Segmentation fault" in details.read_text("utf-8")
 
 
 @pytest.mark.parametrize("module", WORKERS)

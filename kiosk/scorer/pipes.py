@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import faulthandler
 import logging
 import os
 import pickle
@@ -135,6 +136,7 @@ def as_child(run: Callable[[IO[bytes], IO[bytes]], None]) -> None:
     when and which worker."""
     to_server, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
     _errors_to_details()
+    faulthandler.enable()  # (a crash in C, a segfault: its Python stack there too)
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, signal.SIG_IGN)
     try:
