@@ -77,32 +77,25 @@ class Database:
 def durable(path: str | Path, timeout: float = 10) -> Database:
     """A connection with the settings every writer of a journal or the store must have: WAL
     and synchronous=FULL. Raises JournalError when the file cannot be opened so."""
+    conn = None
     try:
         # One thread at a time uses a connection, but it may move from the thread that opened
         # it (a kiosk's session runner, the scorer's writer).
         conn = sqlite3.connect(str(path), isolation_level=None, timeout=timeout,
                                check_same_thread=False)
-        with _closed_on_error(conn):
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            level = conn.execute("PRAGMA synchronous").fetchone()[0]
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        level = conn.execute("PRAGMA synchronous").fetchone()[0]
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
         raise journal_error(Path(path), exc) from None
     if mode != "wal" or level != 2:
         conn.close()
         raise JournalError(f"{path}: journal_mode={mode}, synchronous={level}; need wal and "
                            "FULL (2)", "journal.unreadable", path=Path(path).name)
     return Database(conn)
-
-
-@contextlib.contextmanager
-def _closed_on_error(conn: sqlite3.Connection) -> Iterator[None]:
-    try:
-        yield
-    except BaseException:
-        conn.close()
-        raise
 
 
 def journal_error(path: Path, exc: BaseException, doing: str = "cannot open the journal"
