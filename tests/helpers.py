@@ -13,6 +13,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -195,10 +196,16 @@ def tool(name: str) -> str:
     it), a skip elsewhere."""
     path = shutil.which(name)
     if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{name} is missing: make test installs it (.ci/os-packages.sh)")
-        pytest.skip(f"{name} is not installed")
+        not_installed(name)
     return path
+
+
+def not_installed(name: str) -> NoReturn:
+    """An OS package the test needs is missing: fail under CI, skip elsewhere (`make check`
+    on a machine `make test` has not yet set up)."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{name} is missing: make test installs it (.ci/os-packages.sh)")
+    pytest.skip(f"{name} is not installed")
 
 
 @contextlib.contextmanager
