@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from types import SimpleNamespace
 
 import pytest
 
 from bench import hall_stream
 from kiosk.scorer.hall import snapshot as hall
-from kiosk.scorer.hall.feed import HallFeed
+from kiosk.scorer.hall.feed import HallFeed, _keys, _patch
 
 from .hall_events import Tables
 from .hall_events import hall as make_hall
@@ -111,6 +112,25 @@ def test_a_result_that_moves_the_ranks_sends_the_ranks_not_every_row(scorer):
     assert {row["team"] for row in patch["standings"]} == played
     assert patch["ranks"] == [row["rank"] for row in after["standings"]]
     assert shown(merge(snap, patch)) == shown(after)
+
+
+@pytest.mark.unit
+def test_two_teams_that_change_places_get_their_new_ranks_though_the_ranks_are_the_same():
+    """A result lifts a team past another with no tie either side: the ranks, by place, are
+    1, 2, 3 before and after, yet each row's rank is another. The patch says them again (a
+    screen that kept the old ones showed two teams 1st and none 2nd)."""
+    def snapshot(serial: int, rows: list[tuple[str, int]]) -> dict:
+        return {"serial": serial, "generated": float(serial), "tables": [],
+                "standings": [{"team": team, "points": points, "rank": rank}
+                              for rank, (team, points) in enumerate(rows, 1)]}
+
+    before = snapshot(1, [("A", 6), ("B", 3), ("C", 0)])
+    after = snapshot(2, [("C", 9), ("A", 6), ("B", 3)])  # C won: A and B unchanged
+    old = SimpleNamespace(keys=_keys(before, {}))
+    patch = json.loads(_patch(2, after, _keys(after, {}), old).partition(b"data: ")[2])
+    assert [row["team"] for row in patch["standings"]] == ["C"]
+    assert patch["order"] == ["C", "A", "B"] and patch["ranks"] == [1, 2, 3]
+    assert shown(merge(before, patch)) == shown(after)
 
 
 @pytest.mark.unit

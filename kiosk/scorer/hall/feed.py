@@ -14,8 +14,9 @@ The wire format (server-sent events; `?since=SERIAL`: the screen has that snapsh
 - `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
   "standings": [rows], "order": [team ids], "ranks": [ranks], "sent"}` — top-level keys
   replaced, table rows replaced by number, standings rows by team, the standings' order when
-  it changed, and every row's rank, in that order, when a rank changed (one result moves
-  the ranks of half the hall: their rows are not sent again for it);
+  it changed, and every row's rank, in that order, when the order or a rank changed (the
+  ranks go by place; one result moves the ranks of half the hall: their rows are not sent
+  again for it);
 - `team`: one team's view (`hall.team_views`), whole, when it changed (with `sent`, as a
   patch);
 - `ping`: `{"now": scorer time}`.
@@ -147,9 +148,10 @@ def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
     else:
         out["standings"] = [row for row in snap["standings"] if
                             before["standings"][row["team"]] != keys["standings"][row["team"]]]
-        if keys["order"] != before["order"]:
+        moved = keys["order"] != before["order"]
+        if moved:
             out["order"] = keys["order"]
-        if keys["ranks"] != before["ranks"]:
+        if moved or keys["ranks"] != before["ranks"]:  # (a rank goes by place: see _keys)
             out["ranks"] = keys["ranks"]
     if not any(out.get(k) for k in ("set", "tables", "standings", "order", "ranks")):
         return None

@@ -4,7 +4,7 @@
 //
 // A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
 // by number, standings rows by team, the standings' order when it changed, and their ranks
-// (in that order) when one changed. Rows that did not change keep counting down: their time
+// (in that order, by place) when the order or one of them changed. Rows that did not change keep counting down: their time
 // left moves on by the time between the two.
 (function () {
   'use strict';
