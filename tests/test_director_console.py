@@ -5,6 +5,7 @@ round clock and a kiosk following its pause; the audit log of all of it."""
 
 from __future__ import annotations
 
+import io
 import time
 from collections import Counter
 
@@ -23,6 +24,7 @@ from kiosk.scorer.printing import exports
 from kiosk.scorer.printing.templating import clock_text
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
@@ -353,6 +355,32 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     actions = [e.action for e in d.audit_log()]
     assert actions.count("ruling.record") == 5 and actions.count("ruling.remove") == 2
     assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
+
+
+def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(tmp_path):
+    """A forfeit ruled in the middle of a match keeps the net levels as they stood; the
+    table's kiosk follows it and ends its match so. Taken back and ruled again (its reason
+    mistyped), it agrees with the table's own result and keeps those net levels: the
+    tie-break does not change (it fell to 0, as for a match not begun)."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=11)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    d.start_round(0)
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
+    assert d.match_state(1, 1).levels() == ("10", "3")  # NS well ahead, the match in play
+    first = d.record_ruling(1, "forfeit", "EW", "退赛", 1)
+    ruled = d._round_results(1)[1]
+    assert first.net_at_ruling == 6 and ruled.net[ruled.winner] == 6  # 4 … 9 between
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
+    assert d.match_state(1, 1).winner() == "NS"  # the kiosk ended its match as ruled
+    d.remove_ruling(first.id, "理由写错", confirm=True)
+    assert d._round_results(1)[1] == ruled  # the table's own result: the same
+    again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1)
+    assert again.net_at_ruling == 6 and d._round_results(1)[1] == ruled
+    d.store.close()
 
 
 def test_closing_asks_freezes_the_results_and_reopening_needs_a_reason(director):

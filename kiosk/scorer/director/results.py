@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ...i18n import catalog
-from ...rules import Ruleset
+from ...rules import Ruleset, TeamMatch
 from ...rules.errors import Words, words
 from ...table.state import MatchState
 from ..tournament import formats
@@ -387,12 +387,17 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
 
 
 def forfeit_net(ruleset: Ruleset, state: MatchState | None, loser: str) -> int:
-    """The net levels of a match lost by `loser` by forfeit as it stands (0 for a match not
-    begun or already over, or where net levels break no tie)."""
-    if state is None or state.core is None or state.winner() is not None \
+    """The net levels of a match lost by `loser` by forfeit as it stands: the rules core's
+    forfeit of a match in play; the match's own of one `loser` has lost already (on the
+    ladder, on time, or by this forfeit, which the table follows: ruling it again gives the
+    same); 0 for a match not begun, one `loser` won, or where net levels break no tie."""
+    if state is None or not isinstance(state.core, TeamMatch) \
             or ruleset.result.tie_break != "net-levels":
         return 0
-    match = state.core.forfeit(loser).result()  # type: ignore[union-attr]
+    winner = state.winner()
+    if winner == loser:
+        return 0
+    match = (state.core if winner else state.core.forfeit(loser)).result()
     return abs(match.net_levels[0]) if match and match.net_levels else 0
 
 
