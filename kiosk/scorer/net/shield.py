@@ -115,7 +115,11 @@ class GuardedHttp(HttpToolsProtocol):
         if self.transport.is_closing():
             return
         if self.cycle is not None and not self.cycle.response_started:
+            # Answered here: the route still waiting for the body is told the client has
+            # gone, and what it answers then is dropped (not an error of the app's).
             self.cycle.response_started = self.cycle.response_complete = True
+            self.cycle.disconnected = True
+            self.cycle.message_event.set()
             self._plain(408, self.too_slow)
         else:
             self.transport.close()

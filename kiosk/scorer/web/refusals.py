@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from ...i18n import catalog
@@ -49,4 +49,11 @@ async def failure(request: Request, exc: Exception) -> Response:
     return page(request, 500, "web.http.500")
 
 
-HANDLERS: dict[Any, Any] = {HTTPException: http_error, Exception: failure}
+async def gone(request: Request, exc: Exception) -> Response:
+    """The client went before its body was in (or the body's deadline cut it off, answered
+    408 already): nobody to answer, and no failure of the scorer's."""
+    return Response(status_code=400)  # (dropped: the connection is gone)
+
+
+HANDLERS: dict[Any, Any] = {HTTPException: http_error, ClientDisconnect: gone,
+                            Exception: failure}
