@@ -31,7 +31,7 @@ from .hall_events import RULESETS, recorded
 from .helpers import children_running
 
 pytestmark = pytest.mark.process
-REPORT = {"version": "0.2.0", "battery": None}
+REPORT = {"version": "0.2.0", "health": ["disk_low"], "offset": 0.25}
 
 
 def body(events: list[dict[str, Any]], **more: Any) -> bytes:
@@ -87,7 +87,8 @@ def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
         ready = await checker.check(good, 7)
         assert ready == check(good, 7)
         assert ready.rows == rows_of(7, events)  # each event as the store keeps it, sealed
-        assert ready.behind == 3 and ready.kiosk == REPORT and ready.head == (60, "ab" * 32)
+        assert ready.behind == 3 and ready.head == (60, "ab" * 32)
+        assert ready.kiosk == ("0.2.0", ("disk_low",), 0.25)  # the kiosk's report, read
         for raw in (body(broken), body(far), body(events, v=9), b"[" * 5000):
             with pytest.raises(WireError) as refused:
                 await checker.check(raw, 7)
@@ -100,6 +101,23 @@ def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
 
     with_child(scenario)
     assert refusal(body(broken)) == ("wire.times", {"i": 20})
+
+
+def test_a_kiosk_report_nested_deep_is_no_report_and_does_not_end_the_child():
+    """What a kiosk says of itself is read in the child: a report nested 600 deep (a kiosk's
+    secret is all it takes) once ended the child, which could not pickle it back."""
+    deep: Any = "x"
+    for _ in range(600):
+        deep = {"a": deep}
+    raw = body(hand(), kiosk={"version": "0.2.0", "health": [], "offset": deep})
+
+    async def scenario(checker: Checker) -> None:
+        first = checker.pid()
+        ready = await checker.check(raw, 1)
+        assert ready.kiosk is None and len(ready.rows) == 60  # the events kept all the same
+        assert checker.by_child == 1 and checker.pid() == first
+
+    with_child(scenario)
 
 
 def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():

@@ -16,7 +16,6 @@ from typing import Any
 DISK_LOW = 200 * 1024 * 1024  # bytes free on the data partition
 MEMORY_LOW = 60 * 1024 * 1024  # bytes available
 CLOCK_OFF = 0.5  # seconds from the scorer's clock
-HEALTH = ("disk_low", "memory_low", "clock_off")
 
 
 @functools.cache

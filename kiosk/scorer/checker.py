@@ -24,6 +24,8 @@ import logging
 from typing import IO, Any, NamedTuple
 
 from ..errors import WireError
+from ..protocol import report
+from ..protocol.report import Report
 from ..protocol.schema import check_batch, loads
 from .pipes import Respawned, as_child, kill, next_value, packed, receive, send
 from .store.database import Row, rows_of
@@ -36,12 +38,12 @@ PATIENCE = 2.0  # seconds a batch waits for the child (see Checker.patience)
 class Ready(NamedTuple):
     """A table's batch checked, ready to store: its events' rows (`Store.apply`), how many
     events its kiosk has yet to send, its journal's head (`Batch`), and what the kiosk
-    reports of itself (`kiosk`)."""
+    reports of itself (`report.parse`: None when it sent none, or one that cannot be read)."""
 
     rows: list[Row]
     behind: int
     head: tuple[int, str] | None
-    kiosk: Any
+    kiosk: Report | None
 
 
 def check(raw: bytes, table: int) -> Ready:
@@ -49,7 +51,7 @@ def check(raw: bytes, table: int) -> Ready:
     body = loads(raw, nesting=False)  # (check_batch checks what it takes)
     batch = check_batch(body)
     return Ready(rows_of(table, batch.events, batch.sealed), batch.behind, batch.head,
-                 body.get("kiosk"))
+                 report.parse(body.get("kiosk")))
 
 
 class Checker(Respawned):

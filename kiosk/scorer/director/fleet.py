@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import sqlite3
 import subprocess
 import time
@@ -22,12 +21,11 @@ from typing import Any
 
 from ...errors import RoundRefused
 from ...i18n import translator
-from ...protocol.wire import finite
+from ...protocol.report import Report, parse
 from . import Director
 
 OFFSET_LIMIT = 0.5  # seconds
 HEARD_WITHIN = 60.0  # a kiosk not heard from for a minute does not hold a round back
-HEALTH = ("disk_low", "memory_low", "clock_off")
 LOCAL_REFS = {"7F7F0101", "00000000"}  # chrony's own clock (local), or no reference at all
 BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
@@ -47,24 +45,7 @@ WRITE_EVERY = 30.0  # seconds: an unchanged report is written at most this often
 OFFSET_STEP = 0.1  # seconds: a change of the offset larger than this is written at once
 
 
-def parse(status: Any) -> tuple[str, tuple[str, ...], float | None] | None:
-    """(version, health, offset) of a batch's `kiosk` part, or None when malformed: it is a
-    report, never a reason to refuse a table's events."""
-    if not isinstance(status, dict):
-        return None
-    version, health, offset = status.get("version"), status.get("health"), status.get("offset")
-    if not isinstance(version, str) or not re.fullmatch(r"[0-9A-Za-z.+?-]{1,40}", version):
-        return None
-    if not isinstance(health, list) or not all(h in HEALTH for h in health):
-        return None
-    if offset is not None and (not isinstance(offset, int | float) or isinstance(offset, bool)
-                               or not finite(offset) or abs(offset) > 1e9):
-        return None
-    return version, tuple(health), None if offset is None else float(offset)
-
-
-def save(db: Any, table: int, report: tuple[str, tuple[str, ...], float | None],
-         now: float) -> None:
+def save(db: Any, table: int, report: Report, now: float) -> None:
     """Keep a kiosk's report (run by the store's writer, or a test's connection)."""
     version, health, offset = report
     db.execute(TABLE_SQL)
@@ -77,10 +58,9 @@ class Reports:
     more than OFFSET_STEP, or WRITE_EVERY seconds since the last (for "last heard")."""
 
     def __init__(self) -> None:
-        self.last: dict[int, tuple[tuple[str, tuple[str, ...], float | None], float]] = {}
+        self.last: dict[int, tuple[Report, float]] = {}
 
-    def due(self, table: int, report: tuple[str, tuple[str, ...], float | None],
-            now: float) -> bool:
+    def due(self, table: int, report: Report, now: float) -> bool:
         before = self.last.get(table)
         if before is not None:
             (version, health, offset), written = before

@@ -384,7 +384,7 @@ async def events(request: Request) -> Response:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
     # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
     # when worth a write: in the batch's own transaction when it has one.
-    report = fleet.parse(ready.kiosk)
+    report = ready.kiosk
     if report is not None and not here.reports.due(table, report, now):
         report = None
     confirm = not confirmed
