@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote
 
+import httpx
 import pytest
 
 from kiosk.rules import Rulesets
@@ -55,10 +56,13 @@ def scorer(tmp_path_factory):
         yield process
 
 
-def get(scorer: ScorerProcess, path: str, browser: bool = False
+def get(scorer: ScorerProcess, path: str, browser: bool = False, session: str = ""
         ) -> tuple[int, dict[str, str], bytes]:
-    """GET as a program (no Accept) or as a browser's tab (Accept: text/html …)."""
+    """GET as a program (no Accept) or as a browser's tab (Accept: text/html …); with
+    `session`, as the head referee's console."""
     headers = {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"} if browser else {}
+    if session:
+        headers["Cookie"] = f"kiosk_admin={session}"
     request = urllib.request.Request(scorer.url + path, headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=DEADLINE,
@@ -66,6 +70,14 @@ def get(scorer: ScorerProcess, path: str, browser: bool = False
             return reply.status, {k.lower(): v for k, v in reply.headers.items()}, reply.read()
     except urllib.error.HTTPError as refused:
         return refused.code, {k.lower(): v for k, v in refused.headers.items()}, refused.read()
+
+
+def console_session(scorer: ScorerProcess) -> str:
+    """The head referee logged in: the console's session cookie."""
+    with httpx.Client(verify=ssl._create_unverified_context()) as client:
+        reply = client.post(scorer.url + "/admin/login", data={"password": PASSWORD})
+        assert reply.status_code == 303, reply.text
+        return reply.cookies["kiosk_admin"]
 
 
 class Layouts:
@@ -213,10 +225,11 @@ def test_a_job_the_scorer_no_longer_has_is_said_in_words(scorer):
 
 def test_the_head_referee_clicks_a_pdf_while_others_are_made_and_is_told_then_gets_it(
         scorer, tmp_path):
-    """Chromium: the console's PDF link opens a tab; with the queue busy the tab says the PDF
-    is waiting or being made (no frozen blank tab), then downloads it by itself."""
-    ahead = [f"/print/scorecards.pdf?lang={lang}" for lang in ("zh-Hant", "en")] + \
-        [f"/print/pairings-team.pdf?lang={lang}" for lang in ("zh-Hant", "en")]
+    """Chromium: the console's PDF link opens a tab; with the queue busy (the console's own
+    PDFs: they go ahead of the public's) the tab says the PDF is waiting or being made (no
+    frozen blank tab), then downloads it by itself."""
+    ahead = [f"/admin/print/scorecards.pdf?lang={lang}" for lang in ("zh-Hant", "en")] + \
+        [f"/admin/print/pairings-team.pdf?lang={lang}" for lang in ("zh-Hant", "en")]
     with chromium_browser() as browser, ThreadPoolExecutor(len(ahead)) as pool:
         context = browser.new_context(ignore_https_errors=True, accept_downloads=True,
                                       locale="zh-CN")
@@ -225,8 +238,9 @@ def test_the_head_referee_clicks_a_pdf_while_others_are_made_and_is_told_then_ge
         page.fill("input[name=password]", PASSWORD)
         page.press("input[name=password]", "Enter")
         page.goto(scorer.url + "/admin/print")
+        session = next(c["value"] for c in context.cookies() if c["name"] == "kiosk_admin")
         with Layouts(scorer) as layouts:
-            busy = [pool.submit(get, scorer, p) for p in ahead]
+            busy = [pool.submit(get, scorer, p, session=session) for p in ahead]
             layouts.wait_for(1)  # the queue is at work on them
         with context.expect_page() as opened:
             page.locator("tr[data-print=standings]").get_by_role("link", name="PDF").first.click()
@@ -247,3 +261,35 @@ def test_the_head_referee_clicks_a_pdf_while_others_are_made_and_is_told_then_ge
         print("screenshot", tmp_path / "ready.png")
         assert all(f.result()[0] == 200 for f in busy)
         context.close()
+
+
+def test_the_head_referees_pdf_goes_ahead_of_a_crowds_and_a_crowd_cannot_make_pages_anew(
+        scorer):
+    """A laptop on the hall's Wi-Fi asking for one public PDF over and over, each time with a
+    `?team=` it does not read, gets the one document (it made a new one each time, and the
+    pairing codes' PDF was refused while it did). The console's PDF is laid out next, ahead
+    of the public's waiting, and is never refused for them."""
+    session = console_session(scorer)
+    standings = "/print/standings.pdf?lang=en"
+    assert get(scorer, standings)[0] == 200
+    with Layouts(scorer) as layouts, ThreadPoolExecutor(12) as pool:
+        crowd = list(pool.map(lambda n: get(scorer, f"{standings}&team=x{n}")[0], range(12)))
+    assert crowd == [200] * 12 and not layouts.seen  # the one kept, none laid out again
+    public = [f"/print/scorecards.pdf?team=t0{n}&lang=zh-Hant" for n in range(1, 5)]
+    finished: dict[str, float] = {}
+
+    def timed(path: str, session: str = "") -> int:
+        status = get(scorer, path, session=session)[0]
+        finished[path] = time.monotonic()
+        return status
+
+    with Layouts(scorer) as layouts, ThreadPoolExecutor(len(public) + 1) as pool:
+        busy = [pool.submit(timed, p) for p in public]
+        layouts.wait_for(1)  # the queue is at work on them
+        done_before = len(finished)
+        codes = pool.submit(timed, "/admin/print/codes.pdf", session)
+        assert codes.result() == 200 and all(f.result() == 200 for f in busy)
+    after = [p for p in public if finished[p] > finished["/admin/print/codes.pdf"]]
+    # All the public's still waiting then were laid out after it (one more may have started
+    # between the look and the request).
+    assert len(after) >= len(public) - done_before - 2 >= 1, (done_before, after)

@@ -6,6 +6,8 @@ in 4–7 s. The same page asked for while it is being made is shared; at most `W
 pages wait behind it; beyond that a request is refused (`QueueFull`, with how long to wait).
 The exports go through the same gate, and a page that names the store's version may be kept:
 asked for again at that version, it is not made again.
+
+The head referee's console is never refused for the public's pages.
 """
 
 from __future__ import annotations
@@ -35,19 +37,20 @@ class PageGate:
         self._kept: OrderedDict[Hashable, Any] = OrderedDict()
 
     async def make(self, page: Hashable, gather: Callable[[], Callable[[], T]],
-                   keep: bool = False) -> T:
+                   keep: bool = False, console: bool = False) -> T:
         """`gather()` on the event loop (it reads the director), then what it returns in a
         worker thread (the layout of what was read), one page at a time; whoever asks for the
         same `page` meanwhile gets the same result. `keep`: the page is the same whenever it
         is asked for (its key names the store's version), so the last few such pages are
-        kept and handed out again. Raises what they raise, or QueueFull."""
+        kept and handed out again. `console`: the head referee's console asks: it is never
+        refused. Raises what they raise, or QueueFull."""
         if page in self._kept:
             self._kept.move_to_end(page)
             return self._kept[page]  # type: ignore[no-any-return]
         shared = self._pending.get(page)
         if shared is not None:
             return await asyncio.shield(shared)  # type: ignore[no-any-return]
-        if len(self._pending) > self._waiting:
+        if len(self._pending) > self._waiting and not console:
             raise QueueFull(len(self._pending),
                             max(5, math.ceil(len(self._pending) * self._took)))
         made: asyncio.Future[T] = asyncio.get_running_loop().create_future()

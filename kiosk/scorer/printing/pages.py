@@ -28,7 +28,11 @@ from ..store.database import CODE_HOURS
 from . import layout
 from .templating import render
 
-KINDS = ("pairings-table", "pairings-team", "standings", "scorecards", "sheets")
+# The printed pages, and what each reads of the round, table and team asked for (the rest is
+# ignored, and no part of what names the page: else `?team=x1`, `x2` … each made it again).
+READS = {"pairings-table": ("round_no",), "pairings-team": ("round_no",), "standings": (),
+         "scorecards": ("team",), "sheets": ("round_no", "table")}
+KINDS = tuple(READS)
 FONTS = {"zh-Hans": '"Noto Sans CJK SC", "Noto Sans SC", sans-serif',
          "zh-Hant": '"Noto Sans CJK TC", "Noto Sans TC", sans-serif',
          "en": '"Noto Sans", "DejaVu Sans", "Noto Sans CJK SC", sans-serif'}

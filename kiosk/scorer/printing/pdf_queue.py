@@ -8,6 +8,8 @@
 - **One at a time, a bounded queue**: at most `WAITING` other documents wait behind the one
   being laid out; beyond that a request is refused (`QueueFull`, with how long to wait), so a
   stranger on the hall's Wi-Fi cannot stack up layouts.
+- **The console first**: the head referee's documents (`private`) go ahead of the public's
+  and are never refused for them: the pairing codes print while the hall's Wi-Fi is busy.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ class Job:
     document: Hashable  # what is printed (kind, language, round …)
     content: str  # the digest of the data it shows
     name: str  # the download's name
-    private: bool  # the console's (the pairing codes): never served under /print
+    private: bool  # the console's: laid out first, never served under /print
     html: str
     size: int  # of the HTML, for the estimate
     queued: float
@@ -104,12 +106,15 @@ class PdfQueue:
                 return pending
             # (the first in line when none is laid out yet is being started: not waiting)
             waiting = len(self._queue) - (self._running is None and bool(self._queue))
-            if waiting >= self._waiting:
+            if waiting >= self._waiting and not private:
                 raise QueueFull(len(self._queue) + (self._running is not None),
                                 max(5, math.ceil(self._busy_for())))
             job = Job(secrets.token_urlsafe(12), document, content, name, private, html,
                       len(html.encode()), self.clock(), stamp)
-            self._queue.append(job)
+            if private:  # behind the console's own, ahead of the public's
+                self._queue.insert(sum(j.private for j in self._queue), job)
+            else:
+                self._queue.append(job)
             self._pending[document] = job
             self._jobs[job.id] = job
             self._start()

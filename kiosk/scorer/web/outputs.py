@@ -72,39 +72,47 @@ def _number(request: Request, name: str) -> int | None:
     return int(value)
 
 
-def routes(director: Director) -> list[Route]:
-    async def printed(request: Request) -> Response:
-        kind, ext = request.path_params["kind"], request.path_params["ext"]
-        lang = _lang(request)
-        if lang is None:
-            return _unknown_lang()
-        try:
-            round_no, table = _number(request, "round"), _number(request, "table")
-            team = request.query_params.get("team") or None
-            where = {"round_no": round_no, "table": table, "team": team}
-            if ext == "pdf":
-                if kind not in printing.KINDS:
-                    raise printing.PrintError("print.error.kind")
-                return await pdf_reply(
-                    request, ("print", kind, lang, round_no, table, team),
-                    lambda: printing.page_of(director, kind, lang, **where),
-                    printing.file_name(director, kind, lang, ext, round_no),
-                    stamp=(director.version(), int(director.clock() // 60)))
-            if ext == "html":
-                body = await gate_of(request).make(
-                    ("html", kind, lang, round_no, table, team),
-                    lambda: printing.gather(director, kind, lang, round_no=round_no, table=table,
-                                             team=team).html)
-            else:
-                raise printing.PrintError("print.error.kind")
-        except printing.PrintError as exc:
-            return refusals.page(request, 400 if ".bad_" in exc.key else 404, exc.key,
-                                 **exc.params)
-        except QueueFull as full:
-            return busy(request, "print.pages.busy", full)
+async def printed(request: Request, director: Director, private: bool = False) -> Response:
+    """`…/print/KIND.html|pdf`: a printed page as HTML, or as a PDF laid out by the print
+    queue. `private`: the head referee's console asks (`/admin/print/…`): never refused for
+    the public's pages, and its PDF laid out before theirs."""
+    kind, ext = request.path_params["kind"], request.path_params["ext"]
+    lang = _lang(request)
+    if lang is None:
+        return _unknown_lang()
+    try:
+        if kind not in printing.KINDS:
+            raise printing.PrintError("print.error.kind")
+        reads = printing.READS[kind]  # (a bad number is refused, read or not)
+        round_no, table = _number(request, "round"), _number(request, "table")
+        round_no = round_no if "round_no" in reads else None
+        table = table if "table" in reads else None
+        team = (request.query_params.get("team") or None) if "team" in reads else None
+        document = (kind, lang, round_no, table, team)
         name = printing.file_name(director, kind, lang, ext, round_no)
-        return HTMLResponse(body, headers={
-            "Content-Disposition": printing.disposition(name, inline=True)})
+        if ext == "pdf":
+            return await pdf_reply(
+                request, ("print", *document), lambda: printing.page_of(
+                    director, kind, lang, round_no=round_no, table=table, team=team),
+                name, private=private,
+                stamp=(director.version(), int(director.clock() // 60)))
+        if ext != "html":
+            raise printing.PrintError("print.error.kind")
+        body = await gate_of(request).make(("html", *document), lambda: printing.gather(
+            director, kind, lang, round_no=round_no, table=table, team=team).html,
+            console=private)
+    except printing.PrintError as exc:
+        return refusals.page(request, 400 if ".bad_" in exc.key else 404, exc.key,
+                             **exc.params)
+    except QueueFull as full:
+        return busy(request, "print.pages.busy", full)
+    return HTMLResponse(body, headers={
+        "Content-Disposition": printing.disposition(name, inline=True)})
+
+
+def routes(director: Director) -> list[Route]:
+    async def public_print(request: Request) -> Response:
+        return await printed(request, director)
 
     async def export(request: Request) -> Response:
         kind, lang = request.path_params["name"], _lang(request)
@@ -133,7 +141,7 @@ def routes(director: Director) -> list[Route]:
         return job_page(request, private=False)
 
     return [Route("/print/jobs/{job}.pdf", job), Route("/print/jobs/{job}", job),
-            Route("/print/{kind}.{ext}", printed), Route("/api/export/{name}", export)]
+            Route("/print/{kind}.{ext}", public_print), Route("/api/export/{name}", export)]
 
 
 # -- PDFs: laid out by the print queue, a child process each ---------------------------------
@@ -164,12 +172,12 @@ async def pdf_reply(request: Request, document: Hashable,
     within `FIRST_WAIT`, or else a page saying that it is being made, which looks again until
     it can download it. `stamp`: the store's state, when the page shows nothing else: while
     it is the same, the page is not built again (the HTML of 500 sheets takes the scorer a
-    few tenths of a second)."""
+    few tenths of a second). `private`: the console's (never refused for the public's)."""
     queue = queue_of(request)
     job = queue.known(document, stamp)
     try:
         if job is None:
-            page = await gate_of(request).make(("pdf", document), gather)
+            page = await gate_of(request).make(("pdf", document), gather, console=private)
             job = queue.submit(document, page.content, page.html, name, private, stamp)
     except QueueFull as full:
         return busy(request, "print.queue.full", full)

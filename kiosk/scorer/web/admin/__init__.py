@@ -35,8 +35,8 @@ def routes() -> list[Route]:
             Route("/admin/login", login.login, methods=["POST"]),
             Route("/admin/logout", login.logout, methods=["POST"]),
             Route("/admin/export/{name}", printing.private_export, methods=["GET"]),
-            Route("/admin/print/codes.{ext}", printing.codes_print, methods=["GET"]),
-            Route("/admin/print/jobs/{job}.pdf", printing.codes_job, methods=["GET"]),
-            Route("/admin/print/jobs/{job}", printing.codes_job, methods=["GET"]),
+            Route("/admin/print/jobs/{job}.pdf", printing.console_job, methods=["GET"]),
+            Route("/admin/print/jobs/{job}", printing.console_job, methods=["GET"]),
+            Route("/admin/print/{kind}.{ext}", printing.console_print, methods=["GET"]),
             *[Route(f"/admin/{name}", operation(handler, back, PAGES), methods=["POST"])
               for name, handler, back in forms]]

@@ -1,5 +1,6 @@
-"""The 打印 tab: the printed pages of a round, the pairing codes (secret, so only here), and
-the console's own exports (results.xlsx, audit.csv)."""
+"""The 打印 tab: the printed pages of a round (ahead of the public's in the print queue), the
+pairing codes (secret, so only here), and the console's own exports (results.xlsx,
+audit.csv)."""
 
 from __future__ import annotations
 
@@ -32,10 +33,13 @@ async def private_export(request: Request) -> Response:
     return reply or refusals.page(request, 404, "export.error.kind")
 
 
-async def codes_print(request: Request) -> Response:
-    """The pairing codes to hand out (`printing.codes_html`)."""
+async def console_print(request: Request) -> Response:
+    """A printed page for the console (`outputs.printed`: its PDFs go first), or the pairing
+    codes to hand out (`printing.codes_html`), which only the console prints."""
     if session(request) is None:
         return to_login()
+    if request.path_params["kind"] != "codes":
+        return await outputs.printed(request, director_of(request), private=True)
     director = director_of(request)
     lang, ext = lang_of(request), request.path_params["ext"]
     event = director.event()
@@ -52,8 +56,8 @@ async def codes_print(request: Request) -> Response:
         return refusals.page(request, 404, exc.key or "print.error.kind", **exc.params)
 
 
-async def codes_job(request: Request) -> Response:
-    """The pairing codes' PDF being made (`outputs.job_page`): the console's, as they are."""
+async def console_job(request: Request) -> Response:
+    """A PDF of the console's being made (`outputs.job_page`)."""
     if session(request) is None:
         return to_login()
     return outputs.job_page(request, private=True)
