@@ -190,11 +190,14 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "penalty_incident":
         seat = values.pending.get("seat", "")
         earlier = _same_incident_candidates(values, seat)
-        buttons = tuple(Btn(f"e_pinc:{pid}", t("ui.same_incident",
-                                              penalty=penalty_text(p, view, t, lang)))
+        # one penalty an incident: the same incident adds nothing, and the answer says so
+        same, rule = ("ui.same_incident_once", (t("show.one_penalty_per_incident"),)) \
+            if view.one_penalty_per_incident else ("ui.same_incident", ())
+        buttons = tuple(Btn(f"e_pinc:{pid}", t(same, penalty=penalty_text(p, view, t, lang)))
                         for pid, p in earlier)
         return StepModel("entry.penalty_incident", t("ui.q.penalty_incident",
                                                      seat=seat_label(view, seat, t)),
+                         lines=rule,
                          grids=(Grid((*buttons, Btn("e_pinc:new", t("ui.new_incident"))),
                                      1, 1),), nav=(back,))
     if step == "trump":
@@ -289,6 +292,8 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
         return _add(v, pending, view, None)
     if name == "e_pval":
         return _add(v, v.pending, view, int(arg))
+    if name == "e_pinc" and arg != "new" and view.one_penalty_per_incident:
+        return replace(v, step="penalties", pending={}), []  # already penalised: nothing added
     if name == "e_pinc":  # "new", or the id of the earlier penalty of the same incident
         earlier = dict(v.penalties).get(arg, {})
         incident = True if arg == "new" else earlier.get("incident", arg)

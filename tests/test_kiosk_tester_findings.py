@@ -1,0 +1,62 @@
+"""What a tester found driving the real kiosk window (xiamen-2015), checked on the screens
+without a window: what a referee taps, what each screen then says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kiosk.i18n import LANGS
+from kiosk.words.textfmt import width
+
+pytestmark = pytest.mark.unit
+
+#: Columns the one-line notice shows at 800×480 (784 px of 18.5 px type, as the app counts).
+NOTICE_COLUMNS = 80
+
+
+def at_penalties_with_an_overrun(table) -> None:
+    """Hand 1 of xiamen played with an overrun by N, entered up to its penalties."""
+    table.start()
+    table.clock.advance(8.0)  # N over its 5 s: a warning, first in the list
+    table.play_tricks(1)
+    table.enter(85)
+    table.tap("reopen")
+    assert table.screen.name == "entry.penalties"
+
+
+def test_one_penalty_per_incident_is_said_before_the_answer_and_adds_nothing(table):
+    """xiamen art. 22 refuses a second penalty for one incident: the question says so first,
+    and 「同一次犯规」 adds nothing (it used to record, and be refused with an internal id)."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    before = [row.text for row in table.screen.rows]
+    table.tap("e_add", "e_pseat:W", "e_pkind:wrong-follow")
+    screen = table.screen
+    assert screen.name == "entry.penalty_incident"
+    assert screen.lines == ("一错不二罚：同一次违例只罚一项。",)
+    same = next(b for g in screen.grids for b in g.buttons if b.action != "e_pinc:new")
+    assert same.label == "同一次犯规（西 暴露张）：不再加罚"
+    table.tap(same.action)
+    screen = table.screen
+    assert screen.name == "entry.penalties" and screen.notice.text == ""
+    assert [row.text for row in screen.rows] == before
+
+
+def test_a_second_penalty_for_one_incident_is_refused_in_the_referees_terms(table):
+    """The refusal names the penalties as the list shows them: no incident id, no count of
+    entries, whole on the one-line notice."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    exposed = next(pid for pid, p in table.state.draft.penalties.items()
+                   if p["code"] == "exposed-card")
+    table.do(lambda s: s.add_penalty("wrong-follow", "W", incident=exposed))
+    words = {}
+    for lang in LANGS:
+        table.ctl.ui.lang = lang
+        words[lang] = table.screen.notice.text
+        assert exposed not in words[lang] and not re.search(r"\d", words[lang]), words[lang]
+        assert width(words[lang]) <= NOTICE_COLUMNS, words[lang]
+    assert words["zh-Hans"] == "未加罚跟错牌：西 暴露张已罚过这次犯规（一错不二罚）"
+    assert words["en"] == "Wrong follow not added: W Exposed card already covers this incident"
