@@ -60,3 +60,18 @@ def test_a_second_penalty_for_one_incident_is_refused_in_the_referees_terms(tabl
         assert width(words[lang]) <= NOTICE_COLUMNS, words[lang]
     assert words["zh-Hans"] == "未加罚跟错牌：西 暴露张已罚过这次犯规（一错不二罚）"
     assert words["en"] == "Wrong follow not added: W Exposed card already covers this incident"
+
+
+def test_the_result_wraps_its_notes_between_notes_only(table):
+    """The notes of a hand go on one line, which the window breaks at a plain space only
+    (Kivy's rule): each place it may break is between two whole notes."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    table.penalize("wrong-follow", "W")
+    table.tap("e_finish")
+    screen = table.screen
+    notes = next(line for line in screen.lines if "跟错牌" in line)
+    pieces = notes.split(" ")
+    assert len(pieces) == 3
+    assert [piece.split("\u00a0")[0] for piece in pieces] == ["北", "西", "西"]
+    assert pieces[-1] == "西\u00a0跟错牌：罚10分（从旁家得分中扣除）"

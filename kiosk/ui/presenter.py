@@ -48,6 +48,8 @@ SLOTTED = ("ready", "fry", "clock", "entry")
 BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back")
 FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "e_finish", "e_summary")
 GAP = Btn("", "")
+#: Kivy breaks a line only at a plain space: the spaces inside a note are this one.
+NO_BREAK_SPACE = "\u00a0"
 
 
 def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
@@ -532,8 +534,10 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
     applied = [applied_text(view, x, t, lang) for x in penalties]
-    if len(applied) > 2:  # one wrapped line, so the result fits the screen
-        applied = ["；".join(applied) if lang != "en" else "; ".join(applied)]
+    if len(applied) > 2:  # one line, so the result fits the screen, that wraps between
+        # notes only: never between a seat and its offence (「西」/「跟错牌：…」)
+        notes = [note.replace(" ", NO_BREAK_SPACE) for note in applied]
+        applied = [("; " if lang == "en" else "； ").join(notes)]
     return (*lines, *applied)
 
 
