@@ -75,3 +75,13 @@ def test_the_result_wraps_its_notes_between_notes_only(table):
     assert len(pieces) == 3
     assert [piece.split("\u00a0")[0] for piece in pieces] == ["北", "西", "西"]
     assert pieces[-1] == "西\u00a0跟错牌：罚10分（从旁家得分中扣除）"
+
+
+def test_the_hand_that_wins_the_match_names_no_next_dealer(table):
+    """A kitty of 80 at ×32 takes 东西 past A in one hand: its result says who won the match,
+    in the place of the next dealer (no hand is dealt next)."""
+    table.start()
+    table.enter(85, (80, "tractor4"))
+    lines = table.screen.lines
+    assert lines[1:3] == ("旁家上台，升 13 级（南北 2 : A 东西）", "东西赢得比赛")
+    assert not any("下一副庄家" in line for line in lines)

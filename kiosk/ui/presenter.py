@@ -551,10 +551,10 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
         lines.append(t(outcome, result=said, n=p.get("advance") or 0,
                        levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
                               f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
-        if p.get("next_dealer"):
-            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
-        if p.get("winner"):
+        if p.get("winner"):  # the match is over: no hand is dealt next
             lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
+        elif p.get("next_dealer"):
+            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
     elif "awards" in p:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
