@@ -85,3 +85,20 @@ def test_the_hand_that_wins_the_match_names_no_next_dealer(table):
     lines = table.screen.lines
     assert lines[1:3] == ("旁家上台，升 13 级（南北 2 : A 东西）", "东西赢得比赛")
     assert not any("下一副庄家" in line for line in lines)
+
+
+def test_the_correction_lists_each_penalty_with_its_cost_as_the_entry_does(table):
+    """An overrun reads 「北 超时 4.0 秒：警告」 in the live entry, and the same in the
+    referee's correction of the hand (it used to lose its cost there)."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    live = [row.text for row in table.screen.rows]
+    assert live == ["北 超时 4.0 秒：警告", "西 暴露张：罚10分（从旁家得分中扣除）"]
+    table.tap("e_finish")
+    table.press("N", "E")  # both sides confirm hand 1
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:dealer")
+    screen = table.screen
+    assert screen.name == "correct.entry.penalties"
+    assert [row.text for row in screen.rows] == live

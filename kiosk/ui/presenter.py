@@ -124,7 +124,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     if view.phase in CLOCKED:
         return _clock(view, now, t)
     if view.phase == Phase.ENTRY:
-        step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
+        step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer,
+                             costs=view.penalty_costs)
         rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
         return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
                            grids=step.grids, nav=nav)
@@ -799,7 +800,8 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
     title = t("ui.correct_title", n=hand)
     if ui.correct_preview is not None:
         return _correction_summary(view, ui, t, lang, title)
-    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True)
+    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
+                         costs=ui.correct_costs)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
                        lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
 

@@ -114,8 +114,10 @@ class StepModel:
 
 
 def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str | None,
-           correcting: bool = False) -> StepModel:
-    """The step `values` is at. `dealer`: the dealer of the hand being entered."""
+           correcting: bool = False, costs: tuple[tuple[str, dict[str, Any]], ...] = ()
+           ) -> StepModel:
+    """The step `values` is at. `dealer`: the dealer of the hand being entered; `costs`: what
+    each of its penalties costs as the hand counts now (id, applied penalty as JSON)."""
     step = values.step
     terms = side_terms(view, t, lang, dealer)
     back = Btn("e_back", t("ui.back"), "quiet")
@@ -149,9 +151,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
-        costs = dict(view.penalty_costs) if not correcting else {}
+        priced = dict(costs)
         rows = tuple(Row(t("ui.penalty_row", what=penalty_text(p, view, t, lang),
-                           cost=cost_text(view, costs[pid], t, lang)) if pid in costs
+                           cost=cost_text(view, priced[pid], t, lang)) if pid in priced
                          else penalty_text(p, view, t, lang, pid),
                          Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
                      for pid, p in values.penalties)
