@@ -102,3 +102,16 @@ def test_the_correction_lists_each_penalty_with_its_cost_as_the_entry_does(table
     screen = table.screen
     assert screen.name == "correct.entry.penalties"
     assert [row.text for row in screen.rows] == live
+
+
+def test_a_refusal_goes_with_the_next_tap_that_works(table):
+    """A seat pressed before the hand began is refused; 革命… then opens its screen, and the
+    refusal goes with it (it stayed on, over the question it had nothing to do with)."""
+    table.tap("setup:xiamen-2015", "dealer:N")
+    table.press("E")
+    assert table.screen.notice.text == "现在不能这样做：本副还没开始"
+    table.tap("language", "language", "language")  # the same refusal, read in each language
+    assert table.screen.notice.text == "现在不能这样做：本副还没开始"
+    table.tap("redeal")
+    screen = table.screen
+    assert screen.name == "ready.redeal" and screen.notice.text == ""

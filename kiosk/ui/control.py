@@ -135,6 +135,10 @@ class Controller:
     def act(self, action: str) -> None:
         name, _, arg = action.partition(":")
         ui, view = self.ui, self.view
+        if name != "language" and not name.startswith("pin"):
+            # any other tap works (a screen opened, or a command that may be refused anew): the
+            # last refusal has been read. (The PIN's keys clear a wrong PIN's only.)
+            self.send(lambda s: self.runner.clear_refusal())
         if ui.dialog is not None:  # a confirmation answers first
             dialog, ui.dialog = ui.dialog, None
             if dialog.holds:  # the seat goes on with the time it had, before the answer acts
