@@ -115,3 +115,20 @@ def test_a_refusal_goes_with_the_next_tap_that_works(table):
     table.tap("redeal")
     screen = table.screen
     assert screen.name == "ready.redeal" and screen.notice.text == ""
+
+
+def test_every_pin_pad_says_what_it_unlocks(table):
+    """The referee's menu, 继续 on the pause banner and a penalty's delete each open a PIN pad
+    titled with what it is for (the menu's and the resume's said only 裁判密码)."""
+    titles = []
+    table.tap("setup:xiamen-2015", "dealer:N", "referee")
+    titles.append(table.screen.title)
+    table.tap("close", "trump:♠", "start_bury", "pause_table", "resume")
+    titles.append(table.screen.title)
+    table.pin()
+    table.press(table.state.clock.seat)  # the bury is done
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "W")
+    table.tap(next(row.button.action for row in table.screen.rows))
+    titles.append(table.screen.title)
+    assert titles == ["裁判密码：打开裁判菜单", "裁判密码：继续比赛", "裁判密码：删除罚则"]

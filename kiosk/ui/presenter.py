@@ -783,9 +783,8 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     digits = tuple(Btn(f"pin:{d}", d) for d in "123456789")
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
-    waiting = (ui.after_unlock or "").partition(":")[0]  # what the PIN is asked for
-    title = t("ui.pin.for." + waiting) if waiting in ("undo", "e_del") else t("ui.pin.title")
-    return ScreenModel("step", "referee.pin", title, lines=(shown,),
+    unlocks = (ui.after_unlock or "menu").partition(":")[0]  # the title says what
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(shown,),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
