@@ -192,6 +192,22 @@ def test_a_tap_that_bounces_answers_one_question_not_two(tmp_path, display):
     assert "entry.penalties" not in screens["texts"]  # the kitty was never skipped
 
 
+@pytest.mark.window
+def test_a_stray_key_neither_closes_the_kiosk_nor_goes_back(tmp_path, display):
+    """Escape on a keyboard left attached (the X server's own key, as the tester pressed it)
+    ends nothing: the window stays, and the ready screen keeps its dealer (its back slot holds
+    撤销, which Escape must not take)."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("key", "Escape"), ("touch", "dealer:N"), ("wait", "ready"), ("key", "Escape"),
+              ("key", "F1"), ("touch", "trump:♠"), ("touch", "start_bury"),
+              ("wait", "clock.bury"), ("shot", "still-here")]
+    # (had Escape closed the window, the script would stop there; had it undone the dealer,
+    # the trump keys would not be found)
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert screens["shots"] == ["01-still-here.png"]
+
+
 def assert_the_journal_holds_the_match(data, table, rulesets):
     """The scripted match the window played is in the journal as its screens showed it."""
     session = TableSession.open(data, table, rulesets)

@@ -89,6 +89,12 @@ def x_burst(points: list[tuple[float, float]], every: float, down: float
     return lambda: proc.poll() is not None
 
 
+def x_key(name: str) -> None:
+    """The key `name` (X's name: Escape) pressed and released through the X server (XTest), as
+    a keyboard attached to the kiosk sends it to the window under the pointer."""
+    subprocess.run(["xdotool", "key", name], check=True, timeout=10)
+
+
 def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str) -> None:
     from kiosk import ui
 
@@ -119,7 +125,7 @@ def main(script_file: str, out: str, data: str, size: str, lang: str, taps: str)
     script = tuple(tuple(step) for step in json.loads(Path(script_file).read_text("utf-8")))
     run_script(app, factory, pins, Path(out), script,  # type: ignore[arg-type]
                x_pointer if taps == "pointer" else None, clock,
-               x_burst if taps == "pointer" else None)
+               x_burst if taps == "pointer" else None, x_key if taps == "pointer" else None)
     runner.start()
     try:
         app.run()

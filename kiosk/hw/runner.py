@@ -117,6 +117,12 @@ class TableRunner:
         if self.notice is not None and self.notice.key in keys:
             self.notice = None
 
+    def clear_refusal(self) -> None:
+        """A refusal goes once the table does something that works (a tap the screen took):
+        silent events and alerts keep their own time."""
+        if self.notice is not None and self.notice.level == "error":
+            self.notice = None
+
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state
         if start is None or now < start.due:

@@ -497,7 +497,22 @@ class MatchState:
                        entry.penalties, dealer_side, {}, side_key, dealer=draft.dealer,
                        buried_by=self.buried_by(draft))
         except EntryError as exc:
+            if exc.problem_key == "rules.entry.incident_twice":
+                raise self._incident_twice(penalty) from None
             raise entry_refused(exc) from None
+
+    def _incident_twice(self, penalty: dict[str, Any]) -> SessionError:
+        """A second penalty for one incident, where the ruleset gives one (xiamen art. 22), in
+        the referee's terms: the penalty already recorded by its seat and name (the rules
+        core's words name the incident's id and count entries the table does not number)."""
+        draft, ruleset = self.draft, self.ruleset
+        assert draft is not None and ruleset is not None
+        incident = str(penalty["incident"])
+        earlier = next(p for pid, p in draft.penalties.items()
+                       if incident in (pid, str(p.get("incident"))))
+        return refused("incident_twice", f"incident {incident} already has a penalty",
+                       penalty=ruleset.penalties[penalty["code"]].name, seat=earlier["seat"],
+                       earlier=ruleset.penalties[earlier["code"]].name)
 
     # -- the rules of each kind of event ----------------------------------------------------
     #

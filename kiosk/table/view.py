@@ -123,6 +123,7 @@ class TableView:
     redeal_condition: Any = None  # when a redeal may be called, as rules Words
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
+    one_penalty_per_incident: bool = False  # xiamen art. 22 「一错不二罚」
     # who can commit each penalty (code -> seats), for the hand in progress, and for a hand
     # dealt by each seat (a correction)
     penalty_seats: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -263,6 +264,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
+        one_penalty_per_incident=ruleset.one_penalty_per_incident,
         penalty_seats=seats, penalty_seats_by_dealer=by_dealer, overrun=overrun,
         multipliers=multipliers,
         preview=preview,

@@ -672,10 +672,13 @@ class KioskApp(App):
         self.refresh()
 
     def _key(self, _window: Any, key: int, _scancode: int, text: str | None, *_: Any) -> bool:
+        """The seat keys 1-4 (a laptop's stand-ins for the seat buttons) press a seat. Every
+        key is taken here, so none reaches Kivy's own handling: there Escape ends the program,
+        Android's back (27) sends it away and F1 opens Kivy's settings, and a stray key on a
+        keyboard left attached must change nothing at a table."""
         seat = KEYS.get(text or "")
-        if seat is None:
-            return False
-        self.runner.door.put(lambda s: s.press(seat))
+        if seat is not None:
+            self.runner.door.put(lambda s: s.press(seat))
         return True
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ..errors import SessionError
 from ..i18n import LANGS, translator
 from ..table.kinds import AFTER_PLAY, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
@@ -64,6 +65,8 @@ class UiState:
     correct: EntryValues | None = None
     correct_hand: int | None = None
     correct_preview: dict[str, Any] | None = None
+    # what each penalty of the correction costs as the hand would count (id, applied as JSON)
+    correct_costs: tuple[tuple[str, dict[str, Any]], ...] = ()
     unlocking: bool = False  # a PIN is on its way to the session
 
 
@@ -107,6 +110,7 @@ class Controller:
         if left_referee:
             ui.pin, ui.referee_step, ui.after_unlock = "", "menu", None
             ui.correct = ui.correct_hand = ui.correct_preview = None
+            ui.correct_costs = ()
         keep_time = old not in REFEREE_OVERLAYS
 
         def leave(session: Any) -> None:
@@ -131,6 +135,10 @@ class Controller:
     def act(self, action: str) -> None:
         name, _, arg = action.partition(":")
         ui, view = self.ui, self.view
+        if name != "language" and not name.startswith("pin"):
+            # any other tap works (a screen opened, or a command that may be refused anew): the
+            # last refusal has been read. (The PIN's keys clear a wrong PIN's only.)
+            self.send(lambda s: self.runner.clear_refusal())
         if ui.dialog is not None:  # a confirmation answers first
             dialog, ui.dialog = ui.dialog, None
             if dialog.holds:  # the seat goes on with the time it had, before the answer acts
@@ -511,6 +519,24 @@ class Controller:
 
         return apply
 
+    def _price_correction(self, hand: int, values: EntryValues) -> None:
+        """What each penalty of the correction costs as the hand would count with it (the
+        rules core's preview, on the runner's thread), for its list to say as the live
+        entry's does: 「南 超时 1.6 秒：警告」."""
+        ui, entry = self.ui, wizard.as_record(values)
+        ui.correct_costs = ()
+
+        def price(session: Any) -> None:
+            try:
+                result, _ = session.preview_correction(hand, entry)
+            except SessionError:  # refused as it stands: the summary says why, on its step
+                return
+            applied = result.to_json().get("penalties", ())
+            ui.correct_costs = tuple(zip((pid for pid, _ in values.penalties), applied,
+                                         strict=False))
+
+        self.send(price)
+
     def _correct(self, action: str) -> None:
         ui, view = self.ui, self.view
         values = ui.correct
@@ -526,6 +552,9 @@ class Controller:
         if ("finish",) in facts:
             new = replace(new, step="trump")
         ui.correct = new
+        if new.step == "penalties" and (values.step != "penalties" or
+                                        new.penalties != values.penalties):
+            self._price_correction(ui.correct_hand, new)
         if ("summary",) in facts:
             hand, entry = ui.correct_hand, wizard.as_record(new)
 

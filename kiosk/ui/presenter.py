@@ -48,6 +48,8 @@ SLOTTED = ("ready", "fry", "clock", "entry")
 BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back")
 FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "e_finish", "e_summary")
 GAP = Btn("", "")
+#: Kivy breaks a line only at a plain space: the spaces inside a note are this one.
+NO_BREAK_SPACE = "\u00a0"
 
 
 def present(view: TableView, now: float, ui: UiState | str, portrait: bool = False
@@ -122,7 +124,8 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     if view.phase in CLOCKED:
         return _clock(view, now, t)
     if view.phase == Phase.ENTRY:
-        step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer)
+        step = wizard.screen(wizard.live_values(view), view, t, lang, view.dealer,
+                             costs=view.penalty_costs)
         rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
         return ScreenModel("step", step.name, step.title, lines=step.lines, rows=rows,
                            grids=step.grids, nav=nav)
@@ -532,8 +535,10 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
     applied = [applied_text(view, x, t, lang) for x in penalties]
-    if len(applied) > 2:  # one wrapped line, so the result fits the screen
-        applied = ["；".join(applied) if lang != "en" else "; ".join(applied)]
+    if len(applied) > 2:  # one line, so the result fits the screen, that wraps between
+        # notes only: never between a seat and its offence (「西」/「跟错牌：…」)
+        notes = [note.replace(" ", NO_BREAK_SPACE) for note in applied]
+        applied = [("; " if lang == "en" else "； ").join(notes)]
     return (*lines, *applied)
 
 
@@ -547,10 +552,10 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
         lines.append(t(outcome, result=said, n=p.get("advance") or 0,
                        levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
                               f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
-        if p.get("next_dealer"):
-            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
-        if p.get("winner"):
+        if p.get("winner"):  # the match is over: no hand is dealt next
             lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
+        elif p.get("next_dealer"):
+            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
     elif "awards" in p:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
@@ -778,9 +783,8 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     digits = tuple(Btn(f"pin:{d}", d) for d in "123456789")
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
-    waiting = (ui.after_unlock or "").partition(":")[0]  # what the PIN is asked for
-    title = t("ui.pin.for." + waiting) if waiting in ("undo", "e_del") else t("ui.pin.title")
-    return ScreenModel("step", "referee.pin", title, lines=(shown,),
+    unlocks = (ui.after_unlock or "menu").partition(":")[0]  # the title says what
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(shown,),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
@@ -795,7 +799,8 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
     title = t("ui.correct_title", n=hand)
     if ui.correct_preview is not None:
         return _correction_summary(view, ui, t, lang, title)
-    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True)
+    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
+                         costs=ui.correct_costs)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
                        lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
 

@@ -31,7 +31,8 @@ from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 #: rectangle, ("wait_notice", "on"|"off"), ("burst", "action action …") taps at a person's
 #: quickest pace whatever the screen shows meanwhile (the buttons are found when it starts;
 #: the taps the app took are kept), ("press", action) a quick tap (the frames until the
-#: button was drawn pressed are kept).
+#: button was drawn pressed are kept), ("key", name) a key of a keyboard attached to the
+#: kiosk (X's name for it: Escape).
 Step = tuple[str, str]
 
 PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
@@ -103,6 +104,8 @@ Finger = Callable[[float, float, bool], Callable[[], bool]]
 #: seconds of real time, made outside the app (as a person's hand is); says when the last is
 #: made.
 Burst = Callable[[list[tuple[float, float]], float, float], Callable[[], bool]]
+#: A key pressed and released on a keyboard attached to the kiosk, by X's name for it.
+Keyboard = Callable[[str], None]
 #: The pace of a burst: five taps a second, each 80 ms on the glass.
 BURST_EVERY, BURST_DOWN = 0.2, 0.08
 #: A finger that bounced: 30 ms on the glass, and down again 60 ms after it came up.
@@ -112,11 +115,13 @@ SLOW_FRAME = 0.4  # seconds: the frame after the bounce's first tap is taken
 
 def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
                script: tuple[Step, ...] = SCRIPT, finger: Finger | None = None,
-               clock: ManualClock | None = None, burst: Burst | None = None) -> None:
+               clock: ManualClock | None = None, burst: Burst | None = None,
+               keyboard: Keyboard | None = None) -> None:
     """Drive `app` through `script`, a step every few frames; stop the app at the end.
     `finger`: how a tap reaches the window (default: a touch event dispatched to it); `clock`:
     the session's clock, moved on by the script (see STEP); `burst`: how a burst of taps is
-    made (needed by a script with "burst" steps)."""
+    made (needed by a script with "burst" steps); `keyboard`: how a key is pressed (needed by
+    a script with "key" steps)."""
     out.mkdir(parents=True, exist_ok=True)
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
@@ -129,7 +134,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
         act(action)
 
     app.act = taken  # type: ignore[method-assign]
-    steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched(), burst)
+    steps = _steps(app, factory, pins, out, script, seen, finger or _dispatched(), burst,
+                   keyboard)
 
     def tick(_dt: float) -> bool:
         if clock is not None:
@@ -147,7 +153,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
 
 
 def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step, ...],
-           seen: dict[str, Any], finger: Finger, burst: Burst | None) -> Iterator[None]:
+           seen: dict[str, Any], finger: Finger, burst: Burst | None,
+           keyboard: Keyboard | None) -> Iterator[None]:
     shots, counting, counted = 0, False, ""
     taps = presses = 0
     for kind, arg in script:
@@ -188,6 +195,11 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             seen["inputs"] = dict(app.controller.ui.names)
         elif kind == "press":
             yield from _press(app, burst, arg, seen)
+        elif kind == "key":
+            assert keyboard is not None, "a key needs a keyboard"
+            keyboard(arg)
+            for _ in range(int(0.5 / STEP)):  # the window reads it in a frame or two
+                yield
         elif kind in ("touch", "hold", "double"):
             yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double",
                             burst=burst)

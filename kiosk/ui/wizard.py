@@ -114,8 +114,10 @@ class StepModel:
 
 
 def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str | None,
-           correcting: bool = False) -> StepModel:
-    """The step `values` is at. `dealer`: the dealer of the hand being entered."""
+           correcting: bool = False, costs: tuple[tuple[str, dict[str, Any]], ...] = ()
+           ) -> StepModel:
+    """The step `values` is at. `dealer`: the dealer of the hand being entered; `costs`: what
+    each of its penalties costs as the hand counts now (id, applied penalty as JSON)."""
     step = values.step
     terms = side_terms(view, t, lang, dealer)
     back = Btn("e_back", t("ui.back"), "quiet")
@@ -149,9 +151,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
-        costs = dict(view.penalty_costs) if not correcting else {}
+        priced = dict(costs)
         rows = tuple(Row(t("ui.penalty_row", what=penalty_text(p, view, t, lang),
-                           cost=cost_text(view, costs[pid], t, lang)) if pid in costs
+                           cost=cost_text(view, priced[pid], t, lang)) if pid in priced
                          else penalty_text(p, view, t, lang, pid),
                          Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
                      for pid, p in values.penalties)
@@ -190,11 +192,14 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     if step == "penalty_incident":
         seat = values.pending.get("seat", "")
         earlier = _same_incident_candidates(values, seat)
-        buttons = tuple(Btn(f"e_pinc:{pid}", t("ui.same_incident",
-                                              penalty=penalty_text(p, view, t, lang)))
+        # one penalty an incident: the same incident adds nothing, and the answer says so
+        same, rule = ("ui.same_incident_once", (t("show.one_penalty_per_incident"),)) \
+            if view.one_penalty_per_incident else ("ui.same_incident", ())
+        buttons = tuple(Btn(f"e_pinc:{pid}", t(same, penalty=penalty_text(p, view, t, lang)))
                         for pid, p in earlier)
         return StepModel("entry.penalty_incident", t("ui.q.penalty_incident",
                                                      seat=seat_label(view, seat, t)),
+                         lines=rule,
                          grids=(Grid((*buttons, Btn("e_pinc:new", t("ui.new_incident"))),
                                      1, 1),), nav=(back,))
     if step == "trump":
@@ -289,6 +294,8 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
         return _add(v, pending, view, None)
     if name == "e_pval":
         return _add(v, v.pending, view, int(arg))
+    if name == "e_pinc" and arg != "new" and view.one_penalty_per_incident:
+        return replace(v, step="penalties", pending={}), []  # already penalised: nothing added
     if name == "e_pinc":  # "new", or the id of the earlier penalty of the same incident
         earlier = dict(v.penalties).get(arg, {})
         incident = True if arg == "new" else earlier.get("incident", arg)

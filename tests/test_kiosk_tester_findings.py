@@ -1,0 +1,134 @@
+"""What a tester found driving the real kiosk window (xiamen-2015), checked on the screens
+without a window: what a referee taps, what each screen then says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kiosk.i18n import LANGS
+from kiosk.words.textfmt import width
+
+pytestmark = pytest.mark.unit
+
+#: Columns the one-line notice shows at 800×480 (784 px of 18.5 px type, as the app counts).
+NOTICE_COLUMNS = 80
+
+
+def at_penalties_with_an_overrun(table) -> None:
+    """Hand 1 of xiamen played with an overrun by N, entered up to its penalties."""
+    table.start()
+    table.clock.advance(8.0)  # N over its 5 s: a warning, first in the list
+    table.play_tricks(1)
+    table.enter(85)
+    table.tap("reopen")
+    assert table.screen.name == "entry.penalties"
+
+
+def test_one_penalty_per_incident_is_said_before_the_answer_and_adds_nothing(table):
+    """xiamen art. 22 refuses a second penalty for one incident: the question says so first,
+    and 「同一次犯规」 adds nothing (it used to record, and be refused with an internal id)."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    before = [row.text for row in table.screen.rows]
+    table.tap("e_add", "e_pseat:W", "e_pkind:wrong-follow")
+    screen = table.screen
+    assert screen.name == "entry.penalty_incident"
+    assert screen.lines == ("一错不二罚：同一次违例只罚一项。",)
+    same = next(b for g in screen.grids for b in g.buttons if b.action != "e_pinc:new")
+    assert same.label == "同一次犯规（西 暴露张）：不再加罚"
+    table.tap(same.action)
+    screen = table.screen
+    assert screen.name == "entry.penalties" and screen.notice.text == ""
+    assert [row.text for row in screen.rows] == before
+
+
+def test_a_second_penalty_for_one_incident_is_refused_in_the_referees_terms(table):
+    """The refusal names the penalties as the list shows them: no incident id, no count of
+    entries, whole on the one-line notice."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    exposed = next(pid for pid, p in table.state.draft.penalties.items()
+                   if p["code"] == "exposed-card")
+    table.do(lambda s: s.add_penalty("wrong-follow", "W", incident=exposed))
+    words = {}
+    for lang in LANGS:
+        table.ctl.ui.lang = lang
+        words[lang] = table.screen.notice.text
+        assert exposed not in words[lang] and not re.search(r"\d", words[lang]), words[lang]
+        assert width(words[lang]) <= NOTICE_COLUMNS, words[lang]
+    assert words["zh-Hans"] == "未加罚跟错牌：西 暴露张已罚过这次犯规（一错不二罚）"
+    assert words["en"] == "Wrong follow not added: W Exposed card already covers this incident"
+
+
+def test_the_result_wraps_its_notes_between_notes_only(table):
+    """The notes of a hand go on one line, which the window breaks at a plain space only
+    (Kivy's rule): each place it may break is between two whole notes."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    table.penalize("wrong-follow", "W")
+    table.tap("e_finish")
+    screen = table.screen
+    notes = next(line for line in screen.lines if "跟错牌" in line)
+    pieces = notes.split(" ")
+    assert len(pieces) == 3
+    assert [piece.split("\u00a0")[0] for piece in pieces] == ["北", "西", "西"]
+    assert pieces[-1] == "西\u00a0跟错牌：罚10分（从旁家得分中扣除）"
+
+
+def test_the_hand_that_wins_the_match_names_no_next_dealer(table):
+    """A kitty of 80 at ×32 takes 东西 past A in one hand: its result says who won the match,
+    in the place of the next dealer (no hand is dealt next)."""
+    table.start()
+    table.enter(85, (80, "tractor4"))
+    lines = table.screen.lines
+    assert lines[1:3] == ("旁家上台，升 13 级（南北 2 : A 东西）", "东西赢得比赛")
+    assert not any("下一副庄家" in line for line in lines)
+
+
+def test_the_correction_lists_each_penalty_with_its_cost_as_the_entry_does(table):
+    """An overrun reads 「北 超时 4.0 秒：警告」 in the live entry, and the same in the
+    referee's correction of the hand (it used to lose its cost there)."""
+    at_penalties_with_an_overrun(table)
+    table.penalize("exposed-card", "W")
+    live = [row.text for row in table.screen.rows]
+    assert live == ["北 超时 4.0 秒：警告", "西 暴露张：罚10分（从旁家得分中扣除）"]
+    table.tap("e_finish")
+    table.press("N", "E")  # both sides confirm hand 1
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:dealer")
+    screen = table.screen
+    assert screen.name == "correct.entry.penalties"
+    assert [row.text for row in screen.rows] == live
+
+
+def test_a_refusal_goes_with_the_next_tap_that_works(table):
+    """A seat pressed before the hand began is refused; 革命… then opens its screen, and the
+    refusal goes with it (it stayed on, over the question it had nothing to do with)."""
+    table.tap("setup:xiamen-2015", "dealer:N")
+    table.press("E")
+    assert table.screen.notice.text == "现在不能这样做：本副还没开始"
+    table.tap("language", "language", "language")  # the same refusal, read in each language
+    assert table.screen.notice.text == "现在不能这样做：本副还没开始"
+    table.tap("redeal")
+    screen = table.screen
+    assert screen.name == "ready.redeal" and screen.notice.text == ""
+
+
+def test_every_pin_pad_says_what_it_unlocks(table):
+    """The referee's menu, 继续 on the pause banner and a penalty's delete each open a PIN pad
+    titled with what it is for (the menu's and the resume's said only 裁判密码)."""
+    titles = []
+    table.tap("setup:xiamen-2015", "dealer:N", "referee")
+    titles.append(table.screen.title)
+    table.tap("close", "trump:♠", "start_bury", "pause_table", "resume")
+    titles.append(table.screen.title)
+    table.pin()
+    table.press(table.state.clock.seat)  # the bury is done
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "W")
+    table.tap(next(row.button.action for row in table.screen.rows))
+    titles.append(table.screen.title)
+    assert titles == ["裁判密码：打开裁判菜单", "裁判密码：继续比赛", "裁判密码：删除罚则"]
