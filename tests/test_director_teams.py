@@ -35,6 +35,16 @@ def test_ids_that_differ_only_in_letter_case_are_one_id(tmp_path):
     assert d.team("t06").name == "同安银城"
 
 
+def test_a_team_without_an_id_in_a_file_gets_the_next_of_the_files_own_series(tmp_path):
+    """A roster whose last row has no id: it is T05 after the file's T01 … T04, never t01
+    (one id with T01: two teams answered to it, and Excel's lookups mixed them up)."""
+    d = director(tmp_path)
+    d.create_event("厦门杯", "xiamen-2015", seed=3)
+    report = d.import_teams((ROSTER + ",湖里白鹭,湖里\n").encode())
+    assert report.added == ("T01", "T02", "T03", "T04", "T05")
+    assert d.add_team("同安银城") == "T06"  # by hand: the event's series, its letter case
+
+
 CORRECTED = ("编号,队名,单位,队员1,队员2\n"
              "T01,海沧红狮队,海沧,王建国,李海\nT02,集美龙舟,集美区,陈小红,林木\n"
              "T03,鼓浪屿钢琴,思明,黄大伟,吴芳芳\nT04,思明凤凰,思明,赵刚,周敏\n"

@@ -8,6 +8,7 @@ import math
 import re
 import secrets
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -247,13 +248,14 @@ class EventAndTeams(DirectorBase):
         row = self.store.db.execute("SELECT players FROM teams WHERE id = ?", [team]).fetchone()
         return list(json.loads(row[0])) if row else []
 
-    def _next_ids(self, count: int) -> list[str]:
+    def _next_ids(self, count: int, also: Iterable[str] = ()) -> list[str]:
         """The next free ids in the t01, t02 … series, in the letter case the event's list
-        uses (T21 after T01 … T20): never one that differs from a taken id only by case."""
-        ids = [r.id for r in self.team_rows()]
+        uses (T21 after T01 … T20): never one that differs from a taken id only by case.
+        `also`: ids taken with them (a file's own: T10 after its T01 … T09)."""
+        ids = [r.id for r in self.team_rows()] + list(also)
         taken = {i.casefold() for i in ids}
         series = [i for i in ids if re.fullmatch(r"[tT]\d+", i)]
-        letter = series[-1][0] if series else "t"
+        letter = max(series, key=lambda i: int(i[1:]))[0] if series else "t"
         width = max((len(i) - 1 for i in series), default=2)
         n = max((int(i[1:]) for i in series), default=0) + 1
         out: list[str] = []
@@ -302,7 +304,8 @@ class EventAndTeams(DirectorBase):
                 dict.fromkeys(f"{e.name} ({e.line})" for e in twice)))
         joined = self._entry_round()
         self._check_late(joined, missed_points)
-        fresh = iter(self._next_ids(sum(1 for e in entrants if not e.id)))
+        fresh = iter(self._next_ids(sum(1 for e in entrants if not e.id),
+                                    [e.id for e in entrants if e.id]))
         ids = [e.id or next(fresh) for e in entrants]
         with self.store.db.atomic():
             self.store.db.conn.executemany(
