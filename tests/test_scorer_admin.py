@@ -103,6 +103,27 @@ def test_the_admin_page_runs_an_event(director):
 
 
 @pytest.mark.unit
+def test_a_score_sheet_is_shown_for_a_match_and_refused_where_there_is_none(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    client.post("/admin/import", data={"csrf": csrf},
+                files={"file": ("teams.csv", TEAMS.encode("gbk"), "text/csv")})
+    client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
+    client.post("/admin/draft", data={"csrf": csrf})
+    client.post("/admin/publish", data={"csrf": csrf})
+    ns, ew = director.assignments(1)[0][1:]
+    sheet = client.get("/admin/sheet?round=1&table=1")
+    names = director.team_names()
+    assert sheet.status_code == 200 and names[ns] in sheet.text and names[ew] in sheet.text
+    for query, said in (("round=1&table=99", "第 1 轮第 99 桌没有比赛。"),
+                        ("round=9&table=1", "没有第 9 轮（最近公布的是第 1 轮）。"),
+                        ("round=1&table=abc", "第 1 轮第 0 桌没有比赛。")):
+        refused = client.get(f"/admin/sheet?{query}")  # (it showed a blank sheet to fill)
+        assert refused.status_code == 303, query
+        assert said in client.get(refused.headers["location"]).text, query
+
+
+@pytest.mark.unit
 def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "standard-80fen")

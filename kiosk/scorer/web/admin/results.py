@@ -8,7 +8,7 @@ from typing import Any
 from starlette.datastructures import FormData
 from starlette.requests import Request
 
-from ...director import RULING_KINDS, Director, triage, views
+from ...director import RULING_KINDS, Director, refuse, triage, views
 from ...printing.pages import sheet_context
 from ...printing.templating import lang_of
 from . import forms
@@ -36,8 +36,16 @@ def results(director: Director, request: Request) -> dict[str, Any]:
 
 
 def sheet(director: Director, request: Request) -> dict[str, Any]:
-    round_no = forms.query_int(request, "round", director.current_round())
+    """A match's score sheet; a round or table with no match is refused (a blank sheet to
+    fill by hand said 第 0 桌 for `?table=abc`)."""
+    current = director.current_round()
+    round_no = forms.query_int(request, "round", current)
     table = forms.query_int(request, "table", 0)
+    if not 1 <= round_no <= current:
+        raise refuse("admin.error.no_such_round", round=round_no, current=current)
+    if table not in {t for t, _, _ in director.assignments(round_no)} | \
+            set(director.seats(round_no)):
+        raise refuse("admin.error.no_match_at", table=table, round=round_no)
     return {"sheet": sheet_context(director, round_no, table, lang_of(request))}
 
 
