@@ -124,6 +124,18 @@ def test_a_score_sheet_is_shown_for_a_match_and_refused_where_there_is_none(dire
 
 
 @pytest.mark.unit
+@pytest.mark.parametrize("sent", ["１２３４", "é", "not base64!"])
+def test_a_team_file_sent_back_garbled_is_asked_for_again(director, sent):
+    """The confirmation page sends the file back as base64: anything else (a full-width
+    digit, a letter beyond ASCII: a 500 once) is refused in words, nothing imported."""
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015"})
+    reply = client.post("/admin/import", data={"csrf": csrf, "file_b64": sent})
+    assert reply.status_code == 400 and "请选择" in reply.text
+    assert director.teams() == []
+
+
+@pytest.mark.unit
 def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "standard-80fen")

@@ -4,7 +4,6 @@ deleting a team, a late entry, withdrawing and reinstating."""
 from __future__ import annotations
 
 import base64
-import binascii
 from typing import Any
 
 from starlette.datastructures import FormData, UploadFile
@@ -55,7 +54,7 @@ async def import_teams(director: Director, form: FormData, who: str) -> Said:
     elif form.get("file_b64"):  # the file again, from the confirmation page
         try:
             data = base64.b64decode(str(form.get("file_b64")), validate=True)
-        except binascii.Error:
+        except ValueError:  # not base64 (binascii.Error), or not even ASCII
             raise FormRefusal("admin.error.choose_file") from None
     else:
         raise FormRefusal("admin.error.choose_file")
