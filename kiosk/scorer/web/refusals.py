@@ -15,8 +15,9 @@ from ...i18n import catalog
 from ..printing.templating import lang_of, render, words
 
 
-def page(request: Request, status: int, key: str, **params: Any) -> Response:
-    """A refusal saying catalog `key` with `params`, with the HTTP `status`."""
+def page(request: Request, status: int, key: str, /, **params: Any) -> Response:
+    """A refusal saying catalog `key` with `params` (a `status` among them: web.http.other),
+    with the HTTP `status`."""
     lang = lang_of(request)
     said = words(lang)(key, **params)
     if request.url.path.startswith("/api/") and \

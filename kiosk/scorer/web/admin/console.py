@@ -22,6 +22,7 @@ from ....errors import AdminError, NeedsConfirmation, RosterError, StoreError
 from ....i18n import LANGS, explain
 from ...director import Director
 from ...printing.templating import LANG_COOKIE, lang_of, render, words
+from .. import refusals
 from . import flash
 from .forms import Said
 
@@ -98,7 +99,12 @@ def operation(handler: Handler, back: str, pages: Mapping[str, PageBuilder]) -> 
         if found is None:
             return to_login()
         csrf, who = found
-        if int(request.headers.get("content-length") or 0) > MAX_UPLOAD:
+        size = request.headers.get("content-length", "")
+        if not size.isdigit():  # (a browser says how long a form is; a chunked body is
+            # read whole by the form parser, whatever its size)
+            key, params = refusals.status_key(411)
+            return refusals.page(request, 411, key, **params)
+        if int(size) > MAX_UPLOAD:
             return flash.back(back, "error", "admin.error.upload_large")
         form = await request.form(max_part_size=MAX_UPLOAD)
         if form.get("csrf") != csrf:
