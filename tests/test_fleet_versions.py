@@ -227,6 +227,7 @@ def test_bundles_are_per_python_and_a_kiosk_takes_only_its_own(tmp_path, keys):
     assert client.get("/api/update/manifest").json()["python"] == "3.11"
     assert client.get("/api/update/manifest", params={"python": "3.13"}).json()["python"] \
         == "3.13"
-    assert client.get("/api/update/manifest", params={"python": "3.12"}).status_code == 404
+    none = client.get("/api/update/manifest", params={"python": "3.12"})
+    assert none.status_code == 404 and none.json()["key"] == "web.no_update"
     fetched = download("http://testserver", tmp_path / "dl", None, client, "3.13")
     assert fetched is not None and fetched.path.read_bytes() == for_313.read_bytes()

@@ -95,7 +95,8 @@ def test_the_hall_is_folded_and_built_by_its_own_process(tmp_path):
         assert view["team"]["id"] == ns and view["table"]["hand"] == wanted[0]["hand"]
         with pytest.raises(urllib.error.HTTPError) as missing:
             get(live.url + "/api/team/nobody")
-        assert missing.value.code == 404
+        assert missing.value.code == 404  # in words, as any refusal under /api/
+        assert json.loads(missing.value.read())["message"] == "没有这支队伍：请检查队伍编号。"
         assert director.folds.rowid == 0
 
 

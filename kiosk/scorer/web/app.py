@@ -18,7 +18,6 @@ from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
     HTMLResponse,
-    JSONResponse,
     Response,
 )
 from starlette.routing import Mount, Route
@@ -68,7 +67,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     async def team(request: Request) -> Response:
         view = await feed.team_json(request.path_params["team"])
         if view is None:
-            return JSONResponse({"error": "hall.no_such_team"}, status_code=404)
+            return refusals.page(request, 404, "web.no_such_team")
         return Response(view, media_type="application/json")
 
     def kept_json(read: Callable[[Director], Any], ticking: bool = False

@@ -27,6 +27,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from ...errors import UpdateRefused
+from . import refusals
 
 BUNDLE, OFFER = "current.bundle", "current.json"
 ANY = "any"  # the slot of a bundle of pure wheels
@@ -116,14 +117,14 @@ def routes(data_dir: str | Path) -> list[Route]:
         python = _python_of(request)
         current = offer(data_dir, python) if python is not None else None
         if current is None:
-            return JSONResponse({"error": "no update is served"}, status_code=404)
+            return refusals.page(request, 404, "web.no_update")
         return JSONResponse(current)
 
     async def bundle(request: Request) -> Response:
         python = _python_of(request)
         folder = _served_folder(data_dir, python) if python is not None else None
         if folder is None:
-            return JSONResponse({"error": "no update is served"}, status_code=404)
+            return refusals.page(request, 404, "web.no_update")
         return FileResponse(folder / BUNDLE, media_type="application/octet-stream")
 
     return [Route("/api/update/manifest", manifest), Route("/api/update/bundle", bundle)]
