@@ -102,8 +102,7 @@ def operation(handler: Handler, back: str, pages: Mapping[str, PageBuilder]) -> 
         size = request.headers.get("content-length", "")
         if not size.isdigit():  # (a browser says how long a form is; a chunked body is
             # read whole by the form parser, whatever its size)
-            key, params = refusals.status_key(411)
-            return refusals.page(request, 411, key, **params)
+            return refusals.page(request, 411, "web.http.411")
         if int(size) > MAX_UPLOAD:
             return flash.back(back, "error", "admin.error.upload_large")
         form = await request.form(max_part_size=MAX_UPLOAD)
