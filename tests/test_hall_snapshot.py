@@ -12,7 +12,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from kiosk.rules import Rulesets
-from kiosk.scorer.director import Director
+from kiosk.scorer.director import Director, views
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
@@ -111,6 +111,8 @@ def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     one, two = hall.snapshot(h.director, "http://x/")["tables"]
     assert one["phase"] == "over" and one["link"]["state"] == "done"
     assert two["phase"] != "over" and two["link"]["state"] == "offline"  # the alarm
+    # The console's results say the same (they showed both red, 离线)
+    assert [r.link for r in views.round_rows(h.director, 1)] == ["done", "offline"]
     h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
     # other software reads the tables as the hall shows them: the ruling's result
     assert h.client.get("/api/tables").json() == hall.snapshot(h.director, "http://x/")["tables"]

@@ -28,7 +28,7 @@ class MatchRow:
     levels: dict[str, str] | None
     result: Result | None
     ruling: Ruling | None
-    link: str  # ok, behind, offline, never
+    link: str  # ok, behind, offline, done, never (`link_state`)
     problems: tuple[Words, ...] = ()  # why the match is not scored
 
     @property
@@ -94,14 +94,19 @@ class Card:
 
 
 def link_state(director: Director, table: int, now: float,
-               known: tuple[dict[int, tuple[float, int]], dict[int, str]] | None = None) -> str:
-    """ok, behind, offline or never (no kiosk paired). `known`: the store's links and paired
-    tables, read once for a whole list."""
+               known: tuple[dict[int, tuple[float, int]], dict[int, str]] | None = None,
+               over: bool = False) -> str:
+    """ok, behind, offline, done (offline once its match is `over` and all in: a kiosk
+    switched off after its match is no alarm, as on the hall page) or never (no kiosk
+    paired). `known`: the store's links and paired tables, read once for a whole list."""
     links, paired = known or (director.store.links(), director.store.paired_tables())
     if table not in links:
-        return "offline" if table in paired else "never"
+        return "done" if over and table in paired else "offline" if table in paired \
+            else "never"
     seen, behind = links[table]
-    return "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
+    if now - seen > ONLINE_WITHIN:
+        return "done" if over and not behind else "offline"
+    return "behind" if behind else "ok"
 
 
 def round_rows(director: Director, round_no: int) -> list[MatchRow]:
@@ -131,7 +136,8 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
         out.append(MatchRow(
             round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
             {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
-            ruling, link_state(director, table, now, known), tuple(director.unscored(table))))
+            ruling, link_state(director, table, now, known, phase in ("over", "ruled")),
+            tuple(director.unscored(table))))
     return out
 
 
