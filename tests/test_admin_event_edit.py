@@ -54,6 +54,15 @@ def test_every_setting_is_corrected_before_round_one_and_logged_old_to_new(direc
     assert len(log_lines(d, "event.edit")) == 4
 
 
+def test_an_event_of_0_rounds_is_refused_and_rounds_left_out_are_the_rulesets(tmp_path):
+    """0 typed in the form's 轮数 was taken for the field left empty: the event silently got
+    the ruleset's 5 rounds, and the overview then said 轮数不少于 1."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    refused("admin.error.rounds_range", d.create_event, "杯", "xiamen-2015", rounds=0)
+    assert d.event() is None
+    assert d.create_event("杯", "xiamen-2015").rounds == 5  # (the ruleset's)
+
+
 def test_refusals_say_why_in_chinese(director):
     d = director
     d.import_teams(roster(4))

@@ -65,7 +65,8 @@ class EventAndTeams(DirectorBase):
         fmt = chosen.event.format
         if fmt not in FORMATS:
             raise refuse("admin.error.format_unsupported", ruleset=ruleset, format=fmt)
-        rounds = rounds if rounds and fmt in SWISS_FORMATS else _rounds_of(fmt, chosen.event.rounds)
+        rounds = rounds if rounds is not None and fmt in SWISS_FORMATS \
+            else _rounds_of(fmt, chosen.event.rounds)  # (0 asked: refused, not the default)
         if not 0 <= rounds <= 99 or (fmt in SWISS_FORMATS and not rounds):
             raise refuse("admin.error.rounds_range")
         if match_minutes is not None and not (math.isfinite(match_minutes) and

@@ -57,11 +57,12 @@ def next_step(director: Director) -> Said:
 
 
 def create_event(director: Director, form: FormData, who: str) -> Said:
-    rounds_given = forms.whole(form, "rounds", "admin.label.rounds", default=0)
+    # (a field left empty: the ruleset's; a 0 typed is refused, not taken for empty)
+    rounds = forms.whole(form, "rounds", "admin.label.rounds", default=None)
     minutes = forms.number(form, "minutes", "admin.label.minutes", default=None)
     seed = forms.whole(form, "seed", "admin.label.seed", default=None)
     event = director.create_event(forms.text(form, "name"), forms.text(form, "ruleset"),
-                                  rounds_given or None, minutes, seed, by=who)
+                                  rounds, minutes, seed, by=who)
     return "admin.note.event_created", {"name": event.name}
 
 
