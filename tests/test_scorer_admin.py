@@ -46,7 +46,9 @@ def test_the_password_is_made_once_and_never_by_a_visitor(director):
     assert director.first_password() is None  # the second start prints nothing
     client = TestClient(create_app(director), follow_redirects=False)
     assert client.get("/admin").headers["location"] == "/admin/login"
-    assert client.post("/admin/login", data={"password": "guess-guess"}).status_code == 403
+    wrong = client.post("/admin/login", data={"password": "guess-guess", "who": "陈<裁判长>"})
+    assert wrong.status_code == 403  # the name typed is kept, escaped: only the password again
+    assert 'value="陈&lt;裁判长&gt;"' in wrong.text and "guess-guess" not in wrong.text
     with pytest.raises(AccessError, match="10 characters"):
         director.set_password("short")
 
