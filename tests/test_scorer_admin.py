@@ -154,6 +154,21 @@ def test_a_form_sent_without_its_length_is_not_read(director):
 
 
 @pytest.mark.unit
+def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015",
+                                      "minutes": "30"})
+    client.post("/admin/import", data={"csrf": csrf},
+                files={"file": ("teams.csv", TEAMS.encode("gbk"), "text/csv")})
+    client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
+    client.post("/admin/draft", data={"csrf": csrf})
+    client.post("/admin/publish", data={"csrf": csrf})
+    client.post("/admin/start", data={"csrf": csrf, "start_in": "120"})
+    page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
+    assert "第 1 轮 · 即将开始" in page and "后开始" in page and "本轮剩余" not in page
+
+
+@pytest.mark.unit
 def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "standard-80fen")

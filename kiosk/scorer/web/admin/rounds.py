@@ -64,6 +64,9 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "groups": director.seats(current) if current else {},
             "names": names, "clock": clock,
             "time_left": director.round_time_left(clock) if clock else None,
+            # the lead-in before a round's start: its time left is not yet the round's
+            "starts_in": clock["started_at"] - director.clock() if clock and
+            clock["state"] == "running" and clock["started_at"] > director.clock() else None,
             "note": director.round_note(current) if current else "",
             "unfinished": len(director._unfinished(current))
             if current and director.round_start(current) is not None else 0}
