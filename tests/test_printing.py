@@ -412,6 +412,15 @@ def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
 
 
 @pytest.mark.unit
+def test_printed_chinese_has_its_own_colons_and_english_its_apostrophes_once(event):
+    d, _ = event
+    standings, cards = (printing.html(d, kind, "zh-Hans") for kind in ("standings", "scorecards"))
+    assert "排名依据：净胜级 → " in standings and "排名依据:" not in standings
+    assert "队员：" in cards and "队员:" not in cards
+    assert "opponents&#39; big points" in printing.html(d, "standings", "en")
+
+
+@pytest.mark.unit
 def test_printed_net_levels_carry_their_sign_as_the_screens_do(event):
     d, _ = event
     ahead = [s for s in views.standing_rows(d) if s.net > 0]
