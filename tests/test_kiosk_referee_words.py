@@ -1,5 +1,7 @@
-"""What a tester found driving the real kiosk window (xiamen-2015), checked on the screens
-without a window: what a referee taps, what each screen then says."""
+"""What the kiosk's screens say to the referee entering and correcting a hand (xiamen-2015),
+without a window: one penalty an incident, the result's notes, the match's last hand, the
+correction's costs, a refusal's life, the PIN pads' titles. Each was found by a tester
+driving the real window."""
 
 from __future__ import annotations
 
