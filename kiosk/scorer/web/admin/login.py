@@ -10,7 +10,7 @@ from starlette.responses import RedirectResponse, Response
 from ...director import access
 from .console import COOKIE, director_of, page, session
 
-MAX_LOGIN = 1_000  # bytes of the login form (a name and a password)
+MAX_LOGIN = 1_000  # bytes of the login form (a name and a password), or the logout's
 
 
 def limiter() -> access.Limiter:
@@ -30,7 +30,7 @@ async def login(request: Request) -> Response:
     if wait:
         return page(request, "login", 429, csrf="", event=director.event(), who="",
                     error="security.login-wait", error_params={"s": int(wait) + 1})
-    form = await _login_form(request)
+    form = await _small_form(request, ("password", "who"))
     if form is None:
         return page(request, "login", 413, csrf="", event=director.event(), who="",
                     error="security.login-form")
@@ -51,17 +51,17 @@ async def logout(request: Request) -> Response:
     token = request.cookies.get(COOKIE)
     found = session(request)
     if token and found:
-        form = await request.form()
-        if form.get("csrf") == found[0]:
+        form = await _small_form(request, ("csrf",))
+        if form is not None and form["csrf"] == found[0]:
             director_of(request).close_session(token)
     reply = RedirectResponse("/admin/login", status_code=303)
     reply.delete_cookie(COOKIE, path="/admin")
     return reply
 
 
-async def _login_form(request: Request) -> dict[str, str] | None:
-    """The name and password of a login form: a small urlencoded form (a multipart upload or
-    a body over MAX_LOGIN bytes is never read), or None."""
+async def _small_form(request: Request, names: tuple[str, ...]) -> dict[str, str] | None:
+    """The fields `names` of a small urlencoded form (a multipart upload, a body that does not
+    say its length or one over MAX_LOGIN bytes is never read), or None."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     size = request.headers.get("content-length", "")
     if kind != "application/x-www-form-urlencoded" or not size.isdigit() or \
@@ -73,4 +73,4 @@ async def _login_form(request: Request) -> dict[str, str] | None:
         if len(body) > MAX_LOGIN:
             return None
     fields = parse_qs(body.decode("utf-8", "replace"))
-    return {name: fields.get(name, [""])[0] for name in ("password", "who")}
+    return {name: fields.get(name, [""])[0] for name in names}
