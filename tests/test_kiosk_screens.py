@@ -610,6 +610,18 @@ def test_13_a_penalty_step_offers_only_what_the_seat_can_commit(table):
     assert "西" in table.screen.notice.text and not ascii_words([table.screen.notice.text])
 
 
+def test_13_a_play_overrun_reads_once_where_its_choice_names_the_offence_and_cost(table):
+    """chaodipi's overrun is entered by its choice (出牌超时：警告): the list said
+    「北 超时 出牌超时：警告 5.0 秒：警告」, the offence and the warning twice."""
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♠", "start_bury")
+    table.press("N")
+    table.tap("no_fry")
+    table.clock.advance(table.state.clock.limit + 5)  # N leads 5 s past the play clock
+    table.press("N")
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    assert [r.text for r in table.screen.rows] == ["北 出牌超时：警告 5.0 秒"]
+
+
 def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     table.tap("setup:chaodipi-2011", "dealer:N")
     for _ in range(2):  # N's side overruns its bury twice (N, then partner S)
@@ -628,7 +640,7 @@ def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     assert table.screen.notice.text  # it stays until the referee acts
     table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer")
     rows = [r.text for r in table.screen.rows]
-    assert rows == ["南 超时 扣底超时（立即招请裁判） 1.0 秒：待裁判确认"]
+    assert rows == ["南 扣底超时（立即招请裁判） 1.0 秒：待裁判确认"]
     table.tap("e_finish")
     assert table.screen.lines[0] == "得分 40 = 40"
     table.tap("referee")

@@ -152,8 +152,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
         priced = dict(costs)
-        rows = tuple(Row(t("ui.penalty_row", what=penalty_text(p, view, t, lang),
-                           cost=cost_text(view, priced[pid], t, lang)) if pid in priced
+        rows = tuple(Row(priced_text(p, priced[pid], view, t, lang) if pid in priced
                          else penalty_text(p, view, t, lang, pid),
                          Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
                      for pid, p in values.penalties)
@@ -419,17 +418,34 @@ def applied_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
                  name=penalty_name(view, p, lang), cost=cost_text(view, p, t, lang)))
 
 
+def _choice(p: dict[str, Any], view: TableView, lang: str) -> str:
+    """The name of the penalty's choice, if it has one (出牌超时：警告)."""
+    options = view.penalty_forms.get(p["code"], ())
+    option = next((o for o in options if o.choice == p.get("choice")), None)
+    return option.name(lang) if option is not None and option.choice is not None else ""
+
+
+def priced_text(p: dict[str, Any], applied: dict[str, Any], view: TableView, t: Any,
+                lang: str) -> str:
+    """A penalty with what it costs as the hand counts it (`applied`): 东 超时 2.5 秒：警告. A
+    choice that names its cost already (出牌超时：警告) is not followed by it again."""
+    what, cost = penalty_text(p, view, t, lang), cost_text(view, applied, t, lang)
+    if _choice(p, view, lang).endswith(cost):
+        return what
+    return str(t("ui.penalty_row", what=what, cost=cost))
+
+
 def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,
                  pid: str | None = None) -> str:
     """A penalty as the table reads it: the seat, the offence and its details, and whether its
-    cost waits for the referee (`pid`: its id in the hand in progress)."""
+    cost waits for the referee (`pid`: its id in the hand in progress). A choice that names
+    the offence itself (超时 → 出牌超时：警告) stands for it."""
     names = dict(view.penalty_names)
     name = names[p["code"]](lang) if p["code"] in names else p["code"]
-    options = view.penalty_forms.get(p["code"], ())
-    option = next((o for o in options if o.choice == p.get("choice")), None)
+    choice = _choice(p, view, lang)
     parts = [seat_label(view, p["seat"], t), name]
-    if option is not None and option.choice is not None:
-        parts.append(option.name(lang))
+    if choice:
+        parts[-1:] = [choice] if name in choice else [name, choice]
     for key in ("cards", "points", "levels"):
         if key in p:
             parts.append(t(f"ui.penalty_{key}_n", n=p[key]))
