@@ -93,6 +93,25 @@ def test_uvicorns_error_in_an_application_is_said_in_words(said):
 
 
 @pytest.mark.unit
+def test_a_strangers_garbage_is_said_once_a_minute_with_how_often_it_came(said):
+    """Any device on the LAN can send bytes that are no HTTP: 300 in two seconds wrote 300
+    lines, scrolling everything else off the terminal."""
+    uvicorn = logging.getLogger("uvicorn.error")
+
+    def shown(at: float) -> str | None:
+        record = uvicorn.makeRecord(uvicorn.name, logging.WARNING, __file__, 1,
+                                    "Invalid HTTP request received.", (), None)
+        record.created = at
+        return record.getMessage() if uvicorn.filter(record) else None
+
+    first = shown(1000.0)
+    assert first is not None and first.startswith("收到一个不是 HTTP 请求的连接")
+    assert [shown(1000.0 + n) for n in range(1, 31)] == [None] * 30
+    assert shown(1061.0) == first + "（上次说明后又有 30 次）"
+    assert shown(1200.0) == first  # (none came meanwhile)
+
+
+@pytest.mark.unit
 def test_the_worker_processes_errors_go_to_the_same_details_file(said):
     assert os.environ[DETAILS_ENV] == str(said)  # (read by each worker: `pipes.as_child`)
 

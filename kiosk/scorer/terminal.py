@@ -87,6 +87,9 @@ class ScorerWords(Words, DefaultFormatter):
 
 UVICORN_KEYS = {"Invalid HTTP request received.": "terminal.scorer.not_http",
                 "Unsupported upgrade request.": "terminal.scorer.upgrade"}
+# Seconds in which one of those (what any device on the LAN can cause) is said once: a laptop
+# sending garbage must not scroll everything else off the technician's terminal.
+REPEAT_EVERY = 60.0
 
 
 class UvicornWords(Words, logging.Filter):
@@ -101,6 +104,7 @@ class UvicornWords(Words, logging.Filter):
         Words.__init__(self, lang, details)
         logging.Filter.__init__(self)
         self.host, self.port = host, port
+        self._repeats: dict[str, tuple[float, int]] = {}  # key: (when last said, held since)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.msg, OSError):  # the address cannot be listened on: uvicorn stops
@@ -111,10 +115,24 @@ class UvicornWords(Words, logging.Filter):
             return False
         key = UVICORN_KEYS.get(text)
         if key is not None:
-            self.say(record, self.t(key))
+            held = self._held(key, record.created)
+            if held is None:
+                return False
+            self.say(record, self.t(key) + (self.t("terminal.scorer.repeated", n=held)
+                                            if held else ""))
         elif record.levelno >= logging.WARNING:  # (its info lines are not shown)
             self.say(record, self.t("terminal.scorer.inside"), record.getMessage())
         return True
+
+    def _held(self, key: str, at: float) -> int | None:
+        """None when `key` was said less than REPEAT_EVERY before `at` (it is counted); else
+        how many times it came meanwhile, unsaid."""
+        last, count = self._repeats.get(key, (float("-inf"), 0))
+        if at - last < REPEAT_EVERY:
+            self._repeats[key] = (last, count + 1)
+            return None
+        self._repeats[key] = (at, 0)
+        return count
 
     def cannot_listen(self, error: OSError) -> str:
         if isinstance(error, socket.gaierror):
