@@ -67,6 +67,14 @@ def test_a_librarys_warning_is_one_line_in_words_its_english_among_the_details(s
 
 
 @pytest.mark.unit
+def test_a_malformed_uploads_parser_warning_is_not_said(said, capsys):
+    """(The upload is answered 400 in words; the parser's warning was said as a problem.)"""
+    logging.getLogger("python_multipart.multipart").warning(
+        "Expected boundary character %d, got %d at index %d", 45, 103, 2)
+    assert lines(capsys) == [] and not said.exists()
+
+
+@pytest.mark.unit
 def test_a_traceback_goes_to_the_details_never_to_the_terminal(said, capsys):
     try:
         {}["missing"]

@@ -170,6 +170,9 @@ def install(lang: str, details: Path | None, host: str, port: int) -> None:
     for words in [f for f in uvicorn.filters if isinstance(f, UvicornWords)]:
         uvicorn.removeFilter(words)
     uvicorn.addFilter(UvicornWords(lang, details, host, port))
+    # A malformed upload is answered 400 in words; its parser's warning about it is no
+    # problem of the scorer's (it was said as one, once an upload).
+    logging.getLogger("python_multipart").setLevel(logging.ERROR)
     if details is not None:
         os.environ[DETAILS_ENV] = str(details)
     else:
