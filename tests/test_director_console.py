@@ -380,6 +380,8 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     assert d._round_results(1)[1] == ruled  # the table's own result: the same
     again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1)
     assert again.net_at_ruling == 6 and d._round_results(1)[1] == ruled
+    # the workbook's rulings say the net levels each gave (they said 0, the adjusted field)
+    assert [row[6] for row in exports.ruling_rows(d, "zh-Hans")] == [6, 6]
     d.store.close()
 
 

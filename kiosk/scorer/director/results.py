@@ -45,6 +45,12 @@ class Ruling:
     # (None in rulings recorded before they were kept: computed from the match as it is).
     net_at_ruling: int | None = None
 
+    @property
+    def given_net(self) -> int | None:
+        """The net levels it gives: the head referee's for an adjusted result, the match's as
+        it stood for a forfeit or disqualification (None: not kept, see `net_at_ruling`)."""
+        return self.net if self.kind == "adjusted" else self.net_at_ruling
+
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
@@ -373,9 +379,9 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
     scoring = ruleset.result
     if ruling is not None:
         winner = "EW" if ruling.loser == "NS" else "NS"
-        net = ruling.net if ruling.kind == "adjusted" else \
-            ruling.net_at_ruling if ruling.net_at_ruling is not None else \
-            forfeit_net(ruleset, state, ruling.loser)
+        net = ruling.given_net
+        if net is None:
+            net = forfeit_net(ruleset, state, ruling.loser)
         return _scored(round_no, teams, winner, net, scoring.win_points, scoring.loss_points)
     if state is None or state.phase != "over" or state.core is None:
         return None

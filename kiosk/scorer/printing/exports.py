@@ -94,7 +94,8 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
     for r in director.rulings(removed=True):
         ns, ew = director._teams_at(r.round, r.table)
         out.append([r.round, r.table, director.label(ns), director.label(ew),
-                    t(f"print.decided.{r.kind}"), t(f"print.side.{r.loser}"), r.net, r.reason,
+                    t(f"print.decided.{r.kind}"), t(f"print.side.{r.loser}"),
+                    "" if r.given_net is None else r.given_net, r.reason,
                     who_text(t, r.by), when_text(r.at),
                     who_text(t, r.removed_by) if r.removed_at else "",
                     when_text(r.removed_at) if r.removed_at else "", r.removed_reason])
