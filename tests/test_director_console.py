@@ -376,6 +376,9 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     assert first.net_at_ruling == 6 and ruled.net[ruled.winner] == 6  # 4 … 9 between
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
     assert d.match_state(1, 1).winner() == "NS"  # the kiosk ended its match as ruled
+    with pytest.raises(NeedsConfirmation) as asked:  # what taking it back changes: nothing
+        d.remove_ruling(first.id, "理由写错")
+    assert "撤销后成绩不变" in explain(asked.value, "zh-Hans")
     d.remove_ruling(first.id, "理由写错", confirm=True)
     assert d._round_results(1)[1] == ruled  # the table's own result: the same
     again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1)

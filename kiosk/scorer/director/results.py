@@ -278,8 +278,9 @@ class ResultsAndRulings(DirectorBase):
             raise refuse("admin.error.removal_reason")
         if len(reason) > MAX_REASON:
             raise refuse("admin.error.reason_long", most=MAX_REASON)
-        if not confirm:
-            raise confirm_first("admin.confirm.remove_ruling", round=found.round,
+        if not confirm:  # (what it changes: nothing, where the table ended its match so)
+            raise confirm_first("admin.confirm.remove_ruling_followed" if self._followed(found)
+                                else "admin.confirm.remove_ruling", round=found.round,
                                 table=found.table)
         with self.store.db.atomic():
             self.store.db.execute(
@@ -289,6 +290,14 @@ class ResultsAndRulings(DirectorBase):
                         kind=found.kind, reason=reason)
         self._changed()
         return next(r for r in self.rulings(removed=True) if r.id == ruling_id)
+
+    def _followed(self, ruling: Ruling) -> bool:
+        """Whether the table's kiosk ended its match as `ruling` says (its own record then
+        gives the same result, the ruling taken back or not)."""
+        state = self.match_state(ruling.table, ruling.round)
+        end = state.end if state is not None else None
+        return end is not None and (end.get("forfeit"), end.get("reason")) == \
+            (ruling.loser, ruling.reason)
 
     def rulings(self, removed: bool = False) -> list[Ruling]:
         """The rulings in force (with `removed`, the removed ones too), oldest first."""
