@@ -119,7 +119,8 @@ def test_a_score_sheet_is_shown_for_a_match_and_refused_where_there_is_none(dire
     assert sheet.status_code == 200 and names[ns] in sheet.text and names[ew] in sheet.text
     for query, said in (("round=1&table=99", "第 1 轮第 99 桌没有比赛。"),
                         ("round=9&table=1", "没有第 9 轮（最近公布的是第 1 轮）。"),
-                        ("round=1&table=abc", "第 1 轮第 0 桌没有比赛。")):
+                        ("round=1&table=abc", "“桌号”须填整数（如 3），不能是“abc”。"),
+                        ("round=abc&table=1", "“轮次”须填整数（如 3），不能是“abc”。")):
         refused = client.get(f"/admin/sheet?{query}")  # (it showed a blank sheet to fill)
         assert refused.status_code == 303, query
         assert said in client.get(refused.headers["location"]).text, query

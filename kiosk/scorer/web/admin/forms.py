@@ -4,7 +4,7 @@ Python's): an empty required field, a number that is not one."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from starlette.datastructures import FormData
@@ -23,7 +23,8 @@ class FormRefusal(AdminError):
         self.explained(key, **params)
 
 
-def text(form: FormData, name: str) -> str:
+def text(form: Mapping[str, Any], name: str) -> str:
+    """A field as typed, trimmed (a form's, or an address's query)."""
     value = form.get(name)
     return value.strip() if isinstance(value, str) else ""
 
@@ -43,7 +44,7 @@ def confirmed(form: FormData) -> bool:
 _MISSING: Any = object()
 
 
-def whole(form: FormData, name: str, label: str, default: Any = _MISSING) -> Any:
+def whole(form: Mapping[str, Any], name: str, label: str, default: Any = _MISSING) -> Any:
     """The field as a whole number; `default` when empty (refused when there is none)."""
     return _typed(form, name, label, default, int, "admin.error.whole_number")
 
@@ -60,7 +61,7 @@ def _finite(typed: str) -> float:
     return value
 
 
-def _typed(form: FormData, name: str, label: str, default: Any,
+def _typed(form: Mapping[str, Any], name: str, label: str, default: Any,
            parse: Callable[[str], Any], refusal: str) -> Any:
     typed = text(form, name)
     if not typed:

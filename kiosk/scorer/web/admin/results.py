@@ -36,11 +36,12 @@ def results(director: Director, request: Request) -> dict[str, Any]:
 
 
 def sheet(director: Director, request: Request) -> dict[str, Any]:
-    """A match's score sheet; a round or table with no match is refused (a blank sheet to
-    fill by hand said 第 0 桌 for `?table=abc`)."""
+    """A match's score sheet; a round or table that is no number, or has no match, is refused
+    (a blank sheet to fill by hand said 第 0 桌 for `?table=abc`)."""
     current = director.current_round()
-    round_no = forms.query_int(request, "round", current)
-    table = forms.query_int(request, "table", 0)
+    asked = request.query_params
+    round_no = forms.whole(asked, "round", "admin.label.round", default=current)
+    table = forms.whole(asked, "table", "admin.label.table")
     if not 1 <= round_no <= current:
         raise refuse("admin.error.no_such_round", round=round_no, current=current)
     if table not in {t for t, _, _ in director.assignments(round_no)} | \
