@@ -132,7 +132,7 @@ def test_the_event_is_corrected_after_creation_and_each_change_is_logged(console
     expect(form).to_contain_text("第 1 轮已公布：规则和每场分钟数不能再改。")
     form.locator("input[name=rounds]").fill("0")
     form.locator("button").click()
-    assert console.flash() == "轮数为 1 到 99。"
+    assert console.flash() == "轮数须为 1 到 99。"
     console.shot("edit-refused")
     assert d.event().rounds == 5
 
