@@ -167,6 +167,8 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
     client.post("/admin/start", data={"csrf": csrf, "start_in": "120"})
     page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
     assert "第 1 轮 · 即将开始" in page and "后开始" in page and "本轮剩余" not in page
+    overview = client.get("/admin").text  # (it said 第 1 轮比赛中：还有 2 桌未完赛)
+    assert re.search(r"第 1 轮将于 \d\d:\d\d(:\d\d)? 开始", overview), overview
 
 
 @pytest.mark.unit

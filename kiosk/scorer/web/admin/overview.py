@@ -9,6 +9,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 
 from ...director import Director, triage, views
+from ...printing.templating import clock_text
 from . import forms
 from .forms import Said
 
@@ -40,8 +41,11 @@ def next_step(director: Director) -> Said:
     if not director.table_count():
         return "admin.next.tables", {}
     current = director.current_round()
-    if current and director.round_start(current) is None:
+    start = director.round_start(current) if current else None
+    if current and start is None:
         return "admin.next.start", {"round": current}
+    if start is not None and start > director.clock() and not director.round_over(current):
+        return "admin.next.starting", {"round": current, "time": clock_text(start)}
     if current and not director.round_over(current):
         rows = views.round_rows(director, current)
         left = sum(1 for r in rows if r.result is None)
