@@ -632,6 +632,23 @@ def test_the_round_clock_pauses_and_stops_with_the_hall(hall):
     expect(page.locator("#round-clock")).to_have_text("—")  # it no longer counts
 
 
+def test_the_status_beside_the_round_clock_never_says_in_play_before_or_after_the_rounds(hall):
+    """A round's lead-in said 比赛中 beside 等待开始 02:00, and the last round over said
+    轮间休息 beside 本轮结束."""
+    now = time.time()
+    hall.feed.reset(snapshot(round_clock=round_clock(now + 120)))  # started, 2 minutes to go
+    page = hall.open()
+    expect(page.locator("#round-clock-label")).to_have_text("等待开始")
+    expect(page.locator("#status")).to_have_text("即将开始")
+    hall.feed.publish(snapshot(round_clock=round_clock(now - 600)))
+    expect(page.locator("#status")).to_have_text("比赛中")
+    last = snapshot(round_clock=round_clock(now - 600, "over"))
+    last["event"]["round"] = last["event"]["rounds"]
+    hall.feed.publish(last)
+    expect(page.locator("#round-clock-label")).to_have_text("本轮结束")
+    expect(page.locator("#status")).to_have_text("全部轮次结束")
+
+
 def test_printing_the_hall_page_keeps_every_name_black_on_white(hall):
     hall.feed.reset(snapshot(tables=40))
     page = hall.open()

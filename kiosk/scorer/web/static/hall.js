@@ -220,14 +220,6 @@
     } else {
       round.textContent = '';
     }
-    const status = $('status');
-    // Between rounds (every table of the round finished, 本轮结束 on the clock, or the next
-    // round published and not started) the status says so, never 比赛中 beside 本轮结束.
-    const over = Boolean(snap && snap.round_clock && snap.round_clock.state === 'over');
-    const between = ev && ev.status === 'running' && (snap.pairings_round || over);
-    const shown = between ? 'between' : (ev && ev.status);
-    status.textContent = shown ? named('status', shown) : '';
-    status.dataset.status = shown || '';
     $('muted').hidden = !(snap && snap.muted);
     const address = snap && snap.address ? snap.address : '';
     const addressNode = $('address');
@@ -424,6 +416,17 @@
     layoutPages();
   }
 
+  // The event's status beside the round clock `rc`: never 比赛中 beside the clock's 等待开始
+  // (a round's lead-in: 即将开始) or 本轮结束 (between rounds, as when the next round is
+  // published and not started; after the last round, 全部轮次结束).
+  function statusOf(ev, rc) {
+    if (!ev) return '';
+    if (ev.status !== 'running') return ev.status;
+    if (rc.state === 'over' && ev.rounds && ev.round >= ev.rounds) return 'all_over';
+    if (rc.state === 'running' && rc.label === 'clock_waiting') return 'starting';
+    return snap.pairings_round || rc.state === 'over' ? 'between' : 'running';
+  }
+
   // What changes with the clock alone: the round clock, match clocks, link ages, staleness.
   function tick() {
     const now = serverNow();
@@ -436,6 +439,12 @@
     if (clock.textContent !== clockValue) clock.textContent = clockValue;
     if (label.textContent !== t(rc.label)) label.textContent = t(rc.label);
     clock.classList.toggle('expired', rc.up);
+    const status = $('status');
+    const shown = statusOf(snap && snap.event, rc);
+    if (status.dataset.status !== shown) {
+      status.textContent = shown ? named('status', shown) : '';
+      status.dataset.status = shown;
+    }
 
     const generated = snap && typeof snap.generated === 'number' ? snap.generated : now;
     for (const row of $('tables').children) {
