@@ -402,10 +402,10 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
 
 
 def forfeit_net(ruleset: Ruleset, state: MatchState | None, loser: str) -> int:
-    """The net levels of a match lost by `loser` by forfeit as it stands: the rules core's
-    forfeit of a match in play; the match's own of one `loser` has lost already (on the
-    ladder, on time, or by this forfeit, which the table follows: ruling it again gives the
-    same); 0 for a match not begun, one `loser` won, or where net levels break no tie."""
+    """The net levels a forfeit of `loser` gives the match as it stands: the rules core's
+    forfeit of a match in play; the match's own where `loser` has lost it already (on the
+    ladder, on time, or by this forfeit, the table having followed it); 0 for a match not
+    begun, one `loser` won, or where net levels break no tie."""
     if state is None or not isinstance(state.core, TeamMatch) \
             or ruleset.result.tie_break != "net-levels":
         return 0

@@ -101,8 +101,7 @@ def link_state(director: Director, table: int, now: float,
     paired). `known`: the store's links and paired tables, read once for a whole list."""
     links, paired = known or (director.store.links(), director.store.paired_tables())
     if table not in links:
-        return "done" if over and table in paired else "offline" if table in paired \
-            else "never"
+        return "never" if table not in paired else "done" if over else "offline"
     seen, behind = links[table]
     if now - seen > ONLINE_WITHIN:
         return "done" if over and not behind else "offline"
