@@ -494,7 +494,10 @@ def test_ctrl_c_stops_a_command_with_one_line_not_a_traceback(tmp_path):
     while not (tmp_path / "table-1.sqlite").exists() and time.monotonic() < deadline:
         time.sleep(0.1)  # (polling to a deadline: the command is running once it exists)
     child.send_signal(signal.SIGINT)
-    assert child.wait(30) == 130
+    # Status 130 as a shell reports it: the command's own exit 130, or (seen about once in
+    # fifteen runs on a loaded machine, after the line was said) the end by SIGINT itself,
+    # which a shell reports as 130 too.
+    assert child.wait(30) in (130, -signal.SIGINT)
     assert child.stderr.read() == "kiosk simulate：已中断（Ctrl-C）\n"
     child.stderr.close()
 
