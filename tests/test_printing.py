@@ -495,3 +495,19 @@ def test_numbered_team_names_sort_by_their_numbers_on_the_wall(tmp_path):
     assert sorted(["第１０队", "第9队", "海沧红狮", "第10队A", "第10队"], key=views.sort_key) == \
         ["第9队", "第10队", "第１０队", "第10队A", "海沧红狮"]  # full-width digits: numbers too
     d.store.close()
+
+
+@pytest.mark.process
+def test_every_teams_scorecard_has_the_same_columns(event, tmp_path):
+    """Cards of teams with long and short names, with and without a ruling, laid out their
+    columns each by its own content: 对手 and 结果 stood at different places on one page."""
+    d, _ = event
+    path = tmp_path / "cards.pdf"
+    path.write_bytes(printing.pdf(d, "scorecards", "zh-Hans"))
+    boxes = subprocess.run([tool("pdftotext"), "-bbox", str(path), "-"], check=True,
+                           capture_output=True, text=True, timeout=60).stdout
+    for header in ("对手", "结果", "净胜级"):
+        lefts = {round(float(x), 1) for x in re.findall(
+            rf'<word xMin="([\d.]+)"[^>]*>{header}</word>', boxes)}
+        assert len(re.findall(rf">{header}</word>", boxes)) > 3 and len(lefts) == 1, \
+            (header, lefts)

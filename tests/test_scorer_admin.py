@@ -167,6 +167,9 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
     client.post("/admin/start", data={"csrf": csrf, "start_in": "120"})
     page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
     assert "第 1 轮 · 即将开始" in page and "后开始" in page and "本轮剩余" not in page
+    # no table has begun: not 「第 1 轮还有 2 桌在比赛」 and a link to them
+    assert "第 1 轮还没开始（各桌届时一起开始计时）：打完后才能编排第 2 轮。" in page
+    assert "在比赛" not in page and "未完赛" not in page
     overview = client.get("/admin").text  # (it said 第 1 轮比赛中：还有 2 桌未完赛)
     assert re.search(r"第 1 轮将于 \d\d:\d\d(:\d\d)? 开始", overview), overview
 

@@ -151,8 +151,11 @@ class RoundsAndPairings(DirectorBase):
         round_no = current + 1
         if event.rounds and round_no > event.rounds:
             raise refuse("admin.error.all_rounds", rounds=event.rounds)
-        if current and self.round_start(current) is None:
+        start = self.round_start(current) if current else None
+        if current and start is None:
             raise refuse("admin.error.not_started", round=current)
+        if start is not None and start > self.clock():  # its lead-in: no table has begun
+            raise refuse("admin.error.starting", round=current, next=round_no)
         if current:
             unfinished = self._unfinished(current)
             if unfinished:

@@ -52,6 +52,10 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
     clock = director.round_clock()
     warned_only = request.query_params.get("show") == "warned"  # a hall's draft: the
     warned = [d for d in draft_tables if d["warnings"]]  # tables to look at, alone
+    # the lead-in before a round's start: its time left is not yet the round's, nor has a
+    # table begun it
+    starts_in = clock["started_at"] - director.clock() if clock and clock["state"] == "running" \
+        and clock["started_at"] > director.clock() else None
     return {"draft": draft, "draft_teams": [(x, names[x]) for x in placed],
             "draft_tables": warned if warned_only else draft_tables,
             "draft_total": len(draft_tables), "warned": len(warned),
@@ -64,12 +68,9 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "groups": director.seats(current) if current else {},
             "names": names, "clock": clock,
             "time_left": director.round_time_left(clock) if clock else None,
-            # the lead-in before a round's start: its time left is not yet the round's
-            "starts_in": clock["started_at"] - director.clock() if clock and
-            clock["state"] == "running" and clock["started_at"] > director.clock() else None,
-            "note": director.round_note(current) if current else "",
+            "starts_in": starts_in, "note": director.round_note(current) if current else "",
             "unfinished": len(director._unfinished(current))
-            if current and director.round_start(current) is not None else 0}
+            if current and not published and not starts_in else 0}
 
 
 def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
