@@ -531,8 +531,8 @@ def _restyle(button: TapButton, btn: Btn, new: bool = False) -> None:
 
 
 def _grid(app: KioskApp, grid: Grid) -> tuple[GridLayout, list[TapButton]]:
-    cols = grid.cols_portrait if app.portrait else grid.cols
-    layout = GridLayout(cols=cols, spacing=dp(5), size_hint_y=grid.rows(app.portrait))
+    layout = GridLayout(cols=grid.columns(app.portrait), spacing=dp(5),
+                        size_hint_y=grid.rows(app.portrait))
     buttons = []
     for btn in grid.buttons:
         if not btn.action:  # a gap (the seats keep their places at the table)

@@ -285,7 +285,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     chinese = ui.keyboard_mode == "pinyin"
     letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
     keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
-    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6)]
+    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6, keyboard=True)]
     lines: tuple[str, ...] = (text + "▏",)
     if chinese:
         shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
