@@ -134,3 +134,18 @@ def test_every_pin_pad_says_what_it_unlocks(table):
     table.tap(next(row.button.action for row in table.screen.rows))
     titles.append(table.screen.title)
     assert titles == ["裁判密码：打开裁判菜单", "裁判密码：继续比赛", "裁判密码：删除罚则"]
+
+
+def test_the_pin_pad_of_a_delete_names_the_penalty_it_removes(table):
+    """Before the PIN is typed, the pad says which penalty goes (it said only 删除罚则, with
+    four penalties on the list behind it)."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "NW")
+    west = next(row.button.action for row in table.screen.rows if row.text.startswith("西"))
+    table.tap(west)
+    screen = table.screen
+    assert screen.title == "裁判密码：删除罚则"
+    assert screen.lines == ("删除罚则：西 暴露张", "请输入密码")
+    table.tap("language")
+    assert table.screen.lines[0] == "刪除罰則：西 暴露張"

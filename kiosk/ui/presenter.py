@@ -306,7 +306,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
     return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=lines,
-                       grids=tuple(grids), nav=nav, extra={"input": True})
+                       grids=tuple(grids), nav=nav, extra={"input": len(lines)})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
@@ -783,12 +783,16 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     digits = tuple(Btn(f"pin:{d}", d) for d in "123456789")
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
-    unlocks = (ui.after_unlock or "menu").partition(":")[0]  # the title says what
-    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(shown,),
+    unlocks, _, what = (ui.after_unlock or "menu").partition(":")  # the title says what
+    # a penalty struck out is named before the PIN is given: the list behind may hold several
+    penalty = dict(view.penalties).get(what) if unlocks == "e_del" else None
+    said = (t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)),
+            ) if penalty else ()
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(*said, shown),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
-                       extra={"locked": locked > 0, "input": True})
+                       extra={"locked": locked > 0, "input": 1})  # (the PIN typed)
 
 
 def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
