@@ -59,7 +59,11 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         ui = UiState(lang=ui)
     t = translator(ui.lang)
     model = _screen(view, now, ui, t, portrait)
-    strip = status(view, now, t, big=model.screen == "clock", lang=ui.lang)
+    # a new match's setup (and its keyboard) says nothing of the match that ended (its round,
+    # levels, time up): only the table, and its link to the scorer
+    shown = TableView(view.table, link=view.link) if model.name in ("setup", "keyboard") \
+        else view
+    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang)
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
