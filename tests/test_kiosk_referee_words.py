@@ -106,6 +106,22 @@ def test_the_correction_lists_each_penalty_with_its_cost_as_the_entry_does(table
     assert [row.text for row in screen.rows] == live
 
 
+def test_the_result_and_the_correction_say_an_overrun_as_the_list_does(table):
+    """「北 超时 4.0 秒：警告」 on the list, under the result and on the correction's summary:
+    the result and the summary said 「北 超时：警告」, without the seconds over."""
+    at_penalties_with_an_overrun(table)
+    (listed,) = [row.text for row in table.screen.rows]
+    assert listed == "北 超时 4.0 秒：警告"
+    table.tap("e_finish")
+    assert listed in table.screen.lines
+    table.press("N", "E")  # both sides confirm hand 1
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:dealer", "e_finish",
+              "e_summary")
+    screen = table.screen
+    assert screen.name == "correct.summary" and listed in screen.lines
+
 def test_a_refusal_goes_with_the_next_tap_that_works(table):
     """A seat pressed before the hand began is refused; 革命… then opens its screen, and the
     refusal goes with it (it stayed on, over the question it had nothing to do with)."""

@@ -538,7 +538,7 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         if fine:
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
-    applied = [applied_text(view, x, t, lang) for x in penalties]
+    applied = list(wizard.priced_texts(view.penalties, view.penalty_costs, view, t, lang))
     if len(applied) > 2:  # one line, so the result fits the screen, that wraps between
         # notes only: never between a seat and its offence (「西」/「跟错牌：…」)
         notes = [note.replace(" ", NO_BREAK_SPACE) for note in applied]
@@ -806,15 +806,15 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
     assert values is not None
     title = t("ui.correct_title", n=hand)
     if ui.correct_preview is not None:
-        return _correction_summary(view, ui, t, lang, title)
+        return _correction_summary(view, ui, values, t, lang, title)
     step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
                          costs=ui.correct_costs)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
                        lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
 
 
-def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
-                        title: str) -> ScreenModel:
+def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues, t: Any,
+                        lang: str, title: str) -> ScreenModel:
     preview = ui.correct_preview or {}
     before, after = preview["before"], preview["result"]
     lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
@@ -829,7 +829,7 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
     if new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
-    lines += [applied_text(view, p, t, lang) for p in after.get("penalties", ())]
+    lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
