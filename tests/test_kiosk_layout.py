@@ -89,3 +89,25 @@ def test_the_end_screens_slip_fills_its_columns_from_the_left_top(table):
     left, right = pages[-1]
     assert left.count("\n") < 10 and right == ""  # the rest from the left, not split
     assert "裁判签名" in left
+
+
+def test_the_hands_to_correct_fill_their_rows_evenly(table):
+    """Seven hands go in rows of 4 and 3 (in rows of 6 the 7th stood alone beside five empty
+    places); the keyboard keeps its columns, 1 … 0 on one row."""
+    table.tap("name:NS", "key_mode")  # Latin letters: 36 keys
+    (keys,) = table.screen.grids
+    assert (len(keys.buttons), keys.columns(False)) == (36, 10)
+    table.tap("key_done")
+    table.start()
+    for hand in range(7):
+        if hand:
+            table.tap("trump:♠", "start_bury")
+            table.press(table.state.clock.seat)
+        table.enter(80)  # the defenders take over, no level changes: the match goes on
+        table.press("N", "E")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct")
+    (hands,) = table.screen.grids
+    assert len(hands.buttons) == 7
+    assert (hands.columns(False), hands.columns(True)) == (4, 4)

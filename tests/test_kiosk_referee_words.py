@@ -106,6 +106,22 @@ def test_the_correction_lists_each_penalty_with_its_cost_as_the_entry_does(table
     assert [row.text for row in screen.rows] == live
 
 
+def test_the_result_and_the_correction_say_an_overrun_as_the_list_does(table):
+    """「北 超时 4.0 秒：警告」 on the list, under the result and on the correction's summary:
+    the result and the summary said 「北 超时：警告」, without the seconds over."""
+    at_penalties_with_an_overrun(table)
+    (listed,) = [row.text for row in table.screen.rows]
+    assert listed == "北 超时 4.0 秒：警告"
+    table.tap("e_finish")
+    assert listed in table.screen.lines
+    table.press("N", "E")  # both sides confirm hand 1
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:dealer", "e_finish",
+              "e_summary")
+    screen = table.screen
+    assert screen.name == "correct.summary" and listed in screen.lines
+
 def test_a_refusal_goes_with_the_next_tap_that_works(table):
     """A seat pressed before the hand began is refused; 革命… then opens its screen, and the
     refusal goes with it (it stayed on, over the question it had nothing to do with)."""
@@ -134,3 +150,18 @@ def test_every_pin_pad_says_what_it_unlocks(table):
     table.tap(next(row.button.action for row in table.screen.rows))
     titles.append(table.screen.title)
     assert titles == ["裁判密码：打开裁判菜单", "裁判密码：继续比赛", "裁判密码：删除罚则"]
+
+
+def test_the_pin_pad_of_a_delete_names_the_penalty_it_removes(table):
+    """Before the PIN is typed, the pad says which penalty goes (it said only 删除罚则, with
+    four penalties on the list behind it)."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "NW")
+    west = next(row.button.action for row in table.screen.rows if row.text.startswith("西"))
+    table.tap(west)
+    screen = table.screen
+    assert screen.title == "裁判密码：删除罚则"
+    assert screen.lines == ("删除罚则：西 暴露张", "请输入密码")
+    table.tap("language")
+    assert table.screen.lines[0] == "刪除罰則：西 暴露張"

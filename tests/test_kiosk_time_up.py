@@ -63,3 +63,20 @@ def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
     table.tap("ok")
     assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
     assert table.screen.lines[1] == "打完本副，比赛结束"
+
+
+def test_a_new_matchs_setup_shows_nothing_of_the_match_that_ended(table):
+    """新比赛's setup showed the strip of the match over (「第1轮  南北 : 东西 7 : 2  比赛时间
+    时间到」): it says what a table's first setup says, and the result keeps its own."""
+    first = table.screen.status  # the table's first setup
+    one_hand_to_ns(table)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok", "new_match")
+    screen = table.screen
+    assert screen.name == "setup"
+    assert screen.status == first == "1号桌"
+    table.tap("name:NS")  # a team's name typed for the new match
+    assert table.screen.status == first
+    table.tap("key_done", "cancel_new")  # back to the match's result, and to its strip
+    assert "7 : 2" in table.screen.status and "时间到" in table.screen.status

@@ -14,6 +14,7 @@ from kiosk.hw.door import Door
 from kiosk.hw.printer import PrintQueue, SlipPrinter
 from kiosk.hw.slip import COLUMNS, as_escpos, as_text, slip_lines, wrap
 from kiosk.rules import replay
+from kiosk.words.sheet import score_sheet
 from kiosk.words.textfmt import width
 
 from .helpers import EXAMPLES
@@ -56,6 +57,22 @@ def test_slip_printed_in_gb18030_carries_the_score_sheet(xiamen):
     assert len(hand_rows) == 8
     signers = [line.split("签名")[0] for line in text.splitlines() if "签名：" in line]
     assert signers == ["北 张三", "东 王五", "南 李四", "西 赵六", "裁判"]  # table order
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("lang", "past"), [("zh-Hans", "过A"), ("zh-Hant", "過A"),
+                                            ("en", "past A")])
+def test_the_last_row_says_past_a_as_the_footer_does(xiamen, lang, past):
+    """东西 holds at K, +2: the slip's last row said 「+2 4 A」 above 「最终级数：南北 4  东西
+    过A」, and the score sheet's too."""
+    record, ruleset, lines = xiamen
+    slip = as_text(slip_lines(record, ruleset, lines, 58, lang), 58).split("-" * 32)
+    sheet = score_sheet(record, ruleset, lines, lang)
+    for hands, footer in ((slip[1], slip[2]), (sheet, sheet)):
+        rows = [row.split() for row in hands.splitlines()]
+        last = [cells for cells in rows if cells and cells[0].isdigit()][-1]
+        assert last[-1 - len(past.split()):] == ["4", *past.split()], last  # 南北 4, 东西 过A
+        assert f"{past}\n" in footer
 
 
 @pytest.mark.unit

@@ -83,8 +83,8 @@ def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
         advance = "" if line["advance"] is None else f"+{line['advance']}"
         total = "" if line["total"] is None else str(line["total"])
         rows.append((str(line["hand"]), words.seat_name(line["dealer"], lang), line["level"],
-                     total, t("slip.result." + line["result"]), advance, line["levels"]["NS"],
-                     line["levels"]["EW"]))
+                     total, t("slip.result." + line["result"]), advance,
+                     *(words.level_words(line, team, lang) for team in ("NS", "EW"))))
         row_notes.append(words.notes(record, line, ruleset, lang, players))
     return _grid(heads, rows, row_notes, cols)
 

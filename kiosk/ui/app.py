@@ -383,11 +383,16 @@ class KioskScreen(Screen):
             body.add_widget(big)
             parts.append(big)
         mono = bool(model.extra.get("mono_lines"))
-        for line in model.lines:
+        typed = model.extra.get("input", 0)  # the last lines: what is typed
+        large = 1.2 if typed else 1.0 if model.big or model.name == "confirm" else 0
+        for i, line in enumerate(model.lines):
             label = _label(line, app, mono=mono)
-            if model.extra.get("input") or model.big or model.name == "confirm":
-                # what is typed, what a banner means, what a confirmation will do: large
-                label.font_size = app.title_size * (1.2 if model.extra.get("input") else 1.0)
+            if large:
+                # what is typed, what a banner means, what a confirmation will do: large; a
+                # line said above what is typed (the penalty a PIN deletes) in the body's size,
+                # so that the keys keep their 9 mm at 800×480
+                if not typed or i >= len(model.lines) - typed:
+                    label.font_size = app.title_size * large
                 label.halign = "center"
                 label.bind(texture_size=lambda w, v: setattr(w, "height", v[1] + dp(10)))
             body.add_widget(label)
@@ -531,8 +536,8 @@ def _restyle(button: TapButton, btn: Btn, new: bool = False) -> None:
 
 
 def _grid(app: KioskApp, grid: Grid) -> tuple[GridLayout, list[TapButton]]:
-    cols = grid.cols_portrait if app.portrait else grid.cols
-    layout = GridLayout(cols=cols, spacing=dp(5), size_hint_y=grid.rows(app.portrait))
+    layout = GridLayout(cols=grid.columns(app.portrait), spacing=dp(5),
+                        size_hint_y=grid.rows(app.portrait))
     buttons = []
     for btn in grid.buttons:
         if not btn.action:  # a gap (the seats keep their places at the table)

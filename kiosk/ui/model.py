@@ -21,17 +21,27 @@ class Btn:
 
 @dataclass(frozen=True)
 class Grid:
-    """Buttons in rows of `cols` (landscape) or `cols_portrait` columns, filling their share of
-    the body: never scrolled. A button with no action is a gap."""
+    """Buttons in rows of at most `cols` (landscape) or `cols_portrait` columns, filling their
+    share of the body: never scrolled. The rows are filled evenly: a lone 「0」 fills its row,
+    two hands share it, seven go in rows of 4 and 3, not 6 and 1 (Kivy keeps a column without
+    a button, a gap at the right). A keyboard keeps its columns (1 … 0 on one row). A button
+    with no action is a gap."""
 
     buttons: tuple[Btn, ...]
     cols: int = 4
     cols_portrait: int = 2
     scale: float = 1.0  # of the type (suits and seats read from across the table)
+    keyboard: bool = False
+
+    def columns(self, portrait: bool) -> int:
+        cols = self.cols_portrait if portrait else self.cols
+        if self.keyboard:
+            return cols
+        rows = max(1, -(-len(self.buttons) // cols))
+        return max(1, -(-len(self.buttons) // rows))
 
     def rows(self, portrait: bool) -> int:
-        cols = self.cols_portrait if portrait else self.cols
-        return max(1, -(-len(self.buttons) // cols))
+        return max(1, -(-len(self.buttons) // self.columns(portrait)))
 
 
 @dataclass(frozen=True)

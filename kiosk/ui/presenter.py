@@ -59,7 +59,11 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         ui = UiState(lang=ui)
     t = translator(ui.lang)
     model = _screen(view, now, ui, t, portrait)
-    strip = status(view, now, t, big=model.screen == "clock", lang=ui.lang)
+    # a new match's setup (and its keyboard) says nothing of the match that ended (its round,
+    # levels, time up): only the table, and its link to the scorer
+    shown = TableView(view.table, link=view.link) if model.name in ("setup", "keyboard") \
+        else view
+    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang)
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
@@ -285,7 +289,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     chinese = ui.keyboard_mode == "pinyin"
     letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
     keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
-    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6)]
+    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6, keyboard=True)]
     lines: tuple[str, ...] = (text + "▏",)
     if chinese:
         shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
@@ -306,7 +310,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
     return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=lines,
-                       grids=tuple(grids), nav=nav, extra={"input": True})
+                       grids=tuple(grids), nav=nav, extra={"input": len(lines)})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
@@ -534,7 +538,7 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         if fine:
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
-    applied = [applied_text(view, x, t, lang) for x in penalties]
+    applied = list(wizard.priced_texts(view.penalties, view.penalty_costs, view, t, lang))
     if len(applied) > 2:  # one line, so the result fits the screen, that wraps between
         # notes only: never between a seat and its offence (「西」/「跟错牌：…」)
         notes = [note.replace(" ", NO_BREAK_SPACE) for note in applied]
@@ -783,12 +787,16 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     digits = tuple(Btn(f"pin:{d}", d) for d in "123456789")
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
-    unlocks = (ui.after_unlock or "menu").partition(":")[0]  # the title says what
-    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(shown,),
+    unlocks, _, what = (ui.after_unlock or "menu").partition(":")  # the title says what
+    # a penalty struck out is named before the PIN is given: the list behind may hold several
+    penalty = dict(view.penalties).get(what) if unlocks == "e_del" else None
+    said = (t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)),
+            ) if penalty else ()
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(*said, shown),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
-                       extra={"locked": locked > 0, "input": True})
+                       extra={"locked": locked > 0, "input": 1})  # (the PIN typed)
 
 
 def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
@@ -798,15 +806,15 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
     assert values is not None
     title = t("ui.correct_title", n=hand)
     if ui.correct_preview is not None:
-        return _correction_summary(view, ui, t, lang, title)
+        return _correction_summary(view, ui, values, t, lang, title)
     step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
                          costs=ui.correct_costs)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
                        lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
 
 
-def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
-                        title: str) -> ScreenModel:
+def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues, t: Any,
+                        lang: str, title: str) -> ScreenModel:
     preview = ui.correct_preview or {}
     before, after = preview["before"], preview["result"]
     lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
@@ -821,7 +829,7 @@ def _correction_summary(view: TableView, ui: UiState, t: Any, lang: str,
     if new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
-    lines += [applied_text(view, p, t, lang) for p in after.get("penalties", ())]
+    lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))

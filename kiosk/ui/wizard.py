@@ -151,11 +151,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
                          grids=(Grid(buttons, 3, 2),), nav=(back,))
     if step == "penalties":
-        priced = dict(costs)
-        rows = tuple(Row(priced_text(p, priced[pid], view, t, lang) if pid in priced
-                         else penalty_text(p, view, t, lang, pid),
-                         Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
-                     for pid, p in values.penalties)
+        texts = priced_texts(values.penalties, costs, view, t, lang)
+        rows = tuple(Row(text, Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
+                     for (pid, _), text in zip(values.penalties, texts, strict=True))
         lines = () if rows else (t("ui.no_penalties"),)
         back_to = Btn("e_back", t("ui.back"), "quiet")
         finish = Btn("e_finish", t("ui.next_trump" if correcting else "ui.next_summary"),
@@ -433,6 +431,17 @@ def priced_text(p: dict[str, Any], applied: dict[str, Any], view: TableView, t: 
     if _choice(p, view, lang).endswith(cost):
         return what
     return str(t("ui.penalty_row", what=what, cost=cost))
+
+
+def priced_texts(penalties: tuple[tuple[str, dict[str, Any]], ...],
+                 costs: tuple[tuple[str, dict[str, Any]], ...], view: TableView, t: Any,
+                 lang: str) -> tuple[str, ...]:
+    """Each penalty (id, as entered) with what it costs where `costs` (id, applied) says: the
+    list, the result and a correction's summary in the same words (「北 超时 4.0 秒：警告」: the
+    seconds over are the entry's, the rules core's applied penalty has none)."""
+    priced = dict(costs)
+    return tuple(priced_text(p, priced[pid], view, t, lang) if pid in priced
+                 else penalty_text(p, view, t, lang, pid) for pid, p in penalties)
 
 
 def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,

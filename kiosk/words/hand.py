@@ -164,16 +164,20 @@ def cost_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | N
     return t(f"words.cost.{effect}", **words)
 
 
+def level_words(line: Mapping[str, Any], team: str, lang: str) -> str:
+    """A team's level after a hand: 「过A」 for the team that won by passing the final level,
+    in the hands' last row as in the final levels under them."""
+    level = line["levels"][team]
+    past = line.get("winner") == team and line.get("by") == "ladder"
+    return translator(lang)("words.past", level=level) if past else level
+
+
 def final_levels_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     """「最终级数：南北 过10  东西 10」: a team that passed the final level shows 过."""
     t = translator(lang)
-    parts = []
-    for team in TEAM_IDS:
-        level = last["levels"][team]
-        past = last.get("winner") == team and last.get("by") == "ladder"
-        key = "words.team_past" if past else "words.team_level"
-        parts.append(t(key, team=t(f"team.{team}"), level=level))
-    return t("words.final_levels", levels="  ".join(parts))
+    return t("words.final_levels", levels="  ".join(
+        t("words.team_level", team=t(f"team.{team}"), level=level_words(last, team, lang))
+        for team in TEAM_IDS))
 
 
 def winner_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:

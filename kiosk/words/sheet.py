@@ -52,7 +52,7 @@ def _team_sheet(record: Mapping[str, Any], ruleset: Ruleset,
         advance = "" if hand["advance"] is None else f"+{hand['advance']}"
         rows.append((hand["hand"], words.seat_name(hand["dealer"], lang), hand["level"],
                      _blank(hand["total"]), words.result_words(hand, ruleset, lang), advance,
-                     hand["levels"]["NS"], hand["levels"]["EW"]))
+                     *(words.level_words(hand, team, lang) for team in ("NS", "EW"))))
         row_notes.append(words.notes(record, hand, ruleset, lang, players))
     heads = [t("col.hand"), t("col.dealer"), t("col.level"),
              t("words.col.total", **words.terms(ruleset, lang)), t("col.result"),
