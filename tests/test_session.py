@@ -618,6 +618,42 @@ def test_a_correction_asks_both_sides_to_confirm_again(tmp_path, rulesets, clock
     assert s.state.phase == "entry" and not s.state.draft.confirmed
 
 
+def test_a_correction_that_takes_the_win_away_plays_on_from_the_next_hand(tmp_path, rulesets,
+                                                                         clock):
+    """A match-winning hand corrected into a take-over left the table 比赛结束 with no winner
+    and no way to play on (found by a referee at the table)."""
+    s = open_table(tmp_path, rulesets, clock)
+    s.start_match_clock()
+    for _ in range(3):
+        play_hand(s, clock, 0, dealer="N")  # NS hold: 7, Q, then past A and win
+    assert (s.state.phase, s.state.winner()) == ("over", "NS")
+    used = s.state.match_clock.elapsed
+    clock.advance(600)  # the referee is called, ten minutes pass: not the match's time
+    s.unlock(PIN)
+    s.correct_hand(3, {"points": 85}, "recount")  # EW take over instead
+    assert (s.state.phase, s.state.winner(), s.state.levels()) == ("ready", None, ("Q", "2"))
+    assert s.state.draft.number == 4 and s.state.draft.dealer == s.state.core.next_dealer
+    assert s.state.match_clock.running
+    assert s.state.match_clock.started == clock.now() - used
+    play_hand(s, clock, 0)  # and the match goes on as any other
+    assert len(s.export()["hands"]) == 4
+    levels = s.state.levels()
+    s.close()
+    again = open_table(tmp_path, rulesets, clock)  # the journal says the same
+    assert (again.state.phase, again.state.levels()) == ("ready", levels)
+    assert [x["levels"] for x in replay(again.export(), rulesets)][-1] == dict(
+        zip(("NS", "EW"), levels, strict=True))
+
+
+def test_a_correction_after_a_forfeit_keeps_the_forfeit(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 0, dealer="N")
+    s.unlock(PIN)
+    s.end_match("NS", "forfeit", "left the hall")
+    s.correct_hand(1, {"points": 85}, "recount")  # (it lost the forfeit's winner)
+    assert (s.state.phase, s.state.winner()) == ("over", "EW")
+
+
 def test_a_refused_correction_changes_nothing(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="standard-80fen")
     for points in (0, 45, 45, 45):

@@ -1080,6 +1080,8 @@ class MatchState:
         draft = self.draft
         if core.winner is not None:
             self._finish(ev.mono)
+        elif draft is None and self.time_up is None:
+            self._reopen(ev.mono)
         elif draft is not None:
             # Both sides must agree to the result again. The hand in progress keeps the dealer
             # it is played with; one not yet dealt takes the dealer the corrected match gives.
@@ -1089,6 +1091,15 @@ class MatchState:
                 draft.dealer, draft.as_played = computed, False
             elif draft.dealer != computed:
                 draft.as_played = True
+
+    def _reopen(self, mono: float) -> None:
+        """A correction took the match's win away: play goes on at the next hand, dealt by
+        whom the corrected match says, and the match clock runs on from where the win
+        stopped it (the time between is not the match's)."""
+        self._new_draft()
+        mc = self.match_clock
+        if mc is not None and self.match_started:
+            mc.started, mc.running = mono - mc.elapsed, True
 
     def _refold(self, records: list[dict[str, Any]], from_hand: int
                 ) -> tuple[TeamMatch, list[Any]]:
@@ -1112,6 +1123,8 @@ class MatchState:
             results.append(result)
         if self.time_up and self.time_up["at"] == len(records) and core.winner is None:
             core = self._decide_time_up(core, self.time_up["in_hand"])
+        if self.end is not None and core.winner is None:  # a forfeit after the hands stands
+            core = core.forfeit(self.end["forfeit"])
         return core, results
 
     def _check_pause(self, data: dict[str, Any]) -> bool:
