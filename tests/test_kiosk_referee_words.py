@@ -165,3 +165,56 @@ def test_the_pin_pad_of_a_delete_names_the_penalty_it_removes(table):
     assert screen.lines == ("删除罚则：西 暴露张", "请输入密码")
     table.tap("language")
     assert table.screen.lines[0] == "刪除罰則：西 暴露張"
+
+
+def won_in_one_hand(table) -> None:
+    """A kitty of 80 at ×32 takes 东西 past A in hand 1: the result says they win."""
+    table.start()
+    table.enter(85, (80, "tractor4"))
+
+
+def test_ruling_a_disputed_hand_that_wins_says_the_match_ends(table):
+    """The ruling's question said 「比赛继续」 on the hand that ends the match."""
+    won_in_one_hand(table)
+    table.tap("dispute:NS", "ok", "referee")
+    table.pin()
+    table.tap("r_rule")
+    assert table.screen.lines == ("本副按屏幕上的结果确认：东西赢得比赛，比赛结束。",)
+    table.tap("ok")
+    assert (table.state.phase, table.state.winner()) == ("over", "EW")
+
+
+def test_the_referee_may_change_a_disputed_hand_before_both_sides_confirm_it(table):
+    """A dispute could only be ruled as shown: upholding it meant confirming a result the
+    referee held wrong, then correcting it."""
+    table.start()
+    table.enter(85)
+    table.tap("dispute:NS", "ok", "referee")
+    assert table.screen.name == "referee.pin"  # the referee's alone
+    table.pin()
+    menu = [b.label for g in table.screen.grids for b in g.buttons]
+    assert "裁定：先修改本副（再由双方确认）" in menu
+    table.tap("r_change")
+    assert table.state.phase == "entry" and table.state.draft.disputed_by is None
+    table.tap("e_back", "e_back")
+    assert table.screen.name == "entry.points"
+    table.tap("e_points:60", "e_last:dealer", "e_finish")
+    assert table.state.phase == "result"
+    table.press("N", "E")  # both sides agree to the changed hand
+    assert table.session.export()["hands"][0]["points"] == 60
+
+
+def test_correcting_the_hand_that_won_says_the_match_goes_on_and_it_does(table):
+    won_in_one_hand(table)
+    table.press("N", "E")
+    assert table.state.phase == "over"
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:dealer", "e_finish",
+              "e_summary")
+    screen = table.screen
+    assert screen.name == "correct.summary"
+    assert "更正后比赛未分胜负：继续比赛，下一副由东发牌。" in screen.lines, screen.lines
+    table.tap("r_save_correction", "close")
+    assert table.screen.name.startswith("ready"), table.screen.name
+    assert (table.state.phase, table.state.draft.dealer) == ("ready", "E")

@@ -645,6 +645,18 @@ def test_a_correction_that_takes_the_win_away_plays_on_from_the_next_hand(tmp_pa
         zip(("NS", "EW"), levels, strict=True))
 
 
+def test_only_the_referee_takes_a_disputed_hand_back_to_its_entry(tmp_path, rulesets, clock):
+    s = open_table(tmp_path, rulesets, clock)
+    play_hand(s, clock, 45, dealer="N", confirm=False)
+    s.dispute("E")
+    with pytest.raises(SessionError, match="referee only"):
+        s.reopen_entries()
+    s.unlock(PIN)
+    s.reopen_entries()
+    assert (s.state.phase, s.state.draft.disputed_by) == ("entry", None)
+    assert list(s.journal.events())[-1].actor == "referee"
+
+
 def test_a_correction_after_a_forfeit_keeps_the_forfeit(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock)
     play_hand(s, clock, 0, dealer="N")

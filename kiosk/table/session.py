@@ -315,8 +315,12 @@ class TableSession:
         self._record("table", (EventKind.ENTRY_STEP, {"step": step, **chosen}))
 
     def reopen_entries(self) -> None:
-        """Back from the result to the entry, before both sides have confirmed."""
-        self._record("table", (EventKind.ENTRIES_REOPEN, {}))
+        """Back from the result to the entry, before both sides have confirmed; from a
+        disputed result only the referee goes back, to change what was disputed."""
+        disputed = self.state.phase == Phase.DISPUTED
+        if disputed:
+            self._referee()
+        self._record("referee" if disputed else "table", (EventKind.ENTRIES_REOPEN, {}))
 
     def finish_entries(self) -> Any:
         """Show the result: total, level change, next dealer. Returns the core's result."""
@@ -383,14 +387,18 @@ class TableSession:
         return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
                 if old != new]
 
-    def next_dealer_after_correction(self, hand: int, entry: dict[str, Any]
-                                     ) -> tuple[str | None, str | None]:
-        """The dealer of the hand not yet dealt, before and after `correct_hand` would correct
-        `hand` (None, None while a hand is being played: it keeps its dealer)."""
+    def after_correction(self, hand: int, entry: dict[str, Any]) -> dict[str, Any]:
+        """What follows the hands, before and after `correct_hand` would correct `hand`: the
+        match's "winner", and the "dealer" of the hand not yet dealt (None before when the
+        match was over; absent while a hand is played, which keeps its dealer, and when the
+        corrected match is won)."""
         state = self.state
-        if state.phase != Phase.READY or state.draft is None:
-            return None, None
-        return state.draft.dealer, state.correction(hand, entry).core.next_dealer
+        core = state.correction(hand, entry).core
+        out: dict[str, Any] = {"winner": (state.winner(), core.winner)}
+        reopens = state.phase == Phase.OVER and state.time_up is None  # (as the state does)
+        if (state.phase == Phase.READY or reopens) and core.winner is None:
+            out["dealer"] = (state.draft.dealer if state.draft else None, core.next_dealer)
+        return out
 
     def preview_correction(self, hand: int, entry: dict[str, Any]
                            ) -> tuple[Any, list[tuple[int, Any, Any]]]:

@@ -995,10 +995,14 @@ class MatchState:
         self.phase = Phase.RESULT
 
     def _check_entries_reopen(self, data: dict[str, Any]) -> None:
-        """The table goes back to the entry before both sides have confirmed."""
-        self._need(Phase.RESULT)
+        """The table goes back to the entry before both sides have confirmed; from a disputed
+        result, the referee does, to change what was disputed (the session asks the PIN)."""
+        self._need(Phase.RESULT, Phase.DISPUTED)
 
     def _apply_entries_reopen(self, ev: Event, _: None) -> None:
+        assert self.draft is not None
+        if self.phase == Phase.DISPUTED:  # both sides will agree to the changed result
+            self.draft.disputed_by, self.phase = None, Phase.RESULT
         self._back_to_entry()
 
     def _check_confirm(self, data: dict[str, Any]) -> None:

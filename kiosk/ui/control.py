@@ -409,9 +409,15 @@ class Controller:
         elif name == "r_leader":
             ui.referee_step = "menu"
             self.send(lambda s: s.set_leader(arg))
-        elif name == "r_rule":
-            self._ask(Dialog(("ui.confirm.rule_title", {}), (("ui.confirm.rule", {}),),
-                             "r_do_rule", style="primary"))
+        elif name == "r_rule":  # what confirming the result shown does: the match may end
+            winner = (view.preview or {}).get("winner")
+            said = ("ui.confirm.rule_wins", {"team": winner}) if winner else \
+                ("ui.confirm.rule", {})
+            self._ask(Dialog(("ui.confirm.rule_title", {}), (said,), "r_do_rule",
+                             style="primary"))
+        elif name == "r_change":  # the entry again; both sides then agree to what it shows
+            self.send(lambda s: s.reopen_entries())
+            self._overlay(None)
         elif name == "r_do_rule":
             note = translator(ui.lang)("ui.note.ruling")  # journaled in the referee's words
             self.send(lambda s: s.rule_dispute(note))
@@ -562,7 +568,6 @@ class Controller:
                 result, changes = session.preview_correction(hand, entry)
                 ui.correct_preview = {"result": result.to_json(), "changes": changes,
                                       "before": view.history[hand - 1],
-                                      "dealer": session.next_dealer_after_correction(
-                                          hand, entry)}
+                                      **session.after_correction(hand, entry)}
 
             self.send(preview)

@@ -764,8 +764,9 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
         out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
     if view.phase == Phase.PLAY and not view.all_played:
         out.append(Btn("r_leader", t("ui.r.leader")))
-    if view.phase == Phase.DISPUTED:
+    if view.phase == Phase.DISPUTED:  # the result as shown, or changed first
         out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
+        out.append(Btn("r_change", t("ui.r.change")))
     if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
         out.append(Btn("r_correct", t("ui.r.correct")))
     if playing and view.time_up is None:
@@ -825,8 +826,13 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
                        ns=team_label(view, "NS", t), ew=team_label(view, "EW", t)))
     if not changes:
         lines.append(t("ui.correct.no_level_change"))
+    old_winner, new_winner = preview["winner"]
     old_dealer, new_dealer = preview.get("dealer") or (None, None)
-    if new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
+    if new_winner is not None and new_winner != old_winner:
+        lines.append(t("ui.correct.wins", team=team_label(view, new_winner, t)))
+    elif old_winner is not None and new_dealer is not None:  # the win taken away: play goes on
+        lines.append(t("ui.correct.plays_on", seat=t("seat." + new_dealer)))
+    elif new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
     lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
