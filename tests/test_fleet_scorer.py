@@ -166,3 +166,29 @@ def test_chrony_answers(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", fake_chronyc(tmp_path, None)["PATH"])
     assert fleet.chrony_synced() is None
     assert fleet.chrony_synced(str(tmp_path / "no-chronyc")) is None
+
+
+def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(tmp_path,
+                                                                              director,
+                                                                              monkeypatch):
+    """Tables that finished and went quiet were counted under red 有问题 (and 离线) while
+    their row said 正常; the results page and the hall call them 已下线, and so does this."""
+    monkeypatch.setenv("PATH", fake_chronyc(tmp_path, None)["PATH"])
+    fleet.guard_round_start(director, tmp_path)
+    director.start_round(0)
+    long_ago = time.time() - 600
+    codes = director.store.open_codes(long_ago)
+    for table in (1, 2):  # both kiosks paired and heard ten minutes ago, then no more
+        director.store.pair(table, codes[table], f"pi-{table}", long_ago)
+        fleet.record(director, table, {"version": "0.1.0", "health": [], "offset": 0.0},
+                     long_ago)
+    director.record_ruling(1, "forfeit", "EW", "未到场")  # table 1's match is over
+    director.set_password("correct horse battery")
+    client = TestClient(create_app(director), follow_redirects=False)
+    client.post("/admin/login", data={"password": "correct horse battery"})
+    page = client.get("/admin/tables").text
+    chips = dict(re.findall(r'data-show="(\w+)"[^>]*>[^<]*<b>(\d+)</b>', page))
+    assert (chips["problem"], chips["offline"]) == ("1", "1"), chips  # table 2 alone
+    rows = dict(re.findall(r'<tr data-table="(\d+)"[^>]*>(.*?)</tr>', page, re.S))
+    assert "已下线" in rows["1"] and "error" not in rows["1"]
+    assert "离线" in rows["2"] and 'class="health error"' in rows["2"]

@@ -15,6 +15,7 @@ import io
 import sqlite3
 import subprocess
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,10 +199,11 @@ def guard_round_start(director: Director, data_dir: str | Path,
 # -- the admin page --------------------------------------------------------------------------
 
 
-def view(director: Director, now: float) -> dict[str, Any]:
+def view(director: Director, now: float, done: Collection[int] = ()) -> dict[str, Any]:
     """What the admin page's tables screen shows of the fleet: each table's kiosk report (its
     offset shown as text), the scorer's clock ("synced", "confirmed", "unsynced", "unknown"),
-    and why a round would not start now."""
+    and why a round would not start now. A kiosk of a table in `done` (its match over) that
+    is no longer heard is no trouble: switched off after its match, as kiosks are."""
     clock = director.scorer_clock
     state = clock.state() if clock is not None else "unknown"
     reports = {}
@@ -213,6 +215,6 @@ def view(director: Director, now: float) -> dict[str, Any]:
             # (rounded first: a kiosk 0.1 ms behind shows +0.000, not -0.000)
             "offset": "–" if k.offset is None else f"{round(k.offset, 3) or 0.0:+.3f} s",
             "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)),
-            "bad": bool(k.health) or late or off}
+            "bad": bool(k.health) or off or (late and k.table not in done)}
     problems = [p for p in round_start_problems(director, None, now)]
     return {"kiosks": reports, "clock": state, "problems": problems}

@@ -18,10 +18,16 @@ def tables(director: Director, request: Request) -> dict[str, Any]:
     now = director.clock()
     count = director.table_count()
     known = (director.store.links(), director.store.paired_tables())
-    links = {n: views.link_state(director, n, now, known) for n in range(1, count + 1)}
+    current = director.current_round()  # its tables whose match is over: a kiosk switched
+    done: set[int] = set()  # off then is no alarm (as on the results page and the hall's)
+    if current and director.round_start(current) is not None:
+        played = {t for t, _, _ in director.assignments(current)} | set(director.seats(current))
+        done = played - set(director._unfinished(current))
+    links = {n: views.link_state(director, n, now, known, n in done)
+             for n in range(1, count + 1)}
     problems = [(n, p) for n in range(1, count + 1) for p in director.unscored(n)]
     conflicts = director.store.conflicts()
-    report = fleet.view(director, now)  # versions, health, clocks (fleet.py)
+    report = fleet.view(director, now, done)  # versions, health, clocks (fleet.py)
     troubled = {n for n, _ in problems} | {c["table"] for c in conflicts} | \
         {n for n, k in report["kiosks"].items() if k["bad"]}
     every = [{"table": n, "paired": n in known[1], "link": links[n],
