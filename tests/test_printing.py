@@ -511,3 +511,29 @@ def test_every_teams_scorecard_has_the_same_columns(event, tmp_path):
             rf'<word xMin="([\d.]+)"[^>]*>{header}</word>', boxes)}
         assert len(re.findall(rf">{header}</word>", boxes)) > 3 and len(lefts) == 1, \
             (header, lefts)
+
+
+@pytest.mark.process
+def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
+    """The kiosk's history said 已更正 where the scorer's 记分表 said nothing."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=4)
+    d.import_teams("编号,队名\nt01,甲\nt02,乙\n".encode())
+    codes = d.add_tables(1)
+    d.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+
+    def correct_the_first(session) -> None:
+        if len(session.state.played) == 2:
+            record = session.export()["hands"][0]
+            session.unlock("2468")  # (the simulated referee's PIN)
+            session.correct_hand(1, {"points": record["points"] + 5}, "recount")
+
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 3, 3, 1e9, io.StringIO(),
+                    after_hand=correct_the_first).close()
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    rows = re.findall(r'<tr><td class="num">(\d+)</td>(.*?)</tr>', sheet, re.S)
+    marked = [hand for hand, row in rows if "裁判已更正" in row]
+    assert marked == ["1"], rows
+    d.store.close()

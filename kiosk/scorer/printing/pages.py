@@ -240,7 +240,10 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            "ruleset_name": ruleset.name(lang), "hands": [], "deals": [],
                            "individual": ruleset.kind != "team", "ruling": None,
                            "result": None, "end": None, "win_points": ruleset.result.win_points,
-                           "loss_points": ruleset.result.loss_points, "final": None}
+                           "loss_points": ruleset.result.loss_points, "final": None,
+                           # the hands the table's referee corrected, as its history says
+                           "corrected": {i for i, p in enumerate(state.played, 1)
+                                         if p.corrected} if state is not None else set()}
     names = director.team_names()
     teams = {r.id: r for r in director.team_rows()}
     if out["individual"]:
@@ -301,7 +304,9 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                              "level": line["level"], "total": line["total"],
                              "result": words.result_words(line, ruleset, lang),
                              "advance": line["advance"], "levels": line["levels"],
-                             "notes": words.notes(record, line, ruleset, lang, players)})
+                             "notes": words.notes(record, line, ruleset, lang, players) + (
+                                 [translator(lang)("words.corrected")]
+                                 if line["hand"] in out["corrected"] else [])})
     for side in out["sides"].values():
         side["penalties"] = _grouped(side["penalties"])
     if lines:
