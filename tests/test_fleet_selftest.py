@@ -170,3 +170,31 @@ def test_mock_pins_named_in_the_environment_are_driven_by_the_selftest():
     result = selftest_cli("--no-window", "--press-timeout", "2", "--lang", "en", env=env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count(": pressed") == 6
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("printer", "baud", "said"), [
+    ("/dev/nonexistent", "9600", "没有这个设备：打印机没接上，或名字不对"),
+    ("usb", "9600", "没有这个设备：打印机没接上，或名字不对"),
+    ("/sys/kernel/notes", "9600", "没有权限打开：运行平板的用户须在 dialout 组"),  # (root too)
+    ("/proc/version", "9600", "设置不对"),  # a file, no serial port
+    ("loop://", "-5", "设置不对"), ("usb://0", "9600", "设置不对")])
+def test_a_printer_that_cannot_be_opened_is_said_with_its_remedy(printer, baud, said):
+    """Installer: a missing device was 「没有响应（请检查电源、连线和纸张）」."""
+    env = {k: v for k, v in os.environ.items() if k != "KIOSK_LANG"}
+    env["GPIOZERO_PIN_FACTORY"] = "mock"
+    done = selftest_cli("--no-window", "--press-timeout", "2", "--printer", printer,
+                        "--printer-baud", baud, env=env)
+    line = next(x for x in done.stdout.splitlines() if x.startswith(f"✗ 打印机 {printer}"))
+    assert line.startswith(f"✗ 打印机 {printer}：{said}"), line
+    assert "电源" not in line and "纸张" not in line, line
+
+
+@pytest.mark.unit
+def test_a_silent_printer_is_still_power_cable_and_paper():
+    printer = PtyPrinter(answer=False)
+    try:
+        step = selftest.printer_step(printer.path, 9600, b"x")
+    finally:
+        printer.close()
+    assert (step.outcome, step.params["reason"]) == ("fail", "not_answering")
