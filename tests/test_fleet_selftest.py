@@ -9,6 +9,7 @@ import re
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -198,3 +199,41 @@ def test_a_silent_printer_is_still_power_cable_and_paper():
     finally:
         printer.close()
     assert (step.outcome, step.params["reason"]) == ("fail", "not_answering")
+
+
+@pytest.mark.process
+def test_no_window_is_said_in_words_with_kivys_log_in_its_file(tmp_path):
+    """Installer: 「✗ 无法打开窗口：Kivy found no window provider」, Kivy's [INFO] lines and a
+    traceback filled the screen (KMS/DRM asked for, and none to be had)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "KIOSK_LANG")}
+    env.update(KIVY_WINDOW="sdl2", SDL_VIDEODRIVER="kmsdrm", KIVY_GL_BACKEND="sdl2",
+               GPIOZERO_PIN_FACTORY="mock", KIVY_HOME=str(tmp_path / "kivy"))
+    done = selftest_cli("--press-timeout", "2", env=env)
+    said = done.stdout + done.stderr
+    assert "✗ 无法打开窗口（sdl2，SDL_VIDEODRIVER=kmsdrm）：请检查显示屏接好并通电" in said, said
+    for kivys in ("[INFO", "[CRITICAL", "Traceback", 'File "', "Kivy found no"):
+        assert kivys not in said, said
+    log = next(x for x in done.stdout.splitlines() if x.startswith("· Kivy 自己的记录："))
+    assert "kmsdrm not available" in Path(log.split("：", 1)[1]).read_text(encoding="utf-8")
+    assert done.returncode == 1
+
+
+WINDOW_ON_A_PI = """
+from kiosk.hw import selftest
+from kiosk.i18n import translator
+t = translator("zh-Hans")
+for step in selftest.window_step(on_pi=True):
+    print(step.outcome, t(step.key, **step.params))
+"""
+
+
+@pytest.mark.window
+def test_a_window_drawn_in_software_fails_on_a_pi(display, tmp_path):
+    """Xvfb's GL is llvmpipe: fine on a laptop, a wrong boot config on a Pi (ACCEPTANCE.md)."""
+    env = {**os.environ, "DISPLAY": display, "KIVY_GL_BACKEND": "sdl2",
+           "KIVY_HOME": str(tmp_path / "kivy")}
+    done = subprocess.run([sys.executable, "-c", WINDOW_ON_A_PI], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, env=env)
+    window = done.stdout.splitlines()[0]
+    assert window.startswith("fail 窗口：WindowSDL "), done.stdout + done.stderr
+    assert "llvmpipe" in window and "dtoverlay=vc4-kms-v3d" in window and "重启" in window

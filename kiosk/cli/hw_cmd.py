@@ -154,7 +154,7 @@ def run_selftest(args: argparse.Namespace) -> int:
     on_pi = "Raspberry Pi" in (board_model() or "")
     steps += selftest.run(selftest.display_steps(on_pi), report)
     if not args.no_window:
-        steps += selftest.run(iter([selftest.window_step()]), report)
+        steps += selftest.run(selftest.window_step(on_pi), report)
     failed = sum(step.outcome == "fail" for step in steps)
     looks = sum(step.outcome == "look" for step in steps)
     print(t("fleet.selftest.summary", failed=failed, look=looks), flush=True)
