@@ -729,9 +729,12 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
         return ScreenModel("step", "referee.forfeit_reason", t("ui.q.forfeit_reason"), grids=(
             Grid(tuple(Btn(f"r_freason:{r}", t("ui.forfeit.reason." + r))
                        for r in FORFEIT_REASONS), 2, 1),), nav=(back,))
-    if step == "correct_pick":
-        hands = tuple(Btn(f"r_correct:{h['hand']}", t("ui.hand", n=h["hand"]))
-                      for h in view.history if h.get("result") != "redeal")
+    if step == "correct_pick":  # each hand told apart by its dealer and points, as 记录 does
+        hands = tuple(Btn(f"r_correct:{h['hand']}", t(
+            "ui.correct.pick", n=h["hand"], points=record.get("points", "—"),
+            seat=t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"))
+            for h, record in zip(view.history, view.records, strict=False)
+            if h.get("result") != "redeal")
         return ScreenModel("step", "referee.correct_pick", t("ui.q.correct_pick"),
                            grids=(Grid(hands, 6, 4),) if hands else (),
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
@@ -836,6 +839,14 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
     lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
+    # what the correction strikes out, with what it cost (the hand's own penalties are c1 …)
+    hand = ui.correct_hand or 0
+    was = wizard.record_values(view.records[hand - 1]).penalties
+    kept = {pid for pid, _ in values.penalties}
+    cost = tuple(zip((pid for pid, _ in was), view.history[hand - 1].get("penalties", ()),
+                     strict=False))
+    lines += [t("ui.correct.removed", penalty=text) for text in wizard.priced_texts(
+        tuple(x for x in was if x[0] not in kept), cost, view, t, lang)]
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
