@@ -63,7 +63,8 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     # levels, time up): only the table, and its link to the scorer
     shown = TableView(view.table, link=view.link) if model.name in ("setup", "keyboard") \
         else view
-    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang)
+    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang,
+                   paused=model.name != "paused")  # (the banner says it, once)
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
@@ -158,10 +159,11 @@ def pager(page: int, pages: int, t: Any) -> Btn:
 # -- the status strip and the notice area -------------------------------------------------
 
 
-def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans"
-           ) -> tuple[Part, ...]:
+def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans",
+           paused: bool = True) -> tuple[Part, ...]:
     """The parts of the status strip: where, who deals, the level played, trump, both sides'
-    levels and the match time. On the clock (`big`) the table and round give way."""
+    levels, the match time and (`paused`) 已暂停. On the clock (`big`) the table and round give
+    way."""
     parts = []
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
@@ -187,8 +189,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                        else "ui.cap.match_time_waiting")
             parts.append(Part(t(caption), mmss(max(0.0, left)),
                               "" if view.match_running else "dim"))
-    if view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds the move
-        parts.append(Part("", t("ui.paused.short"), "alert"))  # clock: nothing is paused)
+    if paused and view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds
+        parts.append(Part("", t("ui.paused.short"), "alert"))  # the move clock: nothing is
+        # paused)
     if view.link is not None and not big:
         parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
     return tuple(parts)
@@ -462,16 +465,22 @@ def mmss(left: float) -> str:
 def _paused(view: TableView, t: Any) -> ScreenModel:
     reason = view.pause_reason or PauseReason.REFEREE
     key = reason if reason in set(PauseReason) else PauseReason.REFEREE
-    lines: tuple[str, ...] = (t("ui.paused.why." + key.replace(" ", "_")),
-                              t("ui.paused.stopped"))
+    # only the clocks that were running are said to stop: no move clock runs in the entry,
+    # nor after the last trick; no match clock before it starts or after time up
+    move = view.clock_kind is not None and not view.all_played
+    match = view.match_clock_started and view.match_limit is not None and not view.time_up
+    stopped = {(True, True): "ui.paused.stopped", (True, False): "ui.paused.stopped_move",
+               (False, True): "ui.paused.stopped_match"}.get((move, match))
+    lines: tuple[str, ...] = (t(stopped),) if stopped else ()
     # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
     nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:
         lines += (t("ui.paused.key"),)
     if key == PauseReason.HALL:
         lines += (t("ui.paused.hall"),)
-    return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
-                       tone="paused", lines=lines, nav=nav)
+    # 暂停 once, in the banner; the title says who paused
+    return ScreenModel("banner", "paused", t("ui.paused.why." + key.replace(" ", "_")),
+                       big=t("ui.paused.big"), tone="paused", lines=lines, nav=nav)
 
 
 def _time_up_banner(view: TableView, t: Any) -> ScreenModel:
