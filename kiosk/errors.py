@@ -140,7 +140,9 @@ class PrinterError(HardwareError):
     """The slip printer cannot be opened or written."""
 
     def __init__(self, reason: str, detail: str) -> None:
-        self.reason = reason  # "not_answering", "no_paper" or "lost"
+        # "not_answering", "no_paper", "lost"; opening it: "no_device", "no_permission",
+        # "bad_setting"
+        self.reason = reason
         super().__init__(f"{reason}: {detail}")
 
 

@@ -218,7 +218,7 @@ def test_a_usb_printer_class_device_is_written_as_a_file(monkeypatch, tmp_path):
         printer.close()
     with pytest.raises(PrinterError) as err:  # unplugged: the device is gone
         SlipPrinter(str(tmp_path / "gone"), timeout=0.2).print_slip(b"x")
-    assert err.value.reason == "not_answering"
+    assert err.value.reason == "no_device"
 
 
 @pytest.mark.unit

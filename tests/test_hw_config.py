@@ -145,9 +145,39 @@ def test_boot_config_explains_every_line_and_covers_each_model():
     ("dtoverlay=gpio-shutdown\ndtparam=gpio_pin=17", 17, "shutdown"),
     ("dtoverlay=gpio-shutdown,gpio_pin=0x11", 17, "shutdown"),
     ("enable_uart=1", 14, "uart_txd"),
+    ("dtoverlay=pwm,pin=12,func=4", 12, "dtoverlay=pwm"),
+    ("dtoverlay=pwm\ndtparam=pin=12", 12, "dtoverlay=pwm"),
+    ("dtoverlay=pwm", 18, "dtoverlay=pwm"),
+    ("dtoverlay=pwm-2chan,pin=12,pin2=13", 13, "dtoverlay=pwm-2chan"),
+    ("dtoverlay=gpio-fan", 12, "dtoverlay=gpio-fan"),
+    ("dtoverlay=w1-gpio,gpiopin=6", 6, "dtoverlay=w1-gpio"),
+    ("dtoverlay=gpio-poweroff", 26, "dtoverlay=gpio-poweroff"),
+    ("dtoverlay=i2c-gpio", 24, "dtoverlay=i2c-gpio"),
+    ("dtoverlay=some-hat,reset_pin=16", 16, "dtoverlay=some-hat"),  # any pin parameter
 ])
 def test_boot_config_claims_in_every_spelling(config, pin, claim):
     assert claimed_pins(config)[pin] == claim
+
+
+@pytest.mark.unit
+def test_an_overlay_moved_off_its_default_pin_leaves_it():
+    assert 18 not in claimed_pins("dtoverlay=pwm,pin=12")
+    assert 3 not in claimed_pins("dtoverlay=gpio-shutdown,gpio_pin=17,gpio_pull=up")
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("overlay", "refused"), [
+    ("dtoverlay=pwm,pin=12", "蜂鸣器（buzzer）：GPIO12 已在 {config} 中分配给了“dtoverlay=pwm”"),
+    ("dtoverlay=gpio-fan", "蜂鸣器（buzzer）：GPIO12 已在 {config} 中分配给了“dtoverlay=gpio-fan”"),
+    ("dtoverlay=w1-gpio,gpiopin=5",
+     "北座按钮（seat.N.button）：GPIO5 已在 {config} 中分配给了“dtoverlay=w1-gpio”")])
+def test_an_overlay_on_a_kiosk_pin_is_refused(tmp_path, overlay, refused):
+    """Installer: `kiosk hw check` passed a config with the buzzer's pin given to a PWM."""
+    config = tmp_path / "config.txt"
+    config.write_text(CONFIG.read_text(encoding="utf-8") + overlay + "\n", encoding="utf-8")
+    done = kiosk("hw", "check", "--boot-config", str(config))
+    assert done.returncode == 2
+    assert refused.format(config=config) in done.stderr, done.stderr
 
 
 @pytest.mark.unit

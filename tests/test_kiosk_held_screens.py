@@ -141,7 +141,7 @@ def test_a_pause_restored_on_the_result_screen_shows_its_banner_and_resume(table
     screen = table.screen
     assert screen.name == "paused"
     assert (screen.nav[0].action, screen.nav[0].label) == ("resume", "继续（裁判密码）")
-    assert screen.big == "暂停" and "本机重新启动后暂停" in screen.lines
+    assert screen.big == "暂停" and screen.title == "本机重新启动后暂停"
     table.tap("resume")
     table.pin()
     assert not table.state.paused and table.screen.name.startswith("result")

@@ -703,7 +703,7 @@ def test_the_hall_pauses_and_resumes_a_table_and_the_banner_says_so(table):
     table.start()
     table.do(lambda s: s.follow_hall(True))
     screen = table.screen
-    assert screen.name == "paused" and screen.lines[0] == "全场暂停"
+    assert screen.name == "paused" and screen.title == "全场暂停"
     table.do(lambda s: s.follow_hall(False))
     assert not table.state.paused
     table.tap("pause_table")  # a table's own pause is not the hall's to resume

@@ -117,7 +117,7 @@ def run_selftest(args: argparse.Namespace) -> int:
     from ..hw import selftest
     from ..hw.panel import board_model, default_pin_factory
     from ..hw.pinmap import load_pinmap
-    from ..i18n import explain, translator
+    from ..i18n import explain, render, translator
 
     t = translator(args.lang)
     marks = {"ok": "✓", "fail": "✗", "skip": "–", "info": "·", "look": "?"}
@@ -146,7 +146,9 @@ def run_selftest(args: argparse.Namespace) -> int:
         panel = selftest.PanelTest(pinmap, factory, mock, args.press_timeout)
         steps += selftest.run(panel.steps(), report)
     except (GpioError, PinMapError) as exc:
-        detail = explain(exc, args.lang)
+        # (the kiosk's own words for it end "run kiosk hw selftest": not said inside it)
+        detail = render("fleet.selftest.gpio_cannot_open", exc.params, args.lang) \
+            if exc.key == "fleet.gpio.cannot_open" else explain(exc, args.lang)
         steps += selftest.run(iter([selftest.Step("fleet.selftest.gpio_failed", "fail",
                                                   {"detail": detail})]), report)
     slip = selftest.test_slip(t("fleet.selftest.slip_title"), t("fleet.selftest.slip_line"))
@@ -154,7 +156,7 @@ def run_selftest(args: argparse.Namespace) -> int:
     on_pi = "Raspberry Pi" in (board_model() or "")
     steps += selftest.run(selftest.display_steps(on_pi), report)
     if not args.no_window:
-        steps += selftest.run(iter([selftest.window_step()]), report)
+        steps += selftest.run(selftest.window_step(on_pi), report)
     failed = sum(step.outcome == "fail" for step in steps)
     looks = sum(step.outcome == "look" for step in steps)
     print(t("fleet.selftest.summary", failed=failed, look=looks), flush=True)

@@ -2,8 +2,9 @@
 
 A pin map is TOML in which every part's pin is written ``gpio = N``: ``[seat.N.button]``,
 ``[seat.N.led]`` for each seat, ``[referee.pause]``, ``[referee.confirm]``, ``[buzzer]``. The
-boot config (``config.txt``) claims pins for the UART, I2C, SPI and the shutdown button; a part
-on such a pin, a pin used twice or a pin the header does not have is refused.
+boot config (``config.txt``) claims pins for the UART, I2C, SPI, the shutdown button and any
+overlay that takes a GPIO (a PWM, a fan, 1-Wire…); a part on such a pin, a pin used twice or a
+pin the header does not have is refused.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def part_words(part: str) -> Words:
 
 
 def claim_words(claim: str) -> Words:
+    """A claim's words: a catalog word, or an overlay's line as config.txt writes it."""
+    if claim.startswith("dt"):
+        return words("pinmap.claim.overlay", line=claim)
     return words(f"pinmap.claim.{claim}")
 
 
@@ -159,12 +163,27 @@ ON = frozenset({"on", "true", "yes", "1", ""})  # a bare `dtparam=spi` means on 
 SPI_PINS = {"spi0": (7, 8, 9, 10, 11), "spi1": (16, 17, 18, 19, 20, 21)}
 
 
+#: Overlays that take GPIOs: the parameters that name them, with their defaults (the
+#: firmware's overlays/README). Any other parameter that names a pin (its name says pin or
+#: gpio, its value is a number) claims it too, in any overlay or the base's dtparam.
+OVERLAY_PINS: dict[str, dict[str, int]] = {
+    "gpio-shutdown": {"gpio_pin": 3}, "gpio-poweroff": {"gpiopin": 26}, "gpio-key": {"gpio": 3},
+    "pwm": {"pin": 18}, "pwm-2chan": {"pin": 18, "pin2": 19}, "gpio-fan": {"gpiopin": 12},
+    "w1-gpio": {"gpiopin": 4}, "w1-gpio-pullup": {"gpiopin": 4, "extpullup": 5},
+    "gpio-ir": {"gpio_pin": 18}, "gpio-ir-tx": {"gpio_pin": 18}, "pps-gpio": {"gpiopin": 18},
+    "i2c-gpio": {"i2c_gpio_sda": 23, "i2c_gpio_scl": 24}}
+
+
 def claimed_pins(config_text: str, source: str = "config.txt") -> dict[int, str]:
-    """The GPIOs a boot config gives to the UART, I2C, SPI and the shutdown button (by their
-    `pinmap.claim.*` word). Every section counts (a line under [pi4] claims its pins too): the
-    map must suit every model. Raises PinMapError for a pin number it cannot read."""
+    """The GPIOs a boot config gives to the UART, I2C, SPI, the shutdown button (by their
+    `pinmap.claim.*` word) and any other overlay (``dtoverlay=NAME``; the base's own, such as
+    an activity LED moved to a GPIO: ``dtparam``). Every section counts (a line under [pi4]
+    claims its pins too): the map must suit every model. Raises PinMapError for a pin number
+    it cannot read."""
     claims: dict[int, str] = {}
-    overlay = ""  # dtparam lines after a dtoverlay line set that overlay's parameters
+    # each dtoverlay line (the base's dtparam lines first): its pins by parameter; dtparam
+    # lines after a dtoverlay line set that overlay's parameters
+    overlays: list[tuple[str, dict[str, int]]] = [("", {})]
     for number, raw_line in enumerate(config_text.splitlines(), 1):
         line = raw_line.split("#", 1)[0].strip()
         if not line or line.startswith("["):
@@ -178,32 +197,37 @@ def claimed_pins(config_text: str, source: str = "config.txt") -> dict[int, str]
         if key == "dtoverlay":
             overlay = params[0][0] if params else ""
             params = params[1:]
-            for bus, pins in SPI_PINS.items():
+            for bus, bus_pins in SPI_PINS.items():
                 if overlay.startswith(bus):
-                    claims.update({n: SPI for n in pins})
-            if overlay == "gpio-shutdown":
-                claims[3] = SHUTDOWN
+                    claims.update({n: SPI for n in bus_pins})
+            overlays.append((overlay, dict(OVERLAY_PINS.get(overlay, {}))))
         elif key != "dtparam":
             continue
+        overlay, named = overlays[-1]
         for name, setting in params:
-            if name == "gpio_pin" and overlay == "gpio-shutdown":
-                claims = {n: c for n, c in claims.items() if c != SHUTDOWN}
-                claims[_gpio(setting, number, source)] = SHUTDOWN
+            if name in OVERLAY_PINS.get(overlay, {}) or (
+                    ("pin" in name or "gpio" in name) and setting.isdigit()):
+                named[name] = _gpio(setting, number, source, name)
             elif name in ("i2c_arm", "i2c") and setting in ON:
                 claims.update(I2C)
             elif name == "spi" and setting in ON:
                 claims.update({n: SPI for n in SPI_PINS["spi0"]})
             elif name == "uart0" and setting in ON:
                 claims.update(UART)
+    for overlay, named in overlays:
+        claim = SHUTDOWN if overlay == "gpio-shutdown" else \
+            f"dtoverlay={overlay}" if overlay else "dtparam"
+        claims.update(dict.fromkeys(named.values(), claim))
     return claims
 
 
-def _gpio(text: str, line: int, source: str) -> int:
+def _gpio(text: str, line: int, source: str, name: str) -> int:
     try:
         return int(text, 0)
     except ValueError:
-        raise _refused(f"{source} line {line}: gpio_pin={text!r} is not a GPIO number",
-                       "pinmap.boot_gpio", source=source, line=line, value=text) from None
+        raise _refused(f"{source} line {line}: {name}={text!r} is not a GPIO number",
+                       "pinmap.boot_gpio", source=source, line=line, name=name,
+                       value=text) from None
 
 
 def _params(value: str) -> list[tuple[str, str]]:

@@ -9,8 +9,10 @@ reprints), prints on its own thread, and reports the outcome through the door.""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import select
+import termios
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +78,19 @@ class PrintResult:
     detail: str = ""
 
 
+#: Why a printer could not be opened, by the system's error: each has its own remedy (plug
+#: it in or fix its name, the user's groups or the udev rule), none of them power or paper.
+OPEN_ERRORS = {errno.ENOENT: "no_device", errno.ENODEV: "no_device", errno.ENXIO: "no_device",
+               errno.EACCES: "no_permission", errno.EPERM: "no_permission"}
+
+
+def _open_reason(exc: Exception) -> str:
+    """A PrinterError's reason for an error opening the printer."""
+    if isinstance(exc, ValueError) or isinstance(exc.__context__, termios.error):
+        return "bad_setting"  # an unknown URL or speed, or a path that is no serial port
+    return OPEN_ERRORS.get(getattr(exc, "errno", None) or 0, "not_answering")
+
+
 class SlipPrinter:
     """`url`: a pyserial URL or device, or a printer-class device. `baudrate`: the printer's
     serial speed (its self-test page says it; 9600 unless set otherwise), unused for USB."""
@@ -90,7 +105,7 @@ class SlipPrinter:
             return serial.serial_for_url(self.url, baudrate=self.baudrate, timeout=self.timeout,
                                          write_timeout=self.timeout * 5)
         except (serial.SerialException, OSError, ValueError) as exc:
-            raise PrinterError("not_answering", f"{self.url}: {exc}") from None
+            raise PrinterError(_open_reason(exc), f"{self.url}: {exc}") from None
 
     def print_slip(self, data: bytes) -> str:
         """Check the paper, then send the slip. Returns "printed" or "paper_low". Raises

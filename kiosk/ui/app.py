@@ -290,9 +290,18 @@ class MuteIcon(Widget):
 
 
 class StatusStrip(BoxLayout):
-    """The parts of the status strip, wrapping between parts (never inside one)."""
+    """The parts of the status strip. On the clock (`big`) they wrap between parts, never
+    inside one. Elsewhere the strip is one line of a fixed height whatever it says: parts that
+    would not fit (the scorer link lost, 已暂停, English words) make the whole line's type
+    smaller, never a second line, which pushed the body down under a finger (a tap meant for
+    「85」 took 「40」)."""
 
     big = BooleanProperty(False)
+
+    def on_kv_post(self, _base: Any) -> None:
+        self.scale = 1.0
+        self._squeeze_later = Clock.create_trigger(self._squeeze)
+        self.ids.parts.bind(width=self._squeeze_later)
 
     def show(self, app: KioskApp, parts: tuple[Part, ...], flags: tuple[str, ...]) -> None:
         box = self.ids.parts
@@ -301,19 +310,40 @@ class StatusStrip(BoxLayout):
             self._key = key
             box.clear_widgets()
             for _ in parts:
-                box.add_widget(StripPart(app, self.big))
+                widget = StripPart(app, self.big, self.scale)
+                widget.bind(width=self._squeeze_later)
+                box.add_widget(widget)
         for widget, part in zip(box.children[::-1], parts, strict=False):
             widget.show(part)
         self.ids.mute.shown = "muted" in flags
+
+    def _squeeze(self, *_: Any) -> None:
+        """Type as large as fits the line (never larger than the app's own)."""
+        box = self.ids.parts
+        if self.big or not box.children:
+            return
+        fixed = len(box.children) * (StripPart.PAD + box.spacing[0]) + box.padding[0] * 2
+        words = sum(part.width - StripPart.PAD for part in box.children)
+        if words <= 0:
+            return
+        # 0.97: room for the type's own rounding, so that a fitted line stays as it is
+        scale = min(1.0, self.scale * (box.width - fixed) / words * 0.97)
+        if scale < self.scale or scale > self.scale + 0.05 or scale == 1.0:
+            self.scale = scale
+            for part in box.children:
+                part.rescale(scale)
 
 
 class StripPart(BoxLayout):
     """One part of the strip: its caption small, its value large (above each other on the
     clock, side by side elsewhere); as wide as its words."""
 
-    def __init__(self, app: KioskApp, big: bool) -> None:
+    PAD = dp(14)  # beside its words (off the clock): the padding and the spacing between
+
+    def __init__(self, app: KioskApp, big: bool, scale: float = 1.0) -> None:
         super().__init__(orientation="vertical" if big else "horizontal",
-                         size_hint=(None, None), padding=(dp(8), 0), spacing=dp(4))
+                         size_hint=(None, None), padding=(dp(8) if big else dp(5), 0),
+                         spacing=dp(4))
         small = app.text_size * (0.8 if big else 0.85)
         self.caption = Label(font_name=app.font, font_size=small, color=(0.67, 0.67, 0.72, 1),
                              size_hint=(None, None))
@@ -324,14 +354,21 @@ class StripPart(BoxLayout):
             self.add_widget(label)
         self.big, self.small, self.app = big, small, app
         self.height = (app.status_size * 1.2 + small * 1.4) if big else app.text_size * 1.6
+        if not big:
+            self.rescale(scale)
+
+    def rescale(self, scale: float) -> None:
+        """Off the clock: the type at `scale` of its own size, in the same height."""
+        self.caption.font_size, self.value.font_size = \
+            self.small * scale, self.app.text_size * scale
 
     def show(self, part: Part) -> None:
         self.caption.text, self.value.text = part.caption, part.value
-        size = max(self.small, self.app.strong_caption_size) if part.strong and self.big \
-            else self.small
-        if self.caption.font_size != size:
-            self.caption.font_size = size
-            self.height = self.app.status_size * 1.2 + size * 1.4 if self.big else self.height
+        if self.big:
+            size = max(self.small, self.app.strong_caption_size) if part.strong else self.small
+            if self.caption.font_size != size:
+                self.caption.font_size = size
+                self.height = self.app.status_size * 1.2 + size * 1.4
         self.caption.color = (1, 1, 1, 1) if part.strong else (0.67, 0.67, 0.72, 1)
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
             (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
@@ -346,7 +383,7 @@ class StripPart(BoxLayout):
             self.width = max(cw, vw) + dp(16)
         else:
             self.caption.size, self.value.size = (cw, self.height), (vw, self.height)
-            self.width = cw + vw + dp(20)
+            self.width = cw + vw + self.PAD
 
 
 class KioskScreen(Screen):

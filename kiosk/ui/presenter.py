@@ -63,7 +63,8 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     # levels, time up): only the table, and its link to the scorer
     shown = TableView(view.table, link=view.link) if model.name in ("setup", "keyboard") \
         else view
-    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang)
+    strip = status(shown, now, t, big=model.screen == "clock", lang=ui.lang,
+                   paused=model.name != "paused")  # (the banner says it, once)
     flags = tuple(f for f, on in (("muted", view.muted), ("paused", view.paused),
                                   ("time-up", view.time_up is not None)) if on)
     nav = model.nav
@@ -158,10 +159,11 @@ def pager(page: int, pages: int, t: Any) -> Btn:
 # -- the status strip and the notice area -------------------------------------------------
 
 
-def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans"
-           ) -> tuple[Part, ...]:
+def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans",
+           paused: bool = True) -> tuple[Part, ...]:
     """The parts of the status strip: where, who deals, the level played, trump, both sides'
-    levels and the match time. On the clock (`big`) the table and round give way."""
+    levels, the match time and (`paused`) 已暂停. On the clock (`big`) the table and round give
+    way."""
     parts = []
     if not big:
         parts.append(Part(t("ui.table", n=view.table),
@@ -187,8 +189,9 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                        else "ui.cap.match_time_waiting")
             parts.append(Part(t(caption), mmss(max(0.0, left)),
                               "" if view.match_running else "dim"))
-    if view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds the move
-        parts.append(Part("", t("ui.paused.short"), "alert"))  # clock: nothing is paused)
+    if paused and view.paused and view.pause_reason != PauseReason.HOLD:  # (a question holds
+        parts.append(Part("", t("ui.paused.short"), "alert"))  # the move clock: nothing is
+        # paused)
     if view.link is not None and not big:
         parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
     return tuple(parts)
@@ -462,16 +465,22 @@ def mmss(left: float) -> str:
 def _paused(view: TableView, t: Any) -> ScreenModel:
     reason = view.pause_reason or PauseReason.REFEREE
     key = reason if reason in set(PauseReason) else PauseReason.REFEREE
-    lines: tuple[str, ...] = (t("ui.paused.why." + key.replace(" ", "_")),
-                              t("ui.paused.stopped"))
+    # only the clocks that were running are said to stop: no move clock runs in the entry,
+    # nor after the last trick; no match clock before it starts or after time up
+    move = view.clock_kind is not None and not view.all_played
+    match = view.match_clock_started and view.match_limit is not None and not view.time_up
+    stopped = {(True, True): "ui.paused.stopped", (True, False): "ui.paused.stopped_move",
+               (False, True): "ui.paused.stopped_match"}.get((move, match))
+    lines: tuple[str, ...] = (t(stopped),) if stopped else ()
     # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
     nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:
         lines += (t("ui.paused.key"),)
     if key == PauseReason.HALL:
         lines += (t("ui.paused.hall"),)
-    return ScreenModel("banner", "paused", t("ui.screen.paused"), big=t("ui.paused.big"),
-                       tone="paused", lines=lines, nav=nav)
+    # 暂停 once, in the banner; the title says who paused
+    return ScreenModel("banner", "paused", t("ui.paused.why." + key.replace(" ", "_")),
+                       big=t("ui.paused.big"), tone="paused", lines=lines, nav=nav)
 
 
 def _time_up_banner(view: TableView, t: Any) -> ScreenModel:
@@ -729,9 +738,12 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
         return ScreenModel("step", "referee.forfeit_reason", t("ui.q.forfeit_reason"), grids=(
             Grid(tuple(Btn(f"r_freason:{r}", t("ui.forfeit.reason." + r))
                        for r in FORFEIT_REASONS), 2, 1),), nav=(back,))
-    if step == "correct_pick":
-        hands = tuple(Btn(f"r_correct:{h['hand']}", t("ui.hand", n=h["hand"]))
-                      for h in view.history if h.get("result") != "redeal")
+    if step == "correct_pick":  # each hand told apart by its dealer and points, as 记录 does
+        hands = tuple(Btn(f"r_correct:{h['hand']}", t(
+            "ui.correct.pick", n=h["hand"], points=record.get("points", "—"),
+            seat=t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"))
+            for h, record in zip(view.history, view.records, strict=False)
+            if h.get("result") != "redeal")
         return ScreenModel("step", "referee.correct_pick", t("ui.q.correct_pick"),
                            grids=(Grid(hands, 6, 4),) if hands else (),
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
@@ -836,6 +848,14 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
     lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
+    # what the correction strikes out, with what it cost (the hand's own penalties are c1 …)
+    hand = ui.correct_hand or 0
+    was = wizard.record_values(view.records[hand - 1]).penalties
+    kept = {pid for pid, _ in values.penalties}
+    cost = tuple(zip((pid for pid, _ in was), view.history[hand - 1].get("penalties", ()),
+                     strict=False))
+    lines += [t("ui.correct.removed", penalty=text) for text in wizard.priced_texts(
+        tuple(x for x in was if x[0] not in kept), cost, view, t, lang)]
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))

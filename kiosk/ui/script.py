@@ -19,6 +19,8 @@ from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
 from kivy.uix.widget import Widget
 
+from ..hw.runner import LinkUpdate
+from ..sync.outbox import LinkState
 from ..table.clock import ManualClock
 from ..table.kinds import Phase
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
@@ -32,7 +34,8 @@ from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 #: quickest pace whatever the screen shows meanwhile (the buttons are found when it starts;
 #: the taps the app took are kept), ("press", action) a quick tap (the frames until the
 #: button was drawn pressed are kept), ("key", name) a key of a keyboard attached to the
-#: kiosk (X's name for it: Escape).
+#: kiosk (X's name for it: Escape), ("link", status) the scorer link's state as the outbox
+#: reports it ("in-sync", "offline" since a minute ago).
 Step = tuple[str, str]
 
 PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
@@ -227,6 +230,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             presses += counting
         elif kind == "play_out":
             app.runner.door.put(_play_out)
+        elif kind == "link":
+            app.runner.door.put(LinkUpdate(LinkState(arg, offline_since=time.time() - 60)))
         elif kind == "count":  # ("count", name) starts counting, ("count", "stop") stops
             if arg != "stop":
                 counting, taps, presses, counted = True, 0, 0, arg

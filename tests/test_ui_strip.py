@@ -1,0 +1,45 @@
+"""The status strip keeps its height whatever it says, in the real kiosk window under Xvfb
+(testers at a referee's pace: the strip went to two lines when the scorer link dropped, the
+points pad moved down 26 px, and a tap meant for 「85」 recorded 「40」)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import xvfb
+from .window import play
+
+pytestmark = pytest.mark.window
+
+PIN = [("touch", "pin:0")] * 4 + [("touch", "pin_ok")]
+
+#: The PIN pad without and with 已暂停 on the strip, the points pad with the scorer in sync and
+#: then lost (「记分台：00:57 起断开」), the buttons' rectangles noted on each.
+SCRIPT = [
+    ("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+    ("link", "in-sync"), ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+    ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"), ("wait", "clock.play"),
+    ("touch", "referee"), ("wait", "referee.pin"), ("rects", "pin"), ("touch", "close"),
+    ("wait", "clock.play"), ("hold", "pause_table"), ("wait", "paused"), ("touch", "resume"),
+    ("wait", "referee.pin"), ("rects", "pin+paused"), ("shot", "pin-paused"), *PIN,
+    ("wait", "clock.play"), ("touch", "end_play"), ("wait", "confirm"), ("touch", "ok"),
+    ("wait", "entry.points"), ("rects", "points"), ("link", "offline"), ("wait", "entry.points"),
+    ("rects", "points+offline"), ("shot", "points-offline"),
+]
+
+
+@pytest.fixture(scope="module")
+def display():
+    with xvfb("800x1280x24") as name:
+        yield name
+
+
+@pytest.mark.parametrize(("size", "lang"), [("800x480", "zh-Hans"), ("800x480", "en"),
+                                            ("720x1280", "zh-Hans")])
+def test_the_body_stays_put_when_the_strip_says_more(tmp_path, display, size, lang):
+    _, screens = play(tmp_path, display, SCRIPT, size=size, lang=lang)
+    rects, texts = screens["rects"], screens["texts"]
+    assert any("已暂停" in t or "paused" in t for t in texts["referee.pin"]), texts
+    assert any("起断开" in t or "offline" in t for t in texts["entry.points"]), texts
+    assert rects["pin+paused"] == rects["pin"]
+    assert rects["points+offline"] == rects["points"]
