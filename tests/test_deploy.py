@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT, tool
+from .helpers import ROOT, kiosk, tool
 
 DEPLOY = ROOT / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*.sh")) + sorted(DEPLOY.glob("*/*.sh"))
@@ -528,3 +528,22 @@ def test_ci_installs_the_tools_the_tests_use():
     wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk",
               "x11-apps", "dosfstools", "fdisk", "e2fsprogs", "cloud-guest-utils"}
     assert packages and wanted <= set(packages.group(1).split())
+
+
+@pytest.mark.process
+def test_a_hand_provisioned_kiosk_keeps_its_time_key_through_every_boot(pi_root):
+    """provision-kiosk.sh writes the key where kiosk-firstboot reads it (kiosk.env): the boot's
+    `kiosk fleet firstboot` rewrites the chrony source with the key, not without it."""
+    key = "cd" * 32
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local",
+              "--time-key", key)
+    sources = pi_root / "etc/chrony/sources.d/kiosk-scorer.sources"
+    assert sources.read_text().splitlines()[-1] == "server scorer.local iburst prefer key 1"
+    assert f"KIOSK_TIME_KEY={key}" in (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
+    boot = kiosk("fleet", "firstboot", "--root", str(pi_root))
+    assert boot.returncode == 0, boot.stderr
+    assert sources.read_text().splitlines()[-1] == "server scorer.local iburst prefer key 1"
+    assert (pi_root / "etc/chrony/chrony.keys").read_text() == f"1 SHA256 HEX:{key}\n"
+    # A later run without --time-key keeps it in both places.
+    provision("provision-kiosk.sh", pi_root)
+    assert f"KIOSK_TIME_KEY={key}" in (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
