@@ -213,6 +213,7 @@ before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-firstboot.service" \
   /etc/systemd/system/kiosk-firstboot.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-notice.service" /etc/systemd/system/kiosk-notice.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-update.service" /etc/systemd/system/kiosk-update.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-update.timer" /etc/systemd/system/kiosk-update.timer 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
@@ -223,6 +224,7 @@ fi
 enable_unit kiosk-firstboot.service
 enable_unit kiosk-update.timer
 enable_unit kiosk-table.service
+enable_unit kiosk-notice.service
 
 finish
 if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then

@@ -157,7 +157,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
     assert system == ["kiosk-firstboot.service", "kiosk-grow-data.service",
-                      "kiosk-hostkeys.service", "kiosk-save-clock.service",
+                      "kiosk-hostkeys.service", "kiosk-notice.service", "kiosk-save-clock.service",
                       "kiosk-save-clock.timer", "kiosk-scorer-backup.service",
                       "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
                       "kiosk-update.service", "kiosk-update.timer"]
@@ -274,6 +274,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert "systemctl enable kiosk-update.timer" in skipped
     assert not (etc / "kiosk/update-key.pub").exists()  # no key given: no updates
     assert "systemctl enable kiosk-table.service" in skipped
+    assert "systemctl enable kiosk-notice.service" in skipped
 
     before = snapshot(pi_root)
     again = provision("provision-kiosk.sh", pi_root)  # table and scorer from the env file

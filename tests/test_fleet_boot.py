@@ -216,6 +216,41 @@ def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, pro
     assert not (card / "etc/kiosk").exists() and not (card / "var").exists()
 
 
+def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_screen(card):
+    """No dead end: what firstboot refused (or that the card is not set up) goes to a file
+    beside kiosk.toml that any PC reads, in Chinese, and to the file the screen's notice
+    unit shows; the table's unit does not start (no loop over a blank screen). Both go once
+    a boot succeeds."""
+    error, notice = card / "boot/firmware/kiosk-error.txt", card / "run/kiosk-setup.txt"
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "4321"', 'pin = 4321'))
+    assert firstboot(card).returncode == 2
+    said = error.read_bytes().decode("utf-8-sig")
+    assert "“pin”必须是加引号的裁判密码" in said and "\r\n" in said  # Notepad's lines
+    assert notice.read_text() == said.replace("\r\n", "\n")
+    shows = unit(UNITS / "kiosk-notice.service")
+    conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
+                  if k == "ConditionPathExists"]
+    assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
+    for name in ("kiosk-table.service", "kiosk-notice.service"):  # after what it reads
+        assert ("Unit", "After", "kiosk-firstboot.service") in unit_lines(UNITS / name)
+    assert shows["Unit.ConditionPathExists"] == "/run/kiosk-setup.txt"
+    args = build_parser().parse_args(kiosk_args(shows["Service.ExecStart"])[0].split())
+    assert (args.fleet_command, args.file) == ("notice", "/run/kiosk-setup.txt")
+
+    (card / "boot/firmware/kiosk.toml").write_text(CARD)  # corrected on a PC
+    assert firstboot(card).returncode == 0
+    assert not error.exists() and not notice.exists()
+
+
+def test_a_card_never_set_up_says_so(card):
+    (card / "boot/firmware/kiosk.toml").unlink()
+    result = firstboot(card)
+    assert result.returncode == 2 and "这张卡还没有设置" in result.stderr
+    said = (card / "boot/firmware/kiosk-error.txt").read_bytes().decode("utf-8-sig")
+    assert "kiosk.toml.example 复制为 kiosk.toml" in said
+    assert (card / "run/kiosk-setup.txt").exists()
+
+
 def test_a_notepad_bom_is_no_mistake(card):
     (card / "boot/firmware/kiosk.toml").write_bytes(b"\xef\xbb\xbf" + CARD.encode())
     assert firstboot(card).returncode == 0

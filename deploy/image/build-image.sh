@@ -458,11 +458,13 @@ stage_verify() {
 
   in_chroot runuser -u kiosk -- env GPIOZERO_PIN_FACTORY=mock \
     /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2 --lang en
-  units=(kiosk-table.service kiosk-firstboot.service kiosk-update.service kiosk-update.timer
+  units=(kiosk-table.service kiosk-notice.service kiosk-firstboot.service kiosk-update.service
+         kiosk-update.timer
          kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.service
          kiosk-save-clock.timer)
   in_chroot systemd-analyze verify --man=no "${units[@]/#//etc/systemd/system/}"
-  in_chroot systemctl is-enabled kiosk-table.service kiosk-firstboot.service kiosk-update.timer \
+  in_chroot systemctl is-enabled kiosk-table.service kiosk-notice.service \
+    kiosk-firstboot.service kiosk-update.timer \
     kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.timer
   rm -rf "${ROOTFS:?}$sim" "$ROOTFS/run/kiosk"
   unmount_all

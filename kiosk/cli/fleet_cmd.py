@@ -32,6 +32,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     add_lang(first)
     first.set_defaults(run=run_firstboot)
 
+    notice = sub.add_parser("notice", **about("cli.fleet.notice"))
+    notice.add_argument("file", metavar="FILE", help=say("cli.fleet.notice.file"))
+    notice.set_defaults(run=run_notice)
+
     pair = sub.add_parser("pair-pending", **about("cli.fleet.pair_pending"))
     pair.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
     pair.add_argument("--table", required=True, type=int, metavar="N",
@@ -104,8 +108,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 def run_firstboot(args: argparse.Namespace) -> int:
     from ..errors import IdentityError
-    from ..fleet.identity import Paths, apply, consume, keep_machine_id
-    from ..i18n import translator
+    from ..fleet.identity import Paths, apply, consume, keep_machine_id, tell
+    from ..i18n import explain, translator
 
     t = translator(args.lang)
     paths = Paths(root=Path(args.root))
@@ -116,12 +120,17 @@ def run_firstboot(args: argparse.Namespace) -> int:
         ids = None  # a scratch root: files stay the caller's
     try:
         identity = consume(paths, ids)
-    except IdentityError as exc:  # in the technician's words (systemctl status shows it)
-        from ..i18n import explain
-
+    except IdentityError as exc:  # in the technician's words, on the card and the screen too
         print(t("terminal.failed", command="fleet firstboot", message=explain(exc, args.lang)),
               file=sys.stderr)
+        tell(paths, t("fleet.notice.refused", reason=explain(exc, args.lang)))
         return 2
+    if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
+        print(t("terminal.failed", command="fleet firstboot", message=t("fleet.notice.not_set_up")),
+              file=sys.stderr)
+        tell(paths, t("fleet.notice.not_set_up"))
+        return 2
+    tell(paths, None)
     if identity is not None:
         print(t("terminal.fleet.identity", table=identity.table, scorer=identity.scorer,
                 path=f"{paths.settings_dir}/kiosk.env"))
@@ -132,6 +141,36 @@ def run_firstboot(args: argparse.Namespace) -> int:
             (paths.at("/run") / "kiosk-reboot-needed").touch()
     for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
         print(t("terminal.fleet.applied", path=path))
+    return 0
+
+
+def run_notice(args: argparse.Namespace) -> int:
+    """Full screen, the text of FILE (kiosk-notice.service: why the card does not start its
+    table), until the card is set up and restarted."""
+    text = Path(args.file).read_text(encoding="utf-8")
+    from .. import ui  # sets Kivy's environment before Kivy itself is imported
+
+    config = ui.kivy_config()
+    from ..hw.panel import board_model
+    from .ui_cmd import window_config
+
+    for key, value in window_config(None, board_model()).items():
+        config.set("graphics", key, value)
+    from kivy.app import App
+    from kivy.uix.label import Label
+
+    from ..ui.fonts import register
+
+    register()
+
+    class Notice(App):  # type: ignore[misc]
+        def build(self) -> Label:
+            label = Label(text=text, font_name="KioskSC", font_size="22sp", halign="left",
+                          valign="middle", padding=(40, 40))
+            label.bind(size=lambda _, size: setattr(label, "text_size", size))
+            return label
+
+    Notice(title="kiosk").run()
     return 0
 
 

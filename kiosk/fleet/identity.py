@@ -11,7 +11,10 @@ certificate is not set here: the kiosk learns it, sealed, when it pairs with the
 it from then on.
 
 A file with a mistake changes nothing: the error names the key and what is allowed, the file
-stays where it is, and the unit fails (`systemctl status kiosk-firstboot`)."""
+stays where it is, and the unit fails. A card that cannot start its table (no settings, or a
+refused file) says why where the installer looks without tools (`tell`): in
+`kiosk-error.txt` beside kiosk.toml, which any PC reads, and on the screen (kiosk-notice.service
+shows NOTICE instead of the table)."""
 
 from __future__ import annotations
 
@@ -39,6 +42,8 @@ KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "print
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
 MACHINE_ID = re.compile(r"^[0-9a-f]{32}$")
 CMDLINE = "/boot/firmware/cmdline.txt"
+ERROR_FILE = "kiosk-error.txt"  # beside kiosk.toml (ASCII: any PC's FAT driver reads the name)
+NOTICE = "/run/kiosk-setup.txt"  # in RAM: what kiosk-notice.service shows, for this boot only
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
 
@@ -208,6 +213,21 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
         _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
+
+
+def tell(paths: Paths, text: str | None) -> None:
+    """Say why this card does not start its table (`text`), or, with None, that it does: the
+    boot partition's error file (removed once a boot succeeds) and the screen's notice."""
+    error, notice = paths.at(paths.boot_file).with_name(ERROR_FILE), paths.at(NOTICE)
+    if text is None:
+        for path in (error, notice):
+            with contextlib.suppress(OSError):  # (a boot partition left read-only)
+                path.unlink(missing_ok=True)
+        return
+    _write(notice, text, 0o644)
+    with contextlib.suppress(OSError):  # the screen still says it
+        # Notepad: a BOM says UTF-8, CRLF ends its lines.
+        _write(error, "\ufeff" + text.replace("\n", "\r\n"), 0o644)
 
 
 def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = None) -> None:
