@@ -372,7 +372,7 @@ def test_a_pending_pairing_that_fails_says_why_and_that_it_waits(tmp_path):
     assert done.returncode == 0  # the kiosk starts anyway, offline
     assert done.stderr == (f"kiosk fleet pair-pending：第 3 桌未能配对：记分台 {down} 没有应答。"
                            "请检查记分台的地址是否正确，以及记分台是否正在运行，然后再试"
-                           "（配对码保留，平板下次启动时再试）\n")
+                           "（配对码保留：平板运行时会一直重试，直到记分台应答）\n")
 
 
 @pytest.mark.unit

@@ -113,9 +113,7 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     assert (args.table, args.scorer, args.printer, args.printer_baud, args.lang) == (
         7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
     assert os.environ.get("KIOSK_PIN") != "4321"  # the PIN reaches it from the unit's env
-    [pair] = exec_lines("kiosk-table.service", "ExecStartPre")
-    args = build_parser().parse_args(expand(kiosk_args(pair)[0], env))
-    assert (args.fleet_command, args.table, args.data) == ("pair-pending", 7, "/var/lib/kiosk")
+    assert args.data == "/var/lib/kiosk"  # where the pairing code waits for it
 
 
 def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
@@ -264,8 +262,8 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
     assert kiosk(*pending, "--scorer", "http://127.0.0.1:9").returncode == 0  # no code: nothing
     code_file.write_text("999999\n")
     offline = kiosk(*pending, "--scorer", "http://127.0.0.1:9")  # nobody listens on port 9
-    assert offline.returncode == 0 and "配对码保留，平板下次启动时再试" in offline.stderr
-    assert code_file.exists()  # kept for the next start
+    assert offline.returncode == 0 and "配对码保留：平板运行时会一直重试" in offline.stderr
+    assert code_file.exists()  # kept for the running kiosk
     with ScorerProcess(tmp_path / "scorer") as scorer:
         kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
               "--ruleset", "xiamen-2015")
@@ -281,6 +279,54 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
 
     saved = Credential.load(data, 3)  # the table's credential, for every later start
     assert saved is not None and saved.table == 3
+
+
+def test_a_first_boots_code_pairs_the_running_kiosk_once_the_scorer_answers(tmp_path):
+    """The card's pairing code (left by kiosk-firstboot) is tried by `kiosk table` as it
+    starts and, the scorer not answering yet (it starts after its kiosks), again from the
+    table's outbox with its backoff: paired without a restart, and what the table recorded
+    meanwhile reaches the scorer."""
+    import argparse
+    import time
+
+    from kiosk.cli.ui_cmd import _outbox
+    from kiosk.rules import Rulesets
+    from kiosk.sync.link import Credential
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
+
+    scorer = ScorerProcess(tmp_path / "scorer")
+    scorer.data.mkdir()
+    kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
+          "--ruleset", "xiamen-2015")
+    tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "4", "--lang", "en")
+    code = re.search(r"^table 3: pairing code (\S+)$", tables.stdout, re.M)
+    assert code, tables.stdout + tables.stderr
+    data = tmp_path / "kiosk"
+    data.mkdir()
+    (data / "pair-code").write_text(code.group(1) + "\n")
+    rulesets = Rulesets.load([])
+    args = argparse.Namespace(pair=None, scorer=scorer.url, table=3, lang="zh-Hans")
+    outbox = _outbox(args, data, rulesets)  # the scorer is not up: the kiosk starts offline
+    assert outbox is not None and (data / "pair-code").exists()
+    session = TableSession.open(data, 3, rulesets, ManualClock(), SessionConfig(pin="4321"))
+    outbox.start(idle=0.2)
+    try:
+        session.setup_match(event="practice", round="1", teams={"NS": "甲队", "EW": "乙队"},
+                            players={"N": "N1", "E": "E1", "S": "S1", "W": "W1"},
+                            ruleset="xiamen-2015")  # recorded while unpaired
+        recorded = session.journal.last_seq
+        with scorer:
+            deadline = time.monotonic() + 60
+            while outbox.state.status != "in-sync" or outbox.acked != recorded:
+                assert time.monotonic() < deadline, outbox.state
+                time.sleep(0.1)
+    finally:
+        outbox.stop()
+        session.close()
+    assert not (data / "pair-code").exists()  # used once
+    saved = Credential.load(data, 3)
+    assert saved is not None and saved.table == 3  # for every later start
 
 
 # -- backups ---------------------------------------------------------------------------------
