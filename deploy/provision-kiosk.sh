@@ -197,6 +197,7 @@ put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
 # A table kiosk (deploy/provision-kiosk.sh): step the clock whenever it is more than 1 s off.
 makestep 1 -1
 EOF
+own_makestep
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   live systemctl try-restart chrony.service
 fi

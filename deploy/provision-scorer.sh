@@ -81,6 +81,7 @@ put_file "$CHRONY_CONF" 644 < <(
   printf 'makestep 1 -1\n'
   printf 'keyfile %s\n' "$TIME_KEYS"
 )
+own_makestep
 # The kiosks check this server's time with a key set at provisioning (provision-kiosk.sh
 # --time-key), so a laptop answering as the time server cannot move their clocks. Made once,
 # kept on later runs.

@@ -548,3 +548,33 @@ def test_a_hand_provisioned_kiosk_keeps_its_time_key_through_every_boot(pi_root)
     # A later run without --time-key keeps it in both places.
     provision("provision-kiosk.sh", pi_root)
     assert f"KIOSK_TIME_KEY={key}" in (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
+
+
+def effective(root: Path, directive: str) -> list[str]:
+    """The lines of `directive` chrony reads, in its order: chrony.conf with each confdir's
+    *.conf files read where the confdir line stands. The last one is the one used."""
+    lines = []
+    for line in (root / "etc/chrony/chrony.conf").read_text().splitlines():
+        if line.startswith("confdir "):
+            for conf in sorted((root / line.split()[1].lstrip("/")).glob("*.conf")):
+                lines += conf.read_text().splitlines()
+        else:
+            lines.append(line)
+    return [line for line in lines if line.split()[:1] == [directive]]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("script", ["provision-kiosk.sh", "provision-scorer.sh"])
+def test_the_makestep_chrony_uses_is_ours_over_debians_own(pi_root, script):
+    """Debian 12's chrony.conf reads conf.d at its line 5 and says `makestep 1 3` at its line
+    42: the later line wins, unless it is put out of the way."""
+    conf = pi_root / "etc/chrony/chrony.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text((ROOT / "tests/data/debian-12-chrony.conf").read_text())
+    provision(script, pi_root, *(["--table", "7", "--scorer", "scorer.local"]
+                                 if script == "provision-kiosk.sh" else []))
+    assert effective(pi_root, "makestep")[-1] == "makestep 1 -1"
+    before = snapshot(pi_root)
+    assert provision(script, pi_root).stdout.splitlines()[-1] == \
+        "nothing changed: already provisioned"
+    assert snapshot(pi_root) == before
