@@ -369,6 +369,15 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
 def test_scorer_dry_run_changes_nothing(tmp_path):
     result = provision("provision-scorer.sh", tmp_path, "--dry-run")
     assert list(tmp_path.iterdir()) == []
+    # No key that the real run would not make: it says one will be made.
+    assert not re.search(r"[0-9a-f]{64}", result.stdout)
+    assert "the kiosks' time key: made by the real run, which prints it" in result.stdout
+    assert "would create /etc/chrony/chrony.keys" in result.stdout
+    real = provision("provision-scorer.sh", tmp_path)
+    key = re.search(r"^the kiosks' time key \(.*\): ([0-9a-f]{64})$", real.stdout, re.M)
+    assert key, real.stdout
+    again = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the saved one, shown
+    assert f"provision-kiosk.sh --time-key KEY): {key.group(1)}" in again.stdout
     assert "would create /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
     assert "would create directory /var/lib/kiosk-scorer" in result.stdout
 
