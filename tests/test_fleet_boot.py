@@ -196,7 +196,8 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
     ("colour = 1\n" + CARD, "colour", "unknown_key"),
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),
     (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
-    ("table = [", None, "not_toml"),
+    ("table = [", None, "not_toml_end"),
+    (CARD.replace('pairing_code = "123456"', "pairing_code = 022133"), None, "not_toml"),
     (CARD.replace('time_key = "' + "ab" * 32, 'time_key = "abc'), "time_key", "bad_time_key"),
     (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
 ])
@@ -247,6 +248,25 @@ def test_a_card_never_set_up_says_so(card):
     said = (card / "boot/firmware/kiosk-error.txt").read_bytes().decode("utf-8-sig")
     assert "kiosk.toml.example 复制为 kiosk.toml" in said
     assert (card / "run/kiosk-setup.txt").exists()
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("pairing_code = 022133", "kiosk.toml 第 6 行第 17 个字符处无法读取（pairing_code = 022133）："
+                              '值要加英文引号，例如 pairing_code = "022133"。'),
+    ("table = 07", "kiosk.toml 第 6 行第 10 个字符处无法读取（table = 07）："
+                   "桌号不加引号，也不以 0 开头：table = 7。"),
+    ("lang = zh-Hans", '（lang = zh-Hans）：值要加英文引号，例如 lang = "zh-Hans"。'),
+    ("pin = 0123  # the PIN", '（pin = 0123  # the PIN）：值要加英文引号，例如 pin = "0123"。'),
+])
+def test_a_line_toml_cannot_read_is_said_in_chinese_with_its_place_and_fix(line, said):
+    """tomllib says where only in English; the scorer's codes have leading zeros, which
+    TOML takes for a bad number when unquoted (finding M5)."""
+    lines = ['scorer = "https://scorer.local:8080"', 'printer = "usb"', "printer_baud = 9600",
+             "rotation = 0", 'hostname = "table-07"', line]  # the mistake on line 6
+    with pytest.raises(IdentityError) as err:
+        parse("\n".join(lines) + "\n")
+    words = explain(err.value, "zh-Hans")
+    assert said in words and "Expected" not in words
 
 
 def test_a_notepad_bom_is_no_mistake(card):

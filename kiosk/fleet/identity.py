@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import IdentityError
+from ..errors import IdentityError, Words, words
 
 BOOT_FILE = "/boot/firmware/kiosk.toml"
 SETTINGS_DIR = "/etc/kiosk"
@@ -102,8 +102,7 @@ def parse(text: str) -> Identity:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise IdentityError(f"kiosk.toml: {exc}").explained(
-            "fleet.identity.not_toml", detail=str(exc)) from None
+        raise _not_toml(text, exc) from None
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise _refuse(unknown[0], "unknown_key", allowed=", ".join(sorted(KEYS)))
@@ -154,6 +153,30 @@ def parse(text: str) -> Identity:
             raise _refuse("ssh_key", "bad_ssh_key")
         fields["ssh_key"] = data["ssh_key"]
     return Identity(**fields)
+
+
+def _not_toml(text: str, exc: tomllib.TOMLDecodeError) -> IdentityError:
+    """A file TOML cannot read, said as its line and column (tomllib says them only in its
+    English message) with the likely fix for what that line holds."""
+    where = re.search(r"at line (\d+), column (\d+)", str(exc))
+    if where is None:  # at the end of the document: a key given twice, a [ not closed
+        return IdentityError(f"kiosk.toml: {exc}").explained("fleet.identity.not_toml_end")
+    line, column = int(where.group(1)), int(where.group(2))
+    said = text.splitlines()[line - 1].strip()
+    return IdentityError(f"kiosk.toml: {exc}").explained(
+        "fleet.identity.not_toml", line=line, column=column, text=said, hint=_hint(said))
+
+
+def _hint(line: str) -> Words:
+    """The likely mistake on a line `key = value` that TOML cannot read."""
+    key, equals, value = (part.strip() for part in line.partition("="))
+    value = value.split("#")[0].strip()
+    if not equals or not value or value[0] in "\"'[{":
+        return words("fleet.identity.hint.line")
+    if key == "table" and value.isdigit():  # 07: TOML numbers have no leading zero
+        return words("fleet.identity.hint.table", table=int(value))
+    # The scorer issues codes such as 022133: unquoted, the leading zero makes no number.
+    return words("fleet.identity.hint.quote", setting=key, value=value)
 
 
 def _choice(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> dict[str, Any]:
