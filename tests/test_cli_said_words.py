@@ -407,6 +407,8 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
          "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 公钥）。"),
         (("update", "--data", str(tmp_path), "--key", f"{tmp_path}/none.pub", "--bundle",
           str(junk)), f"{tmp_path}/none.pub：没有这个文件或目录"),
+        (("update", "--data", str(tmp_path), "--key", str(pub), "--bundle",
+          f"{tmp_path}/none.bundle"), f"{tmp_path}/none.bundle：没有这个文件或目录"),
     ]:
         done = run("fleet", *args)
         assert (done.returncode, done.stderr) == (2, f"kiosk fleet：{said}\n"), args

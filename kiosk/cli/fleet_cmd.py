@@ -309,6 +309,11 @@ def run_update(args: argparse.Namespace) -> int:
     updater = Updater(app_dir, key, SystemdService(args.unit), args.ready_timeout,
                       python_for_venvs())
     bundle = Path(args.bundle) if args.bundle else None
+    if bundle is not None:  # a file given by hand that cannot be read: said, not a traceback
+        try:
+            bundle.open("rb").close()
+        except OSError as exc:
+            raise unusable(exc, args.bundle) from None
     allow_downgrade = args.allow_downgrade
     if bundle is None:
         scorer = args.scorer or os.environ.get("KIOSK_SCORER")
