@@ -388,6 +388,8 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
     junk.write_bytes(b"not a bundle" * 100)
     pub, pem = tmp_path / "keys/update-key.pub", tmp_path / "keys/update-key.pem"
     damaged = "拒绝更新包：文件损坏或不完整（{}）。请重新获取或复制。"
+    (tmp_path / "scorer").mkdir()
+    (tmp_path / "scorer/scorer.sqlite").write_bytes(b"")  # the scorer's data, as far as it looks
     for args, said in [
         (("prune-backups", "--dir", f"{tmp_path}/none"), f"{tmp_path}/none：没有这个文件或目录"),
         (("keygen", "--out", f"{junk}/keys"), f"{junk}/keys：路径中有一段不是目录"),
@@ -397,6 +399,9 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
         (("bundle", "--version", "1.0", "--wheel", str(junk), "--wheelhouse", str(tmp_path),
           "--key", str(pub), "--out", f"{tmp_path}/b.bundle"),
          "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 私钥）。"),
+        (("publish", "--data", f"{tmp_path}/none", str(junk)),
+         f"{tmp_path}/none 不是记分台的数据目录（里面没有 scorer.sqlite）：请给出记分台使用的目录，"
+         "例如 --data /var/lib/kiosk-scorer。没有做任何更改。"),
         (("publish", "--data", f"{tmp_path}/scorer", f"{tmp_path}/none.bundle"),
          f"{tmp_path}/none.bundle：没有这个文件或目录"),
         (("publish", "--data", f"{tmp_path}/scorer", str(junk)),
@@ -412,6 +417,7 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
     ]:
         done = run("fleet", *args)
         assert (done.returncode, done.stderr) == (2, f"kiosk fleet：{said}\n"), args
+    assert not (tmp_path / "none").exists()  # a mistyped --data is not made
 
 
 @pytest.mark.process

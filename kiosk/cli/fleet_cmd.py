@@ -259,6 +259,11 @@ def run_publish(args: argparse.Namespace) -> int:
     from ..errors import BundleError
     from ..rules.errors import words
     from ..scorer.web.updates import publish
+    from .scorer_cmd import STORE_NAME
+
+    if not (Path(args.data) / STORE_NAME).is_file():  # a mistyped --data would serve nobody
+        raise FleetError(f"{args.data}: no scorer data").explained("fleet.publish.no_scorer",
+                                                                   path=args.data)
 
     def confirm(version: str, served: str) -> bool:
         """A downgrade is the head referee's choice: asked on a terminal, or --yes."""
