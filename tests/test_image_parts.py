@@ -148,3 +148,16 @@ def test_the_overlay_scripts_pass_shellcheck():
     result = subprocess.run([shellcheck, "-x", *map(str, scripts)], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.unit
+def test_the_short_image_command_in_the_docs_builds_the_recommended_card():
+    """The Debian fallback drives no Pi 5, no DSI display, no header UART (kiosk.toml's
+    default printer) and no shutdown button: every `make image` the docs give to copy takes
+    the official image (BASE=)."""
+    commands = []
+    for page in (ROOT / "docs/deployment.md", ROOT / "deploy/README.md"):
+        for block in re.findall(r"```sh\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            commands += [line for line in block.replace("\\\n", " ").splitlines()
+                         if "make image" in line]
+    assert len(commands) >= 2 and all(" BASE=" in line for line in commands), commands
