@@ -161,3 +161,16 @@ def test_the_short_image_command_in_the_docs_builds_the_recommended_card():
             commands += [line for line in block.replace("\\\n", " ").splitlines()
                          if "make image" in line]
     assert len(commands) >= 2 and all(" BASE=" in line for line in commands), commands
+
+
+@pytest.mark.unit
+def test_the_swap_procedure_copies_the_journal_from_where_the_card_keeps_it():
+    """On a card from the image the root partition's /var/lib/kiosk is an empty mount point:
+    the journal is on KIOSKDATA, in the folder fstab binds there."""
+    build = (ROOT / "deploy/image/build-image.sh").read_text()
+    folder = re.search(r"^/var/lib/kiosk-data/(\w+) +/var/lib/kiosk +none bind", build, re.M)
+    assert folder
+    swap = (ROOT / "deploy/README.md").read_text().split("## Swapping a broken kiosk")[1]
+    copies = re.findall(r"^ *sudo cp (\S+) /var/lib/kiosk-scorer/import-7/$", swap, re.M)
+    assert f"/media/$USER/KIOSKDATA/{folder.group(1)}/table-7.sqlite*" in copies
+    assert "/media/$USER/rootfs/var/lib/kiosk/table-7.sqlite*" in copies  # a kiosk by hand
