@@ -408,6 +408,9 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert "consoleblank=0" in (pi_root / "boot/firmware/cmdline.txt").read_text().split()
     skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
     assert "raspi-config nonint do_blanking 1" in skipped
+    # The hall page names Noto Sans CJK; on Debian 12 nothing else brings a Chinese font.
+    assert re.search(r"^env DEBIAN_FRONTEND=noninteractive apt-get install .*fonts-noto-cjk",
+                     skipped, re.M)
 
     before = snapshot(pi_root)
     dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
