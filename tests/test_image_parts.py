@@ -174,3 +174,22 @@ def test_the_swap_procedure_copies_the_journal_from_where_the_card_keeps_it():
     copies = re.findall(r"^ *sudo cp (\S+) /var/lib/kiosk-scorer/import-7/$", swap, re.M)
     assert f"/media/$USER/KIOSKDATA/{folder.group(1)}/table-7.sqlite*" in copies
     assert "/media/$USER/rootfs/var/lib/kiosk/table-7.sqlite*" in copies  # a kiosk by hand
+
+
+@pytest.mark.unit
+def test_the_system_log_is_kept_bounded_on_the_data_partition_and_apt_stays_quiet():
+    """The root is a RAM overlay: a log there is gone at reboot and fills a Zero 2 W's 512 MB,
+    and so would apt's daily downloads (a card takes its updates from the scorer)."""
+    [fstab] = re.findall(r'cat >"\$ROOTFS/etc/fstab" <<\'EOF\'\n(.*?)\nEOF', BUILD, re.S)
+    mounts = {f[1]: f for f in map(str.split, fstab.splitlines())}
+    assert mounts["/var/log/journal"][:3] == ["/var/lib/kiosk-data/journal", "/var/log/journal",
+                                              "none"]
+    assert "x-systemd.requires-mounts-for=/var/lib/kiosk-data" in mounts["/var/log/journal"][3]
+    assert '"$data/journal"' in BUILD.split("stage_assemble() {")[1].split("\n}\n")[0]
+    journald = re.search(r"printf '([^']*)' \\\n\s*>\"\$ROOTFS/etc/systemd/journald\.conf\.d/",
+                         BUILD)
+    assert journald and {"Storage=persistent", "SystemMaxUse=64M"} <= set(
+        journald.group(1).split("\\n"))
+    masked = re.search(r"for timer in ([^;]+); do\n\s*ln -sfn /dev/null "
+                       r"\"\$ROOTFS/etc/systemd/system/\$timer\"", BUILD)
+    assert masked and masked.group(1).split() == ["apt-daily.timer", "apt-daily-upgrade.timer"]

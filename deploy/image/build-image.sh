@@ -254,7 +254,20 @@ LABEL=KIOSKDATA   /var/lib/kiosk-data ext4  defaults,noatime,commit=5       0 2
 /var/lib/kiosk-data/kiosk /var/lib/kiosk     none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 /var/lib/kiosk-data/app   /var/lib/kiosk-app none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 /var/lib/kiosk-data/etc   /etc/kiosk         none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
+/var/lib/kiosk-data/journal /var/log/journal none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 EOF
+  # -- The system's log on the data partition, bounded: in the RAM overlay it would be gone at
+  # every reboot (what a kiosk did before it restarted is what a technician asks) and would
+  # grow in the RAM of a 512 MB Zero 2 W.
+  mkdir -p "$ROOTFS/var/log/journal" "$ROOTFS/etc/systemd/journald.conf.d"
+  printf '# deploy/image/build-image.sh: on the data partition (/etc/fstab), bounded.\n[Journal]\nStorage=persistent\nSystemMaxUse=64M\n' \
+    >"$ROOTFS/etc/systemd/journald.conf.d/kiosk.conf"
+  # -- No apt timers: a card installs nothing from the network (updates come signed from the
+  # scorer), and their downloads and lists would fill the RAM overlay.
+  local timer
+  for timer in apt-daily.timer apt-daily-upgrade.timer; do
+    ln -sfn /dev/null "$ROOTFS/etc/systemd/system/$timer"
+  done
   # -- The saved clock: a Pi has no real-time clock, and a clock saved into the RAM overlay is
   # gone at the next boot (every boot would start at the build's date until chrony reaches the
   # scorer). fake-hwclock keeps it on the data partition instead.
@@ -480,7 +493,7 @@ stage_assemble() {
   mv "$ROOTFS/var/lib/kiosk-app" "$data/app"
   mv "$ROOTFS/etc/kiosk" "$data/etc"
   mkdir -p "$ROOTFS/var/lib/kiosk" "$ROOTFS/var/lib/kiosk-app" "$ROOTFS/etc/kiosk" \
-    "$ROOTFS/var/lib/kiosk-data"
+    "$ROOTFS/var/lib/kiosk-data" "$data/journal"
   # The boot partition's files go to its own file system.
   mkdir -p "$WORK/boot"
   cp -r "$ROOTFS/boot/firmware/." "$WORK/boot/"
