@@ -193,3 +193,67 @@ def test_the_system_log_is_kept_bounded_on_the_data_partition_and_apt_stays_quie
     masked = re.search(r"for timer in ([^;]+); do\n\s*ln -sfn /dev/null "
                        r"\"\$ROOTFS/etc/systemd/system/\$timer\"", BUILD)
     assert masked and masked.group(1).split() == ["apt-daily.timer", "apt-daily-upgrade.timer"]
+
+
+STUB_PYTHON = """#!/bin/sh
+# python3 -m pip wheel|download ... --wheel-dir|--dest DIR ...: the file pip would write.
+while [ $# -gt 0 ]; do
+  case $1 in
+    --wheel-dir) touch "$2/kiosk80-$KIOSK_STUB_VERSION-py3-none-any.whl" ;;
+    --dest) touch "$2/pip-24.0-py3-none-any.whl" ;;
+  esac
+  shift
+done
+"""
+
+
+@pytest.mark.process
+def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows(tmp_path):
+    """`build-image.sh --base … --until wheelhouse` on a work directory that made the cards
+    (deploy/README.md, a release's step) makes the wheelhouse of the project as it is now,
+    not `done before`; and the image's later stages are then made from it again. Run with
+    stubs for root, arm64, the builder's tools, chroot, mount and pip: the stages' order only."""
+    import os
+
+    version = re.search(r'^version = "(.*)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert version
+    stubs, work, base = tmp_path / "bin", tmp_path / "work", tmp_path / "raspios.img"
+    stubs.mkdir()
+    for name, text in {"id": "#!/bin/sh\necho 0\n", "uname": "#!/bin/sh\necho aarch64\n",
+                       "python3": STUB_PYTHON}.items():
+        (stubs / name).write_text(text)
+    for name in ("mkfs.vfat", "mcopy", "mkfs.ext4", "sfdisk", "xz", "blkid", "chroot",
+                 "mount", "umount"):
+        (stubs / name).write_text("#!/bin/sh\nexit 0\n")
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    base.write_bytes(b"the official image")
+    (work / "rootfs/usr/bin").mkdir(parents=True)
+    (work / "rootfs/etc").mkdir()
+    (work / "rootfs/usr/sbin").mkdir()
+    (work / "rootfs/usr/bin/python3").symlink_to("python3.11")
+    (work / "wheelhouse").mkdir()
+    (work / "wheelhouse/.python").write_text("3.11\n")
+    (work / "wheelhouse/kiosk80-0.0.1-py3-none-any.whl").touch()  # the last release's
+    for stage in ("rootfs", "system", "wheelhouse", "install", "verify", "assemble"):
+        (work / f".done-{stage}").write_text("1\n")
+    stat = base.stat()
+    (work / "source").write_text(f"base {stat.st_size} {int(stat.st_mtime)} raspios.img\n")
+    ca = tmp_path / "ca.crt"
+    ca.write_text("")
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "PIP_CERT": str(ca),
+           "KIOSK_STUB_VERSION": version.group(1)}
+
+    def build(*args: str) -> str:
+        done = subprocess.run(["bash", str(IMAGE / "build-image.sh"), "--work", str(work),
+                               "--base", str(base), *args], capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    said = build("--until", "wheelhouse")
+    assert "== rootfs: done before" in said and "== wheelhouse: done before" not in said
+    assert (work / f"wheelhouse/kiosk80-{version.group(1)}-py3-none-any.whl").exists()
+    # The cards' next image installs it: the stages after it are to be done again.
+    assert not any((work / f".done-{s}").exists() for s in ("install", "verify", "assemble"))
+    assert "== wheelhouse: done before" in build("--until", "wheelhouse")  # once a version

@@ -31,7 +31,9 @@
 #               first-boot wizard and root-partition resize switched off (the data partition
 #               grows instead); the Debian fallback's networking
 #   wheelhouse  the project's wheel and every wheel it needs for the root's Python (3.11 on
-#               Bookworm, 3.13 on Trixie) on aarch64, from PyPI, pinned by constraints.txt
+#               Bookworm, 3.13 on Trixie) on aarch64, from PyPI, pinned by constraints.txt;
+#               made again when the project's version is another (a release: --base as for
+#               the cards, --until wheelhouse; the later stages are then made again too)
 #   install     deploy/provision-kiosk.sh --image inside the chroot: the OS packages it lacks,
 #               the venv from the wheelhouse with pip --no-index, the units, udev, chrony, the
 #               boot config; the card's own units (data growth, host keys, clock); the CJK faces
@@ -115,7 +117,12 @@ if [ -f "$WORK/source" ] && [ "$(cat "$WORK/source")" != "$SOURCE_ID" ] && [ -z 
   rm -f "$WORK"/.done-*
 fi
 
-stage_done() { [ -f "$WORK/.done-$1" ]; }
+# A stage done before, and still good: a wheelhouse is for one version of the project (a
+# release's step `--until wheelhouse` makes the new version's).
+stage_done() {
+  [ -f "$WORK/.done-$1" ] &&
+    { [ "$1" != wheelhouse ] || [ "$(cat "$WHEELS/.version" 2>/dev/null)" = "$VERSION" ]; }
+}
 say() { printf '%s\n' "$*"; }
 # What a card from the fallback drives, said as the build starts and as its last word.
 say_what_the_fallback_drives() {
@@ -365,6 +372,7 @@ stage_wheelhouse() {
   unmount_all
   [ "$status" = 0 ] || die "the wheels could not all be fetched for Python $py (pip: $status)"
   printf '%s\n' "$py" >"$WHEELS/.python"
+  printf '%s\n' "$VERSION" >"$WHEELS/.version"
 }
 
 stage_install() {
@@ -535,15 +543,21 @@ EOF
 
 # Each stage's time is kept in its .done- file, so the times of a build made over several runs
 # (one stopped by a failure, then gone on with) are all there.
-started=0
+started=0 cleared=0
 for stage in "${STAGES[@]}"; do
   [ "$stage" != "$FROM" ] || started=1
   if [ "$started" = 0 ] && stage_done "$stage"; then
     say "== $stage: done before (--from $stage to do it again)"
   else
     started=1
+    if [ "$cleared" = 0 ]; then  # a stage done again: every later one is made from it again
+      cleared=1 drop=0
+      for later in "${STAGES[@]}"; do
+        [ "$later" != "$stage" ] || drop=1
+        [ "$drop" = 0 ] || rm -f "$WORK/.done-$later"
+      done
+    fi
     say "== $stage"
-    rm -f "$WORK/.done-$stage"
     t0=$(date +%s)
     "stage_$stage"
     printf '%s\n' $(( $(date +%s) - t0 )) >"$WORK/.done-$stage"
