@@ -329,8 +329,7 @@ def run_update(args: argparse.Namespace) -> int:
                 fetched = download(scorer, app_dir / "downloads", updater.installed_version(),
                                    client, updater.python_version())
         except UpdateRefused as exc:  # before anything was fetched: older, or no room
-            print(t("terminal.update.refused", version=exc.params.get("version", "?"),
-                    reason=explain(exc, args.lang)))
+            print(refused_said(exc.params.get("version"), explain(exc, args.lang), args.lang))
             return 1
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
             reason = (explain(exc, args.lang) if isinstance(exc, BundleError)
@@ -339,7 +338,9 @@ def run_update(args: argparse.Namespace) -> int:
             print(t("terminal.update.offline", reason=reason))
             return 0
         if fetched is None:
-            print(t("terminal.update.served", version=updater.installed_version() or "?"))
+            installed = updater.installed_version()
+            print(t("terminal.update.served", version=installed) if installed
+                  else t("terminal.update.nothing_served"))
             return 0
         bundle, allow_downgrade = fetched.path, allow_downgrade or fetched.allow_downgrade
     data = Path(args.data)
@@ -357,12 +358,20 @@ def outcome_said(outcome: Any, lang: str) -> str:
     if outcome.status == "refused":
         reason = (explain(outcome.error, lang) if outcome.error is not None
                   else t("terminal.update.failed_before"))
-        return t("terminal.update.refused", version=outcome.version or "?", reason=reason)
+        return refused_said(outcome.version, reason, lang)
     if outcome.status == "restart_failed" and outcome.error is not None:
         return t("terminal.update.restart_failed", version=outcome.version,
                  reason=explain(outcome.error, lang))
     return t(f"terminal.update.{outcome.status}", version=outcome.version,
              detail=outcome.detail)
+
+
+def refused_said(version: str | None, reason: str, lang: str) -> str:
+    """A refused update, naming its version when it is known (a bundle that cannot be read
+    has none to name)."""
+    if version:
+        return say_in(lang, "terminal.update.refused", version=version, reason=reason)
+    return say_in(lang, "terminal.update.refused_bundle", reason=reason)
 
 
 def say_in(lang: str, key: str, **params: Any) -> str:
