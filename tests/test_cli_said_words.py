@@ -389,6 +389,8 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
     pub, pem = tmp_path / "keys/update-key.pub", tmp_path / "keys/update-key.pem"
     damaged = "拒绝更新包：文件损坏或不完整（{}）。请重新获取或复制。"
     (tmp_path / "scorer").mkdir()
+    wheel = tmp_path / "kiosk80-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
     (tmp_path / "scorer/scorer.sqlite").write_bytes(b"")  # the scorer's data, as far as it looks
     for args, said in [
         (("prune-backups", "--dir", f"{tmp_path}/none"), f"{tmp_path}/none：没有这个文件或目录"),
@@ -396,9 +398,13 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
         (("bundle", "--version", "1.0", "--wheel", f"{tmp_path}/none.whl", "--wheelhouse",
           str(tmp_path), "--key", str(pem), "--out", f"{tmp_path}/b.bundle"),
          f"{tmp_path}/none.whl：没有这个文件或目录"),
-        (("bundle", "--version", "1.0", "--wheel", str(junk), "--wheelhouse", str(tmp_path),
+        (("bundle", "--version", "1.0", "--wheel", str(wheel), "--wheelhouse", str(tmp_path),
           "--key", str(pub), "--out", f"{tmp_path}/b.bundle"),
          "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 私钥）。"),
+        (("bundle", "--version", "0.3.0", "--wheel", str(wheel), "--wheelhouse", str(tmp_path),
+          "--key", str(pem), "--out", f"{tmp_path}/b.bundle"),
+         f"无法制作更新包：--version 0.3.0 与项目的 wheel {wheel.name} 的版本不一致。"
+         "请给出这个 wheel 的版本，或给出版本 0.3.0 的 wheel。"),
         (("publish", "--data", f"{tmp_path}/none", str(junk)),
          f"{tmp_path}/none 不是记分台的数据目录（里面没有 scorer.sqlite）：请给出记分台使用的目录，"
          "例如 --data /var/lib/kiosk-scorer。没有做任何更改。"),
