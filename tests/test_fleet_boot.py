@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import stat
+import tomllib
 
 import pytest
 
@@ -29,8 +30,8 @@ table = 7
 ssh_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBqHIyx0d7uXfXlnvz6CEXAMPLEKEYxxxxxxxxxxxx tech"
 scorer = "http://192.168.8.2:8080"
 time_key = "{key}"
-pin = "4321"
-pairing_code = "123456"
+pin = "2580"
+pairing_code = "604137"
 printer = "uart"
 printer_baud = 19200
 lang = "en"
@@ -88,10 +89,10 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     env_file = card / "etc/kiosk/kiosk.env"
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
     env = read_env(env_file)
-    assert env["KIOSK_PIN"] == "4321" and env["KIOSK_TIME_KEY"] == "ab" * 32
+    assert env["KIOSK_PIN"] == "2580" and env["KIOSK_TIME_KEY"] == "ab" * 32
     assert env["KCFG_GRAPHICS_ROTATION"] == "90"  # Kivy turns the screen and its touches
     code = card / "var/lib/kiosk/pair-code"
-    assert code.read_text() == "123456\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
+    assert code.read_text() == "604137\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
     # What the read-only root forgets, applied at every boot:
     assert (card / "etc/hostname").read_text() == "table-07\n"
     assert "127.0.1.1\ttable-07" in (card / "etc/hosts").read_text().splitlines()
@@ -112,7 +113,7 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     args = build_parser().parse_args(expand(kiosk_args(start)[0], env))
     assert (args.table, args.scorer, args.printer, args.printer_baud, args.lang) == (
         7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
-    assert os.environ.get("KIOSK_PIN") != "4321"  # the PIN reaches it from the unit's env
+    assert os.environ.get("KIOSK_PIN") != "2580"  # the PIN reaches it from the unit's env
     assert args.data == "/var/lib/kiosk"  # where the pairing code waits for it
 
 
@@ -186,7 +187,7 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
 
 
 @pytest.mark.parametrize(("text", "key", "problem"), [
-    (CARD.replace('pin = "4321"', 'pin = "0000"'), "pin", "bad_pin"),
+    (CARD.replace('pin = "2580"', 'pin = "0000"'), "pin", "bad_pin"),
     (CARD.replace("table = 7", 'table = "7"'), "table", "bad_table"),
     (CARD.replace("table = 7\n", ""), "table", "missing"),
     (CARD.replace('printer = "uart"', 'printer = "serial"'), "printer", "not_allowed"),
@@ -197,7 +198,10 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),
     (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
     ("table = [", None, "not_toml_end"),
-    (CARD.replace('pairing_code = "123456"', "pairing_code = 022133"), None, "not_toml"),
+    (CARD.replace('pairing_code = "604137"', "pairing_code = 022133"), None, "not_toml"),
+    (CARD.replace('pin = "2580"', 'pin = "4321"'), "pin", "example"),
+    (CARD.replace('pairing_code = "604137"', 'pairing_code = "123456"'), "pairing_code",
+     "example"),
     (CARD.replace('time_key = "' + "ab" * 32, 'time_key = "abc'), "time_key", "bad_time_key"),
     (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
 ])
@@ -221,7 +225,7 @@ def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_s
     unit shows; the table's unit does not start (no loop over a blank screen). Both go once
     a boot succeeds."""
     error, notice = card / "boot/firmware/kiosk-error.txt", card / "run/kiosk-setup.txt"
-    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "4321"', 'pin = 4321'))
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "2580"', 'pin = 2580'))
     assert firstboot(card).returncode == 2
     said = error.read_bytes().decode("utf-8-sig")
     assert "“pin”必须是加引号的裁判密码" in said and "\r\n" in said  # Notepad's lines
@@ -267,6 +271,19 @@ def test_a_line_toml_cannot_read_is_said_in_chinese_with_its_place_and_fix(line,
         parse("\n".join(lines) + "\n")
     words = explain(err.value, "zh-Hans")
     assert said in words and "Expected" not in words
+
+
+def test_the_example_unedited_is_refused_at_its_placeholders():
+    """kiosk.toml.example copied and not filled in: its PIN and pairing code are refused
+    (the table number is a fine one to keep)."""
+    from kiosk.fleet.identity import EXAMPLE
+
+    example = tomllib.loads((ROOT / "deploy/kiosk.toml.example").read_text(encoding="utf-8"))
+    assert {key: example[key] for key in EXAMPLE} == EXAMPLE
+    with pytest.raises(IdentityError) as err:
+        parse((ROOT / "deploy/kiosk.toml.example").read_text(encoding="utf-8"))
+    assert err.value.key == "fleet.identity.example"
+    assert "示例" in explain(err.value, "zh-Hans")
 
 
 def test_a_notepad_bom_is_no_mistake(card):

@@ -40,6 +40,8 @@ SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
 TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
 KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
+# deploy/kiosk.toml.example's placeholders: a file copied and not filled in is refused there.
+EXAMPLE = {"pin": "4321", "pairing_code": "123456"}
 MACHINE_ID = re.compile(r"^[0-9a-f]{32}$")
 CMDLINE = "/boot/firmware/cmdline.txt"
 ERROR_FILE = "kiosk-error.txt"  # beside kiosk.toml (ASCII: any PC's FAT driver reads the name)
@@ -109,6 +111,9 @@ def parse(text: str) -> Identity:
     for key in ("table", "scorer", "pin"):
         if key not in data:
             raise _refuse(key, "missing")
+    for key, placeholder in EXAMPLE.items():
+        if data.get(key) == placeholder:
+            raise _refuse(key, "example", value=placeholder)
     table = data["table"]
     if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
         raise _refuse("table", "bad_table")
