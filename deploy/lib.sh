@@ -116,6 +116,17 @@ put_file() {
   rm -f "$new"
 }
 
+# own_makestep: the makestep of our conf.d file is the one chrony uses. Debian's chrony.conf
+# reads conf.d (confdir) near its top and sets its own `makestep 1 3` further down, and the
+# later line wins: it is commented out (once; a chrony.conf without it is left alone).
+own_makestep() {
+  local conf=/etc/chrony/chrony.conf
+  if [ -f "$ROOT$conf" ] && grep -q '^makestep ' "$ROOT$conf"; then
+    put_file "$conf" "" backup < <(
+      sed 's|^makestep |# (off: deploy/ sets makestep in conf.d) makestep |' "$ROOT$conf")
+  fi
+}
+
 # copy_file SRC PATH MODE: put_file with the content of a file from the project.
 copy_file() {
   [ -f "$1" ] || die "missing $1: run from a whole copy of the project"

@@ -62,8 +62,9 @@ fi
 say "hall TV: $URL for $TV_USER${ROOT:+, root $ROOT}"
 
 # -- Chromium (Raspberry Pi OS desktop already has it), xset for X11 sessions, curl to wait
-# for the scorer before opening the page.
-packages=(x11-xserver-utils curl)
+# for the scorer before opening the page, and the CJK faces the hall page names (Noto Sans
+# CJK): on Debian 12 nothing else installs a Chinese font, and the page would show boxes.
+packages=(x11-xserver-utils curl fonts-noto-cjk)
 if [ -n "$ROOT" ] || { ! command -v chromium && ! command -v chromium-browser; } >/dev/null; then
   packages+=(chromium)
 fi

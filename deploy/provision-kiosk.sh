@@ -75,6 +75,13 @@ if [ -z "${BASH_REMATCH[1]}" ]; then
 else
   SCORER_URL=$SCORER
 fi
+# The hall's time key: given, or kept from the last run (kiosk.env, else chrony's key file).
+TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfile)
+[ -n "$TIME_KEY" ] || TIME_KEY=$(env_value KIOSK_TIME_KEY)
+[ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
+  sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
+[ -z "$TIME_KEY" ] || [[ $TIME_KEY =~ ^[0-9a-f]{64}$ ]] ||
+  die "--time-key: the 64 hex digits provision-scorer.sh printed"
 [ -z "$HDMI_MODE" ] || [[ $HDMI_MODE =~ ^[0-9]+x[0-9]+(@[0-9]+)?$ ]] ||
   die "--hdmi-mode $HDMI_MODE: give WIDTHxHEIGHT@HZ, e.g. 800x480@60"
 [ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
@@ -111,7 +118,8 @@ ensure_link /usr/local/bin/kiosk "$VENV/bin/kiosk"
 # a read-only root (overlay), mount a writable partition here (deploy/README.md).
 ensure_dir /var/lib/kiosk 750 kiosk:kiosk
 
-# -- Settings for the unit: the table and the scorer set here, anything else as edited.
+# -- Settings for the unit: the table, the scorer and the time key set here, anything else as
+# edited.
 ensure_dir /etc/kiosk 755
 if [ -f "$ROOT$ENV_FILE" ]; then env_text=$(<"$ROOT$ENV_FILE"); else env_text=$(<"$DEPLOY_DIR/env/kiosk.env"); fi
 set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
@@ -120,6 +128,9 @@ set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
 }
 set_var KIOSK_TABLE "$TABLE"
 set_var KIOSK_SCORER "$SCORER_URL"
+# kiosk-firstboot.service rewrites chrony's source from this file at every boot: the key goes
+# here too, or the boot would drop it from the source line.
+[ -z "$TIME_KEY" ] || set_var KIOSK_TIME_KEY "$TIME_KEY"
 put_file "$ENV_FILE" 600 <<<"$env_text"
 [ -z "$UPDATE_KEY" ] || copy_file "$UPDATE_KEY" /etc/kiosk/update-key.pub 644
 
@@ -173,11 +184,7 @@ fi
 # show "clock off" for hours. makestep 1 -1: step whenever it is more than 1 s off. Match time
 # is monotonic, so a step changes no clock at the table, only the wall time in the journal.
 before=$CHANGES
-TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfile)
-[ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
-  sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
 if [ -n "$TIME_KEY" ]; then
-  [[ $TIME_KEY =~ ^[0-9a-f]{64}$ ]] || die "--time-key: the 64 hex digits provision-scorer.sh printed"
   put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
 else
   say "warning: no --time-key: this kiosk trusts any answer from $SCORER_HOST for its time"
@@ -190,6 +197,7 @@ put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
 # A table kiosk (deploy/provision-kiosk.sh): step the clock whenever it is more than 1 s off.
 makestep 1 -1
 EOF
+own_makestep
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   live systemctl try-restart chrony.service
 fi
@@ -206,6 +214,7 @@ before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-table.service" /etc/systemd/system/kiosk-table.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-firstboot.service" \
   /etc/systemd/system/kiosk-firstboot.service 644
+copy_file "$DEPLOY_DIR/systemd/kiosk-notice.service" /etc/systemd/system/kiosk-notice.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-update.service" /etc/systemd/system/kiosk-update.service 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-update.timer" /etc/systemd/system/kiosk-update.timer 644
 copy_file "$DEPLOY_DIR/systemd/kiosk-watchdog.conf" \
@@ -216,6 +225,7 @@ fi
 enable_unit kiosk-firstboot.service
 enable_unit kiosk-update.timer
 enable_unit kiosk-table.service
+enable_unit kiosk-notice.service
 
 finish
 if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then

@@ -81,13 +81,19 @@ put_file "$CHRONY_CONF" 644 < <(
   printf 'makestep 1 -1\n'
   printf 'keyfile %s\n' "$TIME_KEYS"
 )
+own_makestep
 # The kiosks check this server's time with a key set at provisioning (provision-kiosk.sh
 # --time-key), so a laptop answering as the time server cannot move their clocks. Made once,
 # kept on later runs.
 TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] || sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
-[ -n "$TIME_KEY" ] || TIME_KEY=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
-put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
-say "the kiosks' time key (give each: provision-kiosk.sh --time-key KEY): $TIME_KEY"
+if [ -n "$TIME_KEY" ] || [ "$DRY_RUN" = 0 ]; then
+  [ -n "$TIME_KEY" ] || TIME_KEY=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+  put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
+  say "the kiosks' time key (give each: provision-kiosk.sh --time-key KEY): $TIME_KEY"
+else  # a key printed now would not be the one the real run makes and keeps
+  note_change "create $TIME_KEYS"
+  say "the kiosks' time key: made by the real run, which prints it (a dry run makes none)"
+fi
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   live systemctl try-restart chrony.service
 fi

@@ -372,7 +372,7 @@ def test_a_pending_pairing_that_fails_says_why_and_that_it_waits(tmp_path):
     assert done.returncode == 0  # the kiosk starts anyway, offline
     assert done.stderr == (f"kiosk fleet pair-pending：第 3 桌未能配对：记分台 {down} 没有应答。"
                            "请检查记分台的地址是否正确，以及记分台是否正在运行，然后再试"
-                           "（配对码保留，平板下次启动时再试）\n")
+                           "（配对码保留：平板运行时会一直重试，直到记分台应答）\n")
 
 
 @pytest.mark.unit
@@ -388,15 +388,26 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
     junk.write_bytes(b"not a bundle" * 100)
     pub, pem = tmp_path / "keys/update-key.pub", tmp_path / "keys/update-key.pem"
     damaged = "拒绝更新包：文件损坏或不完整（{}）。请重新获取或复制。"
+    (tmp_path / "scorer").mkdir()
+    wheel = tmp_path / "kiosk80-1.0-py3-none-any.whl"
+    wheel.write_bytes(b"")
+    (tmp_path / "scorer/scorer.sqlite").write_bytes(b"")  # the scorer's data, as far as it looks
     for args, said in [
         (("prune-backups", "--dir", f"{tmp_path}/none"), f"{tmp_path}/none：没有这个文件或目录"),
         (("keygen", "--out", f"{junk}/keys"), f"{junk}/keys：路径中有一段不是目录"),
         (("bundle", "--version", "1.0", "--wheel", f"{tmp_path}/none.whl", "--wheelhouse",
           str(tmp_path), "--key", str(pem), "--out", f"{tmp_path}/b.bundle"),
          f"{tmp_path}/none.whl：没有这个文件或目录"),
-        (("bundle", "--version", "1.0", "--wheel", str(junk), "--wheelhouse", str(tmp_path),
+        (("bundle", "--version", "1.0", "--wheel", str(wheel), "--wheelhouse", str(tmp_path),
           "--key", str(pub), "--out", f"{tmp_path}/b.bundle"),
          "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 私钥）。"),
+        (("bundle", "--version", "0.3.0", "--wheel", str(wheel), "--wheelhouse", str(tmp_path),
+          "--key", str(pem), "--out", f"{tmp_path}/b.bundle"),
+         f"无法制作更新包：--version 0.3.0 与项目的 wheel {wheel.name} 的版本不一致。"
+         "请给出这个 wheel 的版本，或给出版本 0.3.0 的 wheel。"),
+        (("publish", "--data", f"{tmp_path}/none", str(junk)),
+         f"{tmp_path}/none 不是记分台的数据目录（里面没有 scorer.sqlite）：请给出记分台使用的目录，"
+         "例如 --data /var/lib/kiosk-scorer。没有做任何更改。"),
         (("publish", "--data", f"{tmp_path}/scorer", f"{tmp_path}/none.bundle"),
          f"{tmp_path}/none.bundle：没有这个文件或目录"),
         (("publish", "--data", f"{tmp_path}/scorer", str(junk)),
@@ -407,9 +418,12 @@ def test_backups_keys_and_bundles_are_said_in_chinese(tmp_path):
          "更新包：这不是本系统的 Ed25519 更新密钥（这不是 Ed25519 公钥）。"),
         (("update", "--data", str(tmp_path), "--key", f"{tmp_path}/none.pub", "--bundle",
           str(junk)), f"{tmp_path}/none.pub：没有这个文件或目录"),
+        (("update", "--data", str(tmp_path), "--key", str(pub), "--bundle",
+          f"{tmp_path}/none.bundle"), f"{tmp_path}/none.bundle：没有这个文件或目录"),
     ]:
         done = run("fleet", *args)
         assert (done.returncode, done.stderr) == (2, f"kiosk fleet：{said}\n"), args
+    assert not (tmp_path / "none").exists()  # a mistyped --data is not made
 
 
 @pytest.mark.process
@@ -425,8 +439,8 @@ def test_an_update_that_cannot_be_had_says_why_in_chinese(tmp_path):
                                                        "下次再试\n")
     refused = run(*update, "--bundle", str(junk))
     assert refused.returncode == 1
-    assert refused.stdout == ("拒绝安装版本 ?：拒绝更新包：文件损坏或不完整（不是完整的 tar "
-                              "归档）。请重新获取或复制。\n")
+    assert refused.stdout == ("拒绝安装这个更新包：拒绝更新包：文件损坏或不完整（不是完整的 tar "
+                              "归档）。请重新获取或复制。\n")  # no version "?" it does not know
 
 
 @pytest.mark.process

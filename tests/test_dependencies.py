@@ -59,3 +59,24 @@ def test_the_package_says_one_version():
     assert kiosk.__version__ == project["version"]
     changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert f"\n## {project['version']} (" in changelog
+
+
+def test_the_extras_docs_deployment_names_are_the_projects():
+    """docs/deployment.md says what each extra brings: each library it names is in that
+    extra, and none it says both sides share is only one side's."""
+    import re
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = {extra: {Requirement(r).name.lower() for r in reqs}
+              for extra, reqs in project["optional-dependencies"].items()}
+    common = {Requirement(r).name.lower() for r in project["dependencies"]}
+    text = " ".join((ROOT / "docs/deployment.md").read_text(encoding="utf-8").split())
+    named = dict(re.findall(r"kiosk80\[(\w+)\]'?`?(?: on (?:a|the) \w+)? \(([^)]*)\)", text))
+    assert set(named) == {"table", "scorer"}, named
+    for extra, libraries in named.items():
+        names = {n.strip().lower() for n in libraries.split(",")}
+        assert names <= extras[extra], (extra, names - extras[extra])
+    shared = re.search(r"\(([^()]*) are common", text)
+    if shared:
+        for name in re.split(r",\s*|\s+and\s+", shared.group(1)):
+            assert name.strip().lower() in common, name

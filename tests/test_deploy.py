@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import ROOT, tool
+from .helpers import ROOT, kiosk, tool
 
 DEPLOY = ROOT / "deploy"
 SCRIPTS = sorted(DEPLOY.glob("*.sh")) + sorted(DEPLOY.glob("*/*.sh"))
@@ -157,7 +157,7 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
                 if str(units_dir) in line or any(name in line for name in names)]
         assert result.returncode == 0 and not ours, result.stderr
     assert system == ["kiosk-firstboot.service", "kiosk-grow-data.service",
-                      "kiosk-hostkeys.service", "kiosk-save-clock.service",
+                      "kiosk-hostkeys.service", "kiosk-notice.service", "kiosk-save-clock.service",
                       "kiosk-save-clock.timer", "kiosk-scorer-backup.service",
                       "kiosk-scorer-backup.timer", "kiosk-scorer.service", "kiosk-table.service",
                       "kiosk-update.service", "kiosk-update.timer"]
@@ -274,6 +274,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert "systemctl enable kiosk-update.timer" in skipped
     assert not (etc / "kiosk/update-key.pub").exists()  # no key given: no updates
     assert "systemctl enable kiosk-table.service" in skipped
+    assert "systemctl enable kiosk-notice.service" in skipped
 
     before = snapshot(pi_root)
     again = provision("provision-kiosk.sh", pi_root)  # table and scorer from the env file
@@ -368,6 +369,15 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
 def test_scorer_dry_run_changes_nothing(tmp_path):
     result = provision("provision-scorer.sh", tmp_path, "--dry-run")
     assert list(tmp_path.iterdir()) == []
+    # No key that the real run would not make: it says one will be made.
+    assert not re.search(r"[0-9a-f]{64}", result.stdout)
+    assert "the kiosks' time key: made by the real run, which prints it" in result.stdout
+    assert "would create /etc/chrony/chrony.keys" in result.stdout
+    real = provision("provision-scorer.sh", tmp_path)
+    key = re.search(r"^the kiosks' time key \(.*\): ([0-9a-f]{64})$", real.stdout, re.M)
+    assert key, real.stdout
+    again = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the saved one, shown
+    assert f"provision-kiosk.sh --time-key KEY): {key.group(1)}" in again.stdout
     assert "would create /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
     assert "would create directory /var/lib/kiosk-scorer" in result.stdout
 
@@ -398,6 +408,9 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     assert "consoleblank=0" in (pi_root / "boot/firmware/cmdline.txt").read_text().split()
     skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
     assert "raspi-config nonint do_blanking 1" in skipped
+    # The hall page names Noto Sans CJK; on Debian 12 nothing else brings a Chinese font.
+    assert re.search(r"^env DEBIAN_FRONTEND=noninteractive apt-get install .*fonts-noto-cjk",
+                     skipped, re.M)
 
     before = snapshot(pi_root)
     dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
@@ -528,3 +541,52 @@ def test_ci_installs_the_tools_the_tests_use():
     wanted = {"shellcheck", "systemd", "chromium", "iproute2", "xvfb", "fonts-noto-cjk",
               "x11-apps", "dosfstools", "fdisk", "e2fsprogs", "cloud-guest-utils"}
     assert packages and wanted <= set(packages.group(1).split())
+
+
+@pytest.mark.process
+def test_a_hand_provisioned_kiosk_keeps_its_time_key_through_every_boot(pi_root):
+    """provision-kiosk.sh writes the key where kiosk-firstboot reads it (kiosk.env): the boot's
+    `kiosk fleet firstboot` rewrites the chrony source with the key, not without it."""
+    key = "cd" * 32
+    provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local",
+              "--time-key", key)
+    sources = pi_root / "etc/chrony/sources.d/kiosk-scorer.sources"
+    assert sources.read_text().splitlines()[-1] == "server scorer.local iburst prefer key 1"
+    assert f"KIOSK_TIME_KEY={key}" in (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
+    boot = kiosk("fleet", "firstboot", "--root", str(pi_root))
+    assert boot.returncode == 0, boot.stderr
+    assert sources.read_text().splitlines()[-1] == "server scorer.local iburst prefer key 1"
+    assert (pi_root / "etc/chrony/chrony.keys").read_text() == f"1 SHA256 HEX:{key}\n"
+    # A later run without --time-key keeps it in both places.
+    provision("provision-kiosk.sh", pi_root)
+    assert f"KIOSK_TIME_KEY={key}" in (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
+
+
+def effective(root: Path, directive: str) -> list[str]:
+    """The lines of `directive` chrony reads, in its order: chrony.conf with each confdir's
+    *.conf files read where the confdir line stands. The last one is the one used."""
+    lines = []
+    for line in (root / "etc/chrony/chrony.conf").read_text().splitlines():
+        if line.startswith("confdir "):
+            for conf in sorted((root / line.split()[1].lstrip("/")).glob("*.conf")):
+                lines += conf.read_text().splitlines()
+        else:
+            lines.append(line)
+    return [line for line in lines if line.split()[:1] == [directive]]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("script", ["provision-kiosk.sh", "provision-scorer.sh"])
+def test_the_makestep_chrony_uses_is_ours_over_debians_own(pi_root, script):
+    """Debian 12's chrony.conf reads conf.d at its line 5 and says `makestep 1 3` at its line
+    42: the later line wins, unless it is put out of the way."""
+    conf = pi_root / "etc/chrony/chrony.conf"
+    conf.parent.mkdir(parents=True)
+    conf.write_text((ROOT / "tests/data/debian-12-chrony.conf").read_text())
+    provision(script, pi_root, *(["--table", "7", "--scorer", "scorer.local"]
+                                 if script == "provision-kiosk.sh" else []))
+    assert effective(pi_root, "makestep")[-1] == "makestep 1 -1"
+    before = snapshot(pi_root)
+    assert provision(script, pi_root).stdout.splitlines()[-1] == \
+        "nothing changed: already provisioned"
+    assert snapshot(pi_root) == before

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import stat
+import tomllib
 
 import pytest
 
@@ -29,8 +30,8 @@ table = 7
 ssh_key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBqHIyx0d7uXfXlnvz6CEXAMPLEKEYxxxxxxxxxxxx tech"
 scorer = "http://192.168.8.2:8080"
 time_key = "{key}"
-pin = "4321"
-pairing_code = "123456"
+pin = "2580"
+pairing_code = "604137"
 printer = "uart"
 printer_baud = 19200
 lang = "en"
@@ -88,10 +89,10 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     env_file = card / "etc/kiosk/kiosk.env"
     assert stat.S_IMODE(env_file.stat().st_mode) == 0o600
     env = read_env(env_file)
-    assert env["KIOSK_PIN"] == "4321" and env["KIOSK_TIME_KEY"] == "ab" * 32
+    assert env["KIOSK_PIN"] == "2580" and env["KIOSK_TIME_KEY"] == "ab" * 32
     assert env["KCFG_GRAPHICS_ROTATION"] == "90"  # Kivy turns the screen and its touches
     code = card / "var/lib/kiosk/pair-code"
-    assert code.read_text() == "123456\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
+    assert code.read_text() == "604137\n" and stat.S_IMODE(code.stat().st_mode) == 0o600
     # What the read-only root forgets, applied at every boot:
     assert (card / "etc/hostname").read_text() == "table-07\n"
     assert "127.0.1.1\ttable-07" in (card / "etc/hosts").read_text().splitlines()
@@ -112,10 +113,8 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
     args = build_parser().parse_args(expand(kiosk_args(start)[0], env))
     assert (args.table, args.scorer, args.printer, args.printer_baud, args.lang) == (
         7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
-    assert os.environ.get("KIOSK_PIN") != "4321"  # the PIN reaches it from the unit's env
-    [pair] = exec_lines("kiosk-table.service", "ExecStartPre")
-    args = build_parser().parse_args(expand(kiosk_args(pair)[0], env))
-    assert (args.fleet_command, args.table, args.data) == ("pair-pending", 7, "/var/lib/kiosk")
+    assert os.environ.get("KIOSK_PIN") != "2580"  # the PIN reaches it from the unit's env
+    assert args.data == "/var/lib/kiosk"  # where the pairing code waits for it
 
 
 def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
@@ -188,7 +187,7 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
 
 
 @pytest.mark.parametrize(("text", "key", "problem"), [
-    (CARD.replace('pin = "4321"', 'pin = "0000"'), "pin", "bad_pin"),
+    (CARD.replace('pin = "2580"', 'pin = "0000"'), "pin", "bad_pin"),
     (CARD.replace("table = 7", 'table = "7"'), "table", "bad_table"),
     (CARD.replace("table = 7\n", ""), "table", "missing"),
     (CARD.replace('printer = "uart"', 'printer = "serial"'), "printer", "not_allowed"),
@@ -198,7 +197,11 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
     ("colour = 1\n" + CARD, "colour", "unknown_key"),
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),
     (CARD.replace('country = "CN"', 'country = "china"'), "wifi.country", "bad_wifi"),
-    ("table = [", None, "not_toml"),
+    ("table = [", None, "not_toml_end"),
+    (CARD.replace('pairing_code = "604137"', "pairing_code = 022133"), None, "not_toml"),
+    (CARD.replace('pin = "2580"', 'pin = "4321"'), "pin", "example"),
+    (CARD.replace('pairing_code = "604137"', 'pairing_code = "123456"'), "pairing_code",
+     "example"),
     (CARD.replace('time_key = "' + "ab" * 32, 'time_key = "abc'), "time_key", "bad_time_key"),
     (CARD.replace('ssh_key = "ssh-ed25519 ', 'ssh_key = "password '), "ssh_key", "bad_ssh_key"),
 ])
@@ -216,6 +219,73 @@ def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, pro
     assert not (card / "etc/kiosk").exists() and not (card / "var").exists()
 
 
+def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_screen(card):
+    """No dead end: what firstboot refused (or that the card is not set up) goes to a file
+    beside kiosk.toml that any PC reads, in Chinese, and to the file the screen's notice
+    unit shows; the table's unit does not start (no loop over a blank screen). Both go once
+    a boot succeeds."""
+    error, notice = card / "boot/firmware/kiosk-error.txt", card / "run/kiosk-setup.txt"
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "2580"', 'pin = 2580'))
+    assert firstboot(card).returncode == 2
+    said = error.read_bytes().decode("utf-8-sig")
+    assert "“pin”必须是加引号的裁判密码" in said and "\r\n" in said  # Notepad's lines
+    assert notice.read_text() == said.replace("\r\n", "\n")
+    shows = unit(UNITS / "kiosk-notice.service")
+    conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
+                  if k == "ConditionPathExists"]
+    assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
+    for name in ("kiosk-table.service", "kiosk-notice.service"):  # after what it reads
+        assert ("Unit", "After", "kiosk-firstboot.service") in unit_lines(UNITS / name)
+    assert shows["Unit.ConditionPathExists"] == "/run/kiosk-setup.txt"
+    args = build_parser().parse_args(kiosk_args(shows["Service.ExecStart"])[0].split())
+    assert (args.fleet_command, args.file) == ("notice", "/run/kiosk-setup.txt")
+
+    (card / "boot/firmware/kiosk.toml").write_text(CARD)  # corrected on a PC
+    assert firstboot(card).returncode == 0
+    assert not error.exists() and not notice.exists()
+
+
+def test_a_card_never_set_up_says_so(card):
+    (card / "boot/firmware/kiosk.toml").unlink()
+    result = firstboot(card)
+    assert result.returncode == 2 and "这张卡还没有设置" in result.stderr
+    said = (card / "boot/firmware/kiosk-error.txt").read_bytes().decode("utf-8-sig")
+    assert "kiosk.toml.example 复制为 kiosk.toml" in said
+    assert (card / "run/kiosk-setup.txt").exists()
+
+
+@pytest.mark.parametrize(("line", "said"), [
+    ("pairing_code = 022133", "kiosk.toml 第 6 行第 17 个字符处无法读取（pairing_code = 022133）："
+                              '值要加英文引号，例如 pairing_code = "022133"。'),
+    ("table = 07", "kiosk.toml 第 6 行第 10 个字符处无法读取（table = 07）："
+                   "桌号不加引号，也不以 0 开头：table = 7。"),
+    ("lang = zh-Hans", '（lang = zh-Hans）：值要加英文引号，例如 lang = "zh-Hans"。'),
+    ("pin = 0123  # the PIN", '（pin = 0123  # the PIN）：值要加英文引号，例如 pin = "0123"。'),
+])
+def test_a_line_toml_cannot_read_is_said_in_chinese_with_its_place_and_fix(line, said):
+    """tomllib says where only in English; the scorer's codes have leading zeros, which
+    TOML takes for a bad number when unquoted (finding M5)."""
+    lines = ['scorer = "https://scorer.local:8080"', 'printer = "usb"', "printer_baud = 9600",
+             "rotation = 0", 'hostname = "table-07"', line]  # the mistake on line 6
+    with pytest.raises(IdentityError) as err:
+        parse("\n".join(lines) + "\n")
+    words = explain(err.value, "zh-Hans")
+    assert said in words and "Expected" not in words
+
+
+def test_the_example_unedited_is_refused_at_its_placeholders():
+    """kiosk.toml.example copied and not filled in: its PIN and pairing code are refused
+    (the table number is a fine one to keep)."""
+    from kiosk.fleet.identity import EXAMPLE
+
+    example = tomllib.loads((ROOT / "deploy/kiosk.toml.example").read_text(encoding="utf-8"))
+    assert {key: example[key] for key in EXAMPLE} == EXAMPLE
+    with pytest.raises(IdentityError) as err:
+        parse((ROOT / "deploy/kiosk.toml.example").read_text(encoding="utf-8"))
+    assert err.value.key == "fleet.identity.example"
+    assert "示例" in explain(err.value, "zh-Hans")
+
+
 def test_a_notepad_bom_is_no_mistake(card):
     (card / "boot/firmware/kiosk.toml").write_bytes(b"\xef\xbb\xbf" + CARD.encode())
     assert firstboot(card).returncode == 0
@@ -229,8 +299,8 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
     assert kiosk(*pending, "--scorer", "http://127.0.0.1:9").returncode == 0  # no code: nothing
     code_file.write_text("999999\n")
     offline = kiosk(*pending, "--scorer", "http://127.0.0.1:9")  # nobody listens on port 9
-    assert offline.returncode == 0 and "配对码保留，平板下次启动时再试" in offline.stderr
-    assert code_file.exists()  # kept for the next start
+    assert offline.returncode == 0 and "配对码保留：平板运行时会一直重试" in offline.stderr
+    assert code_file.exists()  # kept for the running kiosk
     with ScorerProcess(tmp_path / "scorer") as scorer:
         kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
               "--ruleset", "xiamen-2015")
@@ -246,6 +316,54 @@ def test_the_pairing_code_is_used_once_when_the_scorer_answers(tmp_path):
 
     saved = Credential.load(data, 3)  # the table's credential, for every later start
     assert saved is not None and saved.table == 3
+
+
+def test_a_first_boots_code_pairs_the_running_kiosk_once_the_scorer_answers(tmp_path):
+    """The card's pairing code (left by kiosk-firstboot) is tried by `kiosk table` as it
+    starts and, the scorer not answering yet (it starts after its kiosks), again from the
+    table's outbox with its backoff: paired without a restart, and what the table recorded
+    meanwhile reaches the scorer."""
+    import argparse
+    import time
+
+    from kiosk.cli.ui_cmd import _outbox
+    from kiosk.rules import Rulesets
+    from kiosk.sync.link import Credential
+    from kiosk.table.clock import ManualClock
+    from kiosk.table.session import SessionConfig, TableSession
+
+    scorer = ScorerProcess(tmp_path / "scorer")
+    scorer.data.mkdir()
+    kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "e",
+          "--ruleset", "xiamen-2015")
+    tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "4", "--lang", "en")
+    code = re.search(r"^table 3: pairing code (\S+)$", tables.stdout, re.M)
+    assert code, tables.stdout + tables.stderr
+    data = tmp_path / "kiosk"
+    data.mkdir()
+    (data / "pair-code").write_text(code.group(1) + "\n")
+    rulesets = Rulesets.load([])
+    args = argparse.Namespace(pair=None, scorer=scorer.url, table=3, lang="zh-Hans")
+    outbox = _outbox(args, data, rulesets)  # the scorer is not up: the kiosk starts offline
+    assert outbox is not None and (data / "pair-code").exists()
+    session = TableSession.open(data, 3, rulesets, ManualClock(), SessionConfig(pin="4321"))
+    outbox.start(idle=0.2)
+    try:
+        session.setup_match(event="practice", round="1", teams={"NS": "甲队", "EW": "乙队"},
+                            players={"N": "N1", "E": "E1", "S": "S1", "W": "W1"},
+                            ruleset="xiamen-2015")  # recorded while unpaired
+        recorded = session.journal.last_seq
+        with scorer:
+            deadline = time.monotonic() + 60
+            while outbox.state.status != "in-sync" or outbox.acked != recorded:
+                assert time.monotonic() < deadline, outbox.state
+                time.sleep(0.1)
+    finally:
+        outbox.stop()
+        session.close()
+    assert not (data / "pair-code").exists()  # used once
+    saved = Credential.load(data, 3)
+    assert saved is not None and saved.table == 3  # for every later start
 
 
 # -- backups ---------------------------------------------------------------------------------

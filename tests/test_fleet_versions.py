@@ -83,6 +83,8 @@ def test_publishing_an_older_version_asks_and_the_kiosks_follow_only_a_yes(tmp_p
     key = tmp_path / "update-key.pub"
     key.write_bytes(public)
     data = tmp_path / "scorer"
+    data.mkdir()
+    (data / "scorer.sqlite").write_bytes(b"")  # the scorer's data, for `fleet publish`
     publish(data, bundle(tmp_path, private, "0.2.1"), public)
     older = bundle(tmp_path, private, "0.1.0")
     # No terminal to ask on and no --yes: refused, in one line, and 0.2.1 is still served.

@@ -165,6 +165,23 @@ def test_no_two_cards_share_a_machine_id_or_host_keys(parts):
     assert (root / "etc/systemd/system/timers.target.wants/kiosk-save-clock.timer").is_symlink()
 
 
+def test_the_card_says_why_it_cannot_start_keeps_its_log_and_steps_its_clock(parts):
+    """The installer's findings: a card not set up shows why (kiosk-notice), the system's log
+    is on the data partition and apt's timers are off (the RAM overlay), and Debian's own
+    makestep no longer overrides the kiosk's."""
+    root = parts["root"]
+    assert (root / "etc/systemd/system/multi-user.target.wants/kiosk-notice.service").is_symlink()
+    for timer in ("apt-daily.timer", "apt-daily-upgrade.timer"):
+        assert os.readlink(root / "etc/systemd/system" / timer) == "/dev/null"
+    assert (root / "var/log/journal").is_dir() and (parts["data"] / "journal").is_dir()
+    journald = (root / "etc/systemd/journald.conf.d/kiosk.conf").read_text()
+    assert "Storage=persistent" in journald.splitlines()
+    chrony = (root / "etc/chrony/chrony.conf").read_text()
+    assert not re.search(r"^makestep ", chrony, re.M)
+    assert (root / "etc/chrony/conf.d/kiosk-table.conf").read_text().splitlines()[-1] == \
+        "makestep 1 -1"
+
+
 def test_the_kernel_command_line_is_one_clean_line(parts):
     text = (parts["boot"] / "cmdline.txt").read_text()
     assert text.count("\n") == 1 and text == " ".join(text.split()) + "\n"  # no leading space

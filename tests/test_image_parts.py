@@ -148,3 +148,112 @@ def test_the_overlay_scripts_pass_shellcheck():
     result = subprocess.run([shellcheck, "-x", *map(str, scripts)], capture_output=True,
                             text=True, cwd=ROOT, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.unit
+def test_the_short_image_command_in_the_docs_builds_the_recommended_card():
+    """The Debian fallback drives no Pi 5, no DSI display, no header UART (kiosk.toml's
+    default printer) and no shutdown button: every `make image` the docs give to copy takes
+    the official image (BASE=)."""
+    commands = []
+    for page in (ROOT / "docs/deployment.md", ROOT / "deploy/README.md"):
+        for block in re.findall(r"```sh\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+            commands += [line for line in block.replace("\\\n", " ").splitlines()
+                         if "make image" in line]
+    assert len(commands) >= 2 and all(" BASE=" in line for line in commands), commands
+
+
+@pytest.mark.unit
+def test_the_swap_procedure_copies_the_journal_from_where_the_card_keeps_it():
+    """On a card from the image the root partition's /var/lib/kiosk is an empty mount point:
+    the journal is on KIOSKDATA, in the folder fstab binds there."""
+    build = (ROOT / "deploy/image/build-image.sh").read_text()
+    folder = re.search(r"^/var/lib/kiosk-data/(\w+) +/var/lib/kiosk +none bind", build, re.M)
+    assert folder
+    swap = (ROOT / "deploy/README.md").read_text().split("## Swapping a broken kiosk")[1]
+    copies = re.findall(r"^ *sudo cp (\S+) /var/lib/kiosk-scorer/import-7/$", swap, re.M)
+    assert f"/media/$USER/KIOSKDATA/{folder.group(1)}/table-7.sqlite*" in copies
+    assert "/media/$USER/rootfs/var/lib/kiosk/table-7.sqlite*" in copies  # a kiosk by hand
+
+
+@pytest.mark.unit
+def test_the_system_log_is_kept_bounded_on_the_data_partition_and_apt_stays_quiet():
+    """The root is a RAM overlay: a log there is gone at reboot and fills a Zero 2 W's 512 MB,
+    and so would apt's daily downloads (a card takes its updates from the scorer)."""
+    [fstab] = re.findall(r'cat >"\$ROOTFS/etc/fstab" <<\'EOF\'\n(.*?)\nEOF', BUILD, re.S)
+    mounts = {f[1]: f for f in map(str.split, fstab.splitlines())}
+    assert mounts["/var/log/journal"][:3] == ["/var/lib/kiosk-data/journal", "/var/log/journal",
+                                              "none"]
+    assert "x-systemd.requires-mounts-for=/var/lib/kiosk-data" in mounts["/var/log/journal"][3]
+    assert '"$data/journal"' in BUILD.split("stage_assemble() {")[1].split("\n}\n")[0]
+    journald = re.search(r"printf '([^']*)' \\\n\s*>\"\$ROOTFS/etc/systemd/journald\.conf\.d/",
+                         BUILD)
+    assert journald and {"Storage=persistent", "SystemMaxUse=64M"} <= set(
+        journald.group(1).split("\\n"))
+    masked = re.search(r"for timer in ([^;]+); do\n\s*ln -sfn /dev/null "
+                       r"\"\$ROOTFS/etc/systemd/system/\$timer\"", BUILD)
+    assert masked and masked.group(1).split() == ["apt-daily.timer", "apt-daily-upgrade.timer"]
+
+
+STUB_PYTHON = """#!/bin/sh
+# python3 -m pip wheel|download ... --wheel-dir|--dest DIR ...: the file pip would write.
+while [ $# -gt 0 ]; do
+  case $1 in
+    --wheel-dir) touch "$2/kiosk80-$KIOSK_STUB_VERSION-py3-none-any.whl" ;;
+    --dest) touch "$2/pip-24.0-py3-none-any.whl" ;;
+  esac
+  shift
+done
+"""
+
+
+@pytest.mark.process
+def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows(tmp_path):
+    """`build-image.sh --base … --until wheelhouse` on a work directory that made the cards
+    (deploy/README.md, a release's step) makes the wheelhouse of the project as it is now,
+    not `done before`; and the image's later stages are then made from it again. Run with
+    stubs for root, arm64, the builder's tools, chroot, mount and pip: the stages' order only."""
+    import os
+
+    version = re.search(r'^version = "(.*)"', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert version
+    stubs, work, base = tmp_path / "bin", tmp_path / "work", tmp_path / "raspios.img"
+    stubs.mkdir()
+    for name, text in {"id": "#!/bin/sh\necho 0\n", "uname": "#!/bin/sh\necho aarch64\n",
+                       "python3": STUB_PYTHON}.items():
+        (stubs / name).write_text(text)
+    for name in ("mkfs.vfat", "mcopy", "mkfs.ext4", "sfdisk", "xz", "blkid", "chroot",
+                 "mount", "umount"):
+        (stubs / name).write_text("#!/bin/sh\nexit 0\n")
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    base.write_bytes(b"the official image")
+    (work / "rootfs/usr/bin").mkdir(parents=True)
+    (work / "rootfs/etc").mkdir()
+    (work / "rootfs/usr/sbin").mkdir()
+    (work / "rootfs/usr/bin/python3").symlink_to("python3.11")
+    (work / "wheelhouse").mkdir()
+    (work / "wheelhouse/.python").write_text("3.11\n")
+    (work / "wheelhouse/kiosk80-0.0.1-py3-none-any.whl").touch()  # the last release's
+    for stage in ("rootfs", "system", "wheelhouse", "install", "verify", "assemble"):
+        (work / f".done-{stage}").write_text("1\n")
+    stat = base.stat()
+    (work / "source").write_text(f"base {stat.st_size} {int(stat.st_mtime)} raspios.img\n")
+    ca = tmp_path / "ca.crt"
+    ca.write_text("")
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "PIP_CERT": str(ca),
+           "KIOSK_STUB_VERSION": version.group(1)}
+
+    def build(*args: str) -> str:
+        done = subprocess.run(["bash", str(IMAGE / "build-image.sh"), "--work", str(work),
+                               "--base", str(base), *args], capture_output=True, text=True,
+                              env=env, timeout=60)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    said = build("--until", "wheelhouse")
+    assert "== rootfs: done before" in said and "== wheelhouse: done before" not in said
+    assert (work / f"wheelhouse/kiosk80-{version.group(1)}-py3-none-any.whl").exists()
+    # The cards' next image installs it: the stages after it are to be done again.
+    assert not any((work / f".done-{s}").exists() for s in ("install", "verify", "assemble"))
+    assert "== wheelhouse: done before" in build("--until", "wheelhouse")  # once a version

@@ -85,6 +85,31 @@ def test_link_state_offline_behind_then_in_sync(tmp_path):
 
 
 @pytest.mark.unit
+def test_a_running_replacement_pairing_late_is_told_to_restart_and_then_downloads(tmp_path):
+    """A replacement kiosk paired from its outbox (its first boot's code, the scorer late)
+    cannot take the table's events into the journal its session writes: it is told to
+    restart, with nothing saved; started again, it pairs before its session and downloads."""
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    old, new = tmp_path / "old", tmp_path / "new"
+    link = join(old, 1, "http://testserver", codes[1], RULESETS, client)
+    director.start_round(0)
+    simulate_synced(old, 1, RULESETS, link, 3, 1, 1e9, io.StringIO()).close()
+    code = director.swap(1, confirm=True)
+    session = TableSession.open(new, 1, RULESETS, SystemClock())  # the kiosk is running
+    try:
+        with pytest.raises(LinkError) as restart:
+            join(new, 1, "http://testserver", code, RULESETS, client, running=True)
+    finally:
+        session.close()
+    assert restart.value.key == "sync.pair-restart"
+    assert restart.value.params == {"m": len(director.store.events(1))}
+    assert Credential.load(new, 1) is None and journal_events(new, 1) == []
+    join(new, 1, "http://testserver", code, RULESETS, client)  # the restart, before its session
+    assert journal_events(new, 1) == director.store.events(1)
+
+
+@pytest.mark.unit
 def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))

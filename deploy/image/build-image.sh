@@ -31,7 +31,9 @@
 #               first-boot wizard and root-partition resize switched off (the data partition
 #               grows instead); the Debian fallback's networking
 #   wheelhouse  the project's wheel and every wheel it needs for the root's Python (3.11 on
-#               Bookworm, 3.13 on Trixie) on aarch64, from PyPI, pinned by constraints.txt
+#               Bookworm, 3.13 on Trixie) on aarch64, from PyPI, pinned by constraints.txt;
+#               made again when the project's version is another (a release: --base as for
+#               the cards, --until wheelhouse; the later stages are then made again too)
 #   install     deploy/provision-kiosk.sh --image inside the chroot: the OS packages it lacks,
 #               the venv from the wheelhouse with pip --no-index, the units, udev, chrony, the
 #               boot config; the card's own units (data growth, host keys, clock); the CJK faces
@@ -115,7 +117,12 @@ if [ -f "$WORK/source" ] && [ "$(cat "$WORK/source")" != "$SOURCE_ID" ] && [ -z 
   rm -f "$WORK"/.done-*
 fi
 
-stage_done() { [ -f "$WORK/.done-$1" ]; }
+# A stage done before, and still good: a wheelhouse is for one version of the project (a
+# release's step `--until wheelhouse` makes the new version's).
+stage_done() {
+  [ -f "$WORK/.done-$1" ] &&
+    { [ "$1" != wheelhouse ] || [ "$(cat "$WHEELS/.version" 2>/dev/null)" = "$VERSION" ]; }
+}
 say() { printf '%s\n' "$*"; }
 # What a card from the fallback drives, said as the build starts and as its last word.
 say_what_the_fallback_drives() {
@@ -254,7 +261,20 @@ LABEL=KIOSKDATA   /var/lib/kiosk-data ext4  defaults,noatime,commit=5       0 2
 /var/lib/kiosk-data/kiosk /var/lib/kiosk     none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 /var/lib/kiosk-data/app   /var/lib/kiosk-app none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 /var/lib/kiosk-data/etc   /etc/kiosk         none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
+/var/lib/kiosk-data/journal /var/log/journal none bind,x-systemd.requires-mounts-for=/var/lib/kiosk-data 0 0
 EOF
+  # -- The system's log on the data partition, bounded: in the RAM overlay it would be gone at
+  # every reboot (what a kiosk did before it restarted is what a technician asks) and would
+  # grow in the RAM of a 512 MB Zero 2 W.
+  mkdir -p "$ROOTFS/var/log/journal" "$ROOTFS/etc/systemd/journald.conf.d"
+  printf '# deploy/image/build-image.sh: on the data partition (/etc/fstab), bounded.\n[Journal]\nStorage=persistent\nSystemMaxUse=64M\n' \
+    >"$ROOTFS/etc/systemd/journald.conf.d/kiosk.conf"
+  # -- No apt timers: a card installs nothing from the network (updates come signed from the
+  # scorer), and their downloads and lists would fill the RAM overlay.
+  local timer
+  for timer in apt-daily.timer apt-daily-upgrade.timer; do
+    ln -sfn /dev/null "$ROOTFS/etc/systemd/system/$timer"
+  done
   # -- The saved clock: a Pi has no real-time clock, and a clock saved into the RAM overlay is
   # gone at the next boot (every boot would start at the build's date until chrony reaches the
   # scorer). fake-hwclock keeps it on the data partition instead.
@@ -352,6 +372,7 @@ stage_wheelhouse() {
   unmount_all
   [ "$status" = 0 ] || die "the wheels could not all be fetched for Python $py (pip: $status)"
   printf '%s\n' "$py" >"$WHEELS/.python"
+  printf '%s\n' "$VERSION" >"$WHEELS/.version"
 }
 
 stage_install() {
@@ -458,11 +479,13 @@ stage_verify() {
 
   in_chroot runuser -u kiosk -- env GPIOZERO_PIN_FACTORY=mock \
     /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2 --lang en
-  units=(kiosk-table.service kiosk-firstboot.service kiosk-update.service kiosk-update.timer
+  units=(kiosk-table.service kiosk-notice.service kiosk-firstboot.service kiosk-update.service
+         kiosk-update.timer
          kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.service
          kiosk-save-clock.timer)
   in_chroot systemd-analyze verify --man=no "${units[@]/#//etc/systemd/system/}"
-  in_chroot systemctl is-enabled kiosk-table.service kiosk-firstboot.service kiosk-update.timer \
+  in_chroot systemctl is-enabled kiosk-table.service kiosk-notice.service \
+    kiosk-firstboot.service kiosk-update.timer \
     kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.timer
   rm -rf "${ROOTFS:?}$sim" "$ROOTFS/run/kiosk"
   unmount_all
@@ -478,7 +501,7 @@ stage_assemble() {
   mv "$ROOTFS/var/lib/kiosk-app" "$data/app"
   mv "$ROOTFS/etc/kiosk" "$data/etc"
   mkdir -p "$ROOTFS/var/lib/kiosk" "$ROOTFS/var/lib/kiosk-app" "$ROOTFS/etc/kiosk" \
-    "$ROOTFS/var/lib/kiosk-data"
+    "$ROOTFS/var/lib/kiosk-data" "$data/journal"
   # The boot partition's files go to its own file system.
   mkdir -p "$WORK/boot"
   cp -r "$ROOTFS/boot/firmware/." "$WORK/boot/"
@@ -520,15 +543,21 @@ EOF
 
 # Each stage's time is kept in its .done- file, so the times of a build made over several runs
 # (one stopped by a failure, then gone on with) are all there.
-started=0
+started=0 cleared=0
 for stage in "${STAGES[@]}"; do
   [ "$stage" != "$FROM" ] || started=1
   if [ "$started" = 0 ] && stage_done "$stage"; then
     say "== $stage: done before (--from $stage to do it again)"
   else
     started=1
+    if [ "$cleared" = 0 ]; then  # a stage done again: every later one is made from it again
+      cleared=1 drop=0
+      for later in "${STAGES[@]}"; do
+        [ "$later" != "$stage" ] || drop=1
+        [ "$drop" = 0 ] || rm -f "$WORK/.done-$later"
+      done
+    fi
     say "== $stage"
-    rm -f "$WORK/.done-$stage"
     t0=$(date +%s)
     "stage_$stage"
     printf '%s\n' $(( $(date +%s) - t0 )) >"$WORK/.done-$stage"

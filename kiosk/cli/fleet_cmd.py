@@ -32,6 +32,10 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     add_lang(first)
     first.set_defaults(run=run_firstboot)
 
+    notice = sub.add_parser("notice", **about("cli.fleet.notice"))
+    notice.add_argument("file", metavar="FILE", help=say("cli.fleet.notice.file"))
+    notice.set_defaults(run=run_notice)
+
     pair = sub.add_parser("pair-pending", **about("cli.fleet.pair_pending"))
     pair.add_argument("--data", required=True, metavar="DIR", help=say("cli.kiosk_data"))
     pair.add_argument("--table", required=True, type=int, metavar="N",
@@ -104,8 +108,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 def run_firstboot(args: argparse.Namespace) -> int:
     from ..errors import IdentityError
-    from ..fleet.identity import Paths, apply, consume, keep_machine_id
-    from ..i18n import translator
+    from ..fleet.identity import Paths, apply, consume, keep_machine_id, tell
+    from ..i18n import explain, translator
 
     t = translator(args.lang)
     paths = Paths(root=Path(args.root))
@@ -116,12 +120,17 @@ def run_firstboot(args: argparse.Namespace) -> int:
         ids = None  # a scratch root: files stay the caller's
     try:
         identity = consume(paths, ids)
-    except IdentityError as exc:  # in the technician's words (systemctl status shows it)
-        from ..i18n import explain
-
+    except IdentityError as exc:  # in the technician's words, on the card and the screen too
         print(t("terminal.failed", command="fleet firstboot", message=explain(exc, args.lang)),
               file=sys.stderr)
+        tell(paths, t("fleet.notice.refused", reason=explain(exc, args.lang)))
         return 2
+    if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
+        print(t("terminal.failed", command="fleet firstboot", message=t("fleet.notice.not_set_up")),
+              file=sys.stderr)
+        tell(paths, t("fleet.notice.not_set_up"))
+        return 2
+    tell(paths, None)
     if identity is not None:
         print(t("terminal.fleet.identity", table=identity.table, scorer=identity.scorer,
                 path=f"{paths.settings_dir}/kiosk.env"))
@@ -132,6 +141,36 @@ def run_firstboot(args: argparse.Namespace) -> int:
             (paths.at("/run") / "kiosk-reboot-needed").touch()
     for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
         print(t("terminal.fleet.applied", path=path))
+    return 0
+
+
+def run_notice(args: argparse.Namespace) -> int:
+    """Full screen, the text of FILE (kiosk-notice.service: why the card does not start its
+    table), until the card is set up and restarted."""
+    text = Path(args.file).read_text(encoding="utf-8")
+    from .. import ui  # sets Kivy's environment before Kivy itself is imported
+
+    config = ui.kivy_config()
+    from ..hw.panel import board_model
+    from .ui_cmd import window_config
+
+    for key, value in window_config(None, board_model()).items():
+        config.set("graphics", key, value)
+    from kivy.app import App
+    from kivy.uix.label import Label
+
+    from ..ui.fonts import register
+
+    register()
+
+    class Notice(App):  # type: ignore[misc]
+        def build(self) -> Label:
+            label = Label(text=text, font_name="KioskSC", font_size="22sp", halign="left",
+                          valign="middle", padding=(40, 40))
+            label.bind(size=lambda _, size: setattr(label, "text_size", size))
+            return label
+
+    Notice(title="kiosk").run()
     return 0
 
 
@@ -220,6 +259,11 @@ def run_publish(args: argparse.Namespace) -> int:
     from ..errors import BundleError
     from ..rules.errors import words
     from ..scorer.web.updates import publish
+    from .scorer_cmd import STORE_NAME
+
+    if not (Path(args.data) / STORE_NAME).is_file():  # a mistyped --data would serve nobody
+        raise FleetError(f"{args.data}: no scorer data").explained("fleet.publish.no_scorer",
+                                                                   path=args.data)
 
     def confirm(version: str, served: str) -> bool:
         """A downgrade is the head referee's choice: asked on a terminal, or --yes."""
@@ -270,6 +314,11 @@ def run_update(args: argparse.Namespace) -> int:
     updater = Updater(app_dir, key, SystemdService(args.unit), args.ready_timeout,
                       python_for_venvs())
     bundle = Path(args.bundle) if args.bundle else None
+    if bundle is not None:  # a file given by hand that cannot be read: said, not a traceback
+        try:
+            bundle.open("rb").close()
+        except OSError as exc:
+            raise unusable(exc, args.bundle) from None
     allow_downgrade = args.allow_downgrade
     if bundle is None:
         scorer = args.scorer or os.environ.get("KIOSK_SCORER")
@@ -280,8 +329,7 @@ def run_update(args: argparse.Namespace) -> int:
                 fetched = download(scorer, app_dir / "downloads", updater.installed_version(),
                                    client, updater.python_version())
         except UpdateRefused as exc:  # before anything was fetched: older, or no room
-            print(t("terminal.update.refused", version=exc.params.get("version", "?"),
-                    reason=explain(exc, args.lang)))
+            print(refused_said(exc.params.get("version"), explain(exc, args.lang), args.lang))
             return 1
         except (httpx.HTTPError, ValueError, KeyError, BundleError) as exc:
             reason = (explain(exc, args.lang) if isinstance(exc, BundleError)
@@ -290,7 +338,9 @@ def run_update(args: argparse.Namespace) -> int:
             print(t("terminal.update.offline", reason=reason))
             return 0
         if fetched is None:
-            print(t("terminal.update.served", version=updater.installed_version() or "?"))
+            installed = updater.installed_version()
+            print(t("terminal.update.served", version=installed) if installed
+                  else t("terminal.update.nothing_served"))
             return 0
         bundle, allow_downgrade = fetched.path, allow_downgrade or fetched.allow_downgrade
     data = Path(args.data)
@@ -308,12 +358,20 @@ def outcome_said(outcome: Any, lang: str) -> str:
     if outcome.status == "refused":
         reason = (explain(outcome.error, lang) if outcome.error is not None
                   else t("terminal.update.failed_before"))
-        return t("terminal.update.refused", version=outcome.version or "?", reason=reason)
+        return refused_said(outcome.version, reason, lang)
     if outcome.status == "restart_failed" and outcome.error is not None:
         return t("terminal.update.restart_failed", version=outcome.version,
                  reason=explain(outcome.error, lang))
     return t(f"terminal.update.{outcome.status}", version=outcome.version,
              detail=outcome.detail)
+
+
+def refused_said(version: str | None, reason: str, lang: str) -> str:
+    """A refused update, naming its version when it is known (a bundle that cannot be read
+    has none to name)."""
+    if version:
+        return say_in(lang, "terminal.update.refused", version=version, reason=reason)
+    return say_in(lang, "terminal.update.refused_bundle", reason=reason)
 
 
 def say_in(lang: str, key: str, **params: Any) -> str:

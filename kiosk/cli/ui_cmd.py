@@ -123,26 +123,48 @@ def run_table(args: argparse.Namespace) -> int:
 
 
 def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
-    """The table's outbox to the scorer, if it is to sync: --scorer/--pair, or paired before."""
+    """The table's outbox to the scorer, if it is to sync: --scorer/--pair, paired before, or
+    a pairing code left by the card's first boot (kiosk.toml). That code is used as soon as
+    the scorer answers: now, before the session (a replacement kiosk downloads), or else
+    from the outbox's thread, tried again with its backoff while the table plays offline."""
     from ..errors import LinkError, NotPaired
     from ..i18n import explain, translator
     from ..sync.join import join
-    from ..sync.link import Credential
+    from ..sync.link import Credential, ScorerLink
     from ..sync.outbox import Outbox
     from ..table.journal import table_path
-    from .table_cmd import not_paired
 
-    if args.scorer is None and args.pair is None and Credential.load(data, args.table) is None:
+    code_file = data / "pair-code"
+    pending = (code_file.read_text(encoding="utf-8").strip()
+               if args.pair is None and code_file.exists() else None)
+    if args.scorer is None and (args.pair or pending) is None and \
+            Credential.load(data, args.table) is None:
         return None
+    t = translator(args.lang)
     try:
-        link = join(data, args.table, args.scorer, args.pair, rulesets)
+        link = join(data, args.table, args.scorer, args.pair or pending, rulesets)
     except NotPaired as exc:  # the table still works, offline, until it is paired
-        t = translator(args.lang)
         print(t("terminal.failed", command="table", message=t(
             "terminal.table.offline", reason=explain(exc, args.lang))), file=sys.stderr)
         return None
     except LinkError as exc:
-        raise not_paired(exc, args.table) from None
+        from .table_cmd import not_paired
+
+        if pending is None:
+            raise not_paired(exc, args.table) from None
+        print(t("terminal.failed", command="table", message=t(
+            "terminal.fleet.pair_later", reason=explain(not_paired(exc, args.table),
+                                                        args.lang))), file=sys.stderr)
+
+        def pair() -> ScorerLink:
+            paired = join(data, args.table, args.scorer, pending, rulesets, running=True)
+            code_file.unlink(missing_ok=True)
+            return paired
+
+        return Outbox(table_path(data, args.table), ScorerLink(args.scorer or "auto"),
+                      pair=pair)
+    if pending is not None:
+        code_file.unlink(missing_ok=True)  # used once
     return Outbox(table_path(data, args.table), link)
 
 

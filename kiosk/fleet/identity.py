@@ -11,7 +11,10 @@ certificate is not set here: the kiosk learns it, sealed, when it pairs with the
 it from then on.
 
 A file with a mistake changes nothing: the error names the key and what is allowed, the file
-stays where it is, and the unit fails (`systemctl status kiosk-firstboot`)."""
+stays where it is, and the unit fails. A card that cannot start its table (no settings, or a
+refused file) says why where the installer looks without tools (`tell`): in
+`kiosk-error.txt` beside kiosk.toml, which any PC reads, and on the screen (kiosk-notice.service
+shows NOTICE instead of the table)."""
 
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import IdentityError
+from ..errors import IdentityError, Words, words
 
 BOOT_FILE = "/boot/firmware/kiosk.toml"
 SETTINGS_DIR = "/etc/kiosk"
@@ -37,8 +40,12 @@ SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
 TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
 KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
+# deploy/kiosk.toml.example's placeholders: a file copied and not filled in is refused there.
+EXAMPLE = {"pin": "4321", "pairing_code": "123456"}
 MACHINE_ID = re.compile(r"^[0-9a-f]{32}$")
 CMDLINE = "/boot/firmware/cmdline.txt"
+ERROR_FILE = "kiosk-error.txt"  # beside kiosk.toml (ASCII: any PC's FAT driver reads the name)
+NOTICE = "/run/kiosk-setup.txt"  # in RAM: what kiosk-notice.service shows, for this boot only
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
 
@@ -97,14 +104,16 @@ def parse(text: str) -> Identity:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise IdentityError(f"kiosk.toml: {exc}").explained(
-            "fleet.identity.not_toml", detail=str(exc)) from None
+        raise _not_toml(text, exc) from None
     unknown = sorted(set(data) - KEYS)
     if unknown:
         raise _refuse(unknown[0], "unknown_key", allowed=", ".join(sorted(KEYS)))
     for key in ("table", "scorer", "pin"):
         if key not in data:
             raise _refuse(key, "missing")
+    for key, placeholder in EXAMPLE.items():
+        if data.get(key) == placeholder:
+            raise _refuse(key, "example", value=placeholder)
     table = data["table"]
     if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
         raise _refuse("table", "bad_table")
@@ -149,6 +158,30 @@ def parse(text: str) -> Identity:
             raise _refuse("ssh_key", "bad_ssh_key")
         fields["ssh_key"] = data["ssh_key"]
     return Identity(**fields)
+
+
+def _not_toml(text: str, exc: tomllib.TOMLDecodeError) -> IdentityError:
+    """A file TOML cannot read, said as its line and column (tomllib says them only in its
+    English message) with the likely fix for what that line holds."""
+    where = re.search(r"at line (\d+), column (\d+)", str(exc))
+    if where is None:  # at the end of the document: a key given twice, a [ not closed
+        return IdentityError(f"kiosk.toml: {exc}").explained("fleet.identity.not_toml_end")
+    line, column = int(where.group(1)), int(where.group(2))
+    said = text.splitlines()[line - 1].strip()
+    return IdentityError(f"kiosk.toml: {exc}").explained(
+        "fleet.identity.not_toml", line=line, column=column, text=said, hint=_hint(said))
+
+
+def _hint(line: str) -> Words:
+    """The likely mistake on a line `key = value` that TOML cannot read."""
+    key, equals, value = (part.strip() for part in line.partition("="))
+    value = value.split("#")[0].strip()
+    if not equals or not value or value[0] in "\"'[{":
+        return words("fleet.identity.hint.line")
+    if key == "table" and value.isdigit():  # 07: TOML numbers have no leading zero
+        return words("fleet.identity.hint.table", table=int(value))
+    # The scorer issues codes such as 022133: unquoted, the leading zero makes no number.
+    return words("fleet.identity.hint.quote", setting=key, value=value)
 
 
 def _choice(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> dict[str, Any]:
@@ -208,6 +241,21 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
         _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
+
+
+def tell(paths: Paths, text: str | None) -> None:
+    """Say why this card does not start its table (`text`), or, with None, that it does: the
+    boot partition's error file (removed once a boot succeeds) and the screen's notice."""
+    error, notice = paths.at(paths.boot_file).with_name(ERROR_FILE), paths.at(NOTICE)
+    if text is None:
+        for path in (error, notice):
+            with contextlib.suppress(OSError):  # (a boot partition left read-only)
+                path.unlink(missing_ok=True)
+        return
+    _write(notice, text, 0o644)
+    with contextlib.suppress(OSError):  # the screen still says it
+        # Notepad: a BOM says UTF-8, CRLF ends its lines.
+        _write(error, "\ufeff" + text.replace("\n", "\r\n"), 0o644)
 
 
 def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = None) -> None:

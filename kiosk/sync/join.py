@@ -18,11 +18,14 @@ from .link import Credential, ScorerBusy, ScorerLink
 
 
 def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
-         rulesets: Rulesets, client: httpx.Client | None = None) -> ScorerLink:
+         rulesets: Rulesets, client: httpx.Client | None = None,
+         running: bool = False) -> ScorerLink:
     """The link of `table` to the scorer at `url` ("auto" or None with a saved credential:
     the saved URL, else every scorer mDNS finds, in turn). With `code`, pair afresh; a kiosk
     whose journal is empty then downloads what the scorer has for the table and continues
-    from it. Raises LinkError (NotPaired: no credential and no code) or JournalError."""
+    from it. `running`: the table's session has the journal open (pairing from the running
+    kiosk's outbox): it is only read, and a download it would need is refused.
+    Raises LinkError (NotPaired: no credential and no code) or JournalError."""
     saved = Credential.load(data_dir, table)
     if code is None and saved is None:
         raise NotPaired(f"table {table} is not paired with the scorer yet: "
@@ -40,7 +43,7 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
     for candidate in urls:  # an mDNS answer is only an address to try
         link = ScorerLink(candidate, client)
         try:
-            _pair(link, data_dir, table, code, rulesets)
+            _pair(link, data_dir, table, code, rulesets, running)
             return link
         except LinkError as exc:
             if client is None:
@@ -93,15 +96,20 @@ def _still_paired(saved: Credential, url: str | None, client: httpx.Client | Non
 
 
 def _pair(link: ScorerLink, data_dir: str | Path, table: int, code: str,
-          rulesets: Rulesets) -> None:
-    journal = Journal(table_path(data_dir, table))
+          rulesets: Rulesets, running: bool = False) -> None:
+    path = table_path(data_dir, table)
+    journal = Journal.reader(path) if running else Journal(path)
     try:
         credential = link.pair(code, table, journal.device,
                                {r.id: r.sha256 for r in rulesets.values()})
         at_scorer = link.download()
-        if journal.last_seq == 0:
+        if journal.last_seq == 0 and at_scorer:
+            if running:  # the session writes this journal: it downloads when it starts
+                raise LinkError(f"the scorer has {len(at_scorer)} events for this table: "
+                                "restart the kiosk to download them", 409,
+                                "sync.pair-restart", {"m": len(at_scorer)})
             journal.adopt(at_scorer)
-        else:
+        elif journal.last_seq:
             _check_same_table(journal, at_scorer)
         # Saved last: if the download failed, pairing again with the same code works (the
         # scorer lets the same kiosk pair again while its credential is unused).

@@ -77,9 +77,13 @@ class Outbox:
     def __init__(self, journal_path: str | Path, link: ScorerLink,
                  on_assignment: Callable[[dict[str, Any], ScorerLink], None] | None = None,
                  on_state: Callable[[LinkState], None] | None = None,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 pair: Callable[[], ScorerLink] | None = None) -> None:
         self.journal_path, self.link = Path(journal_path), link
         link.report = partial(kiosk_status, self.journal_path.parent)
+        # A table not paired yet (its first boot's code, the scorer not answering then): the
+        # link this makes, tried with the backoff of any pass until the scorer answers.
+        self.pair = pair
         self.on_assignment, self.on_state = on_assignment, on_state
         # the rounds the head referee took back after they started (a kiosk drops its match)
         self.on_withdrawn: Callable[[list[dict[str, Any]]], None] | None = None
@@ -97,6 +101,11 @@ class Outbox:
     def sync_once(self, journal: Journal) -> bool:
         """Send what the scorer lacks and ask for the assignment. True when in sync.
         Raises LinkError when the scorer cannot be reached or refuses."""
+        if self.pair is not None:
+            link = self.pair()
+            link.report, self.pair = self.link.report, None
+            self.link.close()
+            self.link = link
         if self.acked is None:
             # First ask where the scorer stands rather than send from event 1: a replacement
             # kiosk's journal begins with its predecessor's events, which the scorer has.

@@ -124,6 +124,9 @@ def build(out: Path, version: str, wheel: Path, wheelhouse: Path, constraints: P
         if not MEMBER.match(name):
             raise _refuse("bad_member", name)
     files = {name: _sha256(path) for name, path in members.items()}  # a missing one: OSError
+    if not _wheel_is(wheel.name, version):  # the kiosks would install another than they say
+        raise BundleError(f"update bundle: {wheel.name} is not version {version}").explained(
+            "fleet.update.not_the_wheels", version=version, wheel=wheel.name)
     python = wheels_python([name.removeprefix("wheels/") for name in members
                             if name.endswith(".whl")])
     manifest = Manifest(version, wheel.name, extra, files, python)
@@ -217,6 +220,17 @@ def _pep440(version: str) -> bool:
     except InvalidVersion:
         return False
     return True
+
+
+def _wheel_is(name: str, version: str) -> bool:
+    """Whether the wheel file `name` is of `version` (its file name says its version)."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+    from packaging.version import Version
+
+    try:
+        return parse_wheel_filename(name)[1] == Version(version)
+    except InvalidWheelFilename:
+        return False
 
 
 def is_older(version: str, than: str) -> bool:
