@@ -116,6 +116,13 @@ def console(tmp_path, browser):
     made.d.store.close()
 
 
+def arrived(page, query: str) -> None:
+    """After a click on a link: the page it leads to (its address says `query`) has loaded
+    (a click does not wait for it: under load the rows were read from the page before)."""
+    expect(page).to_have_url(re.compile(re.escape(query)))
+    page.wait_for_load_state()
+
+
 def rows_shown(page, table: str = "#results") -> list[int]:
     return [int(n) for n in page.locator(f"{table} tbody tr[data-table]").evaluate_all(
         "rows => rows.filter(r => !r.hidden).map(r => r.dataset.table)")]
@@ -185,6 +192,7 @@ def test_the_overview_says_how_many_tables_are_left_and_which_need_the_head_refe
     expect(page.locator(".next p")).to_have_text(
         "第 1 轮比赛中：还有 57 桌未完赛；2 桌有争议、55 桌平板未就绪、37 桌平板离线（“成绩”页）。")
     page.locator(".next [data-show=disputed]").click()
+    arrived(page, "show=disputed")
     assert rows_shown(page) == list(DISPUTED)
     console.go("/admin?lang=en")
     expect(page.locator(".next p")).to_have_text(
@@ -210,6 +218,7 @@ def test_a_round_still_playing_is_said_as_a_count_and_at_most_ten_runs_of_tables
         made.go("/admin/rounds")
         expect(made.page.locator("main")).to_contain_text(said)
         made.page.get_by_role("link", name="查看第 1 轮未完赛的 44 桌 →").click()
+        arrived(made.page, "show=unfinished")
         assert len(rows_shown(made.page)) == 44
         assert made.errors == []
     finally:
@@ -375,6 +384,7 @@ def test_the_tables_page_counts_paired_unpaired_and_offline_and_has_the_mute_on_
     assert mute.bounding_box()["y"] < 900
     console.shot("tables-1366")
     chips.locator("[data-show=unpaired]").click()
+    arrived(page, "show=unpaired")
     assert rows_shown(page, "#kiosks") == list(range(PAIRED + 1, TABLES + 1))
     mute.click()
     expect(page.locator(".flash.note")).to_be_visible()
