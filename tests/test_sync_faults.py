@@ -110,6 +110,40 @@ def test_a_running_replacement_pairing_late_is_told_to_restart_and_then_download
 
 
 @pytest.mark.unit
+def test_a_table_whose_first_code_waits_for_the_scorer_plays_on_its_own_meanwhile(tmp_path):
+    """With its first boot's code pending and the scorer not answering, the setup said
+    「本桌已连接记分台…」 and offered neither names nor rulesets: no match could be played."""
+    from kiosk.table.view import snapshot
+    from kiosk.ui.presenter import present
+
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    k = tmp_path / "k"
+    session = TableSession.open(k, 1, RULESETS, SystemClock())
+    outbox = Outbox(table_path(k, 1), ScorerLink("http://127.0.0.1:9"), pair=lambda: join(
+        k, 1, "http://testserver", codes[1], RULESETS, client, running=True))
+
+    def setup_screen():
+        return present(replace(snapshot(session), link=outbox.state), time.time(), "zh-Hans")
+
+    try:
+        screen = setup_screen()
+        buttons = [b.action for g in screen.grids for b in g.buttons]
+        assert "name:NS" in buttons and "setup:xiamen-2015" in buttons
+        assert len([b for b in buttons if b.startswith("setup:")]) > 1  # any ruleset
+        assert screen.lines == ("名字可以不填；选一套规则就开始比赛",)
+        assert screen.strip[-1].value == "等待配对"
+        journal = Journal.reader(table_path(k, 1))
+        try:
+            assert outbox.sync_once(journal)  # the scorer answers: paired, and so said
+        finally:
+            journal.close()
+        assert not outbox.state.pairing and setup_screen().lines[0].startswith("本桌已连接记分台")
+    finally:
+        session.close()
+
+
+@pytest.mark.unit
 def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))

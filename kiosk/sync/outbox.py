@@ -71,6 +71,7 @@ class LinkState:
     storage: str | None = None
     broken_at: int | None = None
     ruleset: str | None = None  # the event's ruleset, as the scorer last said it
+    pairing: bool = False  # a first boot's code waits for the scorer: no table of its yet
 
 
 class Outbox:
@@ -89,7 +90,7 @@ class Outbox:
         self.on_withdrawn: Callable[[list[dict[str, Any]]], None] | None = None
         self.rng = rng or random.Random()
         self.acked: int | None = None  # the scorer's high-water mark, as last answered
-        self.state = LinkState(offline_since=time.time())
+        self.state = LinkState(offline_since=time.time(), pairing=pair is not None)
         self._wake, self._stop = threading.Event(), threading.Event()
         self._thread: threading.Thread | None = None
         self._asked = 0.0
@@ -106,6 +107,7 @@ class Outbox:
             link.report, self.pair = self.link.report, None
             self.link.close()
             self.link = link
+            self._set(pairing=False)
         if self.acked is None:
             # First ask where the scorer stands rather than send from event 1: a replacement
             # kiosk's journal begins with its predecessor's events, which the scorer has.

@@ -203,6 +203,8 @@ def _link(link: Any, t: Any) -> str:
         text = t("ui.link.in-sync")
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
+    elif getattr(link, "pairing", False):  # a first boot's code, tried until it answers
+        text = t("ui.link.pairing")
     elif link.status == "refused":  # the reason in words when the link has them
         text = t("ui.link.refused_why", why=t(link.error_key, **link.error_params)) \
             if getattr(link, "error_key", None) else t("ui.link.refused")
@@ -254,7 +256,8 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     names = ui.names
     fields = (("NS", t("ui.name.NS")), ("EW", t("ui.name.EW")),
               *((s, t("seat." + s)) for s in SEATS))
-    paired = view.link is not None
+    # (a first boot's code still waiting for the scorer: the table plays on its own meanwhile)
+    paired = view.link is not None and not getattr(view.link, "pairing", False)
     # a paired table's names come from the scorer's roster: none are asked here
     name_buttons = () if paired else tuple(
         Btn(f"name:{key}", t("ui.setup.field", field=label, name=names.get(key) or "—"))
