@@ -447,8 +447,8 @@ def test_8_time_up_shows_a_banner_saying_what_happens_now(table):
     table.clock.advance(3600)
     table.runner.step()
     screen = table.screen
-    assert (screen.name, screen.big, screen.lines) == (
-        "time_up", "时间到", ("比赛时间已用完", "打完本副，比赛结束"))
+    assert (screen.name, screen.title, screen.big, screen.lines) == (
+        "time_up", "比赛时间已用完", "时间到", ("打完本副，比赛结束",))  # 时间到 once
     table.tap("time_up_ok")
     assert table.screen.name.startswith("clock")
     assert ("比赛时间", "时间到") in [(p.caption, p.value) for p in table.screen.strip]
@@ -720,5 +720,5 @@ def test_the_hall_banners_say_who_acted(table):
     assert table.runner.notice.key == "table.hall_extended"
     table.do(lambda s: s.follow_hall_stop())
     screen = table.screen
-    assert (screen.name, screen.lines) == (
-        "time_up", ("裁判长宣布全场时间到", "打完本副，比赛结束"))
+    assert (screen.name, screen.title, screen.lines) == (
+        "time_up", "裁判长宣布全场时间到", ("打完本副，比赛结束",))

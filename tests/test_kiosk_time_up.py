@@ -62,7 +62,8 @@ def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
         "南北 2 : 2 东西：先打完本副，然后级数领先的一方获胜，比赛结束。",)
     table.tap("ok")
     assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
-    assert table.screen.lines[1] == "打完本副，比赛结束"
+    assert (table.screen.title, table.screen.lines) == ("本桌裁判宣布时间到",
+                                                        ("打完本副，比赛结束",))
 
 
 def test_a_new_matchs_setup_shows_nothing_of_the_match_that_ended(table):

@@ -487,8 +487,9 @@ def _paused(view: TableView, t: Any) -> ScreenModel:
 
 
 def _time_up_banner(view: TableView, t: Any) -> ScreenModel:
-    return ScreenModel("banner", "time_up", t("ui.screen.time_up"), big=t("ui.time_up.big"),
-                       tone="alert", lines=(time_up_by(view, t), time_up_now(view, t)),
+    # 时间到 once, in the banner; the title says who called it (as the pause's says who paused)
+    return ScreenModel("banner", "time_up", time_up_by(view, t), big=t("ui.time_up.big"),
+                       tone="alert", lines=(time_up_now(view, t),),
                        nav=(Btn("time_up_ok", t("ui.time_up.ok"), "primary"),))
 
 
