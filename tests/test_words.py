@@ -275,3 +275,14 @@ def test_english_sheet_keeps_letters_and_words(rulesets):
     assert "N 张三 Looking back at a trick: 10 points (not counted: the hand is scored as 200)" \
         in text
     assert "E 王五 Failed throw, 2 card(s): 20 points (taken off the defenders)" in text
+
+
+@pytest.mark.unit
+def test_wrap_keeps_a_count_with_its_unit_and_leaves_no_character_alone_before_a_stop():
+    """「共 25⏎轮」 and 「撤⏎销。」 in the kiosk's end-of-play question."""
+    question = "现在是第 1 轮，共 25 轮。结束后开始录入本副；裁判可以撤销。"
+    for cols in range(16, 60):
+        lines = wrap(question, cols)
+        assert "".join(lines).replace(" ", "") == question.replace(" ", "")
+        assert not any(a.rstrip().endswith("25") for a in lines[:-1]), (cols, lines)
+        assert len(lines) == 1 or len(lines[-1].strip().rstrip("。")) > 1, (cols, lines)

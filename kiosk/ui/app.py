@@ -163,9 +163,7 @@ class TapButton(Button):
     def rewrap(self, size: float = 0) -> None:
         """The words broken for the button's width at the chosen size (or `size`)."""
         size = size or self.chosen_size or self.font_size
-        cols = columns(self.width - dp(8), size)
-        self.text = "\n".join(line for part in self.words.split("\n")  # its own lines kept
-                              for line in wrap(part, cols)) if cols > 2 else self.words
+        self.text = wrapped(self.words, columns(self.width - dp(8), size))
         if size != self.font_size:
             self._fitting = True
             self.font_size = size
@@ -183,6 +181,13 @@ def columns(room: float, font_size: float) -> int:
     """How many text columns (a Chinese character takes two) fit in `room` pixels: a little
     less than the font gives, so that Kivy never has to wrap a line again."""
     return int(room / (font_size * 0.53))
+
+
+def wrapped(text: str, cols: int) -> str:
+    """`text` broken at sensible points (textfmt.wrap), its own lines kept."""
+    if cols <= 2:
+        return text
+    return "\n".join(line for part in text.split("\n") for line in wrap(part, cols))
 
 
 def fit_lines(text: str, cols: int) -> str:
@@ -527,14 +532,17 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
     label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
                   font_size=app.text_size, halign="left", valign="middle")
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
-    if mono:  # columns of text: broken at sensible points for the width, indents kept
-        label.words = text
+    # Broken at sensible points for the width (as buttons are): Kivy itself breaks at a space
+    # first (「共 25⏎轮」) and leaves a character alone (「撤⏎销。」); columns of text keep
+    # their indents.
+    label.words = text
 
-        def refit(w: Label, *_: Any) -> None:
-            w.text = fit_lines(w.words, columns(w.width, w.font_size))
+    def refit(w: Label, *_: Any) -> None:
+        cols = columns(w.width, w.font_size)
+        w.text = fit_lines(w.words, cols) if mono else wrapped(w.words, cols)
 
-        label.refit = refit
-        label.bind(width=refit, font_size=refit)
+    label.refit = refit
+    label.bind(width=refit, font_size=refit)
     if fixed:  # as tall as its lines, wrapped ones too
         label.size_hint_y = None
         label.height = app.text_size * 1.45 * (text.count("\n") + 1) + dp(4)
@@ -544,7 +552,7 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
 
 def _retext(label: Label, text: str) -> None:
     """A label of the same screen says something else."""
-    if hasattr(label, "refit"):  # columns of text, broken for the width
+    if hasattr(label, "refit"):  # (one of _label's: broken for its width)
         if label.words != text:
             label.words = text
             label.refit(label)

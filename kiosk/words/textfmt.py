@@ -40,7 +40,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str 
 _NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%")
 #: Characters a line must not end with: an equals sign stays with what it equals (「＝80分」).
 _NO_LINE_END = frozenset("＝=×")
-_UNITS = frozenset("分张張级級秒次倍副")
+_UNITS = frozenset("分张張级級秒次倍副轮輪桌局名队隊")
 _NUMERALS = frozenset("0123456789〇零一二三四五六七八九十百千两兩")  # 「八十分」 too
 _WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
 
@@ -52,7 +52,9 @@ def wrap(text: str, cols: int) -> list[str]:
     得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
     units: list[str] = []
     for token in _WORD.findall(text):
-        if _lone_word(units):  # 「东 」: one unit with the word after it
+        # 「东 」: one unit with the word after it; 「25 轮」: a number, its space and its unit
+        if _lone_word(units) or (token in _UNITS and len(units) > 1 and units[-1] == " " and
+                                 units[-2][-1:].isdigit()):
             units[-2:] = [units[-2] + units[-1]]
             glue = True
         else:
@@ -74,8 +76,9 @@ def wrap(text: str, cols: int) -> list[str]:
             current = "".join(lines[-1])
             cut = _fit(current, cols)
             lines[-1:] = [[current[:cut]], [current[cut:]]]
-    last = "".join(lines[-1]).strip()
+    last = "".join(lines[-1]).strip().rstrip("".join(_NO_LINE_START))
     if len(lines) > 1 and len(last) == 1 and len(lines[-2]) > 2:  # a lone last character
+        # (its closing punctuation does not keep it company: 「撤⏎销。」)
         lines[-1].insert(0, lines[-2].pop())
     out = ["".join(line).rstrip() for line in lines]
     return out if out[-1].strip() or len(out) == 1 else out[:-1]
