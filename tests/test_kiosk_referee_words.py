@@ -218,3 +218,19 @@ def test_correcting_the_hand_that_won_says_the_match_goes_on_and_it_does(table):
     table.tap("r_save_correction", "close")
     assert table.screen.name.startswith("ready"), table.screen.name
     assert (table.state.phase, table.state.draft.dealer) == ("ready", "E")
+
+
+def test_the_history_and_the_slip_say_an_overrun_with_its_seconds_as_the_result_does(table,
+                                                                                     rulesets):
+    from kiosk.rules import replay
+    from kiosk.words.hand import notes
+
+    at_penalties_with_an_overrun(table)
+    table.tap("e_finish")
+    table.press("N", "E")
+    table.tap("history")
+    assert any("北 超时 4.0 秒：警告" in line for line in table.screen.lines), table.screen.lines
+    record = table.session.export()
+    ruleset = rulesets["xiamen-2015"]
+    first = next(iter(replay(record, rulesets)))
+    assert any("超时 4.0 秒" in note for note in notes(record, first, ruleset, "zh-Hans"))

@@ -678,7 +678,10 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
         if kitty:
             extra.append(t("ui.history.kitty", n=kitty["points"],
                            times=view.multipliers.get(kitty["shape"], "")))
-        extra += [applied_text(view, p, t, lang) for p in h.get("penalties", ())]
+        # each as the entry and the result said it (an overrun with its seconds)
+        entered, applied = (tuple((str(i), p) for i, p in enumerate(ps)) for ps in (
+            record.get("penalties", ()), h.get("penalties", ())))
+        extra += wizard.priced_texts(entered, applied, view, t, lang)
         if view.corrected[h["hand"] - 1]:
             extra.append(t("ui.history.corrected"))
         rows.append((str(h["hand"]), dealer, h["level"], str(record.get("points", "—")),

@@ -139,6 +139,8 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
                                                                name=name, choice=picked)
     if p.get("cards"):
         name = t("words.with_cards", name=name, n=p["cards"])
+    if p.get("over_seconds") is not None:  # an overrun: by how much, as the kiosk said it
+        name = t("words.with_seconds", name=name, s=p["over_seconds"])
     return name
 
 
@@ -264,6 +266,12 @@ def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, 
     kitty = kitty_words(entry, ruleset, lang)
     if kitty:
         out.append(kitty)
-    out += [penalty_words(p, ruleset, lang, line.get("total"), players)
-            for p in line.get("penalties", [])]
+    # each applied penalty with what only its entry says (an overrun's seconds), paired by
+    # position: the rules core applies them in the entry's order
+    entered = (entry or {}).get("penalties") or []
+    for i, p in enumerate(line.get("penalties", [])):
+        said = entered[i] if i < len(entered) and isinstance(entered[i], Mapping) else {}
+        if "over_seconds" in said:
+            p = {**p, "over_seconds": said["over_seconds"]}
+        out.append(penalty_words(p, ruleset, lang, line.get("total"), players))
     return out
