@@ -397,3 +397,32 @@ def test_backups_keep_the_newest_and_one_an_hour(tmp_path):
     assert prune(tmp_path, 24) == []  # a second run removes nothing
     assert kiosk("fleet", "prune-backups", "--dir", str(tmp_path), "--keep", "0"
                  ).returncode == 2
+
+
+@pytest.mark.parametrize("encoding", ["gb18030", "utf-16"])
+def test_kiosk_toml_saved_by_notepad_as_ansi_or_unicode_is_read(card, encoding):
+    """A Chinese Windows' Notepad saves "ANSI" as GB18030 and "Unicode" as UTF-16 with a BOM;
+    the example's comments (→, …) make them differ from UTF-8."""
+    text = "# 桌号 → 7…\n" + CARD
+    (card / "boot/firmware/kiosk.toml").write_bytes(text.encode(encoding))
+    result = firstboot(card)
+    assert result.returncode == 0, result.stderr
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "7"
+
+
+def test_kiosk_toml_that_is_no_text_is_refused_in_words(card):
+    (card / "boot/firmware/kiosk.toml").write_bytes(b"table = 7\n\xff\xfe\x80\x80" * 3)
+    result = firstboot(card)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "编码选 UTF-8" in said and (card / "boot/firmware/kiosk-error.txt").exists()
+
+
+def test_an_unexpected_error_still_leaves_a_notice_in_words(card):
+    """Whatever goes wrong while reading the settings, the screen says it, not a blank one."""
+    (card / "boot/firmware/kiosk.toml").unlink()
+    (card / "boot/firmware/kiosk.toml").mkdir()  # exists, but cannot be read as a file
+    result = firstboot(card)
+    assert result.returncode == 2
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "这张卡读不了自己的设置" in said and "Traceback" not in said

@@ -7,6 +7,7 @@ import argparse
 import os
 import pwd
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,10 @@ def run_firstboot(args: argparse.Namespace) -> int:
         print(t("terminal.failed", command="fleet firstboot", message=explain(exc, args.lang)),
               file=sys.stderr)
         tell(paths, t("fleet.notice.refused", reason=explain(exc, args.lang)))
+        return 2
+    except Exception:  # whatever it is, a blank screen would tell the installer nothing
+        traceback.print_exc()  # for the journal; the screen says it in words
+        tell(paths, t("fleet.notice.unreadable"))
         return 2
     if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
         print(t("terminal.failed", command="fleet firstboot", message=t("fleet.notice.not_set_up")),

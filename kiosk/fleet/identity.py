@@ -230,7 +230,7 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
     source = paths.at(paths.boot_file)
     if not source.exists():
         return None
-    identity = parse(source.read_text(encoding="utf-8-sig"))  # Notepad may add a BOM
+    identity = parse(_decode(source.read_bytes()))
     settings = paths.at(paths.settings_dir)
     settings.mkdir(parents=True, exist_ok=True)
     _write(settings / "kiosk.env", identity.env(), 0o600)
@@ -241,6 +241,17 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
         _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
+
+
+def _decode(raw: bytes) -> str:
+    """kiosk.toml as an installer's editor saved it: UTF-8 (Notepad may add a BOM), UTF-16
+    with its BOM (Notepad's "Unicode"), else GB18030 (a Chinese Windows' "ANSI")."""
+    encoding = ("utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+                else "utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else None)
+    for name in (encoding,) if encoding else ("utf-8", "gb18030"):
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode(name)
+    raise IdentityError("kiosk.toml: not text").explained("fleet.identity.not_text")
 
 
 def tell(paths: Paths, text: str | None) -> None:
