@@ -254,6 +254,9 @@ def test_a_card_never_set_up_says_so(card):
     assert (card / "run/kiosk-setup.txt").exists()
 
 
+STRAIGHT = '：引号要用英文直引号 "，不能用中文引号“ ”或全角引号＂：'
+
+
 @pytest.mark.parametrize(("line", "said"), [
     ("pairing_code = 022133", "kiosk.toml 第 6 行第 17 个字符处无法读取（pairing_code = 022133）："
                               '值要加英文引号，例如 pairing_code = "022133"。'),
@@ -261,6 +264,9 @@ def test_a_card_never_set_up_says_so(card):
                    "桌号不加引号，也不以 0 开头：table = 7。"),
     ("lang = zh-Hans", '（lang = zh-Hans）：值要加英文引号，例如 lang = "zh-Hans"。'),
     ("pin = 0123  # the PIN", '（pin = 0123  # the PIN）：值要加英文引号，例如 pin = "0123"。'),
+    ("pin = ＂2580＂", f'（pin = ＂2580＂）{STRAIGHT}pin = "2580"。'),
+    ("pairing_code = “604137”", f'{STRAIGHT}pairing_code = "604137"。'),
+    ("lang = 「zh-Hans」", f'{STRAIGHT}lang = "zh-Hans"。'),
 ])
 def test_a_line_toml_cannot_read_is_said_in_chinese_with_its_place_and_fix(line, said):
     """tomllib says where only in English; the scorer's codes have leading zeros, which
@@ -426,3 +432,10 @@ def test_an_unexpected_error_still_leaves_a_notice_in_words(card):
     assert result.returncode == 2
     said = (card / "run/kiosk-setup.txt").read_text()
     assert "这张卡读不了自己的设置" in said and "Traceback" not in said
+
+
+def test_a_scorer_in_curly_quotes_is_shown_without_them():
+    with pytest.raises(IdentityError) as err:
+        parse("table = 7\nscorer = “https://scorer.local:8080”\n")
+    assert 'scorer = "https://scorer.local:8080"。' in explain(err.value, "zh-Hans")
+    assert "straight quotes" in explain(err.value, "en")

@@ -48,6 +48,8 @@ ERROR_FILE = "kiosk-error.txt"  # beside kiosk.toml (ASCII: any PC's FAT driver 
 NOTICE = "/run/kiosk-setup.txt"  # in RAM: what kiosk-notice.service shows, for this boot only
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
+# Quotes a Chinese keyboard or a word processor types, which TOML does not take for quotes.
+QUOTES = "“”„‟＂「」『』‘’‚‛＇«»‹›"
 
 
 def _refuse(key: str, problem: str, **params: Any) -> IdentityError:
@@ -176,6 +178,9 @@ def _hint(line: str) -> Words:
     """The likely mistake on a line `key = value` that TOML cannot read."""
     key, equals, value = (part.strip() for part in line.partition("="))
     value = value.split("#")[0].strip()
+    bare = value.strip(QUOTES + "\"'")
+    if equals and bare and any(quote in value for quote in QUOTES):
+        return words("fleet.identity.hint.curly", setting=key, value=bare)
     if not equals or not value or value[0] in "\"'[{":
         return words("fleet.identity.hint.line")
     if key == "table" and value.isdigit():  # 07: TOML numbers have no leading zero
