@@ -439,3 +439,14 @@ def test_a_scorer_in_curly_quotes_is_shown_without_them():
         parse("table = 7\nscorer = “https://scorer.local:8080”\n")
     assert 'scorer = "https://scorer.local:8080"。' in explain(err.value, "zh-Hans")
     assert "straight quotes" in explain(err.value, "en")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("table = 7\ntable = 8\n", "kiosk.toml 第 2 行：“table”写了两次"),
+    ('[wifi]\nssid = "HALL"\n[wifi]\n', "kiosk.toml 第 3 行：“[wifi]”写了两次"),
+])
+def test_a_setting_given_twice_is_said_so(text, said):
+    """Not the table's leading-zero hint: tomllib says the line of the second one."""
+    with pytest.raises(IdentityError) as err:
+        parse(text)
+    assert said in explain(err.value, "zh-Hans") and "0 开头" not in explain(err.value, "zh-Hans")

@@ -170,6 +170,9 @@ def _not_toml(text: str, exc: tomllib.TOMLDecodeError) -> IdentityError:
         return IdentityError(f"kiosk.toml: {exc}").explained("fleet.identity.not_toml_end")
     line, column = int(where.group(1)), int(where.group(2))
     said = text.splitlines()[line - 1].strip()
+    if str(exc).startswith(("Cannot overwrite a value", "Cannot declare")):  # given twice
+        return IdentityError(f"kiosk.toml: {exc}").explained(
+            "fleet.identity.twice", line=line, setting=said.partition("=")[0].strip())
     return IdentityError(f"kiosk.toml: {exc}").explained(
         "fleet.identity.not_toml", line=line, column=column, text=said, hint=_hint(said))
 
