@@ -234,8 +234,13 @@ def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_s
     conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
                   if k == "ConditionPathExists"]
     assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
-    for name in ("kiosk-table.service", "kiosk-notice.service"):  # after what it reads
-        assert ("Unit", "After", "kiosk-firstboot.service") in unit_lines(UNITS / name)
+    # Nor does an update, whose restart of the table would be skipped and its version marked
+    # bad on this card for good.
+    assert ("Unit", "ConditionPathExists", "!/run/kiosk-setup.txt") in unit_lines(
+        UNITS / "kiosk-update.service")
+    for name in ("kiosk-table.service", "kiosk-notice.service", "kiosk-update.service"):
+        assert "kiosk-firstboot.service" in " ".join(
+            v for s, k, v in unit_lines(UNITS / name) if (s, k) == ("Unit", "After")).split()
     assert shows["Unit.ConditionPathExists"] == "/run/kiosk-setup.txt"
     args = build_parser().parse_args(kiosk_args(shows["Service.ExecStart"])[0].split())
     assert (args.fleet_command, args.file) == ("notice", "/run/kiosk-setup.txt")
