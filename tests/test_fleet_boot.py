@@ -455,3 +455,30 @@ def test_a_setting_given_twice_is_said_so(text, said):
     with pytest.raises(IdentityError) as err:
         parse(text)
     assert said in explain(err.value, "zh-Hans") and "0 开头" not in explain(err.value, "zh-Hans")
+
+
+def test_a_refused_kiosk_toml_says_the_table_waits_for_it(card):
+    """A card that already worked stops its table for a refused kiosk.toml: the words say so,
+    not that nothing was changed."""
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "2580"', 'pin = 2580'))
+    firstboot(card)
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "改正或移走启动分区上的 kiosk.toml 之前，平板不会开始比赛" in said
+    assert "没有做任何更改" not in said
+
+
+def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_named(card):
+    boot = card / "boot/firmware"
+    (boot / "kiosk.toml").rename(boot / "kiosk.toml.txt")
+    result = firstboot(card)
+    assert result.returncode == 2 and "kiosk.toml.txt" in result.stderr
+    assert "把 kiosk.toml.txt 改名为 kiosk.toml" in (card / "run/kiosk-setup.txt").read_text()
+
+
+def test_the_readmes_kiosk_toml_for_a_swapped_table_is_accepted():
+    """deploy/README.md's swap: the kiosk.toml it shows is one a card takes."""
+    readme = (ROOT / "deploy/README.md").read_text(encoding="utf-8")
+    swap = readme[readme.index("**Set up the spare**"):]
+    block = re.findall(r"```toml\n(.*?)```", swap, re.S)[0]
+    identity = parse(re.sub(r"(?m)^ {3}", "", block).replace("CODE", "604137"))
+    assert (identity.table, identity.pairing_code) == (7, "604137")

@@ -131,9 +131,11 @@ def run_firstboot(args: argparse.Namespace) -> int:
         tell(paths, t("fleet.notice.unreadable"))
         return 2
     if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
-        print(t("terminal.failed", command="fleet firstboot", message=t("fleet.notice.not_set_up")),
-              file=sys.stderr)
-        tell(paths, t("fleet.notice.not_set_up"))
+        # Notepad's Save As adds .txt, and Windows hides it: the file looks right on the PC.
+        misnamed = paths.at(paths.boot_file).with_name("kiosk.toml.txt").exists()
+        said = t("fleet.notice.misnamed" if misnamed else "fleet.notice.not_set_up")
+        print(t("terminal.failed", command="fleet firstboot", message=said), file=sys.stderr)
+        tell(paths, said)
         return 2
     tell(paths, None)
     if identity is not None:

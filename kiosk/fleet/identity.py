@@ -10,9 +10,10 @@ scorer as chrony's time source (with the hall's time key), the Wi-Fi. The scorer
 certificate is not set here: the kiosk learns it, sealed, when it pairs with the code, and pins
 it from then on.
 
-A file with a mistake changes nothing: the error names the key and what is allowed, the file
-stays where it is, and the unit fails. A card that cannot start its table (no settings, or a
-refused file) says why where the installer looks without tools (`tell`): in
+A file with a mistake is not taken: the error names the key and what is allowed, the file
+stays where it is, the unit fails, and the table does not start until it is fixed or
+removed. A card that cannot start its table (no settings, or a refused file) says why where
+the installer looks without tools (`tell`): in
 `kiosk-error.txt` beside kiosk.toml, which any PC reads, and on the screen (kiosk-notice.service
 shows NOTICE instead of the table)."""
 
@@ -233,7 +234,7 @@ class Paths:
 def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | None:
     """Turn the boot partition's kiosk.toml (if there is one) into the settings, then remove
     it. Returns the identity read, or None when there was no file. Raises IdentityError (and
-    changes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
+    writes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
     the pairing code it reads."""
     source = paths.at(paths.boot_file)
     if not source.exists():
