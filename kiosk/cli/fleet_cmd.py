@@ -164,17 +164,30 @@ def run_notice(args: argparse.Namespace) -> int:
     for key, value in window_config(None, board_model()).items():
         config.set("graphics", key, value)
     from kivy.app import App
+    from kivy.metrics import dp, sp
     from kivy.uix.label import Label
 
     from ..ui.fonts import register
 
     register()
 
+    def fit(label: Label, size: tuple[float, float]) -> None:
+        """The whole text on the screen (a refused file's reason can be long, and nothing
+        scrolls): the type made smaller until it fits, never below a size read at arm's length.
+        Wrapped at the width only: the label centres its texture, and a fixed height with
+        valign middle would clip the lower half at half the height (Kivy lays it out so)."""
+        label.text_size = (size[0], None)
+        label.font_size = sp(22)
+        label.texture_update()
+        while label.texture_size[1] > size[1] and label.font_size > sp(14):
+            label.font_size = max(sp(14), label.font_size * 0.92)
+            label.texture_update()
+
     class Notice(App):  # type: ignore[misc]
         def build(self) -> Label:
-            label = Label(text=text, font_name="KioskSC", font_size="22sp", halign="left",
-                          valign="middle", padding=(40, 40))
-            label.bind(size=lambda _, size: setattr(label, "text_size", size))
+            label = Label(text=text, font_name="KioskSC", halign="left",
+                          padding=(dp(24), dp(16)))
+            label.bind(size=fit)
             return label
 
     Notice(title="kiosk").run()
