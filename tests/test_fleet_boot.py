@@ -234,8 +234,13 @@ def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_s
     conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
                   if k == "ConditionPathExists"]
     assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
-    for name in ("kiosk-table.service", "kiosk-notice.service"):  # after what it reads
-        assert ("Unit", "After", "kiosk-firstboot.service") in unit_lines(UNITS / name)
+    # Nor does an update, whose restart of the table would be skipped and its version marked
+    # bad on this card for good.
+    assert ("Unit", "ConditionPathExists", "!/run/kiosk-setup.txt") in unit_lines(
+        UNITS / "kiosk-update.service")
+    for name in ("kiosk-table.service", "kiosk-notice.service", "kiosk-update.service"):
+        assert "kiosk-firstboot.service" in " ".join(
+            v for s, k, v in unit_lines(UNITS / name) if (s, k) == ("Unit", "After")).split()
     assert shows["Unit.ConditionPathExists"] == "/run/kiosk-setup.txt"
     args = build_parser().parse_args(kiosk_args(shows["Service.ExecStart"])[0].split())
     assert (args.fleet_command, args.file) == ("notice", "/run/kiosk-setup.txt")
@@ -254,6 +259,9 @@ def test_a_card_never_set_up_says_so(card):
     assert (card / "run/kiosk-setup.txt").exists()
 
 
+STRAIGHT = '：引号要用英文直引号 "，不能用中文引号“ ”或全角引号＂：'
+
+
 @pytest.mark.parametrize(("line", "said"), [
     ("pairing_code = 022133", "kiosk.toml 第 6 行第 17 个字符处无法读取（pairing_code = 022133）："
                               '值要加英文引号，例如 pairing_code = "022133"。'),
@@ -261,6 +269,9 @@ def test_a_card_never_set_up_says_so(card):
                    "桌号不加引号，也不以 0 开头：table = 7。"),
     ("lang = zh-Hans", '（lang = zh-Hans）：值要加英文引号，例如 lang = "zh-Hans"。'),
     ("pin = 0123  # the PIN", '（pin = 0123  # the PIN）：值要加英文引号，例如 pin = "0123"。'),
+    ("pin = ＂2580＂", f'（pin = ＂2580＂）{STRAIGHT}pin = "2580"。'),
+    ("pairing_code = “604137”", f'{STRAIGHT}pairing_code = "604137"。'),
+    ("lang = 「zh-Hans」", f'{STRAIGHT}lang = "zh-Hans"。'),
 ])
 def test_a_line_toml_cannot_read_is_said_in_chinese_with_its_place_and_fix(line, said):
     """tomllib says where only in English; the scorer's codes have leading zeros, which
@@ -397,3 +408,77 @@ def test_backups_keep_the_newest_and_one_an_hour(tmp_path):
     assert prune(tmp_path, 24) == []  # a second run removes nothing
     assert kiosk("fleet", "prune-backups", "--dir", str(tmp_path), "--keep", "0"
                  ).returncode == 2
+
+
+@pytest.mark.parametrize("encoding", ["gb18030", "utf-16"])
+def test_kiosk_toml_saved_by_notepad_as_ansi_or_unicode_is_read(card, encoding):
+    """A Chinese Windows' Notepad saves "ANSI" as GB18030 and "Unicode" as UTF-16 with a BOM;
+    the example's comments (→, …) make them differ from UTF-8."""
+    text = "# 桌号 → 7…\n" + CARD
+    (card / "boot/firmware/kiosk.toml").write_bytes(text.encode(encoding))
+    result = firstboot(card)
+    assert result.returncode == 0, result.stderr
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "7"
+
+
+def test_kiosk_toml_that_is_no_text_is_refused_in_words(card):
+    (card / "boot/firmware/kiosk.toml").write_bytes(b"table = 7\n\xff\xfe\x80\x80" * 3)
+    result = firstboot(card)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "编码选 UTF-8" in said and (card / "boot/firmware/kiosk-error.txt").exists()
+
+
+def test_an_unexpected_error_still_leaves_a_notice_in_words(card):
+    """Whatever goes wrong while reading the settings, the screen says it, not a blank one."""
+    (card / "boot/firmware/kiosk.toml").unlink()
+    (card / "boot/firmware/kiosk.toml").mkdir()  # exists, but cannot be read as a file
+    result = firstboot(card)
+    assert result.returncode == 2
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "这张卡读不了自己的设置" in said and "Traceback" not in said
+
+
+def test_a_scorer_in_curly_quotes_is_shown_without_them():
+    with pytest.raises(IdentityError) as err:
+        parse("table = 7\nscorer = “https://scorer.local:8080”\n")
+    assert 'scorer = "https://scorer.local:8080"。' in explain(err.value, "zh-Hans")
+    assert "straight quotes" in explain(err.value, "en")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("table = 7\ntable = 8\n", "kiosk.toml 第 2 行：“table”写了两次"),
+    ('[wifi]\nssid = "HALL"\n[wifi]\n', "kiosk.toml 第 3 行：“[wifi]”写了两次"),
+])
+def test_a_setting_given_twice_is_said_so(text, said):
+    """Not the table's leading-zero hint: tomllib says the line of the second one."""
+    with pytest.raises(IdentityError) as err:
+        parse(text)
+    assert said in explain(err.value, "zh-Hans") and "0 开头" not in explain(err.value, "zh-Hans")
+
+
+def test_a_refused_kiosk_toml_says_the_table_waits_for_it(card):
+    """A card that already worked stops its table for a refused kiosk.toml: the words say so,
+    not that nothing was changed."""
+    (card / "boot/firmware/kiosk.toml").write_text(CARD.replace('pin = "2580"', 'pin = 2580'))
+    firstboot(card)
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert "改正或移走启动分区上的 kiosk.toml 之前，平板不会开始比赛" in said
+    assert "没有做任何更改" not in said
+
+
+def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_named(card):
+    boot = card / "boot/firmware"
+    (boot / "kiosk.toml").rename(boot / "kiosk.toml.txt")
+    result = firstboot(card)
+    assert result.returncode == 2 and "kiosk.toml.txt" in result.stderr
+    assert "把 kiosk.toml.txt 改名为 kiosk.toml" in (card / "run/kiosk-setup.txt").read_text()
+
+
+def test_the_readmes_kiosk_toml_for_a_swapped_table_is_accepted():
+    """deploy/README.md's swap: the kiosk.toml it shows is one a card takes."""
+    readme = (ROOT / "deploy/README.md").read_text(encoding="utf-8")
+    swap = readme[readme.index("**Set up the spare**"):]
+    block = re.findall(r"```toml\n(.*?)```", swap, re.S)[0]
+    identity = parse(re.sub(r"(?m)^ {3}", "", block).replace("CODE", "604137"))
+    assert (identity.table, identity.pairing_code) == (7, "604137")

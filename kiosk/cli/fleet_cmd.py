@@ -7,6 +7,7 @@ import argparse
 import os
 import pwd
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -125,10 +126,16 @@ def run_firstboot(args: argparse.Namespace) -> int:
               file=sys.stderr)
         tell(paths, t("fleet.notice.refused", reason=explain(exc, args.lang)))
         return 2
+    except Exception:  # whatever it is, a blank screen would tell the installer nothing
+        traceback.print_exc()  # for the journal; the screen says it in words
+        tell(paths, t("fleet.notice.unreadable"))
+        return 2
     if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
-        print(t("terminal.failed", command="fleet firstboot", message=t("fleet.notice.not_set_up")),
-              file=sys.stderr)
-        tell(paths, t("fleet.notice.not_set_up"))
+        # Notepad's Save As adds .txt, and Windows hides it: the file looks right on the PC.
+        misnamed = paths.at(paths.boot_file).with_name("kiosk.toml.txt").exists()
+        said = t("fleet.notice.misnamed" if misnamed else "fleet.notice.not_set_up")
+        print(t("terminal.failed", command="fleet firstboot", message=said), file=sys.stderr)
+        tell(paths, said)
         return 2
     tell(paths, None)
     if identity is not None:
@@ -157,17 +164,30 @@ def run_notice(args: argparse.Namespace) -> int:
     for key, value in window_config(None, board_model()).items():
         config.set("graphics", key, value)
     from kivy.app import App
+    from kivy.metrics import dp, sp
     from kivy.uix.label import Label
 
     from ..ui.fonts import register
 
     register()
 
+    def fit(label: Label, size: tuple[float, float]) -> None:
+        """The whole text on the screen (a refused file's reason can be long, and nothing
+        scrolls): the type made smaller until it fits, never below a size read at arm's length.
+        Wrapped at the width only: the label centres its texture, and a fixed height with
+        valign middle would clip the lower half at half the height (Kivy lays it out so)."""
+        label.text_size = (size[0], None)
+        label.font_size = sp(22)
+        label.texture_update()
+        while label.texture_size[1] > size[1] and label.font_size > sp(14):
+            label.font_size = max(sp(14), label.font_size * 0.92)
+            label.texture_update()
+
     class Notice(App):  # type: ignore[misc]
         def build(self) -> Label:
-            label = Label(text=text, font_name="KioskSC", font_size="22sp", halign="left",
-                          valign="middle", padding=(40, 40))
-            label.bind(size=lambda _, size: setattr(label, "text_size", size))
+            label = Label(text=text, font_name="KioskSC", halign="left",
+                          padding=(dp(24), dp(16)))
+            label.bind(size=fit)
             return label
 
     Notice(title="kiosk").run()

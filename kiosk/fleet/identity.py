@@ -10,9 +10,10 @@ scorer as chrony's time source (with the hall's time key), the Wi-Fi. The scorer
 certificate is not set here: the kiosk learns it, sealed, when it pairs with the code, and pins
 it from then on.
 
-A file with a mistake changes nothing: the error names the key and what is allowed, the file
-stays where it is, and the unit fails. A card that cannot start its table (no settings, or a
-refused file) says why where the installer looks without tools (`tell`): in
+A file with a mistake is not taken: the error names the key and what is allowed, the file
+stays where it is, the unit fails, and the table does not start until it is fixed or
+removed. A card that cannot start its table (no settings, or a refused file) says why where
+the installer looks without tools (`tell`): in
 `kiosk-error.txt` beside kiosk.toml, which any PC reads, and on the screen (kiosk-notice.service
 shows NOTICE instead of the table)."""
 
@@ -48,6 +49,8 @@ ERROR_FILE = "kiosk-error.txt"  # beside kiosk.toml (ASCII: any PC's FAT driver 
 NOTICE = "/run/kiosk-setup.txt"  # in RAM: what kiosk-notice.service shows, for this boot only
 SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]{40,} ?[^\n]*$")
 WIFI_KEYS = {"ssid", "psk", "country"}
+# Quotes a Chinese keyboard or a word processor types, which TOML does not take for quotes.
+QUOTES = "“”„‟＂「」『』‘’‚‛＇«»‹›"
 
 
 def _refuse(key: str, problem: str, **params: Any) -> IdentityError:
@@ -168,6 +171,9 @@ def _not_toml(text: str, exc: tomllib.TOMLDecodeError) -> IdentityError:
         return IdentityError(f"kiosk.toml: {exc}").explained("fleet.identity.not_toml_end")
     line, column = int(where.group(1)), int(where.group(2))
     said = text.splitlines()[line - 1].strip()
+    if str(exc).startswith(("Cannot overwrite a value", "Cannot declare")):  # given twice
+        return IdentityError(f"kiosk.toml: {exc}").explained(
+            "fleet.identity.twice", line=line, setting=said.partition("=")[0].strip())
     return IdentityError(f"kiosk.toml: {exc}").explained(
         "fleet.identity.not_toml", line=line, column=column, text=said, hint=_hint(said))
 
@@ -176,6 +182,9 @@ def _hint(line: str) -> Words:
     """The likely mistake on a line `key = value` that TOML cannot read."""
     key, equals, value = (part.strip() for part in line.partition("="))
     value = value.split("#")[0].strip()
+    bare = value.strip(QUOTES + "\"'")
+    if equals and bare and any(quote in value for quote in QUOTES):
+        return words("fleet.identity.hint.curly", setting=key, value=bare)
     if not equals or not value or value[0] in "\"'[{":
         return words("fleet.identity.hint.line")
     if key == "table" and value.isdigit():  # 07: TOML numbers have no leading zero
@@ -225,12 +234,12 @@ class Paths:
 def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | None:
     """Turn the boot partition's kiosk.toml (if there is one) into the settings, then remove
     it. Returns the identity read, or None when there was no file. Raises IdentityError (and
-    changes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
+    writes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
     the pairing code it reads."""
     source = paths.at(paths.boot_file)
     if not source.exists():
         return None
-    identity = parse(source.read_text(encoding="utf-8-sig"))  # Notepad may add a BOM
+    identity = parse(_decode(source.read_bytes()))
     settings = paths.at(paths.settings_dir)
     settings.mkdir(parents=True, exist_ok=True)
     _write(settings / "kiosk.env", identity.env(), 0o600)
@@ -241,6 +250,17 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
         _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
+
+
+def _decode(raw: bytes) -> str:
+    """kiosk.toml as an installer's editor saved it: UTF-8 (Notepad may add a BOM), UTF-16
+    with its BOM (Notepad's "Unicode"), else GB18030 (a Chinese Windows' "ANSI")."""
+    encoding = ("utf-16" if raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+                else "utf-8-sig" if raw.startswith(b"\xef\xbb\xbf") else None)
+    for name in (encoding,) if encoding else ("utf-8", "gb18030"):
+        with contextlib.suppress(UnicodeDecodeError):
+            return raw.decode(name)
+    raise IdentityError("kiosk.toml: not text").explained("fleet.identity.not_text")
 
 
 def tell(paths: Paths, text: str | None) -> None:
