@@ -13,19 +13,37 @@ from kiosk.i18n import translator
 
 from .helpers import ROOT, xvfb
 
-# The notice as the unit runs it, with a screenshot once it is up (then it closes).
-SHOT = """
-import argparse, sys
+# Run in the notice's process: `act` once the notice is on the screen, its text laid out and
+# a few frames drawn since (counted in frames, not seconds: a loaded machine draws late, and a
+# shot two seconds after the start was black).
+WHEN_DRAWN = """
+import argparse, json, sys
 from kivy.app import App
 from kivy.clock import Clock
 from kiosk.cli import fleet_cmd
 
-def shot(dt):
+def when_drawn(act):
+    frames = []
+
+    def tick(dt):
+        root = App.get_running_app().root
+        if root is not None and root.texture_size[1] > 0:
+            frames.append(dt)
+        if len(frames) >= 5:
+            act()
+            App.get_running_app().stop()
+            return False
+
+    Clock.schedule_interval(tick, 0)
+"""
+
+# The notice as the unit runs it, with a screenshot once it is up (then it closes).
+SHOT = WHEN_DRAWN + """
+def shot():
     from kivy.core.window import Window
     Window.screenshot(name=sys.argv[2])
-    App.get_running_app().stop()
 
-Clock.schedule_once(shot, 2)
+when_drawn(shot)
 sys.exit(fleet_cmd.run_notice(argparse.Namespace(file=sys.argv[1])))
 """
 
@@ -50,15 +68,11 @@ def test_the_notice_shows_firstboots_words_in_a_window(tmp_path):
 
 # The notice as the unit runs it, then what it shows: its lines against the lines of the whole
 # text at its type and width, and how high they are.
-MEASURE = """
-import argparse, json, sys
-from kivy.app import App
-from kivy.clock import Clock
+MEASURE = WHEN_DRAWN + """
 from kivy.metrics import sp
 from kivy.uix.label import Label
-from kiosk.cli import fleet_cmd
 
-def measure(dt):
+def measure():
     from kivy.core.window import Window
     shown = App.get_running_app().root
     whole = Label(text=shown.text, font_name=shown.font_name, font_size=shown.font_size,
@@ -69,9 +83,8 @@ def measure(dt):
     print(json.dumps({"window": list(Window.size), "label": [*shown.pos, *shown.size],
                       "height": shown.texture_size[1], "lines": lines,
                       "sp": shown.font_size / sp(1)}))
-    App.get_running_app().stop()
 
-Clock.schedule_once(measure, 2)
+when_drawn(measure)
 sys.exit(fleet_cmd.run_notice(argparse.Namespace(file=sys.argv[1])))
 """
 
