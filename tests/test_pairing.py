@@ -124,6 +124,22 @@ def test_rematches_are_as_few_as_possible_when_they_cannot_be_avoided():
 
 
 @pytest.mark.unit
+def test_sides_give_way_to_the_standings_up_to_two_apart():
+    order = ["a", "b", "c", "d"]  # a and b both sat NS once more: they still meet
+    pairs = pairing.cheapest(order, set(), {}, lean={"a": 1, "b": 1, "c": -1, "d": -1}).pairs
+    assert [(order[i], order[j]) for i, j in pairs] == [("a", "b"), ("c", "d")]
+    # both twice more: one of them would sit NS three times more, so they are kept apart
+    pairs = pairing.cheapest(order, set(), {}, lean={"a": 2, "b": 2}).pairs
+    assert [(order[i], order[j]) for i, j in pairs] == [("a", "c"), ("b", "d")]
+    # and of two equally close pairings, the one where fewer teams sit one side again
+    order, played = list("abcdef"), {frozenset("ab"), frozenset("be"), frozenset("ef")}
+    for lean, expected in (({"a": 1, "c": 1}, [("a", "e"), ("b", "c"), ("d", "f")]),
+                           ({"a": -1, "e": -1}, [("a", "c"), ("b", "f"), ("d", "e")])):
+        pairs = pairing.cheapest(order, played, {}, lean=lean).pairs
+        assert [(order[i], order[j]) for i, j in pairs] == expected, lean
+
+
+@pytest.mark.unit
 def test_an_odd_field_is_refused():
     with pytest.raises(ValueError):
         pairing.cheapest(["a", "b", "c"], set(), {})

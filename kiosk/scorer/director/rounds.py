@@ -348,7 +348,7 @@ class RoundsAndPairings(DirectorBase):
         return new
 
     def draft_warnings(self, draft: Draft) -> list[Warning_]:
-        """Rematches, teams of one unit, a team two rounds more on one side than the other,
+        """Rematches, teams of one unit, a team three rounds more on one side than the other,
         a second bye, in the draft."""
         results = self.results()  # type: ignore[attr-defined]
         met = {frozenset((r.a, r.b)): r.round for r in results if r.b is not None}
@@ -366,9 +366,10 @@ class RoundsAndPairings(DirectorBase):
                     "ns": self.label(ns), "ew": self.label(ew), "unit": units[ns]}))
             for team, side in ((ns, "NS"), (ew, "EW")):  # after this round
                 sat = sides.get(team, Counter()) + Counter({side: 1})
-                if abs(sat["NS"] - sat["EW"]) >= 2:
+                if abs(sat["NS"] - sat["EW"]) > 2:  # the most the Swiss allows (`swiss`)
                     out.append(Warning_(table, "admin.warn.sides", {
-                        "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"]}))
+                        "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"],
+                        "gap": abs(sat["NS"] - sat["EW"])}))
         for team in draft.plan.byes:
             if draft.plan.bye_scores and team in had_bye:
                 out.append(Warning_(0, "admin.warn.second_bye", {

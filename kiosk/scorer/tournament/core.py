@@ -124,8 +124,8 @@ def standings(teams: Sequence[Team], results: Iterable[Result],
 def swiss_pairing(teams: Sequence[Team], results: Sequence[Result], round_no: int,
                   seed: int, lean: Mapping[str, int] | None = None) -> Pairing:
     """The pairing of `round_no` (1-based). Round 1 is drawn with `seed`. `lean`: each team's
-    rounds at NS minus its rounds at EW so far; two teams leaning one way meet only where
-    no pairing avoids it (`swiss`)."""
+    rounds at NS minus its rounds at EW so far: the sides give way to the standings, within
+    two of each other (`swiss`)."""
     ids = [t.id for t in teams]
     had_bye = {r.a for r in results if r.b is None and r.winner == r.a}  # not a missed round
     if round_no == 1:

@@ -1,11 +1,15 @@
 """The Swiss round's matching: the cheapest perfect matching of a field in standings order.
 
-A pair's cost has four tiers, each outweighing everything below it: a rematch, then two teams
-of one unit (单位), then two teams that both sat one side more often (one of them would sit it
-twice more than the other: the sides are kept within one of each other where a pairing
-allows), then how far apart they stand ((place a − place b)²). The cheapest matching therefore
-has the fewest rematches, then the fewest unit pairs, then the fewest side clashes, then the
-closest standings. rustworkx's compiled blossom algorithm finds it.
+A pair's cost has five tiers, each outweighing everything below it: a rematch, then two teams
+of one unit (单位), then two teams that would leave one of them sitting one side three times
+more than the other (both already sat it twice more), then how far apart they stand
+((place a − place b)²), and last two teams that both sat one side more often (one of them
+sits it once more again). The seed pairs by the standings, strong against strong (xiamen
+art. 26 「按积分顺序强对强、弱对弱」), and NS and EW play the same game: so the sides give
+way to the standings, except that no team sits one side more than twice more than the other
+(FIDE's absolute colour rule allows a difference of two, and no more). After an odd number
+of rounds every team has then sat one side at most once more than the other. rustworkx's
+compiled blossom algorithm finds the cheapest matching.
 
 A complete graph of 800 teams has 320,000 edges; the cheapest matching almost only uses pairs
 a few places apart. So the matching is first found on a sparse graph (each team's nearest
@@ -38,14 +42,19 @@ WIDER = 5  # the second try's candidates, as a multiple of NEAREST
 
 @dataclass(frozen=True)
 class Tiers:
-    """The cost of a rematch and of a unit pair for a field of `n` teams: each tier is worth
-    more than the largest possible total of the tiers below it."""
+    """The cost of each tier for a field of `n` teams: each is worth more than the largest
+    possible total of the tiers below it (a perfect matching has n // 2 pairs)."""
 
     n: int
 
     @property
+    def step(self) -> int:
+        """One unit of closeness: more than every side preference of a matching."""
+        return self.n // 2 + 1
+
+    @property
     def closeness_max(self) -> int:
-        return (self.n // 2) * (self.n - 1) ** 2
+        return (self.n // 2) * ((self.n - 1) ** 2 * self.step + 1)
 
     @property
     def side_clash(self) -> int:
@@ -58,6 +67,12 @@ class Tiers:
     @property
     def rematch(self) -> int:
         return (self.n // 2) * self.same_unit + self.closeness_max + 1
+
+
+def closeness(n: int) -> np.ndarray:
+    """How far apart each two places stand, in the tiers' units: (place a − place b)²."""
+    place = np.arange(n, dtype=np.int64)
+    return (place[:, None] - place[None, :]) ** 2 * Tiers(n).step
 
 
 @dataclass(frozen=True)
@@ -73,11 +88,13 @@ def costs(order: Sequence[str], played: Collection[frozenset[str]],
     team's NS rounds minus its EW rounds so far."""
     n = len(order)
     tiers = Tiers(n)
-    place = np.arange(n, dtype=np.int64)
-    matrix = (place[:, None] - place[None, :]) ** 2
-    if lean:
-        sign = np.sign(np.array([lean.get(t, 0) for t in order], dtype=np.int64))
-        matrix += tiers.side_clash * ((sign[:, None] == sign[None, :]) & (sign != 0)[:, None])
+    matrix = closeness(n)
+    if lean:  # the one leaning less takes the other side (director.rounds._balance_sides)
+        leans = np.array([lean.get(t, 0) for t in order], dtype=np.int64)
+        sign = np.sign(leans)
+        one_way = (sign[:, None] == sign[None, :]) & (sign != 0)[:, None]
+        less = np.minimum(np.abs(leans)[:, None], np.abs(leans)[None, :])
+        matrix += np.where(one_way & (less >= 2), tiers.side_clash, one_way.astype(np.int64))
     units = [unit.get(t, "") for t in order]
     codes = {u: k for k, u in enumerate(sorted(set(units)))}
     code = np.array([codes[u] for u in units])
@@ -169,10 +186,8 @@ def _bound(matrix: np.ndarray, allowed: np.ndarray, sparse: np.ndarray,
     if not outside.any():
         return float("inf")
     n = len(matrix)
-    place = np.arange(n, dtype=np.int64)
-    closeness = (place[:, None] - place[None, :]) ** 2
     whole = _least_with(matrix, allowed, outside)
-    close = Tiers(n).same_unit * unit_pairs + _least_with(closeness, allowed, outside)
+    close = Tiers(n).same_unit * unit_pairs + _least_with(closeness(n), allowed, outside)
     return max(whole, close)
 
 
