@@ -221,7 +221,7 @@ def test_kivy_config_has_one_input_provider():
 @pytest.mark.process
 def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     first = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
-    assert "done: changes made:" in first.stdout
+    assert "完成：共做了" in first.stdout
     etc = pi_root / "etc"
     assert (etc / "systemd/system/kiosk-table.service").read_text() == \
         (UNITS / "kiosk-table.service").read_text()
@@ -278,7 +278,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
     before = snapshot(pi_root)
     again = provision("provision-kiosk.sh", pi_root)  # table and scorer from the env file
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
 
 
@@ -288,14 +288,14 @@ def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
     result = provision("provision-kiosk.sh", pi_root, "--table", "3", "--scorer",
                        "http://10.0.0.2:8080", "--dry-run")
     assert snapshot(pi_root) == before
-    for line in ("would create /etc/systemd/system/kiosk-table.service",
-                 "would create /home/kiosk/.kivy/config.ini",
-                 "would back up /boot/firmware/config.txt as /boot/firmware/config.txt.pre-kiosk",
-                 "would update /boot/firmware/config.txt",
-                 "would create /etc/chrony/sources.d/kiosk-scorer.sources"):
+    for line in ("将创建 /etc/systemd/system/kiosk-table.service",
+                 "将创建 /home/kiosk/.kivy/config.ini",
+                 "将把 /boot/firmware/config.txt 备份为 /boot/firmware/config.txt.pre-kiosk",
+                 "将更新 /boot/firmware/config.txt",
+                 "将创建 /etc/chrony/sources.d/kiosk-scorer.sources"):
         assert line in result.stdout.splitlines()
-    assert "would record (not run, --root): useradd" in result.stdout
-    assert "nothing was changed" in result.stdout.splitlines()[-1]
+    assert "将记入清单，不运行（--root）：useradd" in result.stdout
+    assert re.fullmatch(r"试运行：将做 \d+ 处改动；这次什么都没有改", result.stdout.splitlines()[-1])
 
 
 @pytest.mark.process
@@ -306,8 +306,8 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
     before = snapshot(pi_root)
     dry = provision("provision-kiosk.sh", pi_root, "--table", "9", "--dry-run")
     assert snapshot(pi_root) == before
-    assert [line for line in dry.stdout.splitlines() if line.startswith("would ")
-            and "record" not in line] == ["would update /etc/kiosk/kiosk.env"]
+    assert [line for line in dry.stdout.splitlines() if line.startswith("将")
+            and not line.startswith("将记入清单")] == ["将更新 /etc/kiosk/kiosk.env"]
     provision("provision-kiosk.sh", pi_root, "--table", "9")
     assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
@@ -317,7 +317,7 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
 def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp_path):
     result = provision("provision-kiosk.sh", tmp_path, "--table", "1", "--scorer",
                        "[fd00::5]:9000")
-    assert "kernel command line left alone" in result.stdout
+    assert "内核命令行保持不变" in result.stdout
     assert not (tmp_path / "boot/firmware/cmdline.txt").exists()
     assert (ROOT / "firmware_config/config.txt").read_text() in (
         tmp_path / "boot/firmware/config.txt").read_text()
@@ -359,9 +359,9 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
 
     before = snapshot(tmp_path)
     dry = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the --lan of the last run
-    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    assert dry.stdout.splitlines()[-1] == "试运行：不会有任何改动"
     again = provision("provision-scorer.sh", tmp_path)
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(tmp_path) == before
 
 
@@ -371,15 +371,16 @@ def test_scorer_dry_run_changes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     # No key that the real run would not make: it says one will be made.
     assert not re.search(r"[0-9a-f]{64}", result.stdout)
-    assert "the kiosks' time key: made by the real run, which prints it" in result.stdout
-    assert "would create /etc/chrony/chrony.keys" in result.stdout
+    assert "全场时间密钥：正式运行时生成并打印（试运行不生成）" in result.stdout.splitlines()
+    assert "将创建 /etc/chrony/chrony.keys" in result.stdout
     real = provision("provision-scorer.sh", tmp_path)
-    key = re.search(r"^the kiosks' time key \(.*\): ([0-9a-f]{64})$", real.stdout, re.M)
+    key = re.search(r"^全场时间密钥（.*provision-kiosk\.sh --time-key）：([0-9a-f]{64})$",
+                    real.stdout, re.M)
     assert key, real.stdout
     again = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the saved one, shown
-    assert f"provision-kiosk.sh --time-key KEY): {key.group(1)}" in again.stdout
-    assert "would create /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
-    assert "would create directory /var/lib/kiosk-scorer" in result.stdout
+    assert f"provision-kiosk.sh --time-key）：{key.group(1)}" in again.stdout
+    assert "将创建 /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
+    assert "将创建目录 /var/lib/kiosk-scorer" in result.stdout
 
 
 # -- provision-hall-tv.sh --------------------------------------------------------------------
@@ -414,9 +415,9 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
     before = snapshot(pi_root)
     dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
-    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    assert dry.stdout.splitlines()[-1] == "试运行：不会有任何改动"
     again = provision("provision-hall-tv.sh", pi_root, "--user", "tv")  # URL and pin kept
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
 
 
@@ -426,7 +427,7 @@ def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https
     assert hall_tv_env(pi_root)["KIOSK_HALL_URL"] == "https://scorer.local:8080/"
     result = provision("provision-hall-tv.sh", pi_root, "--url", "http://10.0.0.2:8080/",
                        "--user", "tv")
-    assert "the TV shows https://10.0.0.2:8080/" in result.stdout
+    assert "电视显示 https://10.0.0.2:8080/" in result.stdout
     assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": "https://10.0.0.2:8080/",
                                     "KIOSK_HALL_SPKI": PIN}
 
@@ -451,8 +452,8 @@ def test_hall_tv_dry_run_changes_nothing(pi_root):
     result = provision("provision-hall-tv.sh", pi_root, "--url", "https://10.0.0.2:8080/",
                        "--spki", PIN, "--user", "tv", "--dry-run")
     assert snapshot(pi_root) == before
-    assert "would create /usr/local/bin/kiosk-hall-tv" in result.stdout
-    assert "would update /boot/firmware/cmdline.txt" in result.stdout
+    assert "将创建 /usr/local/bin/kiosk-hall-tv" in result.stdout
+    assert "将更新 /boot/firmware/cmdline.txt" in result.stdout
 
 
 @pytest.mark.unit
@@ -482,11 +483,11 @@ def test_a_re_provision_does_not_take_a_kiosk_back_to_an_older_version(pi_root):
     refused = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
                         "scorer.local", ok=False)
     assert refused.returncode == 2 and snapshot(pi_root) == before
-    assert "the installed version 99.1.0 is newer than this copy's" in refused.stderr
+    assert "已安装的版本 99.1.0 比这份项目的" in refused.stderr
     assert "--allow-downgrade" in refused.stderr
     allowed = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
                         "scorer.local", "--allow-downgrade")
-    assert "going back from 99.1.0" in allowed.stdout
+    assert "注意：从版本 99.1.0 退回到" in allowed.stdout
 
 
 @pytest.mark.process
@@ -501,7 +502,7 @@ def test_a_failed_install_leaves_no_half_made_venv(tmp_path):
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 3, result.stdout + result.stderr
-    assert "the version installed before stays in use" in result.stderr
+    assert "继续使用原来的版本" in result.stderr
     assert list((tmp_path / "app/venvs").iterdir()) == []
     assert not (tmp_path / "app/current").exists()
 
@@ -587,6 +588,5 @@ def test_the_makestep_chrony_uses_is_ours_over_debians_own(pi_root, script):
                                  if script == "provision-kiosk.sh" else []))
     assert effective(pi_root, "makestep")[-1] == "makestep 1 -1"
     before = snapshot(pi_root)
-    assert provision(script, pi_root).stdout.splitlines()[-1] == \
-        "nothing changed: already provisioned"
+    assert provision(script, pi_root).stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
