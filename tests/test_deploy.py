@@ -295,7 +295,8 @@ def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
                  "将创建 /etc/chrony/sources.d/kiosk-scorer.sources"):
         assert line in result.stdout.splitlines()
     assert "将记入清单，不运行（--root）：useradd" in result.stdout
-    assert re.fullmatch(r"试运行：将做 \d+ 处改动；这次什么都没有改", result.stdout.splitlines()[-1])
+    assert re.fullmatch(r"试运行：将做 \d+ 处改动；这次什么都没有改",
+                        result.stdout.splitlines()[-1])
 
 
 @pytest.mark.process
@@ -530,6 +531,134 @@ def test_the_scorer_gets_what_weasyprint_opens_and_the_faces_its_pages_name(tmp_
     for package in ("libpango-1.0-0", "libpangoft2-1.0-0", "fonts-noto-cjk",
                     "fonts-dejavu-core"):
         assert package in install.split(), package
+
+
+# -- what the scripts say: 简体中文, never an English sentence ---------------------------------
+
+#: Names that are written as their makers write them: several English words, no sentence.
+PROPER_NAMES = ("Raspberry Pi OS", "Raspberry Pi")
+#: A change the scripts say and the command it runs (or lists): the command is typed, not read.
+SAID_COMMAND = re.compile(r"^(?:将?运行|将记入清单，不运行（--root）|未运行（--root）|"
+                          r"未运行（正在构建镜像）)：")
+#: A line of the diff a dry run shows of a file it would change: the file's text, not words.
+DIFF_LINE = re.compile(r"^    [-+ @\\]")
+
+
+def english_runs(line: str, shortest: int = 3) -> list[str]:
+    """The runs of `shortest` or more English words in a line a script printed, once what is
+    typed is left out: `quoted commands`, a said command, and names such as Raspberry Pi OS. A
+    word is ASCII letters alone, with its punctuation; anything else (an option, a path, a URL,
+    a number, a package such as fonts-noto-cjk, a Chinese character) ends a run."""
+    if SAID_COMMAND.match(line):
+        line = line.split("：", 1)[0]
+    line = re.sub(r"`[^`]*`", "\0", line)
+    for name in PROPER_NAMES:
+        line = line.replace(name, "\0")
+    line = re.sub(r"[^\x00-\x7f]", "\0", line)
+    runs, run = [], []
+    for piece in [*re.findall(r"[^\s\0]+|\0", line), "\0"]:
+        word = piece.strip(",;:.!?()[]\"'")
+        if re.fullmatch(r"[A-Za-z]+(?:'[a-z]+)?", word):
+            run.append(word)
+            continue
+        if len(run) >= shortest:
+            runs.append(" ".join(run))
+        run = []
+    return runs
+
+
+def not_chinese(said: str, *, diff: bool = False, examples: bool = False) -> list[str]:
+    """The lines of `said` that are not Chinese: with no Chinese character, or with an English
+    sentence in them. With `diff` (a dry run), the diff it shows of a file is left out (the
+    file's own text), and two English words in a row are already too many (a dry run says
+    nothing in English: 将create directory …); with `examples` (a help), the commands it gives
+    to type (`  sudo …`) are left out."""
+    wrong = []
+    for line in said.splitlines():
+        if not line.strip() or (diff and DIFF_LINE.match(line)):
+            continue
+        if examples and line.lstrip().startswith("sudo "):
+            continue
+        if not re.search("[\u4e00-\u9fff]", line) or english_runs(line, 2 if diff else 3):
+            wrong.append(line)
+    return wrong
+
+
+@pytest.mark.unit
+def test_the_check_for_english_sentences_finds_them():
+    assert english_runs("would record (not run, --root): useradd --system kiosk") == [
+        "would record not run"]
+    assert english_runs("dry run: changes that would be made: 3; nothing was changed") == [
+        "dry run changes that would be made", "nothing was changed"]
+    assert english_runs("note: the scorer serves HTTPS only: the TV shows https://x/") == [
+        "note the scorer serves HTTPS only the TV shows"]
+    assert not_chinese("would create /etc/kiosk/kiosk.env") == [
+        "would create /etc/kiosk/kiosk.env"]  # no sentence, and no Chinese either
+    diff = "将更新 /etc/kiosk/kiosk.env\n    @@ -1 +1 @@\n    +KIOSK_TABLE=3 the file's own text"
+    assert not_chinese(diff, diff=True) == []
+    assert not_chinese(diff) == diff.splitlines()[1:]
+    assert not_chinese("将create directory /var/lib/kiosk", diff=True) != []
+    # Elsewhere two words may be a name (a help's Touch Display 2); three are a sentence.
+    assert not_chinese("将create directory /var/lib/kiosk") == []
+    assert not_chinese("将记入清单，不运行（--root）：systemctl enable kiosk-update.timer") == []
+    assert not_chinese("注意：没有 /boot/firmware（不是 Raspberry Pi OS Bookworm？）") == []
+    assert not_chinese("请在记分台上运行 `kiosk scorer admin certificate`，复制 spki") == []
+    assert not_chinese("请在记分台上运行 kiosk scorer admin certificate") == [
+        "请在记分台上运行 kiosk scorer admin certificate"]
+
+
+def dry_runs(root: Path) -> dict[str, str]:
+    """What each provisioning script prints in its dry runs, a first one and one over a
+    finished run, with the notes a dry run has to say (an http:// URL, no time key)."""
+    boot = root / "boot/firmware"
+    said = {}
+    for name, script, args, again_args in (
+            ("kiosk", "provision-kiosk.sh", ("--table", "3", "--scorer", "http://10.0.0.2:8080"),
+             ("--table", "9")),
+            ("scorer", "provision-scorer.sh", (), ()),
+            ("hall-tv", "provision-hall-tv.sh", ("--url", "http://10.0.0.2:8080/", "--spki", PIN,
+                                                 "--user", "tv"), ("--user", "tv"))):
+        scratch = root / name
+        (scratch / boot.relative_to(root)).mkdir(parents=True)
+        (scratch / "boot/firmware/config.txt").write_text(PI_CONFIG)
+        (scratch / "boot/firmware/cmdline.txt").write_text(PI_CMDLINE)
+        first = provision(script, scratch, *args, "--dry-run")
+        said[f"{script} --dry-run"] = first.stdout + first.stderr
+        provision(script, scratch, *args)
+        again = provision(script, scratch, *again_args, "--dry-run")
+        said[f"{script} --dry-run, again"] = again.stdout + again.stderr
+    return said
+
+
+@pytest.mark.process
+def test_what_the_scripts_print_is_chinese_with_no_english_sentence(tmp_path):
+    """Every line the provisioning scripts print in a dry run, their --help and build-image's,
+    and a refusal of each: Chinese, with no English sentence in it."""
+    said = dry_runs(tmp_path)
+    helps = {}
+    for script in ("provision-kiosk.sh", "provision-scorer.sh", "provision-hall-tv.sh",
+                   "image/build-image.sh"):
+        shown = subprocess.run(["bash", str(DEPLOY / script), "--help"], capture_output=True,
+                               text=True, timeout=60)
+        assert shown.returncode == 0, shown.stderr
+        helps[f"{script} --help"] = shown.stdout
+    for script, args in (("provision-kiosk.sh", ("--table", "0")),
+                         ("provision-scorer.sh", ("--lan", "x")),
+                         ("provision-hall-tv.sh", ("--user", "tv")),
+                         ("provision-kiosk.sh", ("--bogus",))):  # the usage follows
+        refused = provision(script, tmp_path / "refused", *args, ok=False)
+        assert refused.returncode == 2 and refused.stderr
+        helps[f"{script} {' '.join(args)}"] = refused.stderr
+    for case, text in said.items():
+        assert len(text.splitlines()) >= 3, (case, text)  # there is something to read
+        assert not_chinese(text, diff=True) == [], case
+    for case, text in helps.items():
+        assert re.search("[\u4e00-\u9fff]", text), (case, text)
+        assert not_chinese(text, examples=True) == [], case
+    # The kiosk's second dry run said the file it keeps from view, in words (checked above).
+    again = said["provision-kiosk.sh --dry-run, again"].splitlines()
+    assert "将更新 /etc/kiosk/kiosk.env" in again  # and its diff is not shown, in words:
+    assert again[again.index("将更新 /etc/kiosk/kiosk.env") + 1].startswith("    （")
 
 
 # -- CI installs the tools these tests use ---------------------------------------------------

@@ -35,9 +35,9 @@
 #               用 pip --no-index 从 wheelhouse 装 venv，装服务单元、udev、chrony、启动配置；
 #               卡自己的服务单元（数据分区扩大、主机密钥、时钟）；把中日韩字体预先解出到平板的
 #               字体缓存；overlay-root 的 initramfs 脚本
-#   verify      在 chroot 中检查：`kiosk rules list`、`kiosk simulate`、以平板的用户在其服务
-#               的工作目录下导入 lgpio、在模拟引脚上跑自检，并对服务单元运行
-#               systemd-analyze verify
+#   verify      在 chroot 中检查：`kiosk rules list`、`kiosk simulate`；以平板的用户、在其服务的
+#               工作目录下导入 lgpio；在模拟引脚上跑自检；用 `systemd-analyze verify` 检查
+#               各服务单元
 #   assemble    拼成整张卡：FAT 启动分区（卷标 bootfs）、根分区（卷标 rootfs，运行时以只读
 #               方式放在内存 overlay 之下）和数据分区 KIOSKDATA（日志、设置、venv、卡的身份），
 #               不用 loop 设备写入（mkfs.ext4 -d、mtools、sfdisk）
