@@ -475,7 +475,7 @@ stage_verify() {
     'import kiosk.ui.app, kiosk.sync.wiring, kiosk.sync.join, kiosk.update.apply; print("kiosk table 要用的模块导入正常")'
 
   in_chroot runuser -u kiosk -- env GPIOZERO_PIN_FACTORY=mock \
-    /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2 --lang en
+    /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2
   units=(kiosk-table.service kiosk-notice.service kiosk-firstboot.service kiosk-update.service
          kiosk-update.timer
          kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.service
