@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import ROOT, tool
+from .test_deploy import english_runs
 
 IMAGE = ROOT / "deploy/image"
 BUILD = (IMAGE / "build-image.sh").read_text()
@@ -254,6 +255,9 @@ def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows
 
     said = build("--until", "wheelhouse")
     assert "== rootfs：之前已完成" in said and "== wheelhouse：之前已完成" not in said
+    # What the build says is Chinese, with no English sentence (the check of test_deploy.py).
+    assert "各阶段用时（秒）" in said and not [line for line in said.splitlines()
+                                               if english_runs(line)], said
     assert (work / f"wheelhouse/kiosk80-{version.group(1)}-py3-none-any.whl").exists()
     # The cards' next image installs it: the stages after it are to be done again.
     assert not any((work / f".done-{s}").exists() for s in ("install", "verify", "assemble"))
