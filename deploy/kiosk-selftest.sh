@@ -7,7 +7,7 @@
 #
 #   sudo kiosk-selftest [--lang en] [--press-timeout 30]
 set -euo pipefail
-[ "$(id -u)" -eq 0 ] || { echo "run as root: sudo kiosk-selftest" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "kiosk-selftest：需要 root 权限，请运行 sudo kiosk-selftest" >&2; exit 2; }
 was_active=0
 if systemctl is-active --quiet kiosk-table.service; then
   was_active=1

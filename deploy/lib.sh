@@ -28,11 +28,11 @@ APP_DIR=${KIOSK_APP_DIR:-/var/lib/kiosk-app}
 VENV=${KIOSK_VENV_LINK:-/opt/kiosk/venv}
 
 say() { printf '%s\n' "$*"; }
-die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 2; }
+die() { printf '%s：%s\n' "${0##*/}" "$*" >&2; exit 2; }
 
 # set_root DIR: the --root option, as an absolute path ("/" is the real system).
 set_root() {
-  [ -n "$1" ] || die "--root needs a directory"
+  [ -n "$1" ] || die "--root 后面要给一个目录"
   ROOT=$(realpath -m "$1")
   [ "$ROOT" != / ] || ROOT=""
 }
@@ -40,32 +40,33 @@ set_root() {
 # preflight: a real run must be root on a Debian-family system; a dry run may look as anyone.
 preflight() {
   [ -z "$ROOT" ] || return 0
-  command -v apt-get >/dev/null || die "this needs Raspberry Pi OS or Debian (apt-get)"
-  [ "$DRY_RUN" = 1 ] || [ "$(id -u)" -eq 0 ] || die "run as root (sudo), or try --dry-run"
+  command -v apt-get >/dev/null || die "本机没有 apt-get：请在 Raspberry Pi OS 或 Debian 上运行"
+  [ "$DRY_RUN" = 1 ] || [ "$(id -u)" -eq 0 ] || die "需要 root 权限：请用 sudo 运行，或加 --dry-run 只看会改什么"
 }
 
-# note_change WHAT: count one change and say it (or that it would be made).
+# note_change WHAT: count one change and say it (or that it would be made). WHAT is said
+# in words, a verb first ("创建 /etc/x"); a dry run says it as to come ("将创建 /etc/x").
 note_change() {
   CHANGES=$((CHANGES + 1))
-  if [ "$DRY_RUN" = 1 ]; then say "would $*"; else say "$*"; fi
+  if [ "$DRY_RUN" = 1 ]; then say "将$*"; else say "$*"; fi
 }
 
 # run CMD...: run a command that changes the system. Under --root it is only recorded.
 run() {
   if [ -n "$ROOT" ]; then
     SKIPPED+=("$*")
-    if [ "$DRY_RUN" = 1 ]; then say "would record (not run, --root): $*"
-    else say "not run (--root): $*"; fi
+    if [ "$DRY_RUN" = 1 ]; then say "将记入清单，不运行（--root）：$*"
+    else say "未运行（--root）：$*"; fi
     return 0
   fi
-  note_change "run: $*"
+  note_change "运行：$*"
   [ "$DRY_RUN" = 1 ] || "$@"
 }
 
 # live CMD...: run a command that acts on the running system's services (restart, reload).
 # Building an image (--image, in a chroot) there is nothing running: the command is skipped.
 live() {
-  if [ "$IMAGE" = 1 ]; then say "not run (image build): $*"; return 0; fi
+  if [ "$IMAGE" = 1 ]; then say "未运行（正在构建镜像）：$*"; return 0; fi
   run "$@"
 }
 
@@ -86,25 +87,25 @@ put_file() {
   if [ -f "$target" ] && cmp -s "$new" "$target"; then
     rm -f "$new"
     if [ -n "$mode" ] && [ "$(stat -c %a "$target")" != "$mode" ]; then
-      note_change "chmod $mode $path"
+      note_change "把 $path 的权限改为 $mode"
       [ "$DRY_RUN" = 1 ] || chmod "$mode" "$target"
     fi
     return 0
   fi
   if [ "$backup" = backup ] && [ -f "$target" ] && [ ! -e "$target.pre-kiosk" ]; then
-    note_change "back up $path as $path.pre-kiosk"
+    note_change "把 $path 备份为 $path.pre-kiosk"
     [ "$DRY_RUN" = 1 ] || cp -p "$target" "$target.pre-kiosk"
   fi
   if [ -f "$target" ]; then
-    note_change "update $path"
+    note_change "更新 $path"
     # The change itself, for the operator to read (not for a file that may hold the PIN).
     if [ "$DRY_RUN" = 1 ] && [ "$mode" = 600 ]; then
-      say "    (not shown: the file is for root only)"
+      say "    （不显示改动：此文件只有 root 能读）"
     elif [ "$DRY_RUN" = 1 ]; then
       diff -u "$target" "$new" | tail -n +3 | sed 's/^/    /' || true
     fi
   else
-    note_change "create $path"
+    note_change "创建 $path"
   fi
   if [ "$DRY_RUN" = 0 ]; then
     mkdir -p "$(dirname "$target")"
@@ -129,7 +130,7 @@ own_makestep() {
 
 # copy_file SRC PATH MODE: put_file with the content of a file from the project.
 copy_file() {
-  [ -f "$1" ] || die "missing $1: run from a whole copy of the project"
+  [ -f "$1" ] || die "缺少 $1：请在完整的项目副本中运行"
   put_file "$2" "$3" <"$1"
 }
 
@@ -137,10 +138,10 @@ copy_file() {
 ensure_dir() {
   local path=$1 mode=$2 owner=${3-} target="$ROOT$1"
   if [ ! -d "$target" ]; then
-    note_change "create directory $path"
+    note_change "创建目录 $path"
     [ "$DRY_RUN" = 1 ] || { mkdir -p "$target" && chmod "${mode:-755}" "$target"; }
   elif [ -n "$mode" ] && [ "$(stat -c %a "$target")" != "$mode" ]; then
-    note_change "chmod $mode $path"
+    note_change "把 $path 的权限改为 $mode"
     [ "$DRY_RUN" = 1 ] || chmod "$mode" "$target"
   fi
   [ -z "$owner" ] || ensure_owner "$path" "$owner"
@@ -150,8 +151,8 @@ ensure_dir() {
 # one, so that PATH always names the old target or the new one, never nothing.
 ensure_link() {
   [ "$(readlink "$ROOT$1")" != "$2" ] || return 0
-  [ ! -e "$ROOT$1" ] || [ -L "$ROOT$1" ] || die "$1 exists and is not a link: move it away first"
-  note_change "link $1 to $2"
+  [ ! -e "$ROOT$1" ] || [ -L "$ROOT$1" ] || die "$1 已存在，但不是链接：请先把它移到别处，再运行一次"
+  note_change "把 $1 链接到 $2"
   [ "$DRY_RUN" = 1 ] || { mkdir -p "$(dirname "$ROOT$1")" && ln -sfn "$2" "$ROOT$1.kiosk-new" &&
     mv -fT "$ROOT$1.kiosk-new" "$ROOT$1"; }
 }
@@ -182,7 +183,7 @@ install_packages() {
 
 # package_list NAME: the packages of deploy/packages/NAME.txt, one a line (comments dropped).
 package_list() {
-  [ -f "$DEPLOY_DIR/packages/$1.txt" ] || die "missing deploy/packages/$1.txt"
+  [ -f "$DEPLOY_DIR/packages/$1.txt" ] || die "缺少 deploy/packages/$1.txt：请在完整的项目副本中运行"
   sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$DEPLOY_DIR/packages/$1.txt"
 }
 
@@ -194,7 +195,7 @@ refuse_32_bit() {
   arch=$(dpkg --print-architecture 2>/dev/null || true)
   case $arch in
     armhf|armel|i386)
-      die "this is a 32-bit system ($arch): Kivy has no wheel for it. Write the card again with Raspberry Pi OS Lite (64-bit), or use the kiosk image (make image)" ;;
+      die "这是 32 位系统（${arch}）：Kivy 没有适用的 wheel，装了也不能运行。请用 Raspberry Pi OS Lite（64 位）重写存储卡，或改用平板的镜像（make image）" ;;
   esac
 }
 
@@ -210,7 +211,7 @@ ensure_user() {
   [ -n "$groups" ] || return 0
   for g in ${groups//,/ }; do
     if [ -z "$ROOT" ] && ! getent group "$g" >/dev/null; then
-      say "note: there is no group $g on this machine; $name is not added to it"
+      say "注意：本机没有 $g 组，$name 不加入该组"
     elif [ -n "$ROOT" ] || ! id -nG "$name" 2>/dev/null | tr ' ' '\n' | grep -qx "$g"; then
       missing+=("$g")
     fi
@@ -242,8 +243,8 @@ refuse_downgrade() {
   installed=$(cat "$ROOT$current/.kiosk-version" 2>/dev/null || true)
   [ -n "$new" ] && [ -n "$installed" ] && [ "$new" != "$installed" ] || return 0
   [ "$(printf '%s\n%s\n' "$new" "$installed" | sort -V | head -n 1)" = "$new" ] || return 0
-  [ "$ALLOW_DOWNGRADE" = 1 ] && { say "note: going back from $installed to $new (--allow-downgrade)"; return 0; }
-  die "the installed version $installed is newer than this copy's $new (a fleet update brought it): nothing changed. To go back to $new, give --allow-downgrade"
+  [ "$ALLOW_DOWNGRADE" = 1 ] && { say "注意：从版本 $installed 退回到 ${new}（--allow-downgrade）"; return 0; }
+  die "已安装的版本 $installed 比这份项目的 $new 新（是记分台推送的更新装上的）：什么都没有改动。确实要退回 ${new}，请加 --allow-downgrade"
 }
 
 # venv_options: how new venvs are made. PyPI has lgpio wheels up to Python 3.12; on a newer
@@ -267,11 +268,11 @@ os_lgpio() {
 install_project() {
   local source=$1 extra=$2 wheelhouse=${3-} fingerprint new old index_opts=()
   if [ -f "$source" ]; then
-    case $source in *.whl) ;; *) die "--source $source: give the project's directory or a .whl" ;; esac
+    case $source in *.whl) ;; *) die "--source ${source}：请给项目目录或一个 .whl 文件" ;; esac
   elif [ ! -f "$source/pyproject.toml" ]; then
-    die "--source $source: no pyproject.toml there"
+    die "--source ${source}：那里没有 pyproject.toml，请给项目的顶层目录"
   fi
-  [ -z "$wheelhouse" ] || [ -d "$wheelhouse" ] || die "--wheelhouse $wheelhouse: no such directory"
+  [ -z "$wheelhouse" ] || [ -d "$wheelhouse" ] || die "--wheelhouse ${wheelhouse}：没有这个目录"
   [ -z "$wheelhouse" ] || index_opts=(--no-index --find-links "$wheelhouse")
   refuse_downgrade "$source"
   local venv_opts=()
@@ -313,7 +314,7 @@ install_project() {
 run_or_keep() {
   run "$@" && return 0
   [ -n "$ROOT" ] || [ "$DRY_RUN" = 1 ] || [ -z "${new-}" ] || rm -rf "$new"
-  say "${0##*/}: the new version did not install ($1 failed): the version installed before stays in use" >&2
+  say "${0##*/}：新版本没有装上（$1 失败），继续使用原来的版本：请看上面的输出，排除问题后再运行一次" >&2
   exit 3
 }
 
@@ -322,7 +323,7 @@ run_or_keep() {
 adopt_legacy_venv() {
   [ -n "$ROOT" ] || [ ! -d "$VENV" ] || [ -L "$VENV" ] || {
     ensure_dir "$APP_DIR/venvs" 755
-    note_change "move the venv at $VENV to $APP_DIR/venvs/legacy"
+    note_change "把 $VENV 处的 venv 移到 $APP_DIR/venvs/legacy"
     [ "$DRY_RUN" = 1 ] || { mv "$VENV" "$APP_DIR/venvs/legacy" &&
       ln -sfn "$APP_DIR/venvs/legacy" "$APP_DIR/current" && ln -sfn "$APP_DIR/current" "$VENV"; }
     old=$APP_DIR/venvs/legacy
@@ -372,7 +373,7 @@ enable_unit() {
 edit_cmdline() {
   local path=/boot/firmware/cmdline.txt tokens=() drop=() add=() out=() t p a skip
   if [ ! -f "$ROOT$path" ]; then
-    say "note: no $path (not a Raspberry Pi?): kernel command line left alone"
+    say "注意：没有 ${path}（不是树莓派？）：内核命令行保持不变"
     return 0
   fi
   read -r -a drop <<<"$1"
@@ -397,20 +398,20 @@ finish() {
   if [ -n "$ROOT" ] && [ "$DRY_RUN" = 0 ]; then
     mkdir -p "$ROOT${record%/*}"
     {
-      printf '# Commands %s did not run under --root; a real run on a fresh machine runs\n' "${0##*/}"
-      printf '# them in this order.\n'
+      printf '# %s 在 --root 下没有运行的命令；在一台新机器上正式运行时，\n' "${0##*/}"
+      printf '# 会按这个顺序运行它们。\n'
       printf '%s\n' "${SKIPPED[@]}"
     } >"$ROOT$record.new"
     if cmp -s "$ROOT$record.new" "$ROOT$record"; then rm -f "$ROOT$record.new"
     else mv -f "$ROOT$record.new" "$ROOT$record"; fi
-    say "commands not run (--root): ${#SKIPPED[@]}, listed in $ROOT$record"
+    say "未运行的命令（--root）：${#SKIPPED[@]} 条，列在 $ROOT$record"
   fi
   if [ "$DRY_RUN" = 1 ]; then
-    if [ "$CHANGES" -eq 0 ]; then say "dry run: nothing would change"
-    else say "dry run: changes that would be made: $CHANGES; nothing was changed"; fi
+    if [ "$CHANGES" -eq 0 ]; then say "试运行：不会有任何改动"
+    else say "试运行：将做 $CHANGES 处改动；这次什么都没有改"; fi
   elif [ "$CHANGES" -eq 0 ]; then
-    say "nothing changed: already provisioned"
+    say "没有改动：本机已经配置好了"
   else
-    say "done: changes made: $CHANGES"
+    say "完成：共做了 $CHANGES 处改动"
   fi
 }

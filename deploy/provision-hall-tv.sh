@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# Provision a hall TV: a Raspberry Pi with Raspberry Pi OS (desktop), or any Debian machine
-# with a desktop, that shows the scorer's hall page full screen from the moment it boots.
-# Run it as root from a copy of the project; run it again at any time: it changes only what
-# differs and says so. See deploy/README.md.
+# 配置一台大厅电视：装 Raspberry Pi OS（桌面版）的树莓派，或任何带桌面的 Debian 机器，
+# 开机后全屏显示记分台的大厅页面。
+# 在项目副本中以 root 运行；随时可以再运行：只改不一样的地方，并逐项说明。
+# 见 deploy/README.md。
 #
 #   sudo deploy/provision-hall-tv.sh --spki PIN --user pi
 #
-# Options:
-#   --spki PIN    the scorer's certificate pin: the `spki` line that
-#                 `kiosk scorer admin certificate` prints on the scorer. The TV's browser
-#                 trusts that certificate and no other (kept from /etc/kiosk/hall-tv.env)
-#   --url URL     the hall page (default: the last run's, else https://scorer.local:8080/;
-#                 the scorer serves HTTPS only, so http:// means the same address over HTTPS)
-#   --user NAME   the desktop user who is logged in on the TV (default: the one running sudo)
-#   --dry-run     print every change it would make; change nothing
-#   --root DIR    write into the scratch root DIR instead of /; commands are listed in
-#                 DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+# 选项：
+#   --spki PIN    记分台证书的指纹：在记分台上运行 `kiosk scorer admin certificate`，
+#                 取它打印的 spki 那一行。电视的浏览器只信任这张证书
+#                 （省略时沿用 /etc/kiosk/hall-tv.env 里的）
+#   --url URL     大厅页面（默认：上次的，否则 https://scorer.local:8080/；记分台只提供
+#                 HTTPS，http:// 也按同一地址的 HTTPS 打开）
+#   --user NAME   电视上登录桌面的用户（默认：运行 sudo 的用户）
+#   --dry-run     列出将做的每处改动，但什么都不改
+#   --root DIR    写入临时根目录 DIR 而不是 /；命令不运行，而是列在
+#                 DIR/var/lib/kiosk-provision/skipped.txt（见 deploy/lib.sh）
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
-    *) say "unknown option: $1" >&2; usage >&2 ;;
+    *) say "未知选项：$1" >&2; usage >&2 ;;
   esac
   shift
 done
@@ -45,21 +45,21 @@ env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" |
 [ -n "$SPKI" ] || SPKI=$(env_value KIOSK_HALL_SPKI)
 # Checked strictly: the URL ends up in a file the unit reads and on Chromium's command line.
 [[ $URL =~ ^https?://[]A-Za-z0-9.:[-]+(/[A-Za-z0-9._~/?=\&%#+-]*)?$ ]] ||
-  die "give --url https://HOST:PORT/PAGE (the scorer's hall page)"
+  die "请用 --url 给出记分台的大厅页面：https://HOST:PORT/页面"
 if [[ $URL == http://* ]]; then
   URL=https://${URL#http://}
-  say "note: the scorer serves HTTPS only: the TV shows $URL"
+  say "注意：记分台只提供 HTTPS，电视显示 $URL"
 fi
 # A base64 SHA-256 (44 characters): what Chromium's --ignore-certificate-errors-spki-list takes.
 [[ $SPKI =~ ^[A-Za-z0-9+/]{43}=$ ]] ||
-  die "give --spki PIN: the spki line of \`kiosk scorer admin certificate\` on the scorer"
-[[ $TV_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || die "give --user NAME: the TV's desktop user"
+  die "请用 --spki 给出记分台证书的指纹：在记分台上运行 \`kiosk scorer admin certificate\`，复制 spki 那一行的 44 个字符"
+[[ $TV_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || die "请用 --user 给出电视上登录桌面的用户名"
 if [ -n "$ROOT" ]; then
   home=/home/$TV_USER
 else
-  home=$(getent passwd "$TV_USER" | cut -d: -f6) || die "no user $TV_USER on this machine"
+  home=$(getent passwd "$TV_USER" | cut -d: -f6) || die "本机没有用户 ${TV_USER}：请检查 --user，或先建好这个桌面用户"
 fi
-say "hall TV: $URL for $TV_USER${ROOT:+, root $ROOT}"
+say "大厅电视：用户 $TV_USER 显示 $URL${ROOT:+，根目录 $ROOT}"
 
 # -- Chromium (Raspberry Pi OS desktop already has it), xset for X11 sessions, curl to wait
 # for the scorer before opening the page, and the CJK faces the hall page names (Noto Sans
@@ -81,7 +81,7 @@ copy_file "$DEPLOY_DIR/hall-tv/kiosk-hall-tv.sh" /usr/local/bin/kiosk-hall-tv 75
 before=$CHANGES
 copy_file "$DEPLOY_DIR/systemd/kiosk-hall-tv.service" /etc/systemd/user/kiosk-hall-tv.service 644
 if [ "$CHANGES" -gt "$before" ]; then
-  say "note: the TV's browser runs the new unit from the next login (or reboot)"
+  say "注意：电视的浏览器从下次登录（或重启）起使用新的服务单元"
 fi
 # The user's own directories: created if missing, their modes left as the user has them.
 ensure_dir "$home/.config" "" "$TV_USER:$TV_USER"
@@ -109,5 +109,5 @@ fi
 
 finish
 if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then
-  say "reboot to start the hall page: sudo reboot"
+  say "请重启，让电视打开大厅页面：sudo reboot"
 fi

@@ -1,32 +1,31 @@
 #!/usr/bin/env bash
-# Provision a table kiosk: Raspberry Pi OS Bookworm (Lite, 64-bit) on a Pi 4, Pi 5 or Zero 2 W.
-# Run it as root from a copy of the project; run it again at any time: it changes only what
-# differs and says so. See deploy/README.md for the whole procedure.
+# 配置一台牌桌平板：树莓派 4、5 或 Zero 2 W，系统为 Raspberry Pi OS Bookworm（Lite，64 位）。
+# 在项目副本中以 root 运行；随时可以再运行：只改不一样的地方，并逐项说明。
+# 完整步骤见 deploy/README.md。
 #
 #   sudo deploy/provision-kiosk.sh --table 7 --scorer scorer.local
 #
-# Options:
-#   --table N           this kiosk's table number (kept from /etc/kiosk/kiosk.env when left out)
-#   --scorer URL|HOST   the scorer: https://HOST:PORT, or a host name or address (then
-#                       https://HOST:8080; the scorer serves HTTPS only, and the kiosk takes an
-#                       http:// URL as the same host over HTTPS); the kiosk also takes its time
-#                       from that host (chrony)
-#   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
-#                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
-#   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
-#   --no-packages       leave the OS packages alone (an image build installs them itself)
-#   --image             building a card image (in a chroot): nothing is running, so no service
-#                       is restarted or reloaded
-#   --update-key FILE   the fleet's public update key (kiosk fleet keygen): the kiosk then
-#                       installs the updates the scorer serves (kiosk-update.timer)
-#   --time-key KEY      the hall's time key that provision-scorer.sh printed: the kiosk then
-#                       takes only authenticated time from the scorer (kept from the last run)
-#   --hdmi-mode MODE    Zero 2 W with an HDMI touch display: its mode, e.g. 800x480@60
-#   --allow-downgrade   install this copy even when the installed version is newer (a fleet
-#                       update brought it); without it such a run changes nothing
-#   --dry-run           print every change it would make; change nothing
-#   --root DIR          write into the scratch root DIR instead of /; commands are listed in
-#                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+# 选项：
+#   --table N           本平板的桌号（省略时沿用 /etc/kiosk/kiosk.env 里的）
+#   --scorer URL|HOST   记分台：https://HOST:PORT，或主机名、IP 地址（即 https://HOST:8080；
+#                       记分台只提供 HTTPS，http:// 也按同一地址的 HTTPS 连接）；
+#                       平板也从这台机器对时（chrony）
+#   --source DIR|WHEEL  要安装什么（默认：本项目副本），装进 /var/lib/kiosk-app 下的新 venv，
+#                       再由 /opt/kiosk/venv 指向它
+#   --wheelhouse DIR    只从这个目录里的 wheel 安装（离线：pip --no-index）
+#   --no-packages       不动系统软件包（构建镜像时由镜像自己安装）
+#   --image             构建存储卡镜像时用（在 chroot 中）：没有在运行的服务，不重启、
+#                       不重载任何服务
+#   --update-key FILE   全部平板共用的更新公钥（`kiosk fleet keygen` 生成）：平板随后会安装
+#                       记分台提供的更新（kiosk-update.timer）
+#   --time-key KEY      provision-scorer.sh 打印的全场时间密钥：平板只接受记分台经过验证的
+#                       时间（省略时沿用上次的）
+#   --hdmi-mode MODE    Zero 2 W 接 HDMI 触摸屏时的显示模式，例如 800x480@60
+#   --allow-downgrade   已安装的版本比这份副本新（记分台推送的更新装上的）时，仍安装
+#                       这份副本；不加此项，遇到这种情况什么都不改
+#   --dry-run           列出将做的每处改动，但什么都不改
+#   --root DIR          写入临时根目录 DIR 而不是 /；命令不运行，而是列在
+#                       DIR/var/lib/kiosk-provision/skipped.txt（见 deploy/lib.sh）
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -49,7 +48,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
-    *) say "unknown option: $1" >&2; usage >&2 ;;
+    *) say "未知选项：$1" >&2; usage >&2 ;;
   esac
   shift
 done
@@ -62,10 +61,10 @@ ENV_FILE=/etc/kiosk/kiosk.env
 env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" | tail -n 1; }
 [ -n "$TABLE" ] || TABLE=$(env_value KIOSK_TABLE)
 [ -n "$SCORER" ] || SCORER=$(env_value KIOSK_SCORER)
-[[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "give --table N (1-9999)"
+[[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "请用 --table N 给出桌号（1-9999）"
 # Checked strictly: the host ends up in config files and on the kiosk's command line.
 [[ $SCORER =~ ^(https?://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$ ]] ||
-  die "give --scorer as https://HOST:PORT or a host name or address"
+  die "请用 --scorer 给出记分台：https://HOST:PORT，或主机名、IP 地址"
 SCORER_HOST=${BASH_REMATCH[2]}
 SCORER_HOST=${SCORER_HOST#[}
 SCORER_HOST=${SCORER_HOST%]}
@@ -81,14 +80,14 @@ TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfi
 [ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
   sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
 [ -z "$TIME_KEY" ] || [[ $TIME_KEY =~ ^[0-9a-f]{64}$ ]] ||
-  die "--time-key: the 64 hex digits provision-scorer.sh printed"
+  die "--time-key 要给 provision-scorer.sh 打印的全场时间密钥（64 位十六进制数字）"
 [ -z "$HDMI_MODE" ] || [[ $HDMI_MODE =~ ^[0-9]+x[0-9]+(@[0-9]+)?$ ]] ||
-  die "--hdmi-mode $HDMI_MODE: give WIDTHxHEIGHT@HZ, e.g. 800x480@60"
-[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
+  die "--hdmi-mode ${HDMI_MODE}：格式是 宽x高@刷新率，例如 800x480@60"
+[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source ${SOURCE}：找不到，请检查路径"
 SOURCE=$(realpath -m "$SOURCE")
 [ -z "$UPDATE_KEY" ] || grep -q "BEGIN PUBLIC KEY" "$UPDATE_KEY" 2>/dev/null ||
-  die "--update-key $UPDATE_KEY: give update-key.pub (the public key: kiosk fleet keygen)"
-say "table kiosk: table $TABLE, scorer $SCORER_URL${ROOT:+, root $ROOT}"
+  die "--update-key ${UPDATE_KEY}：请给 update-key.pub（\`kiosk fleet keygen\` 生成的公钥）"
+say "牌桌平板：第 $TABLE 桌，记分台 $SCORER_URL${ROOT:+，根目录 $ROOT}"
 
 # -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
 # Pi OS. lgpio comes from PyPI into the venv (the kiosk's [table] extra) on Python 3.11 and
@@ -146,7 +145,7 @@ ensure_owner /home/kiosk/.kivy/config.ini kiosk:kiosk
 # config.txt.pre-kiosk.
 boot_cfg=/boot/firmware/config.txt
 firmware=$PROJECT_DIR/firmware_config/config.txt
-[ -f "$firmware" ] || die "missing $firmware: run from a whole copy of the project"
+[ -f "$firmware" ] || die "缺少 ${firmware}：请在完整的项目副本中运行"
 boot_config() {  # the Pi's config.txt without our block, then our block
   if [ -f "$ROOT$boot_cfg" ]; then
     awk '/^# >>> 80fen kiosk/ { skip = 1 } !skip { print } /^# <<< 80fen kiosk/ { skip = 0 }' \
@@ -163,7 +162,7 @@ boot_config() {  # the Pi's config.txt without our block, then our block
   printf '# <<< 80fen kiosk\n'
 }
 if [ -z "$ROOT" ] && [ ! -d /boot/firmware ]; then
-  say "note: no /boot/firmware (not Raspberry Pi OS Bookworm?): boot config left alone"
+  say "注意：没有 /boot/firmware（不是 Raspberry Pi OS Bookworm？）：启动配置保持不变"
 else
   put_file "$boot_cfg" "" backup < <(boot_config)
 fi
@@ -187,7 +186,7 @@ before=$CHANGES
 if [ -n "$TIME_KEY" ]; then
   put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
 else
-  say "warning: no --time-key: this kiosk trusts any answer from $SCORER_HOST for its time"
+  say "警告：没有给 --time-key，本平板会接受 ${SCORER_HOST} 发来的任何时间：请加上 --time-key（provision-scorer.sh 打印的全场时间密钥）"
 fi
 put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
 # The hall's scorer (deploy/provision-kiosk.sh --scorer).
@@ -229,5 +228,5 @@ enable_unit kiosk-notice.service
 
 finish
 if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then
-  say "reboot to start the kiosk with its boot config: sudo reboot"
+  say "请重启，让平板按新的启动配置运行：sudo reboot"
 fi

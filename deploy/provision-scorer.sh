@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# Provision the hall's scorer: a laptop with Debian (or Ubuntu) or a Raspberry Pi with
-# Raspberry Pi OS. Run it as root from a copy of the project; run it again at any time: it
-# changes only what differs and says so. See deploy/README.md.
+# 配置大厅的记分台：装 Debian（或 Ubuntu）的笔记本电脑，或装 Raspberry Pi OS 的树莓派。
+# 在项目副本中以 root 运行；随时可以再运行：只改不一样的地方，并逐项说明。
+# 见 deploy/README.md。
 #
 #   sudo deploy/provision-scorer.sh
 #
-# Options:
-#   --lan CIDR          a network whose kiosks and TVs may take their time from this machine
-#                       (repeatable; default: those of the last run, else the private ranges
-#                       10.0.0.0/8, 172.16.0.0/12 and 192.168.0.0/16)
-#   --source DIR|WHEEL  what to install (default: this project copy), into a new venv in
-#                       /var/lib/kiosk-app, which /opt/kiosk/venv then names
-#   --wheelhouse DIR    install from these wheels only (offline: pip --no-index)
-#   --dry-run           print every change it would make; change nothing
-#   --root DIR          write into the scratch root DIR instead of /; commands are listed in
-#                       DIR/var/lib/kiosk-provision/skipped.txt, not run (see deploy/lib.sh)
+# 选项：
+#   --lan CIDR          允许从本机对时的平板和电视所在的网段（可重复；默认：上次的，
+#                       否则为私有网段 10.0.0.0/8、172.16.0.0/12 和 192.168.0.0/16）
+#   --source DIR|WHEEL  要安装什么（默认：本项目副本），装进 /var/lib/kiosk-app 下的新 venv，
+#                       再由 /opt/kiosk/venv 指向它
+#   --wheelhouse DIR    只从这个目录里的 wheel 安装（离线：pip --no-index）
+#   --dry-run           列出将做的每处改动，但什么都不改
+#   --root DIR          写入临时根目录 DIR 而不是 /；命令不运行，而是列在
+#                       DIR/var/lib/kiosk-provision/skipped.txt（见 deploy/lib.sh）
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -29,7 +28,7 @@ while [ $# -gt 0 ]; do
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
-    *) say "unknown option: $1" >&2; usage >&2 ;;
+    *) say "未知选项：$1" >&2; usage >&2 ;;
   esac
   shift
 done
@@ -44,12 +43,12 @@ if [ ${#LANS[@]} -eq 0 ] && [ -f "$ROOT$CHRONY_CONF" ]; then
 fi
 [ ${#LANS[@]} -gt 0 ] || LANS=(10.0.0.0/8 172.16.0.0/12 192.168.0.0/16)
 for lan in "${LANS[@]}"; do
-  [[ $lan =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]] || die "--lan $lan: give an address or CIDR"
+  [[ $lan =~ ^[0-9A-Fa-f:.]+(/[0-9]{1,3})?$ ]] || die "--lan ${lan}：请给一个地址或网段（如 192.168.8.0/24）"
 done
-[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source $SOURCE: not found"
+[ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source ${SOURCE}：找不到，请检查路径"
 SOURCE=$(realpath -m "$SOURCE")
 DATA=/var/lib/kiosk-scorer
-say "scorer: data in $DATA, time served to ${LANS[*]}${ROOT:+, root $ROOT}"
+say "记分台：数据在 ${DATA}，向 ${LANS[*]} 提供时间${ROOT:+，根目录 $ROOT}"
 
 mapfile -t packages < <(package_list scorer)
 install_packages "${packages[@]}"
@@ -89,10 +88,10 @@ TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] || sed -n 's/^1 SHA256 HEX://p' "$ROOT$TI
 if [ -n "$TIME_KEY" ] || [ "$DRY_RUN" = 0 ]; then
   [ -n "$TIME_KEY" ] || TIME_KEY=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
   put_file "$TIME_KEYS" 600 <<<"1 SHA256 HEX:$TIME_KEY"
-  say "the kiosks' time key (give each: provision-kiosk.sh --time-key KEY): $TIME_KEY"
+  say "全场时间密钥（每台平板都要：kiosk.toml 的 time_key，或 provision-kiosk.sh --time-key）：$TIME_KEY"
 else  # a key printed now would not be the one the real run makes and keeps
-  note_change "create $TIME_KEYS"
-  say "the kiosks' time key: made by the real run, which prints it (a dry run makes none)"
+  note_change "创建 $TIME_KEYS"
+  say "全场时间密钥：正式运行时生成并打印（试运行不生成）"
 fi
 if [ -n "$ROOT" ] || [ "$CHANGES" -gt "$before" ]; then
   live systemctl try-restart chrony.service

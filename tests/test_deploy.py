@@ -221,7 +221,7 @@ def test_kivy_config_has_one_input_provider():
 @pytest.mark.process
 def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
     first = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer", "scorer.local")
-    assert "done: changes made:" in first.stdout
+    assert "完成：共做了" in first.stdout
     etc = pi_root / "etc"
     assert (etc / "systemd/system/kiosk-table.service").read_text() == \
         (UNITS / "kiosk-table.service").read_text()
@@ -278,7 +278,7 @@ def test_kiosk_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
     before = snapshot(pi_root)
     again = provision("provision-kiosk.sh", pi_root)  # table and scorer from the env file
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
 
 
@@ -288,14 +288,15 @@ def test_kiosk_dry_run_prints_the_changes_and_changes_nothing(pi_root):
     result = provision("provision-kiosk.sh", pi_root, "--table", "3", "--scorer",
                        "http://10.0.0.2:8080", "--dry-run")
     assert snapshot(pi_root) == before
-    for line in ("would create /etc/systemd/system/kiosk-table.service",
-                 "would create /home/kiosk/.kivy/config.ini",
-                 "would back up /boot/firmware/config.txt as /boot/firmware/config.txt.pre-kiosk",
-                 "would update /boot/firmware/config.txt",
-                 "would create /etc/chrony/sources.d/kiosk-scorer.sources"):
+    for line in ("将创建 /etc/systemd/system/kiosk-table.service",
+                 "将创建 /home/kiosk/.kivy/config.ini",
+                 "将把 /boot/firmware/config.txt 备份为 /boot/firmware/config.txt.pre-kiosk",
+                 "将更新 /boot/firmware/config.txt",
+                 "将创建 /etc/chrony/sources.d/kiosk-scorer.sources"):
         assert line in result.stdout.splitlines()
-    assert "would record (not run, --root): useradd" in result.stdout
-    assert "nothing was changed" in result.stdout.splitlines()[-1]
+    assert "将记入清单，不运行（--root）：useradd" in result.stdout
+    assert re.fullmatch(r"试运行：将做 \d+ 处改动；这次什么都没有改",
+                        result.stdout.splitlines()[-1])
 
 
 @pytest.mark.process
@@ -306,8 +307,8 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
     before = snapshot(pi_root)
     dry = provision("provision-kiosk.sh", pi_root, "--table", "9", "--dry-run")
     assert snapshot(pi_root) == before
-    assert [line for line in dry.stdout.splitlines() if line.startswith("would ")
-            and "record" not in line] == ["would update /etc/kiosk/kiosk.env"]
+    assert [line for line in dry.stdout.splitlines() if line.startswith("将")
+            and not line.startswith("将记入清单")] == ["将更新 /etc/kiosk/kiosk.env"]
     provision("provision-kiosk.sh", pi_root, "--table", "9")
     assert {"KIOSK_TABLE=9", "KIOSK_PIN=4321", "KIOSK_SCORER=https://scorer.local:8080"} <= set(
         env.read_text().splitlines())
@@ -317,7 +318,7 @@ def test_kiosk_second_run_with_a_new_table_keeps_the_edited_pin(pi_root):
 def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp_path):
     result = provision("provision-kiosk.sh", tmp_path, "--table", "1", "--scorer",
                        "[fd00::5]:9000")
-    assert "kernel command line left alone" in result.stdout
+    assert "内核命令行保持不变" in result.stdout
     assert not (tmp_path / "boot/firmware/cmdline.txt").exists()
     assert (ROOT / "firmware_config/config.txt").read_text() in (
         tmp_path / "boot/firmware/config.txt").read_text()
@@ -359,9 +360,9 @@ def test_scorer_into_a_scratch_root_then_again_changes_nothing(tmp_path):
 
     before = snapshot(tmp_path)
     dry = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the --lan of the last run
-    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    assert dry.stdout.splitlines()[-1] == "试运行：不会有任何改动"
     again = provision("provision-scorer.sh", tmp_path)
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(tmp_path) == before
 
 
@@ -371,15 +372,16 @@ def test_scorer_dry_run_changes_nothing(tmp_path):
     assert list(tmp_path.iterdir()) == []
     # No key that the real run would not make: it says one will be made.
     assert not re.search(r"[0-9a-f]{64}", result.stdout)
-    assert "the kiosks' time key: made by the real run, which prints it" in result.stdout
-    assert "would create /etc/chrony/chrony.keys" in result.stdout
+    assert "全场时间密钥：正式运行时生成并打印（试运行不生成）" in result.stdout.splitlines()
+    assert "将创建 /etc/chrony/chrony.keys" in result.stdout
     real = provision("provision-scorer.sh", tmp_path)
-    key = re.search(r"^the kiosks' time key \(.*\): ([0-9a-f]{64})$", real.stdout, re.M)
+    key = re.search(r"^全场时间密钥（.*provision-kiosk\.sh --time-key）：([0-9a-f]{64})$",
+                    real.stdout, re.M)
     assert key, real.stdout
     again = provision("provision-scorer.sh", tmp_path, "--dry-run")  # the saved one, shown
-    assert f"provision-kiosk.sh --time-key KEY): {key.group(1)}" in again.stdout
-    assert "would create /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
-    assert "would create directory /var/lib/kiosk-scorer" in result.stdout
+    assert f"provision-kiosk.sh --time-key）：{key.group(1)}" in again.stdout
+    assert "将创建 /etc/systemd/system/kiosk-scorer-backup.timer" in result.stdout
+    assert "将创建目录 /var/lib/kiosk-scorer" in result.stdout
 
 
 # -- provision-hall-tv.sh --------------------------------------------------------------------
@@ -414,9 +416,9 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
     before = snapshot(pi_root)
     dry = provision("provision-hall-tv.sh", pi_root, "--user", "tv", "--dry-run")
-    assert dry.stdout.splitlines()[-1] == "dry run: nothing would change"
+    assert dry.stdout.splitlines()[-1] == "试运行：不会有任何改动"
     again = provision("provision-hall-tv.sh", pi_root, "--user", "tv")  # URL and pin kept
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
 
 
@@ -426,7 +428,7 @@ def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https
     assert hall_tv_env(pi_root)["KIOSK_HALL_URL"] == "https://scorer.local:8080/"
     result = provision("provision-hall-tv.sh", pi_root, "--url", "http://10.0.0.2:8080/",
                        "--user", "tv")
-    assert "the TV shows https://10.0.0.2:8080/" in result.stdout
+    assert "电视显示 https://10.0.0.2:8080/" in result.stdout
     assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": "https://10.0.0.2:8080/",
                                     "KIOSK_HALL_SPKI": PIN}
 
@@ -451,8 +453,8 @@ def test_hall_tv_dry_run_changes_nothing(pi_root):
     result = provision("provision-hall-tv.sh", pi_root, "--url", "https://10.0.0.2:8080/",
                        "--spki", PIN, "--user", "tv", "--dry-run")
     assert snapshot(pi_root) == before
-    assert "would create /usr/local/bin/kiosk-hall-tv" in result.stdout
-    assert "would update /boot/firmware/cmdline.txt" in result.stdout
+    assert "将创建 /usr/local/bin/kiosk-hall-tv" in result.stdout
+    assert "将更新 /boot/firmware/cmdline.txt" in result.stdout
 
 
 @pytest.mark.unit
@@ -482,11 +484,11 @@ def test_a_re_provision_does_not_take_a_kiosk_back_to_an_older_version(pi_root):
     refused = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
                         "scorer.local", ok=False)
     assert refused.returncode == 2 and snapshot(pi_root) == before
-    assert "the installed version 99.1.0 is newer than this copy's" in refused.stderr
+    assert "已安装的版本 99.1.0 比这份项目的" in refused.stderr
     assert "--allow-downgrade" in refused.stderr
     allowed = provision("provision-kiosk.sh", pi_root, "--table", "7", "--scorer",
                         "scorer.local", "--allow-downgrade")
-    assert "going back from 99.1.0" in allowed.stdout
+    assert "注意：从版本 99.1.0 退回到" in allowed.stdout
 
 
 @pytest.mark.process
@@ -501,7 +503,7 @@ def test_a_failed_install_leaves_no_half_made_venv(tmp_path):
     result = subprocess.run(["bash", "-c", script], capture_output=True, text=True,
                             timeout=300)
     assert result.returncode == 3, result.stdout + result.stderr
-    assert "the version installed before stays in use" in result.stderr
+    assert "继续使用原来的版本" in result.stderr
     assert list((tmp_path / "app/venvs").iterdir()) == []
     assert not (tmp_path / "app/current").exists()
 
@@ -529,6 +531,134 @@ def test_the_scorer_gets_what_weasyprint_opens_and_the_faces_its_pages_name(tmp_
     for package in ("libpango-1.0-0", "libpangoft2-1.0-0", "fonts-noto-cjk",
                     "fonts-dejavu-core"):
         assert package in install.split(), package
+
+
+# -- what the scripts say: 简体中文, never an English sentence ---------------------------------
+
+#: Names that are written as their makers write them: several English words, no sentence.
+PROPER_NAMES = ("Raspberry Pi OS", "Raspberry Pi")
+#: A change the scripts say and the command it runs (or lists): the command is typed, not read.
+SAID_COMMAND = re.compile(r"^(?:将?运行|将记入清单，不运行（--root）|未运行（--root）|"
+                          r"未运行（正在构建镜像）)：")
+#: A line of the diff a dry run shows of a file it would change: the file's text, not words.
+DIFF_LINE = re.compile(r"^    [-+ @\\]")
+
+
+def english_runs(line: str, shortest: int = 3) -> list[str]:
+    """The runs of `shortest` or more English words in a line a script printed, once what is
+    typed is left out: `quoted commands`, a said command, and names such as Raspberry Pi OS. A
+    word is ASCII letters alone, with its punctuation; anything else (an option, a path, a URL,
+    a number, a package such as fonts-noto-cjk, a Chinese character) ends a run."""
+    if SAID_COMMAND.match(line):
+        line = line.split("：", 1)[0]
+    line = re.sub(r"`[^`]*`", "\0", line)
+    for name in PROPER_NAMES:
+        line = line.replace(name, "\0")
+    line = re.sub(r"[^\x00-\x7f]", "\0", line)
+    runs, run = [], []
+    for piece in [*re.findall(r"[^\s\0]+|\0", line), "\0"]:
+        word = piece.strip(",;:.!?()[]\"'")
+        if re.fullmatch(r"[A-Za-z]+(?:'[a-z]+)?", word):
+            run.append(word)
+            continue
+        if len(run) >= shortest:
+            runs.append(" ".join(run))
+        run = []
+    return runs
+
+
+def not_chinese(said: str, *, diff: bool = False, examples: bool = False) -> list[str]:
+    """The lines of `said` that are not Chinese: with no Chinese character, or with an English
+    sentence in them. With `diff` (a dry run), the diff it shows of a file is left out (the
+    file's own text), and two English words in a row are already too many (a dry run says
+    nothing in English: 将create directory …); with `examples` (a help), the commands it gives
+    to type (`  sudo …`) are left out."""
+    wrong = []
+    for line in said.splitlines():
+        if not line.strip() or (diff and DIFF_LINE.match(line)):
+            continue
+        if examples and line.lstrip().startswith("sudo "):
+            continue
+        if not re.search("[\u4e00-\u9fff]", line) or english_runs(line, 2 if diff else 3):
+            wrong.append(line)
+    return wrong
+
+
+@pytest.mark.unit
+def test_the_check_for_english_sentences_finds_them():
+    assert english_runs("would record (not run, --root): useradd --system kiosk") == [
+        "would record not run"]
+    assert english_runs("dry run: changes that would be made: 3; nothing was changed") == [
+        "dry run changes that would be made", "nothing was changed"]
+    assert english_runs("note: the scorer serves HTTPS only: the TV shows https://x/") == [
+        "note the scorer serves HTTPS only the TV shows"]
+    assert not_chinese("would create /etc/kiosk/kiosk.env") == [
+        "would create /etc/kiosk/kiosk.env"]  # no sentence, and no Chinese either
+    diff = "将更新 /etc/kiosk/kiosk.env\n    @@ -1 +1 @@\n    +KIOSK_TABLE=3 the file's own text"
+    assert not_chinese(diff, diff=True) == []
+    assert not_chinese(diff) == diff.splitlines()[1:]
+    assert not_chinese("将create directory /var/lib/kiosk", diff=True) != []
+    # Elsewhere two words may be a name (a help's Touch Display 2); three are a sentence.
+    assert not_chinese("将create directory /var/lib/kiosk") == []
+    assert not_chinese("将记入清单，不运行（--root）：systemctl enable kiosk-update.timer") == []
+    assert not_chinese("注意：没有 /boot/firmware（不是 Raspberry Pi OS Bookworm？）") == []
+    assert not_chinese("请在记分台上运行 `kiosk scorer admin certificate`，复制 spki") == []
+    assert not_chinese("请在记分台上运行 kiosk scorer admin certificate") == [
+        "请在记分台上运行 kiosk scorer admin certificate"]
+
+
+def dry_runs(root: Path) -> dict[str, str]:
+    """What each provisioning script prints in its dry runs, a first one and one over a
+    finished run, with the notes a dry run has to say (an http:// URL, no time key)."""
+    boot = root / "boot/firmware"
+    said = {}
+    for name, script, args, again_args in (
+            ("kiosk", "provision-kiosk.sh", ("--table", "3", "--scorer", "http://10.0.0.2:8080"),
+             ("--table", "9")),
+            ("scorer", "provision-scorer.sh", (), ()),
+            ("hall-tv", "provision-hall-tv.sh", ("--url", "http://10.0.0.2:8080/", "--spki", PIN,
+                                                 "--user", "tv"), ("--user", "tv"))):
+        scratch = root / name
+        (scratch / boot.relative_to(root)).mkdir(parents=True)
+        (scratch / "boot/firmware/config.txt").write_text(PI_CONFIG)
+        (scratch / "boot/firmware/cmdline.txt").write_text(PI_CMDLINE)
+        first = provision(script, scratch, *args, "--dry-run")
+        said[f"{script} --dry-run"] = first.stdout + first.stderr
+        provision(script, scratch, *args)
+        again = provision(script, scratch, *again_args, "--dry-run")
+        said[f"{script} --dry-run, again"] = again.stdout + again.stderr
+    return said
+
+
+@pytest.mark.process
+def test_what_the_scripts_print_is_chinese_with_no_english_sentence(tmp_path):
+    """Every line the provisioning scripts print in a dry run, their --help and build-image's,
+    and a refusal of each: Chinese, with no English sentence in it."""
+    said = dry_runs(tmp_path)
+    helps = {}
+    for script in ("provision-kiosk.sh", "provision-scorer.sh", "provision-hall-tv.sh",
+                   "image/build-image.sh"):
+        shown = subprocess.run(["bash", str(DEPLOY / script), "--help"], capture_output=True,
+                               text=True, timeout=60)
+        assert shown.returncode == 0, shown.stderr
+        helps[f"{script} --help"] = shown.stdout
+    for script, args in (("provision-kiosk.sh", ("--table", "0")),
+                         ("provision-scorer.sh", ("--lan", "x")),
+                         ("provision-hall-tv.sh", ("--user", "tv")),
+                         ("provision-kiosk.sh", ("--bogus",))):  # the usage follows
+        refused = provision(script, tmp_path / "refused", *args, ok=False)
+        assert refused.returncode == 2 and refused.stderr
+        helps[f"{script} {' '.join(args)}"] = refused.stderr
+    for case, text in said.items():
+        assert len(text.splitlines()) >= 3, (case, text)  # there is something to read
+        assert not_chinese(text, diff=True) == [], case
+    for case, text in helps.items():
+        assert re.search("[\u4e00-\u9fff]", text), (case, text)
+        assert not_chinese(text, examples=True) == [], case
+    # The kiosk's second dry run said the file it keeps from view, in words (checked above).
+    again = said["provision-kiosk.sh --dry-run, again"].splitlines()
+    assert "将更新 /etc/kiosk/kiosk.env" in again  # and its diff is not shown, in words:
+    assert again[again.index("将更新 /etc/kiosk/kiosk.env") + 1].startswith("    （")
 
 
 # -- CI installs the tools these tests use ---------------------------------------------------
@@ -587,6 +717,5 @@ def test_the_makestep_chrony_uses_is_ours_over_debians_own(pi_root, script):
                                  if script == "provision-kiosk.sh" else []))
     assert effective(pi_root, "makestep")[-1] == "makestep 1 -1"
     before = snapshot(pi_root)
-    assert provision(script, pi_root).stdout.splitlines()[-1] == \
-        "nothing changed: already provisioned"
+    assert provision(script, pi_root).stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before

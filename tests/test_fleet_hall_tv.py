@@ -67,7 +67,7 @@ class Tv:
     def warnings(self) -> list[str]:
         """What the launcher itself told the journal."""
         return [line for line in self.log.read_text().splitlines()
-                if line.startswith("kiosk-hall-tv:")]
+                if line.startswith("kiosk-hall-tv：")]
 
 
 def provisioned(tmp_path: Path, url: str, pin: str) -> dict[str, str]:
@@ -214,10 +214,10 @@ def test_the_tv_without_the_scorers_pin_refuses_the_page(tmp_path, display, scor
     settings = provisioned(tmp_path, process.url + "/", pin)
     if pinned == "none":
         settings.pop("KIOSK_HALL_SPKI")
-        warning = "no KIOSK_HALL_SPKI"
+        warning = "没有 KIOSK_HALL_SPKI"
     else:  # a rogue answering at the scorer's address would present another certificate
         settings["KIOSK_HALL_SPKI"] = make_identity(["127.0.0.1"]).spki_pin
-        warning = "presents another certificate than KIOSK_HALL_SPKI pins"
+        warning = "出示的证书与 KIOSK_HALL_SPKI 不符"
     with hall_tv(tmp_path, display, settings) as tv:
         tv.page.wait_for_function(
             "document.body && document.body.innerText.includes('ERR_CERT_AUTHORITY_INVALID')",

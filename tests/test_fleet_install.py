@@ -68,7 +68,7 @@ def test_an_offline_reprovision_keeps_the_old_version_running(app):
         # Again, from a project directory, whose build needs setuptools from the index: offline.
         offline = install(app, make_source(app / "src-2", "2.0"), netns=True)
         assert offline.returncode == 3
-        assert "the version installed before stays in use" in offline.stderr
+        assert "继续使用原来的版本" in offline.stderr
         assert "uninstall" not in offline.stdout
         assert os.readlink(app / "app/current") == current
         assert kiosk_version(app) == "1.0"
@@ -83,7 +83,7 @@ def test_a_new_version_is_switched_to_once_it_works_and_the_old_one_kept(app):
     assert install(app, make_wheel(wheels, "1.0"), wheels, netns=True).returncode == 0
     one = os.readlink(app / "app/current")
     again = install(app, wheels / "kiosk80-1.0-py3-none-any.whl", wheels, netns=True)
-    assert again.stdout.splitlines()[-1] == "nothing changed: already provisioned"
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
 
     two_wheels = app / "wheels-2"
     result = install(app, make_wheel(two_wheels, "2.0"), two_wheels, netns=True)
@@ -112,6 +112,6 @@ def test_a_venv_from_before_the_switch_is_adopted(app):
     two = app / "wheels-2"
     result = install(app, make_wheel(two, "2.0"), two, netns=True)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "move the venv at" in result.stdout
+    assert "处的 venv 移到" in result.stdout
     assert kiosk_version(app) == "2.0"
     assert os.readlink(app / "app/previous") == str(app / "app/venvs/legacy")

@@ -262,8 +262,8 @@ def test_a_32_bit_system_is_refused_before_anything_changes(tmp_path):
                              "--scorer", "scorer.local", "--dry-run"], capture_output=True,
                             text=True, env={**os.environ, "PATH": f"{stubs}:/usr/bin:/bin"})
     assert result.returncode == 2
-    assert "32-bit system (armhf)" in result.stderr and "64-bit" in result.stderr
-    assert "would" not in result.stdout
+    assert "这是 32 位系统（armhf）" in result.stderr and "64 位" in result.stderr
+    assert not [line for line in result.stdout.splitlines() if line.startswith("将")]
 
 
 @pytest.mark.process

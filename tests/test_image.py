@@ -219,7 +219,7 @@ def test_the_boot_config_drives_the_hardware_the_build_promises(parts):
         assert (boot / "bcm2711-rpi-4-b.dtb").exists()
         assert (boot / "bcm2837-rpi-zero-2-w.dtb").exists()
         said = (parts["work"].parent / "build-debian.log").read_text()
-        assert "no Pi 5, no DSI display" in said.splitlines()[-1]  # the build's last word
+        assert "不支持 Pi 5、DSI 显示屏" in said.splitlines()[-1]  # the build's last word
 
 
 def test_the_base_images_own_first_boot_is_switched_off(parts):
@@ -301,6 +301,6 @@ def test_the_debian_card_has_the_firmware_it_claims(build):
     # takes a USB Ethernet adapter (DHCP on e*) instead.
     assert not list(firmware.glob("brcmfmac43436*"))
     said = (build.parent / "build-debian.log").read_text()
-    assert "a Zero 2 W only with a USB Ethernet adapter" in said
+    assert "接 USB 以太网转接器的 Zero 2 W" in said
     network = (build / "rootfs/etc/systemd/network/20-kiosk.network").read_text()
     assert "Name=e* wlan*" in network

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from .helpers import ROOT, tool
+from .test_deploy import english_runs
 
 IMAGE = ROOT / "deploy/image"
 BUILD = (IMAGE / "build-image.sh").read_text()
@@ -98,7 +99,7 @@ def test_the_data_partition_grows_over_the_rest_of_the_card(tmp_path):
     block = int(re.search(r"^Block size:\s+(\d+)", blocks, re.M).group(1))
     assert count * block == data.stat().st_size // block * block  # the whole device
     again = subprocess.run(grow, capture_output=True, text=True)
-    assert again.returncode == 0 and "fills the card already" in again.stdout
+    assert again.returncode == 0 and "数据分区已占满整张存储卡" in again.stdout
 
 
 @pytest.mark.unit
@@ -211,8 +212,9 @@ done
 def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows(tmp_path):
     """`build-image.sh --base … --until wheelhouse` on a work directory that made the cards
     (deploy/README.md, a release's step) makes the wheelhouse of the project as it is now,
-    not `done before`; and the image's later stages are then made from it again. Run with
-    stubs for root, arm64, the builder's tools, chroot, mount and pip: the stages' order only."""
+    not 「之前已完成」 (done before); and the image's later stages are then made from it
+    again. Run with stubs for root, arm64, the builder's tools, chroot, mount and pip: the
+    stages' order only."""
     import os
 
     version = re.search(r'^version = "(.*)"', (ROOT / "pyproject.toml").read_text(), re.M)
@@ -252,8 +254,11 @@ def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows
         return done.stdout
 
     said = build("--until", "wheelhouse")
-    assert "== rootfs: done before" in said and "== wheelhouse: done before" not in said
+    assert "== rootfs：之前已完成" in said and "== wheelhouse：之前已完成" not in said
+    # What the build says is Chinese, with no English sentence (the check of test_deploy.py).
+    assert "各阶段用时（秒）" in said and not [line for line in said.splitlines()
+                                               if english_runs(line)], said
     assert (work / f"wheelhouse/kiosk80-{version.group(1)}-py3-none-any.whl").exists()
     # The cards' next image installs it: the stages after it are to be done again.
     assert not any((work / f".done-{s}").exists() for s in ("install", "verify", "assemble"))
-    assert "== wheelhouse: done before" in build("--until", "wheelhouse")  # once a version
+    assert "== wheelhouse：之前已完成" in build("--until", "wheelhouse")  # once a version

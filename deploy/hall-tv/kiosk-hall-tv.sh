@@ -6,13 +6,18 @@
 # line of `kiosk scorer admin certificate`).
 set -euo pipefail
 
-url=${KIOSK_HALL_URL:?KIOSK_HALL_URL is not set (see /etc/kiosk/hall-tv.env)}
+[ -n "${KIOSK_HALL_URL:-}" ] || {
+  echo "kiosk-hall-tv：没有设置 KIOSK_HALL_URL：请检查 /etc/kiosk/hall-tv.env，或再运行一次 provision-hall-tv.sh" >&2
+  exit 1
+}
+url=$KIOSK_HALL_URL
 pin=${KIOSK_HALL_SPKI:-}
 
 # Raspberry Pi OS has called its package chromium-browser and later chromium; Debian calls it
 # chromium.
 browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "kiosk-hall-tv: Chromium is not installed" >&2; exit 1; }
+[ -n "$browser" ] ||
+  { echo "kiosk-hall-tv：没有安装 Chromium：请再运行一次 provision-hall-tv.sh（它会安装）" >&2; exit 1; }
 
 # Chromium's own profile for the TV: the unit's runtime directory, new at every start
 # (RuntimeDirectory=), so there is never a lock or a "restore pages?" left from a power cut.
@@ -40,12 +45,10 @@ if command -v curl >/dev/null; then
   # Say in the journal why Chromium will refuse the page, where it will.
   if [[ $url == https://* ]]; then
     if [ -z "$pin" ]; then
-      echo "kiosk-hall-tv: no KIOSK_HALL_SPKI in /etc/kiosk/hall-tv.env: Chromium refuses" \
-        "the scorer's certificate (provision-hall-tv.sh --spki PIN)" >&2
+      echo "kiosk-hall-tv：/etc/kiosk/hall-tv.env 里没有 KIOSK_HALL_SPKI，Chromium 会拒绝记分台的证书：请用 provision-hall-tv.sh --spki 设置记分台证书的指纹" >&2
     elif ! curl -ksS -o /dev/null --max-time 3 --pinnedpubkey "sha256//$pin" "$url" 2>/dev/null
     then
-      echo "kiosk-hall-tv: $url presents another certificate than KIOSK_HALL_SPKI pins:" \
-        "Chromium refuses it (compare \`kiosk scorer admin certificate\` on the scorer)" >&2
+      echo "kiosk-hall-tv：$url 出示的证书与 KIOSK_HALL_SPKI 不符，Chromium 会拒绝它：请在记分台上运行 \`kiosk scorer admin certificate\` 核对 spki，再用 provision-hall-tv.sh --spki 更新" >&2
     fi
   fi
 fi

@@ -1,62 +1,58 @@
 #!/usr/bin/env bash
-# Build the table kiosk's card image: one image, written to every card of the hall, each card
-# then given its identity by one kiosk.toml on its boot partition (deploy/kiosk.toml.example).
+# 构建牌桌平板的存储卡镜像：全场每张卡都写同一个镜像，再由卡的启动分区上的一个 kiosk.toml
+# 给出各自的身份（见 deploy/kiosk.toml.example）。
 #
-# Two ways, one result (a card with bootfs, rootfs and KIOSKDATA partitions):
+# 两种构建方式，结果相同（一张卡，分区为 bootfs、rootfs 和 KIOSKDATA）：
 #
 #   sudo deploy/image/build-image.sh --base 2024-11-19-raspios-bookworm-arm64-lite.img.xz
-#       RECOMMENDED. Customises the official Raspberry Pi OS Lite (64-bit) image you downloaded
-#       (Bookworm or Trixie): Raspberry Pi's own kernel and firmware, so it drives every target
-#       (Pi 4, Pi 5, Zero 2 W; the 7" display and Touch Display 2; the header UART with
-#       Bluetooth moved off it; the shutdown button), as sdm and rpi-image-gen do.
+#       推荐。在你下载的官方 Raspberry Pi OS Lite（64 位）镜像（Bookworm 或 Trixie）上定制：
+#       用树莓派自己的内核和固件，所以支持全部机型（Pi 4、Pi 5、Zero 2 W；7 寸屏和
+#       Touch Display 2；排针 UART 已让出蓝牙；关机按钮），做法与 sdm 和 rpi-image-gen 相同。
 #   sudo deploy/image/build-image.sh
-#       The fallback from Debian alone (debootstrap, Debian's arm64 kernel and raspi-firmware),
-#       for a builder who cannot have the official image. It drives LESS: a Pi 4 (cable, or
-#       Wi-Fi with Debian's firmware-brcm80211) with an HDMI touch display, and a Zero 2 W
-#       only with a USB Ethernet adapter (Debian has no firmware for its Wi-Fi chip); no Pi 5,
-#       no DSI display, and none of Raspberry Pi's overlays (disable-bt, gpio-shutdown), so no
-#       header UART printer (use a USB one: printer = "usb") and no shutdown button.
+#       备用方案，只用 Debian（debootstrap、Debian 的 arm64 内核和 raspi-firmware），给拿不到
+#       官方镜像的人用。支持的机型较少：带 HDMI 触摸屏的 Pi 4（有线网络，或用 Debian 的
+#       firmware-brcm80211 上 Wi-Fi），Zero 2 W 只能接 USB 以太网转接器（Debian 没有它的
+#       Wi-Fi 芯片固件）；不支持 Pi 5 和 DSI 显示屏，也没有树莓派的 overlay（disable-bt、
+#       gpio-shutdown），所以不能用排针 UART 打印机（请用 USB 打印机：printer = "usb"），
+#       也没有关机按钮。
 #
-# Needs root, qemu-user-static with binfmt (an arm64 chroot on any PC), debootstrap (fallback),
-# dosfstools, mtools, fdisk, e2fsprogs and xz-utils, and the network to PyPI (and to Debian or
-# the base's own archives) while it builds; the card itself installs nothing from the network.
+# 需要 root、qemu-user-static 和 binfmt（在任何 PC 上运行 arm64 的 chroot）、debootstrap
+# （备用方案）、dosfstools、mtools、fdisk、e2fsprogs 和 xz-utils，构建时还要能连上 PyPI
+# （以及 Debian 或底包自己的软件源）；卡本身不从网络安装任何东西。
 #
-# Stages, each done once and kept in the work directory (run again: it goes on from the first
-# stage not done; --from STAGE does that stage and the later ones again):
-#   rootfs      the base's root and boot files copied out of its image (loop-mounted read-only),
-#               or a debootstrapped arm64 Debian with the kiosk's packages and Debian's kernel
-#   system      what every card shares and none may copy from another: an empty machine-id, no
-#               SSH host keys (each card makes its own at first boot, on its data partition),
-#               partitions by label, the saved clock on the data partition; the base's own
-#               first-boot wizard and root-partition resize switched off (the data partition
-#               grows instead); the Debian fallback's networking
-#   wheelhouse  the project's wheel and every wheel it needs for the root's Python (3.11 on
-#               Bookworm, 3.13 on Trixie) on aarch64, from PyPI, pinned by constraints.txt;
-#               made again when the project's version is another (a release: --base as for
-#               the cards, --until wheelhouse; the later stages are then made again too)
-#   install     deploy/provision-kiosk.sh --image inside the chroot: the OS packages it lacks,
-#               the venv from the wheelhouse with pip --no-index, the units, udev, chrony, the
-#               boot config; the card's own units (data growth, host keys, clock); the CJK faces
-#               extracted into the kiosk's font cache; the overlay-root initramfs script
-#   verify      inside the chroot: `kiosk rules list`, `kiosk simulate`, lgpio imported as the
-#               kiosk's user from its unit's directory, the self-test on mock pins, and
-#               systemd-analyze verify on the units
-#   assemble    the card: a FAT boot partition labelled bootfs, the root labelled rootfs
-#               (read-only under a RAM overlay at run time) and the data partition KIOSKDATA
-#               (the journal, the settings, the venvs, the card's identity), written without
-#               loop devices (mkfs.ext4 -d, mtools, sfdisk)
+# 各阶段只做一次，结果留在工作目录里（再运行时从第一个没做完的阶段继续；
+# --from STAGE 重做该阶段及其后各阶段）：
+#   rootfs      从底包镜像复制出根分区和启动分区的文件（只读 loop 挂载），或用 debootstrap
+#               做一个 arm64 Debian，带平板要的软件包和 Debian 的内核
+#   system      每张卡共有、又不能互相复制的东西：空的 machine-id，没有 SSH 主机密钥（每张卡
+#               第一次启动时在数据分区上自己生成），按卷标挂载分区，保存的时钟放在数据分区；
+#               关掉底包自己的首次启动向导和根分区扩容（改为扩大数据分区）；备用方案的网络
+#   wheelhouse  项目的 wheel，以及它在根分区的 Python（Bookworm 为 3.11，Trixie 为 3.13）和
+#               aarch64 上需要的全部 wheel，来自 PyPI，版本由 constraints.txt 固定；项目版本
+#               变了就重做（发布新版本：--base 与做卡时相同，加 --until wheelhouse；
+#               之后的阶段也会随之重做）
+#   install     在 chroot 中运行 deploy/provision-kiosk.sh --image：补装缺少的系统软件包，
+#               用 pip --no-index 从 wheelhouse 装 venv，装服务单元、udev、chrony、启动配置；
+#               卡自己的服务单元（数据分区扩大、主机密钥、时钟）；把中日韩字体预先解出到平板的
+#               字体缓存；overlay-root 的 initramfs 脚本
+#   verify      在 chroot 中检查：`kiosk rules list`、`kiosk simulate`；以平板的用户、在其服务的
+#               工作目录下导入 lgpio；在模拟引脚上跑自检；用 `systemd-analyze verify` 检查
+#               各服务单元
+#   assemble    拼成整张卡：FAT 启动分区（卷标 bootfs）、根分区（卷标 rootfs，运行时以只读
+#               方式放在内存 overlay 之下）和数据分区 KIOSKDATA（日志、设置、venv、卡的身份），
+#               不用 loop 设备写入（mkfs.ext4 -d、mtools、sfdisk）
 #
-# Options:
-#   --base FILE         the official Raspberry Pi OS Lite 64-bit image (.img.xz or .img)
-#   --work DIR          where the stages keep their results (default /var/tmp/kiosk-image)
-#   --from STAGE        do STAGE and those after it again
-#   --until STAGE       stop after STAGE
-#   --kernel debian|none  the fallback's kernel: Debian's arm64 kernel and raspi-firmware
-#                       (default), or none (to test the other stages faster; such a card does
-#                       not boot). Not with --base, whose kernel is Raspberry Pi's
-#   --update-key FILE   the fleet's public update key, so the cards take the scorer's updates
-#   --suite NAME        the fallback's Debian suite (default bookworm)
-#   --mirror URL        the fallback's Debian mirror (default http://deb.debian.org/debian)
+# 选项：
+#   --base FILE         官方的 Raspberry Pi OS Lite 64 位镜像（.img.xz 或 .img）
+#   --work DIR          各阶段存放结果的目录（默认 /var/tmp/kiosk-image）
+#   --from STAGE        重做 STAGE 及其后各阶段
+#   --until STAGE       做完 STAGE 就停
+#   --kernel debian|none  备用方案的内核：Debian 的 arm64 内核和 raspi-firmware（默认），
+#                       或 none（只为更快地测试其他阶段；这样的卡不能启动）。
+#                       不能与 --base 同用，那时内核来自树莓派
+#   --update-key FILE   全部平板共用的更新公钥，卡才会安装记分台推送的更新
+#   --suite NAME        备用方案的 Debian 版本代号（默认 bookworm）
+#   --mirror URL        备用方案的 Debian 软件源（默认 http://deb.debian.org/debian）
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -65,7 +61,7 @@ WORK=/var/tmp/kiosk-image FROM="" UNTIL="" KERNEL=debian UPDATE_KEY="" SUITE=boo
 MIRROR=http://deb.debian.org/debian
 STAGES=(rootfs system wheelhouse install verify assemble)
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
-die() { printf 'build-image: %s\n' "$*" >&2; exit 2; }
+die() { printf 'build-image：%s\n' "$*" >&2; exit 2; }
 kernel_opt=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -78,31 +74,31 @@ while [ $# -gt 0 ]; do
     --suite) SUITE=${2-}; shift ;;
     --mirror) MIRROR=${2-}; shift ;;
     -h|--help) usage 0 ;;
-    *) printf 'unknown option: %s\n' "$1" >&2; usage ;;
+    *) printf '未知选项：%s\n' "$1" >&2; usage ;;
   esac
   shift
 done
-case $KERNEL in debian|none) ;; *) die "--kernel debian or none" ;; esac
+case $KERNEL in debian|none) ;; *) die "--kernel 只能是 debian 或 none" ;; esac
 if [ -n "$BASE" ]; then
-  [ -z "$kernel_opt" ] || die "--kernel is for the Debian fallback; with --base the kernel is Raspberry Pi's"
-  [ -f "$BASE" ] || die "--base $BASE: no such file (the Raspberry Pi OS Lite 64-bit .img.xz)"
+  [ -z "$kernel_opt" ] || die "--kernel 只用于 Debian 备用方案；用 --base 时内核来自树莓派：请去掉 --kernel"
+  [ -f "$BASE" ] || die "--base ${BASE}：没有这个文件（应是下载的 Raspberry Pi OS Lite 64 位 .img.xz）"
   BASE=$(realpath "$BASE")
   KERNEL=base
 fi
 for s in "$FROM" "$UNTIL"; do
-  [ -z "$s" ] || [[ " ${STAGES[*]} " == *" $s "* ]] || die "no stage $s (${STAGES[*]})"
+  [ -z "$s" ] || [[ " ${STAGES[*]} " == *" $s "* ]] || die "没有 $s 这个阶段（可选：${STAGES[*]}）"
 done
 [ -z "$UPDATE_KEY" ] || grep -q "BEGIN PUBLIC KEY" "$UPDATE_KEY" 2>/dev/null ||
-  die "--update-key $UPDATE_KEY: give update-key.pub (the public key: kiosk fleet keygen)"
-[ "$(id -u)" -eq 0 ] || die "run as root (loop mounts, chroot, file ownership)"
+  die "--update-key ${UPDATE_KEY}：请给 update-key.pub（\`kiosk fleet keygen\` 生成的公钥）"
+[ "$(id -u)" -eq 0 ] || die "需要 root 权限（挂载、chroot、文件属主）：请用 sudo 运行"
 tools=(mkfs.vfat mcopy mkfs.ext4 sfdisk xz blkid)
 [ -n "$BASE" ] || tools+=(debootstrap)
 for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null ||
-    die "$tool is missing: apt-get install debootstrap dosfstools mtools fdisk e2fsprogs xz-utils"
+    die "缺少 ${tool}：请先运行 apt-get install debootstrap dosfstools mtools fdisk e2fsprogs xz-utils"
 done
 [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || [ "$(uname -m)" = aarch64 ] ||
-  die "no arm64 emulation: apt-get install qemu-user-static binfmt-support (and mount binfmt_misc)"
+  die "本机不能运行 arm64 程序：请先运行 apt-get install qemu-user-static binfmt-support（并挂载 binfmt_misc）"
 
 ROOTFS=$WORK/rootfs WHEELS=$WORK/wheelhouse OUT=$WORK/out
 VERSION=$(sed -n 's/^version = "\(.*\)"/\1/p' "$PROJECT/pyproject.toml" | head -n 1)
@@ -113,7 +109,7 @@ SOURCE_ID=${BASE:+base $(stat -c '%s %Y' "$BASE") $(basename "$BASE")}
 SOURCE_ID=${SOURCE_ID:-debian $SUITE $KERNEL}
 if [ -f "$WORK/source" ] && [ "$(cat "$WORK/source")" != "$SOURCE_ID" ] && [ -z "$FROM" ]; then
   say_src=$(cat "$WORK/source")
-  printf 'build-image: %s holds a build from %s: building from rootfs again\n' "$WORK" "$say_src"
+  printf 'build-image：%s 里是另一次构建（%s）：从 rootfs 阶段重新构建\n' "$WORK" "$say_src"
   rm -f "$WORK"/.done-*
 fi
 
@@ -127,10 +123,11 @@ say() { printf '%s\n' "$*"; }
 # What a card from the fallback drives, said as the build starts and as its last word.
 say_what_the_fallback_drives() {
   [ -z "$BASE" ] || return 0
-  say "Debian fallback (no --base): this card drives a Pi 4 (cable, or Wi-Fi) with an HDMI" \
-      "touch display, and a Zero 2 W only with a USB Ethernet adapter; no Pi 5, no DSI display," \
-      "no header UART printer (use printer = \"usb\"), no shutdown button. For every target," \
-      "build with --base and the official Raspberry Pi OS Lite image."
+  local words="Debian 备用方案（没有 --base）：这张卡只支持带 HDMI 触摸屏的 Pi 4（有线或 Wi-Fi），"
+  words+="以及接 USB 以太网转接器的 Zero 2 W；不支持 Pi 5、DSI 显示屏和排针 UART 打印机"
+  words+="（请用 printer = \"usb\"），也没有关机按钮。要支持全部机型，"
+  words+="请用 --base 加官方 Raspberry Pi OS Lite 镜像构建。"
+  say "$words"
 }
 say_what_the_fallback_drives
 
@@ -177,7 +174,7 @@ stage_rootfs() {
 
 rootfs_from_base() {
   local img=$WORK/base.img boot root label
-  say "unpacking $BASE"
+  say "解压 $BASE"
   case $BASE in
     *.xz) xz -dc "$BASE" >"$img" ;;
     *) cp --sparse=always "$BASE" "$img" ;;
@@ -185,13 +182,13 @@ rootfs_from_base() {
   read -r -a boot <<<"$(partition "$img" 1)"
   read -r -a root <<<"$(partition "$img" 2)"
   if [ ${#boot[@]} -ne 2 ] || [ ${#root[@]} -ne 2 ]; then
-    die "$BASE: not a Raspberry Pi OS image (no boot and root partitions)"
+    die "${BASE}：不是 Raspberry Pi OS 镜像（没有启动分区和根分区）：请用官方下载的 Raspberry Pi OS Lite（64 位）"
   fi
   # The official image's shape: a FAT partition labelled bootfs, an ext4 one labelled rootfs.
   label=$(blkid -p -O $((boot[0] * 512)) -S $((boot[1] * 512)) -s LABEL -o value "$img" || true)
-  [ "$label" = bootfs ] || die "$BASE: its first partition is not Raspberry Pi OS's bootfs ($label)"
+  [ "$label" = bootfs ] || die "${BASE}：第一个分区不是 Raspberry Pi OS 的 bootfs（它的卷标是 ${label}）：请用官方镜像，原样不要改"
   label=$(blkid -p -O $((root[0] * 512)) -S $((root[1] * 512)) -s LABEL -o value "$img" || true)
-  [ "$label" = rootfs ] || die "$BASE: its second partition is not Raspberry Pi OS's rootfs ($label)"
+  [ "$label" = rootfs ] || die "${BASE}：第二个分区不是 Raspberry Pi OS 的 rootfs（它的卷标是 ${label}）：请用官方镜像，原样不要改"
   sfdisk --dump "$img" | sed -n 's/^label-id: 0x//p' >"$WORK/disk-id"
   # The root through a read-only loop mount: the base stays as it was; its files are copied
   # whole (owners, modes, links, extended attributes such as ping's capability). The FAT boot
@@ -204,10 +201,10 @@ rootfs_from_base() {
   mkdir -p "$ROOTFS/boot/firmware"
   MTOOLS_SKIP_CHECK=1 mcopy -s -n -i "$img@@$((boot[0] * 512))" '::*' "$ROOTFS/boot/firmware/"
   rm -f "$img"
-  [ -x "$ROOTFS/usr/bin/python3" ] || die "$BASE: no python3 in its root"
+  [ -x "$ROOTFS/usr/bin/python3" ] || die "${BASE}：根分区里没有 python3：请用官方的 Raspberry Pi OS Lite（64 位）"
   case $(chroot "$ROOTFS" /usr/bin/dpkg --print-architecture) in
     arm64) ;;
-    *) die "$BASE: not a 64-bit image (Kivy has no 32-bit ARM wheel): use Raspberry Pi OS Lite (64-bit)" ;;
+    *) die "${BASE}：不是 64 位镜像（Kivy 没有 32 位 ARM 的 wheel）：请用 Raspberry Pi OS Lite（64 位）" ;;
   esac
 }
 
@@ -337,7 +334,7 @@ host_dns_out() {
 stage_wheelhouse() {
   local py wheel pip_pin
   py=$(root_python)
-  [ -n "$py" ] || die "cannot tell the root's Python version (/usr/bin/python3)"
+  [ -n "$py" ] || die "看不出根分区的 Python 版本（/usr/bin/python3）：请加 --from rootfs 重新构建"
   rm -rf "$WHEELS" "$WORK/pip"
   mkdir -p "$WHEELS" "$WORK/pip"
   # The project's wheel (pure Python) is built here; pip itself, pinned, is fetched to run in
@@ -353,7 +350,7 @@ stage_wheelhouse() {
   # the builder's (on Python 3.13 lgpio is not among them: PyPI has no wheel for it and the
   # OS's python3-lgpio is used, see provision-kiosk.sh). Pinned by the constraints, setuptools
   # and wheel too.
-  say "wheels for Python $py (aarch64), resolved in the root"
+  say "为 Python ${py}（aarch64）准备 wheel，在根分区中解析依赖"
   chroot_mounts
   mount_at "$ROOTFS/tmp/kiosk-wheels" --bind "$WHEELS"
   mount_at "$ROOTFS/tmp/kiosk-pip" --bind "$WORK/pip"
@@ -370,7 +367,7 @@ stage_wheelhouse() {
   host_dns_out
   rm -f "$ROOTFS/tmp/kiosk-constraints.txt" "$ROOTFS/tmp/kiosk-ca.crt"
   unmount_all
-  [ "$status" = 0 ] || die "the wheels could not all be fetched for Python $py (pip: $status)"
+  [ "$status" = 0 ] || die "没能为 Python $py 下载全部 wheel（pip 退出码 ${status}）：请检查能否连上 PyPI，再运行一次（从 wheelhouse 阶段继续）"
   printf '%s\n' "$py" >"$WHEELS/.python"
   printf '%s\n' "$VERSION" >"$WHEELS/.version"
 }
@@ -378,7 +375,7 @@ stage_wheelhouse() {
 stage_install() {
   local build=/tmp/kiosk-build packages_opt=(--no-packages)
   [ "$(cat "$WHEELS/.python" 2>/dev/null)" = "$(root_python)" ] ||
-    die "the wheelhouse is not for this root's Python: --from wheelhouse"
+    die "wheelhouse 不是为这个根分区的 Python 准备的：请加 --from wheelhouse 重新构建"
   # A card starts with one venv: an earlier install stage's are dropped.
   rm -rf "${ROOTFS:?}/var/lib/kiosk-app" "${ROOTFS:?}$build"
   mkdir -p "$ROOTFS$build"
@@ -471,14 +468,14 @@ stage_verify() {
   # lgpio, as the kiosk's user, from the unit's working directory (/run/kiosk).
   mkdir -p "$ROOTFS/run/kiosk"
   in_chroot chown kiosk:kiosk /run/kiosk
-  in_chroot runuser -u kiosk -- sh -c 'cd /run/kiosk && LG_WD=/run/kiosk /opt/kiosk/venv/bin/python -c "import lgpio, kivy, gpiozero; print(\"imports ok\")"'
+  in_chroot runuser -u kiosk -- sh -c 'cd /run/kiosk && LG_WD=/run/kiosk /opt/kiosk/venv/bin/python -c "import lgpio, kivy, gpiozero; print(\"导入正常：lgpio、kivy、gpiozero\")"'
   # Everything `kiosk table` imports, from the [table] install alone: the app, the sync
   # client, the updater.
   in_chroot env KIVY_NO_ARGS=1 KIVY_HOME=/tmp/kivy-verify /opt/kiosk/venv/bin/python -c \
-    'import kiosk.ui.app, kiosk.sync.wiring, kiosk.sync.join, kiosk.update.apply; print("table imports ok")'
+    'import kiosk.ui.app, kiosk.sync.wiring, kiosk.sync.join, kiosk.update.apply; print("kiosk table 要用的模块导入正常")'
 
   in_chroot runuser -u kiosk -- env GPIOZERO_PIN_FACTORY=mock \
-    /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2 --lang en
+    /opt/kiosk/venv/bin/kiosk hw selftest --no-window --press-timeout 2
   units=(kiosk-table.service kiosk-notice.service kiosk-firstboot.service kiosk-update.service
          kiosk-update.timer
          kiosk-grow-data.service kiosk-hostkeys.service kiosk-save-clock.service
@@ -538,7 +535,7 @@ EOF
   dd if="$OUT/root.ext4" of="$image" bs=512 seek=$((start + boot_s)) conv=notrunc,sparse status=none
   dd if="$OUT/data.ext4" of="$image" bs=512 seek=$((start + boot_s + root_s)) conv=notrunc,sparse status=none
   rm -f "$OUT/boot.vfat" "$OUT/root.ext4" "$OUT/data.ext4"
-  say "image: $image ($(( $(stat -c %s "$image") / 1024 / 1024 )) MiB: boot $boot_mb, root $root_mb, data $data_mb MiB)"
+  say "镜像：${image}（$(( $(stat -c %s "$image") / 1024 / 1024 )) MiB：启动分区 ${boot_mb}、根分区 ${root_mb}、数据分区 $data_mb MiB）"
 }
 
 # Each stage's time is kept in its .done- file, so the times of a build made over several runs
@@ -547,7 +544,7 @@ started=0 cleared=0
 for stage in "${STAGES[@]}"; do
   [ "$stage" != "$FROM" ] || started=1
   if [ "$started" = 0 ] && stage_done "$stage"; then
-    say "== $stage: done before (--from $stage to do it again)"
+    say "== ${stage}：之前已完成（要重做请加 --from ${stage}）"
   else
     started=1
     if [ "$cleared" = 0 ]; then  # a stage done again: every later one is made from it again
@@ -561,13 +558,13 @@ for stage in "${STAGES[@]}"; do
     t0=$(date +%s)
     "stage_$stage"
     printf '%s\n' $(( $(date +%s) - t0 )) >"$WORK/.done-$stage"
-    say "== $stage: $(cat "$WORK/.done-$stage") s"
+    say "== ${stage}：$(cat "$WORK/.done-$stage") 秒"
   fi
   [ "$stage" != "$UNTIL" ] || break
 done
 for stage in "${STAGES[@]}"; do
   ! stage_done "$stage" || printf '%s %s\n' "$stage" "$(cat "$WORK/.done-$stage")"
 done >"$TIMES"
-say "stage times (s), in $TIMES:"
+say "各阶段用时（秒），记在 ${TIMES}："
 cat "$TIMES"
 say_what_the_fallback_drives

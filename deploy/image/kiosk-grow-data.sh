@@ -15,15 +15,15 @@ if [ $# -eq 3 ]; then
   disk=$1 part=$2 dev=$3
 else
   dev=$(findmnt -n -o SOURCE --mountpoint /var/lib/kiosk-data) ||
-    { echo "kiosk-grow-data: /var/lib/kiosk-data is not mounted" >&2; exit 1; }
+    { echo "kiosk-grow-data：/var/lib/kiosk-data 没有挂载，数据分区无法扩大：请检查存储卡上的 KIOSKDATA 分区和 /etc/fstab" >&2; exit 1; }
   name=$(basename "$(readlink -f "$dev")")
   part=$(cat "/sys/class/block/$name/partition")
   disk=/dev/$(basename "$(readlink -f "/sys/class/block/$name/..")")
 fi
 if ! out=$(growpart "$disk" "$part" 2>&1); then
   case $out in
-    NOCHANGE*) echo "kiosk-grow-data: the data partition fills the card already"; exit 0 ;;
-    *) printf 'kiosk-grow-data: %s\n' "$out" >&2; exit 1 ;;
+    NOCHANGE*) echo "kiosk-grow-data：数据分区已占满整张存储卡，无需扩大"; exit 0 ;;
+    *) printf 'kiosk-grow-data：growpart 没能扩大数据分区：%s\n' "$out" >&2; exit 1 ;;
   esac
 fi
 printf '%s\n' "$out"
