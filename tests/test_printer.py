@@ -76,6 +76,21 @@ def test_the_last_row_says_past_a_as_the_footer_does(xiamen, lang, past):
 
 
 @pytest.mark.unit
+def test_a_redeal_row_says_who_called_it_as_the_sheet_does(xiamen, rulesets):
+    """The slip printed a bare 「革命」 where the score sheet says 「革命（北提出）」."""
+    record, ruleset, _ = xiamen
+    hands = [dict(h) for h in record["hands"]]
+    redeal = next(i for i, h in enumerate(hands) if h.get("redeal"))
+    hands[redeal]["called_by"] = "N"  # (a defender of that hand: 东 deals it)
+    record = {**record, "hands": hands}
+    lines = list(replay(record, rulesets))
+    slip = as_text(slip_lines(record, ruleset, lines, 58, "zh-Hans"), 58)
+    row = next(r for r in slip.splitlines() if r.split()[3:4] == ["革命"])  # (no points)
+    assert slip.splitlines()[slip.splitlines().index(row) + 1].strip() == "北 张三提出革命"
+    assert "革命（北提出）" in score_sheet(record, ruleset, lines, "zh-Hans")
+
+
+@pytest.mark.unit
 def test_slip_lines_break_where_a_reader_expects():
     assert wrap("2015年厦门市粮食系统运动会八十分赛", 32) == [
         "2015年厦门市粮食系统运动会", "八十分赛"]  # no 「八十⏎分赛」 (issue 31), nor a lone 「赛」

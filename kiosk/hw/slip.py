@@ -85,7 +85,11 @@ def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
         rows.append((str(line["hand"]), words.seat_name(line["dealer"], lang), line["level"],
                      total, t("slip.result." + line["result"]), advance,
                      *(words.level_words(line, team, lang) for team in ("NS", "EW"))))
-        row_notes.append(words.notes(record, line, ruleset, lang, players))
+        notes = words.notes(record, line, ruleset, lang, players)
+        if line["result"] == "redeal" and line.get("called_by"):  # (its column says 革命)
+            seat = words.seat_name(line["called_by"], lang, players)
+            notes = [t("slip.redeal_by", seat=seat), *notes]
+        row_notes.append(notes)
     return _grid(heads, rows, row_notes, cols)
 
 
