@@ -220,3 +220,32 @@ def test_a_ruleset_sets_the_gather_grace_the_table_gives_and_rules_show_says_it(
         assert session.state.gather == gather
         assert session.state.setup["gather_seconds"] == gather  # journaled with the setup
         session.close()
+
+
+@pytest.mark.unit
+def test_rules_md_names_every_key_a_ruleset_file_may_hold(monkeypatch):
+    """A house ruleset's author reads the key table: every key the loader reads (in any of
+    the four files, set or defaulted) is named there, and every `committed_by` word."""
+    from kiosk.rules import ruleset as loader
+
+    read: set[tuple[str, str]] = set()  # (the table's path, the key)
+    original = loader._Table.get
+
+    def get(self, name, default):
+        read.add((self.path, name))
+        return original(self, name, default)
+
+    monkeypatch.setattr(loader._Table, "get", get)
+    for ruleset_id in BUILTIN_IDS:
+        parse_ruleset((DATA / f"{ruleset_id}.toml").read_bytes(), ruleset_id)
+    assert len(read) > 60  # (the loader was watched)
+    section = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8").split(
+        "## Writing a house ruleset")[1].split("\n## ")[0]
+    table = "\n".join(line for line in section.splitlines() if line.startswith("|"))
+    named = set(re.findall(r"`([^`]+)`", table))
+    # a key is named as itself, as a table (`[kitty.tractors]`) or set (`hook = "…"`)
+    parts = {part for n in named for part in re.split(r"[\[\]. =]+", n) if part}
+    keys = {name for path, name in read if path != "penalties" and not path.endswith(
+        ".choices") and name not in ("zh-Hans", "zh-Hant", "en")}  # (names, and languages)
+    assert keys - parts == set()
+    assert set(loader.COMMITTERS) - named == set()
