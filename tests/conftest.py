@@ -93,8 +93,8 @@ def rulesets() -> Rulesets:
 @pytest.fixture
 def table(tmp_path, rulesets):
     """A kiosk at a table, driven through its real controller, runner and session on an
-    injected clock (tests/test_kiosk_screens.py's `Table`)."""
-    from tests.test_kiosk_screens import Table
+    injected clock (tests/kiosk_driver.py)."""
+    from tests.kiosk_driver import Table
 
     kiosk = Table(tmp_path, rulesets)
     yield kiosk

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kiosk.table.session import SessionError
-from tests.test_kiosk_screens import PIN
+from tests.kiosk_driver import PIN
 
 pytestmark = pytest.mark.unit
 
