@@ -63,7 +63,7 @@ def event(folder: Path, teams: int, rounds: int, played: int) -> Director:
                 simulate_synced(folder / f"k{table}", table, rulesets, link, 1000,
                                 seed=table, speed=1e9, out=io.StringIO()).close()
         for table, _, _ in d.assignments(round_no):
-            if d._round_results(round_no)[table] is None:
+            if d.round_results(round_no)[table] is None:
                 d.record_ruling(table, "adjusted", "EW" if table % 2 else "NS", "bench",
                                 round_no, net=table % 5)
     d.publish()  # the next round's pairings, for the wall

@@ -146,7 +146,7 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     d.withdraw(ns, after_round=1, confirm=True, by="陈")
     ruling = d.ruling_for(2, table)
     assert ruling is not None and ruling.kind == "forfeit" and ruling.loser == "NS"
-    result = d._round_results(2)[table]
+    result = d.round_results(2)[table]
     assert result is not None and result.winner == ew  # the opponent is not left without a game
     finish(d, 2)
     d.make_draft()
@@ -192,11 +192,11 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     table, ns, ew = d.assignments(1)[0]
     tables.post(table, hall_events.hand_ends(hall_events.recorded(1 + table % 4))[4])
     d.withdraw(ns, after_round=0, confirm=True, by="陈")  # five hands in, EW five levels up
-    ruled = d._round_results(1)[table]
+    ruled = d.round_results(1)[table]
     assert ruled.winner == ew and ruled.net == {ew: 5, ns: -5}
     tables.finish(table)  # the table plays on to the end of the match all the same
     assert d.match_state(table, 1).winner() is not None
-    assert d._round_results(1)[table] == ruled  # what was ruled stands
+    assert d.round_results(1)[table] == ruled  # what was ruled stands
     ruling = d.ruling_for(1, table)
     assert ruling.reason == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
@@ -351,7 +351,7 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     d.remove_ruling(ruling.id, "录入错误", confirm=True, by="陈")
     listed = d.rulings(removed=True)
     assert [r.removed_reason for r in listed if r.removed_at] == ["申诉成立", "录入错误"]
-    assert d._round_results(1)[1] is None  # no table result, no ruling: open again
+    assert d.round_results(1)[1] is None  # no table result, no ruling: open again
     actions = [e.action for e in d.audit_log()]
     assert actions.count("ruling.record") == 5 and actions.count("ruling.remove") == 2
     assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
@@ -372,7 +372,7 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
     assert d.match_state(1, 1).levels() == ("10", "3")  # NS well ahead, the match in play
     first = d.record_ruling(1, "forfeit", "EW", "退赛", 1)
-    ruled = d._round_results(1)[1]
+    ruled = d.round_results(1)[1]
     assert first.net_at_ruling == 6 and ruled.net[ruled.winner] == 6  # 4 … 9 between
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
     assert d.match_state(1, 1).winner() == "NS"  # the kiosk ended its match as ruled
@@ -380,9 +380,9 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
         d.remove_ruling(first.id, "理由写错")
     assert "撤销后成绩不变" in explain(asked.value, "zh-Hans")
     d.remove_ruling(first.id, "理由写错", confirm=True)
-    assert d._round_results(1)[1] == ruled  # the table's own result: the same
+    assert d.round_results(1)[1] == ruled  # the table's own result: the same
     again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1)
-    assert again.net_at_ruling == 6 and d._round_results(1)[1] == ruled
+    assert again.net_at_ruling == 6 and d.round_results(1)[1] == ruled
     # the workbook's rulings say the net levels each gave (they said 0, the adjusted field)
     assert [row[6] for row in exports.ruling_rows(d, "zh-Hans")] == [6, 6]
     d.store.close()
@@ -546,6 +546,6 @@ def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(hall_wit
     assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
     ended = [e for e in h.journal.events() if e.kind == "match-end"]
     assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
-    assert d._round_results(1)[1].winner == ew  # the table's record and the ruling agree
+    assert d.round_results(1)[1].winner == ew  # the table's record and the ruling agree
     h.cycle()  # asserted again at the next poll: nothing more is recorded
     assert len([e for e in h.journal.events() if e.kind == "match-end"]) == 1

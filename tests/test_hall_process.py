@@ -189,7 +189,7 @@ def test_a_finished_swiss_round_is_paired_ahead_with_no_fold_in_the_server(tmp_p
         probe = Director(Store(director.store.path), RULESETS)
         probe.pairer = asked = Sent()  # type: ignore[assignment]
         with pytest.raises(PairingPending):
-            probe._next_round(ahead=True)
+            probe.next_round(ahead=True)
         assert asked._asked == args
 
 

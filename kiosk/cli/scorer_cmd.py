@@ -301,7 +301,7 @@ def _team_status(t: Callable[..., str], row: Any, d: Any) -> str:
 def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..words.textfmt import table
 
-    d._event()
+    d.require_event()
     return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
                   t("admin.col.players"), t("admin.col.status")],
                  [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r, d))
@@ -391,7 +391,7 @@ def _clock(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 def _ruling(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     ruling = d.record_ruling(a.table, a.kind, a.loser, a.reason, a.round, a.net, by=_who())
-    ns, ew = d._teams_at(ruling.round, ruling.table)
+    ns, ew = d.teams_at(ruling.round, ruling.table)
     return t("admin.cli.ruled", id=ruling.id, round=ruling.round, table=ruling.table,
              kind=t(f"admin.ruling.kind.{ruling.kind}"),
              team=d.label(ns if ruling.loser == "NS" else ew))
@@ -403,7 +403,7 @@ def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
     rows = []
     for r in d.rulings(removed=True):
-        ns, ew = d._teams_at(r.round, r.table)
+        ns, ew = d.teams_at(r.round, r.table)
         what = t(f"admin.ruling.kind.{r.kind}") + " · " + t(
             "admin.ruling.loses", side=t(f"admin.side.{r.loser}"))
         if r.removed_at:

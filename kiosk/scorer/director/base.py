@@ -137,18 +137,18 @@ class DirectorBase:
             "FROM event WHERE id = 1").fetchone()
         return EventInfo(*row) if row else None
 
-    def _event(self) -> EventInfo:
+    def require_event(self) -> EventInfo:
         event = self.event()
         if event is None:
             raise refuse("admin.error.no_event")
         return event
 
     def ruleset(self) -> Ruleset:
-        return self.rulesets.require(self._event().ruleset)
+        return self.rulesets.require(self.require_event().ruleset)
 
     def _open_event(self) -> EventInfo:
         """The event, refusing when it is closed (results are frozen until it is reopened)."""
-        event = self._event()
+        event = self.require_event()
         if event.status == "closed":
             raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         return event

@@ -197,7 +197,7 @@ def pair_ahead(director: Director) -> None:
     (once per change of the results), so that drafting it takes no time on the event loop."""
     if isinstance(director.pairer, BackgroundPairer):
         with contextlib.suppress(AdminError):  # no next round yet, or it is on its way
-            director._next_round(ahead=True)
+            director.next_round(ahead=True)
 
 
 async def prepare_pairing(director: Director) -> None:

@@ -124,7 +124,7 @@ class ResultsAndRulings(DirectorBase):
 
     # -- results ----------------------------------------------------------------------------
 
-    def _round_results(self, round_no: int) -> dict[int, Result | None]:
+    def round_results(self, round_no: int) -> dict[int, Result | None]:
         """Each table's result in `round_no`."""
         return dict(self._cached(("round results", round_no),
                                  lambda: self._read_round_results(round_no)))
@@ -165,7 +165,7 @@ class ResultsAndRulings(DirectorBase):
         out: list[Result] = []
         bye_points = self.bye_points()  # type: ignore[attr-defined]
         for round_no in range(1, self.current_round() + 1):  # type: ignore[attr-defined]
-            out += [r for r in self._round_results(round_no).values() if r is not None]
+            out += [r for r in self.round_results(round_no).values() if r is not None]
             out += [Result(round_no, team, None, team, {team: bye_points}, {team: 0})
                     for team in self.byes(round_no)]  # type: ignore[attr-defined]
         if event.format in SWISS_FORMATS:
@@ -249,13 +249,13 @@ class ResultsAndRulings(DirectorBase):
             "INSERT INTO rulings (round, table_number, kind, loser, data, reason, at, by) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [round_no, table, kind, loser, json.dumps(data), reason, self.clock(), by])
-        ns, ew = self._teams_at(round_no, table)
+        ns, ew = self.teams_at(round_no, table)
         self._audit(by, "ruling.record", round=round_no, table=table, kind=kind,
                     loser=self.label(ns if loser == "NS" else ew),
                     net=data.get("net_at_ruling", net), reason=reason)
         return int(cursor.lastrowid or 0)
 
-    def _teams_at(self, round_no: int, table: int) -> tuple[str, str]:
+    def teams_at(self, round_no: int, table: int) -> tuple[str, str]:
         for t, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
             if t == table:
                 return ns, ew
@@ -320,13 +320,13 @@ class ResultsAndRulings(DirectorBase):
     def close_event(self, confirm: bool = False, by: str = "") -> None:
         """Close the event: the results and standings freeze (later table events and rulings
         change nothing) until it is reopened."""
-        event = self._event()
+        event = self.require_event()
         if event.status == "closed":
             raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         if not confirm:
             current = self.current_round()  # type: ignore[attr-defined]
             started = current and self.round_start(current) is not None  # type: ignore
-            unfinished = self._unfinished(current) if started else []  # type: ignore
+            unfinished = self.unfinished(current) if started else []  # type: ignore
             if unfinished:
                 raise confirm_first("admin.confirm.close_unfinished", round=current,
                                     n=len(unfinished), tables=number_list(unfinished))
@@ -345,7 +345,7 @@ class ResultsAndRulings(DirectorBase):
 
     def reopen_event(self, reason: str, by: str = "") -> None:
         """Reopen a closed event (a late protest): results are live again."""
-        event = self._event()
+        event = self.require_event()
         if event.status != "closed":
             raise refuse("admin.error.not_closed")
         reason = " ".join(reason.split())
@@ -361,7 +361,7 @@ class ResultsAndRulings(DirectorBase):
     def _freeze(self) -> str:
         rounds = []
         for round_no in range(1, self.current_round() + 1):  # type: ignore[attr-defined]
-            for table, result in self._round_results(round_no).items():
+            for table, result in self.round_results(round_no).items():
                 rounds.append([round_no, table, None if result is None else
                                [result.a, result.b, result.winner, result.points,
                                 result.net]])

@@ -109,7 +109,7 @@ class RoundsAndPairings(DirectorBase):
         round has finished, in table order; else None."""
         from ...rules import IndividualRound
 
-        if not self.seats(round_no) or self._unfinished(round_no):
+        if not self.seats(round_no) or self.unfinished(round_no):
             return None
         out = []
         for table, seats in self.seats(round_no).items():
@@ -118,18 +118,18 @@ class RoundsAndPairings(DirectorBase):
             out.append({seats[letter]: total for letter, total in state.core.totals})
         return out
 
-    def _unfinished(self, round_no: int) -> list[int]:
+    def unfinished(self, round_no: int) -> list[int]:
         """Tables still playing `round_no` (a ruled match counts as finished)."""
-        if self._event().format == "individual-groups":
+        if self.require_event().format == "individual-groups":
             states = {t: self.match_state(t, round_no)  # type: ignore[attr-defined]
                       for t in self.seats(round_no)}
             return [t for t, s in states.items() if s is None or s.phase != "over"]
-        return [t for t, r in self._round_results(round_no).items()  # type: ignore
+        return [t for t, r in self.round_results(round_no).items()  # type: ignore
                 if r is None]
 
     def round_over(self, round_no: int) -> bool:
         return round_no > 0 and self.round_start(round_no) is not None and \
-            not self._unfinished(round_no)
+            not self.unfinished(round_no)
 
     def sides_so_far(self) -> dict[str, Counter[str]]:
         """How often each team sat NS and EW in the published rounds."""
@@ -142,7 +142,7 @@ class RoundsAndPairings(DirectorBase):
 
     # -- the next round's plan --------------------------------------------------------------
 
-    def _next_round(self, ahead: bool = False) -> tuple[int, RoundPlan]:
+    def next_round(self, ahead: bool = False) -> tuple[int, RoundPlan]:
         """The next round's number and plan. Raises AdminError when there is none yet. `ahead`:
         the server's pairing worker is only asked to compute it (`worker.pair_ahead`), and
         PairingPending is raised until it has."""
@@ -157,7 +157,7 @@ class RoundsAndPairings(DirectorBase):
         if start is not None and start > self.clock():  # its lead-in: no table has begun
             raise refuse("admin.error.starting", round=current, next=round_no)
         if current:
-            unfinished = self._unfinished(current)
+            unfinished = self.unfinished(current)
             if unfinished:
                 raise refuse("admin.error.still_playing", round=current, n=len(unfinished),
                               tables=number_list(unfinished))
@@ -248,7 +248,7 @@ class RoundsAndPairings(DirectorBase):
         """Compute the next round's pairing as a private draft (replacing any draft: one the
         head referee swapped by hand only when confirmed, as the swaps are lost)."""
         self._ask_before_losing_swaps("admin.confirm.redraft", confirm)
-        round_no, plan = self._next_round()
+        round_no, plan = self.next_round()
         draft = Draft(round_no, plan, self._basis(round_no), False)
         with self.store.db.atomic():
             self._save_draft(draft)
@@ -291,7 +291,7 @@ class RoundsAndPairings(DirectorBase):
     def swap_teams(self, first: str, second: str, by: str = "") -> Draft:
         """Exchange two teams' places in the draft (a bye is a place too)."""
         draft = self._editable_draft()
-        if self._event().format not in SWISS_FORMATS:
+        if self.require_event().format not in SWISS_FORMATS:
             raise refuse("admin.error.swap_format")
         a, b = self.team(first).id, self.team(second).id  # type: ignore[attr-defined]
         if a == b:

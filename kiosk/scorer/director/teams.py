@@ -82,7 +82,7 @@ class EventAndTeams(DirectorBase):
                  seed if seed is not None else secrets.randbelow(10**6), self.clock(), name])
             self._audit(by, "event.create", name=name, ruleset=chosen.id, rounds=rounds)
         self._changed()
-        return self._event()
+        return self.require_event()
 
     def edit_event(self, name: str | None = None, ruleset: str | None = None,
                    rounds: int | None = None, match_minutes: float | None = None,
@@ -96,7 +96,7 @@ class EventAndTeams(DirectorBase):
         ruleset that a paired table's kiosk does not hold (the same copy) needs `confirm`:
         those tables lose their pairing and get new codes, so that they cannot play by
         another copy than the scorer scores by."""
-        event = self._event()
+        event = self.require_event()
         if event.status == "closed":
             raise refuse("admin.error.edit_closed")
         changes: list[tuple[str, dict[str, object]]] = []
@@ -143,7 +143,7 @@ class EventAndTeams(DirectorBase):
             if "name" in fields:
                 self.store.db.execute("UPDATE event SET name = ? WHERE id = 1",
                                       [fields["name"]["name"]])
-                if not self._tables_told():  # no table has been given a round under it yet
+                if not self.tables_told():  # no table has been given a round under it yet
                     self.store.db.execute("UPDATE event SET match_name = name WHERE id = 1")
             if "ruleset" in fields:
                 self.store.db.execute(
@@ -177,7 +177,7 @@ class EventAndTeams(DirectorBase):
         if chosen.event.format not in FORMATS:
             raise refuse("admin.error.format_unsupported", ruleset=ruleset,
                          format=chosen.event.format)
-        if not _same_kind(chosen.event.format, self._event().format) and self.team_rows():
+        if not _same_kind(chosen.event.format, self.require_event().format) and self.team_rows():
             raise refuse("admin.error.edit_format", ruleset=chosen.id)
         if self.current_draft() is not None:  # type: ignore[attr-defined]
             raise refuse("admin.error.edit_draft")  # (drafted by the other ruleset)
@@ -188,7 +188,7 @@ class EventAndTeams(DirectorBase):
         return sorted(n for n, copies in self.store.kiosk_rulesets().items()
                       if copies.get(ruleset.id) != ruleset.sha256)
 
-    def _tables_told(self) -> bool:
+    def tables_told(self) -> bool:
         """A round has been started (its assignments went out to the tables, with the event's
         name: the tables' matches are found by it from then on)."""
         return self.store.db.execute(
@@ -364,7 +364,7 @@ class EventAndTeams(DirectorBase):
 
     def _check_late(self, joined: int, missed_points: int) -> None:
         if joined > 1:
-            event = self._event()
+            event = self.require_event()
             if event.format not in SWISS_FORMATS:
                 raise refuse("admin.error.late_format")
             if event.rounds and joined > event.rounds:
@@ -435,7 +435,7 @@ class EventAndTeams(DirectorBase):
                 self._draft_outdated(by)
         self._changed()
 
-    def _ever_paired(self, team: str) -> bool:
+    def ever_paired(self, team: str) -> bool:
         db = self.store.db
         return bool(db.execute("SELECT 1 FROM assignments WHERE ns = ? OR ew = ? OR "
                                "seats LIKE ?", [team, team, f'%"{team}"%']).fetchone() or
@@ -445,7 +445,7 @@ class EventAndTeams(DirectorBase):
         """Remove a team that has never been in a published round."""
         row = self.team(team)
         self._open_event()
-        if self._ever_paired(row.id):
+        if self.ever_paired(row.id):
             raise refuse("admin.error.delete_played", team=self.label(row.id))
         if not confirm:
             raise confirm_first("admin.confirm.delete_team", team=self.label(row.id))
@@ -471,7 +471,7 @@ class EventAndTeams(DirectorBase):
             raise refuse("admin.error.already_withdrawn", team=self.label(row.id),
                          when=words_of_withdrawal(how, round_no))
         if after_round is None and not confirm and \
-                (playing := self._open_match(row.id, current - 1)) is not None:
+                (playing := self.open_match(row.id, current - 1)) is not None:
             raise self._when_to_withdraw(row, *playing)
         after = current if after_round is None else after_round
         if not 0 <= after <= current:
@@ -481,7 +481,7 @@ class EventAndTeams(DirectorBase):
         if played_later:
             raise refuse("admin.error.withdraw_played", team=self.label(row.id),
                          round=max(r.round for r in played_later))
-        open_match = self._open_match(row.id, after)
+        open_match = self.open_match(row.id, after)
         if not confirm:
             if open_match is not None:
                 round_no, table, opponent = open_match
@@ -531,17 +531,17 @@ class EventAndTeams(DirectorBase):
         left = row.withdrawn_after + 1
         for ruling in self.rulings():  # type: ignore[attr-defined]
             if ruling.round == left and ruling.kind in ("forfeit", "disqualification"):
-                ns, ew = self._teams_at(left, ruling.table)  # type: ignore[attr-defined]
+                ns, ew = self.teams_at(left, ruling.table)  # type: ignore[attr-defined]
                 if (ns if ruling.loser == "NS" else ew) == team:
                     return "during", left
         return "after", row.withdrawn_after
 
-    def _open_match(self, team: str, after: int) -> tuple[int, int, str] | None:
+    def open_match(self, team: str, after: int) -> tuple[int, int, str] | None:
         """The match of a round after `after` that the team is in and that has no result
         yet: (round, table, opponent)."""
         current = self.current_round()  # type: ignore[attr-defined]
         for round_no in range(after + 1, current + 1):
-            results = self._round_results(round_no)  # type: ignore[attr-defined]
+            results = self.round_results(round_no)  # type: ignore[attr-defined]
             for table, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
                 if team in (ns, ew) and results.get(table) is None:
                     return round_no, table, ew if team == ns else ns

@@ -111,7 +111,7 @@ def link_state(director: Director, table: int, now: float,
 def round_rows(director: Director, round_no: int) -> list[MatchRow]:
     """Every match of a team round, in table order."""
     names = director.team_names()
-    results = director._round_results(round_no)
+    results = director.round_results(round_no)
     rulings = {(r.round, r.table): r for r in director.rulings()}
     started = director.round_start(round_no) is not None
     now = director.clock()

@@ -234,7 +234,7 @@ class Sent:
         problems = {t: p for t, p in problems.items() if self.problems.get(t) != p}
         self._asked = None
         with contextlib.suppress(AdminError):  # (the round is not over, or not Swiss)
-            director._next_round(ahead=True)
+            director.next_round(ahead=True)
         ahead = self._asked if self._asked is not None and self._asked != self.ahead else None
         self.serial = frame.serial
         self.views.update(views)

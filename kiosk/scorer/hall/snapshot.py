@@ -153,7 +153,7 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
                        for t in director.byes(round_no)]
     started = bool(round_no) and director.round_start(round_no) is not None
     rulings = {r.table: r for r in director.rulings() if r.round == round_no}
-    results = director._round_results(round_no) if round_no else {}
+    results = director.round_results(round_no) if round_no else {}
     for row in rows:
         if row["round"] is None:  # no match at this table this round
             row["phase"], row["link"]["state"] = "unused", "unused"

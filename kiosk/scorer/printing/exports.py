@@ -92,7 +92,7 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
     t = words(lang)
     out = []
     for r in director.rulings(removed=True):
-        ns, ew = director._teams_at(r.round, r.table)
+        ns, ew = director.teams_at(r.round, r.table)
         out.append([r.round, r.table, director.label(ns), director.label(ew),
                     t(f"print.decided.{r.kind}"), t(f"print.side.{r.loser}"),
                     "" if r.given_net is None else r.given_net, r.reason,

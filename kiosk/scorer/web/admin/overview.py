@@ -24,7 +24,7 @@ def overview(director: Director, request: Request) -> dict[str, Any]:
     return {"next_step": next_step(director), "bye_points": director.bye_points(),
             "attention": triage.attention(views.round_rows(director, current))
             if playing else [],
-            "tables_told": director._tables_told(),
+            "tables_told": director.tables_told(),
             "win_points": director.ruleset().result.win_points,
             "current": director.current_round(), "clock": director.round_clock(),
             "teams": len(director.team_rows()), "tables": director.table_count(),
@@ -33,7 +33,7 @@ def overview(director: Director, request: Request) -> dict[str, Any]:
 
 def next_step(director: Director) -> Said:
     """What the head referee does next, as a catalog key and its parameters."""
-    event = director._event()
+    event = director.require_event()
     if event.status == "closed":
         return "admin.next.closed", {}
     if not director.team_rows():

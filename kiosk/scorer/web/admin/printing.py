@@ -19,7 +19,7 @@ from .console import director_of, session, to_login
 
 
 def printing(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     current = director.current_round()  # the published rounds are 1 … current
     chosen = min(max(forms.query_int(request, "round", current), 1), max(current, 1))
     return {"current": current, "round": chosen}

@@ -16,7 +16,7 @@ from .forms import Said
 
 
 def results(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     current = director.current_round()
     round_no = forms.query_int(request, "round", current)
     round_no = min(max(round_no, 1), max(current, 1))
@@ -30,7 +30,7 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "byes": views.bye_rows(director, round_no) if current and not show else [],
             "kinds": RULING_KINDS, "table": table,
             "chosen": next((r for r in rows if r.table == table), None),
-            "individual": director._event().format == "individual-groups",
+            "individual": director.require_event().format == "individual-groups",
             "seats": director.seats(round_no) if current else {},
             "names": director.team_names()}
 

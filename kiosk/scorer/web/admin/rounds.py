@@ -19,7 +19,7 @@ from .forms import FormRefusal, Said
 
 
 def rounds(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     draft = director.current_draft()
     current = director.current_round()
     draft_tables = []
@@ -42,7 +42,7 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
     can_draft = None
     if draft is None:
         try:
-            director._next_round()
+            director.next_round()
             can_draft = ""
         except AdminError as exc:
             can_draft = explain(exc, lang_of(request))
@@ -69,7 +69,7 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "names": names, "clock": clock,
             "time_left": director.round_time_left(clock) if clock else None,
             "starts_in": starts_in, "note": director.round_note(current) if current else "",
-            "unfinished": len(director._unfinished(current))
+            "unfinished": len(director.unfinished(current))
             if current and not published and not starts_in else 0}
 
 

@@ -13,10 +13,10 @@ from .forms import Said
 
 
 def rulings(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     teams = {}
     for r in director.rulings(removed=True):
-        ns, ew = director._teams_at(r.round, r.table)
+        ns, ew = director.teams_at(r.round, r.table)
         teams[r.id] = (director.label(ns), director.label(ew))
     return {"rulings": director.rulings(removed=True), "teams": teams}
 

@@ -10,7 +10,7 @@ from ...director import Director, triage, views
 
 
 def standings(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     everyone = views.standing_rows(director)
     query = request.query_params.get("q", "").strip()[:40]
     return {"standings": [s for s in everyone if triage.found(query, s.team, s.name, s.unit)],

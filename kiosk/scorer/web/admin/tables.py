@@ -14,7 +14,7 @@ from .forms import Said
 
 
 def tables(director: Director, request: Request) -> dict[str, Any]:
-    director._event()
+    director.require_event()
     now = director.clock()
     count = director.table_count()
     known = (director.store.links(), director.store.paired_tables())
@@ -22,7 +22,7 @@ def tables(director: Director, request: Request) -> dict[str, Any]:
     done: set[int] = set()  # off then is no alarm (as on the results page and the hall's)
     if current and director.round_start(current) is not None:
         played = {t for t, _, _ in director.assignments(current)} | set(director.seats(current))
-        done = played - set(director._unfinished(current))
+        done = played - set(director.unfinished(current))
     links = {n: views.link_state(director, n, now, known, n in done)
              for n in range(1, count + 1)}
     problems = [(n, p) for n in range(1, count + 1) for p in director.unscored(n)]

@@ -15,7 +15,7 @@ from .forms import FormRefusal, Said
 
 
 def teams(director: Director, request: Request) -> dict[str, Any]:
-    event = director._event()
+    event = director.require_event()
     editing = request.query_params.get("edit", "")
     everyone = director.team_rows()
     query = request.query_params.get("q", "").strip()[:40]
@@ -25,14 +25,14 @@ def teams(director: Director, request: Request) -> dict[str, Any]:
     return {"rows": rows, "editing": editing, "query": query, "show": show,
             "total": len(everyone),
             "counts": triage.counted(everyone, triage.TEAM_FILTERS),
-            "paired": {r.id for r in rows if director._ever_paired(r.id)},
+            "paired": {r.id for r in rows if director.ever_paired(r.id)},
             "open_matches": {r.id: found for r in rows if not r.withdrawn and
-                             (found := director._open_match(
+                             (found := director.open_match(
                                  r.id, director.current_round() - 1))},
             # withdrawn after the round it is still playing: it may leave now instead
             "pending": {r.id for r in rows
                         if r.withdrawn_after == director.current_round() and
-                        director._open_match(r.id, r.withdrawn_after - 1)},
+                        director.open_match(r.id, r.withdrawn_after - 1)},
             "withdrawals": {r.id: director.withdrawal(r.id) for r in rows if r.withdrawn},
             "late": event.status != "setup" and director.current_round() > 0,
             "entry_round": director.current_round() + 1,
