@@ -13,7 +13,7 @@ from starlette.testclient import TestClient
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.printing import pages as printing
-from kiosk.scorer.store.database import Store
+from kiosk.scorer.store.database import MISSES, Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 
@@ -34,7 +34,8 @@ def hall(tmp_path):
     codes = d.add_tables(4)
     client = TestClient(create_app(d), follow_redirects=False)
     join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS, client)  # paired
-    d.store.burn_code(codes[3])  # a stranger's wrong guess voided table 3's code
+    for _ in range(MISSES):  # a stranger's wrong guesses voided table 3's code
+        d.store.miss_code(codes[3])
     d.start_round(0)  # a round published and started: every public page has something
     yield d, client, codes
     d.store.close()

@@ -15,6 +15,7 @@ from starlette.testclient import TestClient
 
 from kiosk.cli.table_cmd import waiting_words
 from kiosk.errors import LinkError
+from kiosk.i18n import explain
 from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
@@ -82,12 +83,23 @@ def test_pairing_gives_a_secret_and_the_code_never_crosses_the_wire(hall):
     assert hall.store.open_codes(NOW) == {}  # used
 
 
-def test_one_wrong_guess_burns_the_code(hall):
-    code = hall.store.issue_code(7, NOW)
+def test_a_typo_costs_no_code_and_three_wrong_guesses_burn_it(hall):
+    code = hall.store.issue_code(8, NOW)  # a referee's typo, then the right code: it pairs
     wrong = f"{(int(code) + 1) % 10**6:06d}"
     with pytest.raises(LinkError) as refused:
-        ScorerLink("http://testserver", hall.client).pair(wrong, 7, "kiosk-x", {})
-    assert (refused.value.status, refused.value.key) == (403, "sync.wrong-code")
+        ScorerLink("http://testserver", hall.client).pair(wrong, 8, "kiosk-y", {})
+    assert (refused.value.key, refused.value.params) == ("sync.wrong-code-left",
+                                                         {"table": 8, "left": 2})
+    assert "还可再试 2 次" in explain(refused.value, "zh-Hans")
+    assert ScorerLink("http://testserver", hall.client).pair(code, 8, "kiosk-y", {})
+    hall.clock[0] += 61  # (a minute on: this address's pairing attempts count afresh)
+    code = hall.store.issue_code(7, NOW)
+    wrong = f"{(int(code) + 1) % 10**6:06d}"
+    for left in (2, 1, 0):  # the third wrong guess voids the code
+        with pytest.raises(LinkError) as refused:
+            ScorerLink("http://testserver", hall.client).pair(wrong, 7, "kiosk-x", {})
+        assert refused.value.status == 403
+        assert refused.value.key == ("sync.wrong-code-left" if left else "sync.wrong-code")
     with pytest.raises(LinkError) as burnt:  # even the right code is void now
         ScorerLink("http://testserver", hall.client).pair(code, 7, "kiosk-a", {})
     assert burnt.value.key == "sync.no-code"

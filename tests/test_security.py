@@ -198,7 +198,7 @@ def test_2000_concurrent_wrong_codes_evaluate_at_most_the_limit(tmp_path, scorer
     assert len(evaluated) <= most_allowed(Limiter(5, 300), time.monotonic() - began)
     assert statuses.count(429) >= 1900, (evaluated, errors[:3])
     assert evaluated and set(evaluated) == {403}  # each evaluated guess was wrong: refused
-    # A real kiosk elsewhere in the hall still pairs (table 1's code was burnt by the first
+    # A real kiosk elsewhere in the hall still pairs (table 1's code was burnt by the third
     # wrong guess: the head referee issues a new one).
     with from_address("127.0.0.2") as client:
         link = join(tmp_path / "k2", 2, scorer.url, scorer.codes[2], RULESETS, client)

@@ -189,12 +189,19 @@ def events_keyed_once(db: Schema) -> None:
     db.table("events").transform(pk=None)
 
 
+
+@migrations()
+def code_misses(db: Schema) -> None:
+    # A code takes a few wrong guesses before it is burnt (a typo at the table costs no code).
+    db.table("codes").add_column("misses", int)
+
 # The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,
 # which is kept beside the event's hash).
 EVENT_COLUMNS = ", ".join(f for f in EVENT_FIELDS if f != "prev")
 CODE_HOURS = 12.0  # a pairing code expires this long after it was issued
 REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair again
 OPEN, USED, BURNT = 0, 1, 2  # a code's state
+MISSES = 3  # wrong guesses that burn a code: a typo or two, never a search of a million
 
 
 def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
@@ -347,21 +354,29 @@ class Store:
             [table, USED, now - REPAIR_WITHIN, device]).fetchone()
         return str(again[0]) if again else None
 
-    def burn_code(self, code: str, db: Database | None = None) -> None:
-        """A wrong guess was made against `code`: it pairs nothing any more. `db`: the
-        writer's connection, inside its transaction (else this one's, committed here)."""
+    def miss_code(self, code: str, db: Database | None = None) -> int:
+        """A wrong guess was made against `code`: the guesses it has left; at none it pairs
+        nothing any more. `db`: the writer's connection, inside its transaction (else this
+        one's, committed here)."""
         with (db or self.db).atomic() as d:
-            d.execute("UPDATE codes SET used = ? WHERE code = ? AND used = ?",
-                      [BURNT, code, OPEN])
+            d.execute("UPDATE codes SET misses = coalesce(misses, 0) + 1 WHERE code = ? AND "
+                      "used = ?", [code, OPEN])
+            row = d.execute("SELECT misses FROM codes WHERE code = ? AND used = ?",
+                            [code, OPEN]).fetchone()
+            left = max(0, MISSES - row[0]) if row else 0
+            if row and not left:
+                d.execute("UPDATE codes SET used = ? WHERE code = ? AND used = ?",
+                          [BURNT, code, OPEN])
         if db is None:
             self._wrote()
+        return left
 
     def pair(self, table: int, code: str, device: str, now: float,
              rulesets: dict[str, str] | None = None,
              db: Database | None = None) -> str:
         """The table's new credential, for the kiosk that proved it knows `code` (the table's
         earlier kiosk loses its credential); `rulesets`: the kiosk's copies, {id: sha256};
-        `db` as for `burn_code`. Raises StoreError if the code is no longer the one to pair
+        `db` as for `miss_code`. Raises StoreError if the code is no longer the one to pair
         with."""
         with (db or self.db).atomic() as d:
             if self.pairing_code(table, device, now, d) != code:

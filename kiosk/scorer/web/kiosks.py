@@ -2,7 +2,7 @@
 table download a replacement kiosk starts from.
 
 Pairing is a PAKE keyed by the table's code (`kiosk.protocol.pairing`): the code never crosses the
-wire, a wrong guess burns it, and the table's secret and this scorer's certificate fingerprint
+wire, three wrong guesses burn it, and the table's secret and this scorer's certificate fingerprint
 travel sealed. Its writes go through the store's one writer, as the batches do, so a hall of
 kiosks pairing at once never meets a locked database.
 
@@ -267,8 +267,10 @@ async def pair_finish(request: Request) -> Response:
     if entry is None or entry.until < now:
         return refusal(request, 403, "sync.pair-expired", now)
     if not entry.side.confirms(body.get("confirm")):
-        # One wrong guess: the code pairs nothing any more.
-        await store.writer().run(lambda db: store.burn_code(entry.code, db))
+        left = await store.writer().run(lambda db: store.miss_code(entry.code, db))
+        if left:
+            return refusal(request, 403, "sync.wrong-code-left", now, table=entry.table,
+                           left=left)
         return refusal(request, 403, "sync.wrong-code", now, table=entry.table)
     event = director.event()  # (the head referee may have changed the ruleset meanwhile)
     problem = ruleset_mismatch(director, event.ruleset, entry.rulesets.get(event.ruleset)) \
