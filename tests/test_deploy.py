@@ -47,6 +47,11 @@ dtoverlay=dwc2,dr_mode=host
 """
 PI_CMDLINE = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
               "fsck.repair=yes rootwait quiet\n")
+# A head referee's house ruleset (docs/rules.md): xiamen-2015 with a 6-second play clock.
+HOUSE = (ROOT / "kiosk/rules/data/xiamen-2015.toml").read_text(encoding="utf-8").replace(
+    'id = "xiamen-2015"', 'id = "xiamen-house"', 1).replace("play_seconds = 5",
+                                                            "play_seconds = 6", 1)
+assert HOUSE.count("xiamen-house") == 1 and "play_seconds = 6" in HOUSE
 
 
 def provision(script: str, root: Path, *args: str, ok: bool = True):
