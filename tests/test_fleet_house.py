@@ -1,13 +1,16 @@
 """A house ruleset at an event: the head referee's file in the kiosk-rules folder on each card's
 boot partition (taken at every boot: checked, copied to /etc/kiosk/rules, named by kiosk.env
-for the table's unit). A file the rules core refuses is said on the card's screen and in
-kiosk-error.txt, in Chinese, and the table does not start."""
+for the table's unit), and on the scorer and hand-made kiosks by `--rules-dir`. A file the
+rules core refuses is said on the card's screen and in kiosk-error.txt, in Chinese, and the
+table does not start; a kiosk whose copy differs from the scorer's is refused in words."""
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,9 +20,9 @@ from kiosk.fleet.identity import RULES_DIR, read_env
 from kiosk.i18n import explain
 from kiosk.rules import RulesetError, parse_ruleset
 
-from .helpers import ROOT
+from .helpers import ROOT, ScorerProcess, kiosk
 from .helpers import cli as run
-from .test_deploy import HOUSE, UNITS, unit_lines
+from .test_deploy import HOUSE, UNITS, provision, unit_lines
 from .test_fleet_boot import CARD, exec_lines, expand, kiosk_args
 
 XIAMEN = (ROOT / "kiosk/rules/data/xiamen-2015.toml").read_text(encoding="utf-8")
@@ -200,3 +203,59 @@ def test_a_card_set_up_before_house_rulesets_and_a_broken_copy(card):
     copy.write_text(HOUSE.replace("[ladder]", "[ladder]\nfinal = 1\n", 1))
     assert boot(card).returncode == 2
     assert said(card).startswith(NOTICE) and f"规则文件{copy}" in said(card)
+
+
+# -- the same file on the scorer and the kiosks ----------------------------------------------
+
+
+@pytest.mark.process
+def test_kiosks_with_the_scorers_copy_pair_and_others_are_refused_in_words(tmp_path,
+                                                                          monkeypatch):
+    """The scorer as provision-scorer.sh --rules-dir sets it up and its unit starts it; cards
+    booted with the file in kiosk-rules, without it, and with another copy of it."""
+    house = tmp_path / "house"
+    house.mkdir()
+    (house / "xiamen-house.toml").write_text(HOUSE, encoding="utf-8")
+    server = tmp_path / "scorer-root"
+    provision("provision-scorer.sh", server, "--rules-dir", str(house))
+    [rules_dir] = [v.split("=", 1)[1] for s, k, v in unit_lines(UNITS / "kiosk-scorer.service")
+                   if k == "Environment" and v.startswith("KIOSK_RULES_DIR=")]
+    monkeypatch.setenv("KIOSK_RULES_DIR", str(at(server, rules_dir)))  # the unit's environment
+    scorer = ScorerProcess(tmp_path / "scorer")
+
+    def card(table: int, code: str, ruleset: str | None) -> subprocess.CompletedProcess[str]:
+        root = tmp_path / f"card-{table}"
+        (root / "boot/firmware").mkdir(parents=True)
+        (root / "boot/firmware/kiosk.toml").write_text(
+            f'table = {table}\nscorer = "{scorer.url}"\npin = "2580"\npairing_code = "{code}"\n')
+        if ruleset is not None:
+            (root / "boot/firmware/kiosk-rules").mkdir()
+            (root / "boot/firmware/kiosk-rules/xiamen-house.toml").write_text(ruleset)
+        started = kiosk("fleet", "firstboot", "--root", str(root))
+        assert started.returncode == 0, started.stderr
+        # The pairing code it left for the table, tried with the table's environment.
+        return kiosk("fleet", "pair-pending", "--data", str(root / "var/lib/kiosk"),
+                     "--table", str(table), "--scorer", scorer.url,
+                     env={**os.environ, **rules_env(root)})
+
+    sha = hashlib.sha256(HOUSE.encode()).hexdigest()
+    other = HOUSE.replace("play_seconds = 6", "play_seconds = 7")
+    with scorer:
+        made = kiosk("scorer", "admin", "--data", str(scorer.data), "event", "--name", "厦门杯",
+                     "--ruleset", "xiamen-house")
+        assert made.returncode == 0, made.stderr
+        tables = kiosk("scorer", "admin", "--data", str(scorer.data), "tables", "3",
+                       "--lang", "en")
+        codes = dict(re.findall(r"^table (\d): pairing code (\S+)$", tables.stdout, re.M))
+        monkeypatch.delenv("KIOSK_RULES_DIR")  # the kiosks have their own
+        same = card(1, codes["1"], HOUSE)
+        assert same.stdout == "第 1 桌已与记分台配对\n", same.stderr
+        without = card(2, codes["2"], None)
+        assert (f"本平板的规则 xiamen-house 与记分台的不同（记分台 sha256 {sha}，平板 -）"
+                in without.stderr), without.stderr
+        another = card(3, codes["3"], other)
+        assert (f"本平板的规则 xiamen-house 与记分台的不同（记分台 sha256 {sha}，平板 "
+                f"{hashlib.sha256(other.encode()).hexdigest()}）" in another.stderr), \
+            another.stderr
+    assert not (tmp_path / "card-1/var/lib/kiosk/pair-code").exists()  # used
+    assert (tmp_path / "card-2/var/lib/kiosk/pair-code").exists()  # kept, for a card set right
