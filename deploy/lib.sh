@@ -134,6 +134,13 @@ copy_file() {
   put_file "$2" "$3" <"$1"
 }
 
+# remove_file PATH: PATH removed, if it is there.
+remove_file() {
+  [ -e "$ROOT$1" ] || [ -L "$ROOT$1" ] || return 0
+  note_change "删除 $1"
+  [ "$DRY_RUN" = 1 ] || rm -f "$ROOT$1"
+}
+
 # ensure_dir PATH MODE [OWNER:GROUP]. MODE "": created as 755, an existing one left as it is.
 ensure_dir() {
   local path=$1 mode=$2 owner=${3-} target="$ROOT$1"
@@ -414,4 +421,55 @@ finish() {
   else
     say "完成：共做了 $CHANGES 处改动"
   fi
+}
+
+# House rulesets (docs/rules.md): the head referee's ruleset files, the same file on the scorer
+# and on every kiosk (the scorer refuses a kiosk whose copy of the event's ruleset differs).
+# Each machine keeps them in RULES_DIR, which its units name (KIOSK_RULES_DIR); the directory
+# is always there, empty when the event plays a built-in ruleset.
+RULES_DIR=/etc/kiosk/rules
+RULES_FILES=()
+
+# check_rules DIR: the ruleset files of DIR (*.toml; hidden files, such as a Mac's ._x.toml,
+# left out) checked by this copy of the project's rules core, before anything changes: a file
+# it refuses stops the script with the core's own words (the file, the key, what is allowed).
+check_rules() {
+  local dir=$1 f stage name said
+  [ -d "$dir" ] || die "--rules-dir ${dir}：没有这个目录"
+  dir=$(realpath "$dir")
+  for f in "$dir"/*.toml; do
+    [ ! -f "$f" ] || RULES_FILES+=("$f")
+  done
+  # Checked in a copy named as the folder: the words name the files as the operator sees them.
+  name=${dir##*/}
+  stage=$(mktemp -d)
+  mkdir "$stage/$name"
+  [ ${#RULES_FILES[@]} -eq 0 ] || cp "${RULES_FILES[@]}" "$stage/$name/"
+  if ! said=$(cd "$stage" && env -u KIOSK_RULES_DIR python3 -c 'import sys; sys.path.insert(0, sys.argv.pop(1))
+from kiosk.cli.main import main
+sys.exit(main())' "$PROJECT_DIR" --rules-dir "$name" rules list --lang zh-Hans 2>&1); then
+    rm -rf "$stage"
+    die "--rules-dir ${dir}：${said#kiosk rules：}。什么都没有改动"
+  fi
+  rm -rf "$stage"
+}
+
+# put_rules [DIR]: RULES_DIR there; with DIR (checked by check_rules), it holds exactly DIR's
+# ruleset files: each copied as it is (the scorer compares copies by their sha256), and the
+# ones not in DIR removed (a ruleset renamed would otherwise be there twice, under one id).
+put_rules() {
+  local f name keep=" "
+  ensure_dir "${RULES_DIR%/*}" 755
+  ensure_dir "$RULES_DIR" 755
+  [ -n "${1-}" ] || return 0
+  for f in "${RULES_FILES[@]}"; do
+    name=${f##*/}
+    copy_file "$f" "$RULES_DIR/$name" 644
+    keep+="$name "
+    say "自定规则 ${name}：sha256 $(sha256sum <"$f" | cut -d' ' -f1)"
+  done
+  for f in "$ROOT$RULES_DIR"/*.toml; do
+    name=${f##*/}
+    [ ! -f "$f" ] || [[ $keep == *" $name "* ]] || remove_file "$RULES_DIR/$name"
+  done
 }

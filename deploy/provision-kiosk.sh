@@ -20,6 +20,9 @@
 #                       记分台提供的更新（kiosk-update.timer）
 #   --time-key KEY      provision-scorer.sh 打印的全场时间密钥：平板只接受记分台经过验证的
 #                       时间（省略时沿用上次的）
+#   --rules-dir DIR     裁判长的自定规则：DIR 里的规则文件（*.toml）检查后复制到
+#                       /etc/kiosk/rules，平板按它们比赛；须与记分台上的完全相同
+#                       （省略时保留上次的；用存储卡镜像的平板：放进启动分区的 kiosk-rules）
 #   --hdmi-mode MODE    Zero 2 W 接 HDMI 触摸屏时的显示模式，例如 800x480@60
 #   --allow-downgrade   已安装的版本比这份副本新（记分台推送的更新装上的）时，仍安装
 #                       这份副本；不加此项，遇到这种情况什么都不改
@@ -31,7 +34,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 UPDATE_KEY=""
-TIME_KEY="" root_arg=""
+TIME_KEY="" RULES_SOURCE="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --image) IMAGE=1 ;;
     --hdmi-mode) HDMI_MODE=${2-}; shift ;;
     --time-key) TIME_KEY=${2-}; shift ;;
+    --rules-dir) RULES_SOURCE=${2-}; shift ;;
     --allow-downgrade) ALLOW_DOWNGRADE=1 ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
@@ -87,6 +91,7 @@ TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfi
 SOURCE=$(realpath -m "$SOURCE")
 [ -z "$UPDATE_KEY" ] || grep -q "BEGIN PUBLIC KEY" "$UPDATE_KEY" 2>/dev/null ||
   die "--update-key ${UPDATE_KEY}：请给 update-key.pub（\`kiosk fleet keygen\` 生成的公钥）"
+[ -z "$RULES_SOURCE" ] || check_rules "$RULES_SOURCE"
 say "牌桌平板：第 $TABLE 桌，记分台 $SCORER_URL${ROOT:+，根目录 $ROOT}"
 
 # -- OS packages (deploy/packages/kiosk.txt says why each), all in plain Debian as in Raspberry
@@ -130,8 +135,12 @@ set_var KIOSK_SCORER "$SCORER_URL"
 # kiosk-firstboot.service rewrites chrony's source from this file at every boot: the key goes
 # here too, or the boot would drop it from the source line.
 [ -z "$TIME_KEY" ] || set_var KIOSK_TIME_KEY "$TIME_KEY"
+# The house rulesets: where the table's unit loads them from (a file edited to name another
+# directory keeps it).
+grep -q '^KIOSK_RULES_DIR=' <<<"$env_text" || set_var KIOSK_RULES_DIR "$RULES_DIR"
 put_file "$ENV_FILE" 600 <<<"$env_text"
 [ -z "$UPDATE_KEY" ] || copy_file "$UPDATE_KEY" /etc/kiosk/update-key.pub 644
+put_rules "$RULES_SOURCE"
 
 # -- Kivy's configuration: one input provider for the touch display (why: in the file).
 ensure_dir /home/kiosk/.kivy 755 kiosk:kiosk

@@ -11,6 +11,9 @@
 #   --source DIR|WHEEL  要安装什么（默认：本项目副本），装进 /var/lib/kiosk-app 下的新 venv，
 #                       再由 /opt/kiosk/venv 指向它
 #   --wheelhouse DIR    只从这个目录里的 wheel 安装（离线：pip --no-index）
+#   --rules-dir DIR     裁判长的自定规则：DIR 里的规则文件（*.toml）检查后复制到
+#                       /etc/kiosk/rules，记分台按它们计分；每台平板都要同样的文件
+#                       （省略时保留上次的）
 #   --dry-run           列出将做的每处改动，但什么都不改
 #   --root DIR          写入临时根目录 DIR 而不是 /；命令不运行，而是列在
 #                       DIR/var/lib/kiosk-provision/skipped.txt（见 deploy/lib.sh）
@@ -18,13 +21,14 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-SOURCE=$PROJECT_DIR WHEELHOUSE="" LANS=() root_arg=""
+SOURCE=$PROJECT_DIR WHEELHOUSE="" LANS=() RULES_SOURCE="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --lan) LANS+=("${2-}"); shift ;;
     --source) SOURCE=${2-}; shift ;;
     --wheelhouse) WHEELHOUSE=${2-}; shift ;;
+    --rules-dir) RULES_SOURCE=${2-}; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --root) root_arg=${2-}; shift ;;
     -h|--help) usage 0 ;;
@@ -47,6 +51,7 @@ for lan in "${LANS[@]}"; do
 done
 [ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source ${SOURCE}：找不到，请检查路径"
 SOURCE=$(realpath -m "$SOURCE")
+[ -z "$RULES_SOURCE" ] || check_rules "$RULES_SOURCE"
 DATA=/var/lib/kiosk-scorer
 say "记分台：数据在 ${DATA}，向 ${LANS[*]} 提供时间${ROOT:+，根目录 $ROOT}"
 
@@ -63,6 +68,8 @@ ensure_dir "$DATA" 750 scorer:scorer
 # Backups sit beside the store, every 5 minutes (kiosk-scorer-backup.timer); copy them off
 # the machine as well (deploy/README.md).
 ensure_dir "$DATA/backups" 750 scorer:scorer
+# The house rulesets the scorer loads (KIOSK_RULES_DIR in its units): a change restarts it.
+put_rules "$RULES_SOURCE"
 
 # -- The hall's time server. The kiosks take their time from here (provision-kiosk.sh
 # --scorer), so every clock and every journal in the hall agree. "local stratum 8 orphan":

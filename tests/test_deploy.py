@@ -5,6 +5,7 @@ nothing installed, nothing outside tmp_path changed."""
 from __future__ import annotations
 
 import configparser
+import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -47,6 +48,11 @@ dtoverlay=dwc2,dr_mode=host
 """
 PI_CMDLINE = ("console=serial0,115200 console=tty1 root=PARTUUID=4e639091-02 rootfstype=ext4 "
               "fsck.repair=yes rootwait quiet\n")
+# A head referee's house ruleset (docs/rules.md): xiamen-2015 with a 6-second play clock.
+HOUSE = (ROOT / "kiosk/rules/data/xiamen-2015.toml").read_text(encoding="utf-8").replace(
+    'id = "xiamen-2015"', 'id = "xiamen-house"', 1).replace("play_seconds = 5",
+                                                            "play_seconds = 6", 1)
+assert HOUSE.count("xiamen-house") == 1 and "play_seconds = 6" in HOUSE
 
 
 def provision(script: str, root: Path, *args: str, ok: bool = True):
@@ -384,6 +390,99 @@ def test_scorer_dry_run_changes_nothing(tmp_path):
     assert "将创建目录 /var/lib/kiosk-scorer" in result.stdout
 
 
+# -- house rulesets: --rules-dir, the same files on the scorer and the kiosks ----------------
+
+
+@pytest.mark.unit
+def test_the_units_load_house_rulesets_from_where_the_scripts_put_them():
+    from kiosk.fleet.identity import RULES_DIR
+
+    lib = (DEPLOY / "lib.sh").read_text()
+    assert f"\nRULES_DIR={RULES_DIR}\n" in lib and RULES_DIR == "/etc/kiosk/rules"
+    for name in ("kiosk-scorer.service", "kiosk-scorer-backup.service"):
+        assert ("Service", "Environment", f"KIOSK_RULES_DIR={RULES_DIR}") in unit_lines(
+            UNITS / name), name
+    # The kiosk's unit reads kiosk.env: provision-kiosk.sh's template, and firstboot's own.
+    template = (DEPLOY / "env/kiosk.env").read_text().splitlines()
+    assert f"KIOSK_RULES_DIR={RULES_DIR}" in template
+    assert unit(UNITS / "kiosk-table.service")["Service.EnvironmentFile"] == \
+        "/etc/kiosk/kiosk.env"
+
+
+def house_dir(path: Path, **files: str) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (path / name).write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("script", ["provision-scorer.sh", "provision-kiosk.sh"])
+def test_rules_dir_puts_exactly_its_rulesets_where_the_units_load_them(
+        pi_root, tmp_path_factory, script):
+    args = ("--table", "7", "--scorer", "scorer.local") if script == "provision-kiosk.sh" \
+        else ()
+    house = house_dir(tmp_path_factory.mktemp("given") / "house",
+                      **{"xiamen-house.toml": HOUSE})
+    (house / "._xiamen-house.toml").write_bytes(b"\x00\x05\x16\x07")  # a Mac's, not a ruleset
+    before = snapshot(pi_root)
+    dry = provision(script, pi_root, *args, "--rules-dir", str(house), "--dry-run")
+    assert snapshot(pi_root) == before
+    assert "将创建 /etc/kiosk/rules/xiamen-house.toml" in dry.stdout.splitlines()
+    sha = hashlib.sha256(HOUSE.encode()).hexdigest()
+    assert f"自定规则 xiamen-house.toml：sha256 {sha}" in dry.stdout.splitlines()
+    provision(script, pi_root, *args, "--rules-dir", str(house))
+    rules = pi_root / "etc/kiosk/rules"
+    assert sorted(p.name for p in rules.iterdir()) == ["xiamen-house.toml"]
+    assert (rules / "xiamen-house.toml").read_bytes() == HOUSE.encode()  # as given
+    assert (rules.stat().st_mode & 0o777, (rules / "xiamen-house.toml").stat().st_mode & 0o777) \
+        == (0o755, 0o644)  # the service's user reads them
+    if script == "provision-kiosk.sh":
+        env = (pi_root / "etc/kiosk/kiosk.env").read_text().splitlines()
+        assert env.count("KIOSK_RULES_DIR=/etc/kiosk/rules") == 1
+    else:
+        skipped = (pi_root / "var/lib/kiosk-provision/skipped.txt").read_text()
+        assert "systemctl try-restart kiosk-scorer.service" in skipped  # it loads them anew
+    before = snapshot(pi_root)
+    again = provision(script, pi_root)  # kept from the last run
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
+    assert snapshot(pi_root) == before
+    # The head referee's corrected file, under another name: updated, and the old one goes.
+    fixed = house_dir(tmp_path_factory.mktemp("given") / "fixed",
+                      **{"house.toml": HOUSE.replace("出牌5秒", "出牌6秒")})
+    changed = provision(script, pi_root, "--rules-dir", str(fixed), "--dry-run")
+    assert {"将创建 /etc/kiosk/rules/house.toml", "将删除 /etc/kiosk/rules/xiamen-house.toml"} <= \
+        set(changed.stdout.splitlines())
+    assert snapshot(pi_root) == before
+    provision(script, pi_root, "--rules-dir", str(fixed))
+    assert [p.name for p in rules.iterdir()] == ["house.toml"]
+    if script == "provision-kiosk.sh":  # the Pi's boot (no kiosk-rules folder) keeps them
+        booted = kiosk("fleet", "firstboot", "--root", str(pi_root))
+        assert booted.returncode == 0 and "/etc/kiosk/" not in booted.stdout, booted.stderr
+        assert [p.name for p in rules.iterdir()] == ["house.toml"]
+
+
+@pytest.mark.process
+@pytest.mark.parametrize("script", ["provision-scorer.sh", "provision-kiosk.sh"])
+def test_a_ruleset_the_rules_core_refuses_stops_the_script_before_any_change(
+        pi_root, tmp_path_factory, script):
+    args = ("--table", "7", "--scorer", "scorer.local") if script == "provision-kiosk.sh" \
+        else ()
+    house = house_dir(tmp_path_factory.mktemp("given") / "house", **{
+        "xiamen-house.toml": HOUSE.replace("play_seconds = 6", 'play_seconds = "6"')})
+    before = snapshot(pi_root)
+    refused = provision(script, pi_root, *args, "--rules-dir", str(house), ok=False)
+    assert refused.returncode == 2 and snapshot(pi_root) == before
+    assert refused.stderr.startswith(
+        f"{script}：--rules-dir {house}：规则文件house/xiamen-house.toml，time.play_seconds："
+        "“6”（加了引号，是文字而不是数字）不可用"), refused.stderr
+    assert refused.stderr.rstrip().endswith("什么都没有改动")
+    nowhere = provision(script, pi_root, *args, "--rules-dir", str(house.parent / "nowhere"),
+                        ok=False)
+    assert nowhere.returncode == 2 and "没有这个目录" in nowhere.stderr
+    assert snapshot(pi_root) == before
+
+
 # -- provision-hall-tv.sh --------------------------------------------------------------------
 
 
@@ -611,11 +710,12 @@ def dry_runs(root: Path) -> dict[str, str]:
     """What each provisioning script prints in its dry runs, a first one and one over a
     finished run, with the notes a dry run has to say (an http:// URL, no time key)."""
     boot = root / "boot/firmware"
+    house = house_dir(root / "given/house", **{"xiamen-house.toml": HOUSE})
     said = {}
     for name, script, args, again_args in (
             ("kiosk", "provision-kiosk.sh", ("--table", "3", "--scorer", "http://10.0.0.2:8080"),
              ("--table", "9")),
-            ("scorer", "provision-scorer.sh", (), ()),
+            ("scorer", "provision-scorer.sh", ("--rules-dir", str(house)), ()),
             ("hall-tv", "provision-hall-tv.sh", ("--url", "http://10.0.0.2:8080/", "--spki", PIN,
                                                  "--user", "tv"), ("--user", "tv"))):
         scratch = root / name
@@ -642,8 +742,11 @@ def test_what_the_scripts_print_is_chinese_with_no_english_sentence(tmp_path):
                                text=True, timeout=60)
         assert shown.returncode == 0, shown.stderr
         helps[f"{script} --help"] = shown.stdout
+    broken = house_dir(tmp_path / "given/broken", **{
+        "xiamen-house.toml": HOUSE.replace("play_seconds = 6", "play_seconds = -6")})
     for script, args in (("provision-kiosk.sh", ("--table", "0")),
                          ("provision-scorer.sh", ("--lan", "x")),
+                         ("provision-scorer.sh", ("--rules-dir", str(broken))),
                          ("provision-hall-tv.sh", ("--user", "tv")),
                          ("provision-kiosk.sh", ("--bogus",))):  # the usage follows
         refused = provision(script, tmp_path / "refused", *args, ok=False)

@@ -29,9 +29,10 @@ def unit_commands() -> list[str]:
 
 def guide_commands() -> list[str]:
     text = (ROOT / "deploy" / "README.md").read_text()
-    # The command up to the end of its line, or to a pipe into another tool.
-    return [m.group(1) for m in re.finditer(r"(?:^|\s)kiosk ((?:table|pair|scorer)[^\n`|]*)",
-                                           text)]
+    # The command (after the rules directory it may be given) up to the end of its line, or to
+    # a pipe into another tool.
+    return [m.group(1) for m in re.finditer(
+        r"(?:^|\s)kiosk ((?:--rules-dir \S+ )?(?:table|pair|scorer)[^\n`|]*)", text)]
 
 
 @pytest.mark.parametrize("command", unit_commands() + guide_commands())

@@ -108,9 +108,23 @@ def longest_refusal(lang: str) -> str:
     return max(reasons, key=len)
 
 
+def ruleset_refusal(lang: str) -> str:
+    """A long reason a house ruleset in kiosk-rules is refused: a key misspelt, said with
+    every key its table allows."""
+    from kiosk.i18n import explain
+    from kiosk.rules import RulesetError, parse_ruleset
+
+    from .test_deploy import HOUSE
+
+    text = HOUSE.replace("play_seconds = 6", "play_seconds = 6\nplay_second = 6", 1)
+    with pytest.raises(RulesetError) as err:
+        parse_ruleset(text.encode(), "kiosk-rules/xiamen-house.toml")
+    return explain(err.value, lang)
+
+
 @pytest.mark.window
 @pytest.mark.parametrize("lang", ["zh-Hans", "en"])
-@pytest.mark.parametrize("which", ["not_set_up", "refused", "longer"])
+@pytest.mark.parametrize("which", ["not_set_up", "refused", "longer", "rules"])
 def test_the_whole_notice_fits_an_800x480_screen(tmp_path, which, lang):
     """Nothing scrolls on the kiosk: the whole text is on the screen, its type made smaller
     when it must be, never too small to read."""
@@ -119,8 +133,12 @@ def test_the_whole_notice_fits_an_800x480_screen(tmp_path, which, lang):
     t = translator(lang)
     said = tmp_path / "kiosk-setup.txt"
     reason = longest_refusal(lang) * (3 if which == "longer" else 1)  # longer: smaller type
-    said.write_text(t("fleet.notice.not_set_up") if which == "not_set_up"
-                    else t("fleet.notice.refused", reason=reason), encoding="utf-8")
+    if which == "rules":  # a house ruleset refused (kiosk/fleet/house.py)
+        said.write_text(t("fleet.notice.rules_refused", reason=ruleset_refusal(lang)),
+                        encoding="utf-8")
+    else:
+        said.write_text(t("fleet.notice.not_set_up") if which == "not_set_up"
+                        else t("fleet.notice.refused", reason=reason), encoding="utf-8")
     with xvfb("800x480x24") as display:
         env = {**os.environ, "DISPLAY": display, "KIVY_GL_BACKEND": "sdl2", "KIVY_NO_ARGS": "1",
                "KIVY_HOME": str(tmp_path / "kivy"), "KIVY_METRICS_DENSITY": "1",

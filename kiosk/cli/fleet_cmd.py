@@ -108,7 +108,8 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
 
 
 def run_firstboot(args: argparse.Namespace) -> int:
-    from ..errors import IdentityError
+    from ..errors import IdentityError, KioskError
+    from ..fleet import house
     from ..fleet.identity import Paths, apply, consume, keep_machine_id, tell
     from ..i18n import explain, translator
 
@@ -137,10 +138,25 @@ def run_firstboot(args: argparse.Namespace) -> int:
         print(t("terminal.failed", command="fleet firstboot", message=said), file=sys.stderr)
         tell(paths, said)
         return 2
-    tell(paths, None)
     if identity is not None:
         print(t("terminal.fleet.identity", table=identity.table, scorer=identity.scorer,
                 path=f"{paths.settings_dir}/kiosk.env"))
+    status = 0
+    try:
+        rules, taken = house.take(paths)
+    except Exception as exc:  # a ruleset the table would stop on: said, and it does not start
+        if not isinstance(exc, KioskError):
+            traceback.print_exc()  # for the journal; the screen says it in words
+        reason = explain(exc, args.lang)
+        print(t("terminal.failed", command="fleet firstboot", message=reason), file=sys.stderr)
+        tell(paths, t("fleet.notice.rules_refused", reason=reason))
+        status = 2  # the settings are still applied: the card on its network, for ssh
+    else:
+        tell(paths, None)
+        for path in rules:
+            print(t("terminal.fleet.applied", path=path))
+        for ruleset in taken:
+            print(t("terminal.fleet.house_rules", id=ruleset.id, sha256=ruleset.sha256))
     for path in apply(paths):
         print(t("terminal.fleet.applied", path=path))
         if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
@@ -148,7 +164,7 @@ def run_firstboot(args: argparse.Namespace) -> int:
             (paths.at("/run") / "kiosk-reboot-needed").touch()
     for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
         print(t("terminal.fleet.applied", path=path))
-    return 0
+    return status
 
 
 def run_notice(args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ from ..errors import IdentityError, Words, words
 BOOT_FILE = "/boot/firmware/kiosk.toml"
 SETTINGS_DIR = "/etc/kiosk"
 DATA_DIR = "/var/lib/kiosk"
+RULES_DIR = "/etc/kiosk/rules"  # the house rulesets the table loads (kiosk/fleet/house.py)
 PRINTERS = {"none": None, "usb": "/dev/kiosk-printer", "uart": "/dev/kiosk-uart"}
 BAUDS = (9600, 19200, 38400, 57600, 115200)
 LANGS = ("zh-Hans", "zh-Hant", "en")
@@ -95,6 +96,9 @@ class Identity:
             f"KIOSK_WIFI_PSK={self.wifi_psk}",
             f"KIOSK_WIFI_COUNTRY={self.wifi_country}",
             f"KIOSK_EXTRA_ARGS={' '.join(extra)}",
+            # The house rulesets from the boot partition's kiosk-rules folder, copied there at
+            # every boot (kiosk/fleet/house.py); `kiosk` reads the variable.
+            f"KIOSK_RULES_DIR={RULES_DIR}",
             # Kivy reads KCFG_<SECTION>_<KEY> over its config.ini: the screen and its touches
             # turned together (Touch Display 2 is a portrait panel: 90 or 270 for landscape).
             f"KCFG_GRAPHICS_ROTATION={self.rotation}",
@@ -242,12 +246,12 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
     identity = parse(_decode(source.read_bytes()))
     settings = paths.at(paths.settings_dir)
     settings.mkdir(parents=True, exist_ok=True)
-    _write(settings / "kiosk.env", identity.env(), 0o600)
+    write_file(settings / "kiosk.env", identity.env(), 0o600)
     code_file = paths.at(paths.data_dir) / "pair-code"
     if identity.pairing_code:
-        _write(code_file, identity.pairing_code + "\n", 0o600, owner)
+        write_file(code_file, identity.pairing_code + "\n", 0o600, owner)
     if identity.ssh_key:  # sshd reads it there (the image's sshd_config.d/kiosk.conf)
-        _write(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
+        write_file(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
     return identity
 
@@ -272,19 +276,21 @@ def tell(paths: Paths, text: str | None) -> None:
             with contextlib.suppress(OSError):  # (a boot partition left read-only)
                 path.unlink(missing_ok=True)
         return
-    _write(notice, text, 0o644)
+    write_file(notice, text, 0o644)
     with contextlib.suppress(OSError):  # the screen still says it
         # Notepad: a BOM says UTF-8, CRLF ends its lines.
-        _write(error, "\ufeff" + text.replace("\n", "\r\n"), 0o644)
+        write_file(error, "\ufeff" + text.replace("\n", "\r\n"), 0o644)
 
 
-def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = None) -> None:
-    """Write beside, then rename: a power cut leaves the old file or the new one."""
+def write_file(path: Path, text: str | bytes, mode: int,
+               owner: tuple[int, int] | None = None) -> None:
+    """Write beside, then rename: a power cut leaves the old file or the new one. Text is
+    written as UTF-8, bytes as they are."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(path.name + ".new")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(text.encode("utf-8") if isinstance(text, str) else text)
         handle.flush()
         os.fsync(handle.fileno())
     with contextlib.suppress(PermissionError):  # FAT (the boot partition) keeps no modes
@@ -316,7 +322,7 @@ def apply(paths: Paths) -> list[str]:
     def put(path: str, text: str, mode: int = 0o644) -> None:
         target = paths.at(path)
         if not target.exists() or target.read_text(encoding="utf-8") != text:
-            _write(target, text, mode)
+            write_file(target, text, mode)
             written.append(path)
 
     hostname = env.get("KIOSK_HOSTNAME", "")
@@ -389,7 +395,7 @@ def keep_machine_id(paths: Paths) -> list[str]:
         saved = machine.read_text(encoding="utf-8").strip() if machine.exists() else ""
         if not MACHINE_ID.match(saved):
             return []  # systemd has made none (not a booted card): nothing to keep
-        _write(saved_file, saved + "\n", 0o644)
+        write_file(saved_file, saved + "\n", 0o644)
         written.append(f"{paths.settings_dir}/machine-id")
     cmdline = paths.at(CMDLINE)
     if cmdline.exists():
@@ -397,6 +403,6 @@ def keep_machine_id(paths: Paths) -> list[str]:
         token = f"systemd.machine_id={saved}"
         if token not in words:
             words = [w for w in words if not w.startswith("systemd.machine_id=")]
-            _write(cmdline, " ".join([*words, token]) + "\n", 0o644)
+            write_file(cmdline, " ".join([*words, token]) + "\n", 0o644)
             written.append(CMDLINE)
     return written
