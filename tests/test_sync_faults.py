@@ -144,6 +144,31 @@ def test_a_table_whose_first_code_waits_for_the_scorer_plays_on_its_own_meanwhil
 
 
 @pytest.mark.unit
+def test_a_first_code_turned_away_is_said_on_the_table_not_waited_for(tmp_path):
+    """A mistyped code in kiosk.toml: the strip said 等待配对 for ever, the reason only in the
+    system log."""
+    from kiosk.table.view import snapshot
+    from kiosk.ui.presenter import present
+
+    director, codes = hall(tmp_path / "scorer")
+    client = TestClient(create_app(director))
+    wrong = f"{(int(codes[1]) + 1) % 10**6:06d}"
+    k = tmp_path / "k"
+    session = TableSession.open(k, 1, RULESETS, SystemClock())
+    outbox = Outbox(table_path(k, 1), ScorerLink("http://127.0.0.1:9"), pair=lambda: join(
+        k, 1, "http://testserver", wrong, RULESETS, client, running=True))
+    try:
+        assert not outbox.flush(0.1)  # one try, turned away
+        screen = present(replace(snapshot(session), link=outbox.state), time.time(), "zh-Hans")
+        assert screen.strip[-1].value == "配对未成"
+        assert screen.lines[-1].startswith("配对未成：第 1 桌的配对码不对")
+        assert "还可再试 2 次" in screen.lines[-1]
+        assert "setup:xiamen-2015" in [b.action for g in screen.grids for b in g.buttons]
+    finally:
+        session.close()
+
+
+@pytest.mark.unit
 def test_a_kiosk_with_another_copy_of_the_ruleset_is_refused(tmp_path):
     director, codes = hall(tmp_path / "scorer")
     client = TestClient(create_app(director))

@@ -204,7 +204,8 @@ def _link(link: Any, t: Any) -> str:
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
     elif getattr(link, "pairing", False):  # a first boot's code, tried until it answers
-        text = t("ui.link.pairing")
+        # (turned away: the setup says why, where there is room for it)
+        text = t("ui.link.pairing_refused" if link.status == "refused" else "ui.link.pairing")
     elif link.status == "refused":  # the reason in words when the link has them
         text = t("ui.link.refused_why", why=t(link.error_key, **link.error_params)) \
             if getattr(link, "error_key", None) else t("ui.link.refused")
@@ -278,7 +279,11 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
                 pager(page, pages, t)]
     if view.phase == Phase.OVER:
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
-    lines = (t("ui.setup.paired" if paired else "ui.setup.how"),)
+    lines: tuple[str, ...] = (t("ui.setup.paired" if paired else "ui.setup.how"),)
+    link = view.link
+    if link is not None and getattr(link, "pairing", False) and link.status == "refused" and \
+            getattr(link, "error_key", None):  # the code turned away: why, for the technician
+        lines += (t("ui.setup.pairing_refused", why=t(link.error_key, **link.error_params)),)
     grids = (Grid(name_buttons, 3, 2),) if name_buttons else ()
     return ScreenModel("step", "setup", t("ui.setup.title", n=view.table), lines=lines,
                        grids=(*grids, Grid(rulesets, 2, 1)) if rulesets else grids,
