@@ -30,7 +30,7 @@ from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sim.table import simulate
-from kiosk.sync.join import join
+from kiosk.sync.join import join, pair_later
 from kiosk.sync.link import Credential, ScorerLink
 from kiosk.sync.outbox import Outbox
 from kiosk.sync.wiring import connect
@@ -155,15 +155,29 @@ def test_a_first_code_turned_away_is_said_on_the_table_not_waited_for(tmp_path):
     wrong = f"{(int(codes[1]) + 1) % 10**6:06d}"
     k = tmp_path / "k"
     session = TableSession.open(k, 1, RULESETS, SystemClock())
-    outbox = Outbox(table_path(k, 1), ScorerLink("http://127.0.0.1:9"), pair=lambda: join(
-        k, 1, "http://testserver", wrong, RULESETS, client, running=True))
+    outbox = Outbox(table_path(k, 1), ScorerLink("http://127.0.0.1:9"),
+                    pair=pair_later(k, 1, "http://testserver", wrong, RULESETS, client))
+
+    def setup_screen(link):
+        return present(replace(snapshot(session), link=link), time.time(), "zh-Hans")
+
     try:
         assert not outbox.flush(0.1)  # one try, turned away
-        screen = present(replace(snapshot(session), link=outbox.state), time.time(), "zh-Hans")
+        assert not outbox.flush(0.1)  # and not sent again: it would use up the code's tries
+        assert director.store.code_states()[1] == "open"
+        screen = setup_screen(outbox.state)
         assert screen.strip[-1].value == "配对未成"
         assert screen.lines[-1].startswith("配对未成：第 1 桌的配对码不对")
         assert "还可再试 2 次" in screen.lines[-1]
         assert "setup:xiamen-2015" in [b.action for g in screen.grids for b in g.buttons]
+        # the scorer busy with other tables' pairings: still waiting, not 「差 0 条」
+        busy = replace(outbox.state, status="behind", behind=0)
+        assert setup_screen(busy).strip[-1].value == "等待配对"
+        # refused already at the table's start (`kiosk table`): not sent from the thread
+        at_start = LinkError("wrong code", 403, "sync.wrong-code-left", {"table": 1, "left": 2})
+        with pytest.raises(LinkError) as again:
+            pair_later(k, 1, "http://testserver", wrong, RULESETS, client, first=at_start)()
+        assert again.value is at_start and director.store.code_states()[1] == "open"
     finally:
         session.close()
 

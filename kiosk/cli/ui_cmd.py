@@ -129,7 +129,7 @@ def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
     from the outbox's thread, tried again with its backoff while the table plays offline."""
     from ..errors import LinkError, NotPaired
     from ..i18n import explain, translator
-    from ..sync.join import join
+    from ..sync.join import CODE_REFUSED, join, pair_later
     from ..sync.link import Credential, ScorerLink
     from ..sync.outbox import Outbox
     from ..table.journal import table_path
@@ -152,12 +152,13 @@ def _outbox(args: argparse.Namespace, data: Path, rulesets: Any) -> Any:
 
         if pending is None:
             raise not_paired(exc, args.table) from None
-        print(t("terminal.failed", command="table", message=t(
-            "terminal.fleet.pair_later", reason=explain(not_paired(exc, args.table),
-                                                        args.lang))), file=sys.stderr)
+        reason = explain(not_paired(exc, args.table), args.lang)
+        print(t("terminal.failed", command="table", message=reason if exc.key in CODE_REFUSED
+                else t("terminal.fleet.pair_later", reason=reason)), file=sys.stderr)
+        tried = pair_later(data, args.table, args.scorer, pending, rulesets, first=exc)
 
         def pair() -> ScorerLink:
-            paired = join(data, args.table, args.scorer, pending, rulesets, running=True)
+            paired = tried()
             code_file.unlink(missing_ok=True)
             return paired
 

@@ -55,6 +55,34 @@ def join(data_dir: str | Path, table: int, url: str | None, code: str | None,
     raise failure
 
 
+#: Refusals of the code itself: the same code would be refused again (and a wrong one would
+#: use up its tries), so a code refused so is not sent again.
+CODE_REFUSED = frozenset({"sync.wrong-code-left", "sync.wrong-code", "sync.no-code",
+                          "sync.ruleset-differs"})
+
+
+def pair_later(data_dir: str | Path, table: int, url: str | None, code: str,
+               rulesets: Rulesets, client: httpx.Client | None = None,
+               first: LinkError | None = None) -> Callable[[], ScorerLink]:
+    """A first boot's code, to be tried from the outbox's thread until the scorer answers: each
+    call is `join` (running), until the scorer refuses the code itself; from then on that
+    refusal is raised again without asking (a new code, or the right ruleset file, comes
+    with a restart). `first`: the refusal of the try at the table's start."""
+    refused = [first] if first is not None and first.key in CODE_REFUSED else []
+
+    def pair() -> ScorerLink:
+        if refused:
+            raise refused[0]
+        try:
+            return join(data_dir, table, url, code, rulesets, client, running=True)
+        except LinkError as exc:
+            if exc.key in CODE_REFUSED:
+                refused.append(exc)
+            raise
+
+    return pair
+
+
 PAIR_TRIES = 4  # tries of a pairing turned away for now: three waits, each what the scorer asks
 
 

@@ -199,13 +199,13 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
 
 def _link(link: Any, t: Any) -> str:
     """The scorer link, as the strip says it; a wall clock off the scorer's is said too."""
-    if link.status == "in-sync":
+    if getattr(link, "pairing", False):  # a first boot's code, tried until it answers
+        # (turned away: the setup says why, where there is room for it)
+        text = t("ui.link.pairing_refused" if link.status == "refused" else "ui.link.pairing")
+    elif link.status == "in-sync":
         text = t("ui.link.in-sync")
     elif link.status == "behind":
         text = t("ui.link.behind", n=link.behind)
-    elif getattr(link, "pairing", False):  # a first boot's code, tried until it answers
-        # (turned away: the setup says why, where there is room for it)
-        text = t("ui.link.pairing_refused" if link.status == "refused" else "ui.link.pairing")
     elif link.status == "refused":  # the reason in words when the link has them
         text = t("ui.link.refused_why", why=t(link.error_key, **link.error_params)) \
             if getattr(link, "error_key", None) else t("ui.link.refused")
