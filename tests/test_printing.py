@@ -537,3 +537,40 @@ def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
     marked = [hand for hand, row in rows if "裁判已更正" in row]
     assert marked == ["1"], rows
     d.store.close()
+
+
+@pytest.mark.process
+def test_the_signatures_never_start_a_page_without_the_sheet_they_certify(event, tmp_path):
+    """Head referee's test M5: a table of 20 hands filled its page to the foot, and the
+    第三方签名证明人 / 裁判 row went over alone to the next page, away from the sheet it
+    certifies. Sheets of 8 to 35 hands (the table's own, again and again) put the foot of
+    the first page at every row in turn: wherever the signatures fall, the sheet's last rows
+    go with them."""
+    from kiosk.scorer.printing import layout
+    from kiosk.scorer.printing.templating import render as render_page
+
+    d, _ = event
+    parts = printing.gather(d, "sheets", "zh-Hans", round_no=1, table=1)
+    sheet = printing.fill_sheet(parts.context["sheets"][0], d.rulesets, "zh-Hans")
+    hands = sheet["hands"]
+    assert hands
+    sheets = [{**sheet, "table": n,
+               "hands": [{**hands[i % len(hands)], "hand": i + 1} for i in range(n)]}
+              for n in range(8, 36)]
+    path = tmp_path / "long.pdf"
+    path.write_bytes(layout.pdf_of(render_page("print/sheets.html", "zh-Hans",
+                                               **{**parts.context, "sheets": sheets})))
+    text = subprocess.run([tool("pdftotext"), "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+    signed = 0
+    for number, page in enumerate(text.split("\f"), 1):
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        at = next((i for i, line in enumerate(lines) if "第三方签名证明人" in line), None)
+        if at is None:
+            continue
+        signed += 1
+        above = lines[:at]
+        rows = [line for line in above if re.match(r"\d+ [东南西北] ", line)
+                or "参赛选手签名确认" in line]
+        assert rows, (number, lines)  # a hand's row or the form, on the signatures' page
+    assert signed == len(sheets)
