@@ -117,7 +117,7 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
                   "第三方签名证明人", "裁判"):
         assert field in html
     ruled = printing.html(d, "sheets", "en", round_no=1, table=3)
-    assert "Ruling: adjusted by the head referee, North–South loses." in ruled
+    assert "Ruling: adjusted result, North–South loses." in ruled
     assert "Net levels: 2." in ruled
 
 
@@ -349,7 +349,7 @@ def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
         assert names[row[2]] == row[3] and names[row[4]] == row[5]
         assert names[row[6]] == row[7]  # the winner by name too, not only its id
     assert rows[2][12] == "判负" and rows[2][13] == "未到场 no-show"
-    assert rows[3][12] == "裁判长改判"
+    assert rows[3][12] == "改判结果"
     english = list(csv.reader(io.StringIO(exports.results_csv(d, "en").removeprefix("\ufeff"))))
     assert english[2][12] == "forfeit" and english[1][12] == "at the table"
 
@@ -362,11 +362,11 @@ def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
     book = load_workbook(path)
     assert book.sheetnames == ["排名", "各轮成绩", "裁决", "操作日志"]
     standings = list(book["排名"].values)
-    assert standings[0][:3] == ("名次", "编号", "队伍") and len(standings) == 1 + 7
-    assert any(row[2] == "=1+1" for row in standings[1:])  # a name, never a formula
-    assert book["排名"].cell(row=2, column=5).data_type == "n"  # points stay numbers
+    assert standings[0][:4] == ("名次", "并列", "编号", "队伍") and len(standings) == 1 + 7
+    assert any(row[3] == "=1+1" for row in standings[1:])  # a name, never a formula
+    assert book["排名"].cell(row=2, column=7).data_type == "n"  # points stay numbers
     rulings = list(book["裁决"].values)[1:]
-    assert [r[4] for r in rulings] == ["判负", "裁判长改判"]
+    assert [r[4] for r in rulings] == ["判负", "改判结果"]
     log = [r[2] for r in list(book["操作日志"].values)[1:]]
     assert any("退赛" in line for line in log) and any("公布第 2 轮" in line for line in log)
 
@@ -574,3 +574,108 @@ def test_the_signatures_never_start_a_page_without_the_sheet_they_certify(event,
                 or "参赛选手签名确认" in line]
         assert rows, (number, lines)  # a hand's row or the form, on the signatures' page
     assert signed == len(sheets)
+
+
+@pytest.mark.unit
+def test_the_workbooks_ranks_are_numbers_and_a_tie_is_said_beside_them(event, tmp_path):
+    """M14: 名次 was text ('1', '2', … '10', '2=', 'A1') and Excel sorted 10 before 2. The
+    rank is a number; a shared rank says 并列 in a column of its own, and a group (A, B …)
+    in one before it, so that sorting by 组 then 名次 gives each group's order."""
+    d, _ = event
+    sheet = load_workbook(io.BytesIO(exports.workbook(d)))["排名"]
+    head = [c.value for c in sheet[1]]
+    rows = list(sheet.iter_rows(min_row=2))
+    standing = views.standing_rows(d)
+    assert any(s.tied for s in standing)  # (the fixture has a shared rank)
+    rank = head.index("名次")
+    assert [(r[rank].value, r[rank].data_type) for r in rows] == [(s.rank, "n")
+                                                                  for s in standing]
+    tied = head.index("并列")
+    assert [r[tied].value for r in rows] == ["并列" if s.tied else None for s in standing]
+    assert "组" not in head  # no groups, no empty column for them
+    grouped = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    grouped.create_event("小组赛", "chaodipi-2011", seed=1)  # eight groups of two
+    grouped.import_teams(("编号,队名\n" + "\n".join(
+        f"t{i:02d},队{i}" for i in range(1, 17))).encode())
+    grouped.add_tables(8)
+    grouped.start_round(0)
+    rows = list(load_workbook(io.BytesIO(exports.workbook(grouped)))["排名"].values)
+    assert rows[0][:3] == ("组", "名次", "并列")
+    assert [row[:2] for row in rows[1:]] == [(s.group, s.rank)
+                                             for s in views.standing_rows(grouped)]
+    assert {row[0] for row in rows[1:]} == set("ABCDEFGH")
+    grouped.store.close()
+
+
+@pytest.mark.unit
+def test_the_workbooks_times_are_date_times_and_the_csv_says_them_as_before(event):
+    """M14: the rulings' and the log's times were text: they neither sorted nor filtered as
+    times in Excel."""
+    import datetime
+
+    d, _ = event
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    for name in ("裁决", "操作日志"):
+        sheet = book[name]
+        column = [c.value for c in sheet[1]].index("时间")
+        cells = [row[column] for row in sheet.iter_rows(min_row=2)]
+        assert cells and all(isinstance(c.value, datetime.datetime) and c.is_date
+                             for c in cells), name
+        assert cells[0].number_format == "yyyy-mm-dd hh:mm:ss"
+    first = list(csv.reader(io.StringIO(exports.audit_csv(d).removeprefix("\ufeff"))))[1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", first[0]), first
+
+
+@pytest.mark.unit
+def test_every_workbook_sheet_prints_across_one_page_wide_with_its_header_on_each(event):
+    """M14: no print setup: 各轮成绩's 14 columns spilled over three pages upright, and the
+    header row was on the first page only."""
+    d, _ = event
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    for sheet in book.worksheets:
+        setup = sheet.page_setup
+        assert setup.orientation == "landscape", sheet.title
+        assert int(setup.paperSize) == int(sheet.PAPERSIZE_A4)
+        assert sheet.sheet_properties.pageSetUpPr.fitToPage
+        assert int(setup.fitToWidth) == 1 and int(setup.fitToHeight) == 0  # any pages down
+        assert sheet.print_title_rows == "$1:$1", sheet.title
+
+
+@pytest.mark.unit
+def test_the_results_list_a_late_entrys_missed_rounds_as_the_standings_count_them(event):
+    """M14: 各轮成绩 (and results.csv) listed the byes but not a late entry's missed round,
+    which the standings count (its big points) and the scorecards show."""
+    d, _ = event
+    late = next(r for r in d.team_rows() if r.joined_round > 1)
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    rows = list(book["各轮成绩"].values)
+    head = rows[0]
+    found = [r for r in rows[1:] if late.id in (r[2], r[4]) and r[0] == 1]
+    assert [(r[0], r[head.index("南北大分")], r[head.index("判定")]) for r in found] == \
+        [(1, late.missed_points, "缺赛（补报名）")]
+    text = list(csv.reader(io.StringIO(exports.results_csv(d).removeprefix("\ufeff"))))
+    assert [r[12] for r in text if r[2] == late.id and r[0] == "1"] == ["缺赛（补报名）"]
+    json_rows = [m for m in exports.results_json(d)["matches"]
+                 if m["ns"] == late.id and m["round"] == 1]
+    assert [m["decided_by"] for m in json_rows] == ["late"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_a_ruling_is_named_on_paper_and_in_the_exports_as_the_console_names_it(event, lang):
+    """M14: the console records and lists an adjusted result as 改判结果; the CSV, the
+    workbook, the text sheets and the printed pages called it 裁判长改判."""
+    from kiosk.i18n import catalog
+
+    d, _ = event
+    named = {kind: catalog(lang)[f"admin.ruling.kind.{kind}"]
+             for kind in ("forfeit", "adjusted")}
+    rows = list(csv.reader(io.StringIO(exports.results_csv(d, lang).removeprefix("\ufeff"))))
+    assert [r[12] for r in rows if r[1] in ("2", "3") and r[0] == "1"] == \
+        [named["forfeit"], named["adjusted"]]
+    rulings = list(load_workbook(io.BytesIO(exports.workbook(d, lang))).worksheets[2].values)
+    assert [r[4] for r in rulings[1:]] == [named["forfeit"], named["adjusted"]]
+    assert named["adjusted"] in exports.sheets(d, lang)
+    assert html.escape(named["adjusted"]) in printing.html(d, "sheets", lang, round_no=1,
+                                                           table=3)
+    assert html.escape(named["adjusted"]) in printing.html(d, "scorecards", lang)
