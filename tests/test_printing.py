@@ -415,7 +415,7 @@ def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
 def test_printed_chinese_has_its_own_colons_and_english_its_apostrophes_once(event):
     d, _ = event
     standings, cards = (printing.html(d, kind, "zh-Hans") for kind in ("standings", "scorecards"))
-    assert "排名依据：净胜级 → " in standings and "排名依据:" not in standings
+    assert "排名依据：大分 → 净胜级 → " in standings and "排名依据:" not in standings
     assert "队员：" in cards and "队员:" not in cards
     assert "opponents&#39; big points" in printing.html(d, "standings", "en")
 
@@ -679,3 +679,82 @@ def test_a_ruling_is_named_on_paper_and_in_the_exports_as_the_console_names_it(e
     assert html.escape(named["adjusted"]) in printing.html(d, "sheets", lang, round_no=1,
                                                            table=3)
     assert html.escape(named["adjusted"]) in printing.html(d, "scorecards", lang)
+
+
+@pytest.mark.unit
+def test_wall_lists_follow_pinyin_order_and_read_traditional_names_as_simplified(tmp_path):
+    """Head referee's test: 「厦門…」 filed under shà while 「厦门…」 under xià (pypinyin knows
+    the phrase 厦门 only in simplified), and 建发 came before 集美 (the spellings compared
+    run together, jianfa < jimei): a dictionary puts 集 jí before 建 jiàn."""
+    names = ["厦門糧食貿易公司", "建发粮食", "集美粮油公司", "厦门市思明区粮食局",
+             "湖里区物流中心", "象屿粮油", "思明区供销社", "翔安粮库", "廈門大學教職工隊",
+             "金门乡亲队"]
+    wanted = ["湖里区物流中心", "集美粮油公司", "建发粮食", "金门乡亲队", "思明区供销社",
+              "廈門大學教職工隊", "厦門糧食貿易公司", "厦门市思明区粮食局", "翔安粮库",
+              "象屿粮油"]
+    assert sorted(names, key=views.sort_key) == wanted
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=2)
+    d.import_teams(("编号,队名\n" + "\n".join(
+        f"t{i:02d},{n}" for i, n in enumerate(names, 1))).encode())
+    d.add_tables(len(names) // 2)
+    d.start_round(0)
+    page = printing.html(d, "pairings-team", "zh-Hans")
+    assert re.findall(r"<tr><td>(\S+) <span", page) == wanted
+    d.store.close()
+
+
+@pytest.mark.unit
+def test_a_scorecards_round_without_a_side_says_so_across_the_row(event):
+    """The 方位 column said 已退赛 and 尚未参赛, as if they were sides: a round without one
+    (missed by a late entry, after a withdrawal, a bye) says so in one cell across 方位,
+    对手 and 结果."""
+    d, _ = event
+    page = printing.html(d, "scorecards", "zh-Hans")
+    late = next(r for r in d.team_rows() if r.joined_round > 1)
+    out = next(r for r in d.team_rows() if r.withdrawn_after is not None)
+    for team, said in ((late, "缺赛（补报名）"), (out, "已退赛")):
+        card = re.search(rf"<section class=\"card\">\s*<h2>{re.escape(team.name)} .*?</section>",
+                         page, re.S).group(0)
+        rows = re.findall(r"<tr>(.*?)</tr>", card, re.S)
+        assert any(re.search(rf'<td colspan="3" class="status">{said}</td>', row)
+                   for row in rows), card
+    assert "尚未参赛" not in page
+    assert not re.search(r"<td>已退赛</td>", page)
+
+
+@pytest.mark.process
+def test_pairings_by_table_give_north_south_and_east_west_the_same_width(tmp_path):
+    """A long name on one side made its column wide and squeezed the other, so that its names
+    wrapped (pdf-r5-pairings-table): both sides are as wide as each other."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=2)
+    d.import_teams("编号,队名,单位\nt01,厦门市思明区粮食和物资储备局直属粮油质量检测中心八十分爱好者协会代表队,"
+                   "市粮食局\nt02,湖里区物流中心,湖里物流\n".encode())
+    d.add_tables(1)
+    d.start_round(0)
+    path = tmp_path / "pairings.pdf"
+    path.write_bytes(printing.pdf(d, "pairings-table", "zh-Hans"))
+    boxes = subprocess.run([tool("pdftotext"), "-bbox", str(path), "-"], check=True,
+                           capture_output=True, text=True, timeout=60).stdout
+    page = float(re.search(r'<page width="([\d.]+)"', boxes).group(1))
+
+    def left(word: str) -> float:
+        return float(re.search(rf'<word xMin="([\d.]+)"[^>]*>{word}</word>', boxes).group(1))
+
+    right = page - 12 / 25.4 * 72  # the table ends at the page's right margin (12 mm)
+    padding = (2 + 0.3) / 25.4 * 72  # a cell's padding and border, before its first word
+    ns = left("东西") - left("南北")
+    ew = right - (left("东西") - padding)
+    assert abs(ns - ew) < 3, (ns, ew)
+    d.store.close()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("lang", "said"), [
+    ("zh-Hans", "排名依据：大分 → 净胜级 → 对手大分之和 → 两队之间的胜负。"),
+    ("zh-Hant", "排名依據：大分 → 淨勝級 → 對手大分之和 → 兩隊之間的勝負。"),
+    ("en", "Order: big points → net levels → opponents&#39; big points")])
+def test_the_standings_footnote_names_big_points_as_the_first_criterion(event, lang, said):
+    d, _ = event
+    assert said in printing.html(d, "standings", lang)
