@@ -117,7 +117,7 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
                   "第三方签名证明人", "裁判"):
         assert field in html
     ruled = printing.html(d, "sheets", "en", round_no=1, table=3)
-    assert "Ruling: adjusted by the head referee, North–South loses." in ruled
+    assert "Ruling: adjusted result, North–South loses." in ruled
     assert "Net levels: 2." in ruled
 
 
@@ -349,7 +349,7 @@ def test_the_csv_opens_in_chinese_excel_with_names_ids_and_rulings(event):
         assert names[row[2]] == row[3] and names[row[4]] == row[5]
         assert names[row[6]] == row[7]  # the winner by name too, not only its id
     assert rows[2][12] == "判负" and rows[2][13] == "未到场 no-show"
-    assert rows[3][12] == "裁判长改判"
+    assert rows[3][12] == "改判结果"
     english = list(csv.reader(io.StringIO(exports.results_csv(d, "en").removeprefix("\ufeff"))))
     assert english[2][12] == "forfeit" and english[1][12] == "at the table"
 
@@ -362,11 +362,11 @@ def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
     book = load_workbook(path)
     assert book.sheetnames == ["排名", "各轮成绩", "裁决", "操作日志"]
     standings = list(book["排名"].values)
-    assert standings[0][:3] == ("名次", "编号", "队伍") and len(standings) == 1 + 7
-    assert any(row[2] == "=1+1" for row in standings[1:])  # a name, never a formula
-    assert book["排名"].cell(row=2, column=5).data_type == "n"  # points stay numbers
+    assert standings[0][:4] == ("名次", "并列", "编号", "队伍") and len(standings) == 1 + 7
+    assert any(row[3] == "=1+1" for row in standings[1:])  # a name, never a formula
+    assert book["排名"].cell(row=2, column=7).data_type == "n"  # points stay numbers
     rulings = list(book["裁决"].values)[1:]
-    assert [r[4] for r in rulings] == ["判负", "裁判长改判"]
+    assert [r[4] for r in rulings] == ["判负", "改判结果"]
     log = [r[2] for r in list(book["操作日志"].values)[1:]]
     assert any("退赛" in line for line in log) and any("公布第 2 轮" in line for line in log)
 
@@ -415,7 +415,7 @@ def test_the_print_page_prints_an_earlier_rounds_pairings_and_sheets(event):
 def test_printed_chinese_has_its_own_colons_and_english_its_apostrophes_once(event):
     d, _ = event
     standings, cards = (printing.html(d, kind, "zh-Hans") for kind in ("standings", "scorecards"))
-    assert "排名依据：净胜级 → " in standings and "排名依据:" not in standings
+    assert "排名依据：大分 → 净胜级 → " in standings and "排名依据:" not in standings
     assert "队员：" in cards and "队员:" not in cards
     assert "opponents&#39; big points" in printing.html(d, "standings", "en")
 
@@ -537,3 +537,224 @@ def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
     marked = [hand for hand, row in rows if "裁判已更正" in row]
     assert marked == ["1"], rows
     d.store.close()
+
+
+@pytest.mark.process
+def test_the_signatures_never_start_a_page_without_the_sheet_they_certify(event, tmp_path):
+    """Head referee's test M5: a table of 20 hands filled its page to the foot, and the
+    第三方签名证明人 / 裁判 row went over alone to the next page, away from the sheet it
+    certifies. Sheets of 8 to 35 hands (the table's own, again and again) put the foot of
+    the first page at every row in turn: wherever the signatures fall, the sheet's last rows
+    go with them."""
+    from kiosk.scorer.printing import layout
+    from kiosk.scorer.printing.templating import render as render_page
+
+    d, _ = event
+    parts = printing.gather(d, "sheets", "zh-Hans", round_no=1, table=1)
+    sheet = printing.fill_sheet(parts.context["sheets"][0], d.rulesets, "zh-Hans")
+    hands = sheet["hands"]
+    assert hands
+    sheets = [{**sheet, "table": n,
+               "hands": [{**hands[i % len(hands)], "hand": i + 1} for i in range(n)]}
+              for n in range(8, 36)]
+    path = tmp_path / "long.pdf"
+    path.write_bytes(layout.pdf_of(render_page("print/sheets.html", "zh-Hans",
+                                               **{**parts.context, "sheets": sheets})))
+    text = subprocess.run([tool("pdftotext"), "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True, timeout=120).stdout
+    signed = 0
+    for number, page in enumerate(text.split("\f"), 1):
+        lines = [line.strip() for line in page.splitlines() if line.strip()]
+        at = next((i for i, line in enumerate(lines) if "第三方签名证明人" in line), None)
+        if at is None:
+            continue
+        signed += 1
+        above = lines[:at]
+        rows = [line for line in above if re.match(r"\d+ [东南西北] ", line)
+                or "参赛选手签名确认" in line]
+        assert rows, (number, lines)  # a hand's row or the form, on the signatures' page
+    assert signed == len(sheets)
+
+
+@pytest.mark.unit
+def test_the_workbooks_ranks_are_numbers_and_a_tie_is_said_beside_them(event, tmp_path):
+    """M14: 名次 was text ('1', '2', … '10', '2=', 'A1') and Excel sorted 10 before 2. The
+    rank is a number; a shared rank says 并列 in a column of its own, and a group (A, B …)
+    in one before it, so that sorting by 组 then 名次 gives each group's order."""
+    d, _ = event
+    sheet = load_workbook(io.BytesIO(exports.workbook(d)))["排名"]
+    head = [c.value for c in sheet[1]]
+    rows = list(sheet.iter_rows(min_row=2))
+    standing = views.standing_rows(d)
+    assert any(s.tied for s in standing)  # (the fixture has a shared rank)
+    rank = head.index("名次")
+    assert [(r[rank].value, r[rank].data_type) for r in rows] == [(s.rank, "n")
+                                                                  for s in standing]
+    tied = head.index("并列")
+    assert [r[tied].value for r in rows] == ["并列" if s.tied else None for s in standing]
+    assert "组" not in head  # no groups, no empty column for them
+    grouped = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    grouped.create_event("小组赛", "chaodipi-2011", seed=1)  # eight groups of two
+    grouped.import_teams(("编号,队名\n" + "\n".join(
+        f"t{i:02d},队{i}" for i in range(1, 17))).encode())
+    grouped.add_tables(8)
+    grouped.start_round(0)
+    rows = list(load_workbook(io.BytesIO(exports.workbook(grouped)))["排名"].values)
+    assert rows[0][:3] == ("组", "名次", "并列")
+    assert [row[:2] for row in rows[1:]] == [(s.group, s.rank)
+                                             for s in views.standing_rows(grouped)]
+    assert {row[0] for row in rows[1:]} == set("ABCDEFGH")
+    grouped.store.close()
+
+
+@pytest.mark.unit
+def test_the_workbooks_times_are_date_times_and_the_csv_says_them_as_before(event):
+    """M14: the rulings' and the log's times were text: they neither sorted nor filtered as
+    times in Excel."""
+    import datetime
+
+    d, _ = event
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    for name in ("裁决", "操作日志"):
+        sheet = book[name]
+        column = [c.value for c in sheet[1]].index("时间")
+        cells = [row[column] for row in sheet.iter_rows(min_row=2)]
+        assert cells and all(isinstance(c.value, datetime.datetime) and c.is_date
+                             for c in cells), name
+        assert cells[0].number_format == "yyyy-mm-dd hh:mm:ss"
+    first = list(csv.reader(io.StringIO(exports.audit_csv(d).removeprefix("\ufeff"))))[1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", first[0]), first
+
+
+@pytest.mark.unit
+def test_every_workbook_sheet_prints_across_one_page_wide_with_its_header_on_each(event):
+    """M14: no print setup: 各轮成绩's 14 columns spilled over three pages upright, and the
+    header row was on the first page only."""
+    d, _ = event
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    for sheet in book.worksheets:
+        setup = sheet.page_setup
+        assert setup.orientation == "landscape", sheet.title
+        assert int(setup.paperSize) == int(sheet.PAPERSIZE_A4)
+        assert sheet.sheet_properties.pageSetUpPr.fitToPage
+        assert int(setup.fitToWidth) == 1 and int(setup.fitToHeight) == 0  # any pages down
+        assert sheet.print_title_rows == "$1:$1", sheet.title
+
+
+@pytest.mark.unit
+def test_the_results_list_a_late_entrys_missed_rounds_as_the_standings_count_them(event):
+    """M14: 各轮成绩 (and results.csv) listed the byes but not a late entry's missed round,
+    which the standings count (its big points) and the scorecards show."""
+    d, _ = event
+    late = next(r for r in d.team_rows() if r.joined_round > 1)
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    rows = list(book["各轮成绩"].values)
+    head = rows[0]
+    found = [r for r in rows[1:] if late.id in (r[2], r[4]) and r[0] == 1]
+    assert [(r[0], r[head.index("南北大分")], r[head.index("判定")]) for r in found] == \
+        [(1, late.missed_points, "缺赛（补报名）")]
+    text = list(csv.reader(io.StringIO(exports.results_csv(d).removeprefix("\ufeff"))))
+    assert [r[12] for r in text if r[2] == late.id and r[0] == "1"] == ["缺赛（补报名）"]
+    json_rows = [m for m in exports.results_json(d)["matches"]
+                 if m["ns"] == late.id and m["round"] == 1]
+    assert [m["decided_by"] for m in json_rows] == ["late"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant", "en"])
+def test_a_ruling_is_named_on_paper_and_in_the_exports_as_the_console_names_it(event, lang):
+    """M14: the console records and lists an adjusted result as 改判结果; the CSV, the
+    workbook, the text sheets and the printed pages called it 裁判长改判."""
+    from kiosk.i18n import catalog
+
+    d, _ = event
+    named = {kind: catalog(lang)[f"admin.ruling.kind.{kind}"]
+             for kind in ("forfeit", "adjusted")}
+    rows = list(csv.reader(io.StringIO(exports.results_csv(d, lang).removeprefix("\ufeff"))))
+    assert [r[12] for r in rows if r[1] in ("2", "3") and r[0] == "1"] == \
+        [named["forfeit"], named["adjusted"]]
+    rulings = list(load_workbook(io.BytesIO(exports.workbook(d, lang))).worksheets[2].values)
+    assert [r[4] for r in rulings[1:]] == [named["forfeit"], named["adjusted"]]
+    assert named["adjusted"] in exports.sheets(d, lang)
+    assert html.escape(named["adjusted"]) in printing.html(d, "sheets", lang, round_no=1,
+                                                           table=3)
+    assert html.escape(named["adjusted"]) in printing.html(d, "scorecards", lang)
+
+
+@pytest.mark.unit
+def test_wall_lists_follow_pinyin_order_and_read_traditional_names_as_simplified(tmp_path):
+    """Head referee's test: 「厦門…」 filed under shà while 「厦门…」 under xià (pypinyin knows
+    the phrase 厦门 only in simplified), and 建发 came before 集美 (the spellings compared
+    run together, jianfa < jimei): a dictionary puts 集 jí before 建 jiàn."""
+    names = ["厦門糧食貿易公司", "建发粮食", "集美粮油公司", "厦门市思明区粮食局",
+             "湖里区物流中心", "象屿粮油", "思明区供销社", "翔安粮库", "廈門大學教職工隊",
+             "金门乡亲队"]
+    wanted = ["湖里区物流中心", "集美粮油公司", "建发粮食", "金门乡亲队", "思明区供销社",
+              "廈門大學教職工隊", "厦門糧食貿易公司", "厦门市思明区粮食局", "翔安粮库",
+              "象屿粮油"]
+    assert sorted(names, key=views.sort_key) == wanted
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=2)
+    d.import_teams(("编号,队名\n" + "\n".join(
+        f"t{i:02d},{n}" for i, n in enumerate(names, 1))).encode())
+    d.add_tables(len(names) // 2)
+    d.start_round(0)
+    page = printing.html(d, "pairings-team", "zh-Hans")
+    assert re.findall(r"<tr><td>(\S+) <span", page) == wanted
+    d.store.close()
+
+
+@pytest.mark.unit
+def test_a_scorecards_round_without_a_side_says_so_across_the_row(event):
+    """The 方位 column said 已退赛 and 尚未参赛, as if they were sides: a round without one
+    (missed by a late entry, after a withdrawal, a bye) says so in one cell across 方位,
+    对手 and 结果."""
+    d, _ = event
+    page = printing.html(d, "scorecards", "zh-Hans")
+    late = next(r for r in d.team_rows() if r.joined_round > 1)
+    out = next(r for r in d.team_rows() if r.withdrawn_after is not None)
+    for team, said in ((late, "缺赛（补报名）"), (out, "已退赛")):
+        card = re.search(rf"<section class=\"card\">\s*<h2>{re.escape(team.name)} .*?</section>",
+                         page, re.S).group(0)
+        rows = re.findall(r"<tr>(.*?)</tr>", card, re.S)
+        assert any(re.search(rf'<td colspan="3" class="status">{said}</td>', row)
+                   for row in rows), card
+    assert "尚未参赛" not in page
+    assert not re.search(r"<td>已退赛</td>", page)
+
+
+@pytest.mark.process
+def test_pairings_by_table_give_north_south_and_east_west_the_same_width(tmp_path):
+    """A long name on one side made its column wide and squeezed the other, so that its names
+    wrapped (pdf-r5-pairings-table): both sides are as wide as each other."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=2)
+    d.import_teams("编号,队名,单位\nt01,厦门市思明区粮食和物资储备局直属粮油质量检测中心八十分爱好者协会代表队,"
+                   "市粮食局\nt02,湖里区物流中心,湖里物流\n".encode())
+    d.add_tables(1)
+    d.start_round(0)
+    path = tmp_path / "pairings.pdf"
+    path.write_bytes(printing.pdf(d, "pairings-table", "zh-Hans"))
+    boxes = subprocess.run([tool("pdftotext"), "-bbox", str(path), "-"], check=True,
+                           capture_output=True, text=True, timeout=60).stdout
+    page = float(re.search(r'<page width="([\d.]+)"', boxes).group(1))
+
+    def left(word: str) -> float:
+        return float(re.search(rf'<word xMin="([\d.]+)"[^>]*>{word}</word>', boxes).group(1))
+
+    right = page - 12 / 25.4 * 72  # the table ends at the page's right margin (12 mm)
+    padding = (2 + 0.3) / 25.4 * 72  # a cell's padding and border, before its first word
+    ns = left("东西") - left("南北")
+    ew = right - (left("东西") - padding)
+    assert abs(ns - ew) < 3, (ns, ew)
+    d.store.close()
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("lang", "said"), [
+    ("zh-Hans", "排名依据：大分 → 净胜级 → 对手大分之和 → 两队之间的胜负。"),
+    ("zh-Hant", "排名依據：大分 → 淨勝級 → 對手大分之和 → 兩隊之間的勝負。"),
+    ("en", "Order: big points → net levels → opponents&#39; big points")])
+def test_the_standings_footnote_names_big_points_as_the_first_criterion(event, lang, said):
+    d, _ = event
+    assert said in printing.html(d, "standings", lang)

@@ -286,3 +286,21 @@ def test_wrap_keeps_a_count_with_its_unit_and_leaves_no_character_alone_before_a
         assert "".join(lines).replace(" ", "") == question.replace(" ", "")
         assert not any(a.rstrip().endswith("25") for a in lines[:-1]), (cols, lines)
         assert len(lines) == 1 or len(lines[-1].strip().rstrip("。")) > 1, (cols, lines)
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize(("lang", "under", "tenths"), [
+    ("zh-Hans", "超时 不足 0.1 秒", "超时 0.3 秒"), ("zh-Hant", "超時 不足 0.1 秒", "超時 0.3 秒"),
+    ("en", "less than 0.1 s over", "0.3 s over")])
+def test_an_overrun_shorter_than_a_tenth_never_reads_as_zero_seconds(rulesets, lang, under,
+                                                                     tenths):
+    """The kiosk records an overrun in tenths of a second: a press 0.04 s late is over its
+    time and recorded as 0.0, which the score sheets printed as 「超时 0.0 秒：警告」."""
+    from kiosk.words.hand import penalty_name
+
+    ruleset = rulesets.require("xiamen-2015")
+    said = penalty_name({"code": "time-overrun", "seat": "S", "over_seconds": 0.0}, ruleset,
+                        lang)
+    assert under in said and "0.0" not in said
+    assert tenths in penalty_name({"code": "time-overrun", "seat": "S", "over_seconds": 0.3},
+                                  ruleset, lang)

@@ -139,8 +139,12 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
                                                                name=name, choice=picked)
     if p.get("cards"):
         name = t("words.with_cards", name=name, n=p["cards"])
-    if p.get("over_seconds") is not None:  # an overrun: by how much, as the kiosk said it
-        name = t("words.with_seconds", name=name, s=p["over_seconds"])
+    over = p.get("over_seconds")
+    if over is not None:  # an overrun: by how much, as the kiosk said it
+        # The kiosk keeps tenths: a press 0.04 s late is over, and recorded as 0.0 s.
+        under = isinstance(over, int | float) and over < 0.1
+        name = t("words.with_seconds_under", name=name) if under else \
+            t("words.with_seconds", name=name, s=over)
     return name
 
 

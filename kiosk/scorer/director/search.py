@@ -22,6 +22,12 @@ def _to_simplified() -> Callable[[str], str]:
     return opencc.OpenCC("t2s").convert  # type: ignore[no-any-return]
 
 
+def simplified(text: str) -> str:
+    """`text` in simplified characters, converted as a whole with OpenCC's phrases (乾隆
+    stays 乾隆, 廈門 becomes 厦门), for what reads a name rather than matches a character."""
+    return _to_simplified()(text) or text
+
+
 @functools.lru_cache(maxsize=65536)
 def _simplified(char: str) -> str:
     if ord(char) < 0x2E80:  # (letters, digits, punctuation: as they are)

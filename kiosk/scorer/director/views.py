@@ -13,6 +13,7 @@ from typing import Any
 from ...rules.errors import Words
 from ..tournament.core import Result
 from . import ONLINE_WITHIN, Director, Ruling
+from .search import simplified
 
 
 @dataclass(frozen=True)
@@ -198,16 +199,44 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
     return sorted(out.values(), key=lambda c: sort_key(c.name))
 
 
-def sort_key(name: str) -> tuple[list[str | int], str]:
-    """Alphabetical for a wall list: Chinese names by their pinyin, others as written, and
-    numbers by value (第2队, 第10队, 第100队, 第1000队: a player looks for 第10队 near 第9队)."""
-    from pypinyin import lazy_pinyin  # its dictionary takes a while: only printing needs it
+#: Chinese characters (the Unified Ideographs, Extension A, the compatibility ideographs and
+#: the supplementary planes' extensions), read by their pinyin in a wall list.
+_HAN = re.compile("([\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]+)")
 
-    spelled = "".join(lazy_pinyin(unicodedata.normalize("NFKC", name))).lower()
-    # split on digit runs: text at even places, numbers at odd ones, so any two keys compare
-    # text with text and number with number
-    runs = re.split(r"([0-9]+)", spelled)
-    return ([int(run) if i % 2 else run for i, run in enumerate(runs)], name)
+SortPart = tuple[int, int | str, int, str]
+
+
+def sort_key(name: str) -> tuple[list[SortPart], str]:
+    """Alphabetical for a wall list: Chinese names by their pinyin, others as written, and
+    numbers by value (第2队, 第10队, 第100队, 第1000队: a player looks for 第10队 near 第9队).
+
+    Chinese compares character by character, as a dictionary or a phone book orders it:
+    first the syllable, then its tone, then the character (集美 jí before 建发 jiàn; every
+    集 before the next syllable). A name is read in simplified characters, so that a
+    traditional one reads as the same words (廈門 and 厦門 are xià mén, as 厦门 is: pypinyin's
+    phrase list knows the simplified spelling only)."""
+    from pypinyin import Style, lazy_pinyin  # its dictionary takes a while: only printing
+
+    parts: list[SortPart] = []
+    text = simplified(unicodedata.normalize("NFKC", name))
+    for i, run in enumerate(_HAN.split(text)):
+        if i % 2:  # Chinese: one syllable a character, read in its phrase (长安, 银行)
+            spelled = lazy_pinyin(run, style=Style.TONE3, neutral_tone_with_five=True)
+            if len(spelled) != len(run):  # (a character pypinyin does not know)
+                spelled = [lazy_pinyin(c, style=Style.TONE3, neutral_tone_with_five=True)[0]
+                           for c in run]
+            for char, syllable in zip(run, spelled, strict=True):
+                letters = syllable.rstrip("0123456789")
+                tone = syllable[len(letters):]
+                parts.append((1, letters.lower() or char, int(tone) if tone else 0, char))
+            continue
+        # the rest as written, letter case aside; digit runs compare by value, before letters
+        for j, piece in enumerate(re.split(r"([0-9]+)", run.lower())):
+            if j % 2:
+                parts.append((0, int(piece), 0, ""))
+            elif piece.strip():
+                parts.append((1, piece.strip(), 0, ""))
+    return (parts, name)
 
 
 def pairings_by_team(director: Director, round_no: int) -> list[dict[str, Any]]:

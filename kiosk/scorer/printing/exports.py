@@ -10,7 +10,10 @@ security review adds its formula escaping there).
 from __future__ import annotations
 
 import csv
+import datetime
 import io
+import math
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -18,25 +21,35 @@ from ...protocol.wire import csv_cell
 from ...rules import Ruleset, Rulesets, replay
 from ...words.sheet import score_sheet
 from ..director import Director, views
-from .templating import who_text, words
+from ..director.base import SWISS_FORMATS
+from .templating import decided_text, who_text, words
 
 BOM = "\ufeff"
 RESULT_COLUMNS = ("round", "table", "ns_id", "ns", "ew_id", "ew", "winner_id", "winner",
                   "ns_points", "ew_points", "ns_net", "ew_net", "decided_by", "ruling_reason")
-STANDING_COLUMNS = ("rank", "team_id", "team", "unit", "points", "net", "opponents", "played",
-                    "status")
+STANDING_COLUMNS = ("rank", "tied", "team_id", "team", "unit", "points", "net", "opponents",
+                    "played", "status")  # ("group" first, in an event with groups)
 RULING_COLUMNS = ("round", "table", "ns", "ew", "ruling", "loser", "net", "reason", "by", "at",
                   "removed_by", "removed_at", "removal_reason")
 AUDIT_COLUMNS = ("at", "by", "action")
 
 
 def cell(value: Any) -> Any:
-    """A value as a spreadsheet cell: numbers stay numbers, everything else is text."""
+    """A value as a spreadsheet cell: numbers stay numbers, everything else is text (a time as
+    the console writes it, 2026-05-01 14:03:07)."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return str(value)
+    if isinstance(value, datetime.datetime):
+        return value.strftime("%Y-%m-%d %H:%M:%S")
     return value if isinstance(value, int | float) else str(value)
+
+
+def _time(at: float | None) -> datetime.datetime | None:
+    """A moment as the scorer's local time: a date-time cell in the workbook (sorts and
+    filters as one), text in a CSV (`cell`)."""
+    return None if at is None else datetime.datetime.fromtimestamp(at).replace(microsecond=0)
 
 
 # -- the tables every format shares ---------------------------------------------------------
@@ -46,6 +59,7 @@ def result_rows(director: Director, lang: str) -> list[list[Any]]:
     """One row a match (or bye, or a late entry's missed round)."""
     t = words(lang)
     out = []
+    missed = _missed(director)
     for round_no in range(1, director.current_round() + 1):
         for m in views.round_rows(director, round_no):
             r = m.result
@@ -54,11 +68,15 @@ def result_rows(director: Director, lang: str) -> list[list[Any]]:
                         director.team_names().get(winner, "") if winner else "",
                         r.points[m.ns] if r else "", r.points[m.ew] if r else "",
                         r.net[m.ns] if r else "", r.net[m.ew] if r else "",
-                        t(f"print.decided.{m.decided_by}") if m.decided_by else
+                        decided_text(t, m.decided_by) if m.decided_by else
                         t("print.pending"), m.ruling.reason if m.ruling else ""])
         for b in views.bye_rows(director, round_no):
             out.append([round_no, "", b.team, b.name, "", "", b.team, b.name, b.points, "", 0,
-                        "", t("print.decided.bye"), ""])
+                        "", decided_text(t, "bye"), ""])
+        for team, points in missed.get(round_no, ()):  # counted in the standings, as a bye is
+            name = director.team_names().get(team, team)
+            out.append([round_no, "", team, name, "", "", "", "", points, "", 0, "",
+                        t("print.missed"), ""])
         seats = director.seats(round_no)
         totals = director.group_totals(round_no) if seats else None
         names = director.team_names()
@@ -66,11 +84,33 @@ def result_rows(director: Director, lang: str) -> list[list[Any]]:
             for letter, player in players.items():
                 total = totals[index].get(player, "") if totals else ""
                 out.append([round_no, table, player, f"{letter} {names.get(player, player)}",
-                            "", "", "", "", total, "", "", "", t("print.decided.table"), ""])
+                            "", "", "", "", total, "", "", "", decided_text(t, "table"), ""])
     return out
 
 
+def _missed(director: Director) -> dict[int, list[tuple[str, int]]]:
+    """The rounds a late entry missed, by round: (team, big points), where they count in the
+    standings (a Swiss event's), as the scorecards show them."""
+    event = director.event()
+    out: dict[int, list[tuple[str, int]]] = {}
+    if event is not None and event.format in SWISS_FORMATS:
+        for round_no, team, points in director.missed_rounds():
+            out.setdefault(round_no, []).append((team, points))
+    return out
+
+
+def standing_table(director: Director, lang: str) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """The standings' columns and rows: the rank a number (a workbook sorts it as one), a tie
+    said in a column of its own, and the group (A, B …) in one of its own where there are
+    groups, so that 名次 sorts within a group."""
+    rows = standing_rows(director, lang)
+    if any(group for group, *_ in rows):
+        return ("group", *STANDING_COLUMNS), rows
+    return STANDING_COLUMNS, [row[1:] for row in rows]
+
+
 def standing_rows(director: Director, lang: str) -> list[list[Any]]:
+    """Each team's standing: its group ("" without groups), then `STANDING_COLUMNS`."""
     t = words(lang)
     out = []
     for s in views.standing_rows(director):
@@ -81,32 +121,28 @@ def standing_rows(director: Director, lang: str) -> list[list[Any]]:
                             round=round_no))
         if s.joined_round > 1:
             status.append(t("print.late", round=s.joined_round))
-        out.append([f"{s.group}{s.rank}{'=' if s.tied else ''}", s.team, s.name, s.unit,
-                    s.points, s.net, s.opponents, s.played, "; ".join(status)])
+        out.append([s.group, s.rank, t("export.tied") if s.tied else "", s.team, s.name,
+                    s.unit, s.points, s.net, s.opponents, s.played, "; ".join(status)])
     return out
 
 
 def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
-    from .templating import when_text
-
     t = words(lang)
     out = []
     for r in director.rulings(removed=True):
         ns, ew = director.teams_at(r.round, r.table)
         out.append([r.round, r.table, director.label(ns), director.label(ew),
-                    t(f"print.decided.{r.kind}"), t(f"print.side.{r.loser}"),
+                    decided_text(t, r.kind), t(f"print.side.{r.loser}"),
                     "" if r.given_net is None else r.given_net, r.reason,
-                    who_text(t, r.by), when_text(r.at),
+                    who_text(t, r.by), _time(r.at),
                     who_text(t, r.removed_by) if r.removed_at else "",
-                    when_text(r.removed_at) if r.removed_at else "", r.removed_reason])
+                    _time(r.removed_at) if r.removed_at else "", r.removed_reason])
     return out
 
 
 def audit_rows(director: Director, lang: str) -> list[list[Any]]:
-    from .templating import when_text
-
     t = words(lang)
-    return [[when_text(e.at), who_text(t, e.who), e.text(t)]
+    return [[_time(e.at), who_text(t, e.who), e.text(t)]
             for e in director.audit_log()]
 
 
@@ -154,14 +190,16 @@ Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, co
 def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
     with director.reading():
-        return [("standings", STANDING_COLUMNS, standing_rows(director, lang)),
+        return [("standings", *standing_table(director, lang)),
                 ("results", RESULT_COLUMNS, result_rows(director, lang)),
                 ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
                 ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
 
 
 def write_workbook(sheets: Sheets, lang: str) -> bytes:
-    """The XLSX file of `workbook_sheets` (no director: this may run in another thread)."""
+    """The XLSX file of `workbook_sheets` (no director: this may run in another thread).
+    Numbers and times are cells of their kind (they sort and filter as such), the rest text;
+    each sheet prints on A4 across, as wide as one page, its header row on every page."""
     from openpyxl import Workbook
     from openpyxl.styles import Font
 
@@ -177,17 +215,73 @@ def write_workbook(sheets: Sheets, lang: str) -> bytes:
         for c in sheet[1]:
             c.font = Font(bold=True)
         for row in rows:
-            sheet.append([cell(v) for v in row])
+            sheet.append([v if isinstance(v, datetime.datetime) else cell(v) for v in row])
             for c in sheet[sheet.max_row]:
                 if isinstance(c.value, str):
                     c.data_type = "s"  # text, never a formula
+                elif isinstance(c.value, datetime.datetime):
+                    c.number_format = "yyyy-mm-dd hh:mm:ss"
         sheet.freeze_panes = "A2"
-        for column in sheet.columns:
-            width = max((len(str(c.value or "")) for c in column), default=4)
-            sheet.column_dimensions[column[0].column_letter].width = min(40, width * 1.6 + 2)
+        for key, column in zip(columns, sheet.columns, strict=True):
+            _fit(sheet, key, column)
+        _heights(sheet)
+        _print_setup(sheet)
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+#: How wide a column may grow before its text wraps: names 20 (ten Chinese characters);
+#: sentences (a reason, a status) 40; the log's lines, a sheet of three columns, 90.
+_CAPS = {"ruling_reason": 40, "reason": 40, "removal_reason": 40, "status": 40, "action": 90}
+
+
+def _shown_width(value: Any) -> int:
+    """How wide a cell's text is, in Excel's units: a Chinese character takes two."""
+    text = cell(value) if isinstance(value, datetime.datetime) else str(
+        "" if value is None else value)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _fit(sheet: Any, key: str, column: Sequence[Any]) -> None:
+    """A column as wide as its longest cell, up to a limit past which its text wraps (a
+    35-character team name must not make 14 columns too wide to read on one printed page);
+    its header may take two lines."""
+    from openpyxl.styles import Alignment
+
+    head, *cells = column
+    cap = _CAPS.get(key, 20)
+    width = max([(_shown_width(head.value) + 1) // 2 + 1, 5,  # (the header's half)
+                 *(_shown_width(c.value) + 2 for c in cells)])
+    sheet.column_dimensions[head.column_letter].width = min(cap, width)
+    head.alignment = Alignment(wrap_text=True, vertical="top")
+    for c in cells:
+        c.alignment = Alignment(wrap_text=width > cap, vertical="top")
+
+
+def _heights(sheet: Any) -> None:
+    """Each row with wrapped text as tall as its lines (LibreOffice, unlike Excel, does not
+    measure them when it opens the file)."""
+    widths = {letter: d.width for letter, d in sheet.column_dimensions.items()}
+    for row in sheet.iter_rows():
+        lines = max((math.ceil(_shown_width(c.value) / max(1, widths[c.column_letter] - 1))
+                     for c in row if c.alignment.wrap_text and c.value is not None),
+                    default=1)
+        if lines > 1:
+            sheet.row_dimensions[row[0].row].height = 15 * lines
+
+
+def _print_setup(sheet: Any) -> None:
+    """Printed from Excel: A4 landscape, all columns on one page's width (as many pages down as
+    it takes), the header row again on each page, grid lines, the sheet and page at the foot."""
+    sheet.page_setup.paperSize = sheet.PAPERSIZE_A4
+    sheet.page_setup.orientation = "landscape"
+    sheet.page_setup.fitToWidth = 1
+    sheet.page_setup.fitToHeight = 0
+    sheet.sheet_properties.pageSetUpPr.fitToPage = True
+    sheet.print_title_rows = "1:1"
+    sheet.print_options.gridLines = True
+    sheet.oddFooter.center.text = "&A · &P / &N"
 
 
 def results_json(director: Director) -> dict[str, Any]:
@@ -196,6 +290,7 @@ def results_json(director: Director) -> dict[str, Any]:
     event = director.event()
     names = director.team_names()
     matches: list[dict[str, Any]] = []
+    missed = _missed(director)
     for round_no in range(1, director.current_round() + 1):
         seats = director.seats(round_no)
         if seats:  # an individual event: each group's totals
@@ -218,6 +313,10 @@ def results_json(director: Director) -> dict[str, Any]:
                      "ns_name": b.name, "ew_name": None, "winner": b.team,
                      "points": {b.team: b.points}, "net": {b.team: 0}, "decided_by": "bye",
                      "ruling_reason": None} for b in views.bye_rows(director, round_no)]
+        matches += [{"round": round_no, "table": None, "ns": team, "ew": None,
+                     "ns_name": names.get(team, team), "ew_name": None, "winner": None,
+                     "points": {team: points}, "net": {team: 0}, "decided_by": "late",
+                     "ruling_reason": None} for team, points in missed.get(round_no, ())]
     standings = [{"rank": s.rank, "team": s.team, "name": s.name, "points": s.points,
                   "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
                   "group": s.group, "withdrawn_after": s.withdrawn_after,
@@ -279,7 +378,7 @@ def sheets_of(director: Director, lang: str, texts: SheetTexts) -> Callable[[], 
                 sheets.get((round_no, table), t("print.sheet.no_hands") + "\n")
             ruling = rulings.get((round_no, table))
             if ruling:
-                text += t("print.sheet.ruling", kind=t(f"print.decided.{ruling.kind}"),
+                text += t("print.sheet.ruling", kind=decided_text(t, ruling.kind),
                           side=t(f"print.side.{ruling.loser}"), reason=ruling.reason)
                 if ruling.kind == "adjusted":
                     text += " " + t("print.sheet.ruling_net", net=ruling.net)

@@ -37,7 +37,8 @@ def environment() -> jinja2.Environment:
 def render(template: str, lang: str, **context: Any) -> str:
     t = words(lang)
     return environment().get_template(template).render(
-        t=t, who_text=lambda by: who_text(t, by), lang=lang, langs=LANGS, **context)
+        t=t, who_text=lambda by: who_text(t, by), decided=lambda how: decided_text(t, how),
+        lang=lang, langs=LANGS, **context)
 
 
 def lang_of(request: Request) -> str:
@@ -56,6 +57,17 @@ def words(lang: str) -> Callable[..., str]:
         return render_words(key, {k: t(v) if isinstance(v, str) and v in messages else v
                             for k, v in params.items()}, lang)
     return say
+
+
+#: The head referee's rulings: named as the console names them when it records one.
+RULING_KINDS = ("forfeit", "disqualification", "adjusted")
+
+
+def decided_text(t: Callable[..., str], how: str) -> str:
+    """How a match was decided, in words: a ruling by the console's own name for it (判负,
+    取消资格, 改判结果: one wording on the console, the printed pages and the exports), else
+    at the table, a bye or a late entry's missed round."""
+    return t(f"admin.ruling.kind.{how}" if how in RULING_KINDS else f"print.decided.{how}")
 
 
 def who_text(t: Callable[..., str], by: str) -> str:
