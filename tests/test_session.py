@@ -153,6 +153,20 @@ def test_warnings_and_overrun_are_signalled_and_recorded(tmp_path, rulesets, clo
     assert s.tick() == []  # E's fresh move
 
 
+def test_an_overrun_under_a_tenth_is_recorded_as_a_tenth_not_zero(tmp_path, rulesets, clock):
+    """A press 0.04 s late is over the limit: the sheets said 「超时 0.0 秒」."""
+    s = open_table(tmp_path, rulesets, clock)  # xiamen: 5 s a play
+    s.grab_dealer("N")
+    s.declare_trump("♠", "N")
+    s.start_bury()
+    s.press("N")
+    clock.advance(5.04)
+    s.tick()
+    s.press("N")
+    (penalty,) = s.state.draft.penalties.values()
+    assert penalty["over_seconds"] == 0.1
+
+
 def test_chaodipi_bury_overrun_warns_then_awaits_the_referee(tmp_path, rulesets, clock):
     s = open_table(tmp_path, rulesets, clock, ruleset="chaodipi-2011")
     results = []

@@ -816,8 +816,9 @@ class MatchState:
             return
         choice = ruleset.time.overrun_bury if data["phase"] == ClockKind.BURY else \
             ruleset.time.overrun_play
+        # in tenths, as the clock shows them; over by less than one is said as 0.1, never 0.0
         penalty = {"code": "time-overrun", "seat": self.player_at(data["seat"]),
-                   "over_seconds": round(data["over"], 1), "incident": data["id"]}
+                   "over_seconds": max(0.1, round(data["over"], 1)), "incident": data["id"]}
         if choice:
             penalty["choice"] = choice
         draft.penalties[data["id"]] = penalty
