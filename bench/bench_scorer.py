@@ -364,13 +364,13 @@ async def pair_all(url: str, tables: list[Table], codes: dict[int, str]) -> None
 
     async def pair(client: KioskClient, table: Table) -> None:
         kiosk = KioskPairing(codes[table.number], table.number, table.device)
-        while True:  # (a whole hall pairing at once meets the scorer's ceiling: wait)
+        while True:  # (a whole hall pairing at once is asked to come back: wait)
             status, body = await post_json(client, "/api/pair/start", {
                 "table": table.number, "device": table.device, "message": kiosk.message,
                 "rulesets": rulesets})
-            if status != 429:
+            if status not in (429, 503):
                 break
-            await asyncio.sleep(random.uniform(0.5, 2.0))
+            await asyncio.sleep(max(client.retry_after, 0.5) * random.uniform(1.0, 1.2))
         if status != 200:
             raise RuntimeError(f"pairing table {table.number}: {status} {body}")
         proof = kiosk.confirm(body["message"], body["session"])

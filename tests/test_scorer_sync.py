@@ -20,6 +20,7 @@ from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store, migrations, open_store
+from kiosk.scorer.web import kiosks
 from kiosk.scorer.web.app import create_app
 from kiosk.scorer.web.kiosks import PAIRINGS_PER_SOURCE
 from kiosk.sync.join import join_when_let
@@ -152,6 +153,58 @@ def test_kiosks_pairing_at_once_from_one_address_wait_their_turn_then_pair(hall,
     said = capsys.readouterr().err.strip()
     assert said.startswith("第 6 桌暂未配对（这个地址配对尝试太多：请等 ") and \
         said.endswith(f"）：{math.ceil(slept[0])} 秒后自动再试"), said
+
+
+def test_a_burst_of_pairings_is_asked_to_come_back_long_before_the_kiosks_timeout(hall,
+                                                                                 tmp_path):
+    """480 kiosks pairing in the same second: 196 timed out after 10 s and were told the
+    scorer did not answer. Past a few pairings at once the others are answered 503 at once,
+    and no try of their codes is counted."""
+    door = hall.client.app.state.kiosks
+    code = hall.store.issue_code(6, NOW)
+    door.pairing_now = kiosks.PAIRINGS_AT_ONCE  # (others' pairings being computed)
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        door.pairing_now = 0  # theirs are done meanwhile
+
+    link = join_when_let(tmp_path / "kiosk-6", 6, "http://testserver", code, Rulesets.load([]),
+                         lambda error, s: slept.append(error.key), sleep, hall.client)
+    assert link.credential.table == 6
+    assert slept[0] == "sync.pairing-busy" and 2 <= slept[1] <= 2.4  # Retry-After, jittered
+    assert door.pairing_now == 0  # every step counted out again
+    # the busy answer used none of the address's tries (the pairing's own one is forgiven)
+    assert not any(e.attempts for e in door.pairing_tries.sources.values())
+
+
+def test_the_halls_ceiling_is_said_as_the_hall_busy_not_as_this_address(hall):
+    door = hall.client.app.state.kiosks
+    code = hall.store.issue_code(6, NOW)
+    while not door.hall_pairings.attempt("", NOW):  # a hall's first boots, all at once
+        pass
+    with pytest.raises(LinkError) as busy:
+        ScorerLink("http://testserver", hall.client).pair(code, 6, "kiosk-6", {})
+    assert (busy.value.status, busy.value.key) == (429, "sync.hall-pairings-busy")
+    assert explain(busy.value, "zh-Hans").startswith("大厅里同时配对的平板太多：请等 ")
+
+
+def test_a_pairing_the_scorer_did_not_answer_in_time_is_tried_again(tmp_path, monkeypatch):
+    from kiosk.sync import join as joining
+
+    answers = [LinkError("slow", None, "sync.slow", {"url": "u", "s": "5"})] * 2 + ["paired"]
+
+    def join(*_args):
+        answer = answers.pop(0)
+        if isinstance(answer, LinkError):
+            raise answer
+        return answer
+
+    monkeypatch.setattr(joining, "join", join)
+    said, slept = [], []
+    assert join_when_let(tmp_path, 6, "u", "123456", Rulesets.load([]),
+                         lambda error, s: said.append(error.key), slept.append) == "paired"
+    assert said == ["sync.slow"] * 2 and all(3 <= s <= 3.6 for s in slept)
 
 
 def test_a_pairing_refused_for_good_is_not_tried_again(hall, tmp_path):

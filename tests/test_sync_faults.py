@@ -401,3 +401,30 @@ def test_the_kiosk_sets_up_the_assigned_round_and_starts_it_with_the_hall(tmp_pa
     assert director.match_state(1, 1).match_started  # the scorer saw the start
     journal.close()
     session.close()
+
+
+@pytest.mark.process
+def test_a_scorer_that_takes_the_connection_but_does_not_answer_is_said_as_slow():
+    """A scorer busy with a hall's pairings (its TLS handshake not answered in time): the
+    technician read 「记分台没有应答。请检查……记分台是否正在运行」 of a scorer that was running."""
+    import socket
+    import threading
+
+    from kiosk.cli.table_cmd import not_paired
+    from kiosk.i18n import explain
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    held = []
+    threading.Thread(target=lambda: held.append(listener.accept()), daemon=True).start()
+    link = ScorerLink(f"http://127.0.0.1:{listener.getsockname()[1]}", timeout=0.5)
+    try:
+        with pytest.raises(LinkError) as slow:
+            link.pair("123456", 3, "kiosk-3", {})
+    finally:
+        link.close()
+        listener.close()
+        for connection, _ in held:
+            connection.close()
+    assert (slow.value.status, slow.value.key) == (None, "sync.slow")
+    said = explain(not_paired(slow.value, 3), "zh-Hans")
+    assert "记分台 0.5 秒内没有应答：它可能正忙" in said and "是否正在运行" not in said

@@ -83,25 +83,32 @@ def pair_later(data_dir: str | Path, table: int, url: str | None, code: str,
     return pair
 
 
-PAIR_TRIES = 4  # tries of a pairing turned away for now: three waits, each what the scorer asks
+PAIR_TRIES = 10  # tries of a pairing turned away for now: the waits the scorer asks, a minute or so
+SLOW_WAIT = 3.0  # seconds before a pairing the scorer did not answer in time is tried again
 
 
 def join_when_let(data_dir: str | Path, table: int, url: str | None, code: str | None,
-                  rulesets: Rulesets, waiting: Callable[[ScorerBusy, float], None],
+                  rulesets: Rulesets, waiting: Callable[[LinkError, float], None],
                   sleep: Callable[[float], None] = time.sleep,
                   client: httpx.Client | None = None) -> ScorerLink:
     """`join`, tried again when the scorer says to come back later (more kiosks pairing at the
     same moment from one address than it allows, as simulators on one machine are; or a scorer
     that is behind): after the wait it asks for, a little more so that they do not all come
-    back together. `waiting(error, seconds)` is told before each wait. Any other refusal is
-    raised at once, as is the last."""
+    back together; or that did not answer in time. `waiting(error, seconds)` is told before
+    each wait. Any other refusal is raised at once, as is the last."""
     for attempt in range(1, PAIR_TRIES + 1):
         try:
             return join(data_dir, table, url, code, rulesets, client)
-        except ScorerBusy as exc:
+        except LinkError as exc:
+            if isinstance(exc, ScorerBusy):
+                wait = exc.retry_after
+            elif exc.key == "sync.slow":
+                wait = SLOW_WAIT
+            else:
+                raise
             if attempt == PAIR_TRIES:
                 raise
-            wait = exc.retry_after * random.uniform(1.0, 1.2)
+            wait *= random.uniform(1.0, 1.2)
             waiting(exc, wait)
             sleep(wait)
     raise AssertionError("unreachable")

@@ -186,6 +186,11 @@ class ScorerLink:
         sent = time.monotonic()
         try:
             reply = self.client.request(method, self.url + path, content=body, headers=headers)
+        except httpx.TimeoutException as exc:
+            # no answer in time (its handshake included): a scorer busy with a hall's kiosks
+            # pairing at once, or nothing at that address (one that refuses is `unreachable`)
+            raise LinkError(f"the scorer did not answer in time: {exc!r}", None, "sync.slow",
+                            {"url": self.url, "s": f"{self.timeout:g}"}) from None
         except httpx.HTTPError as exc:
             raise LinkError(f"the scorer does not answer: {exc}", None, "sync.unreachable",
                             {"url": self.url}) from None

@@ -30,6 +30,8 @@ The endpoints are module-level functions that find what they share (`Door`) in
 from __future__ import annotations
 
 import asyncio
+import collections
+import random
 import re
 import secrets
 from collections import Counter, OrderedDict
@@ -64,6 +66,8 @@ PAIRING_SOURCE = 2 * MAX_PAIR_BODY  # … from one address
 OLD_KIOSK_BODIES = 4 * MAX_BODY  # bytes of 0.1.0 kiosks' bodies (signed over the body only)
 PAIRINGS_PER_SOURCE = 5  # pairing attempts a minute from one address
 PAIRINGS_IN_HALL = 300  # … at tables with a code, from everyone
+PAIRINGS_AT_ONCE = 16  # pairing steps computed at once; more kiosks are asked to come back,
+PAIRINGS_A_SECOND = 40  # … spread over the time the scorer takes to pair them all (about)
 LATE = 1.0  # seconds a batch may have waited on the event loop before it is turned away
 BACKLOG = 1.0  # seconds of work the writer may have waiting before batches are turned away
 RETRY_AFTER = 2  # seconds a kiosk turned away waits at least (its outbox adds jitter)
@@ -162,6 +166,8 @@ class Door:
     old_kiosk_bodies: Shares = field(
         default_factory=lambda: Shares(OLD_KIOSK_BODIES, SOURCE_BODIES))
     turned_away: int = 0  # batches answered 503 because the scorer was behind
+    pairing_now: int = 0  # pairing steps being computed (a hall's kiosks all pair at once)
+    pairing_waits: collections.deque[float] = field(default_factory=collections.deque)
 
     def __post_init__(self) -> None:
         self.replays = Replays(self.director.clock())
@@ -219,6 +225,29 @@ def busy(request: Request, now: float, signer: tuple[str, str] | None = None) ->
 
 async def pair_start(request: Request) -> Response:
     here, now = door(request), door(request).clock()
+    if here.pairing_now >= PAIRINGS_AT_ONCE:  # come back later: an answer at once, long
+        # before the kiosk's timeout (waiting here, a burst's kiosks time out), and not a try
+        # of the code (no limit counts it)
+        return refusal(request, 503, "sync.pairing-busy", now,
+                       headers={"Retry-After": str(_pairing_turn(here.pairing_waits, now))})
+    here.pairing_now += 1
+    try:
+        return await _pair_start(request, here, now)
+    finally:
+        here.pairing_now -= 1
+
+
+def _pairing_turn(waits: collections.deque[float], now: float) -> int:
+    """When a kiosk turned away comes back: anywhere in the time the scorer takes to pair the
+    kiosks it turned away in the last few seconds, so that they do not all come back at once
+    (and are turned away again)."""
+    waits.append(now)
+    while waits[0] < now - 2 * RETRY_AFTER:
+        waits.popleft()
+    return random.randint(RETRY_AFTER, max(RETRY_AFTER, len(waits) // PAIRINGS_A_SECOND))
+
+
+async def _pair_start(request: Request, here: Door, now: float) -> Response:
     source = _source(request)
     wait = here.pairing_tries.attempt(source, now)  # counted before any await
     if wait:
@@ -240,7 +269,7 @@ async def pair_start(request: Request) -> Response:
         return refusal(request, 403, "sync.no-code", now, table=table)
     wait = here.hall_pairings.attempt("", now)  # (no await since the table's code was read)
     if wait:
-        return _too_many(request, now, wait)
+        return _too_many(request, now, wait, "sync.hall-pairings-busy")
     session = secrets.token_hex(16)
     try:
         side = await run_in_threadpool(ScorerPairing, code, table, device,
@@ -254,7 +283,15 @@ async def pair_start(request: Request) -> Response:
 
 
 async def pair_finish(request: Request) -> Response:
-    here, now = door(request), door(request).clock()
+    here = door(request)
+    here.pairing_now += 1  # (a started pairing is always finished: it is only counted)
+    try:
+        return await _pair_finish(request, here, here.clock())
+    finally:
+        here.pairing_now -= 1
+
+
+async def _pair_finish(request: Request, here: Door, now: float) -> Response:
     store, director = here.store, here.director
     try:
         body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies,
@@ -298,9 +335,10 @@ def ruleset_mismatch(director: Director, ruleset: str, sha256: str | None
     return {"ruleset": ruleset, "scorer": event.ruleset_sha256, "kiosk": sha256 or "-"}
 
 
-def _too_many(request: Request, now: float, wait: float) -> Response:
-    return refusal(request, 429, "sync.too-many-pairings", now,
-                   headers={"Retry-After": str(int(wait) + 1)}, s=int(wait) + 1)
+def _too_many(request: Request, now: float, wait: float,
+              key: str = "sync.too-many-pairings") -> Response:
+    return refusal(request, 429, key, now, headers={"Retry-After": str(int(wait) + 1)},
+                   s=int(wait) + 1)
 
 
 # -- signed requests ------------------------------------------------------------------------
