@@ -232,9 +232,9 @@ def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_pa
     slips.screenshot(path=str(tmp_path / "codes-html.png"), full_page=True)
     print("screenshot", tmp_path / "codes-html.png")
     slips.close()
-    page.context.clear_cookies()  # logged out: the console's address asks for the login
-    page.goto(console.url + "/admin/print/codes.html")
-    expect(page).to_have_url(re.compile(r"/admin/login$"))
+    page.context.clear_cookies()  # logged out: the console's address asks for the login,
+    page.goto(console.url + "/admin/print/codes.html")  # which comes back to it
+    expect(page).to_have_url(re.compile(r"/admin/login\?next=%2Fadmin%2Fprint%2Fcodes\.html$"))
 
 
 def test_round_wording_the_draw_the_sides_and_an_undo_without_swaps(console):

@@ -58,6 +58,9 @@ def shown(request: Request, lang: str) -> tuple[str, str] | None:
 
 
 def safe_back(target: str) -> str:
-    """Only a page of this console (never another site)."""
-    path = target.split("?")[0]
-    return target if path.startswith("/admin") and "//" not in target else "/admin"
+    """Only a page of this console: a path on this site under /admin, never another site
+    (no `//` or backslash a browser would read as one, no scheme, no control character)."""
+    path = target.split("#")[0].split("?")[0]
+    ours = path == "/admin" or path.startswith("/admin/")
+    return target if ours and "//" not in target and "\\" not in target and \
+        target.isprintable() else "/admin"
