@@ -269,7 +269,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     refused("admin.confirm.undo_started", d.undo_round)
     d.store.ingest(1, events[2:], d.clock())  # the bury has begun: play has begun
     error = refused("admin.error.undo_played", d.undo_round, confirm=True)
-    assert error.params["tables"] == "1"
+    assert "第 1 桌已经开始打牌" in explain(error, "zh-Hans")
 
 
 def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_path):

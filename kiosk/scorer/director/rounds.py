@@ -265,9 +265,12 @@ class RoundsAndPairings(DirectorBase):
 
     def discard_draft(self, by: str = "", quiet: bool = False, confirm: bool = False) -> None:
         """Drop the draft (one swapped by hand only when confirmed). `quiet`: as part of
-        another action (inside its transaction)."""
+        another action (inside its transaction). Without a draft it is refused: nothing to
+        say 草稿已放弃 of (quietly, nothing is done)."""
         if self.current_draft() is None:
-            return
+            if quiet:
+                return
+            raise refuse("admin.error.no_draft_to_discard")
         if quiet:
             self._save_draft(None)
             return
@@ -434,7 +437,7 @@ class RoundsAndPairings(DirectorBase):
         (it has no hand) and waits for an assignment again."""
         self._open_event()
         round_no = self.current_round()
-        refusal = self._undo_refusal(round_no)
+        refusal = self.undo_refusal(round_no)
         if refusal is not None:
             raise refusal
         if not confirm:
@@ -472,8 +475,9 @@ class RoundsAndPairings(DirectorBase):
                 return bool(entry.params.get("edited", True))
         return True  # a store from before the flag was logged: ask before losing it
 
-    def _undo_refusal(self, round_no: int) -> AdminError | None:
-        """Why the round `round_no` cannot be taken back now (None: it can)."""
+    def undo_refusal(self, round_no: int) -> AdminError | None:
+        """Why the round `round_no` cannot be taken back now (None: it can): the console says
+        it where its 撤回 button would be."""
         if not round_no:
             return refuse("admin.error.no_round")
         tables = [t for t, _, _ in self.assignments(round_no)] + list(self.seats(round_no))
@@ -481,14 +485,14 @@ class RoundsAndPairings(DirectorBase):
             self.match_state(t, round_no))]  # type: ignore[attr-defined]
         if played:
             return refuse("admin.error.undo_played", round=round_no,
-                          tables=", ".join(map(str, sorted(played))))
+                          tables=number_list(played))
         if any(r.round == round_no for r in self.rulings()):  # type: ignore[attr-defined]
             return refuse("admin.error.undo_ruled", round=round_no)
         return None
 
     def can_undo_round(self) -> bool:
         """The current round can still be taken back (the admin page offers it)."""
-        return self._undo_refusal(self.current_round()) is None
+        return self.undo_refusal(self.current_round()) is None
 
     def _withdrawn(self) -> list[dict[str, Any]]:
         text = self.store.setting("withdrawn")
