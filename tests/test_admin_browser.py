@@ -133,7 +133,8 @@ def test_the_event_is_corrected_after_creation_and_each_change_is_logged(console
     page.goto(console.url + "/admin")
     form = page.locator("#edit-event")
     expect(form.locator("select[name=ruleset]")).to_have_count(0)  # shown, not sent
-    expect(form.locator("select[disabled]")).to_contain_text("xiamen-2015")
+    expect(form.locator("select[disabled]")).to_contain_text(  # its name, not its file's id
+        RULESETS["xiamen-2015"].name("zh-Hans"))
     expect(form).to_contain_text("第 1 轮已公布：规则和每场分钟数不能再改。")
     form.locator("input[name=rounds]").fill("0")
     form.locator("button").click()

@@ -216,8 +216,9 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             ruling.get_by_role("button", name="记录裁决").click()
             flash("已记录第 1 轮第 2 桌的裁决。")
         ns2 = admin.locator('#results tr[data-table="2"] td').nth(1).inner_text().split()[0]
+        ew2 = admin.locator('#results tr[data-table="2"] td').nth(2).inner_text().split()[0]
         expect(admin.locator('#results tr[data-table="2"] .result')).to_contain_text(
-            f"判负 {ns2} 胜")
+            f"{ew2} 判负，{ns2} 胜")
         expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(
             f"{ns2} 胜（对方判负）")
         ruled = results_csv(url)[2]

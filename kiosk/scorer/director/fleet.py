@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import RoundRefused
-from ...i18n import translator
+from ...errors import RoundRefused, words
+from ...i18n import render
 from ...protocol.report import Report, parse
 from . import Director
+from .triage import listing
 
 OFFSET_LIMIT = 0.5  # seconds
 HEARD_WITHIN = 60.0  # a kiosk not heard from for a minute does not hold a round back
@@ -172,7 +173,8 @@ def round_start_problems(director: Director, clock: ScorerClock | None, now: flo
            and k.offset is not None and abs(k.offset) > OFFSET_LIMIT]
     if off:
         problems.append(("fleet.round.kiosks_off", {
-            "tables": ", ".join(f"{k.table} ({k.offset:+.1f} s)" for k in off),
+            "tables": listing([words("fleet.round.kiosk_off", table=k.table,
+                                     offset=f"{k.offset:+.1f}") for k in off]),
             "limit": OFFSET_LIMIT}))
     return problems
 
@@ -186,9 +188,8 @@ def guard_round_start(director: Director, data_dir: str | Path,
     def check() -> None:
         problems = round_start_problems(director, clock, director.clock())
         if problems:
-            t = translator("en")
             key, params = problems[0]
-            raise RoundRefused(" ".join(t(k, **p) for k, p in problems)).explained(
+            raise RoundRefused(" ".join(render(k, p, "en") for k, p in problems)).explained(
                 key, **params)
 
     director.round_checks = (*director.round_checks, check)

@@ -22,7 +22,7 @@ from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
-from .triage import number_list
+from .triage import listing, number_list
 
 MAX_EXTEND_MINUTES = 120
 
@@ -367,12 +367,15 @@ class RoundsAndPairings(DirectorBase):
             if units.get(ns) and units.get(ns) == units.get(ew):
                 out.append(Warning_(table, "admin.warn.same_unit", {
                     "ns": self.label(ns), "ew": self.label(ew), "unit": units[ns]}))
-            for team, side in ((ns, "NS"), (ew, "EW")):  # after this round
-                sat = sides.get(team, Counter()) + Counter({side: 1})
-                if abs(sat["NS"] - sat["EW"]) > 2:  # the most the Swiss allows (`swiss`)
-                    out.append(Warning_(table, "admin.warn.sides", {
-                        "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"],
-                        "gap": abs(sat["NS"] - sat["EW"])}))
+            lopsided = _lopsided(sides, ns, ew)
+            # a swap of the table's sides is advised only where it helps: not when both
+            # teams sat the same side (the swap moves the warning to the other team)
+            advice = words("admin.warn.sides_swap") \
+                if len(_lopsided(sides, ew, ns)) < len(lopsided) else ""
+            for team, sat in lopsided:
+                out.append(Warning_(table, "admin.warn.sides", {
+                    "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"],
+                    "gap": abs(sat["NS"] - sat["EW"]), "advice": advice}))
         for team in draft.plan.byes:
             if draft.plan.bye_scores and team in had_bye:
                 out.append(Warning_(0, "admin.warn.second_bye", {
@@ -383,8 +386,8 @@ class RoundsAndPairings(DirectorBase):
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
         elif note.startswith("ties:"):
-            out.append(Warning_(0, "admin.note.ties", {"players": "、".join(
-                self.label(p.strip()) for p in note[5:].split(","))}))
+            out.append(Warning_(0, "admin.note.ties", {"players": listing([
+                self.label(p.strip()) for p in note[5:].split(",")])}))
         return out
 
     # -- publishing and starting ------------------------------------------------------------
@@ -397,10 +400,11 @@ class RoundsAndPairings(DirectorBase):
             draft = self.make_draft(by)
         elif self.draft_is_stale(draft) and not confirm:
             raise confirm_first("admin.confirm.stale_draft", round=draft.round)
-        warned = sorted({w.table for w in self.draft_warnings(draft) if w.table})
+        warnings = self.draft_warnings(draft)
+        warned = sorted({w.table for w in warnings if w.table})
         if warned and not confirm:  # (a rematch, one unit, a side twice over: seen first)
             raise confirm_first("admin.confirm.publish_warned", round=draft.round,
-                                n=len(warned), tables=number_list(warned))
+                                n=len(warned), tables=warnings_said(warnings))
         event = self._open_event()
         round_no = self.current_round() + 1
         if draft.round != round_no:
@@ -693,6 +697,33 @@ class RoundsAndPairings(DirectorBase):
                 # a forfeit or disqualification the head referee ruled: the table stops there
                 "ruling": {"kind": ruled.kind, "loser": ruled.loser, "reason": ruled.reason}
                 if ruled is not None and ruled.kind != "adjusted" else None}
+
+
+def _lopsided(sides: dict[str, Counter[str]], ns: str, ew: str
+              ) -> list[tuple[str, Counter[str]]]:
+    """The teams of a match, NS and EW as given, that would sit one side more than twice
+    more than the other after it (the most the Swiss allows, `swiss`), with their sides."""
+    out = []
+    for team, side in ((ns, "NS"), (ew, "EW")):
+        sat = sides.get(team, Counter()) + Counter({side: 1})
+        if abs(sat["NS"] - sat["EW"]) > 2:
+            out.append((team, sat))
+    return out
+
+
+def warnings_said(warnings: list[Warning_], most: int = 10) -> Any:
+    """What each warned table of a draft has, as words: 第 3 桌：甲 与 乙 同属 厦大；第 5 桌：…
+    (at most `most` tables, then how many more), for the question before publishing."""
+    tables: dict[int, list[Any]] = {}
+    for w in warnings:
+        if w.table:
+            tables.setdefault(w.table, []).append(words(w.key, **w.params))
+    said = [words("admin.warn.at_table", table=n,
+                  warnings=listing(found, "console.list.clause"))
+            for n, found in sorted(tables.items())[:most]]
+    if len(tables) > most:
+        said.append(words("admin.warn.more_tables", n=len(tables) - most))
+    return listing(said, "console.list.then")
 
 
 def _has_play(state: Any) -> bool:

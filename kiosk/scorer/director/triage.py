@@ -82,11 +82,13 @@ def number_list(numbers: Iterable[int], most: int = 10) -> Words:
                  list=listed)
 
 
-def listing(items: list[Any]) -> Any:
-    """Items (text or words) as one list in the reader's language: 甲、乙、丙 / a, b, c."""
+def listing(items: list[Any], pair: str = "console.list.pair") -> Any:
+    """Items (text or words) as one list in the reader's language: 甲、乙、丙 / a, b, c.
+    `pair` joins two of them: console.list.pair (、 ,), console.list.clause (， ,) between
+    clauses, console.list.then (； ;) between sentences."""
     listed: Any = items[-1] if items else ""
     for item in reversed(items[:-1]):  # 甲、(乙、(丙)): each language's comma
-        listed = words("console.list.pair", first=item, rest=listed)
+        listed = words(pair, first=item, rest=listed)
     return listed
 
 

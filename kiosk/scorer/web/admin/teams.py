@@ -69,7 +69,7 @@ async def import_teams(director: Director, form: FormData, who: str) -> Said:
                                             "round": report.joined_round}
     if report.ignored:
         return "admin.note.imported_ignored", {"n": len(report.added),
-                                               "ignored": "、".join(report.ignored)}
+                                               "ignored": triage.listing(list(report.ignored))}
     return "admin.note.imported", {"n": len(report.added)}
 
 
