@@ -176,7 +176,9 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
                                                                               director,
                                                                               monkeypatch):
     """Tables that finished and went quiet were counted under red 有问题 (and 离线) while
-    their row said 正常; the results page and the hall call them 已下线, and so does this."""
+    their row said 正常; the results page and the hall call them 已下线, and so does this.
+    A table quiet in the middle of its match is the problem, and its row says so in words,
+    with when its kiosk was last heard from (its health, 正常, is no error)."""
     monkeypatch.setenv("PATH", fake_chronyc(tmp_path, None)["PATH"])
     fleet.guard_round_start(director, tmp_path)
     director.start_round(0)
@@ -195,4 +197,6 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
     assert (chips["problem"], chips["offline"]) == ("1", "1"), chips  # table 2 alone
     rows = dict(re.findall(r'<tr data-table="(\d+)"[^>]*>(.*?)</tr>', page, re.S))
     assert "已下线" in rows["1"] and "error" not in rows["1"]
-    assert "离线" in rows["2"] and 'class="health error"' in rows["2"]
+    assert "离线" in rows["2"] and "error" not in rows["2"] and "最后联系" in rows["2"]
+    said = re.search(r'<tr class="problem" data-for="2">(.*?)</tr>', page, re.S).group(1)
+    assert "第 1 轮比赛中平板离线，最后联系" in said and "10 分钟前" in said

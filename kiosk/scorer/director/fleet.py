@@ -15,7 +15,6 @@ import io
 import sqlite3
 import subprocess
 import time
-from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -200,11 +199,14 @@ def guard_round_start(director: Director, data_dir: str | Path,
 # -- the admin page --------------------------------------------------------------------------
 
 
-def view(director: Director, now: float, done: Collection[int] = ()) -> dict[str, Any]:
+def view(director: Director, now: float) -> dict[str, Any]:
     """What the admin page's tables screen shows of the fleet: each table's kiosk report (its
     offset shown as text), the scorer's clock ("synced", "confirmed", "unsynced", "unknown"),
-    and why a round would not start now. A kiosk of a table in `done` (its match over) that
-    is no longer heard is no trouble: switched off after its match, as kiosks are."""
+    and why a round would not start now. `bad`: what the kiosk reports is wrong now (its
+    health, or its clock more than OFFSET_LIMIT off, `off`, while it is heard); `at`: when it
+    last reported. A kiosk no longer heard is said by its table's link, and is trouble only
+    while its table plays (the console's 牌桌, web/admin/tables.py): an idle table's kiosk
+    switched off, or one switched off after its match as kiosks are, is none."""
     clock = director.scorer_clock
     state = clock.state() if clock is not None else "unknown"
     reports = {}
@@ -215,7 +217,8 @@ def view(director: Director, now: float, done: Collection[int] = ()) -> dict[str
             "version": k.version, "health": k.health or ("ok",), "late": late,
             # (rounded first: a kiosk 0.1 ms behind shows +0.000, not -0.000)
             "offset": "–" if k.offset is None else f"{round(k.offset, 3) or 0.0:+.3f} s",
-            "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)),
-            "bad": bool(k.health) or off or (late and k.table not in done)}
+            "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)), "at": k.seen,
+            # (a kiosk not heard from is said by its link, where it matters: console's 牌桌)
+            "off": off and not late, "bad": bool(k.health) or (off and not late)}
     problems = [p for p in round_start_problems(director, None, now)]
     return {"kiosks": reports, "clock": state, "problems": problems}
