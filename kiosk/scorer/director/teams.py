@@ -273,14 +273,15 @@ class EventAndTeams(DirectorBase):
         yet published."""
         return self.current_round() + 1  # type: ignore[attr-defined]
 
-    def import_teams(self, data: bytes, confirm: bool = False, missed_points: int = 0,
+    def import_teams(self, data: bytes | str, confirm: bool = False, missed_points: int = 0,
                      by: str = "") -> ImportReport:
-        """Add the teams of a CSV file (see `roster`). Names already in the event, or twice in
-        the file, need `confirm`. Once rounds have been published, the teams are late
-        entries: paired from the next round, each missed round scoring `missed_points`. A
-        file naming teams of the event by id is a corrected list: `_update_teams`."""
+        """Add the teams of a CSV file's bytes, or of a list pasted as text (see `roster`).
+        Names already in the event, or twice in the file, need `confirm`. Once rounds have
+        been published, the teams are late entries: paired from the next round, each missed
+        round scoring `missed_points`. A file naming teams of the event by id is a corrected
+        list: `_update_teams`."""
         self._open_event()
-        parsed = roster.parse(data)
+        parsed = roster.parse_pasted(data) if isinstance(data, str) else roster.parse(data)
         entrants = list(parsed.entrants)
         known = {r.id.casefold(): r for r in self.team_rows()}  # (t01 is T01 in a link)
         again = [(known[e.id.casefold()], e) for e in entrants
