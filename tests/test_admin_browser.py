@@ -133,7 +133,8 @@ def test_the_event_is_corrected_after_creation_and_each_change_is_logged(console
     page.goto(console.url + "/admin")
     form = page.locator("#edit-event")
     expect(form.locator("select[name=ruleset]")).to_have_count(0)  # shown, not sent
-    expect(form.locator("select[disabled]")).to_contain_text("xiamen-2015")
+    expect(form.locator("select[disabled]")).to_contain_text(  # its name, not its file's id
+        RULESETS["xiamen-2015"].name("zh-Hans"))
     expect(form).to_contain_text("第 1 轮已公布：规则和每场分钟数不能再改。")
     form.locator("input[name=rounds]").fill("0")
     form.locator("button").click()
@@ -232,9 +233,9 @@ def test_the_pairing_codes_print_from_the_tables_and_print_pages(console, tmp_pa
     slips.screenshot(path=str(tmp_path / "codes-html.png"), full_page=True)
     print("screenshot", tmp_path / "codes-html.png")
     slips.close()
-    page.context.clear_cookies()  # logged out: the console's address asks for the login
-    page.goto(console.url + "/admin/print/codes.html")
-    expect(page).to_have_url(re.compile(r"/admin/login$"))
+    page.context.clear_cookies()  # logged out: the console's address asks for the login,
+    page.goto(console.url + "/admin/print/codes.html")  # which comes back to it
+    expect(page).to_have_url(re.compile(r"/admin/login\?next=%2Fadmin%2Fprint%2Fcodes\.html$"))
 
 
 def test_round_wording_the_draw_the_sides_and_an_undo_without_swaps(console):

@@ -189,7 +189,7 @@ def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
     csrf = console.get("/admin").text.split('name="csrf" value="')[1].split('"')[0]
     form = {"csrf": csrf, "name": "厦门杯", "ruleset": "standard-80fen", "minutes": "90",
             "rounds": "5"}
-    asked = console.post("/admin/edit-event", data=form)
+    asked = console.get(console.post("/admin/edit-event", data=form).headers["location"])
     assert "第 1 桌的平板配对时没有这份规则「standard-80fen」" in asked.text
     assert 'name="confirmed" value="1"' in asked.text and d.event().ruleset == "xiamen-2015"
     done = console.post("/admin/edit-event", data={**form, "confirmed": "1"})

@@ -85,7 +85,7 @@ def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new
     d.import_teams(roster(4))
     twice = roster(2, ids=False).replace("第2队".encode(), "第1队".encode())
     asked = refused("admin.confirm.duplicate_names", d.import_teams, twice)
-    assert isinstance(asked, NeedsConfirmation) and "第1队 (2)" in asked.params["names"]
+    assert isinstance(asked, NeedsConfirmation) and "第1队 (2)" in explain(asked, "zh-Hans")
     assert len(d.team_rows()) == 4  # nothing imported while it asks
     report = d.import_teams(twice, confirm=True)
     assert report.added == ("t05", "t06")  # a file without ids continues the series
@@ -269,7 +269,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     refused("admin.confirm.undo_started", d.undo_round)
     d.store.ingest(1, events[2:], d.clock())  # the bury has begun: play has begun
     error = refused("admin.error.undo_played", d.undo_round, confirm=True)
-    assert error.params["tables"] == "1"
+    assert "第 1 桌已经开始打牌" in explain(error, "zh-Hans")
 
 
 def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_path):
@@ -289,7 +289,7 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     assert next(s for s in d.standings() if s.team == bye).points == 2
     # a bye has been played: a change says whose standings it changes, and asks first
     asked = refused("admin.confirm.bye_points", d.set_bye_points, 3)
-    assert asked.params["byes"] == 1 and d.team_names()[bye] in asked.params["teams"]
+    assert asked.params["byes"] == 1 and d.team_names()[bye] in explain(asked, "zh-Hans")
     assert next(s for s in d.standings() if s.team == bye).points == 2  # nothing changed
     d.set_bye_points(3, confirm=True, by="陈")
     assert next(s for s in d.standings() if s.team == bye).points == 3

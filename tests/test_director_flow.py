@@ -133,7 +133,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         with clicks("import 7 teams (a duplicate name: asked, confirmed)"):
             tab("队伍")
             admin.locator('input[type="file"]').set_input_files(str(tmp_path / "teams.csv"))
-            admin.get_by_role("button", name="导入").click()
+            admin.get_by_role("button", name="导入", exact=True).click()
             expect(admin.locator(".consequence")).to_contain_text("海沧红狮 (2)")
             expect(admin.locator(".consequence")).to_contain_text("海沧红狮 (7)")
             confirm()
@@ -216,8 +216,9 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             ruling.get_by_role("button", name="记录裁决").click()
             flash("已记录第 1 轮第 2 桌的裁决。")
         ns2 = admin.locator('#results tr[data-table="2"] td').nth(1).inner_text().split()[0]
+        ew2 = admin.locator('#results tr[data-table="2"] td').nth(2).inner_text().split()[0]
         expect(admin.locator('#results tr[data-table="2"] .result')).to_contain_text(
-            f"判负 {ns2} 胜")
+            f"{ew2} 判负，{ns2} 胜")
         expect(hall.locator('#tables [data-table="2"] .phase')).to_have_text(
             f"{ns2} 胜（对方判负）")
         ruled = results_csv(url)[2]
@@ -235,7 +236,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             tab("队伍")
             admin.locator('input[type="file"]').set_input_files(str(tmp_path / "late.csv"))
             admin.get_by_label("每个缺赛轮次的大分").first.fill("1")
-            admin.get_by_role("button", name="导入").click()
+            admin.get_by_role("button", name="导入", exact=True).click()
             flash("已导入 1 支补报名的队伍：第 2 轮起参赛。")
         expect(admin.locator('[data-team="t08"] .status')).to_contain_text("第 2 轮起参赛")
 

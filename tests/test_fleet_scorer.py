@@ -12,6 +12,7 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.i18n import render
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director, fleet
 from kiosk.scorer.store.database import Store
@@ -87,10 +88,10 @@ def test_kiosks_report_version_health_and_offset_and_the_admin_page_lists_them(t
     assert abs(float(cells[1][5].split()[0])) < 0.5  # same machine: next to nothing
     assert cells[2][3:6] == ["0.0.9", "时钟不准", "+0.800 s"], cells[2]
     assert 'class="offset error"' in rows[2] and 'class="offset error"' not in rows[1]
-    assert "2 (+0.8 s)" in page  # why no round starts now, on the same page
+    assert "第 2 桌（+0.8 秒）" in page  # why no round starts now, on the same page
     # The round is refused while table 2 is off, naming it.
     assert refused.returncode == 2
-    assert "2 (+0.8 s)" in refused.stderr and "0.5" in refused.stderr
+    assert "第 2 桌（+0.8 秒）" in refused.stderr and "0.5" in refused.stderr
 
 
 @pytest.fixture
@@ -152,7 +153,10 @@ def test_kiosks_off_or_stale_and_malformed_reports(tmp_path, director, monkeypat
     fleet.record(director, 1, {"version": "0.1.0", "health": ["clock_off"], "offset": -0.6},
                  time.time())
     problems = fleet.round_start_problems(director, None, time.time())
-    assert problems == [("fleet.round.kiosks_off", {"tables": "1 (-0.6 s)", "limit": 0.5})]
+    assert [key for key, _ in problems] == ["fleet.round.kiosks_off"]
+    assert render(*problems[0], "zh-Hans") == (
+        "以下平板与记分台的时钟相差超过 0.5 秒：第 1 桌（-0.6 秒）。它们的比赛计时会在错误的时刻"
+        "开始；同步之前不能开始新一轮（请检查平板的网络，或重新启动平板）。")
     fleet.record(director, 2, {"version": "0.1.0", "health": [], "offset": -0.0002},
                  time.time())
     assert fleet.view(director, time.time())["kiosks"][2]["offset"] == "+0.000 s"  # not -0.000
@@ -172,7 +176,9 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
                                                                               director,
                                                                               monkeypatch):
     """Tables that finished and went quiet were counted under red 有问题 (and 离线) while
-    their row said 正常; the results page and the hall call them 已下线, and so does this."""
+    their row said 正常; the results page and the hall call them 已下线, and so does this.
+    A table quiet in the middle of its match is the problem, and its row says so in words,
+    with when its kiosk was last heard from (its health, 正常, is no error)."""
     monkeypatch.setenv("PATH", fake_chronyc(tmp_path, None)["PATH"])
     fleet.guard_round_start(director, tmp_path)
     director.start_round(0)
@@ -191,4 +197,6 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
     assert (chips["problem"], chips["offline"]) == ("1", "1"), chips  # table 2 alone
     rows = dict(re.findall(r'<tr data-table="(\d+)"[^>]*>(.*?)</tr>', page, re.S))
     assert "已下线" in rows["1"] and "error" not in rows["1"]
-    assert "离线" in rows["2"] and 'class="health error"' in rows["2"]
+    assert "离线" in rows["2"] and "error" not in rows["2"] and "最后联系" in rows["2"]
+    said = re.search(r'<tr class="problem" data-for="2">(.*?)</tr>', page, re.S).group(1)
+    assert "第 1 轮比赛中平板离线，最后联系" in said and "10 分钟前" in said

@@ -6,6 +6,7 @@ secret: only the head referee's session prints them; no public /print/* page sho
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -45,7 +46,8 @@ def test_the_code_list_is_the_consoles_only(hall, tmp_path):
     _, client, codes = hall
     secret = [codes[2], codes[4]]
     for path in ("/admin/print/codes.html", "/admin/print/codes.pdf"):
-        assert client.get(path).headers["location"] == "/admin/login"  # no session: login
+        went = client.get(path).headers["location"]  # no session: the login (back here after)
+        assert went == "/admin/login?" + urlencode({"next": path})
     for ext in ("html", "pdf"):
         assert client.get(f"/print/codes.{ext}").status_code == 404  # never public
     for kind in printing.KINDS:  # and no public page prints a code

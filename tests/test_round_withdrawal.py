@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kiosk.errors import AdminError
+from kiosk.i18n import explain
 from kiosk.scorer.director import Director
 from kiosk.sync.wiring import set_up
 from kiosk.table.clock import ManualClock
@@ -87,7 +88,8 @@ def test_a_round_with_play_at_a_table_stays_and_the_refusal_names_it(hall):  # n
     with pytest.raises(AdminError) as refused:
         d.undo_round(confirm=True)
     assert refused.value.key == "admin.error.undo_played"
-    assert refused.value.params == {"round": 1, "tables": "1"}
+    assert explain(refused.value, "zh-Hans") == \
+        "第 1 轮不能撤回：第 1 桌已经开始打牌。请用裁决更正。"
     assert d.current_round() == 1
 
 

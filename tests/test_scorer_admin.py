@@ -384,8 +384,10 @@ def test_drafting_again_or_discarding_a_draft_swapped_by_hand_asks_first(directo
     for action, said in (("draft", f"重新编排第 1 轮？草稿中{lost}"),
                          ("discard", f"放弃第 1 轮草稿？草稿和{lost}")):
         asked = client.post(f"/admin/{action}", data={"csrf": csrf})
-        assert asked.status_code == 200 and said in asked.text  # the question, not a redirect
-        assert 'name="confirmed" value="1"' in asked.text and "不，返回" in asked.text
+        assert asked.status_code == 303  # the question is a page of its own (Back comes to it)
+        question = client.get(asked.headers["location"])
+        assert question.status_code == 200 and said in question.text
+        assert 'name="confirmed" value="1"' in question.text and "不，返回" in question.text
         assert director.current_draft() == swapped  # nothing lost by asking
     done = client.post("/admin/draft", data={"csrf": csrf, "confirmed": "1"})
     assert "admin.note.drafted" in done.headers["location"]

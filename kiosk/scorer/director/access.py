@@ -25,6 +25,7 @@ from pathlib import Path
 from ...errors import AccessError
 from ..store.database import Store
 from .base import DirectorBase, confirm_first, refuse
+from .triage import number_list
 
 SESSION_HOURS = 12.0
 MAX_TABLES = 1000  # bench_scorer.py --tables 1000 runs a hall that size
@@ -290,7 +291,7 @@ class HallTables(DirectorBase):
         tables = {e["data"].get("table") for e in events if e["kind"] == "setup"}
         if tables - {table}:
             raise refuse("admin.error.other_journal", path=str(path), table=table,
-                         tables=", ".join(map(str, sorted(tables - {table}))))
+                         tables=number_list(tables - {table}))
         before = len(self.store.events(table))
         _, orphans = self.store.ingest(table, events, self.clock())
         added = len(self.store.events(table)) - before

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import AdminError, NeedsConfirmation, words
-from ...i18n import translator
+from ...i18n import render
 from ...rules import Ruleset, Rulesets
 from ..store.database import Store
 
@@ -26,13 +26,13 @@ FORMATS = (*SWISS_FORMATS, "groups-knockout", "individual-groups")
 
 def refuse(key: str, **params: Any) -> AdminError:
     """The AdminError for catalog message `key` (raise it)."""
-    error = AdminError(translator("en")(key, **params))
+    error = AdminError(render(key, params, "en"))  # (words in it said too: 第 1、2 桌)
     error.explained(key, **params)
     return error
 
 
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
-    error = NeedsConfirmation(translator("en")(key, **params))
+    error = NeedsConfirmation(render(key, params, "en"))
     error.explained(key, **params)
     return error
 

@@ -15,15 +15,15 @@ import io
 import sqlite3
 import subprocess
 import time
-from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import RoundRefused
-from ...i18n import translator
+from ...errors import RoundRefused, words
+from ...i18n import render
 from ...protocol.report import Report, parse
 from . import Director
+from .triage import listing
 
 OFFSET_LIMIT = 0.5  # seconds
 HEARD_WITHIN = 60.0  # a kiosk not heard from for a minute does not hold a round back
@@ -172,7 +172,8 @@ def round_start_problems(director: Director, clock: ScorerClock | None, now: flo
            and k.offset is not None and abs(k.offset) > OFFSET_LIMIT]
     if off:
         problems.append(("fleet.round.kiosks_off", {
-            "tables": ", ".join(f"{k.table} ({k.offset:+.1f} s)" for k in off),
+            "tables": listing([words("fleet.round.kiosk_off", table=k.table,
+                                     offset=f"{k.offset:+.1f}") for k in off]),
             "limit": OFFSET_LIMIT}))
     return problems
 
@@ -186,9 +187,8 @@ def guard_round_start(director: Director, data_dir: str | Path,
     def check() -> None:
         problems = round_start_problems(director, clock, director.clock())
         if problems:
-            t = translator("en")
             key, params = problems[0]
-            raise RoundRefused(" ".join(t(k, **p) for k, p in problems)).explained(
+            raise RoundRefused(" ".join(render(k, p, "en") for k, p in problems)).explained(
                 key, **params)
 
     director.round_checks = (*director.round_checks, check)
@@ -199,11 +199,14 @@ def guard_round_start(director: Director, data_dir: str | Path,
 # -- the admin page --------------------------------------------------------------------------
 
 
-def view(director: Director, now: float, done: Collection[int] = ()) -> dict[str, Any]:
+def view(director: Director, now: float) -> dict[str, Any]:
     """What the admin page's tables screen shows of the fleet: each table's kiosk report (its
     offset shown as text), the scorer's clock ("synced", "confirmed", "unsynced", "unknown"),
-    and why a round would not start now. A kiosk of a table in `done` (its match over) that
-    is no longer heard is no trouble: switched off after its match, as kiosks are."""
+    and why a round would not start now. `bad`: what the kiosk reports is wrong now (its
+    health, or its clock more than OFFSET_LIMIT off, `off`, while it is heard); `at`: when it
+    last reported. A kiosk no longer heard is said by its table's link, and is trouble only
+    while its table plays (the console's 牌桌, web/admin/tables.py): an idle table's kiosk
+    switched off, or one switched off after its match as kiosks are, is none."""
     clock = director.scorer_clock
     state = clock.state() if clock is not None else "unknown"
     reports = {}
@@ -214,7 +217,8 @@ def view(director: Director, now: float, done: Collection[int] = ()) -> dict[str
             "version": k.version, "health": k.health or ("ok",), "late": late,
             # (rounded first: a kiosk 0.1 ms behind shows +0.000, not -0.000)
             "offset": "–" if k.offset is None else f"{round(k.offset, 3) or 0.0:+.3f} s",
-            "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)),
-            "bad": bool(k.health) or off or (late and k.table not in done)}
+            "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)), "at": k.seen,
+            # (a kiosk not heard from is said by its link, where it matters: console's 牌桌)
+            "off": off and not late, "bad": bool(k.health) or (off and not late)}
     problems = [p for p in round_start_problems(director, None, now)]
     return {"kiosks": reports, "clock": state, "problems": problems}

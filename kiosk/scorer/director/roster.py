@@ -13,6 +13,11 @@ Chinese spreadsheets write. The first row names the columns, in English or Chine
 
 Other columns (a remark, a phone number) are left out, and the import says which. Every
 error names the file's own line number, blank lines counted.
+
+A list pasted into the console (`parse_pasted`) is one team a line: its name, or its name
+and unit (and up to four players), the cells apart by a tab (cells copied from Excel) or,
+on a line without one, a comma (，too); a first line naming the columns is read as a
+file's first row.
 """
 
 from __future__ import annotations
@@ -110,8 +115,24 @@ def parse(data: bytes) -> Roster:
         raise
 
 
-def _parse(text: str) -> Roster:
-    reader = csv.reader(io.StringIO(text), strict=True)
+PASTED = ("name", "unit", "player1", "player2", "player3", "player4")  # a line's cells
+
+
+def parse_pasted(text: str) -> Roster:
+    """The teams of a list pasted as text, one a line (see above). Raises RosterError naming
+    the line (the box's own line numbers) and the problem."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    # a line with a tab is cells copied from a spreadsheet (a comma may be in a name);
+    # another's cells are apart by commas, 全角 or not
+    return _parse("\n".join(line if "\t" in line else line.replace("，", "\t").replace(
+        ",", "\t") for line in lines), "\t", pasted=True)
+
+
+def _parse(text: str, delimiter: str = ",", pasted: bool = False) -> Roster:
+    """A CSV's teams; `pasted`: a list whose first line may name no column (the cells are
+    then PASTED), a quote being a character of a name like any other."""
+    reader = csv.reader(io.StringIO(text), strict=True, delimiter=delimiter,
+                        quoting=csv.QUOTE_NONE if pasted else csv.QUOTE_MINIMAL)
     rows: list[tuple[int, list[str]]] = []
     try:
         for row in reader:
@@ -129,6 +150,8 @@ def _parse(text: str) -> Roster:
         for i, heading in enumerate(header):
             if heading in names and key not in columns:
                 columns[key] = i
+    if pasted and "name" not in columns:  # a plain list: every line a team
+        return _entrants(rows, {key: i for i, key in enumerate(PASTED)}, (), pasted=True)
     if "name" not in columns:
         raise _refuse(f"no name column in the first row {header_row}; use one of: "
                       f"{', '.join(ALIASES['name'])}", "roster.error.no_name_column",
@@ -136,14 +159,26 @@ def _parse(text: str) -> Roster:
     used = set(columns.values())
     ignored = tuple(header_row[i].strip() for i, heading in enumerate(header)
                     if i not in used and heading)
+    return _entrants(rows[1:], columns, ignored, width=len(header))
+
+
+def _entrants(rows: list[tuple[int, list[str]]], columns: dict[str, int],
+              ignored: tuple[str, ...], width: int = 0, pasted: bool = False) -> Roster:
+    """The teams of `rows` (line, cells), their cells at `columns`; `width`: the cells the
+    first row names (a row with more is refused), else the cells a pasted line may have."""
     out: list[Entrant] = []
     seen: dict[str, int] = {}
-    for line, row in rows[1:]:
-        extra = [c for c in row[len(header):] if c.strip()]
-        if extra:
-            raise _refuse(f"line {line}: {len(header) + len(extra)} cells, but the first row "
-                          f"names {len(header)} columns", "roster.error.extra_cells",
-                          line=line, cells=len(row), columns=len(header))
+    for line, row in rows:
+        if pasted and not width:
+            if any(c.strip() for c in row[len(PASTED):]):
+                raise _refuse(f"line {line}: {len(row)} cells on a pasted line",
+                              "roster.error.pasted_cells", line=line, cells=len(row))
+        else:
+            extra = [c for c in row[width:] if c.strip()]
+            if extra:
+                raise _refuse(f"line {line}: {width + len(extra)} cells, but the first row "
+                              f"names {width} columns", "roster.error.extra_cells",
+                              line=line, cells=len(row), columns=width)
 
         def cell(key: str, row: list[str] = row) -> str:
             i = columns.get(key)

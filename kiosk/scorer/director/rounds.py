@@ -22,7 +22,7 @@ from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
 from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
-from .triage import number_list
+from .triage import listing, number_list
 
 MAX_EXTEND_MINUTES = 120
 
@@ -265,9 +265,12 @@ class RoundsAndPairings(DirectorBase):
 
     def discard_draft(self, by: str = "", quiet: bool = False, confirm: bool = False) -> None:
         """Drop the draft (one swapped by hand only when confirmed). `quiet`: as part of
-        another action (inside its transaction)."""
+        another action (inside its transaction). Without a draft it is refused: nothing to
+        say 草稿已放弃 of (quietly, nothing is done)."""
         if self.current_draft() is None:
-            return
+            if quiet:
+                return
+            raise refuse("admin.error.no_draft_to_discard")
         if quiet:
             self._save_draft(None)
             return
@@ -364,12 +367,15 @@ class RoundsAndPairings(DirectorBase):
             if units.get(ns) and units.get(ns) == units.get(ew):
                 out.append(Warning_(table, "admin.warn.same_unit", {
                     "ns": self.label(ns), "ew": self.label(ew), "unit": units[ns]}))
-            for team, side in ((ns, "NS"), (ew, "EW")):  # after this round
-                sat = sides.get(team, Counter()) + Counter({side: 1})
-                if abs(sat["NS"] - sat["EW"]) > 2:  # the most the Swiss allows (`swiss`)
-                    out.append(Warning_(table, "admin.warn.sides", {
-                        "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"],
-                        "gap": abs(sat["NS"] - sat["EW"])}))
+            lopsided = _lopsided(sides, ns, ew)
+            # a swap of the table's sides is advised only where it helps: not when both
+            # teams sat the same side (the swap moves the warning to the other team)
+            advice = words("admin.warn.sides_swap") \
+                if len(_lopsided(sides, ew, ns)) < len(lopsided) else ""
+            for team, sat in lopsided:
+                out.append(Warning_(table, "admin.warn.sides", {
+                    "team": self.label(team), "ns": sat["NS"], "ew": sat["EW"],
+                    "gap": abs(sat["NS"] - sat["EW"]), "advice": advice}))
         for team in draft.plan.byes:
             if draft.plan.bye_scores and team in had_bye:
                 out.append(Warning_(0, "admin.warn.second_bye", {
@@ -380,8 +386,8 @@ class RoundsAndPairings(DirectorBase):
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
         elif note.startswith("ties:"):
-            out.append(Warning_(0, "admin.note.ties", {"players": "、".join(
-                self.label(p.strip()) for p in note[5:].split(","))}))
+            out.append(Warning_(0, "admin.note.ties", {"players": listing([
+                self.label(p.strip()) for p in note[5:].split(",")])}))
         return out
 
     # -- publishing and starting ------------------------------------------------------------
@@ -394,10 +400,11 @@ class RoundsAndPairings(DirectorBase):
             draft = self.make_draft(by)
         elif self.draft_is_stale(draft) and not confirm:
             raise confirm_first("admin.confirm.stale_draft", round=draft.round)
-        warned = sorted({w.table for w in self.draft_warnings(draft) if w.table})
+        warnings = self.draft_warnings(draft)
+        warned = sorted({w.table for w in warnings if w.table})
         if warned and not confirm:  # (a rematch, one unit, a side twice over: seen first)
             raise confirm_first("admin.confirm.publish_warned", round=draft.round,
-                                n=len(warned), tables=number_list(warned))
+                                n=len(warned), tables=warnings_said(warnings))
         event = self._open_event()
         round_no = self.current_round() + 1
         if draft.round != round_no:
@@ -434,7 +441,7 @@ class RoundsAndPairings(DirectorBase):
         (it has no hand) and waits for an assignment again."""
         self._open_event()
         round_no = self.current_round()
-        refusal = self._undo_refusal(round_no)
+        refusal = self.undo_refusal(round_no)
         if refusal is not None:
             raise refusal
         if not confirm:
@@ -472,8 +479,9 @@ class RoundsAndPairings(DirectorBase):
                 return bool(entry.params.get("edited", True))
         return True  # a store from before the flag was logged: ask before losing it
 
-    def _undo_refusal(self, round_no: int) -> AdminError | None:
-        """Why the round `round_no` cannot be taken back now (None: it can)."""
+    def undo_refusal(self, round_no: int) -> AdminError | None:
+        """Why the round `round_no` cannot be taken back now (None: it can): the console says
+        it where its 撤回 button would be."""
         if not round_no:
             return refuse("admin.error.no_round")
         tables = [t for t, _, _ in self.assignments(round_no)] + list(self.seats(round_no))
@@ -481,14 +489,14 @@ class RoundsAndPairings(DirectorBase):
             self.match_state(t, round_no))]  # type: ignore[attr-defined]
         if played:
             return refuse("admin.error.undo_played", round=round_no,
-                          tables=", ".join(map(str, sorted(played))))
+                          tables=number_list(played))
         if any(r.round == round_no for r in self.rulings()):  # type: ignore[attr-defined]
             return refuse("admin.error.undo_ruled", round=round_no)
         return None
 
     def can_undo_round(self) -> bool:
         """The current round can still be taken back (the admin page offers it)."""
-        return self._undo_refusal(self.current_round()) is None
+        return self.undo_refusal(self.current_round()) is None
 
     def _withdrawn(self) -> list[dict[str, Any]]:
         text = self.store.setting("withdrawn")
@@ -689,6 +697,33 @@ class RoundsAndPairings(DirectorBase):
                 # a forfeit or disqualification the head referee ruled: the table stops there
                 "ruling": {"kind": ruled.kind, "loser": ruled.loser, "reason": ruled.reason}
                 if ruled is not None and ruled.kind != "adjusted" else None}
+
+
+def _lopsided(sides: dict[str, Counter[str]], ns: str, ew: str
+              ) -> list[tuple[str, Counter[str]]]:
+    """The teams of a match, NS and EW as given, that would sit one side more than twice
+    more than the other after it (the most the Swiss allows, `swiss`), with their sides."""
+    out = []
+    for team, side in ((ns, "NS"), (ew, "EW")):
+        sat = sides.get(team, Counter()) + Counter({side: 1})
+        if abs(sat["NS"] - sat["EW"]) > 2:
+            out.append((team, sat))
+    return out
+
+
+def warnings_said(warnings: list[Warning_], most: int = 10) -> Any:
+    """What each warned table of a draft has, as words: 第 3 桌：甲 与 乙 同属 厦大；第 5 桌：…
+    (at most `most` tables, then how many more), for the question before publishing."""
+    tables: dict[int, list[Any]] = {}
+    for w in warnings:
+        if w.table:
+            tables.setdefault(w.table, []).append(words(w.key, **w.params))
+    said = [words("admin.warn.at_table", table=n,
+                  warnings=listing(found, "console.list.clause"))
+            for n, found in sorted(tables.items())[:most]]
+    if len(tables) > most:
+        said.append(words("admin.warn.more_tables", n=len(tables) - most))
+    return listing(said, "console.list.then")
 
 
 def _has_play(state: Any) -> bool:

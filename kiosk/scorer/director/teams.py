@@ -18,6 +18,7 @@ from ...rules import Ruleset
 from ..tournament.core import Team
 from . import roster
 from .base import FORMATS, SWISS_FORMATS, DirectorBase, EventInfo, confirm_first, refuse
+from .triage import number_list
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
 
@@ -61,7 +62,7 @@ class EventAndTeams(DirectorBase):
         chosen = self.rulesets.get(ruleset)
         if chosen is None:
             raise refuse("admin.error.unknown_ruleset", ruleset=ruleset,
-                         known=", ".join(self.rulesets))
+                         known=_listing(list(self.rulesets)))
         fmt = chosen.event.format
         if fmt not in FORMATS:
             raise refuse("admin.error.format_unsupported", ruleset=ruleset, format=fmt)
@@ -137,7 +138,7 @@ class EventAndTeams(DirectorBase):
         stranded = self._kiosks_without(chosen) if chosen.id != event.ruleset else []
         if stranded and not confirm:
             raise confirm_first("admin.confirm.ruleset_kiosks", ruleset=chosen.id,
-                                tables="、".join(str(n) for n in stranded))
+                                tables=number_list(stranded))
         fields = dict(changes)
         with self.store.db.atomic():
             if "name" in fields:
@@ -173,7 +174,7 @@ class EventAndTeams(DirectorBase):
         chosen = self.rulesets.get(ruleset)
         if chosen is None:
             raise refuse("admin.error.unknown_ruleset", ruleset=ruleset,
-                         known=", ".join(self.rulesets))
+                         known=_listing(list(self.rulesets)))
         if chosen.event.format not in FORMATS:
             raise refuse("admin.error.format_unsupported", ruleset=ruleset,
                          format=chosen.event.format)
@@ -211,7 +212,7 @@ class EventAndTeams(DirectorBase):
         if byes and points != self.bye_points() and not confirm:
             raise confirm_first("admin.confirm.bye_points", points=points,
                                 was=self.bye_points(), byes=len(byes),
-                                teams="、".join(dict.fromkeys(self.label(r.a) for r in byes)))
+                                teams=_listing(list(dict.fromkeys(self.label(r.a) for r in byes))))
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('bye_points', ?)",
                                   [str(points)])
@@ -242,7 +243,7 @@ class EventAndTeams(DirectorBase):
         if len(found) != 1:
             raise refuse("admin.error.no_team", team=team) if not found else \
                 refuse("admin.error.name_ambiguous", team=team,
-                       ids=", ".join(r.id for r in found))
+                       ids=_listing([r.id for r in found]))
         return found[0]
 
     def _players(self, team: str) -> list[str]:
@@ -272,14 +273,15 @@ class EventAndTeams(DirectorBase):
         yet published."""
         return self.current_round() + 1  # type: ignore[attr-defined]
 
-    def import_teams(self, data: bytes, confirm: bool = False, missed_points: int = 0,
+    def import_teams(self, data: bytes | str, confirm: bool = False, missed_points: int = 0,
                      by: str = "") -> ImportReport:
-        """Add the teams of a CSV file (see `roster`). Names already in the event, or twice in
-        the file, need `confirm`. Once rounds have been published, the teams are late
-        entries: paired from the next round, each missed round scoring `missed_points`. A
-        file naming teams of the event by id is a corrected list: `_update_teams`."""
+        """Add the teams of a CSV file's bytes, or of a list pasted as text (see `roster`).
+        Names already in the event, or twice in the file, need `confirm`. Once rounds have
+        been published, the teams are late entries: paired from the next round, each missed
+        round scoring `missed_points`. A file naming teams of the event by id is a corrected
+        list: `_update_teams`."""
         self._open_event()
-        parsed = roster.parse(data)
+        parsed = roster.parse_pasted(data) if isinstance(data, str) else roster.parse(data)
         entrants = list(parsed.entrants)
         known = {r.id.casefold(): r for r in self.team_rows()}  # (t01 is T01 in a link)
         again = [(known[e.id.casefold()], e) for e in entrants
@@ -301,8 +303,8 @@ class EventAndTeams(DirectorBase):
         names = Counter([r.name for r in known] + [e.name for e in entrants])
         twice = [e for e in entrants if names[e.name] > 1]
         if twice and not confirm:
-            raise confirm_first("admin.confirm.duplicate_names", names="、".join(
-                dict.fromkeys(f"{e.name} ({e.line})" for e in twice)))
+            raise confirm_first("admin.confirm.duplicate_names", names=_listing(list(
+                dict.fromkeys(f"{e.name} ({e.line})" for e in twice))))
         joined = self._entry_round()
         self._check_late(joined, missed_points)
         fresh = iter(self._next_ids(sum(1 for e in entrants if not e.id),

@@ -63,26 +63,32 @@ def attention(rows: list[Any]) -> list[tuple[str, int]]:
 
 
 def number_list(numbers: Iterable[int], most: int = 10) -> Words:
-    """Tables as runs of numbers (第 1–3、5、7–20 桌), at most `most` runs, then 等 (and
-    more): as words, since each language has its own list comma."""
+    """Tables as runs of numbers (第 1–3、5、7–20 桌; two in a row are two: 第 1、2 桌), at
+    most `most` runs, then 等 (and more): as words, since each language has its own list
+    comma (第 1、2 桌, tables 1, 2). The one way the console and the commands list tables."""
     runs: list[str] = []
     ordered = sorted(set(numbers))
     start = 0
     for i, n in enumerate(ordered):
         if i + 1 == len(ordered) or ordered[i + 1] != n + 1:
             first = ordered[start]
-            runs.append(str(n) if first == n else f"{first}–{n}")
+            if n - first >= 2:
+                runs.append(f"{first}–{n}")
+            else:
+                runs += [str(x) for x in range(first, n + 1)]
             start = i + 1
     listed = listing(runs[:most])
     return words("console.tables.more" if len(runs) > most else "console.tables.all",
                  list=listed)
 
 
-def listing(items: list[Any]) -> Any:
-    """Items (text or words) as one list in the reader's language: 甲、乙、丙 / a, b, c."""
+def listing(items: list[Any], pair: str = "console.list.pair") -> Any:
+    """Items (text or words) as one list in the reader's language: 甲、乙、丙 / a, b, c.
+    `pair` joins two of them: console.list.pair (、 ,), console.list.clause (， ,) between
+    clauses, console.list.then (； ;) between sentences."""
     listed: Any = items[-1] if items else ""
     for item in reversed(items[:-1]):  # 甲、(乙、(丙)): each language's comma
-        listed = words("console.list.pair", first=item, rest=listed)
+        listed = words(pair, first=item, rest=listed)
     return listed
 
 

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from . import log, login, overview, printing, results, rulings, standings, tables, teams
+from . import console, log, login, overview, printing, results, rulings, standings, tables, teams
 from . import rounds as rounds_tab
-from .console import PageBuilder, operation, screen
+from .console import PageBuilder, confirm_page, operation, screen
 
 TABS = (overview, teams, rounds_tab, results, standings, rulings, tables, printing, log)
 PAGES: dict[str, PageBuilder] = {name: build for tab in TABS
                                  for name, build in tab.PAGES.items()}
 
-__all__ = ["PAGES", "TABS", "login", "routes"]
+__all__ = ["PAGES", "TABS", "console", "login", "routes"]
 
 
 def routes() -> list[Route]:
@@ -31,6 +31,7 @@ def routes() -> list[Route]:
     return [Route("/admin", screen("overview", overview.overview)),
             *[Route(f"/admin/{name}", screen(name, build), methods=["GET"])
               for name, build in PAGES.items() if name != "overview"],
+            Route("/admin/confirm", confirm_page, methods=["GET"]),
             Route("/admin/login", login.login_page, methods=["GET"]),
             Route("/admin/login", login.login, methods=["POST"]),
             Route("/admin/logout", login.logout, methods=["POST"]),

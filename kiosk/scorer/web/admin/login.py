@@ -8,6 +8,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from ...director import access
+from . import flash
 from .console import COOKIE, director_of, page, session
 
 MAX_LOGIN = 1_000  # bytes of the login form (a name and a password), or the logout's
@@ -18,8 +19,20 @@ def limiter() -> access.Limiter:
     return access.Limiter(per_source=10, ceiling=600)
 
 
+def next_page(asked: str) -> str:
+    """Where a login goes: the console page it was sent from (`?next=`), only ever a page of
+    this console (never another site: no open redirect), else the overview."""
+    target = flash.safe_back(asked) if asked else "/admin"
+    path = target.split("?")[0].split("#")[0]
+    return "/admin" if path in ("/admin/login", "/admin/logout", "/admin/confirm") \
+        else target
+
+
 async def login_page(request: Request) -> Response:
-    return page(request, "login", csrf="", event=director_of(request).event(), who="")
+    """The login; `?expired=1`: a form was sent after the session ended, and was not done."""
+    return page(request, "login", csrf="", event=director_of(request).event(), who="",
+                next=next_page(request.query_params.get("next", "")),
+                expired=request.query_params.get("expired") == "1")
 
 
 async def login(request: Request) -> Response:
@@ -30,16 +43,17 @@ async def login(request: Request) -> Response:
     if wait:
         return page(request, "login", 429, csrf="", event=director.event(), who="",
                     error="security.login-wait", error_params={"s": int(wait) + 1})
-    form = await _small_form(request, ("password", "who"))
+    form = await _small_form(request, ("password", "who", "next"))
     if form is None:
         return page(request, "login", 413, csrf="", event=director.event(), who="",
                     error="security.login-form")
+    going = next_page(form["next"])
     if not await access.checked(director.store.setting("password"), form["password"]):
         return page(request, "login", 403, csrf="", event=director.event(), who=form["who"],
-                    error="admin.login.wrong")
+                    error="admin.login.wrong", next=going)
     logins.forgive(source)
     token, _ = director.open_session(form["who"])
-    reply = RedirectResponse("/admin", status_code=303)
+    reply = RedirectResponse(going, status_code=303)
     # Secure: a browser never sends it over plain HTTP, even to this host (an address
     # typed as http:// would otherwise hand the session to whoever relays the Wi-Fi).
     reply.set_cookie(COOKIE, token, httponly=True, samesite="strict", max_age=12 * 3600,

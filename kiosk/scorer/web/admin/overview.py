@@ -9,15 +9,16 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 
 from ...director import Director, triage, views
-from ...printing.templating import clock_text
+from ...printing.templating import clock_text, lang_of
 from . import forms
 from .forms import Said
 
 
 def overview(director: Director, request: Request) -> dict[str, Any]:
     event = director.event()
+    names = ruleset_names(director, lang_of(request))
     if event is None:
-        return {"rulesets": list(director.rulesets.values())}
+        return {"rulesets": list(director.rulesets.values()), "ruleset_names": names}
     current = director.current_round()
     playing = bool(current) and director.round_start(current) is not None and \
         not director.round_over(current)
@@ -28,7 +29,15 @@ def overview(director: Director, request: Request) -> dict[str, Any]:
             "win_points": director.ruleset().result.win_points,
             "current": director.current_round(), "clock": director.round_clock(),
             "teams": len(director.team_rows()), "tables": director.table_count(),
-            "rulesets": list(director.rulesets.values())}
+            "rulesets": list(director.rulesets.values()), "ruleset_names": names}
+
+
+def ruleset_names(director: Director, lang: str) -> dict[str, str]:
+    """Each ruleset as the head referee picks it: by its name (厦门 2015 规则), never its file's
+    id; two of one name (a house copy) are told apart by their ids."""
+    named = {r.id: r.name(lang) for r in director.rulesets.values()}
+    twice = {name for name in named.values() if list(named.values()).count(name) > 1}
+    return {id_: f"{name} ({id_})" if name in twice else name for id_, name in named.items()}
 
 
 def next_step(director: Director) -> Said:
@@ -79,7 +88,7 @@ def edit_event(director: Director, form: FormData, who: str) -> Said:
         forms.text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
         confirm=forms.confirmed(form), by=who)
     if unpaired:
-        return "admin.note.event_edited_codes", {"tables": "、".join(map(str, unpaired))}
+        return "admin.note.event_edited_codes", {"tables": triage.number_list(unpaired)}
     return ("admin.note.event_edited" if changed else "admin.note.event_unchanged"), {}
 
 

@@ -15,7 +15,7 @@ from ...printing.pages import codes_html, page_of
 from ...printing.templating import lang_of, words
 from .. import outputs, refusals
 from . import forms
-from .console import director_of, session, to_login
+from .console import director_of, here, session, to_login
 
 
 def printing(director: Director, request: Request) -> dict[str, Any]:
@@ -27,7 +27,7 @@ def printing(director: Director, request: Request) -> dict[str, Any]:
 
 async def private_export(request: Request) -> Response:
     if session(request) is None:
-        return to_login()
+        return to_login(here(request))
     reply = await outputs.private_export(director_of(request), request.path_params["name"],
                                          lang_of(request))
     return reply or refusals.page(request, 404, "export.error.kind")
@@ -37,7 +37,7 @@ async def console_print(request: Request) -> Response:
     """A printed page for the console (`outputs.printed`: its PDFs go first), or the pairing
     codes to hand out (`printing.codes_html`), which only the console prints."""
     if session(request) is None:
-        return to_login()
+        return to_login(here(request))
     if request.path_params["kind"] != "codes":
         return await outputs.printed(request, director_of(request), private=True)
     director = director_of(request)
@@ -59,7 +59,7 @@ async def console_print(request: Request) -> Response:
 async def console_job(request: Request) -> Response:
     """A PDF of the console's being made (`outputs.job_page`)."""
     if session(request) is None:
-        return to_login()
+        return to_login(here(request))
     return outputs.job_page(request, private=True)
 
 

@@ -3,6 +3,7 @@ starting it, and the round's clock (pause, resume, extend, stop)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from typing import Any
 
@@ -11,7 +12,7 @@ from starlette.requests import Request
 
 from ....errors import AdminError
 from ....i18n import explain
-from ...director import Director, views
+from ...director import Director, Draft, views
 from ...director.pairer import prepare_pairing
 from ...printing.templating import lang_of
 from . import forms
@@ -47,6 +48,7 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
         except AdminError as exc:
             can_draft = explain(exc, lang_of(request))
     published = bool(current) and director.round_start(current) is None
+    undo_refusal = director.undo_refusal(current) if current and not published else None
     names = director.team_names()
     placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) if draft else []
     clock = director.round_clock()
@@ -62,7 +64,10 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "warned_only": warned_only, "general": general,
             "stale": draft is not None and director.draft_is_stale(draft),
             "can_draft": can_draft, "current": current, "published": published,
-            "can_undo": bool(current) and not published and director.can_undo_round(),
+            "can_undo": bool(current) and not published and undo_refusal is None,
+            "undo_refused": explain(undo_refusal, lang_of(request)) if undo_refusal else "",
+            "seen_draft": seen_draft(draft, current + 1),
+            "seen_round": seen_round(director, current),
             "rows": views.round_rows(director, current) if current else [],
             "byes": views.bye_rows(director, current) if current else [],
             "groups": director.seats(current) if current else {},
@@ -83,18 +88,70 @@ def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
             for s in director.standings()}
 
 
+def seen_draft(draft: Draft | None, next_round: int) -> str:
+    """What a page showed of the next round, sent back by every form on its draft: the
+    draft's round and a fingerprint of its pairing (any swap changes it), or "none"."""
+    if draft is None:
+        return f"{next_round}:none"
+    return f"{draft.round}:{hashlib.sha256(draft.as_json().encode()).hexdigest()[:16]}"
+
+
+def seen_round(director: Director, current: int) -> str:
+    """What a page showed of the last published round, sent back by its forms (undo, start,
+    the hall's clock): its number and whether it had started."""
+    started = bool(current) and director.round_start(current) is not None
+    return f"{current}:{'started' if started else 'published'}"
+
+
+def as_seen(director: Director, form: FormData) -> None:
+    """Refuse, in words, a form sent from a page that showed the draft or the round as it no
+    longer is: another window (or the command line) published, discarded, drafted again,
+    swapped, undid or started it meanwhile. The action would otherwise fall on something the
+    head referee never saw, or report a success that did not happen ("草稿已放弃" for a draft
+    already published). A form without `seen` (a script's) is taken as it is."""
+    seen = forms.text(form, "seen")
+    if not seen:
+        return
+    number, _, what = seen.partition(":")
+    if not number.isdigit():
+        raise FormRefusal("admin.stale.page")
+    round_no, current = int(number), director.current_round()
+    if what in ("published", "started"):
+        if seen == seen_round(director, current):
+            return
+        if current < round_no:
+            raise FormRefusal("admin.stale.undone", round=round_no)
+        if current > round_no:
+            raise FormRefusal("admin.stale.next_round", round=round_no, current=current)
+        raise FormRefusal("admin.stale.started" if what == "published" else
+                          "admin.stale.republished", round=round_no)
+    draft = director.current_draft()
+    if seen == seen_draft(draft, current + 1):
+        return
+    if current >= round_no:
+        raise FormRefusal("admin.stale.published", round=round_no)
+    if what == "none":
+        raise FormRefusal("admin.stale.drafted", round=round_no)
+    if draft is None:
+        raise FormRefusal("admin.stale.discarded", round=round_no)
+    raise FormRefusal("admin.stale.changed", round=round_no)
+
+
 async def draft(director: Director, form: FormData, who: str) -> Said:
     await prepare_pairing(director)  # in the worker: the event loop goes on meanwhile
+    as_seen(director, form)  # (after the wait: another window may have acted meanwhile)
     made = director.make_draft(by=who, confirm=forms.confirmed(form))
     return "admin.note.drafted", {"round": made.round}
 
 
 def discard(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     director.discard_draft(by=who, confirm=forms.confirmed(form))
     return "admin.note.discarded", {}
 
 
 def swap_teams(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     a = forms.text(form, "first") or forms.required("admin.rounds.first_team")
     b = forms.text(form, "second") or forms.required("admin.rounds.second_team")
     director.swap_teams(a, b, by=who)
@@ -103,6 +160,7 @@ def swap_teams(director: Director, form: FormData, who: str) -> Said:
 
 
 def swap_tables(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     a = forms.whole(form, "first", "admin.label.table")
     b = forms.whole(form, "second", "admin.label.table")
     director.swap_tables(a, b, by=who)
@@ -110,6 +168,7 @@ def swap_tables(director: Director, form: FormData, who: str) -> Said:
 
 
 def swap_sides(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     table = forms.whole(form, "table", "admin.label.table")
     director.swap_sides(table, by=who)
     return "admin.note.swapped_sides", {"table": table}
@@ -117,20 +176,24 @@ def swap_sides(director: Director, form: FormData, who: str) -> Said:
 
 async def publish(director: Director, form: FormData, who: str) -> Said:
     await prepare_pairing(director)  # (publishing without a draft drafts it first)
+    as_seen(director, form)
     return "admin.note.published", {"round": director.publish(forms.confirmed(form), by=who)}
 
 
 def undo(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     return "admin.note.undone", {"round": director.undo_round(forms.confirmed(form), by=who)}
 
 
 def start(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     seconds = forms.number(form, "start_in", "admin.label.start_in", default=30.0)
     return "admin.note.started", {"round": director.start_clock(seconds, by=who),
                                   "seconds": round(seconds)}
 
 
 def clock(director: Director, form: FormData, who: str) -> Said:
+    as_seen(director, form)
     action = forms.text(form, "action")
     if action == "pause":
         director.pause_clock(by=who)

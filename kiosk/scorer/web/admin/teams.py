@@ -48,8 +48,14 @@ def _duplicates(rows: list[Any]) -> set[str]:
 
 
 async def import_teams(director: Director, form: FormData, who: str) -> Said:
+    """A CSV file, or a list pasted in the box (`pasted`: one team a line), through the same
+    import: its duplicate names and a corrected list's changes are asked about first."""
     upload = form.get("file")
-    if isinstance(upload, UploadFile) and upload.filename:
+    pasted = forms.text(form, "pasted")
+    data: bytes | str
+    if pasted:
+        data = pasted
+    elif isinstance(upload, UploadFile) and upload.filename:
         data = await upload.read()
     elif form.get("file_b64"):  # the file again, from the confirmation page
         try:
@@ -69,7 +75,7 @@ async def import_teams(director: Director, form: FormData, who: str) -> Said:
                                             "round": report.joined_round}
     if report.ignored:
         return "admin.note.imported_ignored", {"n": len(report.added),
-                                               "ignored": "、".join(report.ignored)}
+                                               "ignored": triage.listing(list(report.ignored))}
     return "admin.note.imported", {"n": len(report.added)}
 
 

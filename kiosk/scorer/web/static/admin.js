@@ -7,7 +7,7 @@
 {
   const url = new URL(location.href);
   const carried = [...url.searchParams.keys()].filter(
-    (k) => ["flash", "kind", "sig"].includes(k) || k.startsWith("p_"));
+    (k) => ["flash", "kind", "sig"].includes(k) || k.startsWith("p_") || k.startsWith("w_"));
   if (carried.includes("sig")) {
     carried.forEach((k) => url.searchParams.delete(k));
     history.replaceState(null, "", url);

@@ -1,0 +1,99 @@
+"""What the console says, as a head referee reads it (the tester's M11 and the small ones):
+the publishing question naming each table's warnings, the side warning's advice only where it
+helps, lists of tables in the reader's language, a ruled result saying who lost and who won,
+the ruleset by its name (no file id, no "sha256", no "chrony")."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from kiosk.i18n import render
+from kiosk.scorer.director import Draft
+from kiosk.scorer.director.triage import number_list
+from kiosk.scorer.printing.templating import words
+from kiosk.scorer.tournament.formats import RoundPlan
+
+from .console_client import Window, event, log_in
+
+pytestmark = pytest.mark.unit
+
+
+@pytest.fixture
+def director(tmp_path):
+    yield from event(tmp_path)
+
+
+# -- M11: the publishing question says what each table has ---------------------------------
+
+
+def test_publishing_a_draft_with_warnings_lists_each_tables_own(director):
+    director.edit_team("t02", "第2队", "单位1", (), by="陈")  # t01 and t02: one unit
+    draft = director.make_draft(by="陈")
+    table = next(n for n, pair in enumerate(draft.plan.pairs, 1) if "t01" in pair)
+    other = next(t for t in draft.plan.pairs[table - 1] if t != "t01")
+    if other != "t02":
+        director.swap_teams(other, "t02", by="陈")
+    window = Window(log_in(director))
+    window.load("/admin/rounds")
+    page = window.load(window.send("/admin/publish").headers["location"])
+    ns, ew = director.current_draft().plan.pairs[table - 1]
+    label = {"t01": "第1队 (t01)", "t02": "第2队 (t02)"}
+    said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]} 与 {label[ew]} 同属 单位1。"
+            "仍要公布吗？")
+    assert said in html.unescape(page), page
+    assert "重复交手、同单位或南北不均" not in page
+
+# -- the small ones: words a head referee reads ------------------------------------------
+
+
+def test_the_overview_names_the_ruleset_in_words_not_its_file_id_or_hash(director):
+    page = Window(log_in(director)).load("/admin")
+    sha = director.event().ruleset_sha256
+    assert f"规则版本 {sha[:8]}（与记分条上印的核对）" in page
+    assert "sha256" not in page and sha[:12] not in page
+    assert "(xiamen-2015)" not in page and "厦门" in page
+    assert "chrony" not in Window(log_in(director)).load("/admin/tables")
+
+
+def test_a_ruled_result_says_who_lost_and_who_won(director):
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈")
+    _, ns, ew = director.assignments(1)[0]
+    director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈")
+    page = Window(log_in(director)).load("/admin/results?round=1")
+    names = director.team_names()
+    row = re.search(r'<tr id="t1" .*?</tr>', page, re.S).group(0)
+    assert f"{names[ns]} 判负，{names[ew]} 胜" in row  # not 「判负 {ew} 胜」
+
+
+@pytest.mark.parametrize(("lang", "said"), [("zh-Hans", "第 1、2 桌"), ("zh-Hant", "第 1、2 桌"),
+                                            ("en", "tables 1, 2")])
+def test_a_list_of_tables_reads_in_the_readers_language(lang, said):
+    listed = number_list([2, 1])
+    assert render(listed.key, listed.params, lang) == said
+    runs = number_list([1, 2, 3, 5, 7, 8])
+    assert render(runs.key, runs.params, "zh-Hans") == "第 1–3、5、7、8 桌"
+
+
+def test_swapping_a_tables_sides_is_advised_only_where_it_helps(director):
+    sat = [(1, 1, "t01", "t05"), (1, 2, "t02", "t06"), (1, 3, "t07", "t03"),
+           (2, 1, "t01", "t08"), (2, 2, "t02", "t05"), (2, 3, "t06", "t03")]
+    with director.store.db.atomic():  # t01 and t02 sat NS twice, t03 EW twice
+        director.store.db.conn.executemany("INSERT INTO assignments VALUES (?, ?, ?, ?, NULL)",
+                                           sat)
+
+    def advice(ns: str, ew: str) -> set[str]:
+        plan = RoundPlan(((ns, ew),), (), "swiss", "", True, ())
+        said = director.draft_warnings(Draft(3, plan, "", False))
+        return {words("zh-Hans")(w.key, **w.params) for w in said
+                if w.key == "admin.warn.sides"}
+
+    both_ns = advice("t01", "t02")  # a swap moves the warning to t02: not advised
+    assert both_ns == {"第1队 (t01) 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
+    helps = advice("t01", "t03")  # swapped, both sit their short side: advised
+    assert helps == {"第1队 (t01) 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
+                     "第3队 (t03) 打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
