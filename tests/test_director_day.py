@@ -266,8 +266,6 @@ def test_the_hall_keeps_a_five_character_name_on_one_line_and_one_status(console
     expect(hall.locator(board)).to_have_count(8)
     hall.screenshot(path=str(console.folder / f"hall-{viewport['width']}.png"), full_page=True)
     assert set(lines_of(hall, board)) == {1}  # never 福州榕城 / 队
-    if viewport is PHONE:
-        assert set(lines_of(hall, "#pairings .prow .team")) == {1}
     d.start_round(0)
     for table, _, _ in d.assignments(1):
         d.record_ruling(table, "forfeit", "EW", "测试", 1)  # every table finished

@@ -283,7 +283,7 @@ def visible_tables(page) -> list[int]:
 def test_first_paint_shows_the_snapshot(hall):
     page = hall.open()
     expect(page.locator("#round")).to_have_text("第 2/5 轮")
-    expect(page.locator("#ruleset")).to_have_text("厦门 2015")
+    expect(page.locator("#ruleset")).to_have_text("规则：厦门 2015")
     expect(page.locator("#status")).to_have_text("比赛中")
     expect(page.locator("#muted")).to_be_hidden()
     expect(page.locator("#standings [data-team]")).to_have_count(8)
@@ -303,7 +303,6 @@ def test_first_paint_shows_the_snapshot(hall):
     expect(row(page, 2).locator(".link")).to_have_text("待传 3")
     expect(row(page, 4).locator(".link")).to_have_text("未连接")
     expect(row(page, 4).locator(".levels")).to_have_text("—")
-    expect(page.locator("#pairings-box")).to_be_hidden()
     qr = page.locator("#qr img")
     expect(qr).to_have_attribute("src", "/qr.svg")
     assert page.evaluate("document.querySelector('#qr img').naturalWidth") > 0
@@ -372,8 +371,8 @@ def test_muted_mark_and_next_round_pairings(hall):
     expect(page.locator("#muted")).to_be_visible()
     expect(page.locator("#muted")).to_have_text("静音")
     expect(page.locator("#status")).to_have_text("轮间休息")
-    expect(page.locator("#pairings-title")).to_have_text("第 3 轮对阵")
-    pairs = page.locator("#pairings [data-pairing-table]")
+    expect(page.locator("#panel-title")).to_have_text("第 3 轮对阵")
+    pairs = page.locator("#panel-list [data-pairing-table]")
     expect(pairs).to_have_count(2)
     expect(pairs.nth(0)).to_contain_text("鼓浪屿队")
     expect(pairs.nth(0)).to_contain_text("湖里队")
@@ -493,13 +492,13 @@ def test_phone_layout_is_one_scrolling_column_without_pages(hall):
 
 @pytest.mark.parametrize(("lang", "labels"), [
     ("zh-Hans", {"#standings-box h2 > span": "排名", "#round": "第 2/5 轮",
-                 "#ruleset": "厦门 2015", "#status": "比赛中",
+                 "#ruleset": "规则：厦门 2015", "#status": "比赛中",
                  '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "净胜级"}),
     ("zh-Hant", {"#standings-box h2 > span": "排名", "#round": "第 2/5 輪",
-                 "#ruleset": "廈門 2015", "#status": "比賽中",
+                 "#ruleset": "規則：廈門 2015", "#status": "比賽中",
                  '[data-i18n="col_points"]': "大分", '[data-i18n="col_net"]': "淨勝級"}),
     ("en", {"#standings-box h2 > span": "Standings", "#round": "Round 2/5",
-            "#ruleset": "Xiamen 2015", "#status": "In play"}),
+            "#ruleset": "Rules: Xiamen 2015", "#status": "In play"}),
 ])
 def test_languages_show_their_labels(hall, lang, labels):
     page = hall.open(f"?lang={lang}")
@@ -790,3 +789,203 @@ def test_a_national_finals_pairing_board_shows_many_tables_a_page_and_says_which
         page.locator("#panel-list").bounding_box()["y"] + 1  # the header holds it
     if os.environ.get("HALL_SHOTS"):
         page.screenshot(path=f"{os.environ['HALL_SHOTS']}/board-{size[0]}-en.png")
+
+
+# ---- what a player across the room reads (the head referee's hall test) ----------------------
+
+TOWER = "厦门市思明区粮食和物资储备局直属粮油质量检测中心八十分爱好者协会代表队"  # 37 characters
+
+
+def test_a_hall_pause_is_unmistakable_and_goes_away_on_resume(hall):
+    """M12: paused, the TV showed a small grey 全场暂停 above the clock and a green 比赛中."""
+    now = time.time()
+    hall.feed.reset(snapshot(round_clock=round_clock(now - 600, "paused", paused_at=now - 60)))
+    page = hall.open()
+    status, banner, clock = page.locator("#status"), page.locator("#paused"), \
+        page.locator("#round-clock")
+    expect(status).to_have_text("全场暂停")  # never 比赛中 while the hall stands still
+    expect(banner).to_be_visible()
+    expect(banner).to_contain_text("全场暂停")
+    box = banner.bounding_box()
+    size = banner.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+    assert box["width"] > 0.9 * TV[0] and size >= 40, (box, size)  # read from the far end
+    name = page.locator("#event-name").bounding_box()
+    assert box["y"] >= name["y"] + name["height"]  # a bar of its own under the header
+    expect(clock).to_have_class(re.compile(r"\bpaused\b"))
+    sign = clock.evaluate("e => getComputedStyle(e, '::before').borderLeftWidth")
+    assert float(sign.removesuffix("px")) > 0  # the pause sign before the time
+    colors = page.evaluate("""() => ({
+        status: getComputedStyle(document.querySelector('#status')).backgroundColor,
+        running: getComputedStyle(document.querySelector('#round-clock')).color})""")
+    assert colors["status"] == colors["running"]  # amber, the status boxed in the clock's colour
+    expect(clock).to_have_text("51:00")
+    page.wait_for_timeout(1500)
+    expect(clock).to_have_text("51:00")  # it stands still
+    page.locator('#langs [data-lang="en"]').click()
+    expect(status).to_have_text("Hall paused")
+    expect(banner).to_contain_text("Hall paused")
+    page.locator('#langs [data-lang="zh-Hans"]').click()
+    hall.feed.publish(snapshot(round_clock=round_clock(now - 600)))  # resumed
+    expect(banner).to_be_hidden()
+    expect(status).to_have_text("比赛中")
+    expect(clock).not_to_have_class(re.compile(r"\bpaused\b"))
+    expect(page.locator("body")).not_to_have_class(re.compile(r"\bpaused\b"))
+
+
+def final_standings(teams: int = 21) -> dict:
+    """A closed event after its fifth round: 21 teams, one with a 37-character name."""
+    data = snapshot(tables=10, round_clock={**round_clock(time.time() - 9000), "state": "closed"})
+    data["event"].update(round=5, status="closed")
+    data["standings"] = [{"rank": i + 1, "team": f"t{i + 1:02d}",
+                          "name": TOWER if i == 17 else team_name(i) + ("联队" if i % 3 else ""),
+                          "points": 15 - i // 2, "net": 16 - 2 * i, "opponents": 45 - i,
+                          "played": 5, "tied": False} for i in range(teams)]
+    return data
+
+
+def test_a_closed_event_features_its_final_standings_large(hall):
+    """M13: closed, the TV still filled the screen with the last round's tables, the
+    standings a narrow column headed 排名, a long name five lines tall."""
+    hall.feed.reset(final_standings())
+    page = hall.open()
+    title = page.locator("#standings-box h2 > span").first
+    expect(title).to_have_text("最终排名")  # it said 排名
+    expect(page.locator("#tables-box")).to_be_hidden()
+    expect(page.locator(".clock-box")).to_be_hidden()  # nothing counts any more
+    expect(page.locator("#standings [data-team]")).to_have_count(21)
+    expect(page.locator("#standings [hidden]")).to_have_count(0)  # every team, no pages
+    expect(page.locator("#standings-pager")).to_be_hidden()
+    expect(page.locator("#qr-img")).to_be_visible()  # a phone still finds its team's matches
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    box = page.locator("#standings-box").bounding_box()
+    assert box["width"] > 0.75 * TV[0], box
+    state = page.evaluate("""() => {
+        const area = document.querySelector('#standings').parentElement.getBoundingClientRect();
+        const rows = [...document.querySelectorAll('#standings .srow')];
+        return {fits: rows.every((r) => r.getBoundingClientRect().bottom <= area.bottom + 0.5),
+                size: parseFloat(getComputedStyle(document.querySelector(
+                    '#standings .srow .name .label')).fontSize)};
+    }""")
+    assert state["fits"] and state["size"] >= 1.3 * 22, state  # larger than a running hall's
+    names = page.evaluate(WHOLE, "#standings .srow .name .label")
+    assert all(n["lines"] == 1 and not n["cut"] for n in names if n["text"] != TOWER), names
+    tower, = (n for n in names if n["text"] == TOWER)
+    assert tower["lines"] <= 2, tower  # not a tower: two lines, then …
+    expect(page.locator('#standings [data-team="t18"] .name')).to_have_attribute("title", TOWER)
+    if os.environ.get("HALL_SHOTS"):
+        page.screenshot(path=f"{os.environ['HALL_SHOTS']}/final-1920.png")
+    page.locator('#langs [data-lang="en"]').click()
+    expect(title).to_have_text("Final standings")
+    reopened = snapshot()  # reopened: the live hall again
+    hall.feed.publish(reopened)
+    expect(page.locator("#tables-box")).to_be_visible()
+    expect(title).to_have_text("Standings")
+    phone = hall.open(size=PHONE)
+    hall.feed.publish(final_standings())
+    expect(phone.locator("#standings-box h2 > span").first).to_have_text("最终排名")
+    expect(phone.locator("#tables-box")).to_be_hidden()
+
+
+@pytest.mark.parametrize("size", [TV, (1280, 720), PHONE])
+def test_a_long_name_takes_two_lines_or_three_never_a_tower(hall, size):
+    data = snapshot(tables=4)
+    data["standings"][1].update(name=TOWER)
+    hall.feed.reset(with_table(data, 1, ew=TOWER))
+    page = hall.open(size=size)
+    for where, most in (("#standings .srow .name .label", 2),
+                        ("#tables .trow .ew", 2 if size[0] >= 1600 or size == PHONE else 3)):
+        shown = {n["text"]: n for n in page.evaluate(WHOLE, where)}
+        assert shown[TOWER]["lines"] <= most and shown[TOWER]["cut"], shown[TOWER]  # … then
+    expect(row(page, 1).locator(".ew")).to_have_attribute("title", TOWER)
+    hall.feed.publish(snapshot(pairings_round=3, pairings=[
+        {"table": 1, "ns": "鼓浪屿队", "ew": TOWER}, {"table": 2, "ns": "集美队", "ew": "思明队"}]))
+    expect(page.locator("#panel-list .team")).to_have_count(4)
+    board = page.evaluate("""() => [...document.querySelectorAll('#panel-list .team')].map((e) => {
+        const range = document.createRange(), box = e.getBoundingClientRect();
+        range.selectNodeContents(e.lastChild);  // (the lines shown: those inside its box)
+        return new Set([...range.getClientRects()].filter((r) => r.bottom <= box.bottom + 1)
+            .map((r) => Math.round(r.top))).size; })""")
+    assert max(board) <= 2, board  # (the side's word above it apart)
+
+
+def test_the_phone_shows_the_published_pairings_once_and_no_alarm_before_the_start(hall):
+    """30/30b: between rounds the phone listed the pairings twice (three times, with every
+    table 等待开始 below them), and every table red 离线 as its kiosk had not connected."""
+    data = snapshot(tables=4, pairings_round=2, pairings=[
+        {"table": n, "ns": team_name(2 * n - 2), "ew": team_name(2 * n - 1)} for n in (1, 2, 3, 4)])
+    for n in (1, 2, 3, 4):
+        data = with_table(data, n, phase="waiting", hand=None, levels=None, dealer=None,
+                          time_left=None, clock_running=False,
+                          link={"state": "offline", "behind": 0, "last_seen": None})
+    data["round_clock"] = round_clock(None)
+    hall.feed.reset(data)
+    page = hall.open(size=PHONE)
+    expect(page.locator("#panel")).to_be_visible()
+    shown = page.evaluate("""() => [...document.querySelectorAll('*')].filter((e) =>
+        e.checkVisibility() && [...e.childNodes].some((c) => c.nodeType === 3
+            && c.textContent.includes('鼓浪屿队'))).length""")
+    assert shown == 2, shown  # in the pairings and in the standings, no more
+    assert "离线" not in page.locator("body").inner_text()
+    # (on paper too: a kiosk not yet heard from before its round is said in grey)
+    expect(row(page, 1).locator(".link")).to_have_text("未连接")
+    expect(row(page, 1).locator(".link")).to_have_attribute("data-state", "never")
+    started = snapshot(tables=4)
+    hall.feed.publish(with_table(started, 1, link={"state": "offline", "behind": 0,
+                                                   "last_seen": None}))
+    expect(row(page, 1).locator(".link")).to_have_text("离线")  # in play: the alarm it is
+    expect(row(page, 1).locator(".link")).to_have_css("color", "rgb(248, 81, 73)")
+
+
+def test_a_table_whose_kiosk_has_not_set_up_its_match_is_not_free(hall):
+    hall.feed.reset(with_table(snapshot(tables=4), 4, phase="idle"))
+    page = hall.open()
+    expect(row(page, 4).locator(".phase")).to_have_text("未就绪")  # not 空闲
+
+
+@pytest.mark.parametrize(("lang", "tied", "alone"), [
+    ("zh-Hans", "并列3", "5"), ("zh-Hant", "並列3", "5"), ("en", "3=", "5")])
+def test_shared_places_are_said_as_the_console_says_them(hall, lang, tied, alone):
+    """1= read as nothing in particular: the console says 并列第 3 名."""
+    data = snapshot()
+    data["standings"][2].update(rank=3, tied=True)
+    data["standings"][3].update(rank=3, tied=True)
+    hall.feed.reset(data)
+    page = hall.open(f"?lang={lang}")
+    expect(page.locator('#standings [data-team="t03"] .rank')).to_have_text(tied)
+    expect(page.locator('#standings [data-team="t04"] .rank')).to_have_text(tied)
+    expect(page.locator('#standings [data-team="t05"] .rank')).to_have_text(alone)
+    rank = page.evaluate(WHOLE, '#standings [data-team="t03"] .rank')[0]
+    assert not rank["cut"] and rank["lines"] == 1, rank
+    before = snapshot()  # before any match: every team would be 并列1
+    for standing in before["standings"]:
+        standing.update(rank=1, tied=True, points=0, net=0, played=0)
+    hall.feed.publish(before)
+    expect(page.locator("#standings .rank")).to_have_text(["—"] * 8)
+
+
+def test_the_ruleset_is_labelled_not_read_as_a_second_title(hall):
+    page = hall.open()
+    expect(page.locator("#ruleset")).to_have_text("规则：厦门 2015")
+    page.locator('#langs [data-lang="en"]').click()
+    expect(page.locator("#ruleset")).to_have_text("Rules: Xiamen 2015")
+
+
+def test_a_standings_name_is_as_bright_and_as_large_as_a_tables(hall):
+    page = hall.open()  # (it was grey and smaller: the clock's label's style)
+    look = page.evaluate("""() => {
+        const css = (sel) => getComputedStyle(document.querySelector(sel));
+        const a = css('#standings .srow .name .label'), b = css('#tables .trow .ns');
+        return [a.color, b.color, a.fontSize, b.fontSize];
+    }""")
+    assert look[0] == look[1] and look[2] == look[3], look
+
+
+@pytest.mark.parametrize("size", [TV, (1280, 720)])
+def test_for_how_long_a_kiosk_has_been_offline_reads_whole(hall, size):
+    data = with_table(snapshot(), 1, link={"state": "offline", "behind": 0,
+                                           "last_seen": time.time() - 15 * 60 - 5})
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    expect(row(page, 1).locator(".link")).to_have_text("离线 15 分钟")
+    link, = page.evaluate(WHOLE, '#tables [data-table="1"] .link')
+    assert not link["cut"], link  # it read 离线 15 …

@@ -454,3 +454,39 @@ def test_the_phone_header_and_buttons_fit_and_seats_are_words(browser, tmp_path)
         page.context.close()
     director.store.close()
     assert errors == []
+
+
+# -- what the head referee's hall test found -------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_words(
+        browser, tmp_path):
+    """A kiosk not yet heard from before its round starts is no alarm for the players (the
+    phone said 本桌平板离线); a shared place reads as the console says it (并列第 1 名, not
+    1=); once the round has started, a match its kiosk has not set up is 未就绪, not 空闲."""
+    director = hall(tmp_path / "scorer")
+    director.publish()
+    store = director.store  # table 1's kiosk paired, and not heard from since
+    store.issue_code(1)
+    store.pair(1, store.pairing_code(1, "kiosk-1", director.clock()), "kiosk-1",
+               director.clock())
+    ns = next(n for t, n, _ in director.assignments(1) if t == 1)
+    with ScorerProcess(tmp_path / "scorer") as process:
+        row = get(f"{process.url}/api/team/{ns}")["table"]
+        assert row["link"]["state"] == "offline" and row["phase"] == "waiting"
+        page, errors = phone(browser)
+        page.goto(f"{process.url}/team?team={ns}")
+        expect(page.locator("#now-facts .phase dd")).to_have_text("等待开始")
+        expect(page.locator("#standing .rank dd")).to_have_text("并列第 1 名")
+        expect(page.locator("#now-offline")).to_be_hidden()
+        expect(page.locator("#now")).not_to_have_class(re.compile(r"\bkiosk-offline\b"))
+        page.locator("#langs button[data-lang=zh-Hant]").click()
+        expect(page.locator("#standing .rank dd")).to_have_text("並列第 1 名")
+        page.locator("#langs button[data-lang=zh-Hans]").click()
+        director.start_clock(0)  # started: the kiosk not heard from is the alarm it is
+        expect(page.locator("#now-offline")).to_have_text("本桌平板离线：以下是最后收到的情况")
+        expect(page.locator("#now-facts .phase dd")).to_have_text("未就绪")
+        page.context.close()
+    director.store.close()
+    assert errors == []

@@ -29,6 +29,7 @@
   const FIT = params.get('fit') !== '0';
   const DENSE_PAIRINGS = 24;  // more pairings than one 1080p page holds: the dense board
   const MIN_FIT = 0.72;  // rows shrink at most to this share of their size, then pages turn
+  const FINAL_GROW = 1.8;  // a closed event's final standings: rows up to this much larger
   const STREAM_URL = '/api/hall/stream';
   const SNAPSHOT_URL = '/api/hall';
 
@@ -85,10 +86,12 @@
 
   // ---- pages that turn by themselves -------------------------------------------------
 
-  // A pager shows as many rows of a list as fit its viewport, one page at a time.
-  // Whether a team name in `list` takes more than one line (its text's line boxes).
-  function wrappedName(list) {
-    return Array.from(list.querySelectorAll('.team')).some((team) => {
+  // The team names of a list (a table's sides, a pairing's, a standing's name).
+  const NAMES = '.team, .name .label';
+
+  // The names in `list` that take more than one line (their text's line boxes).
+  function wrappedNames(list) {
+    return Array.from(list.querySelectorAll(NAMES)).filter((team) => {
       const text = team.lastChild;
       if (!text || text.nodeType !== Node.TEXT_NODE) return false;
       const range = document.createRange();
@@ -97,12 +100,21 @@
     });
   }
 
+  // A pager shows as many rows of a list as fit its viewport, one page at a time.
   class Pager {
     // `label(rows, index, count)`: the indicator's text for a page (default "2/5").
-    constructor(list, indicator, grow = 1, label = null) {
+    // `scope`: where the rows' size (--fit) is set, for the list and what is sized with it
+    // (the final standings' column heads); the list itself by default.
+    constructor(list, indicator, grow = 1, label = null, scope = null) {
       this.grow = grow;  // how much larger than normal rows may get to fill the viewport
       this.label = label || ((rows, index, count) => `${index + 1}/${count}`);
       this.list = list;
+      this.scope = scope || list;
+      this.columns = 1;  // how many columns side by side the rows may take (see inColumns)
+      // Grown, may a name already on two lines at the normal size end in …? Not on the
+      // pairing board (a player looks for theirs there); on the final standings, where a
+      // thirty-character name would otherwise keep every other row small.
+      this.lenient = false;
       this.viewport = list.parentElement;
       this.indicator = indicator;
       this.pages = [];
@@ -112,16 +124,17 @@
     layout() {
       const rows = Array.from(this.list.children);
       rows.forEach((row) => { row.hidden = false; });
-      this.list.style.removeProperty('--fit');
+      this.scope.style.removeProperty('--fit');
+      this.setColumns(1, rows.length);
       if (PHONE.matches || rows.length === 0 || this.viewport.offsetParent === null) {
         this.pages = [rows];
         this.index = 0;
         this.show();
         return;
       }
+      if (this.columns > 1 && FIT && this.inColumns(rows)) return;
       this.fit();
-      const bottom = this.viewport.getBoundingClientRect().bottom;
-      const avail = bottom - this.list.getBoundingClientRect().top;
+      const avail = this.avail();
       const pages = [];
       let page = [];
       let top = 0;
@@ -141,28 +154,63 @@
       this.show();
     }
 
+    // The room the list has: from its top to the bottom of its viewport.
+    avail() {
+      return this.viewport.getBoundingClientRect().bottom - this.list.getBoundingClientRect().top;
+    }
+
+    // The rows in `count` columns side by side (hall.css: a scope with class "columns" and
+    // --rows, the rows a column), or in one.
+    setColumns(count, rows) {
+      this.scope.classList.toggle('columns', count > 1);
+      this.scope.style.setProperty('--rows', String(Math.ceil(rows / count)));
+    }
+
+    // The whole list on one screen in columns, when its rows come out larger so than in one
+    // column (with pages or not): a closed event's final standings. Says whether it did.
+    inColumns(rows) {
+      const single = this.fit();
+      const whole = this.list.scrollHeight <= this.avail() + 0.5;
+      this.scope.style.removeProperty('--fit');
+      this.setColumns(this.columns, rows.length);
+      const scale = this.fit();
+      if (this.list.scrollHeight <= this.avail() + 0.5 && (!whole || scale > single + 0.05)) {
+        this.pages = [rows];
+        this.index = 0;
+        this.show();
+        return true;
+      }
+      this.scope.style.removeProperty('--fit');
+      this.setColumns(1, rows.length);
+      return false;
+    }
+
     // Rows sized to the screen: a list a little too long for its viewport gets smaller rows
-    // (down to MIN_FIT of the normal size) before it is cut into pages.
+    // (down to MIN_FIT of the normal size) before it is cut into pages. Returns the size
+    // given (1: the normal one).
     fit() {
-      if (!FIT) return;
-      const avail = this.viewport.getBoundingClientRect().bottom -
-        this.list.getBoundingClientRect().top;
+      if (!FIT) return 1;
+      const avail = this.avail();
       const needed = this.list.scrollHeight;
-      if (avail <= 0 || needed <= 0) return;
+      if (avail <= 0 || needed <= 0) return 1;
       let scale = Math.min(this.grow, Math.max(MIN_FIT, Math.floor((avail / needed) * 1000) / 1000));
-      if (scale === 1) return;
-      for (let i = 0; i < 8; i += 1) {  // borders and columns do not scale: settle in steps
-        this.list.style.setProperty('--fit', String(scale));
-        if (this.list.scrollHeight <= avail + 0.5 || scale <= MIN_FIT) break;
+      if (scale === 1) return 1;
+      // (names that take two lines even at the normal size: growing is not what breaks them)
+      const wrapped = scale > 1 && this.lenient ? new Set(wrappedNames(this.list)) : new Set();
+      for (let i = 0; i < 12; i += 1) {  // borders and columns do not scale: settle in steps
+        this.scope.style.setProperty('--fit', String(scale));
+        // (the room is measured again: what is sized with the rows may take some of it)
+        if (this.list.scrollHeight <= this.avail() + 0.5 || scale <= MIN_FIT) break;
         scale = Math.max(MIN_FIT, scale - 0.03);
       }
       // Grown to fill the screen, a name still reads on one line: type so large that
       // 福州榕城队 breaks as 福州榕城 / 队 is made smaller (at the normal size a long name
-      // may take two lines, as it reads whole).
-      while (scale > 1 && wrappedName(this.list)) {
+      // may take two lines, as it reads whole; see `lenient`).
+      while (scale > 1 && wrappedNames(this.list).some((name) => !wrapped.has(name))) {
         scale = Math.max(1, Math.round((scale - 0.05) * 1000) / 1000);
-        this.list.style.setProperty('--fit', String(scale));
+        this.scope.style.setProperty('--fit', String(scale));
       }
+      return scale;
     }
 
     show() {
@@ -190,6 +238,7 @@
   }
 
   let pagers = [];
+  let standingsPager = null;  // (a closed event's final standings grow, in two columns)
   function layoutPages() { pagers.forEach((p) => p.layout()); }
 
   // ---- rendering ---------------------------------------------------------------------
@@ -212,8 +261,22 @@
     // Before the first snapshot the page says nothing rather than "no event".
     $('event-name').textContent = ev ? ev.name : (snap ? t('no_event') : '…');
     document.title = ev ? `${ev.name} · ${t('title')}` : t('title');
+    // The ruleset, said to be one (规则：…): its name alone read as a second title.
     const names = ev && ev.ruleset_name;
-    $('ruleset').textContent = ev ? ((names && (names[lang] || names[DEFAULT_LANG])) || ev.ruleset || '') : '';
+    const ruleset = ev ? ((names && (names[lang] || names[DEFAULT_LANG])) || ev.ruleset || '') : '';
+    $('ruleset').textContent = ruleset ? t('ruleset', { name: ruleset }) : '';
+    // A closed event: its final standings fill the screen (hall.css), the last round's
+    // tables are history.
+    const closed = Boolean(ev && ev.status === 'closed');
+    document.body.classList.toggle('closed', closed);
+    const title = $('standings-title');
+    title.dataset.i18n = closed ? 'standings_final' : 'standings';
+    title.textContent = t(title.dataset.i18n);
+    if (standingsPager) {
+      standingsPager.grow = closed ? FINAL_GROW : 1;
+      standingsPager.columns = closed ? 2 : 1;
+      standingsPager.lenient = closed;
+    }
     const round = $('round');
     if (ev && ev.round) {
       round.textContent = ev.rounds ? t('round', { n: ev.round, of: ev.rounds }) : t('round_open', { n: ev.round });
@@ -237,6 +300,8 @@
   function renderStandings() {
     const list = $('standings');
     const rows = (snap && snap.standings) || [];
+    // Before any match is played every team would be 并列1: no places yet, a dash.
+    const unplayed = rows.every((s) => !s.played);
     list.replaceChildren(...rows.map((s) => {
       const row = el('div', 'srow standings-grid');
       row.setAttribute('role', 'row');
@@ -244,9 +309,10 @@
       // The first three places by rank (ties share one), once a match has been played.
       if (s.rank <= 3 && s.played > 0) row.classList.add('podium');
       const signed = typeof s.net === 'number' && s.net > 0 ? `+${s.net}` : s.net;
-      const rank = s.tied ? `${s.rank}=` : `${s.rank}`;
-      row.append(  // a groups event says whose rank it is: A1, B2 … or KO for the knockout
-        el('span', 'rank', s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${rank}` : rank),
+      // a groups event says whose rank it is: A1, B2 … or KO for the knockout
+      const place = s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${s.rank}` : `${s.rank}`;
+      row.append(
+        unplayed ? el('span', 'rank', '—') : rankCell(place, s.tied),
         el('span', 'name', null),
         el('span', 'num points', s.points),
         el('span', 'num net', signed),
@@ -265,6 +331,23 @@
       return row;
     }));
     list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
+    $('standings-box').classList.toggle('ties', !unplayed && rows.some((s) => s.tied));
+  }
+
+  // A place, shared or not: 并列3 as the console says it (并列第 3 名), the 并列 smaller so
+  // the numbers stay in line.
+  function rankCell(place, tied) {
+    const cell = el('span', 'rank');
+    if (!tied) {
+      cell.textContent = place;
+      return cell;
+    }
+    cell.classList.add('tied');
+    const [before, after] = t('rank_tied', { rank: '\u0000' }).split('\u0000');
+    if (before) cell.append(el('span', 'tie', before));
+    cell.append(document.createTextNode(place));
+    if (after) cell.append(el('span', 'tie', after));
+    return cell;
   }
 
   function resultText(table) {
@@ -320,7 +403,7 @@
         phase.textContent = resultText(tb);
         phase.title = tb.result.text || '';
       } else {
-        phase.textContent = tb.phase ? named('phase', tb.phase) : '';
+        phase.textContent = tb.phase ? named('phase', phaseOf(tb)) : '';
       }
       if (tb.late) phase.prepend(el('span', 'late-badge', t('late')));
 
@@ -329,7 +412,7 @@
       if (tb.clock_running) time.classList.add('running');
 
       const link = el('span', 'link');
-      const linkState = (tb.link && tb.link.state) || 'never';
+      const linkState = linkStateOf(tb);
       link.classList.add(`link-${linkState}`);
       link.dataset.state = linkState;
 
@@ -349,6 +432,19 @@
     const empty = list.parentElement.querySelector('.empty');
     empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
     empty.hidden = rows.length > 0 || !snap;
+  }
+
+  // A table's phase as the hall shows it: a match its kiosk has not set up once the round
+  // has started says so (未就绪, as the console says), not 空闲 as if the table were free.
+  function phaseOf(tb) {
+    return tb.phase === 'idle' && tb.round ? 'not-set-up' : tb.phase;
+  }
+
+  // A table's link as the hall shows it. Before its round starts (等待开始) a kiosk not
+  // heard from yet is no alarm for the players: it says so in grey (未连接), not 离线 in red.
+  function linkStateOf(tb) {
+    const state = (tb.link && tb.link.state) || 'never';
+    return state === 'offline' && tb.phase === 'waiting' ? 'never' : state;
   }
 
   // Between rounds (a round published, not started): its pairings fill the screen.
@@ -389,28 +485,10 @@
     return team;
   }
 
-  function renderPairings() {
-    const box = $('pairings-box');
-    const rows = (snap && snap.pairings) || [];
-    const shown = Boolean(snap && snap.pairings_round && rows.length);
-    box.hidden = !shown;
-    $('pairings-title').textContent = shown ? t('pairings', { n: snap.pairings_round }) : '';
-    $('pairings').replaceChildren(...(shown ? rows : []).map((p) => {
-      const row = el('div', 'prow');
-      row.setAttribute('role', 'row');
-      row.dataset.pairingTable = String(p.table);
-      const teams = el('span', 'pteams');
-      teams.append(seated('ns', p.ns), seated('ew', p.ew));
-      row.append(el('span', 'no', p.table), teams);
-      return row;
-    }));
-  }
-
   function render() {
     renderHeader();
     renderStandings();
     renderTables();
-    renderPairings();
     renderPanel();
     tick();
     layoutPages();
@@ -418,10 +496,12 @@
 
   // The event's status beside the round clock `rc`: never 比赛中 beside the clock's 等待开始
   // (a round's lead-in: 即将开始) or 本轮结束 (between rounds, as when the next round is
-  // published and not started; after the last round, 全部轮次结束).
+  // published and not started; after the last round, 全部轮次结束), nor while the head
+  // referee has paused the hall (全场暂停).
   function statusOf(ev, rc) {
     if (!ev) return '';
     if (ev.status !== 'running') return ev.status;
+    if (rc.state === 'paused') return 'paused';
     if (rc.state === 'over' && ev.rounds && ev.round >= ev.rounds) return 'all_over';
     if (rc.state === 'running' && rc.label === 'clock_waiting') return 'starting';
     return snap.pairings_round || rc.state === 'over' ? 'between' : 'running';
@@ -441,10 +521,12 @@
     clock.classList.toggle('expired', rc.up);
     const status = $('status');
     const shown = statusOf(snap && snap.event, rc);
-    if (status.dataset.status !== shown) {
-      status.textContent = shown ? named('status', shown) : '';
+    const statusText = shown ? named('status', shown) : '';  // (in the language chosen now)
+    if (status.dataset.status !== shown || status.textContent !== statusText) {
+      status.textContent = statusText;
       status.dataset.status = shown;
     }
+    setPaused(shown === 'paused');
 
     const generated = snap && typeof snap.generated === 'number' ? snap.generated : now;
     for (const row of $('tables').children) {
@@ -464,18 +546,33 @@
       const link = row.querySelector('.link');
       if (!link) continue;  // a bye's row
       const info = tb.link || {};
+      const state = linkStateOf(tb);
       let linkText;
-      if (info.state === 'behind') {
+      if (state === 'behind') {
         linkText = t('link_behind', { n: info.behind || 0 });
-      } else if (info.state === 'offline') {
+      } else if (state === 'offline') {
         const minutes = typeof info.last_seen === 'number' ? Math.floor((now - info.last_seen) / 60) : 0;
         linkText = minutes >= 1 ? t('link_offline_for', { m: minutes }) : t('link_offline');
       } else {
-        linkText = named('link', info.state || 'never');
+        linkText = named('link', state);
       }
       if (link.textContent !== linkText) link.textContent = linkText;
     }
     checkStale();
+  }
+
+  // The hall paused by the head referee: a bar across the screen under the header, the
+  // clocks stood still (hall.css), until play resumes.
+  let paused = false;
+  function setPaused(value) {
+    const banner = $('paused');
+    const text = value ? t('paused_banner') : '';
+    if (banner.textContent !== text) banner.textContent = text;
+    if (value === paused) return;
+    paused = value;
+    document.body.classList.toggle('paused', value);
+    banner.hidden = !value;
+    layoutPages();  // the bar takes room from the lists, or gives it back
   }
 
   // ---- the feed: first fetch, then server-sent events ----------------------------------
@@ -630,10 +727,10 @@
   }
 
   function start() {
+    standingsPager = new Pager($('standings'), $('standings-pager'), 1, null, $('standings-box'));
     pagers = [
-      new Pager($('standings'), $('standings-pager')),
+      standingsPager,
       new Pager($('tables'), $('tables-pager')),
-      new Pager($('pairings'), $('pairings-pager')),
       new Pager($('panel-list'), $('panel-pager'), 1.6, tablesOnPage),
     ];
     document.querySelectorAll('#langs button').forEach((button) => {

@@ -223,7 +223,8 @@
       ? t(out[0] === 'during' ? 'withdrawn_during' : 'withdrawn', { round: out[1] }) : '';
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
-      fact(t('rank'), s.tied ? `${s.rank}=` : s.rank, 'rank'),
+      // a shared place as the console says it: 并列第 3 名
+      fact(t('rank'), s.tied ? t('rank_tied', { rank: s.rank }) : s.rank, 'rank'),
       fact(t('points'), s.points, 'points'),
       fact(t('net'), signed(s.net), 'net'),
       fact(t('opponents'), s.opponents, 'opponents'),
@@ -254,16 +255,19 @@
       fact(t('hand'), table.hand || '—', 'hand'),
       fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
-      fact(t('phase'), table.phase ? named('phase', table.phase) : '—', 'phase'),
+      // (a match its kiosk has not set up: 未就绪, as the hall and the console say)
+      fact(t('phase'), table.phase ? named('phase', table.phase === 'idle' && table.round
+        ? 'not-set-up' : table.phase) : '—', 'phase'),
       fact(t('time'), '—', 'time'),
     ];
     $('now-facts').replaceChildren(...facts);
   }
 
   // A kiosk the scorer has not heard from lately (the hall's 离线): its table may be playing
-  // on, but nothing on the phone moves until it is heard from again.
+  // on, but nothing on the phone moves until it is heard from again. Before the round
+  // starts (等待开始) a kiosk not heard from yet is no alarm for the players.
   function offline(table) {
-    return Boolean(table.link && table.link.state === 'offline');
+    return Boolean(table.link && table.link.state === 'offline' && table.phase !== 'waiting');
   }
 
   // A bye this round: no table to go to.
