@@ -161,12 +161,13 @@ def test_the_simulated_tables_say_why_they_cannot_play_in_chinese(tmp_path):
             return run("simulate", "--data", str(tmp_path / f"kiosk-{where}"), "--table",
                        table, "--scorer", scorer.url, "--pair", code, "--speed", "1e9")
 
-        said = [simulate("1", wrong, "a"), simulate("1", codes["1"], "b"),
+        said = [simulate("1", wrong, "a"), simulate("3", codes["1"], "b"),
                 simulate("2", codes["2"], "c")]
     assert [s.returncode for s in said] == [2, 2, 2]
     assert [s.stderr.strip() for s in said] == [
-        "kiosk simulate：第 1 桌未能配对：第 1 桌的配对码不对：该码已作废，请向裁判长要新码",
-        "kiosk simulate：第 1 桌未能配对：第 1 桌没有有效的配对码（已过期、已使用或因输错作废）："
+        "kiosk simulate：第 1 桌未能配对：第 1 桌的配对码不对：请核对后再输（还可再试 2 次，"
+        "之后该码作废）",
+        "kiosk simulate：第 3 桌未能配对：第 3 桌没有有效的配对码（已过期、已使用或因输错作废）："
         "请向裁判长要新码",
         "kiosk simulate：记分台现在没有给第 2 桌安排比赛：本轮还没有开始，或者本轮用不到这张桌"
         "（裁判长后台的“轮次编排”页列出本轮用到的桌）"]
