@@ -85,6 +85,26 @@ def _unit_tests_stay_in_their_process(request: pytest.FixtureRequest,
     monkeypatch.setattr(socket.socket, "bind", lambda *_args: refuse("opened a server socket"))
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """Chromium, once a test module (tests/browser.py)."""
+    from tests.browser import chromium_browser
+
+    with chromium_browser() as launched:
+        yield launched
+
+
+@pytest.fixture
+def console(tmp_path, browser):
+    """A scorer on loopback and Chromium logged in to its console (tests/console_browser.py)."""
+    from tests.console_browser import Console
+
+    made = Console(tmp_path, browser)
+    yield made
+    assert made.errors == []
+    made.close()
+
+
 @pytest.fixture(scope="session")
 def rulesets() -> Rulesets:
     return Rulesets.load()

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 
 from . import hall_events
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api
-from .test_admin_browser import Console
+from .browser import collect_page_errors, playwright_sync_api
 
 pytestmark = pytest.mark.browser
 
@@ -32,20 +31,6 @@ LINES = """(cells) => cells.map((cell) => {
   for (const top of tops) { if (top - last > 8) { lines += 1; } last = top; }
   return [cell.innerText.trim(), lines];
 })"""
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
-
-
-@pytest.fixture
-def console(tmp_path, browser):
-    made = Console(tmp_path, browser)
-    yield made
-    assert made.errors == []
-    made.close()
 
 
 def one_line_each(page, selector: str) -> list[tuple[str, int]]:

@@ -21,7 +21,6 @@ from kiosk.scorer.web.app import create_app
 from . import hall_events
 from .browser import (
     DEADLINE_MS,
-    chromium_browser,
     collect_page_errors,
     log_in_to_the_console,
     playwright_sync_api,
@@ -33,12 +32,6 @@ expect = playwright_sync_api().expect
 expect.set_options(timeout=DEADLINE_MS)
 TEAMS, TABLES, PAIRED = 120, 60, 40
 DISPUTED, FINISHED, RULED = (3, 17), (1, 2), (9,)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
 
 
 def dispute(tables: hall_events.Tables, table: int) -> None:

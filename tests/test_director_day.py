@@ -11,9 +11,8 @@ import json
 
 import pytest
 
-from .browser import chromium_browser, collect_page_errors, playwright_sync_api
+from .browser import collect_page_errors, playwright_sync_api
 from .helpers import fetch
-from .test_admin_browser import Console
 
 pytestmark = pytest.mark.browser
 
@@ -22,20 +21,6 @@ PHONE = {"width": 390, "height": 844}
 ROSTER = ("编号,队名,单位,队员1,队员2\n"
           "T01,海沧红狮,海沧,王建国,李海\nT02,集美龙舟,集美,陈小红,林木\n"
           "T03,鼓浪屿钢琴,思明,黄大伟,吴芳\nT04,思明凤凰,思明,赵刚,周敏\n")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
-
-
-@pytest.fixture
-def console(tmp_path, browser):
-    made = Console(tmp_path, browser)
-    yield made
-    assert made.errors == []
-    made.close()
 
 
 def phone(console, browser):

@@ -16,19 +16,13 @@ from kiosk.scorer.director import Director
 from kiosk.scorer.hall import snapshot as hall_module
 from kiosk.scorer.store.database import Store
 
-from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api
+from .browser import DEADLINE_MS, collect_page_errors, playwright_sync_api
 from .hall_events import RULESETS, Tables, hall
 from .helpers import ScorerProcess, fetch
 
 expect = playwright_sync_api().expect
 expect.set_options(timeout=DEADLINE_MS)
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
 
 
 @pytest.fixture
