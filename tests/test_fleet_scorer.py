@@ -158,8 +158,8 @@ def test_kiosks_off_or_stale_and_malformed_reports(tmp_path, director, monkeypat
     problems = fleet.round_start_problems(director, None, time.time())
     assert [key for key, _ in problems] == ["fleet.round.kiosks_off"]
     assert render(*problems[0], "zh-Hans") == (
-        "以下平板与记分台的时钟相差超过 0.5 秒：第 1 桌（平板时钟快 0.6 秒）。它们的比赛计时会在错误的时刻"
-        "开始；同步之前不能开始新一轮（请检查平板的网络，或重新启动平板）。")
+        "以下平板与记分台的时钟相差超过 0.5 秒：第 1 桌（平板时钟快 0.6 秒）。"
+        "它们的比赛计时会在错误的时刻开始；同步之前不能开始新一轮（请检查平板的网络，或重新启动平板）。")
     fleet.record(director, 2, {"version": "0.1.0", "health": [], "offset": -0.0002},
                  time.time())
     assert fleet.view(director, time.time())["kiosks"][2]["offset"] == "+0.000 s"  # not -0.000
@@ -212,7 +212,8 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
                "en": "kiosk clock 25 h slow"}),
     (90.0, {"zh-Hans": "平板时钟慢 1.5 分钟", "zh-Hant": "平板時鐘慢 1.5 分鐘",
             "en": "kiosk clock 1.5 min slow"}),
-    (-0.0002, {"zh-Hans": "与记分台一致", "zh-Hant": "與記分台一致", "en": "in step with the scorer"}),
+    (-0.0002, {"zh-Hans": "与记分台一致", "zh-Hant": "與記分台一致",
+               "en": "in step with the scorer"}),
 ])
 def test_a_kiosks_clock_offset_is_said_as_fast_or_slow(offset, said):
     """The offset is the scorer's clock minus the kiosk's: a kiosk two hours ahead was shown
