@@ -173,7 +173,7 @@ def round_start_problems(director: Director, clock: ScorerClock | None, now: flo
     if off:
         problems.append(("fleet.round.kiosks_off", {
             "tables": listing([words("fleet.round.kiosk_off", table=k.table,
-                                     offset=clock_words(k.offset)) for k in off]),
+                                     offset=clock_words(k.offset or 0.0)) for k in off]),
             "limit": OFFSET_LIMIT}))
     return problems
 
