@@ -54,7 +54,7 @@ def test_the_tables_problem_count_and_its_rows_agree_and_say_why(director):
                            r'(.*?)</td></tr>', troubled))
     assert set(said) == set(rows)  # every counted row says its problem in words
     assert "第 1 轮比赛中平板离线" in said["1"] and "3 分钟前" in said["1"]
-    assert "平板时钟与记分台相差 +0.900 s（超过 0.5 秒）" in said["4"]
+    assert "平板时钟慢 0.9 秒（与记分台相差超过 0.5 秒）" in said["4"]
     assert 'class="offset error"' in troubled  # its clock cell says it too
     assert "2" not in rows  # online, nothing wrong: no problem
     assert "最后联系" in page  # an offline kiosk says when it was last heard from

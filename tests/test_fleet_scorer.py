@@ -85,13 +85,16 @@ def test_kiosks_report_version_health_and_offset_and_the_admin_page_lists_them(t
                  for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
              for n, row in rows.items()}
     assert cells[1][3:5] == [version, "正常"], cells[1]
-    assert abs(float(cells[1][5].split()[0])) < 0.5  # same machine: next to nothing
-    assert cells[2][3:6] == ["0.0.9", "时钟不准", "+0.800 s"], cells[2]
+    # same machine: next to nothing (the cell's title has the signed number)
+    assert re.fullmatch(r"与记分台一致|平板时钟(快|慢) 0(\.\d+)? 秒", cells[1][5]), cells[1]
+    # the scorer 0.8 s ahead of the kiosk: the kiosk's clock is slow, said in words
+    assert cells[2][3:6] == ["0.0.9", "时钟不准", "平板时钟慢 0.8 秒"], cells[2]
+    assert 'title="+0.800 s' in rows[2]
     assert 'class="offset error"' in rows[2] and 'class="offset error"' not in rows[1]
-    assert "第 2 桌（+0.8 秒）" in page  # why no round starts now, on the same page
+    assert "第 2 桌（平板时钟慢 0.8 秒）" in page  # why no round starts now, on the same page
     # The round is refused while table 2 is off, naming it.
     assert refused.returncode == 2
-    assert "第 2 桌（+0.8 秒）" in refused.stderr and "0.5" in refused.stderr
+    assert "第 2 桌（平板时钟慢 0.8 秒）" in refused.stderr and "0.5" in refused.stderr
 
 
 @pytest.fixture
@@ -155,8 +158,8 @@ def test_kiosks_off_or_stale_and_malformed_reports(tmp_path, director, monkeypat
     problems = fleet.round_start_problems(director, None, time.time())
     assert [key for key, _ in problems] == ["fleet.round.kiosks_off"]
     assert render(*problems[0], "zh-Hans") == (
-        "以下平板与记分台的时钟相差超过 0.5 秒：第 1 桌（-0.6 秒）。它们的比赛计时会在错误的时刻"
-        "开始；同步之前不能开始新一轮（请检查平板的网络，或重新启动平板）。")
+        "以下平板与记分台的时钟相差超过 0.5 秒：第 1 桌（平板时钟快 0.6 秒）。"
+        "它们的比赛计时会在错误的时刻开始；同步之前不能开始新一轮（请检查平板的网络，或重新启动平板）。")
     fleet.record(director, 2, {"version": "0.1.0", "health": [], "offset": -0.0002},
                  time.time())
     assert fleet.view(director, time.time())["kiosks"][2]["offset"] == "+0.000 s"  # not -0.000
@@ -200,3 +203,20 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
     assert "离线" in rows["2"] and "error" not in rows["2"] and "最后联系" in rows["2"]
     said = re.search(r'<tr class="problem" data-for="2">(.*?)</tr>', page, re.S).group(1)
     assert "第 1 轮比赛中平板离线，最后联系" in said and "10 分钟前" in said
+
+
+@pytest.mark.parametrize(("offset", "said"), [
+    (-7200.0, {"zh-Hans": "平板时钟快 2 小时", "zh-Hant": "平板時鐘快 2 小時",
+               "en": "kiosk clock 2 h fast"}),
+    (90000.0, {"zh-Hans": "平板时钟慢 25 小时", "zh-Hant": "平板時鐘慢 25 小時",
+               "en": "kiosk clock 25 h slow"}),
+    (90.0, {"zh-Hans": "平板时钟慢 1.5 分钟", "zh-Hant": "平板時鐘慢 1.5 分鐘",
+            "en": "kiosk clock 1.5 min slow"}),
+    (-0.0002, {"zh-Hans": "与记分台一致", "zh-Hant": "與記分台一致",
+               "en": "in step with the scorer"}),
+])
+def test_a_kiosks_clock_offset_is_said_as_fast_or_slow(offset, said):
+    """The offset is the scorer's clock minus the kiosk's: a kiosk two hours ahead was shown
+    as -7200 s, which people read as two hours behind. The console says fast or slow."""
+    w = fleet.clock_words(offset)
+    assert {lang: render(w.key, w.params, lang) for lang in said} == said

@@ -160,3 +160,28 @@ def test_the_read_only_apis_are_read_again_only_when_what_they_show_can_have_cha
     ranked = h.client.get("/api/standings").json()
     assert reads["standings"] == 2 and ranked != standings[0]
     assert max(s["points"] for s in ranked) > max(s["points"] for s in standings[0])
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("kiosk_behind", [3 * 3600.0, -2 * 3600.0])
+def test_a_kiosk_with_a_wrong_clock_shows_its_matchs_right_time_left(tmp_path, kiosk_behind):
+    """A match's time left counts on from the table's last event on the scorer's clock: a
+    kiosk hours behind showed 00:00 (its events looked hours old), one two hours ahead more
+    time than it had (its events looked to come from the future, so nothing had passed)."""
+    now = [time.time() + kiosk_behind]  # the scorer's clock; the kiosk's is the machine's
+    h = Hall(tmp_path / "scorer", lambda: now[0])
+    h.director.start_round(0)
+    link = join(tmp_path / "k", 1, "http://testserver", h.codes[1], RULESETS, h.client)
+    assert abs(link.offset - kiosk_behind) < 5
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 2, 1, 1e9, io.StringIO()).close()
+    state = h.director.match_state(1, 1)
+    clock, last = state.match_clock, state.last_event
+    at_last = clock.limit - clock.elapsed_at(state.last_mono)  # left at the table's last event
+    assert clock.running and 60 < at_last < clock.limit
+    # 30 s after that event, on the scorer's clock (the kiosk stamped it with its own)
+    now[0] = last.wall + kiosk_behind + 30
+    row = hall.snapshot(h.director, "http://x/")["tables"][0]
+    assert row["clock_running"] and row["time_left"] == pytest.approx(at_last - 30, abs=2)
+    now[0] += 60  # a minute later, a minute less
+    later = hall.snapshot(h.director, "http://x/")["tables"][0]
+    assert later["time_left"] == pytest.approx(at_last - 90, abs=2)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...errors import RoundRefused, words
+from ...errors import RoundRefused, Words, words
 from ...i18n import render
 from ...protocol.report import Report, parse
 from . import Director
@@ -173,7 +173,7 @@ def round_start_problems(director: Director, clock: ScorerClock | None, now: flo
     if off:
         problems.append(("fleet.round.kiosks_off", {
             "tables": listing([words("fleet.round.kiosk_off", table=k.table,
-                                     offset=f"{k.offset:+.1f}") for k in off]),
+                                     offset=clock_words(k.offset or 0.0)) for k in off]),
             "limit": OFFSET_LIMIT}))
     return problems
 
@@ -199,6 +199,28 @@ def guard_round_start(director: Director, data_dir: str | Path,
 # -- the admin page --------------------------------------------------------------------------
 
 
+def clock_words(offset: float) -> Words:
+    """A kiosk's offset (the scorer's clock minus the kiosk's) as people read it: the kiosk's
+    clock is fast or slow, by how much (平板时钟快 2 小时, 平板时钟慢 0.8 秒). A signed number
+    of seconds read the wrong way round: -7200 s looked like a kiosk two hours behind."""
+    size = abs(offset)
+    if size < 0.0005:
+        return words("fleet.admin.clock_same")
+    if size < 60:
+        amount = words("fleet.admin.seconds", n=_short(size, 3))
+    elif size < 3600:
+        amount = words("fleet.admin.minutes", n=_short(size / 60, 1))
+    else:
+        amount = words("fleet.admin.hours", n=_short(size / 3600, 1))
+    return words("fleet.admin.clock_slow" if offset > 0 else "fleet.admin.clock_fast",
+                 amount=amount)
+
+
+def _short(value: float, digits: int) -> str:
+    """`value` with at most `digits` decimals, none trailing: 0.8, 2, 25, 1.5."""
+    return f"{value:.{digits}f}".rstrip("0").rstrip(".")
+
+
 def view(director: Director, now: float) -> dict[str, Any]:
     """What the admin page's tables screen shows of the fleet: each table's kiosk report (its
     offset shown as text), the scorer's clock ("synced", "confirmed", "unsynced", "unknown"),
@@ -217,6 +239,8 @@ def view(director: Director, now: float) -> dict[str, Any]:
             "version": k.version, "health": k.health or ("ok",), "late": late,
             # (rounded first: a kiosk 0.1 ms behind shows +0.000, not -0.000)
             "offset": "–" if k.offset is None else f"{round(k.offset, 3) or 0.0:+.3f} s",
+            # (in words: 平板时钟快 2 小时, never a bare -7200 s; the number is its title)
+            "clock": None if k.offset is None else clock_words(k.offset),
             "seen": time.strftime("%H:%M:%S", time.localtime(k.seen)), "at": k.seen,
             # (a kiosk not heard from is said by its link, where it matters: console's 牌桌)
             "off": off and not late, "bad": bool(k.health) or (off and not late)}

@@ -11,7 +11,7 @@ from typing import Any
 
 from ...i18n import LANGS
 from ...table.state import MatchState
-from ..director import ONLINE_WITHIN, Director, search
+from ..director import ONLINE_WITHIN, Director, fleet, search
 
 LATE_AFTER = 300.0  # seconds past the round's match time before a table counts as late
 
@@ -80,6 +80,7 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
     """Every table's row, and its match clock as of the table's last event (see
     `_clock_anchor`)."""
     now, round_no = director.clock(), director.current_round()
+    offsets = clock_offsets(director)
     names = {t.id: t.name for t in director.teams()}
     links = director.store.links()
     paired = director.store.paired_tables()
@@ -94,7 +95,8 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
     for table in range(1, director.table_count() + 1):
         ns, ew = assigned.get(table, ("", ""))
         state = director.match_state(table, round_no) if table in assigned else None
-        anchors.append(_clock_anchor(state) if state is not None else None)
+        offset = offsets.get(table, 0.0)
+        anchors.append(_clock_anchor(state, offset) if state is not None else None)
         row: dict[str, Any] = {
             "table": table, "round": round_no if table in assigned else None,
             "ns": ns, "ew": ew, "hand": None, "levels": None,
@@ -103,7 +105,7 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
             "late": False, "result": None,
             "error": "; ".join(director.problems(table)) or None}
         if state is not None:
-            row.update(_live(state, now))
+            row.update(_live(state, now, offset))
         over = row["phase"] == "over"
         if over and state is not None and state.winner():
             winner = state.winner()
@@ -114,14 +116,22 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
     return out, anchors
 
 
-def _clock_anchor(state: MatchState) -> tuple[float, float, bool] | None:
-    """The match clock as of the table's last event: the time left then, when, and whether it
-    runs (the time left now follows from these and the time)."""
+def clock_offsets(director: Director) -> dict[int, float]:
+    """By table, the scorer's clock minus its kiosk's, as the kiosk last measured it from the
+    scorer's signed answers and reported it (the console's 时钟偏差, director/fleet.py); a table
+    whose kiosk has not reported one is not in it."""
+    return {k.table: k.offset for k in fleet.kiosks(director) if k.offset is not None}
+
+
+def _clock_anchor(state: MatchState, offset: float = 0.0) -> tuple[float, float, bool] | None:
+    """The match clock as of the table's last event: the time left then, when (on the
+    scorer's clock), and whether it runs (the time left now follows from these and the time)."""
     clock = state.match_clock
     if clock is None:
         return None
     last = state.last_event
-    return (clock.limit - clock.elapsed_at(state.last_mono), last.wall if last else 0.0,
+    return (clock.limit - clock.elapsed_at(state.last_mono),
+            round(last.wall + offset, 1) if last else 0.0,
             clock.running and not state.paused and state.phase != "over")
 
 
@@ -173,7 +183,11 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
     return out
 
 
-def _live(state: MatchState, now: float) -> dict[str, Any]:
+def _live(state: MatchState, now: float, offset: float = 0.0) -> dict[str, Any]:
+    """A table's match as the hall shows it at scorer time `now`. Its clock counts on from the
+    table's last event, stamped by the kiosk's own clock: `offset` (the scorer's clock minus
+    the kiosk's) puts that moment on the scorer's, so a kiosk whose clock is a day behind or
+    two hours ahead still shows the time its match has left."""
     levels = state.levels()
     row: dict[str, Any] = {"phase": state.phase, "hand": len(state.played) + (
         0 if state.phase == "over" else 1),
@@ -185,7 +199,7 @@ def _live(state: MatchState, now: float) -> dict[str, Any]:
         left = clock.limit - clock.elapsed_at(state.last_mono)
         running = clock.running and not state.paused and state.phase != "over"
         if running and last is not None:  # count on from the table's last event
-            left -= max(0.0, now - last.wall)
+            left -= max(0.0, now - (last.wall + offset))
         row["time_left"], row["clock_running"] = max(0.0, left), running
     return row
 

@@ -60,7 +60,7 @@ def tables(director: Director, request: Request) -> dict[str, Any]:
                 triage.listing([words(f"fleet.health.{h}") for h in k["health"]]))))
         if k["off"]:
             trouble.setdefault(n, []).append(words("admin.tables.trouble.offset",
-                                                   offset=k["offset"],
+                                                   offset=k["clock"],
                                                    limit=fleet.OFFSET_LIMIT))
     for n in sorted(playing):
         if links.get(n) == "offline":

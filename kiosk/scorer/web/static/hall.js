@@ -117,17 +117,26 @@
       this.lenient = false;
       this.viewport = list.parentElement;
       this.indicator = indicator;
+      // The pages as ranges of the list's rows, [first, end): a row rebuilt in place (its
+      // data changed, not its height) stays on its page without laying the list out again.
       this.pages = [];
       this.index = 0;
     }
 
+    // The rows of page `i` (the list's children from its first to its end).
+    rowsOf(i) {
+      const [first, end] = this.pages[i] || [0, 0];
+      return Array.prototype.slice.call(this.list.children, first, end);
+    }
+
     layout() {
+      layouts += 1;
       const rows = Array.from(this.list.children);
       rows.forEach((row) => { row.hidden = false; });
       this.scope.style.removeProperty('--fit');
       this.setColumns(1, rows.length);
       if (PHONE.matches || rows.length === 0 || this.viewport.offsetParent === null) {
-        this.pages = [rows];
+        this.pages = [[0, rows.length]];
         this.index = 0;
         this.show();
         return;
@@ -136,19 +145,19 @@
       this.fit();
       const avail = this.avail();
       const pages = [];
-      let page = [];
+      let first = 0;
       let top = 0;
-      for (const row of rows) {
+      // (every row is read before any is written: one layout of the list, not one a row)
+      rows.forEach((row, i) => {
         const box = row.getBoundingClientRect();
-        if (page.length === 0) top = box.top;
-        if (page.length > 0 && box.bottom - top > avail + 0.5) {
-          pages.push(page);
-          page = [];
+        if (i === first) top = box.top;
+        if (i > first && box.bottom - top > avail + 0.5) {
+          pages.push([first, i]);
+          first = i;
           top = box.top;
         }
-        page.push(row);
-      }
-      pages.push(page);
+      });
+      pages.push([first, rows.length]);
       this.pages = pages;
       this.index = Math.min(this.index, pages.length - 1);
       this.show();
@@ -175,7 +184,7 @@
       this.setColumns(this.columns, rows.length);
       const scale = this.fit();
       if (this.list.scrollHeight <= this.avail() + 0.5 && (!whole || scale > single + 0.05)) {
-        this.pages = [rows];
+        this.pages = [[0, rows.length]];
         this.index = 0;
         this.show();
         return true;
@@ -214,17 +223,28 @@
     }
 
     show() {
-      this.pages.forEach((page, i) => page.forEach((row) => { row.hidden = i !== this.index; }));
+      const rows = this.list.children;
+      const [first, end] = this.pages[this.index] || [0, rows.length];
+      for (let i = 0; i < rows.length; i += 1) {
+        const hidden = i < first || i >= end;
+        if (rows[i].hidden !== hidden) rows[i].hidden = hidden;
+      }
       const many = this.pages.length > 1;
       this.indicator.hidden = !many;
-      this.indicator.textContent = many
-        ? this.label(this.pages[this.index], this.index, this.pages.length) : '';
+      const text = many ? this.label(this.rowsOf(this.index), this.index, this.pages.length) : '';
+      if (this.indicator.textContent !== text) this.indicator.textContent = text;
+    }
+
+    // The page on screen again after rows were rebuilt in place (a new row is not hidden).
+    reshow() {
+      if (this.pages.length) this.show();
     }
 
     turn() {
       if (this.pages.length > 1) {
         this.index = (this.index + 1) % this.pages.length;
         this.show();
+        turns += 1;
       }
     }
   }
@@ -239,6 +259,10 @@
 
   let pagers = [];
   let standingsPager = null;  // (a closed event's final standings grow, in two columns)
+  let tablesPager = null;
+  let panelPager = null;
+  let layouts = 0;           // pagers laid out (window.hall.layouts: what the tests count)
+  let turns = 0;             // pages turned
   function layoutPages() { pagers.forEach((p) => p.layout()); }
 
   // ---- rendering ---------------------------------------------------------------------
@@ -297,12 +321,62 @@
     }
   }
 
+  // The rows of `list` for `items`: a row whose data is the same as when it was built is
+  // kept as it is, one whose data changed is built again in its place, and the list's
+  // children are replaced only when rows came, went or moved. Says whether the list's pages
+  // must be laid out again: a row came, went or moved, or a rebuilt row's `shape` (the text
+  // that can change its height: names, a result) changed. A hall of 500 tables changes a
+  // few rows a patch; rebuilding and measuring all 1,500 of them took the page a second.
+  function reconcile(list, items, keyOf, contentOf, build, shape) {
+    const before = new Map();
+    for (const node of list.children) before.set(node.hallKey, node);
+    let moved = false;
+    let reshaped = false;
+    const nodes = items.map((item) => {
+      const key = keyOf(item);
+      const content = contentOf(item);
+      const old = before.get(key);
+      if (old && old.hallContent === content) return old;
+      const node = build(item);
+      node.hallKey = key;
+      node.hallContent = content;
+      node.hallShape = shape(node);
+      if (old) {
+        node.hidden = old.hidden;
+        if (old.hallShape !== node.hallShape) reshaped = true;
+        old.replaceWith(node);
+      } else {
+        moved = true;
+      }
+      return node;
+    });
+    const children = list.children;
+    if (moved || children.length !== nodes.length || nodes.some((node, i) => children[i] !== node)) {
+      list.replaceChildren(...nodes);
+      moved = true;
+    }
+    return moved || reshaped;
+  }
+
+  // What can change a row's height: the text of its names and its result.
+  const shapeOf = (selector) => (node) => Array.from(node.querySelectorAll(selector),
+    (part) => part.textContent).join('\u0001');
+
   function renderStandings() {
     const list = $('standings');
     const rows = (snap && snap.standings) || [];
     // Before any match is played every team would be 并列1: no places yet, a dash.
     const unplayed = rows.every((s) => !s.played);
-    list.replaceChildren(...rows.map((s) => {
+    const changed = reconcile(list, rows, (s) => s.team,
+      (s) => `${lang}\u0001${unplayed}\u0001${JSON.stringify(s)}`,
+      (s) => standingRow(s, unplayed), shapeOf('.name, .tie'));
+    list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
+    $('standings-box').classList.toggle('ties', !unplayed && rows.some((s) => s.tied));
+    return changed;
+  }
+
+  function standingRow(s, unplayed) {
+    {
       const row = el('div', 'srow standings-grid');
       row.setAttribute('role', 'row');
       row.dataset.team = String(s.team);
@@ -329,9 +403,7 @@
         name.append(el('span', 'mark', t('late_entry', { n: s.joined_round })));
       }
       return row;
-    }));
-    list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
-    $('standings-box').classList.toggle('ties', !unplayed && rows.some((s) => s.tied));
+    }
   }
 
   // A place, shared or not: 并列3 as the console says it (并列第 3 名), the 并列 smaller so
@@ -365,7 +437,34 @@
     // Before round 1 is drawn every table would read 本轮不用: the list says the draw is to come.
     const undrawn = Boolean(snap && snap.event && !snap.event.round && !snap.pairings_round);
     const rows = (!undrawn && snap && snap.tables) || [];
-    list.replaceChildren(...rows.map((tb) => {
+    const byes = (snap && snap.byes) || [];  // a bye has no table: a row of its own
+    const items = rows.map((tb) => ({ tb })).concat(byes.map((bye) => ({ bye })));
+    const changed = reconcile(list, items,
+      (item) => (item.tb ? `t${item.tb.table}` : `b${item.bye.team}`),
+      // (the time left is the clock's, which tick() shows: not a change of the row)
+      (item) => `${lang}\u0001${JSON.stringify(item.tb || item.bye,
+        (key, value) => (key === 'time_left' ? undefined : value))}`,
+      (item) => (item.tb ? tableRow(item.tb) : byeRow(item.bye)),
+      shapeOf('.team, .phase.result'));
+    // Every table's row reads its data now (a row kept as it was counts down from it).
+    const children = list.children;
+    rows.forEach((tb, i) => tableOf.set(children[i], tb));
+    const empty = list.parentElement.querySelector('.empty');
+    empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
+    empty.hidden = rows.length > 0 || !snap;
+    return changed;
+  }
+
+  function byeRow(bye) {
+    const row = el('div', 'trow tables-grid bye');
+    row.setAttribute('role', 'row');
+    row.dataset.bye = bye.team;
+    row.append(el('span', 'no', '—'), el('span', 'team bye-team', t('bye_row', { team: bye.name })));
+    return row;
+  }
+
+  function tableRow(tb) {
+    {
       const row = el('div', 'trow tables-grid');
       row.setAttribute('role', 'row');
       row.dataset.table = String(tb.table);
@@ -419,19 +518,10 @@
       row.append(no, team('NS', tb.ns), levels, team('EW', tb.ew), hand, dealer, phase, time, link);
       if (tb.phase === 'unused') row.classList.add('unused');
       if (tb.result && tb.result.ruling) row.classList.add('ruled');
-      tableOf.set(row, tb);
+      row.hallTime = time;
+      row.hallLink = link;
       return row;
-    }));
-    for (const bye of (snap && snap.byes) || []) {  // a bye has no table: a row of its own
-      const row = el('div', 'trow tables-grid bye');
-      row.setAttribute('role', 'row');
-      row.dataset.bye = bye.team;
-      row.append(el('span', 'no', '—'), el('span', 'team bye-team', t('bye_row', { team: bye.name })));
-      list.append(row);
     }
-    const empty = list.parentElement.querySelector('.empty');
-    empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
-    empty.hidden = rows.length > 0 || !snap;
   }
 
   // A table's phase as the hall shows it: a match its kiosk has not set up once the round
@@ -459,23 +549,30 @@
     $('panel-list').classList.toggle('dense', dense);
     $('panel-hint').dataset.i18n = dense ? 'pairings_hint_dense' : 'pairings_hint';
     $('panel-hint').textContent = t($('panel-hint').dataset.i18n);
-    const items = shown ? rows.map((p) => {
-      const row = el('div', 'panel-row');
-      row.setAttribute('role', 'row');
-      row.dataset.pairingTable = String(p.table);
-      const teams = el('span', 'pteams');
-      teams.append(seated('ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
-        p.ew ? seated('ew', p.ew) : el('span', 'team ew', ''));
-      row.append(el('span', 'no', p.table), teams);
-      return row;
-    }) : [];
-    for (const bye of shown ? (snap.byes || []) : []) {
-      const row = el('div', 'panel-row bye');
-      row.dataset.bye = bye.team;
-      row.append(el('span', 'no', '—'), el('span', 'pteams', t('bye_row', { team: bye.name })));
-      items.push(row);
-    }
-    $('panel-list').replaceChildren(...items);
+    const items = shown ? rows.map((p) => ({ p })).concat((snap.byes || []).map((bye) => ({ bye })))
+      : [];
+    return reconcile($('panel-list'), items,
+      (item) => (item.p ? `p${item.p.table}` : `b${item.bye.team}`),
+      (item) => `${lang}\u0001${JSON.stringify(item.p || item.bye)}`,
+      (item) => (item.p ? pairingRow(item.p) : pairingBye(item.bye)), shapeOf('.pteams'));
+  }
+
+  function pairingRow(p) {
+    const row = el('div', 'panel-row');
+    row.setAttribute('role', 'row');
+    row.dataset.pairingTable = String(p.table);
+    const teams = el('span', 'pteams');
+    teams.append(seated('ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
+      p.ew ? seated('ew', p.ew) : el('span', 'team ew', ''));
+    row.append(el('span', 'no', p.table), teams);
+    return row;
+  }
+
+  function pairingBye(bye) {
+    const row = el('div', 'panel-row bye');
+    row.dataset.bye = bye.team;
+    row.append(el('span', 'no', '—'), el('span', 'pteams', t('bye_row', { team: bye.name })));
+    return row;
   }
 
   // A team of the next round's pairings with the side it sits: 南北 or 东西.
@@ -485,13 +582,60 @@
     return team;
   }
 
+  // What, outside the lists, takes room from them or gives it back: the header's lines, the
+  // pairing board shown or not, a closed event's standings, the language.
+  function frameOf() {
+    return [lang, document.body.className, $('top').offsetHeight, $('panel').hidden,
+      $('panel-list').className].join('\u0001');
+  }
+
+  let frame = '';
+  let rendered = 0;          // renders done (window.hall.renders)
+  let renderMs = 0;          // how long the last render took
+  let renderEnd = 0;         // when it ended (performance.now())
+  let renderTimer = 0;
+  let shownGenerated = null; // the snapshot's time of the rows on screen (tick counts from it)
+  const RENDER_EVERY = 0;    // ms between renders at least (more when a render is slow)
+  const RENDER_SLACK = 2;    // a render waits this many times its own length after the last
+  const RENDER_MAX_WAIT = 1000;
+
+  // Draws the latest snapshot. Rows whose data did not change are kept, changed ones rebuilt
+  // in place; a list's pages are laid out again (measured) only when its rows came, went,
+  // moved or may have changed height, or when what is around it did.
   function render() {
+    clearTimeout(renderTimer);
+    renderTimer = 0;
+    const started = performance.now();
     renderHeader();
-    renderStandings();
-    renderTables();
-    renderPanel();
+    const standingsChanged = renderStandings();
+    const tablesChanged = renderTables();
+    const panelChanged = renderPanel();
+    shownGenerated = snap && typeof snap.generated === 'number' ? snap.generated : null;
+    const now = frameOf();
+    if (now !== frame) {
+      frame = now;
+      layoutPages();
+    } else {
+      [[standingsPager, standingsChanged], [tablesPager, tablesChanged], [panelPager, panelChanged]]
+        .forEach(([pager, changed]) => {
+          if (!pager) return;
+          if (changed) pager.layout(); else pager.reshow();
+        });
+    }
     tick();
-    layoutPages();
+    rendered += 1;
+    renderEnd = performance.now();
+    renderMs = renderEnd - started;
+  }
+
+  // A render soon: patches that come while one waits are drawn together. It waits at least
+  // RENDER_SLACK times as long as the last render took (at most RENDER_MAX_WAIT), so that a
+  // big hall's renders never take the whole page: the clocks keep ticking, the pages turning.
+  function scheduleRender() {
+    if (renderTimer) return;
+    const gap = Math.min(RENDER_MAX_WAIT, Math.max(RENDER_EVERY, RENDER_SLACK * renderMs));
+    const wait = Math.max(0, renderEnd + gap - performance.now());
+    renderTimer = setTimeout(render, wait);
   }
 
   // The event's status beside the round clock `rc`: never 比赛中 beside the clock's 等待开始
@@ -528,11 +672,16 @@
     }
     setPaused(shown === 'paused');
 
-    const generated = snap && typeof snap.generated === 'number' ? snap.generated : now;
-    for (const row of $('tables').children) {
+    // (the rows count from the snapshot they were drawn from, not a newer one waiting)
+    const generated = shownGenerated === null ? now : shownGenerated;
+    // Only the rows on screen: a hall's other pages are brought up to date as they turn.
+    const rows = $('tables').children;
+    const [first, end] = (tablesPager && tablesPager.pages[tablesPager.index]) || [0, rows.length];
+    for (let i = first; i < Math.min(end, rows.length); i += 1) {
+      const row = rows[i];
       const tb = tableOf.get(row);
       if (!tb) continue;  // a bye's row
-      const time = row.querySelector('.time');
+      const time = row.hallTime;
       let text = '—';
       let out = false;
       if (typeof tb.time_left === 'number' && !tb.result) {
@@ -543,8 +692,7 @@
       if (time.textContent !== text) time.textContent = text;
       time.classList.toggle('expired', out);
 
-      const link = row.querySelector('.link');
-      if (!link) continue;  // a bye's row
+      const link = row.hallLink;
       const info = tb.link || {};
       const state = linkStateOf(tb);
       let linkText;
@@ -603,11 +751,12 @@
     layoutPages();  // the banner's bar takes room from the lists, or gives it back
   }
 
+  // A new snapshot: kept at once, drawn soon (scheduleRender).
   function apply(data) {
     if (!data || typeof data !== 'object') return;
     setOffset(data.generated);
     snap = data;
-    render();
+    scheduleRender();
   }
 
   async function fetchSnapshot() {
@@ -728,11 +877,9 @@
 
   function start() {
     standingsPager = new Pager($('standings'), $('standings-pager'), 1, null, $('standings-box'));
-    pagers = [
-      standingsPager,
-      new Pager($('tables'), $('tables-pager')),
-      new Pager($('panel-list'), $('panel-pager'), 1.6, tablesOnPage),
-    ];
+    tablesPager = new Pager($('tables'), $('tables-pager'));
+    panelPager = new Pager($('panel-list'), $('panel-pager'), 1.6, tablesOnPage);
+    pagers = [standingsPager, tablesPager, panelPager];
     document.querySelectorAll('#langs button').forEach((button) => {
       button.addEventListener('click', () => setLanguage(button.dataset.lang));
     });
@@ -740,7 +887,10 @@
     render();
     setInterval(tick, 250);
     setInterval(watchdog, 1000);
-    setInterval(() => pagers.forEach((p) => p.turn()), PAGE_SECONDS * 1000);
+    setInterval(() => {
+      pagers.forEach((p) => p.turn());
+      tick();  // the tables' new page shows its clocks now
+    }, PAGE_SECONDS * 1000);
     let resizeTimer = 0;
     window.addEventListener('resize', () => {
       clearTimeout(resizeTimer);
@@ -758,6 +908,10 @@
     get lang() { return lang; },
     get snapshot() { return snap; },
     get offset() { return offset; },
+    // (what the tests and bench/bench_hall_page.py count: renders, pagers laid out, pages turned)
+    get renders() { return rendered; },
+    get layouts() { return layouts; },
+    get turns() { return turns; },
   };
 
   if (document.readyState === 'loading') {
