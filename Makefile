@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_hall_feed.py --phones
 	$(BIN)/python bench/bench_pairing.py
 	$(BIN)/python bench/bench_pairing_burst.py
+	$(BIN)/python bench/bench_swiss_sides.py
 	$(BIN)/python bench/bench_restart.py
 	$(BIN)/python bench/bench_startup.py
 	$(BIN)/python bench/bench_print.py
