@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_scorer.py
 	$(BIN)/python bench/bench_hall_feed.py
 	$(BIN)/python bench/bench_hall_feed.py --phones
+	$(BIN)/python bench/bench_hall_page.py
 	$(BIN)/python bench/bench_pairing.py
 	$(BIN)/python bench/bench_pairing_burst.py
 	$(BIN)/python bench/bench_swiss_sides.py
