@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from kiosk.scorer.web import hall_page
 
-from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .browser import DEADLINE_MS, collect_page_errors, playwright_sync_api, serve
 
 pytestmark = pytest.mark.browser
 
@@ -206,12 +206,6 @@ def stand_in_scorer(feed: Feed) -> Starlette:
         Route("/qr.svg", qr),
         Mount("/static", StaticFiles(directory=STATIC)),
     ])
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from .browser import DEADLINE_MS, chromium_browser, collect_page_errors, playwright_sync_api, serve
+from .browser import DEADLINE_MS, collect_page_errors, playwright_sync_api, serve
 from .test_hall_page import TV, Feed, snapshot, sse, stand_in_scorer
 
 pytestmark = pytest.mark.browser
@@ -29,12 +29,6 @@ COUNT_MEASURES = """
     return measure.call(this);
   };
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium_browser() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")
