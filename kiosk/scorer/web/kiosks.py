@@ -30,11 +30,10 @@ The endpoints are module-level functions that find what they share (`Door`) in
 from __future__ import annotations
 
 import asyncio
-import collections
 import random
 import re
 import secrets
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -66,7 +65,7 @@ PAIRING_SOURCE = 2 * MAX_PAIR_BODY  # … from one address
 OLD_KIOSK_BODIES = 4 * MAX_BODY  # bytes of 0.1.0 kiosks' bodies (signed over the body only)
 PAIRINGS_PER_SOURCE = 5  # pairing attempts a minute from one address
 PAIRINGS_IN_HALL = 300  # … at tables with a code, from everyone
-PAIRINGS_AT_ONCE = 16  # pairing steps computed at once; more kiosks are asked to come back,
+PAIRINGS_AT_ONCE = 16  # pairing steps computed at once; more kiosks are asked to come back …
 PAIRINGS_A_SECOND = 40  # … spread over the time the scorer takes to pair them all (about)
 LATE = 1.0  # seconds a batch may have waited on the event loop before it is turned away
 BACKLOG = 1.0  # seconds of work the writer may have waiting before batches are turned away
@@ -167,7 +166,7 @@ class Door:
         default_factory=lambda: Shares(OLD_KIOSK_BODIES, SOURCE_BODIES))
     turned_away: int = 0  # batches answered 503 because the scorer was behind
     pairing_now: int = 0  # pairing steps being computed (a hall's kiosks all pair at once)
-    pairing_waits: collections.deque[float] = field(default_factory=collections.deque)
+    pairing_waits: deque[float] = field(default_factory=deque)
 
     def __post_init__(self) -> None:
         self.replays = Replays(self.director.clock())
@@ -237,7 +236,7 @@ async def pair_start(request: Request) -> Response:
         here.pairing_now -= 1
 
 
-def _pairing_turn(waits: collections.deque[float], now: float) -> int:
+def _pairing_turn(waits: deque[float], now: float) -> int:
     """When a kiosk turned away comes back: anywhere in the time the scorer takes to pair the
     kiosks it turned away in the last few seconds, so that they do not all come back at once
     (and are turned away again)."""
