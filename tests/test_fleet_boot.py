@@ -467,12 +467,45 @@ def test_a_refused_kiosk_toml_says_the_table_waits_for_it(card):
     assert "没有做任何更改" not in said
 
 
-def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_named(card):
+def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_taken_and_named(card):
+    """Notepad's Save As adds .txt and Windows hides it: the file is taken as it is, on a card
+    never set up and on one that already works (whose technician changed a setting), and the
+    log names the file taken."""
     boot = card / "boot/firmware"
     (boot / "kiosk.toml").rename(boot / "kiosk.toml.txt")
     result = firstboot(card)
-    assert result.returncode == 2 and "kiosk.toml.txt" in result.stderr
-    assert "把 kiosk.toml.txt 改名为 kiosk.toml" in (card / "run/kiosk-setup.txt").read_text()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("kiosk.toml.txt：第 7 桌")
+    assert "启动分区上的 kiosk.toml.txt 已删除" in result.stdout
+    assert not (boot / "kiosk.toml.txt").exists() and not (card / "run/kiosk-setup.txt").exists()
+
+    (boot / "kiosk.toml.txt").write_text(CARD.replace("table = 7", "table = 8"))  # a change
+    assert firstboot(card).returncode == 0
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "8"
+    assert not (boot / "kiosk.toml.txt").exists()
+
+
+def test_kiosk_toml_and_kiosk_toml_txt_both_are_neither_taken_and_said(card):
+    """Windows shows both as kiosk.toml: which one the technician meant, the card cannot tell.
+    A card that already works keeps its settings but does not play on them unnoticed."""
+    boot = card / "boot/firmware"
+    assert firstboot(card).returncode == 0  # a card that works, as table 7
+    (boot / "kiosk.toml").write_text(CARD)
+    (boot / "kiosk.toml.txt").write_text(CARD.replace("table = 7", "table = 8"))
+    result = firstboot(card)
+    assert result.returncode == 2 and "既有 kiosk.toml 又有 kiosk.toml.txt" in result.stderr
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert said.startswith("启动分区上有两份设置：kiosk.toml 和 kiosk.toml.txt")
+    assert "删掉不要的那一份" in said
+    assert (boot / "kiosk-error.txt").read_bytes().decode("utf-8-sig") == said.replace(
+        "\n", "\r\n")
+    assert (boot / "kiosk.toml").exists() and (boot / "kiosk.toml.txt").exists()
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "7"  # nothing taken
+
+    (boot / "kiosk.toml").unlink()  # the old one deleted on a PC: the other one is taken
+    assert firstboot(card).returncode == 0
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "8"
+    assert not (card / "run/kiosk-setup.txt").exists()
 
 
 def test_the_readmes_kiosk_toml_for_a_swapped_table_is_accepted():
