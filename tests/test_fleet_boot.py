@@ -234,8 +234,8 @@ def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_s
     conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
                   if k == "ConditionPathExists"]
     assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
-    # Nor does an update, whose restart of the table would be skipped and its version marked
-    # bad on this card for good.
+    # Nor does an update, whose restart of the table would be skipped: no READY from any
+    # version.
     assert ("Unit", "ConditionPathExists", "!/run/kiosk-setup.txt") in unit_lines(
         UNITS / "kiosk-update.service")
     for name in ("kiosk-table.service", "kiosk-notice.service", "kiosk-update.service"):

@@ -382,7 +382,8 @@ def run_update(args: argparse.Namespace) -> int:
     data = Path(args.data)
     outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after), allow_downgrade)
     print(outcome_said(outcome, args.lang))
-    return 1 if outcome.status in ("failed", "rolled_back", "restart_failed", "refused") else 0
+    return 1 if outcome.status in ("failed", "rolled_back", "not_started", "restart_failed",
+                                           "refused") else 0
 
 
 def outcome_said(outcome: Any, lang: str) -> str:
