@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import stat
+import subprocess
 import tomllib
 
 import pytest
@@ -115,6 +116,44 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
         7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
     assert os.environ.get("KIOSK_PIN") != "2580"  # the PIN reaches it from the unit's env
     assert args.data == "/var/lib/kiosk"  # where the pairing code waits for it
+
+
+FSTAB_OPTIONS = """#!/bin/sh
+# findmnt --fstab -n -o OPTIONS /boot/firmware: the options the card's fstab gives it.
+echo "$BOOT_OPTIONS"
+"""
+RECORD_MOUNT = """#!/bin/sh
+echo "$*" >> "$MOUNTS"
+"""
+
+
+@pytest.mark.parametrize(("options", "closed"), [
+    ("defaults,noatime,ro,nofail", True),  # the card image's fstab
+    ("defaults", False),  # Raspberry Pi OS's own, on a Pi set up by hand
+    ("defaults,errors=remount-ro", False),
+])
+def test_the_boot_partition_is_closed_again_as_soon_as_first_boot_is_done(tmp_path, options,
+                                                                          closed):
+    """The card's fstab mounts its FAT boot partition read-only; first boot opens it to remove
+    kiosk.toml, and closes it right after, not at shutdown (RemainAfterExit keeps the unit
+    started all day: a writable FAT partition would be left unclean by every power cut)."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name, text in (("findmnt", FSTAB_OPTIONS), ("mount", RECORD_MOUNT)):
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "BOOT_OPTIONS": options,
+           "MOUNTS": str(tmp_path / "mounts")}
+    after_start = exec_lines("kiosk-firstboot.service", "ExecStartPost")
+    after_stop = exec_lines("kiosk-firstboot.service", "ExecStopPost")
+    closing = [line for line in after_start if "remount,ro" in line]
+    assert closing and closing == [line for line in after_stop if "remount,ro" in line]
+    assert after_start.index(closing[0]) == 0  # before anything that may reboot
+    program, *args = shlex.split(closing[0].lstrip("-"))
+    subprocess.run([program, *args], env=env, check=False, timeout=30)
+    mounts = tmp_path / "mounts"
+    said = mounts.read_text().splitlines() if mounts.exists() else []
+    assert said == (["-o remount,ro /boot/firmware"] if closed else [])
 
 
 def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
