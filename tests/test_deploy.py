@@ -706,6 +706,18 @@ def test_the_check_for_english_sentences_finds_them():
         "请在记分台上运行 kiosk scorer admin certificate"]
 
 
+@pytest.mark.unit
+def test_the_example_kiosk_toml_explains_itself_in_chinese():
+    """kiosk.toml.example is on every card's boot partition, and the technician reads its
+    notes in Notepad while filling it in: they are Chinese (a setting shown commented out,
+    `# hostname = "table-07"`, is a setting, not a note)."""
+    text = (DEPLOY / "kiosk.toml.example").read_text(encoding="utf-8")
+    notes = [line.lstrip("# ") for line in text.splitlines()
+             if line.startswith("#") and not re.match(r"#\s*(\[\w+\]|\w+ = )", line)]
+    assert len(notes) >= 20
+    assert not_chinese("\n".join(notes)) == []
+
+
 def dry_runs(root: Path) -> dict[str, str]:
     """What each provisioning script prints in its dry runs, a first one and one over a
     finished run, with the notes a dry run has to say (an http:// URL, no time key)."""

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import stat
+import subprocess
 import tomllib
 
 import pytest
@@ -115,6 +116,44 @@ def test_the_first_boot_unit_turns_kiosk_toml_into_the_kiosks_settings(card):
         7, "http://192.168.8.2:8080", "/dev/kiosk-uart", 19200, "en")
     assert os.environ.get("KIOSK_PIN") != "2580"  # the PIN reaches it from the unit's env
     assert args.data == "/var/lib/kiosk"  # where the pairing code waits for it
+
+
+FSTAB_OPTIONS = """#!/bin/sh
+# findmnt --fstab -n -o OPTIONS /boot/firmware: the options the card's fstab gives it.
+echo "$BOOT_OPTIONS"
+"""
+RECORD_MOUNT = """#!/bin/sh
+echo "$*" >> "$MOUNTS"
+"""
+
+
+@pytest.mark.parametrize(("options", "closed"), [
+    ("defaults,noatime,ro,nofail", True),  # the card image's fstab
+    ("defaults", False),  # Raspberry Pi OS's own, on a Pi set up by hand
+    ("defaults,errors=remount-ro", False),
+])
+def test_the_boot_partition_is_closed_again_as_soon_as_first_boot_is_done(tmp_path, options,
+                                                                          closed):
+    """The card's fstab mounts its FAT boot partition read-only; first boot opens it to remove
+    kiosk.toml, and closes it right after, not at shutdown (RemainAfterExit keeps the unit
+    started all day: a writable FAT partition would be left unclean by every power cut)."""
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for name, text in (("findmnt", FSTAB_OPTIONS), ("mount", RECORD_MOUNT)):
+        (stubs / name).write_text(text)
+        (stubs / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}", "BOOT_OPTIONS": options,
+           "MOUNTS": str(tmp_path / "mounts")}
+    after_start = exec_lines("kiosk-firstboot.service", "ExecStartPost")
+    after_stop = exec_lines("kiosk-firstboot.service", "ExecStopPost")
+    closing = [line for line in after_start if "remount,ro" in line]
+    assert closing and closing == [line for line in after_stop if "remount,ro" in line]
+    assert after_start.index(closing[0]) == 0  # before anything that may reboot
+    program, *args = shlex.split(closing[0].lstrip("-"))
+    subprocess.run([program, *args], env=env, check=False, timeout=30)
+    mounts = tmp_path / "mounts"
+    said = mounts.read_text().splitlines() if mounts.exists() else []
+    assert said == (["-o remount,ro /boot/firmware"] if closed else [])
 
 
 def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
@@ -234,8 +273,8 @@ def test_a_card_that_cannot_start_its_table_says_why_on_its_boot_partition_and_s
     conditions = [v for s, k, v in unit_lines(UNITS / "kiosk-table.service")
                   if k == "ConditionPathExists"]
     assert conditions == ["/etc/kiosk/kiosk.env", "!/run/kiosk-setup.txt"]
-    # Nor does an update, whose restart of the table would be skipped and its version marked
-    # bad on this card for good.
+    # Nor does an update, whose restart of the table would be skipped: no READY from any
+    # version.
     assert ("Unit", "ConditionPathExists", "!/run/kiosk-setup.txt") in unit_lines(
         UNITS / "kiosk-update.service")
     for name in ("kiosk-table.service", "kiosk-notice.service", "kiosk-update.service"):
@@ -467,12 +506,45 @@ def test_a_refused_kiosk_toml_says_the_table_waits_for_it(card):
     assert "没有做任何更改" not in said
 
 
-def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_named(card):
+def test_a_kiosk_toml_saved_as_kiosk_toml_txt_is_taken_and_named(card):
+    """Notepad's Save As adds .txt and Windows hides it: the file is taken as it is, on a card
+    never set up and on one that already works (whose technician changed a setting), and the
+    log names the file taken."""
     boot = card / "boot/firmware"
     (boot / "kiosk.toml").rename(boot / "kiosk.toml.txt")
     result = firstboot(card)
-    assert result.returncode == 2 and "kiosk.toml.txt" in result.stderr
-    assert "把 kiosk.toml.txt 改名为 kiosk.toml" in (card / "run/kiosk-setup.txt").read_text()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("kiosk.toml.txt：第 7 桌")
+    assert "启动分区上的 kiosk.toml.txt 已删除" in result.stdout
+    assert not (boot / "kiosk.toml.txt").exists() and not (card / "run/kiosk-setup.txt").exists()
+
+    (boot / "kiosk.toml.txt").write_text(CARD.replace("table = 7", "table = 8"))  # a change
+    assert firstboot(card).returncode == 0
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "8"
+    assert not (boot / "kiosk.toml.txt").exists()
+
+
+def test_kiosk_toml_and_kiosk_toml_txt_both_are_neither_taken_and_said(card):
+    """Windows shows both as kiosk.toml: which one the technician meant, the card cannot tell.
+    A card that already works keeps its settings but does not play on them unnoticed."""
+    boot = card / "boot/firmware"
+    assert firstboot(card).returncode == 0  # a card that works, as table 7
+    (boot / "kiosk.toml").write_text(CARD)
+    (boot / "kiosk.toml.txt").write_text(CARD.replace("table = 7", "table = 8"))
+    result = firstboot(card)
+    assert result.returncode == 2 and "既有 kiosk.toml 又有 kiosk.toml.txt" in result.stderr
+    said = (card / "run/kiosk-setup.txt").read_text()
+    assert said.startswith("启动分区上有两份设置：kiosk.toml 和 kiosk.toml.txt")
+    assert "删掉不要的那一份" in said
+    assert (boot / "kiosk-error.txt").read_bytes().decode("utf-8-sig") == said.replace(
+        "\n", "\r\n")
+    assert (boot / "kiosk.toml").exists() and (boot / "kiosk.toml.txt").exists()
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "7"  # nothing taken
+
+    (boot / "kiosk.toml").unlink()  # the old one deleted on a PC: the other one is taken
+    assert firstboot(card).returncode == 0
+    assert read_env(card / "etc/kiosk/kiosk.env")["KIOSK_TABLE"] == "8"
+    assert not (card / "run/kiosk-setup.txt").exists()
 
 
 def test_the_readmes_kiosk_toml_for_a_swapped_table_is_accepted():

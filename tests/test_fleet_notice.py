@@ -124,7 +124,7 @@ def ruleset_refusal(lang: str) -> str:
 
 @pytest.mark.window
 @pytest.mark.parametrize("lang", ["zh-Hans", "en"])
-@pytest.mark.parametrize("which", ["not_set_up", "refused", "longer", "rules"])
+@pytest.mark.parametrize("which", ["not_set_up", "two_files", "refused", "longer", "rules"])
 def test_the_whole_notice_fits_an_800x480_screen(tmp_path, which, lang):
     """Nothing scrolls on the kiosk: the whole text is on the screen, its type made smaller
     when it must be, never too small to read."""
@@ -137,7 +137,7 @@ def test_the_whole_notice_fits_an_800x480_screen(tmp_path, which, lang):
         said.write_text(t("fleet.notice.rules_refused", reason=ruleset_refusal(lang)),
                         encoding="utf-8")
     else:
-        said.write_text(t("fleet.notice.not_set_up") if which == "not_set_up"
+        said.write_text(t(f"fleet.notice.{which}") if which in ("not_set_up", "two_files")
                         else t("fleet.notice.refused", reason=reason), encoding="utf-8")
     with xvfb("800x480x24") as display:
         env = {**os.environ, "DISPLAY": display, "KIVY_GL_BACKEND": "sdl2", "KIVY_NO_ARGS": "1",

@@ -5,7 +5,6 @@ and a restart systemd refuses, which must roll back and say so in one line. The 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -124,17 +123,67 @@ def test_a_kiosk_refuses_an_older_offer_the_head_referee_did_not_choose(tmp_path
 
 
 @pytest.mark.process
-def test_a_restart_systemd_refuses_rolls_back_and_marks_the_version_bad(tmp_path, keys):
+def test_a_restart_systemd_refuses_rolls_back_and_is_tried_again(tmp_path, keys):
+    """systemd never started the new version (a masked unit, systemd not answering): nothing
+    is known of the version, so it is not marked bad, and its venv waits for the next try."""
     private, public = keys
     updater = Updater(tmp_path / "app", public, Service(), python=sys.executable)
     assert updater.apply(bundle(tmp_path, private, "1.0")).status == "installed"
     before = os.path.realpath(tmp_path / "app/current")
     updater.service = Service(restart_fails=True)
-    outcome = updater.apply(bundle(tmp_path, private, "1.1"))
+    newer = bundle(tmp_path, private, "1.1")
+    outcome = updater.apply(newer)
     assert outcome.status == "restart_failed"
     assert outcome.error.key == "fleet.update.restart_failed"
     assert os.path.realpath(tmp_path / "app/current") == before
-    assert "1.1" in updater.bad_versions() and venvs(tmp_path / "app") == ["1.0"]
+    assert updater.bad_versions() == set() and venvs(tmp_path / "app") == ["1.0", "1.1"]
+    updater.service = Service()  # systemd restarts it again
+    assert updater.apply(newer).status == "installed"
+
+
+class TableThatStarts:
+    """systemd's part for a table that says READY only on some versions: on none when what
+    stops it is not the version (a broken kiosk.toml or house ruleset, a missing setting)."""
+
+    def __init__(self, app: Path, on: set[str]) -> None:
+        self.app, self.on, self.started = app, on, []
+
+    def restart(self) -> None:
+        self.started.append((self.app / "current/.kiosk-version").read_text().strip())
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self.started[-1] in self.on
+
+
+@pytest.mark.process
+def test_a_table_that_starts_on_no_version_does_not_mark_the_update_bad(tmp_path, keys):
+    from kiosk.cli.fleet_cmd import outcome_said
+
+    private, public = keys
+    app = tmp_path / "app"
+    updater = Updater(app, public, TableThatStarts(app, {"1.0", "1.1"}), python=sys.executable)
+    assert updater.apply(bundle(tmp_path, private, "1.0")).status == "installed"
+    before = os.path.realpath(app / "current")
+    newer = bundle(tmp_path, private, "1.1")
+    updater.service = TableThatStarts(app, set())  # its kiosk.toml broke meanwhile
+    outcome = updater.apply(newer)
+    assert outcome.status == "not_started" and updater.service.started == ["1.1", "1.0"]
+    assert os.path.realpath(app / "current") == before and updater.bad_versions() == set()
+    assert outcome_said(outcome, "zh-Hans") == (
+        "版本 1.1 没有换上：平板用它没有按时启动，退回之前的版本也没有启动，问题不在这个版本"
+        "（不记为坏版本，以后再试）。请先查明平板为什么启动不了：journalctl -u kiosk-table -b")
+    # Once the table starts again, the same update goes in.
+    updater.service = TableThatStarts(app, {"1.0", "1.1"})
+    assert updater.apply(newer).status == "installed" and updater.installed_version() == "1.1"
+
+    # A version the table does not start on while the one before starts: that one is bad.
+    updater.service = TableThatStarts(app, {"1.1"})
+    outcome = updater.apply(bundle(tmp_path, private, "1.2"))
+    assert outcome.status == "rolled_back" and updater.service.started == ["1.2", "1.1"]
+    assert updater.bad_versions() == {"1.2"} and venvs(app) == ["1.0", "1.1"]
+    assert outcome_said(outcome, "zh-Hans") == (
+        "版本 1.2 启动后没有按时报告就绪，之前的版本却照常启动：已退回之前的版本，"
+        "以后不再安装这个版本")
 
 
 FAILING_SYSTEMCTL = """#!/bin/sh
@@ -161,10 +210,10 @@ def test_kiosk_fleet_update_says_a_failed_restart_in_one_line(tmp_path, keys):
                  "--key", str(tmp_path / "key.pub"), "--app-dir", str(app), "--data",
                  str(tmp_path / "data"), "--ready-timeout", "1", env=env)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
-    assert done.stdout == ("版本 1.1 安装后无法重启 kiosk-table.service（systemctl：1）：已退回"
-                           "之前的版本，以后不再安装这个版本\n")
+    assert done.stdout == ("版本 1.1 安装后无法重启 kiosk-table.service（systemctl：1），它没有"
+                           "运行过：已退回之前的版本，以后再试\n")
     assert os.path.realpath(app / "current") == before
-    assert json.loads((app / "bad-versions.json").read_text()) == ["1.1"]
+    assert not (app / "bad-versions.json").exists()
 
 
 @pytest.mark.process

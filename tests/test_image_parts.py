@@ -208,6 +208,58 @@ done
 """
 
 
+def stub_builder(tmp_path: Path, python: str) -> tuple[Path, Path, Path]:
+    """Stubs for root, arm64, the builder's tools, chroot and mount, and `python` as the
+    builder's python3; returns the stubs' directory, a work directory and a base image."""
+    stubs, work, base = tmp_path / "bin", tmp_path / "work", tmp_path / "raspios.img"
+    stubs.mkdir()
+    for name, text in {"id": "#!/bin/sh\necho 0\n", "uname": "#!/bin/sh\necho aarch64\n",
+                       "python3": python}.items():
+        (stubs / name).write_text(text)
+    for name in ("mkfs.vfat", "mcopy", "mkfs.ext4", "sfdisk", "xz", "blkid", "chroot",
+                 "mount", "umount"):
+        (stubs / name).write_text("#!/bin/sh\nexit 0\n")
+    for stub in stubs.iterdir():
+        stub.chmod(0o755)
+    base.write_bytes(b"the official image")
+    return stubs, work, base
+
+
+NO_PIP = """#!/bin/sh
+[ "$1" = -m ] && [ "$2" = pip ] && { echo "$0: No module named pip" >&2; exit 1; }
+exit 0
+"""
+PYTHON_310 = """#!/bin/sh
+[ "$1" = -c ] && exit 1  # sys.version_info < (3, 11)
+exit 0
+"""
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("python", "said"), [
+    (NO_PIP, "本机的 python3 没有 pip（项目的 wheel 由它生成）：请先运行 apt-get install "
+             "python3-pip"),
+    (PYTHON_310, "本机的 python3 要 3.11 或更高"),
+], ids=["no-pip", "python-3.10"])
+def test_a_builder_without_what_the_wheelhouse_needs_is_told_before_any_stage(tmp_path, python,
+                                                                              said):
+    """deploy/README.md's step 2 on a fresh Debian or Ubuntu PC: its python3 builds the
+    project's wheel at the third stage; without pip (not there by default) the build stopped
+    there, minutes in, with pip's English."""
+    import os
+
+    stubs, work, base = stub_builder(tmp_path, python)
+    done = subprocess.run(["bash", str(IMAGE / "build-image.sh"), "--work", str(work),
+                           "--base", str(base)], capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{stubs}:{os.environ['PATH']}"},
+                          timeout=60)
+    assert done.returncode == 2 and done.stderr.startswith(f"build-image：{said}"), done.stderr
+    assert "==" not in done.stdout and not work.exists()  # no stage begun
+    readme = (ROOT / "deploy/README.md").read_text(encoding="utf-8")
+    step = re.search(r"sudo apt-get install qemu-user-static[^\n]*", readme)
+    assert step and "python3-pip" in step.group(0).split()
+
+
 @pytest.mark.process
 def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows(tmp_path):
     """`build-image.sh --base … --until wheelhouse` on a work directory that made the cards
@@ -219,17 +271,7 @@ def test_a_releases_wheelhouse_step_builds_the_new_version_and_the_image_follows
 
     version = re.search(r'^version = "(.*)"', (ROOT / "pyproject.toml").read_text(), re.M)
     assert version
-    stubs, work, base = tmp_path / "bin", tmp_path / "work", tmp_path / "raspios.img"
-    stubs.mkdir()
-    for name, text in {"id": "#!/bin/sh\necho 0\n", "uname": "#!/bin/sh\necho aarch64\n",
-                       "python3": STUB_PYTHON}.items():
-        (stubs / name).write_text(text)
-    for name in ("mkfs.vfat", "mcopy", "mkfs.ext4", "sfdisk", "xz", "blkid", "chroot",
-                 "mount", "umount"):
-        (stubs / name).write_text("#!/bin/sh\nexit 0\n")
-    for stub in stubs.iterdir():
-        stub.chmod(0o755)
-    base.write_bytes(b"the official image")
+    stubs, work, base = stub_builder(tmp_path, STUB_PYTHON)
     (work / "rootfs/usr/bin").mkdir(parents=True)
     (work / "rootfs/etc").mkdir()
     (work / "rootfs/usr/sbin").mkdir()

@@ -97,6 +97,12 @@ for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null ||
     die "缺少 ${tool}：请先运行 apt-get install debootstrap dosfstools mtools fdisk e2fsprogs xz-utils"
 done
+# The builder's own python3 builds the project's wheel and fetches pip (the wheelhouse stage):
+# said now, not after the minutes the stages before it take.
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null ||
+  die "本机的 python3 要 3.11 或更高（项目的 wheel 由它生成）：请在 Debian 12、Ubuntu 24.04 或更新的系统上构建"
+python3 -m pip --version >/dev/null 2>&1 ||
+  die "本机的 python3 没有 pip（项目的 wheel 由它生成）：请先运行 apt-get install python3-pip"
 [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] || [ "$(uname -m)" = aarch64 ] ||
   die "本机不能运行 arm64 程序：请先运行 apt-get install qemu-user-static binfmt-support（并挂载 binfmt_misc）"
 

@@ -121,29 +121,29 @@ def run_firstboot(args: argparse.Namespace) -> int:
     except KeyError:
         ids = None  # a scratch root: files stay the caller's
     try:
-        identity = consume(paths, ids)
+        taken = consume(paths, ids)
     except IdentityError as exc:  # in the technician's words, on the card and the screen too
-        print(t("terminal.failed", command="fleet firstboot", message=explain(exc, args.lang)),
-              file=sys.stderr)
-        tell(paths, t("fleet.notice.refused", reason=explain(exc, args.lang)))
+        reason = explain(exc, args.lang)
+        print(t("terminal.failed", command="fleet firstboot", message=reason), file=sys.stderr)
+        tell(paths, t("fleet.notice.two_files") if exc.key == "fleet.identity.two_files"
+             else t("fleet.notice.refused", reason=reason))
         return 2
     except Exception:  # whatever it is, a blank screen would tell the installer nothing
         traceback.print_exc()  # for the journal; the screen says it in words
         tell(paths, t("fleet.notice.unreadable"))
         return 2
     if not (paths.at(paths.settings_dir) / "kiosk.env").exists():  # a card never set up
-        # Notepad's Save As adds .txt, and Windows hides it: the file looks right on the PC.
-        misnamed = paths.at(paths.boot_file).with_name("kiosk.toml.txt").exists()
-        said = t("fleet.notice.misnamed" if misnamed else "fleet.notice.not_set_up")
+        said = t("fleet.notice.not_set_up")
         print(t("terminal.failed", command="fleet firstboot", message=said), file=sys.stderr)
         tell(paths, said)
         return 2
-    if identity is not None:
-        print(t("terminal.fleet.identity", table=identity.table, scorer=identity.scorer,
-                path=f"{paths.settings_dir}/kiosk.env"))
+    if taken is not None:  # which file: kiosk.toml.txt is taken too, and the log says so
+        identity, name = taken
+        print(t("terminal.fleet.identity", file=name, table=identity.table,
+                scorer=identity.scorer, path=f"{paths.settings_dir}/kiosk.env"))
     status = 0
     try:
-        rules, taken = house.take(paths)
+        rules, rulesets = house.take(paths)
     except Exception as exc:  # a ruleset the table would stop on: said, and it does not start
         if not isinstance(exc, KioskError):
             traceback.print_exc()  # for the journal; the screen says it in words
@@ -155,7 +155,7 @@ def run_firstboot(args: argparse.Namespace) -> int:
         tell(paths, None)
         for path in rules:
             print(t("terminal.fleet.applied", path=path))
-        for ruleset in taken:
+        for ruleset in rulesets:
             print(t("terminal.fleet.house_rules", id=ruleset.id, sha256=ruleset.sha256))
     for path in apply(paths):
         print(t("terminal.fleet.applied", path=path))
@@ -382,7 +382,8 @@ def run_update(args: argparse.Namespace) -> int:
     data = Path(args.data)
     outcome = updater.apply(bundle, lambda: table_idle(data, args.idle_after), allow_downgrade)
     print(outcome_said(outcome, args.lang))
-    return 1 if outcome.status in ("failed", "rolled_back", "restart_failed", "refused") else 0
+    return 1 if outcome.status in ("failed", "rolled_back", "not_started", "restart_failed",
+                                           "refused") else 0
 
 
 def outcome_said(outcome: Any, lang: str) -> str:

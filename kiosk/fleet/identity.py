@@ -2,13 +2,13 @@
 
 Fifty cards are flashed from one image; the technician then edits `kiosk.toml` on each (any
 computer opens the FAT partition). At boot, `kiosk-firstboot.service` runs `kiosk fleet
-firstboot`: a `kiosk.toml` found there is checked, turned into the kiosk's settings on the data
-partition (`/etc/kiosk/kiosk.env`, root only, for the table's unit; the pairing code for the
-kiosk to use once), and removed from the boot partition (it holds the PIN and the pairing
-code). Every boot then applies the settings the read-only root forgets: the host name, the
-scorer as chrony's time source (with the hall's time key), the Wi-Fi. The scorer's
-certificate is not set here: the kiosk learns it, sealed, when it pairs with the code, and pins
-it from then on.
+firstboot`: a `kiosk.toml` (or `kiosk.toml.txt`, as Notepad saves it) found there is
+checked, turned into the kiosk's settings on the data partition (`/etc/kiosk/kiosk.env`, root
+only, for the table's unit; the pairing code for the kiosk to use once), and removed from the
+boot partition (it holds the PIN and the pairing code). Every boot then applies the settings
+the read-only root forgets: the host name, the scorer as chrony's time source (with the hall's
+time key), the Wi-Fi. The scorer's certificate is not set here: the kiosk learns it, sealed,
+when it pairs with the code, and pins it from then on.
 
 A file with a mistake is not taken: the error names the key and what is allowed, the file
 stays where it is, the unit fails, and the table does not start until it is fixed or
@@ -235,13 +235,27 @@ class Paths:
         return self.root / path.lstrip("/")
 
 
-def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | None:
-    """Turn the boot partition's kiosk.toml (if there is one) into the settings, then remove
-    it. Returns the identity read, or None when there was no file. Raises IdentityError (and
-    writes nothing) when the file is refused. `owner`: uid and gid of the kiosk's user, for
-    the pairing code it reads."""
-    source = paths.at(paths.boot_file)
-    if not source.exists():
+def boot_settings(paths: Paths) -> Path | None:
+    """The settings file on the boot partition: kiosk.toml, or kiosk.toml.txt (Notepad's Save
+    As adds .txt and Windows hides it, so the technician cannot see the difference); None when
+    there is neither. Raises IdentityError when both are there: Windows shows both as
+    kiosk.toml, the card cannot tell which one is meant, and takes neither."""
+    named = paths.at(paths.boot_file)
+    found = [path for path in (named, named.with_name(named.name + ".txt")) if path.exists()]
+    if len(found) > 1:
+        raise IdentityError("kiosk.toml: kiosk.toml.txt beside it").explained(
+            "fleet.identity.two_files")
+    return found[0] if found else None
+
+
+def consume(paths: Paths,
+            owner: tuple[int, int] | None = None) -> tuple[Identity, str] | None:
+    """Turn the boot partition's settings file (boot_settings) into the settings, then remove
+    it. Returns the identity read and the file's name, or None when there was no file. Raises
+    IdentityError (and writes nothing) when the file is refused. `owner`: uid and gid of the
+    kiosk's user, for the pairing code it reads."""
+    source = boot_settings(paths)
+    if source is None:
         return None
     identity = parse(_decode(source.read_bytes()))
     settings = paths.at(paths.settings_dir)
@@ -253,7 +267,7 @@ def consume(paths: Paths, owner: tuple[int, int] | None = None) -> Identity | No
     if identity.ssh_key:  # sshd reads it there (the image's sshd_config.d/kiosk.conf)
         write_file(settings / "ssh_authorized_keys", identity.ssh_key + "\n", 0o644)
     source.unlink()  # last: a power cut before this reads the file again at the next boot
-    return identity
+    return identity, source.name
 
 
 def _decode(raw: bytes) -> str:

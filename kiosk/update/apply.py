@@ -6,10 +6,12 @@ data partition, checks its signature (bundle.py), installs it into a **new** ven
 running one (pip --no-index from the bundle's wheels: nothing from the internet), checks it,
 and waits until the table is idle (no event for a few minutes: never mid-hand). Then it points
 `current` at the new venv (one rename) and restarts the kiosk. If systemd does not hear the
-new kiosk's READY=1 within N seconds, `current` goes back to the version before, the kiosk is
-restarted on it, and the bundle's version is remembered as bad (not tried again); so too when
-systemd cannot restart the unit at all. Nothing is ever uninstalled first; the venvs live on
-the data partition (a read-only root keeps them).
+new kiosk's READY=1 within N seconds, `current` goes back to the version before and the kiosk
+is restarted on it. Only when that one says READY again is the new version remembered as bad
+(not tried again): a table that starts on no version (its kiosk.toml, its house rulesets, its
+unit) is not the version's fault, nor is a unit systemd cannot restart at all; such an update
+is tried again later. Nothing is ever uninstalled first; the venvs live on the data partition
+(a read-only root keeps them).
 
 Refused before anything is touched: a version older than the installed one (unless the head
 referee allowed it: `kiosk fleet publish` asked, or `--allow-downgrade` by hand), a bundle for
@@ -75,10 +77,12 @@ def no_room(version: str, need: int, free: int) -> UpdateRefused:
 @dataclass(frozen=True)
 class Outcome:
     """What an update did: `status` is current (nothing to do), installed, rolled_back (no
-    READY in time), restart_failed (systemd could not restart the unit: rolled back too),
-    failed (the new version did not install; the old one runs on), refused (a bad bundle, an
-    older version, another Python, no room, or a version that failed before), busy (a match is
-    on: later) or offline (no scorer)."""
+    READY in time while the version before says it again: marked bad), not_started (no READY
+    from the version before either: the table's trouble, not the version's; rolled back and
+    tried again later), restart_failed (systemd could not restart the unit: rolled back, and
+    tried again later), failed (the new version did not install; the old one runs on), refused
+    (a bad bundle, an older version, another Python, no room, or a version that failed
+    before), busy (a match is on: later) or offline (no scorer)."""
 
     status: str
     version: str = ""
@@ -291,22 +295,29 @@ class Updater:
                 _link(self.app_dir / "previous", before)
             self._prune()
             return Outcome("installed", version)
-        # Back to the version that ran before, and never this one again.
+        # Back to the version that ran before. Whether that one says READY again is what tells
+        # a bad version from a table that starts on no version (its settings, its rulesets,
+        # its unit): only the first is the version's fault.
+        back = False  # a first install has no version before to tell it by
         if before:
             _link(current, before)
-        try:
-            self.service.restart()
-            self.service.wait_ready(self.ready_timeout)
-        except RestartError:
-            pass  # the unit's own Restart= (or the next boot) starts the version before
-        self._mark_bad(version)
-        shutil.rmtree(venv, ignore_errors=True)
+            try:
+                self.service.restart()
+                back = self.service.wait_ready(self.ready_timeout)
+            except RestartError:
+                pass  # the unit's own Restart= (or the next boot) starts the version before
         back_on = self.installed_version() or "the version before"
-        if failed is not None:
+        if failed is not None:  # systemd never started the new version: nothing known of it
             return Outcome("restart_failed", version, f"{failed}; back on {back_on}",
                            UpdateRefused(str(failed)).explained(
                                "fleet.update.restart_failed", unit=failed.unit,
                                code=failed.code))
+        if not back:  # kept, built, for the next try once the table starts again
+            return Outcome("not_started", version,
+                           f"no READY within {self.ready_timeout:g} s from this version nor "
+                           f"from {back_on}")
+        self._mark_bad(version)  # never this one again
+        shutil.rmtree(venv, ignore_errors=True)
         return Outcome("rolled_back", version,
                        f"no READY within {self.ready_timeout:g} s; back on {back_on}")
 
