@@ -217,7 +217,7 @@ def test_the_admin_commands(tmp_path):
     assert bad.returncode == 2 and "第一行（第 1 行）没有队名列" in bad.stderr
     (tmp_path / "teams.csv").write_bytes(TEAMS.encode("gb18030"))
     imported = admin("teams", str(tmp_path / "teams.csv")).stdout
-    assert imported.startswith("已导入 4 队：甲队 (t01)、乙队 (t02)")
+    assert imported.startswith("已导入 4 队：甲队（t01）、乙队（t02）")
     listed = admin("list-teams").stdout
     assert "t03" in listed and "丙队" in listed and "参赛中" in listed
     assert len(admin("tables", "2").stdout.splitlines()) == 2
