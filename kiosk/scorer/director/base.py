@@ -195,6 +195,15 @@ class DirectorBase:
             [self.clock(), by or "", action, json.dumps(
                 {k: _kept_words(v) for k, v in params.items()}, ensure_ascii=False)])
 
+    def record_mark(self) -> tuple[float, int]:
+        """(when the event was created, the audit log's last entry): the record a question to
+        the head referee was asked on. Another event, or a store restored from an older copy,
+        has another."""
+        created, last = self.store.db.execute(
+            "SELECT (SELECT at FROM audit WHERE action = 'event.create'), coalesce(max(id), 0) "
+            "FROM audit").fetchone()
+        return float(created or 0.0), int(last)
+
     def audit_log(self) -> list[AuditEntry]:
         """Every director action, oldest first."""
         return [AuditEntry(at, who, action, json.loads(params)) for at, who, action, params in
