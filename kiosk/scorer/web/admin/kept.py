@@ -14,6 +14,7 @@ pages to go back to, each of which then says to do it again."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sqlite3
 import time
@@ -33,6 +34,8 @@ class Kept:
         where = str(folder / FILE) if folder is not None and folder.is_dir() else ":memory:"
         # (the console's endpoints run on the server's one event loop: one thread)
         self.db = sqlite3.connect(where, isolation_level=None, check_same_thread=False)
+        if where != ":memory:":  # (typed names and team files: as private as the store)
+            os.chmod(where, 0o600)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(SCHEMA)
         self.clock = clock
