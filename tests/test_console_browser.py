@@ -132,7 +132,7 @@ def test_editing_a_team_far_down_the_list_opens_on_its_form(console):
     console.shot("edit-t18")
     form.locator("input[name=name]").fill("第十八队")
     form.get_by_role("button", name="保存").click()
-    expect(page.locator(".flash")).to_have_text("已保存 第十八队 (t18)。")
+    expect(page.locator(".flash")).to_have_text("已保存 第十八队（t18）。")
     row = page.locator('tr[data-team="t18"]')
     box = row.bounding_box()  # back on the row it edited, not at the top
     assert box is not None and 0 <= box["y"] <= 900, box

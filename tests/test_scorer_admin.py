@@ -237,7 +237,7 @@ def test_the_admin_commands(tmp_path):
     assert "disqualification" in csv_out[2]  # table 2's match was ruled
     standings = admin("standings").stdout.splitlines()
     assert standings[0].split()[:3] == ["名次", "队名", "大分"] and len(standings) == 6
-    assert "(t0" in standings[2]  # names with their ids
+    assert "（t0" in standings[2]  # names with their ids
     log = admin("log", "--lang", "en").stdout
     assert "ruled on round 1, table 2: disqualification" in log and "command line" in log
     chinese = admin("log").stdout  # the ruling's kind in words, never its code
