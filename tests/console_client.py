@@ -77,6 +77,16 @@ def flash_of(client: TestClient, reply) -> str:
     return html.unescape(found.group(2)) if found else ""
 
 
+def refused_page(client: TestClient, reply):
+    """The page a refused form leads to (a 303 to a GET page, so Back to it is a page and
+    never Chromium's ERR_CACHE_MISS): the refusal above it, the form as it was typed."""
+    assert reply.status_code == 303, reply.status_code
+    assert "refused=" in reply.headers["location"], reply.headers["location"]
+    page = client.get(reply.headers["location"])
+    assert page.status_code == 200
+    return page
+
+
 def shown_error(reply) -> str:
     """The refusal a page shows above it."""
     found = re.search(r'<p class="flash error"[^>]*>(.*?)</p>', reply.text, re.S)

@@ -106,7 +106,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     edit.locator("input[name=name]").fill("海沧红狮")
     edit.locator("button").click()
     question = page.locator("main").inner_text()
-    assert "仍要把 集美龙舟 (t02) 改成同一名称吗？" in question and "添加" not in question
+    assert "仍要把 集美龙舟（t02） 改成同一名称吗？" in question and "添加" not in question
     console.shot("rename-confirm")
     page.goto(console.url + "/admin/teams?edit=t02")
     edit = page.locator("#edit-t02")

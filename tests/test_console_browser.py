@@ -132,7 +132,7 @@ def test_editing_a_team_far_down_the_list_opens_on_its_form(console):
     console.shot("edit-t18")
     form.locator("input[name=name]").fill("第十八队")
     form.get_by_role("button", name="保存").click()
-    expect(page.locator(".flash")).to_have_text("已保存 第十八队 (t18)。")
+    expect(page.locator(".flash")).to_have_text("已保存 第十八队（t18）。")
     row = page.locator('tr[data-team="t18"]')
     box = row.bounding_box()  # back on the row it edited, not at the top
     assert box is not None and 0 <= box["y"] <= 900, box
@@ -150,3 +150,27 @@ def test_a_phone_sees_the_event_name_on_one_line_of_its_own(console, browser):
     phone.screenshot(path=str(console.folder / "phone-overview.png"), full_page=True)
     assert errors == []
     context.close()
+
+
+def test_back_to_a_refused_form_shows_it_again_with_what_was_typed(console):
+    """A refused form answered with a page (a 400 to the POST) was Chromium's ERR_CACHE_MISS
+    on Back: it is a 303 to a page of its own, which Back finds again as it was."""
+    page = console.page
+    console.event_with_teams()
+    page.goto(console.url + "/admin/teams")
+    form = page.locator("#add-team")
+    form.locator("input[name=name]").fill("新来的队")
+    form.locator("input[name=unit]").fill("湖里")
+    form.locator("input[name=id]").fill("t03")
+    form.get_by_role("button", name="添加").click()
+    expect(page.locator(".flash.error")).to_contain_text("编号 t03 已是 鼓浪屿钢琴 的编号")
+    expect(page.locator("#add-team input[name=name]")).to_have_value("新来的队")
+    console.shot("refused")
+    page.locator("nav.tabs").get_by_role("link", name="排名").click()
+    expect(page.locator("h1")).to_contain_text("排名")
+    page.go_back()
+    expect(page.locator(".flash.error")).to_contain_text("编号 t03 已是 鼓浪屿钢琴 的编号")
+    expect(page.locator("#add-team input[name=name]")).to_have_value("新来的队")
+    expect(page.locator("#add-team input[name=unit]")).to_have_value("湖里")
+    console.shot("back-to-refused")
+    assert len(console.d.team_rows()) == 4

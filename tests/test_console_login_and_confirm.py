@@ -107,7 +107,55 @@ def test_a_team_file_comes_back_through_its_confirmation_page(director):
                         files={"file": ("teams.csv", twice, "text/csv")})
     window = Window(client)
     page = window.load(asked.headers["location"])
-    assert "第1队 (2)" in page
+    assert "第1队（第 2 行）" in page
     done = window.send("/admin/import")
     assert flash_of(client, done) == "已导入 2 队。"
     assert [r.name for r in director.team_rows()][-2:] == ["第1队", "新队"]
+
+
+def test_an_open_confirmation_outlives_a_restart_and_still_runs_once_on_what_it_asked(
+        director, tmp_path):
+    """It said 「已经失效（记分台重启过）」: the question is kept beside the store, and after a
+    restart it is the same page; answered, it is never done again; the rounds page's stale
+    checks still hold; on a store restored from an older copy it is gone."""
+    client = log_in(director)
+    window = Window(client)
+    director.make_draft(by="陈")
+    director.swap_sides(1, by="陈")  # swapped by hand: discarding it asks first
+    window.load("/admin/rounds")
+    question = window.send("/admin/discard").headers["location"]
+
+    restarted = Window(log_in(director))  # a new app on the same store: the scorer restarted
+    restarted.client.cookies = client.cookies
+    page = restarted.load(question)
+    assert "放弃第 1 轮草稿？" in page
+    done = restarted.send("/admin/discard")
+    assert flash_of(restarted.client, done) == "草稿已放弃。"
+    again = Window(log_in(director))  # and restarted once more: Back says it was done
+    again.client.cookies = client.cookies
+    back = again.client.get(question)
+    assert flash_of(again.client, back) == "这一步已经确认并执行过了，没有再执行一次。"
+    assert len([e for e in director.audit_log() if e.action == "round.discard"]) == 1
+
+    # a question from a page another window made stale since is still refused in words
+    director.make_draft(by="陈")
+    director.swap_sides(1, by="陈")
+    window.load("/admin/rounds")
+    question = window.send("/admin/discard").headers["location"]
+    director.publish(confirm=True, by="陈")  # (the command line, while the scorer was down)
+    later = Window(log_in(director))
+    later.client.cookies = client.cookies
+    later.load(question)
+    refused = later.send("/admin/discard")
+    assert "第 1 轮已在其他窗口公布，草稿已不存在" in later.client.get(
+        refused.headers["location"]).text
+    assert director.current_round() == 1
+
+    # a store put back from an older copy: the record it was asked on is gone
+    window.load("/admin/rounds")
+    question = window.send("/admin/undo").headers["location"]
+    director.store.db.execute("DELETE FROM audit WHERE id = (SELECT max(id) FROM audit)")
+    gone = Window(log_in(director))
+    gone.client.cookies = client.cookies
+    assert "这个确认页已经失效" in flash_of(gone.client, gone.client.get(question))
+    assert director.current_round() == 1

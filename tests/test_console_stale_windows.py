@@ -13,7 +13,7 @@ import pytest
 from kiosk.errors import AdminError
 
 from . import hall_events
-from .console_client import Window, event, flash_of, log_in, shown_error
+from .console_client import Window, event, flash_of, log_in, refused_page, shown_error
 
 pytestmark = pytest.mark.unit
 
@@ -34,8 +34,8 @@ def test_discarding_a_draft_another_window_published_is_refused_in_words(directo
     b.load("/admin/rounds")  # window B sits on the round 1 draft
     done = a.send("/admin/publish")
     assert director.current_round() == 1, flash_of(client, done)
-    refused = b.send("/admin/discard")
-    assert refused.status_code == 400  # no success said: 「草稿已放弃。」 was a lie
+    refused = refused_page(client, b.send("/admin/discard"))
+    # no success said: 「草稿已放弃。」 was a lie
     assert shown_error(refused) == "第 1 轮已在其他窗口公布，草稿已不存在：这次操作没有执行。"
     assert "草稿已放弃" not in refused.text
     assert director.current_round() == 1 and director.current_draft() is None
@@ -56,8 +56,7 @@ def test_every_draft_action_from_a_stale_window_says_what_happened_instead(direc
     a.load("/admin/rounds")
     a.send("/admin/publish")
     assert director.current_round() == 1
-    refused = b.send(action, **typed)
-    assert refused.status_code == 400
+    refused = refused_page(client, b.send(action, **typed))
     assert shown_error(refused) == "第 1 轮已在其他窗口公布，草稿已不存在：这次操作没有执行。"
     assert director.current_round() == 1 and director.current_draft() is None  # nothing done
 
@@ -70,7 +69,7 @@ def test_a_draft_changed_or_discarded_in_another_window_is_not_acted_on_blind(di
     a.load("/admin/rounds")
     a.send("/admin/swap-sides")  # window A swaps table 1's sides
     swapped = director.current_draft()
-    refused = b.send("/admin/swap-tables", first="1", second="2")
+    refused = refused_page(client, b.send("/admin/swap-tables", first="1", second="2"))
     assert shown_error(refused) == ("第 1 轮的草稿已在其他窗口改过（重新编排或调换）：这次操作"
                                     "没有执行。请看过下面现在的草稿再操作。")
     assert director.current_draft() == swapped
@@ -79,7 +78,7 @@ def test_a_draft_changed_or_discarded_in_another_window_is_not_acted_on_blind(di
         "已调换第 1 桌与第 2 桌。"
     a.load("/admin/rounds")
     director.discard_draft(by="陈", confirm=True)  # (the command line, or window B)
-    refused = a.send("/admin/publish")
+    refused = refused_page(client, a.send("/admin/publish"))
     assert shown_error(refused) == "第 1 轮的草稿已在其他窗口放弃：这次操作没有执行。"
     assert director.current_round() == 0  # not drafted anew and published behind its back
 
@@ -89,8 +88,7 @@ def test_discarding_with_no_draft_at_all_is_no_success_either(director):
     with no draft there."""
     client = log_in(director)
     csrf = re.search(r'name="csrf" value="([^"]+)"', Window(client).load("/admin")).group(1)
-    refused = client.post("/admin/discard", data={"csrf": csrf})
-    assert refused.status_code == 400
+    refused = refused_page(client, client.post("/admin/discard", data={"csrf": csrf}))
     assert shown_error(refused) == "没有草稿可放弃：没有做任何更改。"
     with pytest.raises(AdminError) as said:
         director.discard_draft(by="陈")
@@ -106,7 +104,7 @@ def test_redrafting_a_round_another_window_published_names_that_round(director):
     b.load("/admin/rounds")
     a.load("/admin/rounds")
     a.send("/admin/publish")
-    refused = b.send("/admin/draft")
+    refused = refused_page(client, b.send("/admin/draft"))
     assert shown_error(refused) == "第 1 轮已在其他窗口公布，草稿已不存在：这次操作没有执行。"
 
 
@@ -118,7 +116,8 @@ def test_undo_or_start_from_a_stale_window_is_refused_not_done_to_another_round(
     a.load("/admin/rounds")
     b.load("/admin/rounds")
     a.send("/admin/start", start_in="0")
-    refused = b.send("/admin/undo")  # B still shows round 1 as published, not started
+    # B still shows round 1 as published, not started
+    refused = refused_page(client, b.send("/admin/undo"))
     assert shown_error(refused) == "第 1 轮已在其他窗口开始：这次操作没有执行。"
     assert director.round_start(1) is not None
     a.load("/admin/rounds")
@@ -129,7 +128,7 @@ def test_undo_or_start_from_a_stale_window_is_refused_not_done_to_another_round(
     confirm.send("/admin/undo")
     assert director.current_round() == 0
     for action in ("/admin/clock", "/admin/undo"):
-        refused = b.send(action, n=0)
+        refused = refused_page(client, b.send(action, n=0))
         assert shown_error(refused) == "第 1 轮已在其他窗口撤回：这次操作没有执行。", action
 
 # -- M3: the undo that cannot be, said where its button was -------------------------------

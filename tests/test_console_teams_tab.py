@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from .console_client import Window, event, flash_of, log_in, shown_error
+from .console_client import Window, event, flash_of, log_in, refused_page, shown_error
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,7 @@ def test_a_pasted_list_of_names_is_imported_and_asks_about_a_name_already_there(
     asked = window.send("/admin/import", n=1, pasted=pasted)
     question = Window(client)
     page = question.load(asked.headers["location"])  # the duplicate's question, first
-    assert "第1队 (5)" in page and len(director.team_rows()) == 8  # (line 5 of the box)
+    assert "第1队（第 5 行）" in page and len(director.team_rows()) == 8  # (line 5 of the box)
     done = question.send("/admin/import")
     assert flash_of(client, done) == "已导入 4 队。"
     added = [(r.name, r.unit) for r in director.team_rows()[8:]]
@@ -56,8 +56,7 @@ def test_a_pasted_list_with_excels_header_row_or_too_many_cells(director):
     assert director.team("T09").players == ("王五",)
     window.load("/admin/teams")
     wrong = "甲队,厦大,1,2,3,4,5\n"
-    refused = window.send("/admin/import", n=1, pasted=wrong)
-    assert refused.status_code == 400
+    refused = refused_page(client, window.send("/admin/import", n=1, pasted=wrong))
     assert shown_error(refused).startswith("第 1 行有 7 格：每行写队名")
     assert "甲队,厦大,1,2,3,4,5" in refused.text  # the box comes back as it was typed
     assert len(director.team_rows()) == 9

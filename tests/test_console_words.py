@@ -40,7 +40,7 @@ def test_publishing_a_draft_with_warnings_lists_each_tables_own(director):
     window.load("/admin/rounds")
     page = window.load(window.send("/admin/publish").headers["location"])
     ns, ew = director.current_draft().plan.pairs[table - 1]
-    label = {"t01": "第1队 (t01)", "t02": "第2队 (t02)"}
+    label = {"t01": "第1队（t01）", "t02": "第2队（t02）"}
     said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]} 与 {label[ew]} 同属 单位1。"
             "仍要公布吗？")
     assert said in html.unescape(page), page
@@ -93,7 +93,7 @@ def test_swapping_a_tables_sides_is_advised_only_where_it_helps(director):
                 if w.key == "admin.warn.sides"}
 
     both_ns = advice("t01", "t02")  # a swap moves the warning to t02: not advised
-    assert both_ns == {"第1队 (t01) 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
+    assert both_ns == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
     helps = advice("t01", "t03")  # swapped, both sit their short side: advised
-    assert helps == {"第1队 (t01) 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
-                     "第3队 (t03) 打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
+    assert helps == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
+                     "第3队（t03） 打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}

@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 from kiosk.errors import AdminError, NeedsConfirmation
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
-from kiosk.i18n import explain, translator
+from kiosk.i18n import explain, render, translator
 from kiosk.protocol.wire import event_hash
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director, views
@@ -85,7 +85,7 @@ def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new
     d.import_teams(roster(4))
     twice = roster(2, ids=False).replace("第2队".encode(), "第1队".encode())
     asked = refused("admin.confirm.duplicate_names", d.import_teams, twice)
-    assert isinstance(asked, NeedsConfirmation) and "第1队 (2)" in explain(asked, "zh-Hans")
+    assert isinstance(asked, NeedsConfirmation) and "第1队（第 2 行）" in explain(asked, "zh-Hans")
     assert len(d.team_rows()) == 4  # nothing imported while it asks
     report = d.import_teams(twice, confirm=True)
     assert report.added == ("t05", "t06")  # a file without ids continues the series
@@ -109,7 +109,10 @@ def test_teams_are_added_edited_renamed_and_deleted_before_play(director):
     d.start_round(0)
     refused("admin.error.delete_played", d.delete_team, "t01", confirm=True)
     d.edit_team("t01", "第一队", "厦大", ())  # a rename after play keeps the results (by id)
-    assert d.label("t01") == "第一队 (t01)"
+    assert render("admin.note.team_edited", {"team": d.label("t01")}, "zh-Hans") == \
+        "已保存 第一队（t01）。"
+    assert render("admin.note.team_edited", {"team": d.label("t01")}, "en") == \
+        "第一队 (t01) saved."
 
 
 def test_a_late_entry_is_paired_from_the_next_round_and_scores_its_missed_rounds(director):
@@ -178,7 +181,8 @@ def test_a_team_withdrawn_after_the_round_it_plays_can_leave_now_in_one_wording(
     assert d.ruling_for(2, table).loser == "NS"
     assert d.withdrawal(ns) == ("during", 2)
     said = refused("admin.error.already_withdrawn", d.withdraw, ns, after_round=1, confirm=True)
-    assert explain(said, "zh-Hans") == f"{d.label(ns)} 已经退赛（第 2 轮中途退赛（本场判负））。"
+    assert explain(said, "zh-Hans") == \
+        f"{d.team_names()[ns]}（{ns}） 已经退赛（第 2 轮中途退赛（本场判负））。"
     row = next(s for s in views.standing_rows(d) if s.team == ns)
     assert row.withdrawal == ("during", 2)
     assert "第 2 轮中途退赛（本场判负）" in exports.standing_rows(d, "zh-Hans")[
@@ -205,7 +209,7 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     assert "（净胜级 5）" in line  # the levels ruled, not the form's 0
     withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
                  if e.action.startswith("team.withdraw")]
-    assert withdrawn == [f"{d.label(ns)} 在第 1 轮中途退赛（第 {table} 桌判负）"]
+    assert withdrawn == [f"{d.team_names()[ns]}（{ns}） 在第 1 轮中途退赛（第 {table} 桌判负）"]
 
 
 # ---- rounds ------------------------------------------------------------------------------------

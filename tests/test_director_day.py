@@ -49,7 +49,7 @@ def test_a_late_entry_gets_an_id_of_its_own_and_its_missed_round_reads_as_missed
     add.locator("input[name=name]").fill("湖里白鹭")
     add.locator("input[name=unit]").fill("湖里")
     add.locator("button").click()
-    expect(page.locator(".flash")).to_contain_text("湖里白鹭 (T05)")  # not t01 beside T01
+    expect(page.locator(".flash")).to_contain_text("湖里白鹭（T05）")  # not t01 beside T01
     late = d.team_rows()[-1]
     assert (late.id, late.joined_round) == ("T05", 2)
     assert json.loads(fetch(console.url + "/api/team/t05"))["team"]["id"] == "T05"
@@ -191,13 +191,13 @@ def test_a_corrected_list_is_imported_again_as_an_update(console, tmp_path):
     page.click("form[action='/admin/import'] button")
     expect(page.locator("h1")).to_have_text("请确认")  # not 「这些编号已在赛事中…」
     expect(page.locator(".consequence")).to_contain_text(
-        "海沧红狮 (T01)：队名 海沧红狮 → 海沧红狮队、单位 海沧 → 海沧区")
+        "海沧红狮（T01）：队名 海沧红狮 → 海沧红狮队、单位 海沧 → 海沧区")
     console.shot("update-teams-confirm")
     page.get_by_role("button", name="确认执行").click()
     expect(page.locator(".flash")).to_have_text("已按新名单更新 1 队，新增 0 队。")
     expect(page.locator("tr[data-team=T01] .name")).to_have_text("海沧红狮队")
     page.goto(console.url + "/admin/log")
-    expect(page.locator("#log")).to_contain_text("按新名单更正 海沧红狮 (T01)")
+    expect(page.locator("#log")).to_contain_text("按新名单更正 海沧红狮（T01）")
 
 
 # -- low: the console on a phone, the hall's header and names --------------------------------

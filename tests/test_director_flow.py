@@ -134,8 +134,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             tab("队伍")
             admin.locator('input[type="file"]').set_input_files(str(tmp_path / "teams.csv"))
             admin.get_by_role("button", name="导入", exact=True).click()
-            expect(admin.locator(".consequence")).to_contain_text("海沧红狮 (2)")
-            expect(admin.locator(".consequence")).to_contain_text("海沧红狮 (7)")
+            expect(admin.locator(".consequence")).to_contain_text("海沧红狮（第 2 行）")
+            expect(admin.locator(".consequence")).to_contain_text("海沧红狮（第 7 行）")
             confirm()
             flash("已导入 7 队。")
         expect(admin.locator("#teams tbody tr")).to_have_count(7)
@@ -145,7 +145,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             admin.locator('[data-team="t06"]').get_by_role("link", name="修改").click()
             admin.locator("#edit-t06").get_by_label("队名").fill("同安红狮")
             admin.locator("#edit-t06").get_by_role("button", name="保存").click()
-            flash("已保存 同安红狮 (t06)。")
+            flash("已保存 同安红狮（t06）。")
         expect(admin.locator(".badge", has_text="同名")).to_have_count(0)
 
         with clicks("set 4 tables (pairing codes)"):
@@ -244,7 +244,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             admin.locator('[data-team="t07"]').get_by_role("button", name="退赛…").click()
             expect(admin.locator(".consequence")).to_contain_text("从第 2 轮起不再编排该队")
             confirm()
-            flash("翔安金光 (t07) 已退赛。")
+            flash("翔安金光（t07） 已退赛。")
         expect(admin.locator('[data-team="t07"] .status')).to_have_text("第 1 轮后退赛")
         expect(hall.locator('#standings [data-team="t07"] .mark')).to_have_text("退赛")
 
@@ -295,7 +295,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             tab("队伍")
             admin.locator('[data-team="t07"]').get_by_role("button", name="恢复参赛…").click()
             confirm()
-            flash("翔安金光 (t07) 已恢复参赛。")
+            flash("翔安金光（t07） 已恢复参赛。")
         expect(hall.locator('#standings [data-team="t07"] .mark')).to_have_count(0)
 
         with clicks("close the event (asked, confirmed)"):
@@ -318,8 +318,8 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         tab("操作日志")
         log = admin.locator("#log").inner_text()
         for line in ("导入 7 支队伍", "公布第 1 轮", "裁决第 1 轮第 2 桌",
-                     "撤销第 1 轮第 1 桌的裁决", "翔安金光 (t07) 第 1 轮后退赛",
-                     "恢复 翔安金光 (t07) 参赛", "结束赛事", "重新开启赛事：迟到的申诉"):
+                     "撤销第 1 轮第 1 桌的裁决", "翔安金光（t07） 第 1 轮后退赛",
+                     "恢复 翔安金光（t07） 参赛", "结束赛事", "重新开启赛事：迟到的申诉"):
             assert line in log, line
         assert log.count("陈裁判长") >= 15
         tab("打印与导出")

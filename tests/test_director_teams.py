@@ -61,15 +61,15 @@ def test_a_corrected_team_list_imported_again_updates_after_showing_each_change(
     question = explain(asked.value, "zh-Hans")
     assert asked.value.key == "admin.confirm.update_teams"
     assert "3 队有改动，1 队不变；新增 1 队（同安银城）" in question
-    assert "海沧红狮 (T01)：队名 海沧红狮 → 海沧红狮队" in question
-    assert "集美龙舟 (T02)：单位 集美 → 集美区" in question
+    assert "海沧红狮（T01）：队名 海沧红狮 → 海沧红狮队" in question
+    assert "集美龙舟（T02）：单位 集美 → 集美区" in question
     assert "队员 黄大伟、吴芳 → 黄大伟、吴芳芳" in question
     assert d.team("T01").name == "海沧红狮"  # nothing changed while it asks
     report = d.import_teams(CORRECTED.encode(), confirm=True, by="陈")
     assert (report.updated, report.added) == (("T01", "T02", "T03"), ("T05",))
     assert d.team("T01").name == "海沧红狮队" and d.team("T03").players == ("黄大伟", "吴芳芳")
     log = [e.text(translator("zh-Hans")) for e in d.audit_log() if e.action == "team.update"]
-    assert log[0] == "按新名单更正 海沧红狮 (T01)：海沧红狮 / 海沧 / 王建国、李海 → " \
+    assert log[0] == "按新名单更正 海沧红狮（T01）：海沧红狮 / 海沧 / 王建国、李海 → " \
                      "海沧红狮队 / 海沧 / 王建国、李海"  # the old value is kept
     with pytest.raises(AdminError) as same:
         d.import_teams(CORRECTED.encode(), by="陈")
@@ -108,7 +108,7 @@ def test_cli_standings_sign_the_net_levels_as_the_screens_do(tmp_path):
     d.store.close()
     shown = cli("scorer", "admin", "standings", "--data", str(tmp_path)).stdout
     rows = [line.split() for line in shown.splitlines()[2:]]
-    assert sorted(row[4] for row in rows) == ["+10", "+10", "-10", "-10"], shown
+    assert sorted(row[3] for row in rows) == ["+10", "+10", "-10", "-10"], shown
 
 
 def test_cli_publish_names_the_command_that_starts_the_round(tmp_path):

@@ -522,6 +522,24 @@ def test_every_language_has_the_same_keys_and_the_switch_works(hall):
     expect(row(page, 1).locator(".link")).to_have_text("線上")
 
 
+CUT_HEADS = """() => [...document.querySelectorAll('#standings-box .grid-head > *')]
+  .filter((head) => head.offsetWidth && (head.scrollWidth > head.clientWidth + 1 ||
+                                         head.scrollHeight > head.clientHeight + 1))
+  .map((head) => head.textContent)"""
+
+
+@pytest.mark.parametrize("size", [TV, (1366, 768), PHONE])
+def test_the_english_standings_heads_are_read_whole_never_cut(hall, size):
+    """「Bi…」 for Big points, 「Opp…」 on a 1080p TV: each head whole, on two lines if it
+    must, live and in the closed event's final standings."""
+    page = hall.open("?lang=en", size=size)
+    expect(page.locator('[data-i18n="col_points"]').first).to_have_text("Big points")
+    assert page.evaluate(CUT_HEADS) == []
+    hall.feed.publish(final_standings())
+    expect(page.locator("#standings-box h2 > span").first).to_have_text("Final standings")
+    assert page.evaluate(CUT_HEADS) == []
+
+
 def test_names_are_shown_as_text_never_as_html(hall):
     script = "<script>window.pwned = 1</script>"
     image = '<img src="x" onerror="window.pwned = 2">'

@@ -97,6 +97,27 @@ def test_a_kiosk_whose_clock_is_an_hour_off_syncs_and_says_so(tmp_path):
 
 
 @pytest.mark.sim
+def test_a_table_ruled_in_the_middle_of_its_match_shows_its_result_not_a_dealer(tmp_path):
+    """A forfeit (or a team withdrawn now) in the middle of a hand: the hall and the phones
+    still showed 庄 东 and the match clock counting down, as if the table played on."""
+    h = Hall(tmp_path / "scorer", time.time)
+    h.director.start_round(0)
+    link = join(tmp_path / "k2", 2, "http://testserver", h.codes[2], RULESETS, h.client)
+    simulate_synced(tmp_path / "k2", 2, RULESETS, link, 1, 2, 1e9, io.StringIO()).close()
+    playing = h.client.get("/api/tables").json()[1]
+    assert playing["dealer"] and playing["clock_running"]  # (its second hand is dealt)
+    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
+    ns, _ = h.director.teams_at(1, 2)
+    for shown in (h.client.get("/api/tables").json()[1],  # the hall's screens
+                  h.client.get(f"/api/team/{ns}").json()["table"]):  # a player's phone
+        assert shown["phase"] == "ruled" and shown["result"]["ruling"] == "forfeit"
+        assert shown["result"]["winner"] == "NS"
+        assert shown["dealer"] is None and not shown["clock_running"]
+        assert shown["time_left"] is None
+        assert shown["levels"] == playing["levels"]  # the levels it was ruled at
+
+
+@pytest.mark.sim
 def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     """After its match (and after the event is closed) a table's kiosk may be switched off:
     the hall says so quietly; a table still playing that is not heard from is the alarm."""

@@ -280,7 +280,7 @@ def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
            ] if report.updated else []
     if report.added or not report.updated:
         out.append(t("admin.cli.imported", n=len(report.added),
-                     ids="、".join(f"{names[i]} ({i})" for i in report.added)))
+                     ids="、".join(t("admin.with_id", name=names[i], id=i) for i in report.added)))
     if report.joined_round > 1:
         out.append(t("admin.note.imported_late", n=len(report.added),
                      round=report.joined_round))
@@ -319,7 +319,7 @@ def _edit_team(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 def _deleted(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     row = d.team(a.team)
     d.delete_team(row.id, a.yes, by=_who())
-    return t("admin.note.team_deleted", team=f"{row.name} ({row.id})")
+    return t("admin.note.team_deleted", team=t("admin.with_id", name=row.name, id=row.id))
 
 
 def _withdraw(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
@@ -331,15 +331,21 @@ def _withdraw(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     return t("admin.note.withdrawn", team=d.label(row.id))
 
 
-def _draft_text(d: Any, t: Callable[..., str], draft: Any) -> str:
+def _named(d: Any, t: Callable[..., str]) -> Callable[[str], str]:
+    """A team of a printed list with its id (what the swap commands are given)."""
     names = d.team_names()
+    return lambda team: t("admin.with_id", name=names[team], id=team)
+
+
+def _draft_text(d: Any, t: Callable[..., str], draft: Any) -> str:
+    names, named = d.team_names(), _named(d, t)
     out = [t("admin.cli.draft_head", round=draft.round)]
-    out += [t("admin.cli.match", table=n, ns=f"{names[a]} ({a})", ew=f"{names[b]} ({b})")
+    out += [t("admin.cli.match", table=n, ns=named(a), ew=named(b))
             for n, (a, b) in enumerate(draft.plan.pairs, 1)]
     out += [t("admin.cli.group", table=n, players=" · ".join(names[p] for p in g))
             for n, g in enumerate(draft.plan.groups, 1)]
     if draft.plan.bye_scores:
-        out += [t("admin.cli.bye", team=f"{names[b]} ({b})", points=d.bye_points())
+        out += [t("admin.cli.bye", team=named(b), points=d.bye_points())
                 for b in draft.plan.byes]
     out += [t("admin.cli.warning", warning=t(w.key, **w.params))
             for w in d.draft_warnings(draft)]
@@ -347,14 +353,14 @@ def _draft_text(d: Any, t: Callable[..., str], draft: Any) -> str:
 
 
 def _round_text(d: Any, t: Callable[..., str], round_no: int) -> str:
-    names = d.team_names()
+    names, named = d.team_names(), _named(d, t)
     out = [t("admin.cli.round", round=round_no)]
-    out += [t("admin.cli.match", table=n, ns=f"{names[a]} ({a})", ew=f"{names[b]} ({b})")
+    out += [t("admin.cli.match", table=n, ns=named(a), ew=named(b))
             for n, a, b in d.assignments(round_no)]
     out += [t("admin.cli.group", table=n, players=" · ".join(
         f"{seat} {names[p]}" for seat, p in seats.items()))
         for n, seats in d.seats(round_no).items()]
-    out += [t("admin.cli.bye", team=f"{names[b]} ({b})", points=d.bye_points())
+    out += [t("admin.cli.bye", team=named(b), points=d.bye_points())
             for b in d.byes(round_no)]
     start = d.round_start(round_no)
     if start is None:
@@ -408,8 +414,9 @@ def _rulings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
             "admin.ruling.loses", side=t(f"admin.side.{r.loser}"))
         if r.removed_at:
             what += " " + t("admin.cli.removed", reason=r.removed_reason)
-        rows.append((r.id, r.round, r.table, f"{d.label(ns)} – {d.label(ew)}", what, r.reason,
-                     who_text(t, r.by), when_text(r.at)))
+        match = t("admin.cli.versus", ns=d.label(ns), ew=d.label(ew))
+        rows.append((r.id, r.round, r.table, match, what, r.reason, who_text(t, r.by),
+                     when_text(r.at)))
     return table(["#", t("admin.col.round"), t("admin.col.table"), t("admin.col.name"),
                   t("admin.col.ruling"), t("admin.col.reason"), t("admin.col.by"),
                   t("admin.col.at")], rows, indent="") if rows else t("admin.rulings.none")
@@ -427,8 +434,9 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
             mark = t("admin.teams.withdrawn_mark")
         elif s.joined_round > 1:
             mark = t("admin.teams.late_mark", round=s.joined_round)
-        rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}", f"{s.name} ({s.team})",
-                     s.points, signed(s.net), s.opponents, s.played, mark))  # +10, as screens
+        rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}",
+                     t("admin.with_id", name=s.name, id=s.team), s.points,
+                     signed(s.net), s.opponents, s.played, mark))  # +10, as screens
     return table([t("admin.col.rank"), t("admin.col.name"), t("admin.col.points"),
                   t("admin.col.net"), t("admin.col.opponents"), t("admin.col.played"),
                   t("admin.col.status")], rows, indent="")

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import AdminError, NeedsConfirmation, words
+from ...errors import AdminError, NeedsConfirmation, Words, words
 from ...i18n import render
 from ...rules import Ruleset, Rulesets
 from ..store.database import Store
@@ -29,6 +29,12 @@ def refuse(key: str, **params: Any) -> AdminError:
     error = AdminError(render(key, params, "en"))  # (words in it said too: 第 1、2 桌)
     error.explained(key, **params)
     return error
+
+
+def with_id(name: str, id_: str) -> Words:
+    """A name with its id beside it, in the reader's brackets: 粮食局一队（T01）, Lions (T01).
+    The one spelling of a team's label on the console, the command line and the exports."""
+    return words("admin.with_id", name=name, id=id_)
 
 
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
@@ -60,11 +66,27 @@ class AuditEntry:
     def text(self, t: Callable[..., str]) -> str:
         """The entry in the words of `t` (a ruling's kind as the catalog names it, 5 minutes
         never 5.0)."""
-        params = {k: int(v) if isinstance(v, float) and v.is_integer() else v
+        params = {k: int(v) if isinstance(v, float) and v.is_integer() else _said(t, v)
                   for k, v in self.params.items()}
         if self.action.startswith("ruling.") and "kind" in params:
             params["kind"] = t(f"admin.ruling.kind.{params['kind']}")
         return t(f"admin.audit.{self.action}", **params)
+
+
+def _kept_words(value: Any) -> Any:
+    """A parameter of the audit log as JSON: words (a team with its id) by key and
+    parameters, said in the reader's language when the log is read."""
+    if isinstance(value, Words):
+        return {"words": value.key, "params": {k: _kept_words(v) for k, v in value.params.items()}}
+    return value
+
+
+def _said(t: Callable[..., str], value: Any) -> Any:
+    """`_kept_words`'s JSON said in the words of `t` (an entry from before it is text: kept
+    as it was written)."""
+    if isinstance(value, dict) and "words" in value:
+        return t(value["words"], **{k: _said(t, v) for k, v in value["params"].items()})
+    return value
 
 
 class Memo:
@@ -159,10 +181,10 @@ class DirectorBase:
         return dict(self._kept("team names", lambda: dict(
             self.store.db.execute("SELECT id, name FROM teams"))))
 
-    def label(self, team: str) -> str:
-        """A team as a person reads it: its name, with its id beside it."""
+    def label(self, team: str) -> Words | str:
+        """A team as a person reads it: its name, with its id beside it (`with_id`)."""
         name = self.team_names().get(team)
-        return f"{name} ({team})" if name else team
+        return with_id(name, team) if name else team
 
     # -- the audit log ----------------------------------------------------------------------
 
@@ -170,7 +192,17 @@ class DirectorBase:
         """Record a director's action; call inside the action's own transaction."""
         self.store.db.execute(
             "INSERT INTO audit (at, who, action, params) VALUES (?, ?, ?, ?)",
-            [self.clock(), by or "", action, json.dumps(params, ensure_ascii=False)])
+            [self.clock(), by or "", action, json.dumps(
+                {k: _kept_words(v) for k, v in params.items()}, ensure_ascii=False)])
+
+    def record_mark(self) -> tuple[float, int]:
+        """(when the event was created, the audit log's last entry): the record a question to
+        the head referee was asked on. Another event, or a store restored from an older copy,
+        has another."""
+        created, last = self.store.db.execute(
+            "SELECT (SELECT at FROM audit WHERE action = 'event.create'), coalesce(max(id), 0) "
+            "FROM audit").fetchone()
+        return float(created or 0.0), int(last)
 
     def audit_log(self) -> list[AuditEntry]:
         """Every director action, oldest first."""

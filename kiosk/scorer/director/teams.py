@@ -17,7 +17,15 @@ from ...i18n import DEFAULT_LANG, translator
 from ...rules import Ruleset
 from ..tournament.core import Team
 from . import roster
-from .base import FORMATS, SWISS_FORMATS, DirectorBase, EventInfo, confirm_first, refuse
+from .base import (
+    FORMATS,
+    SWISS_FORMATS,
+    DirectorBase,
+    EventInfo,
+    confirm_first,
+    refuse,
+    with_id,
+)
 from .triage import number_list
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,12}$")
@@ -212,7 +220,8 @@ class EventAndTeams(DirectorBase):
         if byes and points != self.bye_points() and not confirm:
             raise confirm_first("admin.confirm.bye_points", points=points,
                                 was=self.bye_points(), byes=len(byes),
-                                teams=_listing(list(dict.fromkeys(self.label(r.a) for r in byes))))
+                                teams=_listing([self.label(a)
+                                               for a in dict.fromkeys(r.a for r in byes)]))
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('bye_points', ?)",
                                   [str(points)])
@@ -303,8 +312,9 @@ class EventAndTeams(DirectorBase):
         names = Counter([r.name for r in known] + [e.name for e in entrants])
         twice = [e for e in entrants if names[e.name] > 1]
         if twice and not confirm:
-            raise confirm_first("admin.confirm.duplicate_names", names=_listing(list(
-                dict.fromkeys(f"{e.name} ({e.line})" for e in twice))))
+            raise confirm_first("admin.confirm.duplicate_names", names=_listing([
+                words("admin.import.at_line", name=name, line=line)
+                for name, line in dict.fromkeys((e.name, e.line) for e in twice)]))
         joined = self._entry_round()
         self._check_late(joined, missed_points)
         fresh = iter(self._next_ids(sum(1 for e in entrants if not e.id),
@@ -358,7 +368,7 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
                                   [entrant.name, entrant.unit, players, row.id])
-            self._audit(by, "team.update", team=f"{row.name} ({row.id})",
+            self._audit(by, "team.update", team=with_id(row.name, row.id),
                         was=_team_text(row.name, row.unit, row.players),
                         now=_team_text(entrant.name, entrant.unit, entrant.players))
             if entrant.unit != row.unit:
@@ -402,8 +412,8 @@ class EventAndTeams(DirectorBase):
                 "missed_points, added) VALUES (?, ?, ?, ?, NULL, ?, ?, ?)",
                 [team_id, name, unit, json.dumps(players, ensure_ascii=False), joined,
                  missed_points if joined > 1 else 0, self.clock()])
-            self._audit(by, "team.late" if joined > 1 else "team.add", team=f"{name} "
-                        f"({team_id})", round=joined, points=missed_points)
+            self._audit(by, "team.late" if joined > 1 else "team.add", team=with_id(name, team_id),
+                        round=joined, points=missed_points)
             self._draft_outdated(by)
         self._changed()
         return team_id
@@ -431,7 +441,7 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
                                   [name, unit, json.dumps(players, ensure_ascii=False), row.id])
-            self._audit(by, "team.edit", team=f"{row.name} ({row.id})", name=name, unit=unit,
+            self._audit(by, "team.edit", team=with_id(row.name, row.id), name=name, unit=unit,
                         players="、".join(players))
             if unit != row.unit:
                 self._draft_outdated(by)
@@ -453,7 +463,7 @@ class EventAndTeams(DirectorBase):
             raise confirm_first("admin.confirm.delete_team", team=self.label(row.id))
         with self.store.db.atomic():
             self.store.db.execute("DELETE FROM teams WHERE id = ?", [row.id])
-            self._audit(by, "team.delete", team=f"{row.name} ({row.id})")
+            self._audit(by, "team.delete", team=with_id(row.name, row.id))
             self._draft_outdated(by)
         self._changed()
 
@@ -495,10 +505,10 @@ class EventAndTeams(DirectorBase):
             self.store.db.execute("UPDATE teams SET withdrawn_after = ? WHERE id = ?",
                                   [after, row.id])
             if open_match is None or event.format not in SWISS_FORMATS:
-                self._audit(by, "team.withdraw", team=f"{row.name} ({row.id})", round=after)
+                self._audit(by, "team.withdraw", team=with_id(row.name, row.id), round=after)
             else:  # its unfinished match is forfeited
                 round_no, table, _ = open_match
-                self._audit(by, "team.withdraw_forfeit", team=f"{row.name} ({row.id})",
+                self._audit(by, "team.withdraw_forfeit", team=with_id(row.name, row.id),
                             round=round_no, table=table)
                 side = self._side_of(round_no, table, row.id)
                 # the reason in the hall's language (a ruling's reason is the words a person
@@ -568,7 +578,7 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET withdrawn_after = NULL WHERE id = ?",
                                   [row.id])
-            self._audit(by, "team.reinstate", team=f"{row.name} ({row.id})")
+            self._audit(by, "team.reinstate", team=with_id(row.name, row.id))
             self._draft_outdated(by)
         self._changed()
 

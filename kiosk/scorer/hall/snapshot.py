@@ -175,7 +175,9 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
         if ruling is not None and result is not None:
             side = "EW" if ruling.loser == "NS" else "NS"
             row["result"] = {"winner": side, "text": row[side.lower()], "ruling": ruling.kind}
-            row["phase"] = "ruled"
+            # decided by the head referee: the match is over whatever its kiosk last said, so
+            # no dealer, no clock counting on (the levels stay: the result's, as ruled)
+            row.update(phase="ruled", dealer=None, time_left=None, clock_running=False)
         link = row["link"]
         if link["state"] == "offline" and not link["behind"] and (
                 row.get("result") or row["phase"] in ("over", "ruled")):

@@ -22,7 +22,7 @@ from ...rules import Ruleset, Rulesets, replay
 from ...words.sheet import score_sheet
 from ..director import Director, views
 from ..director.base import SWISS_FORMATS
-from .templating import decided_text, who_text, words
+from .templating import decided_text, said, who_text, words
 
 BOM = "\ufeff"
 RESULT_COLUMNS = ("round", "table", "ns_id", "ns", "ew_id", "ew", "winner_id", "winner",
@@ -131,7 +131,7 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
     out = []
     for r in director.rulings(removed=True):
         ns, ew = director.teams_at(r.round, r.table)
-        out.append([r.round, r.table, director.label(ns), director.label(ew),
+        out.append([r.round, r.table, said(t, director.label(ns)), said(t, director.label(ew)),
                     decided_text(t, r.kind), t(f"print.side.{r.loser}"),
                     "" if r.given_net is None else r.given_net, r.reason,
                     who_text(t, r.by), _time(r.at),

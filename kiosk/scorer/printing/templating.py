@@ -59,6 +59,12 @@ def words(lang: str) -> Callable[..., str]:
     return say
 
 
+def said(t: Callable[..., str], value: Any) -> str:
+    """A value that may be words (a team with its id) as text in the words of `t`."""
+    key, params = getattr(value, "key", None), getattr(value, "params", None)
+    return t(key, **params) if isinstance(key, str) and params is not None else str(value)
+
+
 #: The head referee's rulings: named as the console names them when it records one.
 RULING_KINDS = ("forfeit", "disqualification", "adjusted")
 

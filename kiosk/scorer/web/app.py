@@ -129,6 +129,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         director.pairer, feed.on_build, director.folded_elsewhere = in_process, None, False
         pairer.close()
         app.state.pdf_queue.close()
+        app.state.kept.close()
         if remote is None:
             save_checkpoint(director)
 
@@ -149,7 +150,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         lifespan=contextlib.asynccontextmanager(lifespan))
     app.state.director = director  # the console's endpoints read it (admin/)
     app.state.logins = admin.login.limiter()  # the console's login attempts
-    app.state.confirmations = admin.console.Pending()  # the questions it asked, by id
+    # the questions it asked and the refused forms' pages, by id (kept across a restart)
+    app.state.kept = admin.kept.Kept(director.store.path.parent)
     app.state.feed = app.feed = feed  # the hall's streams: streams.py, in front of the routes
     app.state.kiosks = door  # what the tables' endpoints share
     app.state.pdf_queue = PdfQueue()  # PDFs, laid out one at a time outside this process

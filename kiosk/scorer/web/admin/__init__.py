@@ -14,7 +14,19 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from . import console, log, login, overview, printing, results, rulings, standings, tables, teams
+from . import (
+    console,
+    kept,
+    log,
+    login,
+    overview,
+    printing,
+    results,
+    rulings,
+    standings,
+    tables,
+    teams,
+)
 from . import rounds as rounds_tab
 from .console import PageBuilder, confirm_page, operation, screen
 
@@ -22,7 +34,7 @@ TABS = (overview, teams, rounds_tab, results, standings, rulings, tables, printi
 PAGES: dict[str, PageBuilder] = {name: build for tab in TABS
                                  for name, build in tab.PAGES.items()}
 
-__all__ = ["PAGES", "TABS", "console", "login", "routes"]
+__all__ = ["PAGES", "TABS", "console", "kept", "login", "routes"]
 
 
 def routes() -> list[Route]:
@@ -39,5 +51,5 @@ def routes() -> list[Route]:
             Route("/admin/print/jobs/{job}.pdf", printing.console_job, methods=["GET"]),
             Route("/admin/print/jobs/{job}", printing.console_job, methods=["GET"]),
             Route("/admin/print/{kind}.{ext}", printing.console_print, methods=["GET"]),
-            *[Route(f"/admin/{name}", operation(handler, back, PAGES), methods=["POST"])
+            *[Route(f"/admin/{name}", operation(handler, back), methods=["POST"])
               for name, handler, back in forms]]

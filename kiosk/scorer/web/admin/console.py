@@ -12,25 +12,24 @@ both go to the login, which comes back to where they were; a form says it was no
 from __future__ import annotations
 
 import base64
-import secrets
-import time
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import parse_qs, parse_qsl, urlencode
 
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ....errors import AdminError, NeedsConfirmation, RosterError, StoreError
+from ....errors import AdminError, Choice, NeedsConfirmation, RosterError, StoreError
 from ....i18n import LANGS, explain
+from ....i18n import render as render_words
 from ...director import Director
 from ...printing.templating import LANG_COOKIE, lang_of, render, words
 from .. import refusals
 from . import flash
 from .forms import Said
+from .kept import Kept
 
 COOKIE = "kiosk_admin"
 MAX_UPLOAD = 2_000_000  # bytes: a roster of a few thousand rows
@@ -133,14 +132,30 @@ def screen(name: str, build: PageBuilder) -> Endpoint:
         except AdminError as exc:
             return flash.refusal("/admin", exc)
         return page(request, name, csrf=csrf, who=who, event=director.event(), tab=name,
-                    **context)
+                    **_refusal_shown(request), **context)
     return endpoint
 
 
-def operation(handler: Handler, back: str, pages: Mapping[str, PageBuilder]) -> Endpoint:
+def _refusal_shown(request: Request) -> dict[str, Any]:
+    """A refused form's page (`?refused=…`, the 303 after it): the refusal above it, and
+    the form as it was typed."""
+    refused = kept(request).get("refusal", request.query_params.get("refused", ""))
+    if refused is None or refused["page"] != request.url.path:
+        return {}
+    say = words(lang_of(request))
+    try:
+        text = say(refused["key"], **{k: flash.from_json(v)
+                                      for k, v in refused["params"].items()})
+    except (KeyError, IndexError, ValueError, TypeError):
+        text = say("error.unexpected")
+    return {"flash": ("error", text), "kept": refused["fields"],
+            "kept_action": refused["action"]}
+
+
+def operation(handler: Handler, back: str) -> Endpoint:
     """The endpoint of a form: checks the session and its CSRF token, runs `handler`, and
-    goes back to the form's page (`back`, or the form's own `back` field) saying how it went;
-    `pages` rebuild the page a refused form was on."""
+    goes back to the form's page (`back`, or the form's own `back` field) saying how it went,
+    or why it was refused, with the form as it was typed."""
     async def endpoint(request: Request) -> Response:
         found = session(request)
         if found is None:  # expired, or the password changed: the login says the form was
@@ -157,6 +172,13 @@ def operation(handler: Handler, back: str, pages: Mapping[str, PageBuilder]) -> 
         if form.get("csrf") != csrf:
             return HTMLResponse(words(lang_of(request))("admin.error.csrf"), status_code=403)
         target = flash.safe_back(str(form.get("back") or back))
+        asked = str(form.get("confirm_id") or "")
+        if asked:  # an answer to a question: only once, and only on the event it was asked on
+            question = pending(request).get(asked)
+            if question is None or not question.asked_on(director_of(request)):
+                return flash.back(target, "error", "admin.error.confirm_gone")
+            if question.answered:
+                return flash.back(question.back, "note", "admin.note.confirm_done")
         try:
             result = handler(director_of(request), form, who)
             if not isinstance(result, tuple):
@@ -164,43 +186,32 @@ def operation(handler: Handler, back: str, pages: Mapping[str, PageBuilder]) -> 
         except NeedsConfirmation as exc:
             return await _confirm(request, form, csrf, who, exc, target)
         except (AdminError, RosterError, StoreError) as exc:
-            return _refused(request, form, csrf, who, target, exc, pages)
+            return _refused(request, form, target, exc)
         key, params = result
-        asked = str(form.get("confirm_id") or "")
         if asked:  # the confirmation is answered: Back to it says so, and does nothing
             pending(request).answered(asked)
         return flash.back(target, "note", key, params)
     return endpoint
 
 
-def _refused(request: Request, form: FormData, csrf: str, who: str, target: str,
-             exc: Exception, pages: Mapping[str, PageBuilder]) -> Response:
-    """The page the form was on, again, with the refusal and the form as it was typed
-    (a redirect would lose what was typed; a file field cannot be given back)."""
-    path, _, query = target.partition("#")[0].partition("?")
-    if "lang" in request.query_params and "lang=" not in query:  # the page in the words
-        query = "&".join(filter(None, [query, urlencode(  # of the refusal
-            {"lang": request.query_params["lang"]})]))
-    name = "overview" if path == "/admin" else path.removeprefix("/admin/")
-    build = pages.get(name)
-    if build is None:
-        return flash.refusal(target, exc)
-    again = Request({**request.scope, "method": "GET", "path": path,
-                     "raw_path": path.encode(), "query_string": query.encode()})
-    kept = {k: v for k, v in form.multi_items() if isinstance(v, str) and k != "csrf"}
-    director = director_of(request)
-    try:
-        context = build(director, again)
-    except AdminError:
-        return flash.refusal(target, exc)
-    say = words(lang_of(request))
-    try:
-        text = say(getattr(exc, "key", None) or "error.unexpected",
-                   **(getattr(exc, "params", None) or {}))
-    except (KeyError, IndexError, ValueError):
-        text = say("error.unexpected")
-    return page(again, name, 400, csrf=csrf, who=who, event=director.event(), tab=name,
-                flash=("error", text), kept=kept, kept_action=request.url.path, **context)
+def _refused(request: Request, form: FormData, target: str, exc: Exception) -> Response:
+    """Back to the page the form was on (303: Back to it later is a page, never Chromium's
+    ERR_CACHE_MISS), showing the refusal and the form as it was typed, kept under a random
+    id (`?refused=…`; a file field cannot be given back)."""
+    base, mark, anchor = target.partition("#")  # (a row to land on, #t437, goes last)
+    path, _, query = base.partition("?")
+    fields = {k: v for k, v in form.multi_items() if isinstance(v, str) and
+              k not in ("csrf", "confirmed", "confirm_id")}
+    refused = kept(request).add("refusal", {
+        "page": path, "action": request.url.path, "fields": fields,
+        "key": getattr(exc, "key", None) or "error.unexpected",
+        "params": {k: flash.as_json(v) for k, v in (getattr(exc, "params", None) or {}).items()}})
+    again = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True)
+             if k not in ("refused", "flash", "kind", "sig") and not k.startswith(("p_", "w_"))]
+    if "lang" in request.query_params and "lang" not in dict(again):  # (in its words)
+        again.append(("lang", request.query_params["lang"]))
+    address = f"{path}?{urlencode([*again, ('refused', refused)])}{mark}{anchor}"
+    return RedirectResponse(address, status_code=303)
 
 
 async def _confirm(request: Request, form: FormData, csrf: str, who: str,
@@ -217,7 +228,8 @@ async def _confirm(request: Request, form: FormData, csrf: str, who: str,
             fields.append(("file_b64", base64.b64encode(await value.read()).decode()))
         else:
             fields.append((name, str(value)))
-    asked = pending(request).add(Asked(exc, request.url.path, tuple(fields), back))
+    asked = pending(request).add(Asked(exc, request.url.path, tuple(fields), back,
+                                       director_of(request).record_mark()))
     query = [("id", asked)]
     if request.query_params.get("lang") in LANGS:  # (the question in the words asked for)
         query.append(("lang", request.query_params["lang"]))
@@ -227,69 +239,90 @@ async def _confirm(request: Request, form: FormData, csrf: str, who: str,
 @dataclass
 class Asked:
     """A confirmation the console asked for: the question, the form to send again (its
-    action and fields) and the page it came from; `answered` once its action was done."""
+    action and fields), the page it came from, and the record it was asked on (`mark`);
+    `answered` once its action was done."""
 
     question: NeedsConfirmation
     action: str
     fields: tuple[tuple[str, str], ...]
     back: str
-    at: float = 0.0
+    mark: tuple[float, int] = (0.0, 0)
     answered: bool = False
 
-    def size(self) -> int:
-        return sum(len(name) + len(value) for name, value in self.fields)
+    def asked_on(self, director: Director) -> bool:
+        """Whether the event is still the one it was asked on: the same event, its record
+        never gone back (a store restored from an older copy). What changed since in other
+        windows is each form's own check (the rounds page's `seen`)."""
+        created, last = director.record_mark()
+        return created == self.mark[0] and last >= self.mark[1]
+
+    def as_json(self) -> dict[str, Any]:
+        q = self.question
+        return {"key": q.key, "params": {k: flash.as_json(v) for k, v in q.params.items()},
+                "choices": [[c.field, c.value, c.key, {k: flash.as_json(v) for k, v in
+                                                       c.params.items()}, c.flags]
+                            for c in q.choices],
+                "action": self.action, "fields": self.fields, "back": self.back,
+                "mark": self.mark, "answered": self.answered}
+
+    @classmethod
+    def from_json(cls, kept: dict[str, Any]) -> Asked:
+        params = {k: flash.from_json(v) for k, v in kept["params"].items()}
+        question = NeedsConfirmation(render_words(kept["key"], params, "en"))
+        question.explained(kept["key"], **params)
+        question.choices = tuple(Choice(field, value, key, {
+            k: flash.from_json(v) for k, v in choice_params.items()}, flags)
+            for field, value, key, choice_params, flags in kept["choices"])
+        return cls(question, kept["action"], tuple(tuple(f) for f in kept["fields"]),
+                   kept["back"], tuple(kept["mark"]), kept["answered"])  # type: ignore[arg-type]
 
 
 class Pending:
-    """The confirmations asked for, by a random id (app.state.confirmations): the question is
-    a page the browser can go back to. The newest are kept, within a count and a size (a
-    team file sent back is up to 2.7 MB of base64), for a day at most."""
+    """The confirmations asked for, by a random id: the question is a page the browser can go
+    back to, before and after a restart of the scorer (kept in `kept.Kept`)."""
 
-    MOST, BYTES, KEEP = 64, 16_000_000, 86_400.0
-
-    def __init__(self) -> None:
-        self.asked: OrderedDict[str, Asked] = OrderedDict()
+    def __init__(self, kept: Kept) -> None:
+        self.kept = kept
 
     def add(self, asked: Asked) -> str:
-        asked.at = time.monotonic()
-        key = secrets.token_urlsafe(16)
-        self.asked[key] = asked
-        while len(self.asked) > self.MOST or (
-                len(self.asked) > 1 and sum(a.size() for a in self.asked.values()) > self.BYTES):
-            self.asked.popitem(last=False)
-        return key
+        return self.kept.add("confirmation", asked.as_json())
 
     def get(self, key: str) -> Asked | None:
-        asked = self.asked.get(key)
-        if asked is not None and time.monotonic() - asked.at > self.KEEP:
-            del self.asked[key]
-            return None
-        return asked
+        found = self.kept.get("confirmation", key)
+        return Asked.from_json(found) if found else None
 
     def answered(self, key: str) -> None:
-        asked = self.asked.get(key)
+        asked = self.get(key)
         if asked is not None:
             asked.answered = True
             asked.fields = ()  # (what it would send again is no longer needed)
+            self.kept.put(key, asked.as_json())
+
+
+def kept(request: Request) -> Kept:
+    """What the console keeps for the browser (app.state.kept; an app made without it keeps
+    it in memory)."""
+    state = request.app.state
+    if getattr(state, "kept", None) is None:
+        state.kept = Kept(None)
+    return state.kept  # type: ignore[no-any-return]
 
 
 def pending(request: Request) -> Pending:
-    state = request.app.state
-    if getattr(state, "confirmations", None) is None:  # (an app made without it)
-        state.confirmations = Pending()
-    return state.confirmations  # type: ignore[no-any-return]
+    return Pending(kept(request))
 
 
 async def confirm_page(request: Request) -> Response:
     """GET /admin/confirm?id=…: the question, and the form that answers it. One already
     answered (Back from the page after it) goes back to where it came from, saying it was
-    done: nothing is done twice. One unknown (the scorer restarted) says to do it again."""
+    done: nothing is done twice. One unknown (a day old, or asked on a record the scorer
+    no longer has) says to do it again; a restart keeps it."""
     found = session(request)
     if found is None:
         return to_login(here(request))
     csrf, who = found
     asked = pending(request).get(request.query_params.get("id", ""))
-    if asked is None:
+    if asked is None or not asked.asked_on(director_of(request)):
         return flash.back("/admin", "error", "admin.error.confirm_gone")
     if asked.answered:
         return flash.back(asked.back, "note", "admin.note.confirm_done")

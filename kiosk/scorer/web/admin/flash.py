@@ -30,7 +30,7 @@ def back(target: str, kind: str, key: str | None, params: dict[str, Any] | None 
          ) -> RedirectResponse:
     """Back to a page of the console with a message: "note" or "error", catalog `key`."""
     fields = [("flash", key or "error.unexpected"), ("kind", kind),
-              *[(f"w_{k}", json.dumps(_plain(v), ensure_ascii=False)) if _is_words(v)
+              *[(f"w_{k}", json.dumps(as_json(v), ensure_ascii=False)) if _is_words(v)
                 else (f"p_{k}", str(v)) for k, v in (params or {}).items()]]
     query = urlencode([*fields, ("sig", _signature(fields))])
     target, mark, anchor = target.partition("#")  # a row to land on (#t437) goes last
@@ -42,18 +42,18 @@ def _is_words(value: Any) -> bool:
     return isinstance(getattr(value, "key", None), str) and hasattr(value, "params")
 
 
-def _plain(value: Any) -> Any:
+def as_json(value: Any) -> Any:
     """A parameter that is words (第 3、5 桌, said in each language) as JSON's values: its
     catalog key and its parameters, themselves words or text."""
     if _is_words(value):
-        return {"key": value.key, "params": {k: _plain(v) for k, v in value.params.items()}}
+        return {"key": value.key, "params": {k: as_json(v) for k, v in value.params.items()}}
     return value if isinstance(value, (int, float)) else str(value)
 
 
-def _words(value: Any) -> Any:
-    """`_plain`'s JSON as words again (only ever read from a signed address)."""
+def from_json(value: Any) -> Any:
+    """`as_json`'s JSON as words again (only ever read from a signed address)."""
     if isinstance(value, dict):
-        return words_of(str(value["key"]), **{k: _words(v) for k, v in value["params"].items()})
+        return words_of(str(value["key"]), **{k: from_json(v) for k, v in value["params"].items()})
     return value
 
 
@@ -73,7 +73,7 @@ def shown(request: Request, lang: str) -> tuple[str, str] | None:
         return None
     params: dict[str, Any] = {k[2:]: v for k, v in fields if k.startswith("p_")}
     try:
-        params |= {k[2:]: _words(json.loads(v)) for k, v in fields if k.startswith("w_")}
+        params |= {k[2:]: from_json(json.loads(v)) for k, v in fields if k.startswith("w_")}
         text = words(lang)(key, **params)
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
         return None

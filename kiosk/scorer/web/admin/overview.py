@@ -9,7 +9,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 
 from ...director import Director, triage, views
-from ...printing.templating import clock_text, lang_of
+from ...printing.templating import clock_text, lang_of, words
 from . import forms
 from .forms import Said
 
@@ -37,7 +37,9 @@ def ruleset_names(director: Director, lang: str) -> dict[str, str]:
     id; two of one name (a house copy) are told apart by their ids."""
     named = {r.id: r.name(lang) for r in director.rulesets.values()}
     twice = {name for name in named.values() if list(named.values()).count(name) > 1}
-    return {id_: f"{name} ({id_})" if name in twice else name for id_, name in named.items()}
+    say = words(lang)
+    return {id_: say("admin.with_id", name=name, id=id_) if name in twice else name
+            for id_, name in named.items()}
 
 
 def next_step(director: Director) -> Said:

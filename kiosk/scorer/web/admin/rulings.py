@@ -8,16 +8,18 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 
 from ...director import Director
+from ...printing.templating import lang_of, said, words
 from . import forms
 from .forms import Said
 
 
 def rulings(director: Director, request: Request) -> dict[str, Any]:
     director.require_event()
+    t = words(lang_of(request))
     teams = {}
     for r in director.rulings(removed=True):
         ns, ew = director.teams_at(r.round, r.table)
-        teams[r.id] = (director.label(ns), director.label(ew))
+        teams[r.id] = (said(t, director.label(ns)), said(t, director.label(ew)))
     return {"rulings": director.rulings(removed=True), "teams": teams}
 
 

@@ -10,6 +10,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from ...director import Director, triage
+from ...director.base import with_id
 from . import forms
 from .forms import FormRefusal, Said
 
@@ -98,7 +99,7 @@ def edit_team(director: Director, form: FormData, who: str) -> Said:
 def delete_team(director: Director, form: FormData, who: str) -> Said:
     team = director.team(forms.text(form, "team"))
     director.delete_team(team.id, confirm=forms.confirmed(form), by=who)
-    return "admin.note.team_deleted", {"team": f"{team.name} ({team.id})"}
+    return "admin.note.team_deleted", {"team": with_id(team.name, team.id)}
 
 
 def withdraw(director: Director, form: FormData, who: str) -> Said:
