@@ -9,14 +9,16 @@
 # (bench/slow_fsync.c), and the card image's file-system tools (mkfs.vfat, sfdisk, mkfs.ext4,
 # growpart) for the tests of its parts (tests/test_image_parts.py). With the argument `image`,
 # also what building the whole card needs (`make image`, `make image-test`): debootstrap,
-# mtools, xz and qemu-user-static with binfmt for the arm64 root.
+# mtools, xz, qemu-user-static with binfmt for the arm64 root, and pip for the builder's own
+# python3 (it makes the project's wheel; Debian's python3 comes without it).
 # Installed with apt-get when root;
 # otherwise listed, and the tests that need them fail under CI=true (skip elsewhere).
 set -euo pipefail
 packages=(xvfb xauth libgl1-mesa-dri fonts-noto-cjk libmtdev1 shellcheck systemd chromium
           iproute2 libpango-1.0-0 libpangoft2-1.0-0 poppler-utils x11-apps xdotool gcc libc6-dev
           dosfstools fdisk e2fsprogs cloud-guest-utils)
-[ "${1:-}" = image ] && packages+=(debootstrap mtools xz-utils qemu-user-static binfmt-support)
+[ "${1:-}" = image ] && packages+=(debootstrap mtools xz-utils qemu-user-static binfmt-support
+                                   python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -788,6 +788,16 @@ def test_ci_installs_the_tools_the_tests_use():
     assert packages and wanted <= set(packages.group(1).split())
 
 
+@pytest.mark.unit
+def test_make_image_installs_the_pip_build_image_asks_for():
+    """build-image.sh stops at once on a python3 without pip (it builds the project's wheel);
+    `make image` installs the image's packages first, so it must bring pip too."""
+    text = (ROOT / ".ci/os-packages.sh").read_text()
+    extras = re.search(r'= image \] && packages\+=\(([^)]*)\)', text)
+    assert "python3 -m pip" in (ROOT / "deploy/image/build-image.sh").read_text()
+    assert extras and "python3-pip" in extras.group(1).split()
+
+
 @pytest.mark.process
 def test_a_hand_provisioned_kiosk_keeps_its_time_key_through_every_boot(pi_root):
     """provision-kiosk.sh writes the key where kiosk-firstboot reads it (kiosk.env): the boot's
