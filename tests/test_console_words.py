@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import html
 import re
+import string
 
 import pytest
 
-from kiosk.i18n import render
+from kiosk.i18n import catalog, render
 from kiosk.scorer.director import Draft
 from kiosk.scorer.director.triage import number_list
 from kiosk.scorer.printing.templating import words
@@ -41,7 +42,7 @@ def test_publishing_a_draft_with_warnings_lists_each_tables_own(director):
     page = window.load(window.send("/admin/publish").headers["location"])
     ns, ew = director.current_draft().plan.pairs[table - 1]
     label = {"t01": "第1队（t01）", "t02": "第2队（t02）"}
-    said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]} 与 {label[ew]} 同属 单位1。"
+    said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]}与{label[ew]}同属单位1。"
             "仍要公布吗？")
     assert said in html.unescape(page), page
     assert "重复交手、同单位或南北不均" not in page
@@ -67,7 +68,7 @@ def test_a_ruled_result_says_who_lost_and_who_won(director):
     page = Window(log_in(director)).load("/admin/results?round=1")
     names = director.team_names()
     row = re.search(r'<tr id="t1" .*?</tr>', page, re.S).group(0)
-    assert f"{names[ns]} 判负，{names[ew]} 胜" in row  # not 「判负 {ew} 胜」
+    assert f"{names[ns]}判负，{names[ew]}胜" in row  # not 「判负 {ew} 胜」
 
 
 @pytest.mark.parametrize(("lang", "said"), [("zh-Hans", "第 1、2 桌"), ("zh-Hant", "第 1、2 桌"),
@@ -93,7 +94,39 @@ def test_swapping_a_tables_sides_is_advised_only_where_it_helps(director):
                 if w.key == "admin.warn.sides"}
 
     both_ns = advice("t01", "t02")  # a swap moves the warning to t02: not advised
-    assert both_ns == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
+    assert both_ns == {"第1队（t01）打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
     helps = advice("t01", "t03")  # swapped, both sit their short side: advised
-    assert helps == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
-                     "第3队（t03） 打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
+    assert helps == {"第1队（t01）打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
+                     "第3队（t03）打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
+
+
+# -- a team's label sits in Chinese text without a gap --------------------------------------
+
+# The placeholders that carry a team's label (粮食局一队（t07）) in the scorer's words, and the
+# keys that use one of those names for a number instead (a table's, a count of sides).
+TEAM_PLACEHOLDERS = {"team", "opponent", "loser", "winner", "ns", "ew", "first", "second"}
+NUMBERS_NAMED_LIKE_TEAMS = {("admin.note.swapped_tables", "first"),
+                            ("admin.note.swapped_tables", "second"),
+                            ("admin.audit.round.swap_tables", "first"),
+                            ("admin.audit.round.swap_tables", "second"),
+                            ("admin.warn.sides", "ns"), ("admin.warn.sides", "ew"),
+                            ("admin.rounds.facts", "ns"), ("admin.rounds.facts", "ew"),
+                            ("admin.rounds.facts_tied", "ns"), ("admin.rounds.facts_tied", "ew")}
+CJK = "[\u3000-\u303f\u3400-\u9fff\uff00-\uffef“”]"
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant"])
+def test_a_team_label_has_no_stray_space_beside_chinese_text(lang):
+    label = "海沧红狮（t07）"
+    gaps = []
+    for key, text in catalog(lang).items():
+        if not key.startswith(("admin.", "hall.", "phone.", "print.", "roster.")):
+            continue
+        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+        teams = {f for f in fields & TEAM_PLACEHOLDERS if (key, f) not in NUMBERS_NAMED_LIKE_TEAMS}
+        if not teams:
+            continue
+        said = text.format(**{f: label if f in teams else "7" for f in fields})
+        if re.search(f"） (?={CJK})|(?<={CJK}) 海沧", said):
+            gaps.append(f"{key}: {said}")
+    assert gaps == []

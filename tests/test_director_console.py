@@ -110,7 +110,7 @@ def test_teams_are_added_edited_renamed_and_deleted_before_play(director):
     refused("admin.error.delete_played", d.delete_team, "t01", confirm=True)
     d.edit_team("t01", "第一队", "厦大", ())  # a rename after play keeps the results (by id)
     assert render("admin.note.team_edited", {"team": d.label("t01")}, "zh-Hans") == \
-        "已保存 第一队（t01）。"
+        "已保存第一队（t01）。"
     assert render("admin.note.team_edited", {"team": d.label("t01")}, "en") == \
         "第一队 (t01) saved."
 
@@ -182,7 +182,7 @@ def test_a_team_withdrawn_after_the_round_it_plays_can_leave_now_in_one_wording(
     assert d.withdrawal(ns) == ("during", 2)
     said = refused("admin.error.already_withdrawn", d.withdraw, ns, after_round=1, confirm=True)
     assert explain(said, "zh-Hans") == \
-        f"{d.team_names()[ns]}（{ns}） 已经退赛（第 2 轮中途退赛（本场判负））。"
+        f"{d.team_names()[ns]}（{ns}）已经退赛（第 2 轮中途退赛（本场判负））。"
     row = next(s for s in views.standing_rows(d) if s.team == ns)
     assert row.withdrawal == ("during", 2)
     assert "第 2 轮中途退赛（本场判负）" in exports.standing_rows(d, "zh-Hans")[
@@ -202,14 +202,14 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     assert d.match_state(table, 1).winner() is not None
     assert d.round_results(1)[table] == ruled  # what was ruled stands
     ruling = d.ruling_for(1, table)
-    assert ruling.reason == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    assert ruling.reason == f"{d.team_names()[ns]}在第 1 轮中途退赛"
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
                if e.action == "ruling.record"]
     assert "判负" in line and "forfeit" not in line
     assert "（净胜级 5）" in line  # the levels ruled, not the form's 0
     withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
                  if e.action.startswith("team.withdraw")]
-    assert withdrawn == [f"{d.team_names()[ns]}（{ns}） 在第 1 轮中途退赛（第 {table} 桌判负）"]
+    assert withdrawn == [f"{d.team_names()[ns]}（{ns}）在第 1 轮中途退赛（第 {table} 桌判负）"]
 
 
 # ---- rounds ------------------------------------------------------------------------------------
@@ -548,7 +548,7 @@ def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(hall_wit
     d.withdraw(ns, after_round=0, confirm=True, by="陈")  # 南北 withdraws now: a forfeit
     h.cycle()
     assert session.state.phase == "over" and session.state.end["forfeit"] == "NS"
-    assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    assert session.state.end["reason"] == f"{d.team_names()[ns]}在第 1 轮中途退赛"
     ended = [e for e in h.journal.events() if e.kind == "match-end"]
     assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
     assert d.round_results(1)[1].winner == ew  # the table's record and the ruling agree

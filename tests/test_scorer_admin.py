@@ -67,7 +67,7 @@ def test_every_operation_needs_a_session_and_its_csrf_token(director):
     reply = client.post("/admin/event", data={**form, "csrf": csrf})
     assert reply.status_code == 303 and "kind=note" in reply.headers["location"]
     assert director.event().name == "厦门杯"
-    assert "已创建赛事 厦门杯。" in client.get(reply.headers["location"]).text
+    assert "已创建赛事厦门杯。" in client.get(reply.headers["location"]).text
 
 
 @pytest.mark.unit
@@ -425,7 +425,7 @@ def test_a_refused_form_gives_back_what_was_typed_as_text_only(director):
     typed = '"><script>alert(1)</script>'
     page = refused_page(client, client.post("/admin/add-team", data={
         "csrf": csrf, "name": typed, "id": "t01"}))
-    assert "编号 t01 已是 甲队 的编号" in page.text
+    assert "编号 t01 已是甲队的编号" in page.text
     assert "<script>alert(1)" not in page.text
     assert 'value="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
     assert len(director.team_rows()) == 1

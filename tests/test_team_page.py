@@ -170,7 +170,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
         "本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
     expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
     mine = page.locator('#history li[data-round="1"]')
-    expect(mine).to_contain_text(f"第 {table} 桌 · 对 {names[ew]}：判负，")
+    expect(mine).to_contain_text(f"第 {table} 桌 · 对{names[ew]}：判负，")
     page.locator("#langs button[data-lang=zh-Hant]").click()
     expect(page.locator("#withdrawn")).to_have_text(
         "本隊已在第 1 輪中途退賽：本場判負，之後不再參賽")
