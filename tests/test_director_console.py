@@ -287,7 +287,8 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     (bye,) = draft.plan.byes
     d.publish()
     snap = hall.snapshot(d, "http://x/")
-    assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "points": 2}]
+    assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "tells": {},
+                             "points": 2}]
     d.start_clock(0)
     finish(d, 1)
     assert next(s for s in d.standings() if s.team == bye).points == 2

@@ -206,3 +206,19 @@ def test_a_kiosk_with_a_wrong_clock_shows_its_matchs_right_time_left(tmp_path, k
     now[0] += 60  # a minute later, a minute less
     later = hall.snapshot(h.director, "http://x/")["tables"][0]
     assert later["time_left"] == pytest.approx(at_last - 90, abs=2)
+
+
+@pytest.mark.unit
+def test_twins_in_one_unit_are_told_apart_by_id_and_a_name_of_its_own_by_nothing(tmp_path):
+    h = Hall(tmp_path / "scorer", time.time)
+    ids = [t.id for t in h.director.teams()]
+    for team in ids[:2]:  # neither has a unit
+        h.director.edit_team(team, "海沧红狮", "", (), confirm=True)
+    h.director.start_round(0)
+    snap = hall.snapshot(h.director, "http://x/")
+    told = {row["team"]: row["tells"] for row in snap["standings"]}
+    assert told == {ids[0]: {ids[0]: ids[0]}, ids[1]: {ids[1]: ids[1]}, ids[2]: {}, ids[3]: {}}
+    h.director.edit_team(ids[1], "海沧红狮", "思明", (), confirm=True)  # one unit only: still ids
+    assert hall.twin_tells(h.director) == {ids[0]: ids[0], ids[1]: ids[1]}
+    h.director.edit_team(ids[0], "海沧红狮", "海沧", (), confirm=True)
+    assert hall.twin_tells(h.director) == {ids[0]: "海沧", ids[1]: "思明"}

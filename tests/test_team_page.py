@@ -484,3 +484,36 @@ def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_wo
         page.context.close()
     director.store.close()
     assert errors == []
+
+
+@pytest.mark.browser
+def test_twin_names_on_the_hall_and_the_phone_say_what_tells_them_apart(browser, tmp_path):
+    director = hall(tmp_path / "scorer")
+    ids = [t.id for t in director.teams()]
+    units = {t.id: t.unit for t in director.teams()}
+    first, second = ids[0], ids[1]  # two units: the unit tells them apart
+    for team in (first, second):
+        director.edit_team(team, "海沧红狮", units[team], (), confirm=True)
+    director.start_round(0)
+    table, ns, ew = next(a for a in director.assignments(1) if first in a[1:])
+    opponent = ew if ns == first else ns
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser, {"width": 1920, "height": 1080})
+        page.goto(process.url + "/")
+        names = page.locator("#standings .name .label")
+        for team in (first, second):
+            expect(names.filter(has_text=f"海沧红狮（{units[team]}）")).to_have_count(1)
+        expect(names.filter(has_text="思明队")).to_have_text(["思明队"])  # a name of its own
+        side = "ns" if ns == first else "ew"
+        expect(page.locator(f'#tables [data-table="{table}"] .team.{side}')).to_have_text(
+            f"海沧红狮（{units[first]}）")
+        page.locator("#langs button[data-lang=en]").click()
+        expect(page.locator(f'#tables [data-table="{table}"] .team.{side}')).to_have_text(
+            f"海沧红狮 ({units[first]})")
+        page.context.close()
+        page, errors_too = phone(browser)
+        page.goto(f"{process.url}/team?team={opponent}")
+        expect(page.locator("#now-teams")).to_contain_text(f"海沧红狮（{units[first]}）")
+        page.context.close()
+    director.store.close()
+    assert errors == [] and errors_too == []

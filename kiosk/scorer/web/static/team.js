@@ -77,6 +77,7 @@
   };
 
   const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
+  const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
 
   function signed(n) {
     return typeof n === 'number' && n > 0 ? `+${n}` : String(n);
@@ -247,8 +248,8 @@
     $('now-title').textContent = t('now', { n: table.round || '', table: table.table });
     const versus = $('now-teams');
     const mine = view.side === 'EW' ? 'ew' : 'ns';
-    const ns = el('span', mine === 'ns' ? 'mine' : '', table.ns);
-    const ew = el('span', mine === 'ew' ? 'mine' : '', table.ew);
+    const ns = el('span', mine === 'ns' ? 'mine' : '', label(table.ns, table.ns_ids, table.tells));
+    const ew = el('span', mine === 'ew' ? 'mine' : '', label(table.ew, table.ew_ids, table.tells));
     versus.replaceChildren(el('span', 'side', `${named('side', 'NS')} `), ns,
       el('span', 'vs', ` ${t('vs')} `), el('span', 'side', `${named('side', 'EW')} `), ew);
     const facts = [
@@ -299,7 +300,8 @@
     if (!shown) return;
     $('next-title').textContent = t('next', { n: next.round });
     $('next-text').textContent = t('next_text', {
-      table: next.table, side: named('side', next.side), opponent: next.opponent });
+      table: next.table, side: named('side', next.side),
+      opponent: label(next.opponent, next.opponent_ids, next.tells) });
   }
 
   function renderHistory() {
@@ -316,7 +318,7 @@
       // a head referee's ruling says so, as the console and the printed sheets do (判负)
       const result = h.ruling && outcome !== 'draw' ? t(`ruled_${outcome}_${h.ruling}`) : t(outcome);
       const item = el('li', h.won === null ? '' : (h.won ? 'won' : 'lost'), t('history_row', {
-        n: h.round, table: h.table || '—', opponent: h.opponent, result,
+        n: h.round, table: h.table || '—', opponent: label(h.opponent, h.opponent_ids, h.tells), result,
         points: h.points, net: signed(h.net) }));
       item.dataset.round = String(h.round);
       return item;
