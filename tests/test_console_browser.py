@@ -80,7 +80,7 @@ def played_round(console) -> None:
     for table in (1, 2, 3):
         d.store.pair(table, codes[table], f"pi-{table}", console.now[0])
     d.publish(by="陈")
-    d.start_clock(0, by="陈")
+    d.start_clock(0, by="陈", confirm=True)  # (table 4: no kiosk)
     tables = hall_events.Tables(d)
     for table in (1, 2, 3):
         tables.finish(table)

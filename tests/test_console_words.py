@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 import re
 import string
+import time
 
 import pytest
 
@@ -17,7 +18,7 @@ from kiosk.scorer.director.triage import number_list
 from kiosk.scorer.printing.templating import words
 from kiosk.scorer.tournament.formats import RoundPlan
 
-from .console_client import Window, event, log_in
+from .console_client import Window, event, flash_of, log_in
 
 pytestmark = pytest.mark.unit
 
@@ -62,7 +63,7 @@ def test_the_overview_names_the_ruleset_in_words_not_its_file_id_or_hash(directo
 def test_a_ruled_result_says_who_lost_and_who_won(director):
     director.make_draft(by="陈")
     director.publish(by="陈")
-    director.start_clock(0, by="陈")
+    director.start_clock(0, by="陈", confirm=True)
     _, ns, ew = director.assignments(1)[0]
     director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈")
     page = Window(log_in(director)).load("/admin/results?round=1")
@@ -130,3 +131,37 @@ def test_a_team_label_has_no_stray_space_beside_chinese_text(lang):
         if re.search(f"） (?={CJK})|(?<={CJK}) 海沧", said):
             gaps.append(f"{key}: {said}")
     assert gaps == []
+
+
+# -- starting a round: tables without a kiosk, a start at once ------------------------------
+
+
+def test_starting_a_round_with_tables_without_a_kiosk_names_them_and_asks_first(director):
+    codes = director.add_tables(4)
+    for table in (1, 2):  # tables 3 and 4 get no kiosk
+        director.store.pair(table, codes[table], f"pi-{table}", time.time())
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/rounds")
+    asked = window.load(window.send("/admin/start", start_in="60").headers["location"])
+    assert ("第 3、4 桌还没有配对平板。第 1 轮开始后，本轮时钟照常计时，这些桌要等配对好平板"
+            "才能开赛。仍要开始吗？") in html.unescape(asked)
+    assert director.round_start(1) is None  # nothing done before the answer
+    done = window.send("/admin/start")
+    assert flash_of(client, done) == "第 1 轮将于 60 秒后在各桌同时开始。"
+    assert director.round_start(1) == director.now[0] + 60
+
+
+def test_a_round_started_with_no_lead_in_says_it_starts_now(director):
+    codes = director.add_tables(4)
+    for table in codes:
+        director.store.pair(table, codes[table], f"pi-{table}", time.time())
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/rounds")
+    done = window.send("/admin/start", start_in="0")  # every table paired: asks nothing
+    assert flash_of(client, done) == "第 1 轮已在各桌同时开始。"  # not 「将于 0 秒后」

@@ -239,7 +239,7 @@ def test_the_draft_is_private_until_published_and_can_be_swapped_and_undone(dire
     assert d.current_round() == 0 and d.current_draft().plan.pairs[2] == (c, a)
     assert hall.snapshot(d, "http://x/")["pairings"] == []
     d.publish()
-    d.start_clock(0)
+    d.start_clock(0, confirm=True)
     assert d.assignment(1)["teams"]["NS"] == d.team_names()[d.assignments(1)[0][1]]
 
 
@@ -261,7 +261,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     assert "admin.warn.rematch" in keys
     d.make_draft(confirm=True)  # drafting again drops the hand edits (asked first)
     d.publish()
-    d.start_clock(0)
+    d.start_clock(0, confirm=True)
     prev, events = "", []
     for seq, (kind, data) in enumerate((("setup", {**d.assignment(1), "table": 1}),
                                         ("dealer", {"seat": "N"}), ("bury-start", {})), 1):
@@ -289,7 +289,7 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     snap = hall.snapshot(d, "http://x/")
     assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "tells": {},
                              "points": 2}]
-    d.start_clock(0)
+    d.start_clock(0, confirm=True)
     finish(d, 1)
     assert next(s for s in d.standings() if s.team == bye).points == 2
     # a bye has been played: a change says whose standings it changes, and asks first

@@ -198,7 +198,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         with clicks("start round 1"):
             admin.get_by_label("几秒后开始计时").fill("0")
             admin.get_by_role("button", name="开始第 1 轮").click()
-            flash("第 1 轮将于 0 秒后在各桌同时开始。")
+            flash("第 1 轮已在各桌同时开始。")
         expect(hall.locator("#panel")).to_be_hidden()
         expect(hall.locator('#tables [data-table="4"] .phase')).to_have_text("本轮不用")
         expect(hall.locator('#tables [data-table="4"] .link')).not_to_contain_text("离线")
@@ -259,7 +259,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         with clicks("start round 2"):
             admin.get_by_label("几秒后开始计时").fill("0")
             admin.get_by_role("button", name="开始第 2 轮").click()
-            flash("第 2 轮将于 0 秒后")
+            flash("第 2 轮已在各桌同时开始")
         play(kiosks, links, [1, 2, 3], 2)
         standings_before = get(url + "/api/standings")
 

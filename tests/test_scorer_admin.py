@@ -84,7 +84,7 @@ def test_the_admin_page_runs_an_event(director):
     assert len(codes) == 2 and "甲队" in client.get("/admin/teams").text
     client.post("/admin/draft", data={"csrf": csrf})
     client.post("/admin/publish", data={"csrf": csrf})
-    client.post("/admin/start", data={"csrf": csrf, "start_in": "0"})
+    client.post("/admin/start", data={"csrf": csrf, "start_in": "0", "confirmed": "1"})
     assert director.current_round() == 1 and len(director.assignments(1)) == 2
     client.post("/admin/ruling", data={"csrf": csrf, "round": "1", "table": "1",
                                        "kind": "forfeit", "loser": "EW", "reason": "迟到 late"})
@@ -166,7 +166,7 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
     client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
     client.post("/admin/draft", data={"csrf": csrf})
     client.post("/admin/publish", data={"csrf": csrf})
-    client.post("/admin/start", data={"csrf": csrf, "start_in": "120"})
+    client.post("/admin/start", data={"csrf": csrf, "start_in": "120", "confirmed": "1"})
     page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
     assert "第 1 轮 · 即将开始" in page and "后开始" in page and "本轮剩余" not in page
     # no table has begun: not 「第 1 轮还有 2 桌在比赛」 and a link to them

@@ -510,9 +510,10 @@ class RoundsAndPairings(DirectorBase):
             return []
         return [{"event": event.match_name, **w} for w in self._withdrawn()]
 
-    def start_clock(self, start_in: float = 30.0, by: str = "") -> int:
+    def start_clock(self, start_in: float = 30.0, by: str = "", confirm: bool = False) -> int:
         """Start the published round: every kiosk sets up its match and starts its match
-        clock `start_in` seconds from now (scorer time), together."""
+        clock `start_in` seconds from now (scorer time), together. Asks first when a table
+        the round uses has no kiosk paired: the round's clock runs on without it."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
         self._open_event()
@@ -521,6 +522,11 @@ class RoundsAndPairings(DirectorBase):
         round_no = self.current_round()
         if not round_no or self.round_start(round_no) is not None:
             raise refuse("admin.error.nothing_to_start")
+        used = {t for t, _, _ in self.assignments(round_no)} | set(self.seats(round_no))
+        unpaired = sorted(used - set(self.store.paired_tables()))
+        if unpaired and not confirm:
+            raise confirm_first("admin.confirm.start_unpaired", round=round_no,
+                                tables=number_list(unpaired))
         with self.store.db.atomic():
             self.store.db.execute("UPDATE rounds SET start_at = ? WHERE number = ?",
                                   [self.clock() + start_in, round_no])
@@ -530,7 +536,8 @@ class RoundsAndPairings(DirectorBase):
 
     def start_round(self, start_in: float = 30.0, by: str = "") -> int:
         """Publish the next round (its draft, or a new one) and start it: one step for
-        scripts and the demo. Returns the round number."""
+        scripts and the demo (a table without a kiosk starts when one is paired). Returns the
+        round number."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
         for check in self.round_checks:  # before publishing: nothing half done
@@ -538,7 +545,7 @@ class RoundsAndPairings(DirectorBase):
         current = self.current_round()
         if not current or self.round_start(current) is not None:
             self.publish(confirm=True, by=by)
-        return self.start_clock(start_in, by)
+        return self.start_clock(start_in, by, confirm=True)
 
     def published_pairings(self) -> tuple[int, list[tuple[int, tuple[str, ...],
                                                           tuple[str, ...]]]] | None:
