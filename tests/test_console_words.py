@@ -18,7 +18,7 @@ from kiosk.scorer.director.triage import number_list
 from kiosk.scorer.printing.templating import words
 from kiosk.scorer.tournament.formats import RoundPlan
 
-from .console_client import Window, event, flash_of, log_in
+from .console_client import Window, event, flash_of, log_in, refused_page, shown_error
 
 pytestmark = pytest.mark.unit
 
@@ -165,3 +165,17 @@ def test_a_round_started_with_no_lead_in_says_it_starts_now(director):
     window.load("/admin/rounds")
     done = window.send("/admin/start", start_in="0")  # every table paired: asks nothing
     assert flash_of(client, done) == "第 1 轮已在各桌同时开始。"  # not 「将于 0 秒后」
+
+
+def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_form(director):
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/results?round=1&table=1")
+    reply = window.send("/admin/ruling", kind="adjusted", loser="NS", net="", reason="记错一副")
+    page = refused_page(client, reply)
+    assert shown_error(page) == "请填写“净胜级（改判时）”。"  # not an adjusted result by 0
+    assert director.rulings() == []
+    assert 'value="记错一副"' in page.text and '<option value="adjusted" selected>' in page.text
