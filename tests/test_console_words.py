@@ -179,3 +179,11 @@ def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_f
     assert shown_error(page) == "请填写“净胜级（改判时）”。"  # not an adjusted result by 0
     assert director.rulings() == []
     assert 'value="记错一副"' in page.text and '<option value="adjusted" selected>' in page.text
+
+
+def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id(director):
+    window = Window(log_in(director))
+    created = re.search(r'data-action="event.create">.*?</tr>', window.load("/admin/log"), re.S)
+    assert "创建赛事厦门杯（2015年厦门市粮食系统运动会八十分赛，" in html.unescape(created.group(0))
+    in_english = window.load("/admin/log?lang=en")
+    assert "Xiamen grain-system games 2015" in in_english and "xiamen-2015" not in in_english

@@ -145,7 +145,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             admin.locator('[data-team="t06"]').get_by_role("link", name="修改").click()
             admin.locator("#edit-t06").get_by_label("队名").fill("同安红狮")
             admin.locator("#edit-t06").get_by_role("button", name="保存").click()
-            flash("已保存 同安红狮（t06）。")
+            flash("已保存同安红狮（t06）。")
         expect(admin.locator(".badge", has_text="同名")).to_have_count(0)
 
         with clicks("set 4 tables (pairing codes)"):
@@ -318,7 +318,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         tab("操作日志")
         log = admin.locator("#log").inner_text()
         for line in ("导入 7 支队伍", "公布第 1 轮", "裁决第 1 轮第 2 桌",
-                     "撤销第 1 轮第 1 桌的裁决", "翔安金光（t07） 第 1 轮后退赛",
+                     "撤销第 1 轮第 1 桌的裁决", "翔安金光（t07）第 1 轮后退赛",
                      "恢复翔安金光（t07）参赛", "结束赛事", "重新开启赛事：迟到的申诉"):
             assert line in log, line
         assert log.count("陈裁判长") >= 15
