@@ -168,7 +168,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     expect(page.locator("#withdrawn")).to_be_visible()
     expect(page.locator("#withdrawn")).to_have_text(
         "本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
-    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决：判负")  # not "ruled"
     mine = page.locator('#history li[data-round="1"]')
     expect(mine).to_contain_text(f"第 {table} 桌 · 对{names[ew]}：判负，")
     page.locator("#langs button[data-lang=zh-Hant]").click()
@@ -179,6 +179,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     page.goto(f"{process.url}/team?team={ew}")  # the opponent: won by the forfeit, still in
     expect(page.locator("#team-name")).to_have_text(names[ew])
     expect(page.locator('#history li[data-round="1"]')).to_contain_text("：胜（对方判负），")
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决：胜（对方判负）")
     expect(page.locator("#withdrawn")).to_be_hidden()
     _, later, _ = director.assignments(1)[1]  # plays this round out, then leaves
     director.withdraw(later, 1, confirm=True)

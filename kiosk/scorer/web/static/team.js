@@ -256,12 +256,23 @@
       fact(t('hand'), table.hand || '—', 'hand'),
       fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
-      // (a match its kiosk has not set up: 未就绪, as the hall and the console say)
-      fact(t('phase'), table.phase ? named('phase', table.phase === 'idle' && table.round
-        ? 'not-set-up' : table.phase) : '—', 'phase'),
+      fact(t('phase'), phaseText(table, mine.toUpperCase()), 'phase'),
       fact(t('time'), '—', 'time'),
     ];
     $('now-facts').replaceChildren(...facts);
+  }
+
+  // The table's state; once its match is decided, with what it means for this team, as the
+  // history says it: 已裁决：胜（对方判负）, 比赛结束：负. (A match its kiosk has not set up:
+  // 未就绪, as the hall and the console say.)
+  function phaseText(table, mine) {
+    if (!table.phase) return '—';
+    const phase = named('phase', table.phase === 'idle' && table.round ? 'not-set-up' : table.phase);
+    const result = table.result;
+    if (!result) return phase;
+    const outcome = !result.winner ? 'draw' : (result.winner === mine ? 'won' : 'lost');
+    const said = result.ruling && outcome !== 'draw' ? t(`ruled_${outcome}_${result.ruling}`) : t(outcome);
+    return t('phase_result_of', { phase, result: said });
   }
 
   // A kiosk the scorer has not heard from lately (the hall's 离线): its table may be playing
