@@ -187,3 +187,29 @@ def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id
     assert "创建赛事厦门杯（2015年厦门市粮食系统运动会八十分赛，" in html.unescape(created.group(0))
     in_english = window.load("/admin/log?lang=en")
     assert "Xiamen grain-system games 2015" in in_english and "xiamen-2015" not in in_english
+
+
+def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(director):
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    for table, _, _ in director.assignments(1):  # every EW team wins round 1
+        director.record_ruling(table, "forfeit", "NS", "迟到", 1, by="陈")
+    director.make_draft(by="陈")
+    window = Window(log_in(director))
+
+    def hints() -> list[str]:
+        page = window.load("/admin/rounds")
+        return [html.unescape(h) for h in re.findall(r'<span class="warn-text">(.*?)</span>',
+                                                     page)]
+
+    assert not [h for h in hints() if "大分不同" in h]  # as drafted: winners meet winners
+    points = {s.team: s.points for s in director.standings()}
+    ns, ew = director.current_draft().plan.pairs[0]
+    loser = next(t for t in points if points[t] != points[ns])
+    director.swap_teams(ns, loser, by="陈")
+    labels = {t: f"{n}（{t}）" for t, n in director.team_names().items()}
+    said = {h for h in hints() if "大分不同" in h}
+    assert (f"调换后同桌的{labels[loser]}与{labels[ew]}大分不同"
+            f"（{points[loser]} 对 {points[ew]}）") in said
+    assert len(said) == 2  # and the table the other team went to

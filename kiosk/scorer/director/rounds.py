@@ -42,20 +42,25 @@ class Draft:
     plan: RoundPlan
     basis: str  # what the results and the field were when it was drafted
     edited: bool  # the head referee swapped something
+    # the pairs as drafted (or as the round taken back had them): a swap that seats teams of
+    # different scores together away from them is pointed out (None: not known)
+    drafted: tuple[tuple[str, str], ...] | None = None
 
     def as_json(self) -> str:
         p = self.plan
         return json.dumps({"round": self.round, "pairs": p.pairs, "byes": p.byes,
                            "stage": p.stage, "note": p.note, "bye_scores": p.bye_scores,
-                           "groups": p.groups, "basis": self.basis, "edited": self.edited},
-                          ensure_ascii=False)
+                           "groups": p.groups, "basis": self.basis, "edited": self.edited,
+                           "drafted": self.drafted}, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> Draft:
         d = json.loads(text)
         plan = RoundPlan(tuple(tuple(p) for p in d["pairs"]), tuple(d["byes"]), d["stage"],
                          d["note"], d["bye_scores"], tuple(tuple(g) for g in d["groups"]))
-        return cls(d["round"], plan, d["basis"], d["edited"])
+        drafted = d.get("drafted")
+        return cls(d["round"], plan, d["basis"], d["edited"],
+                   None if drafted is None else tuple(tuple(p) for p in drafted))
 
 
 class RoundsAndPairings(DirectorBase):
@@ -249,7 +254,7 @@ class RoundsAndPairings(DirectorBase):
         head referee swapped by hand only when confirmed, as the swaps are lost)."""
         self._ask_before_losing_swaps("admin.confirm.redraft", confirm)
         round_no, plan = self.next_round()
-        draft = Draft(round_no, plan, self._basis(round_no), False)
+        draft = Draft(round_no, plan, self._basis(round_no), False, plan.pairs)
         with self.store.db.atomic():
             self._save_draft(draft)
             self._audit(by, "round.draft", round=round_no)
@@ -352,15 +357,23 @@ class RoundsAndPairings(DirectorBase):
 
     def draft_warnings(self, draft: Draft) -> list[Warning_]:
         """Rematches, teams of one unit, a team three rounds more on one side than the other,
-        a second bye, in the draft."""
+        teams of different scores a swap seated together, a second bye, in the draft."""
         results = self.results()  # type: ignore[attr-defined]
         met = {frozenset((r.a, r.b)): r.round for r in results if r.b is not None}
         had_bye = {r.a: r.round for r in results if r.b is None and r.winner == r.a}
         units = {t.id: t.unit for t in self.teams()}  # type: ignore[attr-defined]
         sides = self.sides_so_far()
+        drafted = {frozenset(p) for p in draft.drafted or ()}
+        swapped = [p for p in draft.plan.pairs if frozenset(p) not in drafted]
+        standings = self.standings() if draft.drafted is not None and swapped else []  # type: ignore[attr-defined]
+        points = {s.team: s.points for s in standings}
         out = []
         for table, (ns, ew) in enumerate(draft.plan.pairs, 1):
             pair = frozenset((ns, ew))
+            if (ns, ew) in swapped and points.get(ns, 0) != points.get(ew, 0):
+                out.append(Warning_(table, "admin.warn.points_apart", {
+                    "ns": self.label(ns), "ew": self.label(ew),
+                    "a": points.get(ns, 0), "b": points.get(ew, 0)}))
             if pair in met:
                 out.append(Warning_(table, "admin.warn.rematch", {
                     "ns": self.label(ns), "ew": self.label(ew), "round": met[pair]}))
@@ -466,7 +479,7 @@ class RoundsAndPairings(DirectorBase):
                            [json.dumps(withdrawn)])
             plan = RoundPlan(pairs, byes, stage, note, bool(byes) or stage == "swiss", groups)
             self._save_draft(Draft(round_no, plan, self._basis(round_no),
-                                   self._published_edited(round_no)))
+                                   self._published_edited(round_no), plan.pairs))
             self._audit(by, "round.undo", round=round_no)
         self._changed()
         return round_no
