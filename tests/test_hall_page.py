@@ -1001,3 +1001,26 @@ def test_for_how_long_a_kiosk_has_been_offline_reads_whole(hall, size):
     expect(row(page, 1).locator(".link")).to_have_text("离线 15 分钟")
     link, = page.evaluate(WHOLE, '#tables [data-table="1"] .link')
     assert not link["cut"], link  # it read 离线 15 …
+
+
+def test_the_address_under_the_qr_code_breaks_only_between_its_parts(hall):
+    address = "https://192.168.100.200:18231/"  # (its parts end at 8, 23 and 30)
+    hall.feed.reset(snapshot(address=address))
+    for lang in ("en", "zh-Hans"):
+        page = hall.open(f"?lang={lang}")
+        expect(page.locator("#address")).to_have_text(address)
+        lines = page.evaluate("""() => {
+          const lines = new Map();  // each character's line, by its top
+          for (const node of document.getElementById('address').childNodes) {
+            for (let i = 0; node.nodeType === Node.TEXT_NODE && i < node.length; i++) {
+              const range = document.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const top = Math.round(range.getClientRects()[0].top);
+              lines.set(top, (lines.get(top) || '') + node.data[i]);
+            }
+          }
+          return [...lines.keys()].sort((a, b) => a - b).map((top) => lines.get(top));
+        }""")
+        ends = [sum(map(len, lines[:i + 1])) for i in range(len(lines))]
+        assert "".join(lines) == address and set(ends) <= {8, 23, 30}, (lang, lines)

@@ -85,6 +85,18 @@
   const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
   const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
 
+  // The address under the QR code, to type by hand: where the column is too narrow for one
+  // line it breaks after the scheme or before the port (<wbr>), never inside the port.
+  function addressParts(address) {
+    const parts = /^([a-z]+:\/\/)?([^:/]*)(.*)$/i.exec(address) || ['', '', address, ''];
+    const out = [];
+    [parts[1], parts[2], parts[3]].filter(Boolean).forEach((part, i) => {
+      if (i) out.push(document.createElement('wbr'));
+      out.push(document.createTextNode(part));
+    });
+    return out;
+  }
+
   // ---- pages that turn by themselves -------------------------------------------------
 
   // The team names of a list (a table's sides, a pairing's, a standing's name).
@@ -317,7 +329,7 @@
       // DHCP lease) asks for the code again.
       if (addressNode.dataset.seen) img.src = `/qr.svg?address=${encodeURIComponent(address)}`;
       addressNode.dataset.seen = '1';
-      addressNode.textContent = address;
+      addressNode.replaceChildren(...addressParts(address));
       img.alt = address ? `QR: ${address}` : 'QR';
     }
   }
