@@ -51,7 +51,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     assert [t["link"]["state"] for t in published["tables"]] == ["never", "never"]
     assert [t["phase"] for t in published["tables"]] == ["waiting", "waiting"]
     assert published["round_clock"]["state"] == "waiting"
-    h.director.start_clock(0)
+    h.director.start_clock(0, confirm=True)
     link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
     simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
     during = hall.snapshot(h.director, "http://x/")
@@ -74,7 +74,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     names = {t.id: t.name for t in h.director.teams()}
     assert all(frozenset((n["ns"], n["ew"])) not in {frozenset(names[x] for x in m)
                                                       for m in met} for n in after["pairings"])
-    h.director.start_clock(0)
+    h.director.start_clock(0, confirm=True)
     assert [(a, b) for _, a, b in h.director.assignments(2)] == [
         (next(t for t, n in names.items() if n == p["ns"]),
          next(t for t, n in names.items() if n == p["ew"])) for p in after["pairings"]]

@@ -479,7 +479,7 @@ def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_wo
         page.locator("#langs button[data-lang=zh-Hant]").click()
         expect(page.locator("#standing .rank dd")).to_have_text("並列第 1 名")
         page.locator("#langs button[data-lang=zh-Hans]").click()
-        director.start_clock(0)  # started: the kiosk not heard from is the alarm it is
+        director.start_clock(0, confirm=True)  # started: a kiosk not heard from is an alarm
         expect(page.locator("#now-offline")).to_have_text("本桌平板离线：以下是最后收到的情况")
         expect(page.locator("#now-facts .phase dd")).to_have_text("未就绪")
         page.context.close()
