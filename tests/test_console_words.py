@@ -77,6 +77,8 @@ def test_a_ruled_result_says_who_lost_and_who_won(director):
 def test_a_list_of_tables_reads_in_the_readers_language(lang, said):
     listed = number_list([2, 1])
     assert render(listed.key, listed.params, lang) == said
+    one = number_list([5])  # not 「tables 5」
+    assert render(one.key, one.params, lang) == {"en": "table 5"}.get(lang, "第 5 桌")
     runs = number_list([1, 2, 3, 5, 7, 8])
     assert render(runs.key, runs.params, "zh-Hans") == "第 1–3、5、7、8 桌"
 
