@@ -98,7 +98,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     add.locator("input[name=id]").fill("t03")
     add.locator("input[name=player1]").fill("张五")
     add.locator("button").click()
-    assert console.flash() == "编号 t03 已是 鼓浪屿钢琴 的编号：请换一个编号，或留空自动编号。"
+    assert console.flash() == "编号 t03 已是鼓浪屿钢琴的编号：请换一个编号，或留空自动编号。"
     shows(page.locator("#add-team"), name="湖里白鹭", unit="湖里", id="t03", player1="张五")
     console.shot("add-team-refused-keeps")
     page.goto(console.url + "/admin/teams?edit=t02")
@@ -106,7 +106,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     edit.locator("input[name=name]").fill("海沧红狮")
     edit.locator("button").click()
     question = page.locator("main").inner_text()
-    assert "仍要把 集美龙舟（t02） 改成同一名称吗？" in question and "添加" not in question
+    assert "仍要把集美龙舟（t02）改成同一名称吗？" in question and "添加" not in question
     console.shot("rename-confirm")
     page.goto(console.url + "/admin/teams?edit=t02")
     edit = page.locator("#edit-t02")

@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 from kiosk.errors import NeedsConfirmation
 from kiosk.i18n import explain, translator
 from kiosk.scorer.director import Director
+from kiosk.scorer.printing.templating import words
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
@@ -23,6 +24,7 @@ from .test_director_console import RULESETS, HallWithAKiosk, finish, refused, ro
 pytestmark = pytest.mark.unit
 
 hans = translator("zh-Hans")
+console_words = words("zh-Hans")  # as the console and the command line say the log
 
 
 @pytest.fixture
@@ -34,7 +36,8 @@ def director(tmp_path):
 
 
 def log_lines(d: Director, prefix: str) -> list[str]:
-    return [f"{e.who}: {e.text(hans)}" for e in d.audit_log() if e.action.startswith(prefix)]
+    return [f"{e.who}: {e.text(console_words)}" for e in d.audit_log()
+            if e.action.startswith(prefix)]
 
 
 def test_every_setting_is_corrected_before_round_one_and_logged_old_to_new(director):
@@ -49,7 +52,8 @@ def test_every_setting_is_corrected_before_round_one_and_logged_old_to_new(direc
     d.edit_event(ruleset="standard-80fen", by="陈")  # a ruleset of the same kind (Swiss)
     assert d.event().ruleset == "standard-80fen" and d.ruleset().id == "standard-80fen"
     assert d.event().rounds == 5  # kept: the director set it
-    assert log_lines(d, "event.edit_ruleset") == ["陈: 更正规则：xiamen-2015 → standard-80fen"]
+    assert log_lines(d, "event.edit_ruleset") == [  # the rulesets by name, not file id
+        "陈: 更正规则：2015年厦门市粮食系统运动会八十分赛 → 扑克牌八十分比赛规则"]
     assert d.edit_event("厦门杯八十分团体赛", by="陈") == ([], [])  # nothing changed: no line
     assert len(log_lines(d, "event.edit")) == 4
 

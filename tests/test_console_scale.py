@@ -61,7 +61,7 @@ def big_round(folder: Path, rulings: tuple[int, ...] = RULED) -> Director:
     for table in range(1, PAIRED + 1):
         d.store.pair(table, codes[table], f"pi-{table}", time.time())
     d.publish(by="陈")
-    d.start_clock(0, by="陈")
+    d.start_clock(0, by="陈", confirm=True)
     tables = hall_events.Tables(d)
     for table in FINISHED:
         tables.finish(table)
@@ -287,7 +287,7 @@ def test_the_draft_is_published_from_the_top_and_two_teams_are_swapped_by_typing
         swap.get_by_label("第二队").fill("t01")
         swap.get_by_role("button", name="调换").click()
         expect(page.locator(".flash.error")).to_have_text(
-            "没有队伍 t999。“队伍”页列出所有编号和队名。")
+            "没有队伍“t999”。“队伍”页列出所有编号和队名。")
         expect(swap.get_by_label("第一队")).to_have_value("t999")  # kept, to correct
         where = {n: page.locator(f"#t{n}").inner_text() for n in (1, 2)}
         a = re.search(r"t\d+", where[1]).group()

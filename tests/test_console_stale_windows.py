@@ -115,7 +115,7 @@ def test_undo_or_start_from_a_stale_window_is_refused_not_done_to_another_round(
     director.publish(by="陈")
     a.load("/admin/rounds")
     b.load("/admin/rounds")
-    a.send("/admin/start", start_in="0")
+    a.send("/admin/start", start_in="0", confirmed="1")  # (no kiosks: asks first)
     # B still shows round 1 as published, not started
     refused = refused_page(client, b.send("/admin/undo"))
     assert shown_error(refused) == "第 1 轮已在其他窗口开始：这次操作没有执行。"
@@ -138,7 +138,7 @@ def test_why_a_round_cannot_be_taken_back_is_said_where_the_button_was(tmp_path)
     d = hall_events.hall(tmp_path, teams=8)
     d.password = d.first_password()
     d.publish(by="陈")
-    d.start_clock(0, by="陈")
+    d.start_clock(0, by="陈", confirm=True)
     tables = hall_events.Tables(d)
     for table in (1, 2):
         tables.post(table, hall_events.hand_ends(hall_events.recorded(1 + table % 4))[0])

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import html
 import re
+import string
+import time
 
 import pytest
 
-from kiosk.i18n import render
+from kiosk.i18n import catalog, render
 from kiosk.scorer.director import Draft
 from kiosk.scorer.director.triage import number_list
 from kiosk.scorer.printing.templating import words
 from kiosk.scorer.tournament.formats import RoundPlan
 
-from .console_client import Window, event, log_in
+from .console_client import Window, event, flash_of, log_in, refused_page, shown_error
 
 pytestmark = pytest.mark.unit
 
@@ -41,7 +43,7 @@ def test_publishing_a_draft_with_warnings_lists_each_tables_own(director):
     page = window.load(window.send("/admin/publish").headers["location"])
     ns, ew = director.current_draft().plan.pairs[table - 1]
     label = {"t01": "第1队（t01）", "t02": "第2队（t02）"}
-    said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]} 与 {label[ew]} 同属 单位1。"
+    said = (f"第 1 轮草稿有 1 桌带提醒。第 {table} 桌：{label[ns]}与{label[ew]}同属单位1。"
             "仍要公布吗？")
     assert said in html.unescape(page), page
     assert "重复交手、同单位或南北不均" not in page
@@ -61,13 +63,13 @@ def test_the_overview_names_the_ruleset_in_words_not_its_file_id_or_hash(directo
 def test_a_ruled_result_says_who_lost_and_who_won(director):
     director.make_draft(by="陈")
     director.publish(by="陈")
-    director.start_clock(0, by="陈")
+    director.start_clock(0, by="陈", confirm=True)
     _, ns, ew = director.assignments(1)[0]
     director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈")
     page = Window(log_in(director)).load("/admin/results?round=1")
     names = director.team_names()
     row = re.search(r'<tr id="t1" .*?</tr>', page, re.S).group(0)
-    assert f"{names[ns]} 判负，{names[ew]} 胜" in row  # not 「判负 {ew} 胜」
+    assert f"{names[ns]}判负，{names[ew]}胜" in row  # not 「判负 {ew} 胜」
 
 
 @pytest.mark.parametrize(("lang", "said"), [("zh-Hans", "第 1、2 桌"), ("zh-Hant", "第 1、2 桌"),
@@ -75,6 +77,8 @@ def test_a_ruled_result_says_who_lost_and_who_won(director):
 def test_a_list_of_tables_reads_in_the_readers_language(lang, said):
     listed = number_list([2, 1])
     assert render(listed.key, listed.params, lang) == said
+    one = number_list([5])  # not 「tables 5」
+    assert render(one.key, one.params, lang) == {"en": "table 5"}.get(lang, "第 5 桌")
     runs = number_list([1, 2, 3, 5, 7, 8])
     assert render(runs.key, runs.params, "zh-Hans") == "第 1–3、5、7、8 桌"
 
@@ -93,7 +97,121 @@ def test_swapping_a_tables_sides_is_advised_only_where_it_helps(director):
                 if w.key == "admin.warn.sides"}
 
     both_ns = advice("t01", "t02")  # a swap moves the warning to t02: not advised
-    assert both_ns == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
+    assert both_ns == {"第1队（t01）打完本轮将坐南北 3 次、东西 0 次（相差 3 次）"}
     helps = advice("t01", "t03")  # swapped, both sit their short side: advised
-    assert helps == {"第1队（t01） 打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
-                     "第3队（t03） 打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
+    assert helps == {"第1队（t01）打完本轮将坐南北 3 次、东西 0 次（相差 3 次）：可交换该桌南北",
+                     "第3队（t03）打完本轮将坐南北 0 次、东西 3 次（相差 3 次）：可交换该桌南北"}
+
+
+# -- a team's label sits in Chinese text without a gap --------------------------------------
+
+# The placeholders that carry a team's label (粮食局一队（t07）) in the scorer's words, and the
+# keys that use one of those names for a number instead (a table's, a count of sides).
+TEAM_PLACEHOLDERS = {"team", "opponent", "loser", "winner", "ns", "ew", "first", "second"}
+NUMBERS_NAMED_LIKE_TEAMS = {("admin.note.swapped_tables", "first"),
+                            ("admin.note.swapped_tables", "second"),
+                            ("admin.audit.round.swap_tables", "first"),
+                            ("admin.audit.round.swap_tables", "second"),
+                            ("admin.warn.sides", "ns"), ("admin.warn.sides", "ew"),
+                            ("admin.rounds.facts", "ns"), ("admin.rounds.facts", "ew"),
+                            ("admin.rounds.facts_tied", "ns"), ("admin.rounds.facts_tied", "ew")}
+CJK = "[\u3000-\u303f\u3400-\u9fff\uff00-\uffef“”]"
+
+
+@pytest.mark.parametrize("lang", ["zh-Hans", "zh-Hant"])
+def test_a_team_label_has_no_stray_space_beside_chinese_text(lang):
+    label = "海沧红狮（t07）"
+    gaps = []
+    for key, text in catalog(lang).items():
+        if not key.startswith(("admin.", "hall.", "phone.", "print.", "roster.")):
+            continue
+        fields = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+        teams = {f for f in fields & TEAM_PLACEHOLDERS if (key, f) not in NUMBERS_NAMED_LIKE_TEAMS}
+        if not teams:
+            continue
+        said = text.format(**{f: label if f in teams else "7" for f in fields})
+        if re.search(f"） (?={CJK})|(?<={CJK}) 海沧", said):
+            gaps.append(f"{key}: {said}")
+    assert gaps == []
+
+
+# -- starting a round: tables without a kiosk, a start at once ------------------------------
+
+
+def test_starting_a_round_with_tables_without_a_kiosk_names_them_and_asks_first(director):
+    codes = director.add_tables(4)
+    for table in (1, 2):  # tables 3 and 4 get no kiosk
+        director.store.pair(table, codes[table], f"pi-{table}", time.time())
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/rounds")
+    asked = window.load(window.send("/admin/start", start_in="60").headers["location"])
+    assert ("第 3、4 桌还没有配对平板。第 1 轮开始后，本轮时钟照常计时，这些桌要等配对好平板"
+            "才能开赛。仍要开始吗？") in html.unescape(asked)
+    assert director.round_start(1) is None  # nothing done before the answer
+    done = window.send("/admin/start")
+    assert flash_of(client, done) == "第 1 轮将于 60 秒后在各桌同时开始。"
+    assert director.round_start(1) == director.now[0] + 60
+
+
+def test_a_round_started_with_no_lead_in_says_it_starts_now(director):
+    codes = director.add_tables(4)
+    for table in codes:
+        director.store.pair(table, codes[table], f"pi-{table}", time.time())
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/rounds")
+    done = window.send("/admin/start", start_in="0")  # every table paired: asks nothing
+    assert flash_of(client, done) == "第 1 轮已在各桌同时开始。"  # not 「将于 0 秒后」
+
+
+def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_form(director):
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/results?round=1&table=1")
+    reply = window.send("/admin/ruling", kind="adjusted", loser="NS", net="", reason="记错一副")
+    page = refused_page(client, reply)
+    assert shown_error(page) == "请填写“净胜级（改判时）”。"  # not an adjusted result by 0
+    assert director.rulings() == []
+    assert 'value="记错一副"' in page.text and '<option value="adjusted" selected>' in page.text
+
+
+def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id(director):
+    window = Window(log_in(director))
+    created = re.search(r'data-action="event.create">.*?</tr>', window.load("/admin/log"), re.S)
+    assert "创建赛事厦门杯（2015年厦门市粮食系统运动会八十分赛，" in html.unescape(created.group(0))
+    in_english = window.load("/admin/log?lang=en")
+    assert "Xiamen grain-system games 2015" in in_english and "xiamen-2015" not in in_english
+
+
+def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(director):
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    for table, _, _ in director.assignments(1):  # every EW team wins round 1
+        director.record_ruling(table, "forfeit", "NS", "迟到", 1, by="陈")
+    director.make_draft(by="陈")
+    window = Window(log_in(director))
+
+    def hints() -> list[str]:
+        page = window.load("/admin/rounds")
+        return [html.unescape(h) for h in re.findall(r'<span class="warn-text">(.*?)</span>',
+                                                     page)]
+
+    assert not [h for h in hints() if "大分不同" in h]  # as drafted: winners meet winners
+    points = {s.team: s.points for s in director.standings()}
+    ns, ew = director.current_draft().plan.pairs[0]
+    loser = next(t for t in points if points[t] != points[ns])
+    director.swap_teams(ns, loser, by="陈")
+    labels = {t: f"{n}（{t}）" for t, n in director.team_names().items()}
+    said = {h for h in hints() if "大分不同" in h}
+    assert (f"调换后同桌的{labels[loser]}与{labels[ew]}大分不同"
+            f"（{points[loser]} 对 {points[ew]}）") in said
+    assert len(said) == 2  # and the table the other team went to

@@ -110,7 +110,7 @@ def test_teams_are_added_edited_renamed_and_deleted_before_play(director):
     refused("admin.error.delete_played", d.delete_team, "t01", confirm=True)
     d.edit_team("t01", "第一队", "厦大", ())  # a rename after play keeps the results (by id)
     assert render("admin.note.team_edited", {"team": d.label("t01")}, "zh-Hans") == \
-        "已保存 第一队（t01）。"
+        "已保存第一队（t01）。"
     assert render("admin.note.team_edited", {"team": d.label("t01")}, "en") == \
         "第一队 (t01) saved."
 
@@ -182,7 +182,7 @@ def test_a_team_withdrawn_after_the_round_it_plays_can_leave_now_in_one_wording(
     assert d.withdrawal(ns) == ("during", 2)
     said = refused("admin.error.already_withdrawn", d.withdraw, ns, after_round=1, confirm=True)
     assert explain(said, "zh-Hans") == \
-        f"{d.team_names()[ns]}（{ns}） 已经退赛（第 2 轮中途退赛（本场判负））。"
+        f"{d.team_names()[ns]}（{ns}）已经退赛（第 2 轮中途退赛（本场判负））。"
     row = next(s for s in views.standing_rows(d) if s.team == ns)
     assert row.withdrawal == ("during", 2)
     assert "第 2 轮中途退赛（本场判负）" in exports.standing_rows(d, "zh-Hans")[
@@ -202,14 +202,14 @@ def test_a_forfeit_keeps_the_levels_of_the_moment_it_is_ruled_and_says_why_in_ch
     assert d.match_state(table, 1).winner() is not None
     assert d.round_results(1)[table] == ruled  # what was ruled stands
     ruling = d.ruling_for(1, table)
-    assert ruling.reason == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    assert ruling.reason == f"{d.team_names()[ns]}在第 1 轮中途退赛"
     (line,) = [e.text(translator("zh-Hans")) for e in d.audit_log()
                if e.action == "ruling.record"]
     assert "判负" in line and "forfeit" not in line
     assert "（净胜级 5）" in line  # the levels ruled, not the form's 0
     withdrawn = [e.text(translator("zh-Hans")) for e in d.audit_log()
                  if e.action.startswith("team.withdraw")]
-    assert withdrawn == [f"{d.team_names()[ns]}（{ns}） 在第 1 轮中途退赛（第 {table} 桌判负）"]
+    assert withdrawn == [f"{d.team_names()[ns]}（{ns}）在第 1 轮中途退赛（第 {table} 桌判负）"]
 
 
 # ---- rounds ------------------------------------------------------------------------------------
@@ -239,7 +239,7 @@ def test_the_draft_is_private_until_published_and_can_be_swapped_and_undone(dire
     assert d.current_round() == 0 and d.current_draft().plan.pairs[2] == (c, a)
     assert hall.snapshot(d, "http://x/")["pairings"] == []
     d.publish()
-    d.start_clock(0)
+    d.start_clock(0, confirm=True)
     assert d.assignment(1)["teams"]["NS"] == d.team_names()[d.assignments(1)[0][1]]
 
 
@@ -261,7 +261,7 @@ def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(d
     assert "admin.warn.rematch" in keys
     d.make_draft(confirm=True)  # drafting again drops the hand edits (asked first)
     d.publish()
-    d.start_clock(0)
+    d.start_clock(0, confirm=True)
     prev, events = "", []
     for seq, (kind, data) in enumerate((("setup", {**d.assignment(1), "table": 1}),
                                         ("dealer", {"seat": "N"}), ("bury-start", {})), 1):
@@ -287,8 +287,9 @@ def test_a_bye_is_shown_everywhere_and_scores_what_the_event_says(director, tmp_
     (bye,) = draft.plan.byes
     d.publish()
     snap = hall.snapshot(d, "http://x/")
-    assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "points": 2}]
-    d.start_clock(0)
+    assert snap["byes"] == [{"team": bye, "name": d.team_names()[bye], "tells": {},
+                             "points": 2}]
+    d.start_clock(0, confirm=True)
     finish(d, 1)
     assert next(s for s in d.standings() if s.team == bye).points == 2
     # a bye has been played: a change says whose standings it changes, and asks first
@@ -548,7 +549,7 @@ def test_a_team_withdrawn_in_the_middle_of_a_match_ends_it_at_the_table(hall_wit
     d.withdraw(ns, after_round=0, confirm=True, by="陈")  # 南北 withdraws now: a forfeit
     h.cycle()
     assert session.state.phase == "over" and session.state.end["forfeit"] == "NS"
-    assert session.state.end["reason"] == f"{d.team_names()[ns]} 在第 1 轮中途退赛"
+    assert session.state.end["reason"] == f"{d.team_names()[ns]}在第 1 轮中途退赛"
     ended = [e for e in h.journal.events() if e.kind == "match-end"]
     assert [(e.actor, e.data["loser"]) for e in ended] == [("scorer", "NS")]
     assert d.round_results(1)[1].winner == ew  # the table's record and the ruling agree

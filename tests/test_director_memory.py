@@ -45,7 +45,7 @@ def test_a_kiosk_batch_keeps_what_the_director_remembers_a_change_anywhere_does_
     codes = director.add_tables(1)
     director.make_draft()
     director.publish()
-    director.start_clock(0)
+    director.start_clock(0, confirm=True)
     client = TestClient(create_app(director))
     link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS, client)
     revision, version = director.revision(), director.version()

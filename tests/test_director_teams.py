@@ -69,7 +69,7 @@ def test_a_corrected_team_list_imported_again_updates_after_showing_each_change(
     assert (report.updated, report.added) == (("T01", "T02", "T03"), ("T05",))
     assert d.team("T01").name == "海沧红狮队" and d.team("T03").players == ("黄大伟", "吴芳芳")
     log = [e.text(translator("zh-Hans")) for e in d.audit_log() if e.action == "team.update"]
-    assert log[0] == "按新名单更正 海沧红狮（T01）：海沧红狮 / 海沧 / 王建国、李海 → " \
+    assert log[0] == "按新名单更正海沧红狮（T01）：海沧红狮 / 海沧 / 王建国、李海 → " \
                      "海沧红狮队 / 海沧 / 王建国、李海"  # the old value is kept
     with pytest.raises(AdminError) as same:
         d.import_teams(CORRECTED.encode(), by="陈")

@@ -349,7 +349,7 @@ def test_late_and_finished_tables(hall):
     expect(late.locator(".late-badge")).to_be_visible()
     expect(row(page, 1)).not_to_have_class(re.compile(r"\blate\b"))
     done = row(page, 3)
-    expect(done.locator(".phase")).to_have_text("海沧队 胜")
+    expect(done.locator(".phase")).to_have_text("海沧队胜")
     expect(done.locator(".ns")).to_have_class(re.compile(r"\bwinner\b"))
     assert done.evaluate("r => getComputedStyle(r).backgroundColor") != late.evaluate(
         "r => getComputedStyle(r).backgroundColor")
@@ -623,7 +623,7 @@ def test_unused_tables_ruled_results_and_byes_read_as_such(hall):
     expect(four.locator(".phase")).to_have_text("本轮不用")
     expect(four).to_have_class(re.compile(r"\bunused\b"))
     expect(four.locator(".link")).not_to_contain_text("离线")
-    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} 胜（对方判负）")
+    expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)}胜（对方判负）")
     expect(page.locator("#tables .bye")).to_have_text("—轮空：轮空队")
     page.locator('#langs [data-lang="en"]').click()
     expect(row(page, 3).locator(".phase")).to_have_text(f"{team_name(5)} won (forfeit)")
@@ -698,7 +698,7 @@ def test_withdrawn_marks_names_and_results_read_whole_on_tvs_and_phones(hall, si
     data = with_table(data, 1, ns="饲料公司联队")
     hall.feed.reset(data)
     page = hall.open(size=size)
-    expect(row(page, 3).locator(".phase")).to_have_text("湖里队 胜（对方判负）")
+    expect(row(page, 3).locator(".phase")).to_have_text("湖里队胜（对方判负）")
     mark, = page.evaluate(WHOLE, "#standings .srow.withdrawn .mark")
     assert mark == {"text": "退赛", "lines": 1, "cut": False}
     names = {n["text"]: n for n in page.evaluate(WHOLE, "#standings .srow .name .label")}
@@ -1001,3 +1001,26 @@ def test_for_how_long_a_kiosk_has_been_offline_reads_whole(hall, size):
     expect(row(page, 1).locator(".link")).to_have_text("离线 15 分钟")
     link, = page.evaluate(WHOLE, '#tables [data-table="1"] .link')
     assert not link["cut"], link  # it read 离线 15 …
+
+
+def test_the_address_under_the_qr_code_breaks_only_between_its_parts(hall):
+    address = "https://192.168.100.200:18231/"  # (its parts end at 8, 23 and 30)
+    hall.feed.reset(snapshot(address=address))
+    for lang in ("en", "zh-Hans"):
+        page = hall.open(f"?lang={lang}")
+        expect(page.locator("#address")).to_have_text(address)
+        lines = page.evaluate("""() => {
+          const lines = new Map();  // each character's line, by its top
+          for (const node of document.getElementById('address').childNodes) {
+            for (let i = 0; node.nodeType === Node.TEXT_NODE && i < node.length; i++) {
+              const range = document.createRange();
+              range.setStart(node, i);
+              range.setEnd(node, i + 1);
+              const top = Math.round(range.getClientRects()[0].top);
+              lines.set(top, (lines.get(top) || '') + node.data[i]);
+            }
+          }
+          return [...lines.keys()].sort((a, b) => a - b).map((top) => lines.get(top));
+        }""")
+        ends = [sum(map(len, lines[:i + 1])) for i in range(len(lines))]
+        assert "".join(lines) == address and set(ends) <= {8, 23, 30}, (lang, lines)

@@ -51,7 +51,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     assert [t["link"]["state"] for t in published["tables"]] == ["never", "never"]
     assert [t["phase"] for t in published["tables"]] == ["waiting", "waiting"]
     assert published["round_clock"]["state"] == "waiting"
-    h.director.start_clock(0)
+    h.director.start_clock(0, confirm=True)
     link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
     simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
     during = hall.snapshot(h.director, "http://x/")
@@ -74,7 +74,7 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     names = {t.id: t.name for t in h.director.teams()}
     assert all(frozenset((n["ns"], n["ew"])) not in {frozenset(names[x] for x in m)
                                                       for m in met} for n in after["pairings"])
-    h.director.start_clock(0)
+    h.director.start_clock(0, confirm=True)
     assert [(a, b) for _, a, b in h.director.assignments(2)] == [
         (next(t for t, n in names.items() if n == p["ns"]),
          next(t for t, n in names.items() if n == p["ew"])) for p in after["pairings"]]
@@ -206,3 +206,19 @@ def test_a_kiosk_with_a_wrong_clock_shows_its_matchs_right_time_left(tmp_path, k
     now[0] += 60  # a minute later, a minute less
     later = hall.snapshot(h.director, "http://x/")["tables"][0]
     assert later["time_left"] == pytest.approx(at_last - 90, abs=2)
+
+
+@pytest.mark.unit
+def test_twins_in_one_unit_are_told_apart_by_id_and_a_name_of_its_own_by_nothing(tmp_path):
+    h = Hall(tmp_path / "scorer", time.time)
+    ids = [t.id for t in h.director.teams()]
+    for team in ids[:2]:  # neither has a unit
+        h.director.edit_team(team, "海沧红狮", "", (), confirm=True)
+    h.director.start_round(0)
+    snap = hall.snapshot(h.director, "http://x/")
+    told = {row["team"]: row["tells"] for row in snap["standings"]}
+    assert told == {ids[0]: {ids[0]: ids[0]}, ids[1]: {ids[1]: ids[1]}, ids[2]: {}, ids[3]: {}}
+    h.director.edit_team(ids[1], "海沧红狮", "思明", (), confirm=True)  # one unit only: still ids
+    assert hall.twin_tells(h.director) == {ids[0]: ids[0], ids[1]: ids[1]}
+    h.director.edit_team(ids[0], "海沧红狮", "海沧", (), confirm=True)
+    assert hall.twin_tells(h.director) == {ids[0]: "海沧", ids[1]: "思明"}

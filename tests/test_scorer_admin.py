@@ -67,7 +67,7 @@ def test_every_operation_needs_a_session_and_its_csrf_token(director):
     reply = client.post("/admin/event", data={**form, "csrf": csrf})
     assert reply.status_code == 303 and "kind=note" in reply.headers["location"]
     assert director.event().name == "厦门杯"
-    assert "已创建赛事 厦门杯。" in client.get(reply.headers["location"]).text
+    assert "已创建赛事厦门杯。" in client.get(reply.headers["location"]).text
 
 
 @pytest.mark.unit
@@ -84,7 +84,7 @@ def test_the_admin_page_runs_an_event(director):
     assert len(codes) == 2 and "甲队" in client.get("/admin/teams").text
     client.post("/admin/draft", data={"csrf": csrf})
     client.post("/admin/publish", data={"csrf": csrf})
-    client.post("/admin/start", data={"csrf": csrf, "start_in": "0"})
+    client.post("/admin/start", data={"csrf": csrf, "start_in": "0", "confirmed": "1"})
     assert director.current_round() == 1 and len(director.assignments(1)) == 2
     client.post("/admin/ruling", data={"csrf": csrf, "round": "1", "table": "1",
                                        "kind": "forfeit", "loser": "EW", "reason": "迟到 late"})
@@ -166,7 +166,7 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
     client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
     client.post("/admin/draft", data={"csrf": csrf})
     client.post("/admin/publish", data={"csrf": csrf})
-    client.post("/admin/start", data={"csrf": csrf, "start_in": "120"})
+    client.post("/admin/start", data={"csrf": csrf, "start_in": "120", "confirmed": "1"})
     page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
     assert "第 1 轮 · 即将开始" in page and "后开始" in page and "本轮剩余" not in page
     # no table has begun: not 「第 1 轮还有 2 桌在比赛」 and a link to them
@@ -425,7 +425,7 @@ def test_a_refused_form_gives_back_what_was_typed_as_text_only(director):
     typed = '"><script>alert(1)</script>'
     page = refused_page(client, client.post("/admin/add-team", data={
         "csrf": csrf, "name": typed, "id": "t01"}))
-    assert "编号 t01 已是 甲队 的编号" in page.text
+    assert "编号 t01 已是甲队的编号" in page.text
     assert "<script>alert(1)" not in page.text
     assert 'value="&#34;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"' in page.text
     assert len(director.team_rows()) == 1

@@ -168,9 +168,9 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     expect(page.locator("#withdrawn")).to_be_visible()
     expect(page.locator("#withdrawn")).to_have_text(
         "本队已在第 1 轮中途退赛：本场判负，之后不再参赛")
-    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决")  # not "ruled"
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决：判负")  # not "ruled"
     mine = page.locator('#history li[data-round="1"]')
-    expect(mine).to_contain_text(f"第 {table} 桌 · 对 {names[ew]}：判负，")
+    expect(mine).to_contain_text(f"第 {table} 桌 · 对{names[ew]}：判负，")
     page.locator("#langs button[data-lang=zh-Hant]").click()
     expect(page.locator("#withdrawn")).to_have_text(
         "本隊已在第 1 輪中途退賽：本場判負，之後不再參賽")
@@ -179,6 +179,7 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     page.goto(f"{process.url}/team?team={ew}")  # the opponent: won by the forfeit, still in
     expect(page.locator("#team-name")).to_have_text(names[ew])
     expect(page.locator('#history li[data-round="1"]')).to_contain_text("：胜（对方判负），")
+    expect(page.locator("#now-facts .phase dd")).to_have_text("已裁决：胜（对方判负）")
     expect(page.locator("#withdrawn")).to_be_hidden()
     _, later, _ = director.assignments(1)[1]  # plays this round out, then leaves
     director.withdraw(later, 1, confirm=True)
@@ -478,9 +479,42 @@ def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_wo
         page.locator("#langs button[data-lang=zh-Hant]").click()
         expect(page.locator("#standing .rank dd")).to_have_text("並列第 1 名")
         page.locator("#langs button[data-lang=zh-Hans]").click()
-        director.start_clock(0)  # started: the kiosk not heard from is the alarm it is
+        director.start_clock(0, confirm=True)  # started: a kiosk not heard from is an alarm
         expect(page.locator("#now-offline")).to_have_text("本桌平板离线：以下是最后收到的情况")
         expect(page.locator("#now-facts .phase dd")).to_have_text("未就绪")
         page.context.close()
     director.store.close()
     assert errors == []
+
+
+@pytest.mark.browser
+def test_twin_names_on_the_hall_and_the_phone_say_what_tells_them_apart(browser, tmp_path):
+    director = hall(tmp_path / "scorer")
+    ids = [t.id for t in director.teams()]
+    units = {t.id: t.unit for t in director.teams()}
+    first, second = ids[0], ids[1]  # two units: the unit tells them apart
+    for team in (first, second):
+        director.edit_team(team, "海沧红狮", units[team], (), confirm=True)
+    director.start_round(0)
+    table, ns, ew = next(a for a in director.assignments(1) if first in a[1:])
+    opponent = ew if ns == first else ns
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser, {"width": 1920, "height": 1080})
+        page.goto(process.url + "/")
+        names = page.locator("#standings .name .label")
+        for team in (first, second):
+            expect(names.filter(has_text=f"海沧红狮（{units[team]}）")).to_have_count(1)
+        expect(names.filter(has_text="思明队")).to_have_text(["思明队"])  # a name of its own
+        side = "ns" if ns == first else "ew"
+        expect(page.locator(f'#tables [data-table="{table}"] .team.{side}')).to_have_text(
+            f"海沧红狮（{units[first]}）")
+        page.locator("#langs button[data-lang=en]").click()
+        expect(page.locator(f'#tables [data-table="{table}"] .team.{side}')).to_have_text(
+            f"海沧红狮 ({units[first]})")
+        page.context.close()
+        page, errors_too = phone(browser)
+        page.goto(f"{process.url}/team?team={opponent}")
+        expect(page.locator("#now-teams")).to_contain_text(f"海沧红狮（{units[first]}）")
+        page.context.close()
+    director.store.close()
+    assert errors == [] and errors_too == []

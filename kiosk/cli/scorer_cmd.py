@@ -129,7 +129,9 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     op("publish", lambda d, a, t: _round_text(d, t, d.publish(a.yes, by=_who())), confirm=True)
     op("undo", lambda d, a, t: t("admin.note.undone", round=d.undo_round(a.yes, by=_who())),
        confirm=True)
-    p = op("start", lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who())))
+    p = op("start", lambda d, a, t: _round_text(d, t, d.start_clock(a.start_in, by=_who(),
+                                                                    confirm=a.yes)),
+           confirm=True)
     p.add_argument("--in", dest="start_in", type=float, default=30.0, metavar="SECONDS",
                    help=say("cli.admin.start_round.start_in"))
     p = op("start-round", lambda d, a, t: _round_text(d, t, d.start_round(a.start_in, by=_who())))

@@ -237,7 +237,7 @@ def _between_rounds(admin: Director, round_no: int, stop: threading.Event,
     for their tables; then the round starts at every table."""
     say("demo.published", round=round_no, seconds=f"{PANEL_SECONDS:g}")
     if not stop.wait(PANEL_SECONDS):
-        admin.start_clock(start_in=3.0, by=DEMO)
+        admin.start_clock(start_in=3.0, by=DEMO, confirm=True)
         say("demo.started", round=round_no)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from ...errors import AdminError, NeedsConfirmation, Words, words
 from ...i18n import render
-from ...rules import Ruleset, Rulesets
+from ...rules import Ruleset, Rulesets, Text
 from ..store.database import Store
 
 SWISS_FORMATS = ("swiss", "single")
@@ -75,9 +75,12 @@ class AuditEntry:
 
 def _kept_words(value: Any) -> Any:
     """A parameter of the audit log as JSON: words (a team with its id) by key and
-    parameters, said in the reader's language when the log is read."""
+    parameters, said in the reader's language when the log is read; a ruleset's name in every
+    language."""
     if isinstance(value, Words):
         return {"words": value.key, "params": {k: _kept_words(v) for k, v in value.params.items()}}
+    if isinstance(value, Text):
+        return {"text": {"zh-Hans": value.zh_hans, "zh-Hant": value.zh_hant, "en": value.en}}
     return value
 
 
@@ -86,6 +89,9 @@ def _said(t: Callable[..., str], value: Any) -> Any:
     as it was written)."""
     if isinstance(value, dict) and "words" in value:
         return t(value["words"], **{k: _said(t, v) for k, v in value["params"].items()})
+    if isinstance(value, dict) and "text" in value:  # (`t` says it in its own language)
+        texts = value["text"]
+        return Text(texts["zh-Hans"], texts["zh-Hant"], texts["en"])
     return value
 
 

@@ -42,20 +42,25 @@ class Draft:
     plan: RoundPlan
     basis: str  # what the results and the field were when it was drafted
     edited: bool  # the head referee swapped something
+    # the pairs as drafted (or as the round taken back had them): a swap that seats teams of
+    # different scores together away from them is pointed out (None: not known)
+    drafted: tuple[tuple[str, str], ...] | None = None
 
     def as_json(self) -> str:
         p = self.plan
         return json.dumps({"round": self.round, "pairs": p.pairs, "byes": p.byes,
                            "stage": p.stage, "note": p.note, "bye_scores": p.bye_scores,
-                           "groups": p.groups, "basis": self.basis, "edited": self.edited},
-                          ensure_ascii=False)
+                           "groups": p.groups, "basis": self.basis, "edited": self.edited,
+                           "drafted": self.drafted}, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> Draft:
         d = json.loads(text)
         plan = RoundPlan(tuple(tuple(p) for p in d["pairs"]), tuple(d["byes"]), d["stage"],
                          d["note"], d["bye_scores"], tuple(tuple(g) for g in d["groups"]))
-        return cls(d["round"], plan, d["basis"], d["edited"])
+        drafted = d.get("drafted")
+        return cls(d["round"], plan, d["basis"], d["edited"],
+                   None if drafted is None else tuple(tuple(p) for p in drafted))
 
 
 class RoundsAndPairings(DirectorBase):
@@ -249,7 +254,7 @@ class RoundsAndPairings(DirectorBase):
         head referee swapped by hand only when confirmed, as the swaps are lost)."""
         self._ask_before_losing_swaps("admin.confirm.redraft", confirm)
         round_no, plan = self.next_round()
-        draft = Draft(round_no, plan, self._basis(round_no), False)
+        draft = Draft(round_no, plan, self._basis(round_no), False, plan.pairs)
         with self.store.db.atomic():
             self._save_draft(draft)
             self._audit(by, "round.draft", round=round_no)
@@ -352,15 +357,23 @@ class RoundsAndPairings(DirectorBase):
 
     def draft_warnings(self, draft: Draft) -> list[Warning_]:
         """Rematches, teams of one unit, a team three rounds more on one side than the other,
-        a second bye, in the draft."""
+        teams of different scores a swap seated together, a second bye, in the draft."""
         results = self.results()  # type: ignore[attr-defined]
         met = {frozenset((r.a, r.b)): r.round for r in results if r.b is not None}
         had_bye = {r.a: r.round for r in results if r.b is None and r.winner == r.a}
         units = {t.id: t.unit for t in self.teams()}  # type: ignore[attr-defined]
         sides = self.sides_so_far()
+        drafted = {frozenset(p) for p in draft.drafted or ()}
+        swapped = [p for p in draft.plan.pairs if frozenset(p) not in drafted]
+        standings = self.standings() if draft.drafted is not None and swapped else []  # type: ignore[attr-defined]
+        points = {s.team: s.points for s in standings}
         out = []
         for table, (ns, ew) in enumerate(draft.plan.pairs, 1):
             pair = frozenset((ns, ew))
+            if (ns, ew) in swapped and points.get(ns, 0) != points.get(ew, 0):
+                out.append(Warning_(table, "admin.warn.points_apart", {
+                    "ns": self.label(ns), "ew": self.label(ew),
+                    "a": points.get(ns, 0), "b": points.get(ew, 0)}))
             if pair in met:
                 out.append(Warning_(table, "admin.warn.rematch", {
                     "ns": self.label(ns), "ew": self.label(ew), "round": met[pair]}))
@@ -466,7 +479,7 @@ class RoundsAndPairings(DirectorBase):
                            [json.dumps(withdrawn)])
             plan = RoundPlan(pairs, byes, stage, note, bool(byes) or stage == "swiss", groups)
             self._save_draft(Draft(round_no, plan, self._basis(round_no),
-                                   self._published_edited(round_no)))
+                                   self._published_edited(round_no), plan.pairs))
             self._audit(by, "round.undo", round=round_no)
         self._changed()
         return round_no
@@ -510,9 +523,10 @@ class RoundsAndPairings(DirectorBase):
             return []
         return [{"event": event.match_name, **w} for w in self._withdrawn()]
 
-    def start_clock(self, start_in: float = 30.0, by: str = "") -> int:
+    def start_clock(self, start_in: float = 30.0, by: str = "", confirm: bool = False) -> int:
         """Start the published round: every kiosk sets up its match and starts its match
-        clock `start_in` seconds from now (scorer time), together."""
+        clock `start_in` seconds from now (scorer time), together. Asks first when a table
+        the round uses has no kiosk paired: the round's clock runs on without it."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
         self._open_event()
@@ -521,6 +535,11 @@ class RoundsAndPairings(DirectorBase):
         round_no = self.current_round()
         if not round_no or self.round_start(round_no) is not None:
             raise refuse("admin.error.nothing_to_start")
+        used = {t for t, _, _ in self.assignments(round_no)} | set(self.seats(round_no))
+        unpaired = sorted(used - set(self.store.paired_tables()))
+        if unpaired and not confirm:
+            raise confirm_first("admin.confirm.start_unpaired", round=round_no,
+                                tables=number_list(unpaired))
         with self.store.db.atomic():
             self.store.db.execute("UPDATE rounds SET start_at = ? WHERE number = ?",
                                   [self.clock() + start_in, round_no])
@@ -530,7 +549,8 @@ class RoundsAndPairings(DirectorBase):
 
     def start_round(self, start_in: float = 30.0, by: str = "") -> int:
         """Publish the next round (its draft, or a new one) and start it: one step for
-        scripts and the demo. Returns the round number."""
+        scripts and the demo (a table without a kiosk starts when one is paired). Returns the
+        round number."""
         if not (math.isfinite(start_in) and 0 <= start_in <= 3600):
             raise refuse("admin.error.start_in_range")
         for check in self.round_checks:  # before publishing: nothing half done
@@ -538,7 +558,7 @@ class RoundsAndPairings(DirectorBase):
         current = self.current_round()
         if not current or self.round_start(current) is not None:
             self.publish(confirm=True, by=by)
-        return self.start_clock(start_in, by)
+        return self.start_clock(start_in, by, confirm=True)
 
     def published_pairings(self) -> tuple[int, list[tuple[int, tuple[str, ...],
                                                           tuple[str, ...]]]] | None:

@@ -89,7 +89,7 @@ class EventAndTeams(DirectorBase):
                 "VALUES (1, ?, ?, ?, ?, ?, ?, ?, 'setup', ?, ?)",
                 [name, chosen.id, chosen.sha256, fmt, rounds, minutes,
                  seed if seed is not None else secrets.randbelow(10**6), self.clock(), name])
-            self._audit(by, "event.create", name=name, ruleset=chosen.id, rounds=rounds)
+            self._audit(by, "event.create", name=name, ruleset=chosen.name, rounds=rounds)
         self._changed()
         return self.require_event()
 
@@ -119,7 +119,7 @@ class EventAndTeams(DirectorBase):
         if ruleset is not None and ruleset != event.ruleset:
             chosen = self._another_ruleset(ruleset, published)
             fmt = chosen.event.format
-            changes.append(("ruleset", {"was": event.ruleset, "ruleset": chosen.id}))
+            changes.append(("ruleset", {"was": self.ruleset().name, "ruleset": chosen.name}))
         if match_minutes is not None and match_minutes != event.match_minutes:
             if not (math.isfinite(match_minutes) and 0 < match_minutes <= 24 * 60):
                 raise refuse("admin.error.minutes_range")

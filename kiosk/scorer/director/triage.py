@@ -78,8 +78,9 @@ def number_list(numbers: Iterable[int], most: int = 10) -> Words:
                 runs += [str(x) for x in range(first, n + 1)]
             start = i + 1
     listed = listing(runs[:most])
-    return words("console.tables.more" if len(runs) > most else "console.tables.all",
-                 list=listed)
+    key = "console.tables.more" if len(runs) > most else \
+        "console.tables.one" if len(ordered) == 1 else "console.tables.all"  # (table 5)
+    return words(key, list=listed)
 
 
 def listing(items: list[Any], pair: str = "console.list.pair") -> Any:

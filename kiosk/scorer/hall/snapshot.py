@@ -7,6 +7,7 @@ team: `team_views` cuts each team's part out of the snapshot.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from ...i18n import LANGS
@@ -58,10 +59,32 @@ def _snapshot(director: Director, address: str, rows: list[dict[str, Any]]
     return out
 
 
+def twin_tells(director: Director) -> dict[str, str]:
+    """By team id, what tells apart teams that share a name (two 海沧红狮): each one's unit
+    where every twin has its own, else its id. A team whose name no other team has is not in
+    it: the hall and the phones show its name alone."""
+    by_name = defaultdict(list)
+    for row in director.team_rows():
+        by_name[row.name].append(row)
+    tells: dict[str, str] = {}
+    for twins in (rows for rows in by_name.values() if len(rows) > 1):
+        units = [row.unit for row in twins]
+        by_unit = all(units) and len(set(units)) == len(units)
+        tells |= {row.id: row.unit if by_unit else row.id for row in twins}
+    return tells
+
+
+def tells_of(tells: dict[str, str], *ids: str | None) -> dict[str, str]:
+    """The part of `tells` that names among `ids` need (usually none)."""
+    return {i: tells[i] for i in ids if i in tells}
+
+
 def standings(director: Director) -> list[dict[str, Any]]:
     names = {t.id: t.name for t in director.teams()}
+    tells = twin_tells(director)
     marks = {r.id: (r.withdrawn_after, r.joined_round) for r in director.team_rows()}
-    return [{"rank": s.rank, "team": s.team, "name": names[s.team], "points": s.points,
+    return [{"rank": s.rank, "team": s.team, "name": names[s.team],
+             "tells": tells_of(tells, s.team), "points": s.points,
              "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
              "group": s.group, "withdrawn_after": marks.get(s.team, (None, 1))[0],
              "joined_round": marks.get(s.team, (None, 1))[1]} for s in director.standings()]
@@ -82,24 +105,28 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
     now, round_no = director.clock(), director.current_round()
     offsets = clock_offsets(director)
     names = {t.id: t.name for t in director.teams()}
+    tells = twin_tells(director)
     links = director.store.links()
     paired = director.store.paired_tables()
-    assigned = {t: (names.get(ns, ""), names.get(ew, ""))
-                for t, ns, ew in director.assignments(round_no)}
+    sides = {t: ([ns], [ew]) for t, ns, ew in director.assignments(round_no)}
     for table, seats in director.seats(round_no).items():  # individual: four players
-        assigned[table] = (" · ".join(names[p] for p in seats.values()), "")
+        sides[table] = (list(seats.values()), [])
+    assigned = {t: tuple(" · ".join(names.get(i, "") for i in ids) for ids in both)
+                for t, both in sides.items()}
     event = director.event()
     start = director.round_start(round_no) if round_no else None
     minutes = event.match_minutes if event else None
     out, anchors = [], []
     for table in range(1, director.table_count() + 1):
         ns, ew = assigned.get(table, ("", ""))
+        ns_ids, ew_ids = sides.get(table, ([], []))
         state = director.match_state(table, round_no) if table in assigned else None
         offset = offsets.get(table, 0.0)
         anchors.append(_clock_anchor(state, offset) if state is not None else None)
         row: dict[str, Any] = {
             "table": table, "round": round_no if table in assigned else None,
-            "ns": ns, "ew": ew, "hand": None, "levels": None,
+            "ns": ns, "ew": ew, "ns_ids": ns_ids, "ew_ids": ew_ids,
+            "tells": tells_of(tells, *ns_ids, *ew_ids), "hand": None, "levels": None,
             "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
             "link": _link(table in paired, links.get(table), now),
             "late": False, "result": None,
@@ -151,16 +178,18 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
     if event is None:
         return out
     names = director.team_names()
+    tells = twin_tells(director)
     upcoming = director.published_pairings() if event.status != "closed" else None
     if upcoming:
         out["pairings_round"] = upcoming[0]
         out["pairings"] = [{"table": n, "ns": " · ".join(names[x] for x in a),
                             "ew": " · ".join(names[x] for x in b),
-                            "ns_ids": list(a), "ew_ids": list(b)} for n, a, b in upcoming[1]]
+                            "ns_ids": list(a), "ew_ids": list(b),
+                            "tells": tells_of(tells, *a, *b)} for n, a, b in upcoming[1]]
     if round_no:
         points = director.bye_points()
-        out["byes"] = [{"team": t, "name": names.get(t, t), "points": points}
-                       for t in director.byes(round_no)]
+        out["byes"] = [{"team": t, "name": names.get(t, t), "tells": tells_of(tells, t),
+                        "points": points} for t in director.byes(round_no)]
     started = bool(round_no) and director.round_start(round_no) is not None
     rulings = {r.table: r for r in director.rulings() if r.round == round_no}
     results = director.round_results(round_no) if round_no else {}
@@ -232,6 +261,7 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
     standing = {row["team"]: row for row in snap["standings"]}
     teams = director.teams()
     names = {t.id: t.name for t in teams}
+    tells = twin_tells(director)
     round_no = director.current_round()
     places: dict[tuple[str, int], tuple[int, str]] = {}  # (team, round) -> (table, side)
     for r in range(1, round_no + 1):
@@ -246,7 +276,9 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
         for side, mine, theirs in (("NS", "ns_ids", "ew"), ("EW", "ew_ids", "ns")):
             for team_id in pairing.get(mine, []):
                 upcoming[team_id] = {"round": snap["pairings_round"], "table": pairing["table"],
-                                     "side": side, "opponent": pairing[theirs]}
+                                     "side": side, "opponent": pairing[theirs],
+                                     "opponent_ids": pairing[f"{theirs}_ids"],
+                                     "tells": pairing["tells"]}
     byes = {bye["team"]: {"round": round_no, "points": bye["points"]}
             for bye in snap.get("byes", [])}  # the current round's, with their points
     ruled = {(r.round, r.table): r.kind for r in director.rulings()}
@@ -259,6 +291,7 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
             history[member].append({
                 "round": result.round, "table": sat_at, "side": sat_as,
                 "opponent": names.get(other, "") if other else None,
+                "opponent_ids": [other] if other else [], "tells": tells_of(tells, other),
                 "won": result.winner == member if result.winner else None,
                 # a late entry's round before it joined: no opponent, no winner (缺赛)
                 "missed": other is None and result.winner is None,

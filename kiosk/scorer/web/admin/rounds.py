@@ -188,8 +188,10 @@ def undo(director: Director, form: FormData, who: str) -> Said:
 def start(director: Director, form: FormData, who: str) -> Said:
     as_seen(director, form)
     seconds = forms.number(form, "start_in", "admin.label.start_in", default=30.0)
-    return "admin.note.started", {"round": director.start_clock(seconds, by=who),
-                                  "seconds": round(seconds)}
+    round_no = director.start_clock(seconds, by=who, confirm=forms.confirmed(form))
+    if round(seconds) == 0:  # not 「将于 0 秒后开始」
+        return "admin.note.started_now", {"round": round_no}
+    return "admin.note.started", {"round": round_no, "seconds": round(seconds)}
 
 
 def clock(director: Director, form: FormData, who: str) -> Said:

@@ -83,5 +83,15 @@
       .map((n) => String(n).padStart(2, '0')).join(':');
   }
 
-  window.HallFeed = { merge, roundClock, clockText, wallText };
+  // Names as both pages show them: a team whose name another team has too gets what tells
+  // them apart (`tells`, by id: its unit, or its id) in the page's words (`t('twin')`). `text`
+  // is the names of `ids` in order, joined by ' · ' (an individual event's four players).
+  function label(t, text, ids, tells) {
+    if (!tells || !ids || !ids.some((id) => id in tells)) return text;
+    const names = ids.length > 1 ? String(text).split(' · ') : [text];
+    return ids.map((id, i) => (id in tells ? t('twin', { name: names[i], tell: tells[id] }) : names[i]))
+      .join(' · ');
+  }
+
+  window.HallFeed = { merge, roundClock, clockText, wallText, label };
 }());

@@ -83,6 +83,19 @@
   };
 
   const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
+  const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
+
+  // The address under the QR code, to type by hand: where the column is too narrow for one
+  // line it breaks after the scheme or before the port (<wbr>), never inside the port.
+  function addressParts(address) {
+    const parts = /^([a-z]+:\/\/)?([^:/]*)(.*)$/i.exec(address) || ['', '', address, ''];
+    const out = [];
+    [parts[1], parts[2], parts[3]].filter(Boolean).forEach((part, i) => {
+      if (i) out.push(document.createElement('wbr'));
+      out.push(document.createTextNode(part));
+    });
+    return out;
+  }
 
   // ---- pages that turn by themselves -------------------------------------------------
 
@@ -316,7 +329,7 @@
       // DHCP lease) asks for the code again.
       if (addressNode.dataset.seen) img.src = `/qr.svg?address=${encodeURIComponent(address)}`;
       addressNode.dataset.seen = '1';
-      addressNode.textContent = address;
+      addressNode.replaceChildren(...addressParts(address));
       img.alt = address ? `QR: ${address}` : 'QR';
     }
   }
@@ -394,8 +407,9 @@
         el('span', 'num played', s.played),
       );
       const name = row.querySelector('.name');  // the name shortens, never its marker
-      name.append(el('span', 'label', s.name));
-      name.title = s.name;
+      const shown = label(s.name, [s.team], s.tells);
+      name.append(el('span', 'label', shown));
+      name.title = shown;
       if (s.withdrawn_after !== null && s.withdrawn_after !== undefined) {
         row.classList.add('withdrawn');
         name.append(el('span', 'mark', t('withdrawn')));
@@ -425,7 +439,8 @@
   function resultText(table) {
     const result = table.result;
     if (result.winner === 'NS' || result.winner === 'EW') {
-      const team = result.winner === 'NS' ? table.ns : table.ew;
+      const team = result.winner === 'NS' ? label(table.ns, table.ns_ids, table.tells)
+        : label(table.ew, table.ew_ids, table.tells);
       if (result.ruling) return t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
       return t('won', { team });
     }
@@ -459,7 +474,8 @@
     const row = el('div', 'trow tables-grid bye');
     row.setAttribute('role', 'row');
     row.dataset.bye = bye.team;
-    row.append(el('span', 'no', '—'), el('span', 'team bye-team', t('bye_row', { team: bye.name })));
+    row.append(el('span', 'no', '—'),
+      el('span', 'team bye-team', t('bye_row', { team: label(bye.name, [bye.team], bye.tells) })));
     return row;
   }
 
@@ -515,7 +531,8 @@
       link.classList.add(`link-${linkState}`);
       link.dataset.state = linkState;
 
-      row.append(no, team('NS', tb.ns), levels, team('EW', tb.ew), hand, dealer, phase, time, link);
+      row.append(no, team('NS', label(tb.ns, tb.ns_ids, tb.tells)), levels,
+        team('EW', label(tb.ew, tb.ew_ids, tb.tells)), hand, dealer, phase, time, link);
       if (tb.phase === 'unused') row.classList.add('unused');
       if (tb.result && tb.result.ruling) row.classList.add('ruled');
       row.hallTime = time;
@@ -562,8 +579,8 @@
     row.setAttribute('role', 'row');
     row.dataset.pairingTable = String(p.table);
     const teams = el('span', 'pteams');
-    teams.append(seated('ns', p.ns), el('span', 'vs', p.ew ? '—' : ''),
-      p.ew ? seated('ew', p.ew) : el('span', 'team ew', ''));
+    teams.append(seated('ns', label(p.ns, p.ns_ids, p.tells)), el('span', 'vs', p.ew ? '—' : ''),
+      p.ew ? seated('ew', label(p.ew, p.ew_ids, p.tells)) : el('span', 'team ew', ''));
     row.append(el('span', 'no', p.table), teams);
     return row;
   }
@@ -571,7 +588,8 @@
   function pairingBye(bye) {
     const row = el('div', 'panel-row bye');
     row.dataset.bye = bye.team;
-    row.append(el('span', 'no', '—'), el('span', 'pteams', t('bye_row', { team: bye.name })));
+    row.append(el('span', 'no', '—'),
+      el('span', 'pteams', t('bye_row', { team: label(bye.name, [bye.team], bye.tells) })));
     return row;
   }
 

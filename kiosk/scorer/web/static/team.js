@@ -77,6 +77,7 @@
   };
 
   const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
+  const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
 
   function signed(n) {
     return typeof n === 'number' && n > 0 ? `+${n}` : String(n);
@@ -247,20 +248,31 @@
     $('now-title').textContent = t('now', { n: table.round || '', table: table.table });
     const versus = $('now-teams');
     const mine = view.side === 'EW' ? 'ew' : 'ns';
-    const ns = el('span', mine === 'ns' ? 'mine' : '', table.ns);
-    const ew = el('span', mine === 'ew' ? 'mine' : '', table.ew);
+    const ns = el('span', mine === 'ns' ? 'mine' : '', label(table.ns, table.ns_ids, table.tells));
+    const ew = el('span', mine === 'ew' ? 'mine' : '', label(table.ew, table.ew_ids, table.tells));
     versus.replaceChildren(el('span', 'side', `${named('side', 'NS')} `), ns,
       el('span', 'vs', ` ${t('vs')} `), el('span', 'side', `${named('side', 'EW')} `), ew);
     const facts = [
       fact(t('hand'), table.hand || '—', 'hand'),
       fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
-      // (a match its kiosk has not set up: 未就绪, as the hall and the console say)
-      fact(t('phase'), table.phase ? named('phase', table.phase === 'idle' && table.round
-        ? 'not-set-up' : table.phase) : '—', 'phase'),
+      fact(t('phase'), phaseText(table, mine.toUpperCase()), 'phase'),
       fact(t('time'), '—', 'time'),
     ];
     $('now-facts').replaceChildren(...facts);
+  }
+
+  // The table's state; once its match is decided, with what it means for this team, as the
+  // history says it: 已裁决：胜（对方判负）, 比赛结束：负. (A match its kiosk has not set up:
+  // 未就绪, as the hall and the console say.)
+  function phaseText(table, mine) {
+    if (!table.phase) return '—';
+    const phase = named('phase', table.phase === 'idle' && table.round ? 'not-set-up' : table.phase);
+    const result = table.result;
+    if (!result) return phase;
+    const outcome = !result.winner ? 'draw' : (result.winner === mine ? 'won' : 'lost');
+    const said = result.ruling && outcome !== 'draw' ? t(`ruled_${outcome}_${result.ruling}`) : t(outcome);
+    return t('phase_result_of', { phase, result: said });
   }
 
   // A kiosk the scorer has not heard from lately (the hall's 离线): its table may be playing
@@ -299,7 +311,8 @@
     if (!shown) return;
     $('next-title').textContent = t('next', { n: next.round });
     $('next-text').textContent = t('next_text', {
-      table: next.table, side: named('side', next.side), opponent: next.opponent });
+      table: next.table, side: named('side', next.side),
+      opponent: label(next.opponent, next.opponent_ids, next.tells) });
   }
 
   function renderHistory() {
@@ -316,7 +329,7 @@
       // a head referee's ruling says so, as the console and the printed sheets do (判负)
       const result = h.ruling && outcome !== 'draw' ? t(`ruled_${outcome}_${h.ruling}`) : t(outcome);
       const item = el('li', h.won === null ? '' : (h.won ? 'won' : 'lost'), t('history_row', {
-        n: h.round, table: h.table || '—', opponent: h.opponent, result,
+        n: h.round, table: h.table || '—', opponent: label(h.opponent, h.opponent_ids, h.tells), result,
         points: h.points, net: signed(h.net) }));
       item.dataset.round = String(h.round);
       return item;
