@@ -15,6 +15,7 @@ and nothing scrolls."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import deque
@@ -63,8 +64,14 @@ RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and th
 HOLD_TO_PAUSE = 0.8
 # A finger that lands on a button less than this long after the button appeared was meant for
 # what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
-# one the screen's change overtook. A person reading a new question takes longer.
+# one the screen's change overtook. A person reading a new question takes longer; a referee
+# who knows the screens taps ahead of them, and that tap is taken (see `KioskApp.settled`).
 SETTLE = 0.25
+#: A bounce lands where the finger was: within this many millimetres of the touch before.
+BOUNCE_MM = 6.0
+#: A tap waits at most this long for the table to answer the tap before it (the table's thread
+#: journals a tap before the screen can show what it did; a slow card takes a while).
+ANSWER_WAIT = 3.0
 #: A pressed button stays lit at least this long, so that a quick tap is seen too.
 LIT_AT_LEAST = 0.15
 #: The pressed look: a light veil over the button and a bright frame around it.
@@ -118,6 +125,7 @@ class TapButton(Button):
     lit = BooleanProperty(False)  # drawn pressed
     pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
     landed_after = 0.0  # the soonest it can have gone down (InputReads.earliest)
+    landed_on = (0.0, 0.0)  # where it went down (window pixels)
     _fitting = False
 
     def __init__(self, **kw: Any) -> None:
@@ -127,6 +135,7 @@ class TapButton(Button):
     def on_press(self) -> None:
         """The finger landed: lit at once, in the frame that dispatched the touch."""
         self.pressed_at, self.landed_after = Clock.get_boottime(), INPUT_READS.earliest()
+        self.landed_on = tuple(self.last_touch.pos) if self.last_touch else self.center
         self.lit = True
 
     def on_release(self) -> None:
@@ -611,10 +620,17 @@ class KioskApp(App):
         self.watchdog = Watchdog()
         self.frames = 0
         self.model: ScreenModel | None = None
-        self._shown: dict[tuple[str, str], float] = {}  # (screen, action): since when
+        # (screen, action): since when, and whether a tap brought it (the tap's answer)
+        self._shown: dict[tuple[str, str], tuple[float, bool]] = {}
+        self._tapped_at = float("-inf")  # when the last tap was applied
+        self._awaiting = 0  # the door's items (Door.sent) sent by then: the table's answer
+        self._shows_answer = 0  # the door's items whose effect the model shows
+        self._answering = False  # the screen changes now are the last tap's answer
+        self._last_touch: tuple[float, float] | None = None  # where the last tap landed
         # taps not applied yet: (action, when the finger went down on a button, the screen
-        # the button was on); a long press on the countdown gives neither
-        self.taps: deque[tuple[str, float | None, str | None]] = deque()
+        # the button was on, whether it landed away from the touch before it); a long press
+        # on the countdown gives none of these
+        self.taps: deque[tuple[str, float | None, str | None, bool]] = deque()
         self._frame: Any = None
 
     @property
@@ -671,11 +687,13 @@ class KioskApp(App):
         if self.runner.alive:  # fed from the UI loop: a frozen UI or clock thread is restarted
             self.watchdog.ping()
         self.font = fonts.FONT_FOR_LANG[self.lang]
+        self._shows_answer = self.runner.answered  # (taken before the view it answers for)
+        answer, self._answering = self._answering, self._shows_answer < self._awaiting
         model = present(self.runner.view, self.runner.session.clock.now(), self.controller.ui,
                         self.portrait)
         self.model = model
         now, shown = Clock.get_boottime(), self._shown
-        self._shown = {key: shown.get(key, now) for key in
+        self._shown = {key: shown.get(key, (now, answer)) for key in
                        ((model.name, action) for action in model.actions())}
         screen = self.root.get_screen(model.screen)
         if self.root.current != model.screen:
@@ -683,42 +701,66 @@ class KioskApp(App):
         screen.show(self, model)
 
     def _before_draw(self, _dt: float = 0.0) -> None:
-        """Apply the taps that came with this frame's input, in order, then refresh."""
+        """Apply the taps that came with this frame's input, in order, then refresh. A tap
+        after one the table has not answered yet waits for the answer (a frame or two): the
+        answer may be a new screen, where the waiting tap's button is gone, and a tap meant
+        for the next screen that landed on this one must not answer this one again."""
         while self.taps:
-            action, at, screen = self.taps.popleft()
+            if self._shows_answer < self._awaiting:
+                if self.runner.answered >= self._awaiting:
+                    self.refresh()  # the answer, as it shows
+                elif Clock.get_boottime() - self._tapped_at < ANSWER_WAIT:
+                    break  # (the next frames come by the interval; a stalled table is not
+                    # waited for longer)
+            action, at, screen, elsewhere = self.taps.popleft()
             model = self.model
             # A tap is for the screen it landed on: one that screen's change made stale (a
             # second tap of the same frame, on a button that is gone now) is not applied.
             if screen is not None and model is not None and (
                     model.name != screen or action not in model.actions()):
                 continue
-            if at is None or self.settled(action, at):
+            if at is None or self.settled(action, at, elsewhere):
+                self._tapped_at = Clock.get_boottime()
                 self.act(action)
         self.refresh()
 
     # -- taps -------------------------------------------------------------------------------
 
     def tapped(self, button: TapButton) -> None:
-        """A button released (during Kivy's dispatch of input): queued."""
+        """A button released (during Kivy's dispatch of input): queued, with whether it landed
+        away from the tap before it (a bounce lands where the finger was)."""
+        (x, y), last = button.landed_on, self._last_touch
+        bounce = min(Window.width, Window.height) / PANEL_SHORT_MM * BOUNCE_MM
+        elsewhere = last is None or math.hypot(x - last[0], y - last[1]) > bounce
+        self._last_touch = (x, y)
         self.taps.append((button.action, button.landed_after,
-                          self.model.name if self.model else ""))
+                          self.model.name if self.model else "", elsewhere))
         self._frame()
 
     def queue(self, action: str) -> None:
         """An action not from a button (the long press on the countdown): applied before the
         next frame is drawn, after any tap before it."""
-        self.taps.append((action, None, None))
+        self.taps.append((action, None, None, False))
         self._frame()
 
-    def settled(self, action: str, at: float | None = None) -> bool:
+    def settled(self, action: str, at: float | None = None, elsewhere: bool = False) -> bool:
         """Whether a finger down at `at` (default: a touch dispatched now, by the soonest it
         can have landed) on the button for `action` is meant for it: the button has been on
-        this screen at least SETTLE by then."""
-        since = self._shown.get((self.model.name if self.model else "", action))
-        return since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE
+        this screen at least SETTLE by then, or it is a tap ahead: the screen is the answer to
+        the tap before, and this one landed `elsewhere` than that one (a referee who knows the
+        screens taps the next answer before it shows). A bounce lands where the finger was,
+        and a screen that came by itself (a seat button, the clock) was not waited for."""
+        since, answer = self._shown.get((self.model.name if self.model else "", action),
+                                        (None, False))
+        if since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE:
+            return True
+        return answer and elsewhere
 
     def act(self, action: str) -> None:
+        """A tap's action: what the screen changes until the table has answered it (what it
+        sent through the door) is its answer."""
         self.controller.act(action)
+        self._awaiting, self._answering = self.runner.door.sent, True
         self.refresh()
 
     def _key(self, _window: Any, key: int, _scancode: int, text: str | None, *_: Any) -> bool:
