@@ -24,6 +24,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
 from kivy.core.window import Window
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.lang import Builder
@@ -305,20 +306,26 @@ class MuteIcon(Widget):
 
 class StatusStrip(BoxLayout):
     """The parts of the status strip. On the clock (`big`) they wrap between parts, never
-    inside one. Elsewhere the strip is one line of a fixed height whatever it says: parts that
-    would not fit (the scorer link lost, 已暂停, English words) make the whole line's type
-    smaller, never a second line, which pushed the body down under a finger (a tap meant for
-    「85」 took 「40」)."""
+    inside one, in portrait; in landscape they keep to one row, the seats and the countdown
+    below needing all the rest of the height, so a caption with a shorter form (the teams'
+    names, 南北 : 东西) gives way where the row has no room for it. Elsewhere the strip is one
+    line of a fixed height whatever it says: parts that would not fit (the scorer link lost,
+    已暂停, English words) make the whole line's type smaller, never a second line, which
+    pushed the body down under a finger (a tap meant for 「85」 took 「40」)."""
 
     big = BooleanProperty(False)
 
     def on_kv_post(self, _base: Any) -> None:
         self.scale = 1.0
+        self.shortened = False  # (the clock's row) the short captions shown
+        self._measured: Any = None  # what `shortened` was measured for
         self._squeeze_later = Clock.create_trigger(self._squeeze)
         self.ids.parts.bind(width=self._squeeze_later)
 
     def show(self, app: KioskApp, parts: tuple[Part, ...], flags: tuple[str, ...]) -> None:
         box = self.ids.parts
+        if self.big and not app.portrait:
+            self._one_row(app, parts, "muted" in flags)
         key = (tuple(p.caption for p in parts), app.portrait, app.lang, self.big)
         if getattr(self, "_key", None) != key:
             self._key = key
@@ -328,7 +335,7 @@ class StatusStrip(BoxLayout):
                 widget.bind(width=self._squeeze_later)
                 box.add_widget(widget)
         for widget, part in zip(box.children[::-1], parts, strict=False):
-            widget.show(part)
+            widget.show(part, self.shortened and self.big and not app.portrait)
         self.ids.mute.shown = "muted" in flags
 
     def _squeeze(self, *_: Any) -> None:
@@ -346,6 +353,19 @@ class StatusStrip(BoxLayout):
             self.scale = scale
             for part in box.children:
                 part.rescale(scale)
+
+    def _one_row(self, app: KioskApp, parts: tuple[Part, ...], muted: bool) -> None:
+        """The clock's row in landscape: the short captions where the long ones do not fit,
+        measured before they are shown (a frame of two rows would jump)."""
+        texts = (tuple((p.caption, p.value, p.strong) for p in parts), Window.width, muted,
+                 app.lang)
+        if texts == self._measured:
+            return
+        self._measured = texts
+        box = self.ids.parts
+        room = Window.width - (dp(40) if muted else 0) - box.padding[0] * 2 - \
+            box.spacing[0] * (len(parts) - 1)
+        self.shortened = sum(StripPart.width_for(app, p) for p in parts) > room
 
 
 class StripPart(BoxLayout):
@@ -376,8 +396,10 @@ class StripPart(BoxLayout):
         self.caption.font_size, self.value.font_size = \
             self.small * scale, self.app.text_size * scale
 
-    def show(self, part: Part) -> None:
-        self.caption.text, self.value.text = part.caption, part.value
+    def show(self, part: Part, short: bool = False) -> None:
+        """The part's words (its caption's short form, where it has one and `short`)."""
+        self.caption.text = part.short if short and part.short else part.caption
+        self.value.text = part.value
         if self.big:
             size = max(self.small, self.app.strong_caption_size) if part.strong else self.small
             if self.caption.font_size != size:
@@ -387,6 +409,15 @@ class StripPart(BoxLayout):
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
             (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
             RED_SUIT if part.tone == "red" else (1, 1, 1, 1)
+
+    @staticmethod
+    def width_for(app: KioskApp, part: Part) -> float:
+        """How wide a part of the clock's strip is with its long caption (as `_fit` makes
+        it, measured without drawing it)."""
+        caption = max(app.text_size * 0.8, app.strong_caption_size) if part.strong \
+            else app.text_size * 0.8
+        return max(_text_width(part.caption, app.font, caption),
+                   _text_width(part.value, app.font, app.status_size)) + dp(16)
 
     def _fit(self, *_: Any) -> None:
         cw, ch = self.caption.texture_size
@@ -398,6 +429,13 @@ class StripPart(BoxLayout):
         else:
             self.caption.size, self.value.size = (cw, self.height), (vw, self.height)
             self.width = cw + vw + self.PAD
+
+
+def _text_width(text: str, font: str, size: float) -> float:
+    """The width of one line of `text` in `font` at `size`, as a Label lays it out."""
+    measure = CoreLabel(font_name=font, font_size=size)
+    measure.resolve_font_name()
+    return float(measure.get_extents(text)[0])
 
 
 class KioskScreen(Screen):

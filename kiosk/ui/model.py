@@ -60,6 +60,7 @@ class Part:
     value: str
     tone: str = ""  # "", "alert" (time up, paused), "dim" or "red" (a red suit)
     strong: bool = False  # the caption read from 1 m too (which side is which)
+    short: str = ""  # the caption where the clock's one row has no room for it
 
 
 @dataclass(frozen=True)

@@ -177,9 +177,11 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         if view.kind == "team":
             parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t),
                               "red" if view.trump in RED_SUITS else ""))
-    if view.levels:  # which side is which must read from across the table
+    if view.levels:  # which side is which must read from across the table (by the sides'
+        # names where the teams' do not fit: the seats and the countdown keep their room)
         parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
-                          f"{view.levels[0]} : {view.levels[1]}", strong=True))
+                          f"{view.levels[0]} : {view.levels[1]}", strong=True,
+                          short=f"{t('team.NS')} : {t('team.EW')}"))
     left = view.match_left(now)
     if left is not None:
         if view.time_up:  # time up, said alone: the minutes left no longer count

@@ -421,8 +421,9 @@ _MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
-    """On the clock: the seat boxes that show less than their text (a line left out), and
-    how many leads (every seat to move, each box with its countdown) were looked at."""
+    """On the clock: the seat boxes that show less than their text (a line left out, or a
+    line taller than the box, drawn over what is around it), and how many leads (every seat
+    to move, each box with its countdown) were looked at."""
     model = app.model
     if model is None or model.screen != "clock" or not model.seats:
         return
@@ -435,7 +436,9 @@ def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
             widget.texture_update()
             shown = "".join(word.text for line in widget._label._cached_lines
                             for word in line.words)
-            if "".join(shown.split()) != "".join(widget.text.split()):
+            lines = widget._label._cached_lines
+            tall = len(lines) * widget._label.get_extents("国")[1] > widget.height
+            if "".join(shown.split()) != "".join(widget.text.split()) or tall:
                 cut = [model.name, widget.text, shown, round(widget.height)]
                 if cut not in boxes["cut"]:
                     boxes["cut"].append(cut)
