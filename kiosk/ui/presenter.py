@@ -775,34 +775,40 @@ def _close_words(view: TableView) -> str:
 
 
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
-    """What the referee can do now, each saying what it does."""
-    out = []
+    """What the referee can do now, each saying what it does, each in a place of its own
+    whatever else is offered (a gap where it is not), so that a referee's hand learns where
+    each is: a pause adds 继续计时 and moves nothing. Three rows of three: the clock, undo, the
+    phase's own (the leader, the ruling, a new match); a cost to confirm, a correction, the
+    second ruling or the match clock's start; time up, forfeit, the buzzer."""
+    slots = [GAP] * 9
     playing = view.phase not in IDLE
     if view.paused and view.pause_reason != PauseReason.HOLD:
-        out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
-    if view.match_limit is not None and not view.match_clock_started and playing:
-        out.append(Btn("r_start_clock", t("ui.r.start_clock")))
-    for pid, _ in view.unconfirmed:  # a cost the seed leaves to the referee
-        penalty = dict(view.penalties).get(pid, {})
-        out.append(Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
-            penalty, view, t, lang)), "primary"))
+        slots[0] = Btn("r_resume", t("ui.r.resume"), "primary")
     if view.undo:
-        out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
+        slots[1] = Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0])))
     if view.phase == Phase.PLAY and not view.all_played:
-        out.append(Btn("r_leader", t("ui.r.leader")))
-    if view.phase == Phase.DISPUTED:  # the result as shown, or changed first
-        out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
-        out.append(Btn("r_change", t("ui.r.change")))
+        slots[2] = Btn("r_leader", t("ui.r.leader"))
+    elif view.phase == Phase.DISPUTED:  # the result as shown, or changed first
+        slots[2] = Btn("r_rule", t("ui.r.rule"), "primary")
+        slots[5] = Btn("r_change", t("ui.r.change"))
+    elif view.phase == Phase.OVER and view.standalone:
+        slots[2] = Btn("r_new_match", t("ui.new_match"), "primary")
+    if view.unconfirmed:  # a cost the seed leaves to the referee: one at a time
+        pid, _ = view.unconfirmed[0]
+        penalty = dict(view.penalties).get(pid, {})
+        slots[3] = Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
+            penalty, view, t, lang)), "primary")
     if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
-        out.append(Btn("r_correct", t("ui.r.correct")))
+        slots[4] = Btn("r_correct", t("ui.r.correct"))
+    if view.match_limit is not None and not view.match_clock_started and playing and \
+            view.phase != Phase.DISPUTED:
+        slots[5] = Btn("r_start_clock", t("ui.r.start_clock"))
     if playing and view.time_up is None:
-        out.append(Btn("r_time_up", t("ui.r.time_up"), "danger"))
+        slots[6] = Btn("r_time_up", t("ui.r.time_up"), "danger")
     if playing and view.kind == "team":
-        out.append(Btn("r_forfeit", t("ui.r.forfeit"), "danger"))
-    if view.phase == Phase.OVER and view.standalone:
-        out.append(Btn("r_new_match", t("ui.new_match"), "primary"))
-    out.append(Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute")))
-    return tuple(out)
+        slots[7] = Btn("r_forfeit", t("ui.r.forfeit"), "danger")
+    slots[8] = Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute"))
+    return tuple(slots)
 
 
 def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
