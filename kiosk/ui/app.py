@@ -576,7 +576,9 @@ def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...], built: Any) -> Any:
 
 
 def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:
-    label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
+    """A line of the body. A blank one keeps a line's height (a space is drawn): the PIN pads
+    leave blank where 删除罚则's names the penalty, and their keys keep their places."""
+    label = Label(text=text or " ", font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
                   font_size=app.text_size, halign="left", valign="middle")
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
     # Broken at sensible points for the width (as buttons are): Kivy itself breaks at a space
@@ -586,7 +588,7 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
 
     def refit(w: Label, *_: Any) -> None:
         cols = columns(w.width, w.font_size)
-        w.text = fit_lines(w.words, cols) if mono else wrapped(w.words, cols)
+        w.text = (fit_lines(w.words, cols) if mono else wrapped(w.words, cols)) or " "
 
     label.refit = refit
     label.bind(width=refit, font_size=refit)

@@ -821,11 +821,13 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
     unlocks, _, what = (ui.after_unlock or "menu").partition(":")  # the title says what
-    # a penalty struck out is named before the PIN is given: the list behind may hold several
+    # a penalty struck out is named before the PIN is given (the list behind may hold
+    # several); the other pads leave that line blank, so that every pad's keys keep their
+    # places
     penalty = dict(view.penalties).get(what) if unlocks == "e_del" else None
-    said = (t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)),
-            ) if penalty else ()
-    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(*said, shown),
+    said = t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)) \
+        if penalty else ""
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(said, shown),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),

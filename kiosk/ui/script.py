@@ -25,7 +25,8 @@ from ..table.clock import ManualClock
 from ..table.kinds import Phase
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
-#: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
+#: ("touch", action) (`e_del:*`: the first button whose action begins so), ("hold", action) a
+#: long press, ("double", action) a tap that bounced
 #: (a second tap on the same spot a moment later), ("seat", seat) a GPIO button,
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
 #: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
@@ -395,8 +396,11 @@ def _play_out(session: Any) -> None:
 
 
 def _find(root: Widget, action: str) -> Widget | None:
+    """The button for `action` on the screen (`e_del:*`: the first whose action begins so)."""
     for widget in root.walk():
-        if getattr(widget, "action", None) == action and widget.get_root_window() is not None:
+        found = getattr(widget, "action", None)
+        wild = action.endswith("*") and isinstance(found, str) and found.startswith(action[:-1])
+        if (found == action or wild) and widget.get_root_window() is not None:
             return widget
     return None
 
