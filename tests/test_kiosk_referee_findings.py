@@ -112,6 +112,8 @@ def test_the_referees_menu_keeps_each_entry_in_its_place(table):
     table.tap("referee")
     table.pin()
     playing = menu_places(table)
+    (grid,) = table.screen.grids
+    assert grid.columns(portrait=True) == 3  # the same places in portrait (not 5 rows of 2)
     table.tap("close", "pause_table", "referee")
     table.pin()
     paused = menu_places(table)

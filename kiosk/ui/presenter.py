@@ -762,7 +762,7 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
                            grids=(Grid(hands, 6, 4),) if hands else (),
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
     return ScreenModel("step", "referee", t("ui.referee_menu"),
-                       grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
+                       grids=(Grid(_referee_menu(view, t, lang), 3, 3),),
                        nav=(Btn("close", t(_close_words(view)), "primary"),))
 
 
@@ -779,7 +779,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     whatever else is offered (a gap where it is not), so that a referee's hand learns where
     each is: a pause adds 继续计时 and moves nothing. Three rows of three: the clock, undo, the
     phase's own (the leader, the ruling, a new match); a cost to confirm, a correction, the
-    second ruling or the match clock's start; time up, forfeit, the buzzer."""
+    second ruling or the match clock's start; time up, forfeit, the buzzer (in portrait too)."""
     slots = [GAP] * 9
     playing = view.phase not in IDLE
     if view.paused and view.pause_reason != PauseReason.HOLD:
