@@ -111,3 +111,21 @@ def test_the_hands_to_correct_fill_their_rows_evenly(table):
     (hands,) = table.screen.grids
     assert len(hands.buttons) == 7
     assert (hands.columns(False), hands.columns(True)) == (4, 4)
+
+
+def row_lengths(grid, portrait: bool = False) -> list[int]:
+    """How many buttons each row of `grid` holds, as the window lays it out."""
+    cols, n = grid.columns(portrait), len(grid.buttons)
+    return [min(cols, n - start) for start in range(0, n, cols)]
+
+
+def test_fourteen_offences_go_in_rows_of_5_5_4(table):
+    """xiamen offers West 14 offences: in rows of at most 4 they went 4/4/4/2, two places
+    empty at the bottom right and four rows of short buttons at 800×480. A grid may take one
+    column more when its rows come out more even."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:W")
+    (offences,) = table.screen.grids
+    assert len(offences.buttons) == 14
+    assert row_lengths(offences) == [5, 5, 4]
+    assert row_lengths(offences, portrait=True) == [2] * 7

@@ -85,8 +85,10 @@ def test_the_first_hand_waits_for_the_halls_start(paired):
     screen = paired.screen
     assert screen.name == "ready.wait" and screen.title == "等待全场开始"
     assert not [b for g in screen.grids for b in g.buttons]  # nothing to grab
+    # the head referee by the name the hall, the console and the other banners give him
+    assert screen.lines[1] == "裁判长宣布开始后本桌自动开始；抢庄、扣底请等到那时。"
     paired.runner.door.put(lambda s: s.grab_dealer("N"))  # the seat button, or a script
-    assert paired.screen.notice.text == "全场尚未开始本轮：请等待总裁判宣布开始"
+    assert paired.screen.notice.text == "全场尚未开始本轮：请等待裁判长宣布开始"
     assert state.draft.dealer is None
     paired.runner.door.put(lambda s: s.start_match_clock("scorer"))  # the hall's start
     assert paired.screen.name == "ready.dealer"

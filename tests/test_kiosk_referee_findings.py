@@ -94,3 +94,37 @@ def test_a_dispute_button_breaks_between_the_team_and_its_words(table):
     assert label.split("\n") == ["同安", "有异议"]
     for cols in range(6, 12):  # as a narrow button breaks it
         assert "有异议" in [line for part in label.split("\n") for line in wrap(part, cols)]
+
+
+def menu_places(table) -> dict[str, tuple[int, int]]:
+    """Where each entry of the referee's menu is at 800×480: (row, column)."""
+    (grid,) = table.screen.grids
+    cols = grid.columns(portrait=False)
+    return {b.action: divmod(i, cols) for i, b in enumerate(grid.buttons) if b.action}
+
+
+def test_the_referees_menu_keeps_each_entry_in_its_place(table):
+    """A paused table's menu put 继续计时 first and moved everything after it (宣布时间到…, red,
+    came where 撤销 had been); between hands it went two by two. Each entry now has its place,
+    a gap where it is not offered: a pause adds 继续计时 and moves nothing."""
+    table.start()
+    table.play_tricks(1)
+    table.tap("referee")
+    table.pin()
+    playing = menu_places(table)
+    (grid,) = table.screen.grids
+    assert grid.columns(portrait=True) == 3  # the same places in portrait (not 5 rows of 2)
+    table.tap("close", "pause_table", "referee")
+    table.pin()
+    paused = menu_places(table)
+    assert paused.pop("r_resume") == (0, 0)
+    assert paused == playing
+    table.tap("r_resume")
+    table.enter(40)
+    table.press("N", "E")  # the next hand, before its bury
+    table.tap("referee")
+    table.pin()
+    between = menu_places(table)
+    assert between["r_correct"] == (1, 1)
+    assert {a: between[a] for a in ("r_time_up", "r_forfeit", "r_mute")} == \
+        {a: playing[a] for a in ("r_time_up", "r_forfeit", "r_mute")}

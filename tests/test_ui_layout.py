@@ -101,3 +101,24 @@ def test_the_end_screen_shows_the_slip_without_scrolling(screens):
 
 def test_no_words_are_cut_off_on_any_screen(screens):
     assert cut_words(screens) == []
+
+
+def test_every_pin_pad_has_its_keys_in_the_same_places(tmp_path, display):
+    """删除罚则's PIN pad names the penalty above the PIN: its keys sat a line lower than on
+    the other PIN pads (a referee's hand learns them), in the real window at 800×480."""
+    script = [
+        ("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+        ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"), ("touch", "start_bury"),
+        ("wait", "clock.bury"), ("seat", "N"), ("wait", "clock.play"), ("touch", "referee"),
+        ("wait", "referee.pin"), ("rects", "menu"), ("touch", "close"), ("wait", "clock.play"),
+        ("touch", "end_play"), ("wait", "confirm"), ("touch", "ok"), ("wait", "entry.points"),
+        ("touch", "e_points:40"), ("wait", "entry.last_trick"), ("touch", "e_last:dealer"),
+        *penalties("W"), ("wait", "entry.penalties"), ("touch", "e_del:*"),
+        ("wait", "referee.pin"), ("rects", "delete"), ("shot", "delete")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert "删除罚则：西 暴露张" in screens["texts"]["referee.pin"]
+    pad = ("pin:", "pin_clear", "pin_back")
+    keys = {name: {a: r for a, r in rects.items() if a.startswith(pad)}
+            for name, rects in screens["rects"].items()}
+    assert len(keys["menu"]) == 12
+    assert keys["delete"] == keys["menu"]

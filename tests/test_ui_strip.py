@@ -43,3 +43,20 @@ def test_the_body_stays_put_when_the_strip_says_more(tmp_path, display, size, la
     assert any("起断开" in t or "offline" in t for t in texts["entry.points"]), texts
     assert rects["pin+paused"] == rects["pin"]
     assert rects["points+offline"] == rects["points"]
+
+
+def test_the_clock_keeps_its_room_with_long_team_names(tmp_path, display):
+    """Teams with long names (集美龙舟 : 海沧红狮 at a real event took the strip to two rows at
+    800×480): the clock's strip stays one row, the sides' names (南北 : 东西) standing in for the
+    teams' where they do not fit, so the seats and the countdown keep their room (the countdown
+    had shrunk to a fifth of its height, 北's box to 20 px under its 27 px name); the other
+    screens keep the teams' names."""
+    script = [("wait", "setup"), ("type", "NS=Xiamentongan"), ("type", "EW=Jimeilongzhou"),
+              ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"), ("touch", "dealer:N"),
+              ("wait", "ready"), ("touch", "trump:♠"), ("touch", "start_bury"),
+              ("wait", "clock.bury"), ("seat", "N"), ("wait", "clock.play"), ("seat", "N"),
+              ("shot", "play")]
+    _, screens = play(tmp_path, display, script)
+    assert screens["seat_boxes"]["cut"] == []
+    assert "南北 : 东西" in screens["texts"]["clock.play"]
+    assert "Xiamentongan : Jimeilongzhou" in screens["texts"]["ready"]

@@ -78,3 +78,55 @@ def test_a_chinese_team_name_typed_in_pinyin_with_the_x_pointer(tmp_path, displa
     session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
     assert session.export()["teams"] == {"NS": "厦门同安"}
     session.close()
+
+
+def test_a_referee_who_knows_the_screens_taps_each_answer_as_soon_as_it_shows(
+        tmp_path, display):
+    """After the last trick a referee who knows the screens taps 录入本副, 40 and 庄家方, each
+    the moment its screen shows, before it has been up 0.25 s: each is taken. (Found playing
+    at five taps a second: 40 was taken for a bounce and lost, and the next tap, meant for
+    庄家方, landed on the points' pad, where it recorded 120.)"""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+              ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "*"),
+              ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
+              ("count", "ahead"), ("touch", "end_play"), ("quick", "e_points:40"),
+              ("quick", "e_last:dealer"), ("count", "stop"), ("shot", "after")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert screens["taken"][-3:] == ["end_play", "e_points:40", "e_last:dealer"]
+    from kiosk.rules import Rulesets
+    from kiosk.table.session import TableSession
+
+    session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
+    draft = session.state.draft
+    assert (draft.points, draft.kitty) == (40, None)
+    assert draft.entry_step.get("step") == "penalties"  # the declarers took the last trick
+    session.close()
+
+
+def test_a_tap_made_before_the_table_answers_the_one_before_it_does_not_answer_again(
+        tmp_path, display):
+    """The table's thread is slow to journal 85 (a slow card): the pad stays on the glass, and
+    the referee's next tap, meant for who won the last trick, lands on the pad where 庄家方
+    will be. It waits for the table's answer, which is the next question, and is then not
+    taken: the hand keeps 85 (it was recorded with the pad's value under the finger)."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+              ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"),
+              ("wait", "clock.play"), ("touch", "end_play"), ("wait", "confirm"),
+              ("touch", "ok"), ("wait", "entry.points"), ("rects", "points"),
+              ("touch", "e_points:85"), ("wait", "entry.last_trick"), ("rects", "last"),
+              ("touch", "e_back"), ("wait", "entry.points"), ("slow_table", "2"),
+              ("burst_seen", "points:e_points:85 last:e_last:dealer"),
+              ("wait", "entry.last_trick"), ("shot", "after")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert screens["burst"]["taken"] == ["e_points:85"]
+    from kiosk.rules import Rulesets
+    from kiosk.table.session import TableSession
+
+    session = TableSession.open(tmp_path / "data", 1, Rulesets.load())
+    draft = session.state.draft
+    assert (draft.points, draft.entry_step.get("step")) == (85, "last_trick")
+    session.close()

@@ -304,3 +304,14 @@ def test_an_overrun_shorter_than_a_tenth_never_reads_as_zero_seconds(rulesets, l
     assert under in said and "0.0" not in said
     assert tenths in penalty_name({"code": "time-overrun", "seat": "S", "over_seconds": 0.3},
                                   ruleset, lang)
+
+
+@pytest.mark.unit
+def test_wrap_leaves_no_character_alone_with_a_bracket_too_long_for_its_line():
+    """「藏牌（提醒后仍隐⏎瞒）」 on an offence button five to a row at 800×480: a bracket
+    that cannot stay whole breaks as the rest of the text does."""
+    offence = "藏牌（提醒后仍隐瞒）"
+    for cols in range(8, 20):
+        lines = wrap(offence, cols)
+        assert "".join(lines) == offence
+        assert len(lines) == 1 or len(lines[-1].rstrip("）")) > 1, (cols, lines)

@@ -70,12 +70,15 @@ class TableRunner:
         self._round_start: RoundStart | None = None
         self.slips: dict[str, str] = {}  # the last match's slip, by language
         self.view: TableView = snapshot(session)  # what screens read: replaced, never changed
+        self.answered = 0  # the door's items (Door.sent) whose effect `view` shows
 
     # -- one step ---------------------------------------------------------------------------
 
     def step(self, timeout: float = 0.0) -> None:
         """Handle what came through the door (waiting up to `timeout`), then tick."""
-        for item in self.door.take(timeout):
+        items = self.door.take(timeout)
+        answered = self.door.taken
+        for item in items:
             if isinstance(item, Edge):
                 for action in self.decoder.edge(item):
                     self._act(action)
@@ -107,6 +110,7 @@ class TableRunner:
             self._seen = seen
             self.view = snapshot(self.session, self.notice, self.slips, link=self.link,
                                  muted=self.lights.muted, printer=self.printer is not None)
+        self.answered = answered
 
     def notify(self, key: str, level: str = "info", **params: Any) -> None:
         """Say something in the notice area (on the session's thread)."""

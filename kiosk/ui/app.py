@@ -15,6 +15,7 @@ and nothing scrolls."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import deque
@@ -23,6 +24,7 @@ from typing import Any
 
 from kivy.app import App
 from kivy.clock import Clock
+from kivy.core.text import Label as CoreLabel
 from kivy.core.window import Window
 from kivy.graphics import Color, Ellipse, Line, Rectangle
 from kivy.lang import Builder
@@ -63,8 +65,14 @@ RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and th
 HOLD_TO_PAUSE = 0.8
 # A finger that lands on a button less than this long after the button appeared was meant for
 # what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
-# one the screen's change overtook. A person reading a new question takes longer.
+# one the screen's change overtook. A person reading a new question takes longer; a referee
+# who knows the screens taps ahead of them, and that tap is taken (see `KioskApp.settled`).
 SETTLE = 0.25
+#: A bounce lands where the finger was: within this many millimetres of the touch before.
+BOUNCE_MM = 6.0
+#: A tap waits at most this long for the table to answer the tap before it (the table's thread
+#: journals a tap before the screen can show what it did; a slow card takes a while).
+ANSWER_WAIT = 3.0
 #: A pressed button stays lit at least this long, so that a quick tap is seen too.
 LIT_AT_LEAST = 0.15
 #: The pressed look: a light veil over the button and a bright frame around it.
@@ -118,6 +126,7 @@ class TapButton(Button):
     lit = BooleanProperty(False)  # drawn pressed
     pressed_at = 0.0  # when the finger went down on it (Clock.get_boottime)
     landed_after = 0.0  # the soonest it can have gone down (InputReads.earliest)
+    landed_on = (0.0, 0.0)  # where it went down (window pixels)
     _fitting = False
 
     def __init__(self, **kw: Any) -> None:
@@ -127,6 +136,7 @@ class TapButton(Button):
     def on_press(self) -> None:
         """The finger landed: lit at once, in the frame that dispatched the touch."""
         self.pressed_at, self.landed_after = Clock.get_boottime(), INPUT_READS.earliest()
+        self.landed_on = tuple(self.last_touch.pos) if self.last_touch else self.center
         self.lit = True
 
     def on_release(self) -> None:
@@ -296,20 +306,26 @@ class MuteIcon(Widget):
 
 class StatusStrip(BoxLayout):
     """The parts of the status strip. On the clock (`big`) they wrap between parts, never
-    inside one. Elsewhere the strip is one line of a fixed height whatever it says: parts that
-    would not fit (the scorer link lost, 已暂停, English words) make the whole line's type
-    smaller, never a second line, which pushed the body down under a finger (a tap meant for
-    「85」 took 「40」)."""
+    inside one, in portrait; in landscape they keep to one row, the seats and the countdown
+    below needing all the rest of the height, so a caption with a shorter form (the teams'
+    names, 南北 : 东西) gives way where the row has no room for it. Elsewhere the strip is one
+    line of a fixed height whatever it says: parts that would not fit (the scorer link lost,
+    已暂停, English words) make the whole line's type smaller, never a second line, which
+    pushed the body down under a finger (a tap meant for 「85」 took 「40」)."""
 
     big = BooleanProperty(False)
 
     def on_kv_post(self, _base: Any) -> None:
         self.scale = 1.0
+        self.shortened = False  # (the clock's row) the short captions shown
+        self._measured: Any = None  # what `shortened` was measured for
         self._squeeze_later = Clock.create_trigger(self._squeeze)
         self.ids.parts.bind(width=self._squeeze_later)
 
     def show(self, app: KioskApp, parts: tuple[Part, ...], flags: tuple[str, ...]) -> None:
         box = self.ids.parts
+        if self.big and not app.portrait:
+            self._one_row(app, parts, "muted" in flags)
         key = (tuple(p.caption for p in parts), app.portrait, app.lang, self.big)
         if getattr(self, "_key", None) != key:
             self._key = key
@@ -319,7 +335,7 @@ class StatusStrip(BoxLayout):
                 widget.bind(width=self._squeeze_later)
                 box.add_widget(widget)
         for widget, part in zip(box.children[::-1], parts, strict=False):
-            widget.show(part)
+            widget.show(part, self.shortened and self.big and not app.portrait)
         self.ids.mute.shown = "muted" in flags
 
     def _squeeze(self, *_: Any) -> None:
@@ -337,6 +353,19 @@ class StatusStrip(BoxLayout):
             self.scale = scale
             for part in box.children:
                 part.rescale(scale)
+
+    def _one_row(self, app: KioskApp, parts: tuple[Part, ...], muted: bool) -> None:
+        """The clock's row in landscape: the short captions where the long ones do not fit,
+        measured before they are shown (a frame of two rows would jump)."""
+        texts = (tuple((p.caption, p.value, p.strong) for p in parts), Window.width, muted,
+                 app.lang)
+        if texts == self._measured:
+            return
+        self._measured = texts
+        box = self.ids.parts
+        room = Window.width - (dp(40) if muted else 0) - box.padding[0] * 2 - \
+            box.spacing[0] * (len(parts) - 1)
+        self.shortened = sum(StripPart.width_for(app, p) for p in parts) > room
 
 
 class StripPart(BoxLayout):
@@ -367,8 +396,10 @@ class StripPart(BoxLayout):
         self.caption.font_size, self.value.font_size = \
             self.small * scale, self.app.text_size * scale
 
-    def show(self, part: Part) -> None:
-        self.caption.text, self.value.text = part.caption, part.value
+    def show(self, part: Part, short: bool = False) -> None:
+        """The part's words (its caption's short form, where it has one and `short`)."""
+        self.caption.text = part.short if short and part.short else part.caption
+        self.value.text = part.value
         if self.big:
             size = max(self.small, self.app.strong_caption_size) if part.strong else self.small
             if self.caption.font_size != size:
@@ -378,6 +409,15 @@ class StripPart(BoxLayout):
         self.value.color = (1, 0.45, 0.35, 1) if part.tone == "alert" else \
             (0.75, 0.75, 0.8, 1) if part.tone == "dim" else \
             RED_SUIT if part.tone == "red" else (1, 1, 1, 1)
+
+    @staticmethod
+    def width_for(app: KioskApp, part: Part) -> float:
+        """How wide a part of the clock's strip is with its long caption (as `_fit` makes
+        it, measured without drawing it)."""
+        caption = max(app.text_size * 0.8, app.strong_caption_size) if part.strong \
+            else app.text_size * 0.8
+        return max(_text_width(part.caption, app.font, caption),
+                   _text_width(part.value, app.font, app.status_size)) + dp(16)
 
     def _fit(self, *_: Any) -> None:
         cw, ch = self.caption.texture_size
@@ -389,6 +429,13 @@ class StripPart(BoxLayout):
         else:
             self.caption.size, self.value.size = (cw, self.height), (vw, self.height)
             self.width = cw + vw + self.PAD
+
+
+def _text_width(text: str, font: str, size: float) -> float:
+    """The width of one line of `text` in `font` at `size`, as a Label lays it out."""
+    measure = CoreLabel(font_name=font, font_size=size)
+    measure.resolve_font_name()
+    return float(measure.get_extents(text)[0])
 
 
 class KioskScreen(Screen):
@@ -529,7 +576,9 @@ def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...], built: Any) -> Any:
 
 
 def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> Label:
-    label = Label(text=text, font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
+    """A line of the body. A blank one keeps a line's height (a space is drawn): the PIN pads
+    leave blank where 删除罚则's names the penalty, and their keys keep their places."""
+    label = Label(text=text or " ", font_name=fonts.MONO_FOR_LANG[app.lang] if mono else app.font,
                   font_size=app.text_size, halign="left", valign="middle")
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
     # Broken at sensible points for the width (as buttons are): Kivy itself breaks at a space
@@ -539,7 +588,7 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
 
     def refit(w: Label, *_: Any) -> None:
         cols = columns(w.width, w.font_size)
-        w.text = fit_lines(w.words, cols) if mono else wrapped(w.words, cols)
+        w.text = (fit_lines(w.words, cols) if mono else wrapped(w.words, cols)) or " "
 
     label.refit = refit
     label.bind(width=refit, font_size=refit)
@@ -611,10 +660,17 @@ class KioskApp(App):
         self.watchdog = Watchdog()
         self.frames = 0
         self.model: ScreenModel | None = None
-        self._shown: dict[tuple[str, str], float] = {}  # (screen, action): since when
+        # (screen, action): since when, and whether a tap brought it (the tap's answer)
+        self._shown: dict[tuple[str, str], tuple[float, bool]] = {}
+        self._tapped_at = float("-inf")  # when the last tap was applied
+        self._awaiting = 0  # the door's items (Door.sent) sent by then: the table's answer
+        self._shows_answer = 0  # the door's items whose effect the model shows
+        self._answering = False  # the screen changes now are the last tap's answer
+        self._last_touch: tuple[float, float] | None = None  # where the last tap landed
         # taps not applied yet: (action, when the finger went down on a button, the screen
-        # the button was on); a long press on the countdown gives neither
-        self.taps: deque[tuple[str, float | None, str | None]] = deque()
+        # the button was on, whether it landed away from the touch before it); a long press
+        # on the countdown gives none of these
+        self.taps: deque[tuple[str, float | None, str | None, bool]] = deque()
         self._frame: Any = None
 
     @property
@@ -671,11 +727,13 @@ class KioskApp(App):
         if self.runner.alive:  # fed from the UI loop: a frozen UI or clock thread is restarted
             self.watchdog.ping()
         self.font = fonts.FONT_FOR_LANG[self.lang]
+        self._shows_answer = self.runner.answered  # (taken before the view it answers for)
+        answer, self._answering = self._answering, self._shows_answer < self._awaiting
         model = present(self.runner.view, self.runner.session.clock.now(), self.controller.ui,
                         self.portrait)
         self.model = model
         now, shown = Clock.get_boottime(), self._shown
-        self._shown = {key: shown.get(key, now) for key in
+        self._shown = {key: shown.get(key, (now, answer)) for key in
                        ((model.name, action) for action in model.actions())}
         screen = self.root.get_screen(model.screen)
         if self.root.current != model.screen:
@@ -683,42 +741,66 @@ class KioskApp(App):
         screen.show(self, model)
 
     def _before_draw(self, _dt: float = 0.0) -> None:
-        """Apply the taps that came with this frame's input, in order, then refresh."""
+        """Apply the taps that came with this frame's input, in order, then refresh. A tap
+        after one the table has not answered yet waits for the answer (a frame or two): the
+        answer may be a new screen, where the waiting tap's button is gone, and a tap meant
+        for the next screen that landed on this one must not answer this one again."""
         while self.taps:
-            action, at, screen = self.taps.popleft()
+            if self._shows_answer < self._awaiting:
+                if self.runner.answered >= self._awaiting:
+                    self.refresh()  # the answer, as it shows
+                elif Clock.get_boottime() - self._tapped_at < ANSWER_WAIT:
+                    break  # (the next frames come by the interval; a stalled table is not
+                    # waited for longer)
+            action, at, screen, elsewhere = self.taps.popleft()
             model = self.model
             # A tap is for the screen it landed on: one that screen's change made stale (a
             # second tap of the same frame, on a button that is gone now) is not applied.
             if screen is not None and model is not None and (
                     model.name != screen or action not in model.actions()):
                 continue
-            if at is None or self.settled(action, at):
+            if at is None or self.settled(action, at, elsewhere):
+                self._tapped_at = Clock.get_boottime()
                 self.act(action)
         self.refresh()
 
     # -- taps -------------------------------------------------------------------------------
 
     def tapped(self, button: TapButton) -> None:
-        """A button released (during Kivy's dispatch of input): queued."""
+        """A button released (during Kivy's dispatch of input): queued, with whether it landed
+        away from the tap before it (a bounce lands where the finger was)."""
+        (x, y), last = button.landed_on, self._last_touch
+        bounce = min(Window.width, Window.height) / PANEL_SHORT_MM * BOUNCE_MM
+        elsewhere = last is None or math.hypot(x - last[0], y - last[1]) > bounce
+        self._last_touch = (x, y)
         self.taps.append((button.action, button.landed_after,
-                          self.model.name if self.model else ""))
+                          self.model.name if self.model else "", elsewhere))
         self._frame()
 
     def queue(self, action: str) -> None:
         """An action not from a button (the long press on the countdown): applied before the
         next frame is drawn, after any tap before it."""
-        self.taps.append((action, None, None))
+        self.taps.append((action, None, None, False))
         self._frame()
 
-    def settled(self, action: str, at: float | None = None) -> bool:
+    def settled(self, action: str, at: float | None = None, elsewhere: bool = False) -> bool:
         """Whether a finger down at `at` (default: a touch dispatched now, by the soonest it
         can have landed) on the button for `action` is meant for it: the button has been on
-        this screen at least SETTLE by then."""
-        since = self._shown.get((self.model.name if self.model else "", action))
-        return since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE
+        this screen at least SETTLE by then, or it is a tap ahead: the screen is the answer to
+        the tap before, and this one landed `elsewhere` than that one (a referee who knows the
+        screens taps the next answer before it shows). A bounce lands where the finger was,
+        and a screen that came by itself (a seat button, the clock) was not waited for."""
+        since, answer = self._shown.get((self.model.name if self.model else "", action),
+                                        (None, False))
+        if since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE:
+            return True
+        return answer and elsewhere
 
     def act(self, action: str) -> None:
+        """A tap's action: what the screen changes until the table has answered it (what it
+        sent through the door) is its answer."""
         self.controller.act(action)
+        self._awaiting, self._answering = self.runner.door.sent, True
         self.refresh()
 
     def _key(self, _window: Any, key: int, _scancode: int, text: str | None, *_: Any) -> bool:

@@ -21,11 +21,12 @@ class Btn:
 
 @dataclass(frozen=True)
 class Grid:
-    """Buttons in rows of at most `cols` (landscape) or `cols_portrait` columns, filling their
-    share of the body: never scrolled. The rows are filled evenly: a lone 「0」 fills its row,
-    two hands share it, seven go in rows of 4 and 3, not 6 and 1 (Kivy keeps a column without
-    a button, a gap at the right). A keyboard keeps its columns (1 … 0 on one row). A button
-    with no action is a gap."""
+    """Buttons in rows of `cols` (landscape) or `cols_portrait` columns, filling their share
+    of the body: never scrolled. The rows are filled evenly: a lone 「0」 fills its row, two
+    hands share it, seven go in rows of 4 and 3, not 6 and 1 (Kivy keeps a column without a
+    button, a gap at the right); where that still leaves the last row short by two or more,
+    one column more is taken if it evens the rows (14 offences go 5/5/4, not 4/4/4/2). A
+    keyboard keeps its columns (1 … 0 on one row). A button with no action is a gap."""
 
     buttons: tuple[Btn, ...]
     cols: int = 4
@@ -37,8 +38,18 @@ class Grid:
         cols = self.cols_portrait if portrait else self.cols
         if self.keyboard:
             return cols
-        rows = max(1, -(-len(self.buttons) // cols))
-        return max(1, -(-len(self.buttons) // rows))
+        n = len(self.buttons)
+
+        def even(most: int) -> int:  # the fewest columns that keep the rows at most `most`
+            rows = max(1, -(-n // most))
+            return max(1, -(-n // rows))
+
+        def short(columns: int) -> int:  # places left empty in the last row
+            return -n % columns
+
+        fitted = even(cols)
+        wider = even(cols + 1)
+        return wider if short(fitted) >= 2 and short(wider) < short(fitted) else fitted
 
     def rows(self, portrait: bool) -> int:
         return max(1, -(-len(self.buttons) // self.columns(portrait)))
@@ -60,6 +71,7 @@ class Part:
     value: str
     tone: str = ""  # "", "alert" (time up, paused), "dim" or "red" (a red suit)
     strong: bool = False  # the caption read from 1 m too (which side is which)
+    short: str = ""  # the caption where the clock's one row has no room for it
 
 
 @dataclass(frozen=True)

@@ -177,9 +177,11 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         if view.kind == "team":
             parts.append(Part(t("ui.cap.trump"), trump_label(view.trump, t),
                               "red" if view.trump in RED_SUITS else ""))
-    if view.levels:  # which side is which must read from across the table
+    if view.levels:  # which side is which must read from across the table (by the sides'
+        # names where the teams' do not fit: the seats and the countdown keep their room)
         parts.append(Part(f"{team_label(view, 'NS', t)} : {team_label(view, 'EW', t)}",
-                          f"{view.levels[0]} : {view.levels[1]}", strong=True))
+                          f"{view.levels[0]} : {view.levels[1]}", strong=True,
+                          short=f"{t('team.NS')} : {t('team.EW')}"))
     left = view.match_left(now)
     if left is not None:
         if view.time_up:  # time up, said alone: the minutes left no longer count
@@ -760,7 +762,7 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
                            grids=(Grid(hands, 6, 4),) if hands else (),
                            lines=() if hands else (t("ui.history.none"),), nav=(back,))
     return ScreenModel("step", "referee", t("ui.referee_menu"),
-                       grids=(Grid(_referee_menu(view, t, lang), 3, 2),),
+                       grids=(Grid(_referee_menu(view, t, lang), 3, 3),),
                        nav=(Btn("close", t(_close_words(view)), "primary"),))
 
 
@@ -773,34 +775,40 @@ def _close_words(view: TableView) -> str:
 
 
 def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
-    """What the referee can do now, each saying what it does."""
-    out = []
+    """What the referee can do now, each saying what it does, each in a place of its own
+    whatever else is offered (a gap where it is not), so that a referee's hand learns where
+    each is: a pause adds 继续计时 and moves nothing. Three rows of three: the clock, undo, the
+    phase's own (the leader, the ruling, a new match); a cost to confirm, a correction, the
+    second ruling or the match clock's start; time up, forfeit, the buzzer (in portrait too)."""
+    slots = [GAP] * 9
     playing = view.phase not in IDLE
     if view.paused and view.pause_reason != PauseReason.HOLD:
-        out.append(Btn("r_resume", t("ui.r.resume"), "primary"))
-    if view.match_limit is not None and not view.match_clock_started and playing:
-        out.append(Btn("r_start_clock", t("ui.r.start_clock")))
-    for pid, _ in view.unconfirmed:  # a cost the seed leaves to the referee
-        penalty = dict(view.penalties).get(pid, {})
-        out.append(Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
-            penalty, view, t, lang)), "primary"))
+        slots[0] = Btn("r_resume", t("ui.r.resume"), "primary")
     if view.undo:
-        out.append(Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0]))))
+        slots[1] = Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0])))
     if view.phase == Phase.PLAY and not view.all_played:
-        out.append(Btn("r_leader", t("ui.r.leader")))
-    if view.phase == Phase.DISPUTED:  # the result as shown, or changed first
-        out.append(Btn("r_rule", t("ui.r.rule"), "primary"))
-        out.append(Btn("r_change", t("ui.r.change")))
+        slots[2] = Btn("r_leader", t("ui.r.leader"))
+    elif view.phase == Phase.DISPUTED:  # the result as shown, or changed first
+        slots[2] = Btn("r_rule", t("ui.r.rule"), "primary")
+        slots[5] = Btn("r_change", t("ui.r.change"))
+    elif view.phase == Phase.OVER and view.standalone:
+        slots[2] = Btn("r_new_match", t("ui.new_match"), "primary")
+    if view.unconfirmed:  # a cost the seed leaves to the referee: one at a time
+        pid, _ = view.unconfirmed[0]
+        penalty = dict(view.penalties).get(pid, {})
+        slots[3] = Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
+            penalty, view, t, lang)), "primary")
     if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
-        out.append(Btn("r_correct", t("ui.r.correct")))
+        slots[4] = Btn("r_correct", t("ui.r.correct"))
+    if view.match_limit is not None and not view.match_clock_started and playing and \
+            view.phase != Phase.DISPUTED:
+        slots[5] = Btn("r_start_clock", t("ui.r.start_clock"))
     if playing and view.time_up is None:
-        out.append(Btn("r_time_up", t("ui.r.time_up"), "danger"))
+        slots[6] = Btn("r_time_up", t("ui.r.time_up"), "danger")
     if playing and view.kind == "team":
-        out.append(Btn("r_forfeit", t("ui.r.forfeit"), "danger"))
-    if view.phase == Phase.OVER and view.standalone:
-        out.append(Btn("r_new_match", t("ui.new_match"), "primary"))
-    out.append(Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute")))
-    return tuple(out)
+        slots[7] = Btn("r_forfeit", t("ui.r.forfeit"), "danger")
+    slots[8] = Btn("r_mute", t("ui.r.unmute" if view.muted else "ui.r.mute"))
+    return tuple(slots)
 
 
 def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
@@ -813,11 +821,13 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     keys = (*digits, Btn("pin_clear", t("ui.pin.clear"), "quiet"), Btn("pin:0", "0"),
             Btn("pin_back", t("ui.key.back"), "quiet"))
     unlocks, _, what = (ui.after_unlock or "menu").partition(":")  # the title says what
-    # a penalty struck out is named before the PIN is given: the list behind may hold several
+    # a penalty struck out is named before the PIN is given (the list behind may hold
+    # several); the other pads leave that line blank, so that every pad's keys keep their
+    # places
     penalty = dict(view.penalties).get(what) if unlocks == "e_del" else None
-    said = (t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)),
-            ) if penalty else ()
-    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(*said, shown),
+    said = t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)) \
+        if penalty else ""
+    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(said, shown),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),

@@ -25,7 +25,8 @@ from ..table.clock import ManualClock
 from ..table.kinds import Phase
 from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 
-#: ("touch", action), ("hold", action) a long press, ("double", action) a tap that bounced
+#: ("touch", action) (`e_del:*`: the first button whose action begins so), ("hold", action) a
+#: long press, ("double", action) a tap that bounced
 #: (a second tap on the same spot a moment later), ("seat", seat) a GPIO button,
 #: ("shot", name), ("wait", model name) until that screen shows, ("type", field=text) on the
 #: screen's keyboard, ("play_out", "") every remaining trick by the session's seat presses,
@@ -35,7 +36,12 @@ from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
 #: the taps the app took are kept), ("press", action) a quick tap (the frames until the
 #: button was drawn pressed are kept), ("key", name) a key of a keyboard attached to the
 #: kiosk (X's name for it: Escape), ("link", status) the scorer link's state as the outbox
-#: reports it ("in-sync", "offline" since a minute ago).
+#: reports it ("in-sync", "offline" since a minute ago), ("burst_seen", "rects:action …")
+#: taps at a person's quickest pace on buttons of screens still to come, each where an earlier
+#: ("rects", name) found it (a referee who knows the screens taps ahead of them),
+#: ("slow_table", seconds) the table's thread busy that long (a slow card's journal),
+#: ("quick", action) a tap as soon as its button shows (a referee who knows the screen does
+#: not stop to read it).
 Step = tuple[str, str]
 
 PIN = ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), ("touch", "pin:0"), \
@@ -196,6 +202,21 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
                 yield
             seen["burst"] = {"tapped": actions, "taken": list(seen["taken"])}
             seen["inputs"] = dict(app.controller.ui.names)
+        elif kind == "burst_seen":
+            assert burst is not None, "a burst needs the X pointer"
+            aimed = [tap.partition(":")[::2] for tap in arg.split()]
+            rects = [seen["rects"][name][action] for name, action in aimed]
+            while not app.settled(aimed[0][1]):  # the first, as a person reads its screen
+                yield
+            seen["taken"].clear()
+            made = burst([(x + w / 2, y + h / 2) for x, y, w, h in rects], BURST_EVERY,
+                         BURST_DOWN)
+            while not made():
+                yield
+            for _ in range(int(1.0 / STEP)):
+                yield
+            seen["burst"] = {"tapped": [action for _, action in aimed],
+                             "taken": list(seen["taken"])}
         elif kind == "press":
             yield from _press(app, burst, arg, seen)
         elif kind == "key":
@@ -203,9 +224,9 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             keyboard(arg)
             for _ in range(int(0.5 / STEP)):  # the window reads it in a frame or two
                 yield
-        elif kind in ("touch", "hold", "double"):
+        elif kind in ("touch", "hold", "double", "quick"):
             yield from _tap(app, finger, arg, hold=kind == "hold", twice=kind == "double",
-                            burst=burst)
+                            burst=burst, read=kind != "quick")
             taps += counting
         elif kind in ("type", "type_keys"):  # on the screen's own keyboard, a tap a letter
             field, _, text = arg.partition("=") if kind == "type" else ("", "", arg)
@@ -230,6 +251,9 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             presses += counting
         elif kind == "play_out":
             app.runner.door.put(_play_out)
+        elif kind == "slow_table":
+            busy = float(arg)
+            app.runner.door.put(lambda _session, busy=busy: time.sleep(busy))
         elif kind == "link":
             app.runner.door.put(LinkUpdate(LinkState(arg, offline_since=time.time() - 60)))
         elif kind == "count":  # ("count", name) starts counting, ("count", "stop") stops
@@ -270,11 +294,13 @@ def _dispatched() -> Finger:
 
 
 def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
-         twice: bool = False, burst: Burst | None = None) -> Iterator[None]:
+         twice: bool = False, burst: Burst | None = None, read: bool = True
+         ) -> Iterator[None]:
     """A finger on the button for `action` (once the runner has put it on the screen); held
     long enough to pause, for the countdown; `twice`: tapped again on the same spot a moment
     later (a finger that bounced), whatever the screen shows by then: both taps made by the
-    `burst` on its own clock where there is one (the X pointer), else by the finger."""
+    `burst` on its own clock where there is one (the X pointer), else by the finger; `read`:
+    only once the screen has been up as long as a person takes to read it."""
     for _ in range(100):
         widget = _find(app.root.current_screen, action)
         if widget is not None:
@@ -283,7 +309,7 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
     else:
         name = app.model.name if app.model else None
         raise RuntimeError(f"no button {action!r} on the {name} screen")
-    while not app.settled(action):  # as a person reads a new screen before tapping it
+    while read and not app.settled(action):  # as a person reads a new screen before tapping
         yield
     x, y = widget.to_window(*widget.center)
     if twice and burst is not None:  # the bounce's gap is the hand's, however slow the app
@@ -370,8 +396,11 @@ def _play_out(session: Any) -> None:
 
 
 def _find(root: Widget, action: str) -> Widget | None:
+    """The button for `action` on the screen (`e_del:*`: the first whose action begins so)."""
     for widget in root.walk():
-        if getattr(widget, "action", None) == action and widget.get_root_window() is not None:
+        found = getattr(widget, "action", None)
+        wild = action.endswith("*") and isinstance(found, str) and found.startswith(action[:-1])
+        if (found == action or wild) and widget.get_root_window() is not None:
             return widget
     return None
 
@@ -396,8 +425,9 @@ _MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
-    """On the clock: the seat boxes that show less than their text (a line left out), and
-    how many leads (every seat to move, each box with its countdown) were looked at."""
+    """On the clock: the seat boxes that show less than their text (a line left out, or a
+    line taller than the box, drawn over what is around it), and how many leads (every seat
+    to move, each box with its countdown) were looked at."""
     model = app.model
     if model is None or model.screen != "clock" or not model.seats:
         return
@@ -410,7 +440,9 @@ def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
             widget.texture_update()
             shown = "".join(word.text for line in widget._label._cached_lines
                             for word in line.words)
-            if "".join(shown.split()) != "".join(widget.text.split()):
+            lines = widget._label._cached_lines
+            tall = len(lines) * widget._label.get_extents("国")[1] > widget.height
+            if "".join(shown.split()) != "".join(widget.text.split()) or tall:
                 cut = [model.name, widget.text, shown, round(widget.height)]
                 if cut not in boxes["cut"]:
                     boxes["cut"].append(cut)

@@ -93,15 +93,22 @@ def _lone_word(units: list[str]) -> bool:
 
 
 def _brackets_whole(units: list[str], cols: int) -> list[str]:
-    """Each （…） run of units as one unit, where it fits on a line."""
+    """Each （…） run of units as one unit, where it fits on a line whole; one too long stays
+    in its units (a part of it held together left 「瞒）」 alone on the last line)."""
     out: list[str] = []
+    run: list[str] | None = None  # the units of a run not closed yet: out[-1] is them
     for unit in units:
-        opened = next((i for i in range(len(out) - 1, -1, -1) if out[i].startswith("（")
-                       and "）" not in out[i]), None)
-        if opened is not None and width("".join(out[opened:]) + unit) <= cols:
-            out[opened:] = ["".join(out[opened:]) + unit]
-        else:
-            out.append(unit)
+        if run is not None:
+            if width("".join(run) + unit) <= cols:
+                run.append(unit)
+                out[-1] = "".join(run)
+                if "）" in unit:
+                    run = None
+                continue
+            out[-1:], run = run, None
+        out.append(unit)
+        if unit.startswith("（") and "）" not in unit:
+            run = [unit]
     return out
 
 
