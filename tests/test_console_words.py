@@ -138,15 +138,21 @@ def test_a_team_label_has_no_stray_space_beside_chinese_text(lang):
 # -- starting a round: tables without a kiosk, a start at once ------------------------------
 
 
-def test_starting_a_round_with_tables_without_a_kiosk_names_them_and_asks_first(director):
+def rounds_page_of_a_published_round(director, paired: tuple[int, ...]):
+    """Four tables, those `paired` with a kiosk, round 1 published: the console on 轮次编排."""
     codes = director.add_tables(4)
-    for table in (1, 2):  # tables 3 and 4 get no kiosk
+    for table in paired:
         director.store.pair(table, codes[table], f"pi-{table}", time.time())
     director.make_draft(by="陈")
     director.publish(by="陈")
     client = log_in(director)
     window = Window(client)
     window.load("/admin/rounds")
+    return client, window
+
+
+def test_starting_a_round_with_tables_without_a_kiosk_names_them_and_asks_first(director):
+    client, window = rounds_page_of_a_published_round(director, (1, 2))  # 3, 4: no kiosk
     asked = window.load(window.send("/admin/start", start_in="60").headers["location"])
     assert ("第 3、4 桌还没有配对平板。第 1 轮开始后，本轮时钟照常计时，这些桌要等配对好平板"
             "才能开赛。仍要开始吗？") in html.unescape(asked)
@@ -157,14 +163,7 @@ def test_starting_a_round_with_tables_without_a_kiosk_names_them_and_asks_first(
 
 
 def test_a_round_started_with_no_lead_in_says_it_starts_now(director):
-    codes = director.add_tables(4)
-    for table in codes:
-        director.store.pair(table, codes[table], f"pi-{table}", time.time())
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    client = log_in(director)
-    window = Window(client)
-    window.load("/admin/rounds")
+    client, window = rounds_page_of_a_published_round(director, (1, 2, 3, 4))
     done = window.send("/admin/start", start_in="0")  # every table paired: asks nothing
     assert flash_of(client, done) == "第 1 轮已在各桌同时开始。"  # not 「将于 0 秒后」
 
