@@ -4,10 +4,12 @@ developer can use (a traceback, a library's English) in the details file the lin
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import re
 import signal
+import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +18,8 @@ import pytest
 
 from kiosk.scorer import terminal
 from kiosk.scorer.pipes import DETAILS_ENV
+from kiosk.scorer.store.writer import Writer
+from kiosk.sqlite import durable as sqlite_durable
 
 from .helpers import ScorerProcess, children_running
 
@@ -56,6 +60,40 @@ def test_the_scorers_own_warning_is_said_in_words_with_its_details_kept(said, ca
         capsys, said,
         "注意:       检查牌桌上传数据的进程意外结束：1 秒后重新启动，其间由记分台自己检查",
         "kiosk.scorer.checker", "IncompleteReadError('0 bytes read')")
+
+
+@pytest.mark.unit
+def test_a_failed_copy_of_the_stores_wal_is_said_in_words_its_error_among_the_details(
+        said, capsys, tmp_path, monkeypatch):
+    """The store's WAL is copied into its file by a thread of the writer's (a full disk makes
+    that fail): said as what it means, SQLite's English kept for a developer."""
+    opened = []
+
+    class FullDisk:  # the checkpoints' connection, on a disk with no room left
+        def __init__(self, db):
+            self.db = db
+
+        def execute(self, sql, *args):
+            if "wal_checkpoint" in sql:
+                raise sqlite3.OperationalError("database or disk is full")
+            return self.db.execute(sql, *args)
+
+        def close(self):
+            self.db.close()
+
+    def durable(path):  # the writer's own connection as it is, the checkpoints' on that disk
+        opened.append(sqlite_durable(path))
+        return opened[-1] if len(opened) == 1 else FullDisk(opened[-1])
+
+    monkeypatch.setattr("kiosk.scorer.store.writer.durable", durable)
+    path = tmp_path / "store.sqlite"
+    sqlite3.connect(path).execute("CREATE TABLE t (x)").connection.close()
+    writer = Writer(path)
+    asyncio.run(writer.run(lambda db: db.execute("INSERT INTO t VALUES (1)") and None))
+    writer.close()  # (after its last copy was tried)
+    said_with_details(
+        capsys, said, "注意:       把记分台最近写入的数据并入主文件时失败：没有丢失任何数据"
+        "（它们仍在日志文件里），一秒后再试", "database or disk is full")
 
 
 @pytest.mark.unit

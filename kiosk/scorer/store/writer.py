@@ -89,14 +89,16 @@ class Writer:
         """Copy what was committed from the WAL into the database, at most every `every`
         seconds, beside the commits (a PASSIVE checkpoint takes no lock a commit needs)."""
         try:
-            while not self._closing.is_set():
-                self._committed.wait()
+            while True:
+                self._committed.wait()  # (`close` sets it too, to end this)
                 self._committed.clear()
                 try:
                     db.execute("PRAGMA wal_checkpoint(PASSIVE)")
                 except sqlite3.Error as exc:  # (the WAL keeps it all: the next one tries again)
-                    log.warning("checkpoint of the store's WAL failed: %s", exc)
-                self._closing.wait(every)
+                    log.warning("terminal.scorer.log.checkpoint_failed",
+                                extra={"details": repr(exc)})
+                if self._closing.wait(every):
+                    return
         finally:
             db.close()
 
