@@ -20,6 +20,7 @@ from kiosk.protocol.wire import canonical, event_hash, sign, signed_headers
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store, migrations, open_store
+from kiosk.scorer.store.keys import REREAD
 from kiosk.scorer.web import kiosks
 from kiosk.scorer.web.app import create_app
 from kiosk.scorer.web.kiosks import PAIRINGS_PER_SOURCE
@@ -464,6 +465,38 @@ def test_the_journal_of_a_table_downloads(hall):
     link.credential = Credential(
         "http://testserver", 7, secret)
     assert link.download() == events
+
+
+def test_a_batch_reads_no_credential_or_mute_from_the_store_while_they_stand_still(hall):
+    secret = hall.pair(7)
+    events = chain(1, 2, 3, 4)
+    assert hall.send(7, secret, {"events": events[:1]}, nonce="81" * 8).status_code == 200
+    hall.clock[0] += 2 * REREAD  # (the credential's first use, committed, is read again)
+    assert hall.send(7, secret, {"events": []}, nonce="82" * 8).status_code == 200
+    statements: list[str] = []
+    hall.store.db.conn.set_trace_callback(statements.append)
+    for i, event in enumerate(events[1:]):
+        hall.clock[0] += REREAD / 4  # (and a counter asked every REREAD seconds only)
+        assert hall.send(7, secret, {"events": [event]}, nonce=f"{90 + i}" * 8).json()[
+            "high_water"] == event["seq"]
+    assert not [s for s in statements if "FROM tables" in s or "settings" in s]
+
+
+def test_a_change_made_by_another_process_reaches_the_kiosks_within_a_tenth_of_a_second(
+        hall, tmp_path):
+    secret = hall.pair(7)
+    assert hall.send(7, secret, {"events": []}, nonce="81" * 8).json()["muted"] is False
+    elsewhere = Store(tmp_path / "scorer.sqlite")  # `kiosk scorer admin`, the server running
+    elsewhere.set_setting("muted", "1")
+    elsewhere.revoke(7)
+    elsewhere.close()
+    assert hall.send(7, secret, {"events": []}, nonce="82" * 8).status_code == 200
+    hall.clock[0] += 2 * REREAD
+    assert hall.send(7, secret, {"events": []}, nonce="83" * 8).status_code == 401
+    again = hall.pair(7, "kiosk-new")  # (this process's own changes: at once)
+    assert hall.send(7, again, {"events": []}, nonce="84" * 8).json()["muted"] is True
+    hall.director.mute(False)
+    assert hall.send(7, again, {"events": []}, nonce="85" * 8).json()["muted"] is False
 
 
 def test_a_new_kiosk_revokes_the_old_ones_credential(hall):

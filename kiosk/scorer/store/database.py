@@ -35,6 +35,7 @@ from typing import Any
 from ...errors import StoreError
 from ...protocol.chain import EVENT_FIELDS, event_hash, extras, seal
 from ...sqlite import Database, Migrations, Schema, durable
+from .keys import DIRECTOR_REVISION, KEYS_REVISION
 from .writer import Writer
 
 migrations = Migrations("kiosk.scorer.store.database")
@@ -156,11 +157,12 @@ DIRECTOR_TABLES = ("event", "teams", "rounds", "assignments", "byes", "rulings",
 @migrations()
 def director_revision(db: Schema) -> None:
     db.table("revision").create({"id": int, "n": int}, pk="id")
-    db.execute("INSERT INTO revision VALUES (1, 0)")
+    db.execute(f"INSERT INTO revision VALUES ({DIRECTOR_REVISION}, 0)")
     for table in DIRECTOR_TABLES:
         for change in ("INSERT", "UPDATE", "DELETE"):
             db.execute(f"CREATE TRIGGER {table}_{change.lower()}_revision AFTER {change} ON "
-                       f"{table} BEGIN UPDATE revision SET n = n + 1 WHERE id = 1; END")
+                       f"{table} BEGIN UPDATE revision SET n = n + 1 "
+                       f"WHERE id = {DIRECTOR_REVISION}; END")
 
 
 @migrations()
@@ -194,6 +196,16 @@ def events_keyed_once(db: Schema) -> None:
 def code_misses(db: Schema) -> None:
     # A code takes a few wrong guesses before it is burnt (a typo at the table costs no code).
     db.table("codes").add_column("misses", int)
+
+
+@migrations()
+def keys_revision(db: Schema) -> None:
+    # A second counter, moved by any change to the tables' credentials: the kiosks' requests
+    # read them from memory while it stands still (keys.py).
+    db.execute(f"INSERT INTO revision VALUES ({KEYS_REVISION}, 0)")
+    for change in ("INSERT", "UPDATE", "DELETE"):
+        db.execute(f"CREATE TRIGGER tables_{change.lower()}_keys AFTER {change} ON tables "
+                   f"BEGIN UPDATE revision SET n = n + 1 WHERE id = {KEYS_REVISION}; END")
 
 # The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,
 # which is kept beside the event's hash).
@@ -269,7 +281,7 @@ class Store:
         migrations.apply(self.db)
         for suffix in ("-wal", "-shm"):
             _private(Path(f"{self.path}{suffix}"), create=False)
-        self._own_writes = 0  # data_version counts other connections' commits only
+        self.own_writes = 0  # commits on `db`: data_version counts other connections' only
         self._marks: dict[int, int] = {}  # high-water marks, kept by whoever commits events
         self._links: dict[int, tuple[float, int]] = {}
         self._lock = threading.Lock()
@@ -292,15 +304,16 @@ class Store:
 
     def version(self) -> int:
         """Changes whenever this or another connection (an admin command) commits."""
-        return int(self.db.execute("PRAGMA data_version").fetchone()[0]) + self._own_writes
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0]) + self.own_writes
 
     def revision(self) -> int:
         """Changes whenever the head referee's data does (`DIRECTOR_TABLES`), and only then:
         a kiosk's batch leaves it be."""
-        return int(self.db.execute("SELECT n FROM revision WHERE id = 1").fetchone()[0])
+        return int(self.db.execute("SELECT n FROM revision WHERE id = ?",
+                                   [DIRECTOR_REVISION]).fetchone()[0])
 
     def _wrote(self) -> None:
-        self._own_writes += 1
+        self.own_writes += 1
 
     # -- settings ---------------------------------------------------------------------------
 

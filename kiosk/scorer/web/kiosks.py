@@ -55,6 +55,7 @@ from ..director.access import Limiter
 from ..net import tls
 from ..net.shield import ARRIVED, BODY_TIMEOUT
 from ..store.database import Ingested, Store
+from ..store.keys import KioskKeys
 
 PAIR_TTL = 60.0  # seconds between the two steps of a pairing
 MAX_PAIR_BODY = 8_000
@@ -152,6 +153,7 @@ class Door:
     # Reads and checks the batches: in a process of its own while it runs (`checker.py`).
     checker: Checker = field(default_factory=Checker)
     replays: Replays = field(init=False)
+    keys: KioskKeys = field(init=False)  # the tables' credentials and the mute, in memory
     # Attempts that have not (yet) paired: per source, and in the hall at tables that have a
     # code (attempts at a table with none cannot guess anything, so they use no one's turn).
     pairing_tries: Limiter = field(
@@ -170,6 +172,7 @@ class Door:
 
     def __post_init__(self) -> None:
         self.replays = Replays(self.director.clock())
+        self.keys = KioskKeys(self.store, self.director.clock)
 
     @property
     def store(self) -> Store:
@@ -318,6 +321,7 @@ async def _pair_finish(request: Request, here: Door, now: float) -> Response:
             entry.table, entry.code, entry.device, now, entry.rulesets, db))
     except StoreError:
         return refusal(request, 403, "sync.no-code", now, table=entry.table)
+    here.keys.changed()  # (its earlier kiosk's secret, if any, is no longer the table's)
     here.pairing_tries.forgive(_source(request))  # a kiosk that paired is not a guesser
     here.hall_pairings.forgive("")
     fingerprint = tls.identity(store).fingerprint
@@ -358,7 +362,7 @@ async def signed(request: Request, limit: int, batch: bool = False) -> Signed | 
         length = _length(request, limit)
     except WireError as exc:
         return refusal(request, _status(exc), exc.key or "wire.not-json", now, **exc.params)
-    credential = here.store.credential(table)
+    credential = here.keys.credential(table)
     if credential is None:
         return refusal(request, 401, "wire.unsigned", now)
     if headers.nonce in here.replays.seen.get(table, {}):
@@ -415,7 +419,7 @@ async def events(request: Request) -> Response:
     if isinstance(checked, Response):
         return checked
     here = door(request)
-    store, director = here.store, here.director
+    store = here.store
     table, now, signer, raw, confirmed = checked
     try:
         ready = await here.checker.check(raw, table)
@@ -457,7 +461,7 @@ async def events(request: Request) -> Response:
         return refusal(request, 409, f"sync.conflict.{why}", now, signer, seq=seq, table=table,
                        high_water=done.high_water)
     return answer(request, {"high_water": done.high_water, "aside": done.aside,
-                            "muted": director.muted(),
+                            "muted": here.keys.muted(),
                             "problems": here.problems(table)},
                   now=now, signer=signer)
 
@@ -478,7 +482,7 @@ def _assignment(here: Door, table: int) -> dict[str, Any]:
     director = here.director
     event = director.event()  # its ruleset: the only one a paired table offers
     return {"assignment": director.assignment(table), "withdrawn": director.withdrawn(),
-            "muted": director.muted(), "high_water": here.store.high_water(table),
+            "muted": here.keys.muted(), "high_water": here.store.high_water(table),
             "ruleset": event.ruleset if event is not None else None}
 
 
