@@ -15,15 +15,21 @@ writes); a table not known to be paired asks the store before it is refused.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .database import Store
+from ...sqlite import Database
 
 REREAD = 0.1  # seconds: how stale another process's change may be when a kiosk asks
 DIRECTOR_REVISION, KEYS_REVISION = 1, 2  # the rows of `revision` (database.py)
 
 Credential = tuple[str, str, bool]  # (secret, device, confirmed), as `Store.credential`
+
+
+class Store(Protocol):  # (database.Store, which imports this module)
+    db: Database
+    own_writes: int
+
+    def setting(self, key: str) -> str | None: ...
 
 
 class KioskKeys:
