@@ -153,8 +153,9 @@ def test_another_ruleset_a_paired_kiosk_lacks_unpairs_that_table_after_asking(tm
     assert changed == ["ruleset"] and unpaired == [2]
     assert set(d.store.paired_tables()) == {1}  # table 2 pairs again with its new code
     assert 2 in d.store.open_codes()
-    assert "陈: 第 2 桌的配对作废（平板没有规则 standard-80fen 的同一份）" in \
-        log_lines(d, "tables.")
+    unpaired = ("陈: 第 2 桌的配对作废"
+                "（平板没有规则「扑克牌八十分比赛规则（standard-80fen）」的同一份）")
+    assert unpaired in log_lines(d, "tables.")
     d.store.close()
 
 
@@ -194,7 +195,8 @@ def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
     form = {"csrf": csrf, "name": "厦门杯", "ruleset": "standard-80fen", "minutes": "90",
             "rounds": "5"}
     asked = console.get(console.post("/admin/edit-event", data=form).headers["location"])
-    assert "第 1 桌的平板配对时没有这份规则「standard-80fen」" in asked.text
+    # (its name for the head referee, its file's id for the technician who installs it)
+    assert "第 1 桌的平板配对时没有这份规则「扑克牌八十分比赛规则（standard-80fen）」" in asked.text
     assert 'name="confirmed" value="1"' in asked.text and d.event().ruleset == "xiamen-2015"
     done = console.post("/admin/edit-event", data={**form, "confirmed": "1"})
     shown = console.get(done.headers["location"]).text

@@ -37,6 +37,11 @@ def with_id(name: str, id_: str) -> Words:
     return words("admin.with_id", name=name, id=id_)
 
 
+def ruleset_label(ruleset: Ruleset) -> Words:
+    """A ruleset as the head referee reads it, its file's id beside it for the technician."""
+    return words("admin.with_id", name=ruleset.name, id=ruleset.id)
+
+
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
     error = NeedsConfirmation(render(key, params, "en"))
     error.explained(key, **params)

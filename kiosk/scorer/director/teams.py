@@ -24,6 +24,7 @@ from .base import (
     EventInfo,
     confirm_first,
     refuse,
+    ruleset_label,
     with_id,
 )
 from .triage import number_list
@@ -145,7 +146,7 @@ class EventAndTeams(DirectorBase):
             return [], []
         stranded = self._kiosks_without(chosen) if chosen.id != event.ruleset else []
         if stranded and not confirm:
-            raise confirm_first("admin.confirm.ruleset_kiosks", ruleset=chosen.id,
+            raise confirm_first("admin.confirm.ruleset_kiosks", ruleset=ruleset_label(chosen),
                                 tables=number_list(stranded))
         fields = dict(changes)
         with self.store.db.atomic():
@@ -169,7 +170,8 @@ class EventAndTeams(DirectorBase):
                 self._audit(by, f"event.edit_{field}", **params)
             for table in stranded:
                 self.store.revoke(table)
-                self._audit(by, "tables.unpaired_ruleset", table=table, ruleset=chosen.id)
+                self._audit(by, "tables.unpaired_ruleset", table=table,
+                            ruleset=ruleset_label(chosen))
         for table in stranded:
             self.store.issue_code(table)
         self._changed()

@@ -16,6 +16,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse
 
 from ....errors import words as words_of
+from ....rules import Text
 from ...printing.templating import words
 
 # A new key at each start: a message in an address from before a restart is simply not shown.
@@ -44,14 +45,19 @@ def _is_words(value: Any) -> bool:
 
 def as_json(value: Any) -> Any:
     """A parameter that is words (第 3、5 桌, said in each language) as JSON's values: its
-    catalog key and its parameters, themselves words or text."""
+    catalog key and its parameters, themselves words or text (a ruleset's name: in each
+    language)."""
     if _is_words(value):
         return {"key": value.key, "params": {k: as_json(v) for k, v in value.params.items()}}
+    if isinstance(value, Text):
+        return {"text": [value.zh_hans, value.zh_hant, value.en]}
     return value if isinstance(value, (int, float)) else str(value)
 
 
 def from_json(value: Any) -> Any:
     """`as_json`'s JSON as words again (only ever read from a signed address)."""
+    if isinstance(value, dict) and "text" in value:
+        return Text(*map(str, value["text"]))
     if isinstance(value, dict):
         return words_of(str(value["key"]), **{k: from_json(v) for k, v in value["params"].items()})
     return value
