@@ -516,5 +516,21 @@ def test_twin_names_on_the_hall_and_the_phone_say_what_tells_them_apart(browser,
         page.goto(f"{process.url}/team?team={opponent}")
         expect(page.locator("#now-teams")).to_contain_text(f"海沧红狮（{units[first]}）")
         page.context.close()
+    # Two more of one name and one unit: the phone's search tells them apart by id.
+    third, fourth = ids[2], ids[3]
+    for team in (third, fourth):
+        director.edit_team(team, "集美龙舟", "集美", (), confirm=True)
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors_three = phone(browser)
+        page.goto(f"{process.url}/team")
+        page.locator("#query").fill("龙舟")
+        for team in (third, fourth):
+            expect(page.locator(f'#matches button[data-team="{team}"] .name')).to_have_text(
+                f"集美龙舟（{team}）")
+            expect(page.locator(f'#matches button[data-team="{team}"] .unit')).to_have_text(
+                "集美")
+        page.locator("#query").fill("海沧红狮")  # (told apart by the unit shown beside)
+        expect(page.locator("#matches .name")).to_have_text(["海沧红狮", "海沧红狮"])
+        page.context.close()
     director.store.close()
-    assert errors == [] and errors_too == []
+    assert errors == [] and errors_too == [] and errors_three == []

@@ -165,7 +165,8 @@
       const button = el('button');
       button.type = 'button';
       button.dataset.team = x.id;
-      button.append(el('span', 'name', x.name), el('span', 'unit', x.unit || ''));
+      const name = x.tell ? t('twin', { name: x.name, tell: x.tell }) : x.name;
+      button.append(el('span', 'name', name), el('span', 'unit', x.unit || ''));
       const players = playersFound(x, query);
       if (players.length) button.append(el('span', 'players', players.join('、')));
       button.addEventListener('click', () => choose(x.id));
