@@ -68,6 +68,9 @@ class NotifySupervisor:
         self.proc: subprocess.Popen[bytes] | None = None
         self.started: list[str] = []  # the venv each start ran from
 
+    def stopped(self) -> bool:
+        return False
+
     def restart(self) -> None:
         self.stop()
         self.sock.settimeout(0)
@@ -256,5 +259,32 @@ def test_the_systemd_adapter_waits_for_a_new_ready_process(tmp_path, monkeypatch
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_UNIT_DIR", str(tmp_path))
     service = SystemdService("kiosk-table.service", settle=0.2)
+    assert not service.stopped()
     service.restart()
     assert service.wait_ready(3) is ready
+
+
+def test_a_kiosk_stopped_by_hand_is_not_started_by_an_update(fleet, tmp_path, monkeypatch):
+    """A technician stopped the table's kiosk (`systemctl stop`) to work on it: the update
+    waits, built, and starts nothing; once the kiosk runs again, it is installed."""
+    from kiosk.cli.fleet_cmd import outcome_said
+    from kiosk.update.apply import SystemdService
+
+    tmp, private, _, updater, _ = fleet
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "systemctl").write_text(FAKE_SYSTEMCTL)
+    (bin_dir / "systemctl").chmod(0o755)
+    (tmp_path / "show").write_text("ActiveState=inactive\nMainPID=0\n")
+    (tmp_path / "ready").touch()
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_UNIT_DIR", str(tmp_path))
+    updater.service = SystemdService("kiosk-table.service", settle=0.2)
+    waits = updater.apply(bundle_of(tmp, private, "1.0"))
+    assert (waits.status, waits.version) == ("stopped", "1.0")
+    assert updater.installed_version() is None  # nothing switched
+    assert (tmp_path / "show").read_text().startswith("ActiveState=inactive")  # not started
+    assert outcome_said(waits, "zh-Hans") == \
+        "平板程序已被手动停止：版本 1.0 等它再运行时再安装（不会替你启动它）"
+    (tmp_path / "show").write_text("ActiveState=active\nMainPID=1111\n")  # it runs again
+    assert updater.apply(bundle_of(tmp, private, "1.0")).status == "installed"

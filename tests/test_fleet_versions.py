@@ -30,6 +30,9 @@ class Service:
     def __init__(self, ready: bool = True, restart_fails: bool = False) -> None:
         self.ready, self.restart_fails, self.restarts = ready, restart_fails, 0
 
+    def stopped(self) -> bool:
+        return False
+
     def restart(self) -> None:
         self.restarts += 1
         if self.restart_fails:
@@ -148,6 +151,9 @@ class TableThatStarts:
     def __init__(self, app: Path, on: set[str]) -> None:
         self.app, self.on, self.started = app, on, []
 
+    def stopped(self) -> bool:
+        return False
+
     def restart(self) -> None:
         self.started.append((self.app / "current/.kiosk-version").read_text().strip())
 
@@ -187,9 +193,10 @@ def test_a_table_that_starts_on_no_version_does_not_mark_the_update_bad(tmp_path
 
 
 FAILING_SYSTEMCTL = """#!/bin/sh
-# systemctl for a unit that cannot be restarted (masked): `show` answers, `restart` fails.
+# systemctl for a unit that cannot be restarted (it failed, then was masked): `show`
+# answers, `restart` fails.
 case "$1" in
-  show) printf 'ActiveState=inactive\\nMainPID=0\\n' ;;
+  show) printf 'ActiveState=failed\\nMainPID=0\\n' ;;
   restart) echo "Failed to restart $3: Unit $3 is masked." >&2; exit 1 ;;
 esac
 """

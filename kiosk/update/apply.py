@@ -4,7 +4,8 @@
 which version it serves; when that is not the installed one, it downloads the bundle to the
 data partition, checks its signature (bundle.py), installs it into a **new** venv beside the
 running one (pip --no-index from the bundle's wheels: nothing from the internet), checks it,
-and waits until the table is idle (no event for a few minutes: never mid-hand). Then it points
+and waits until the table is idle (no event for a few minutes: never mid-hand) and its kiosk
+runs (one a technician stopped by hand stays stopped: no update starts it). Then it points
 `current` at the new venv (one rename) and restarts the kiosk. If systemd does not hear the
 new kiosk's READY=1 within N seconds, `current` goes back to the version before and the kiosk
 is restarted on it. Only when that one says READY again is the new version remembered as bad
@@ -82,7 +83,8 @@ class Outcome:
     tried again later), restart_failed (systemd could not restart the unit: rolled back, and
     tried again later), failed (the new version did not install; the old one runs on), refused
     (a bad bundle, an older version, another Python, no room, or a version that failed
-    before), busy (a match is on: later) or offline (no scorer)."""
+    before), busy (a match is on: later), stopped (the kiosk was stopped by hand: later, once
+    it runs again) or offline (no scorer)."""
 
     status: str
     version: str = ""
@@ -93,6 +95,7 @@ class Outcome:
 
 
 class Service(Protocol):
+    def stopped(self) -> bool: ...
     def restart(self) -> None: ...
     def wait_ready(self, timeout: float) -> bool: ...
 
@@ -112,6 +115,11 @@ class SystemdService:
         except (subprocess.TimeoutExpired, OSError):
             return {}  # systemd not answering: nothing is active (a restart then fails)
         return dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+
+    def stopped(self) -> bool:
+        """Whether the kiosk was stopped (`systemctl stop`: a technician at work on the
+        table), not running, starting or failed."""
+        return self._show().get("ActiveState") == "inactive"
 
     def restart(self) -> None:
         """Raises RestartError when systemctl cannot queue the restart (a unit that is
@@ -224,6 +232,8 @@ class Updater:
                 return Outcome("failed", manifest.version, problem)
         if not idle():
             return Outcome("busy", manifest.version, "a match is in play")
+        if self.service.stopped():  # (a restart would bring it back under the technician)
+            return Outcome("stopped", manifest.version, "the kiosk was stopped")
         return self._switch(venv, manifest.version)
 
     def _refusal(self, bundle: Path, manifest: Manifest, installed: str | None,
