@@ -140,6 +140,31 @@ def test_a_killed_child_is_replaced_and_every_batch_is_answered_meanwhile():
     with_child(scenario)
 
 
+def test_a_burst_of_batches_waits_for_the_child_in_its_pipe_not_in_the_server():
+    """A hall's kiosks post together: forty hands' batches (600 KB) sent while the child is
+    busy are held by the pipe itself (1 MiB), not by asyncio's transport, which shifts all it
+    holds at each write; the child then answers every one."""
+    raw = body(hand())
+    wanted = check(raw, 1)
+
+    async def scenario(checker: Checker) -> None:
+        checker.patience = 60.0
+        child = checker.pid()
+        await checker.check(raw, 1)  # (the child has set its pipes' size by now)
+        os.kill(child, signal.SIGSTOP)  # busy: it reads nothing meanwhile
+        try:
+            burst = [asyncio.ensure_future(checker.check(raw, 1)) for _ in range(40)]
+            await asyncio.sleep(0.05)  # (each batch written to the pipe)
+            assert 40 * len(raw) > 500_000
+            assert checker._process.stdin.transport.get_write_buffer_size() == 0
+        finally:
+            os.kill(child, signal.SIGCONT)
+        assert await asyncio.gather(*burst) == [wanted] * 40
+        assert checker.by_child == 41
+
+    with_child(scenario)
+
+
 def test_a_stuck_child_holds_no_batch_and_is_replaced():
     raw = body(hand())
     wanted = check(raw, 1)

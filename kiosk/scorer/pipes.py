@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import faulthandler
+import fcntl
 import logging
 import os
 import pickle
@@ -25,6 +26,10 @@ from typing import IO, Any
 HEAD = struct.Struct("!Q")
 RESTART_AFTER = 1.0  # seconds before a worker process that ended is replaced
 PIPE_LIMIT = 2**24  # bytes of a child's answers buffered before reading pauses
+# Bytes each pipe to and from a worker holds (Linux's own 64 KB is four batches of a hand: the
+# rest waited in asyncio's transport, which shifted its whole buffer at each write; 1 MiB is
+# what a user may ask for by default, /proc/sys/fs/pipe-max-size).
+PIPE_BYTES = 2**20
 DETAILS_ENV = "KIOSK_SCORER_DETAILS"  # the details file's path, for the workers
 log = logging.getLogger(__name__)
 
@@ -136,6 +141,9 @@ def as_child(run: Callable[[IO[bytes], IO[bytes]], None]) -> None:
     when and which worker."""
     to_server, sys.stdout = sys.stdout.buffer, sys.stderr  # nothing else may write to the pipe
     _errors_to_details()
+    for pipe in (sys.stdin, to_server):
+        with contextlib.suppress(OSError, ValueError):  # (not a pipe, or a lower limit: as is)
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     faulthandler.enable()  # (a crash in C, a segfault: its Python stack there too)
     for stop in (signal.SIGINT, signal.SIGTERM):
         signal.signal(stop, signal.SIG_IGN)
