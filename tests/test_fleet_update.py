@@ -275,7 +275,7 @@ def test_a_kiosk_stopped_by_hand_is_not_started_by_an_update(fleet, tmp_path, mo
     bin_dir.mkdir()
     (bin_dir / "systemctl").write_text(FAKE_SYSTEMCTL)
     (bin_dir / "systemctl").chmod(0o755)
-    (tmp_path / "show").write_text("ActiveState=inactive\nMainPID=0\n")
+    (tmp_path / "show").write_text("ActiveState=inactive\nMainPID=0\nConditionResult=yes\n")
     (tmp_path / "ready").touch()
     monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_UNIT_DIR", str(tmp_path))
@@ -284,6 +284,9 @@ def test_a_kiosk_stopped_by_hand_is_not_started_by_an_update(fleet, tmp_path, mo
     assert (waits.status, waits.version) == ("stopped", "1.0")
     assert updater.installed_version() is None  # nothing switched
     assert (tmp_path / "show").read_text().startswith("ActiveState=inactive")  # not started
+    # (a card whose settings were refused is not "stopped": its unit's conditions failed)
+    (tmp_path / "show").write_text("ActiveState=inactive\nMainPID=0\nConditionResult=no\n")
+    assert not updater.service.stopped()
     assert outcome_said(waits, "zh-Hans") == \
         "平板程序已被手动停止：版本 1.0 等它再运行时再安装（不会替你启动它）"
     (tmp_path / "show").write_text("ActiveState=active\nMainPID=1111\n")  # it runs again

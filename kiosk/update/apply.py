@@ -110,7 +110,8 @@ class SystemdService:
 
     def _show(self) -> dict[str, str]:
         try:
-            out = subprocess.run(["systemctl", "show", "-p", "ActiveState,MainPID", self.unit],
+            out = subprocess.run(["systemctl", "show", "-p",
+                                  "ActiveState,MainPID,ConditionResult", self.unit],
                                  capture_output=True, text=True, timeout=30).stdout
         except (subprocess.TimeoutExpired, OSError):
             return {}  # systemd not answering: nothing is active (a restart then fails)
@@ -118,8 +119,10 @@ class SystemdService:
 
     def stopped(self) -> bool:
         """Whether the kiosk was stopped (`systemctl stop`: a technician at work on the
-        table), not running, starting or failed."""
-        return self._show().get("ActiveState") == "inactive"
+        table): not running, though it could start (not a card whose settings were refused,
+        which its conditions keep from starting), nor starting or failed."""
+        state = self._show()
+        return state.get("ActiveState") == "inactive" and state.get("ConditionResult") == "yes"
 
     def restart(self) -> None:
         """Raises RestartError when systemctl cannot queue the restart (a unit that is

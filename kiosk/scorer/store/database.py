@@ -207,6 +207,7 @@ def keys_revision(db: Schema) -> None:
         db.execute(f"CREATE TRIGGER tables_{change.lower()}_keys AFTER {change} ON tables "
                    f"BEGIN UPDATE revision SET n = n + 1 WHERE id = {KEYS_REVISION}; END")
 
+
 # The events table's columns for an event's fields (kiosk.protocol.schema: all but `prev`,
 # which is kept beside the event's hash).
 EVENT_COLUMNS = ", ".join(f for f in EVENT_FIELDS if f != "prev")

@@ -33,6 +33,8 @@ class Store(Protocol):  # (database.Store, which imports this module)
 
 
 class KioskKeys:
+    """The credentials and the mute as the kiosks' requests read them (see the module's words)."""
+
     def __init__(self, store: Store, clock: Callable[[], float]) -> None:
         self.store, self.clock = store, clock
         self._credentials: dict[int, Credential] = {}
@@ -61,8 +63,8 @@ class KioskKeys:
 
     def _refresh(self, at_once: bool = False) -> None:
         store, now = self.store, self.clock()
-        if not at_once and 0 <= now - self._asked_at < REREAD and \
-                store.own_writes == self._own_writes:  # (a clock set back: asked now)
+        recent = 0 <= now - self._asked_at < REREAD  # (a clock set back: not recent)
+        if recent and not at_once and store.own_writes == self._own_writes:
             return
         self._asked_at, self._own_writes = now, store.own_writes
         revisions = store.db.execute("SELECT id, n FROM revision ORDER BY id").fetchall()
