@@ -482,6 +482,29 @@ def test_a_batch_reads_no_credential_or_mute_from_the_store_while_they_stand_sti
     assert not [s for s in statements if "FROM tables" in s or "settings" in s]
 
 
+def test_a_hands_batch_is_kept_in_a_few_statements_not_one_for_every_event(hall):
+    # sqlite3 lets go of the interpreter's lock for each statement it runs, and the writer's
+    # thread then waits for a busy event loop to give it back: once a row with executemany.
+    secret = hall.pair(7)
+    events = chain(*range(1, 201))
+    statements: list[str] = []
+    hall.store.writer().db.conn.set_trace_callback(statements.append)
+    sent = 0
+    for size, nonce in ((60, "81"), (1, "82"), (64, "83"), (75, "84")):
+        reply = hall.send(7, secret, {"events": events[sent:sent + size]}, nonce=nonce * 8)
+        sent += size
+        assert reply.json()["high_water"] == sent
+    inserts = [s for s in statements if s.startswith("INSERT INTO events")]
+    assert len(inserts) == 4 + 1 + 1 + 4  # 60 = 32+16+8+4, 1, 64, 75 = 64+8+2+1
+    kept = hall.store.db.execute(
+        "SELECT rowid, seq, hash FROM events WHERE table_number = 7 ORDER BY seq").fetchall()
+    assert [(seq, digest) for _, seq, digest in kept] == [
+        (e["seq"], event_hash(e)) for e in events]
+    assert [rowid for rowid, _, _ in kept] == list(range(kept[0][0], kept[0][0] + 200))
+    first, rows = hall.store.landed[-1]  # what the hall's folds take without reading back
+    assert (first, [row[1] for row in rows]) == (kept[125][0], list(range(126, 201)))
+
+
 def test_a_change_made_by_another_process_reaches_the_kiosks_within_a_tenth_of_a_second(
         hall, tmp_path):
     secret = hall.pair(7)

@@ -20,6 +20,7 @@ locked", the 500 ten kiosks pairing at once met).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import secrets
@@ -215,6 +216,34 @@ CODE_HOURS = 12.0  # a pairing code expires this long after it was issued
 REPAIR_WITHIN = 600.0  # seconds: a kiosk whose pairing answer was lost may pair again
 OPEN, USED, BURNT = 0, 1, 2  # a code's state
 MISSES = 3  # wrong guesses that burn a code: a typo or two, never a search of a million
+
+
+ROW_COLUMNS = f"{EVENT_COLUMNS}, table_number, prev, hash, extra"  # a `Row`'s, in its order
+# Rows an INSERT statement takes at most (768 values: within SQLite's oldest limit, 999).
+INSERT_AT_ONCE = 64
+
+
+@functools.cache
+def _insert_sql(rows: int) -> str:
+    row = "(" + ", ".join(["?"] * len(ROW_COLUMNS.split(", "))) + ")"
+    return f"INSERT INTO events ({ROW_COLUMNS}) VALUES " + ", ".join([row] * rows)
+
+
+def _insert_events(conn: sqlite3.Connection, rows: list[Row]) -> int:
+    """Insert `rows` (`Row`s) into events; returns the last one's rowid.
+
+    A statement takes a power of two of rows (a batch of 60: 32 + 16 + 8 + 4), so a handful
+    of statement texts serve every batch. Not `executemany`: sqlite3 lets go of the
+    interpreter's lock for every row it steps, and the writer's thread then waits for a busy
+    event loop to give it back (up to the 5 ms switch interval) once a row
+    (bench/bench_insert.py)."""
+    start, last = 0, 0
+    while start < len(rows):
+        size = min(INSERT_AT_ONCE, 1 << ((len(rows) - start).bit_length() - 1))
+        values = [value for row in rows[start:start + size] for value in row]
+        last = conn.execute(_insert_sql(size), values).lastrowid or 0
+        start += size
+    return last
 
 
 def _event(row: Iterable[Any], prev: str | None = None) -> dict[str, Any]:
@@ -501,15 +530,15 @@ class Store:
             before = digest
         landed = None
         if fresh:
-            db.conn.executemany(f"INSERT INTO events ({EVENT_COLUMNS}, table_number, prev, "
-                                "hash, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", fresh)
             # (one connection inserting in one transaction: the rows' rowids follow on)
-            last = db.execute("SELECT last_insert_rowid()").fetchone()[0]
-            landed = (last - len(fresh) + 1, fresh)
+            landed = (_insert_events(db.conn, fresh) - len(fresh) + 1, fresh)
         aside = 0
         if conflict is not None:
             aside = self._keep_aside(db, table, rows[cut:], conflict[1], now)
             self._conflict(db, table, conflict, now)
+        if conflict is None and first <= mark + 1 and \
+                [row[1] for row in rows] == list(range(first, last + 1)):
+            mark = max(mark, last)  # (every event from the mark to `last` is stored now)
         mark = self._advance(db, table, mark)
         if conflict is None:
             conflict = self._head_conflict(db, table, mark, head)
