@@ -31,7 +31,7 @@ def refuse(key: str, **params: Any) -> AdminError:
     return error
 
 
-def with_id(name: str, id_: str) -> Words:
+def with_id(name: str | Text, id_: str) -> Words:
     """A name with its id beside it, in the reader's brackets: 粮食局一队（T01）, Lions (T01).
     The one spelling of a team's label on the console, the command line and the exports."""
     return words("admin.with_id", name=name, id=id_)
@@ -39,7 +39,7 @@ def with_id(name: str, id_: str) -> Words:
 
 def ruleset_label(ruleset: Ruleset) -> Words:
     """A ruleset as the head referee reads it, its file's id beside it for the technician."""
-    return words("admin.with_id", name=ruleset.name, id=ruleset.id)
+    return with_id(ruleset.name, ruleset.id)
 
 
 def confirm_first(key: str, **params: Any) -> NeedsConfirmation:
