@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from collections import deque
 from pathlib import Path
 from typing import Any
@@ -40,7 +39,7 @@ from kivy.uix.widget import Widget
 from ..fleet.watchdog import Watchdog
 from ..hw.runner import TableRunner
 from ..i18n import translator
-from ..words.textfmt import pack, wrap
+from ..words.textfmt import fit_lines, wrap
 from . import fonts
 from .control import Controller
 from .model import Btn, Grid, Part, ScreenModel, content, shape
@@ -198,18 +197,6 @@ def wrapped(text: str, cols: int) -> str:
     if cols <= 2:
         return text
     return "\n".join(line for part in text.split("\n") for line in wrap(part, cols))
-
-
-def fit_lines(text: str, cols: int) -> str:
-    """Each line of `text` in lines of at most `cols` columns, its indent kept; a hand's notes
-    are packed whole (「北 跟错牌：…」 never broken between the seat and the offence)."""
-    out = []
-    for line in text.split("\n"):
-        body = line.lstrip(" ")
-        indent = line[:len(line) - len(body)]
-        items = re.split(r"(?<=；)|(?<=; )", body)
-        out += [indent + part for part in pack(items, max(4, cols - len(indent)))]
-    return "\n".join(out)
 
 
 class SeatBox(Label):

@@ -14,6 +14,7 @@ from ..rules.errors import seat_words
 from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
 from ..words.hand import fry_words, result_words
+from ..words.textfmt import fit_lines, width
 from . import wizard
 from .control import CANDIDATES, UiState, shown_candidates
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
@@ -37,8 +38,13 @@ NOTICE_SECONDS = 6.0
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 FORFEIT_REASONS = ("absent", "left", "conduct", "other")
-#: Hands a history page shows (the screen never scrolls).
+#: A history page (the screen never scrolls): at most this many hands, and this many lines
+#: under the headings, a hand's notes broken as the window breaks them at HISTORY_COLUMNS (a
+#: little less than it has: its text grows with the screen's short side, so these hold at every
+#: size, landscape and portrait).
 HISTORY_ROWS = {False: 4, True: 9}
+HISTORY_LINES = {False: 9, True: 22}
+HISTORY_COLUMNS = {False: 76, True: 47}
 RULESETS_PER_PAGE = {False: 6, True: 10}
 PENALTY_ROWS = {False: 3, True: 8}
 #: The score slip on the end screen: (columns side by side, lines a column) a page.
@@ -702,25 +708,36 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def width(text: str) -> int:
-    """Columns `text` takes in the monospaced face: a Chinese character takes two."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:
     return "  ".join(c + " " * (w - width(c)) for c, w in zip(cells, widths, strict=True)
                      ).rstrip()
 
 
+def history_pages(rows: list[str], hands: int, lines: int) -> list[list[str]]:
+    """`rows` (a hand each, its notes on the lines under it) on pages of at most `hands`
+    hands and `lines` lines; a hand with more notes than a page holds goes on over the next."""
+    pages: list[list[str]] = [[]]
+    used = 0
+    for row in rows:
+        parts = row.split("\n")
+        for start in range(0, len(parts), lines):
+            chunk = parts[start:start + lines]
+            if pages[-1] and (len(pages[-1]) == hands or used + len(chunk) > lines):
+                pages.append([])
+                used = 0
+            pages[-1].append("\n".join(chunk))
+            used += len(chunk)
+    return pages
+
+
 def _history(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> ScreenModel:
     heading, *rows = history_rows(view, t, lang)
-    per_page = HISTORY_ROWS[portrait]
-    pages = max(1, -(-len(rows) // per_page))
+    cols = HISTORY_COLUMNS[portrait]
+    paged = history_pages([fit_lines(row, cols) for row in rows], HISTORY_ROWS[portrait],
+                          HISTORY_LINES[portrait])
+    pages = len(paged)
     page = min(ui.page, pages - 1)
-    shown = rows[page * per_page:(page + 1) * per_page]
-    lines = (heading, *shown) if rows else (t("ui.history.none"),)
+    lines = (heading, *paged[page]) if rows else (t("ui.history.none"),)
     nav = [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
            pager(page, pages, t) if pages > 1 else None, Btn("close", t("ui.close"), "primary")]
     return ScreenModel("step", "history", t("ui.history.title"), lines=lines,

@@ -135,7 +135,8 @@ def run_script(app: KioskApp, factory: Any, pins: Any, out: Path,
     seen: dict[str, Any] = {"texts": {}, "shots": [], "counts": {}, "rects": {},
                             "smallest_button_px": {}, "status_font_px": 0,
                             "seat_boxes": {"lead": 0, "cut": []}, "laid": {}, "colors": {},
-                            "scrolls": [], "overflow": [], "taken": [], "inputs": {}}
+                            "scrolls": [], "overflow": [], "spill": [], "taken": [],
+                            "inputs": {}}
     act = app.act
 
     def taken(action: str) -> None:  # every tap the app acts on, in order
@@ -448,11 +449,26 @@ def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
                     boxes["cut"].append(cut)
 
 
+def _note_spill(app: KioskApp, seen: dict[str, Any]) -> None:
+    """A screen whose body holds more than it has room for: its lines drawn over the title or
+    the bottom bar (the screen's name and page, once)."""
+    body, model = app.root.current_screen.ids.get("body"), app.model
+    if body is None or model is None or not body.children:
+        return
+    if max(w.top for w in body.children) > body.top + 1 or \
+            min(w.y for w in body.children) < body.y - 1:
+        page = [b.label for b in model.nav if b.action.startswith("page:")]
+        spilt = [model.name, *page]
+        if spilt not in seen["spill"]:
+            seen["spill"].append(spilt)
+
+
 def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
     """Every text a widget of the current screen shows, by screen (markup removed)."""
     if app.model is None:
         return
     _note_seat_boxes(app, seen)
+    _note_spill(app, seen)
     name = app.model.name
     texts = seen["texts"].setdefault(name, [])
     colors = seen["colors"].setdefault(name, {})

@@ -120,6 +120,18 @@ def _fit(text: str, cols: int) -> int:
     return 1
 
 
+def fit_lines(text: str, cols: int) -> str:
+    """Each line of `text` in lines of at most `cols` columns, its indent kept; a hand's notes
+    are packed whole (「北 跟错牌：…」 never broken between the seat and the offence)."""
+    out = []
+    for line in text.split("\n"):
+        body = line.lstrip(" ")
+        indent = line[:len(line) - len(body)]
+        items = re.split(r"(?<=；)|(?<=; )", body)
+        out += [indent + part for part in pack(items, max(4, cols - len(indent)))]
+    return "\n".join(out)
+
+
 def pack(items: Sequence[str], cols: int) -> list[str]:
     """Lines of at most `cols` columns made of whole `items` (the notes of a hand: 「北 跟错牌：
     罚10分；」), an item wrapped only where it is wider than a line."""
