@@ -182,6 +182,24 @@ def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_f
     assert 'value="记错一副"' in page.text and '<option value="adjusted" selected>' in page.text
 
 
+def test_an_adjusted_result_on_a_match_not_ended_asks_on_a_page_then_is_recorded(director):
+    """The question before an adjusted result the table will not follow is the console's own
+    confirmation page, and confirming it records the ruling once."""
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    client = log_in(director)
+    window = Window(client)
+    window.load("/admin/results?round=1&table=1")
+    asked = window.send("/admin/ruling", kind="adjusted", loser="NS", net="2", reason="记错一副")
+    assert asked.status_code == 303 and "/admin/confirm" in asked.headers["location"]
+    page = window.load(asked.headers["location"])
+    assert "平板不会停下" in html.unescape(page) and director.rulings() == []
+    done = window.send("/admin/ruling")
+    assert flash_of(client, done) == "已记录第 1 轮第 1 桌的裁决。"
+    assert [(r.kind, r.loser, r.net) for r in director.rulings()] == [("adjusted", "NS", 2)]
+
+
 def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id(director):
     window = Window(log_in(director))
     created = re.search(r'data-action="event.create">.*?</tr>', window.load("/admin/log"), re.S)

@@ -346,7 +346,8 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     too_many = refused("admin.error.net_range", d.record_ruling, 1, "adjusted", "NS", "申诉",
                        round_no=1, net=12)
     assert too_many.params["most"] == 11
-    ruling = d.record_ruling(1, "adjusted", "NS", "申诉成立，改判", round_no=1, net=2, by="陈")
+    ruling = d.record_ruling(1, "adjusted", "NS", "申诉成立，改判", round_no=1, net=2, by="陈",
+                            confirm=True)
     assert ruling.by == "陈" and ruling.at == d.clock() and ruling.round == 1
     _, ns, ew = d.assignments(1)[0]
     after = {s.team: s.points for s in d.standings()}
@@ -360,6 +361,35 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     actions = [e.action for e in d.audit_log()]
     assert actions.count("ruling.record") == 5 and actions.count("ruling.remove") == 2
     assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
+
+
+def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp_path):
+    """An adjusted result changes only the scores: a table that has not ended its match plays
+    on and prints its own slip. The head referee is told so before it is recorded, with the
+    rulings that do stop the table (a director's review, 2026-12-06); a match the table ended
+    is ruled without the question, and a forfeit never asks (the table follows it)."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=11)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    d.start_round(0)
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
+    assert d.match_state(1, 1).winner() is None  # the match in play
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.record_ruling(1, "adjusted", "NS", "申诉成立", 1, 2)
+    said = explain(asked.value, "zh-Hans")
+    assert "第 1 轮第 1 桌" in said and "平板不会停下" in said and "“判负”" in said
+    assert d.ruling_for(1, 1) is None  # nothing recorded
+    adjusted = d.record_ruling(1, "adjusted", "NS", "申诉成立", 1, 2, confirm=True)
+    d.remove_ruling(adjusted.id, "改为判负", confirm=True)
+    forfeit = d.record_ruling(1, "forfeit", "EW", "退赛", 1)  # no question: the table stops
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
+    assert d.match_state(1, 1).phase == "over"  # the kiosk ended its match as ruled
+    d.remove_ruling(forfeit.id, "改判", confirm=True)
+    assert d.record_ruling(1, "adjusted", "EW", "改判", 1, 1).kind == "adjusted"
+    d.store.close()
 
 
 def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(tmp_path):

@@ -104,7 +104,7 @@ def test_cli_standings_sign_the_net_levels_as_the_screens_do(tmp_path):
     d.publish()
     d.start_round(0)
     for table, _, _ in d.assignments(1):
-        d.record_ruling(table, "adjusted", "EW", "测试", 1, 10)
+        d.record_ruling(table, "adjusted", "EW", "测试", 1, 10, confirm=True)
     d.store.close()
     shown = cli("scorer", "admin", "standings", "--data", str(tmp_path)).stdout
     rows = [line.split() for line in shown.splitlines()[2:]]

@@ -141,7 +141,7 @@ def add_parsers(commands: Any, add_lang: Callable[[argparse.ArgumentParser], Non
     p.add_argument("action", choices=("pause", "resume", "extend", "stop", "show"),
                    help=say("cli.admin.clock.action"))
     p.add_argument("minutes", type=float, nargs="?", help=say("cli.admin.clock.minutes"))
-    p = op("ruling", _ruling)
+    p = op("ruling", _ruling, confirm=True)
     p.add_argument("--table", type=int, required=True, metavar="N", help=say("cli.table_number"))
     p.add_argument("--kind", required=True, choices=("forfeit", "disqualification",
                                                      "adjusted"), help=say("cli.admin.ruling.kind"))
@@ -398,7 +398,8 @@ def _clock(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
 
 
 def _ruling(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
-    ruling = d.record_ruling(a.table, a.kind, a.loser, a.reason, a.round, a.net, by=_who())
+    ruling = d.record_ruling(a.table, a.kind, a.loser, a.reason, a.round, a.net, by=_who(),
+                             confirm=a.yes)
     ns, ew = d.teams_at(ruling.round, ruling.table)
     return t("admin.cli.ruled", id=ruling.id, round=ruling.round, table=ruling.table,
              kind=t(f"admin.ruling.kind.{ruling.kind}"),

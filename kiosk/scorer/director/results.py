@@ -199,10 +199,13 @@ class ResultsAndRulings(DirectorBase):
     # -- rulings ----------------------------------------------------------------------------
 
     def record_ruling(self, table: int, kind: str, loser: str, reason: str,
-                      round_no: int | None = None, net: int = 0, by: str = "") -> Ruling:
+                      round_no: int | None = None, net: int = 0, by: str = "",
+                      confirm: bool = False) -> Ruling:
         """A head referee's ruling on a match of any round: `forfeit` or `disqualification`
         of the side `loser` (NS or EW), or an `adjusted` result that `loser` loses by `net`
-        levels. A match has one ruling at a time: remove it to rule again."""
+        levels. A match has one ruling at a time: remove it to rule again. A forfeit or
+        disqualification ends the match at the table too; an adjusted result changes only the
+        scores, so on a match the table has not finished it is asked to confirm first."""
         event = self._open_event()
         round_no = round_no or self.current_round()  # type: ignore[attr-defined]
         if event.format == "individual-groups":
@@ -232,6 +235,8 @@ class ResultsAndRulings(DirectorBase):
         if live is not None:
             raise refuse("admin.error.ruled_already", table=table, round=round_no,
                          where=words("admin.where.unrule"))
+        if kind == "adjusted" and not confirm and self._in_play(round_no, table):
+            raise confirm_first("admin.confirm.adjusted_in_play", round=round_no, table=table)
         with self.store.db.atomic():
             ruling_id = self._insert_ruling(round_no, table, kind, loser, net, reason, by)
         self._changed()
@@ -254,6 +259,11 @@ class ResultsAndRulings(DirectorBase):
                     loser=self.label(ns if loser == "NS" else ew),
                     net=data.get("net_at_ruling", net), reason=reason)
         return int(cursor.lastrowid or 0)
+
+    def _in_play(self, round_no: int, table: int) -> bool:
+        """Whether the table's kiosk has yet to end the match (not begun, or under way)."""
+        state = self.match_state(table, round_no)
+        return state is None or (state.phase != "over" and not state.abandoned)
 
     def teams_at(self, round_no: int, table: int) -> tuple[str, str]:
         for t, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]

@@ -57,7 +57,7 @@ def ruling(director: Director, form: FormData, who: str) -> Said:
     made = director.record_ruling(
         forms.whole(form, "table", "admin.label.table"), kind, forms.text(form, "loser"),
         forms.text(form, "reason"), forms.whole(form, "round", "admin.label.round"), net,
-        by=who)
+        by=who, confirm=forms.confirmed(form))
     return "admin.note.ruled", {"round": made.round, "table": made.table}
 
 
