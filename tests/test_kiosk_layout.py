@@ -129,3 +129,20 @@ def test_fourteen_offences_go_in_rows_of_5_5_4(table):
     assert len(offences.buttons) == 14
     assert row_lengths(offences) == [5, 5, 4]
     assert row_lengths(offences, portrait=True) == [2] * 7
+
+
+def test_a_penalty_s_own_way_is_named_by_what_it_does_beside_its_other_ways(table):
+    """超时：怎样处理？ offered 「超时」 and 「裁判罚分」: the first now says what it does (a
+    referee's review, 2026-12-06); a choice keeps its own name."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:N")
+    asked = {}
+    for code in ("time-overrun", "kitty-wrong", "signalling"):
+        table.tap(f"e_pkind:{code}")
+        asked[table.screen.title] = [b.label for g in table.screen.grids for b in g.buttons]
+        table.tap("e_back")
+    assert asked == {"超时：怎样处理？": ["警告", "裁判罚分"],
+                     "底牌放错：怎样处理？": ["庄家下台", "旁家坚持要打：调整底牌，罚庄家"],
+                     "暗示、交谈：怎样处理？": ["警告", "罚分", "判负"]}
+    table.tap("e_pkind:time-overrun", "e_popt:0")  # the warning, as before
+    assert [r.text for r in table.screen.rows] == ["北 超时：警告"]

@@ -28,13 +28,15 @@ class Notice:
 
 @dataclass(frozen=True)
 class PenaltyOption:
-    """One way a penalty can be entered: its choice (None: the default), its name, and what the
-    referee must add: "" (nothing), "cards", "points" or "levels", from `values`."""
+    """One way a penalty can be entered: its choice (None: the default), its name, what the
+    referee must add: "" (nothing), "cards", "points" or "levels", from `values`, and its
+    effect (a ruleset's outcome: "warning", "dealer-steps-down"…)."""
 
     choice: str | None
     name: Any  # a rules Text
     asks: str = ""
     values: tuple[int, ...] = ()
+    effect: str = ""
 
 
 def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
@@ -43,17 +45,19 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
     options += [(key, choice.name, choice.outcome) for key, choice in penalty.choices.items()]
     out = []
     for choice, name, outcome in options:
+        effect = outcome.effect
         if outcome.per_card:
-            out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 13))))
-        elif outcome.effect == "referee-points":
+            out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 13)), effect))
+        elif effect == "referee-points":
             top = outcome.max if outcome.max is not None else max(200, outcome.min)
             out.append(PenaltyOption(choice, name, "points",
-                                     tuple(range(outcome.min, top + 1, 5))))
-        elif outcome.effect == "referee-levels":
+                                     tuple(range(outcome.min, top + 1, 5)), effect))
+        elif effect == "referee-levels":
             top = outcome.max if outcome.max is not None else 3
-            out.append(PenaltyOption(choice, name, "levels", tuple(range(outcome.min, top + 1))))
+            out.append(PenaltyOption(choice, name, "levels", tuple(range(outcome.min, top + 1)),
+                                     effect))
         else:
-            out.append(PenaltyOption(choice, name))
+            out.append(PenaltyOption(choice, name, effect=effect))
     return tuple(out)
 
 

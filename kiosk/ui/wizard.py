@@ -14,7 +14,7 @@ from typing import Any
 
 from ..rules.hand import card_point_values, kitty_point_values
 from ..table.kinds import EventKind
-from ..table.view import TableView
+from ..table.view import PenaltyOption, TableView
 from .model import Btn, Grid, Row
 
 SEATS = ("N", "E", "S", "W")
@@ -179,7 +179,8 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
     name = dict(view.penalty_names)[code](lang) if code in dict(view.penalty_names) else ""
     options = view.penalty_forms.get(code, ())
     if step == "penalty_option":
-        buttons = tuple(Btn(f"e_popt:{i}", o.name(lang)) for i, o in enumerate(options))
+        buttons = tuple(Btn(f"e_popt:{i}", option_label(o, t, lang))
+                        for i, o in enumerate(options))
         return StepModel("entry.penalty_option", t("ui.q.penalty_option", name=name),
                          grids=(Grid(buttons, 2, 1),), nav=(back,))
     if step == "penalty_value":
@@ -393,6 +394,15 @@ def has(t: Any, key: str) -> bool:
     except (IndexError, ValueError):  # it has, with placeholders
         return True
     return True
+
+
+def option_label(option: PenaltyOption, t: Any, lang: str) -> str:
+    """A penalty's way on its button: the default way by what it does (超时：怎样处理？
+    「警告」 or 「裁判罚分」; 底牌放错: 「庄家下台」), a choice by its own name."""
+    if option.choice is None and has(t, f"ui.cost.{option.effect}"):
+        said = str(t(f"ui.cost.{option.effect}"))
+        return said[:1].upper() + said[1:]  # (English: a label's capital)
+    return str(option.name(lang))
 
 
 def penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
