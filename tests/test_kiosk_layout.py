@@ -146,3 +146,17 @@ def test_a_penalty_s_own_way_is_named_by_what_it_does_beside_its_other_ways(tabl
                      "暗示、交谈：怎样处理？": ["警告", "罚分", "判负"]}
     table.tap("e_pkind:time-overrun", "e_popt:0")  # the warning, as before
     assert [r.text for r in table.screen.rows] == ["北 超时：警告"]
+
+
+def test_a_penalty_that_fixes_the_total_says_the_total(table):
+    """藏牌 said 「本副定分」 in the list of penalties and the history, and the referee had to
+    work out which total (a referee's review, 2026-12-06): a defender's fixes it at 0."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("hidden-card", "E")
+    said = "东 藏牌（提醒后仍隐瞒）：本副按0分计"
+    assert [r.text for r in table.screen.rows] == [said]
+    table.tap("e_finish")
+    table.press(*"NESW")
+    table.tap("history")
+    assert table.screen.lines[1].split("\n")[1].strip() == said

@@ -29,14 +29,16 @@ class Notice:
 @dataclass(frozen=True)
 class PenaltyOption:
     """One way a penalty can be entered: its choice (None: the default), its name, what the
-    referee must add: "" (nothing), "cards", "points" or "levels", from `values`, and its
-    effect (a ruleset's outcome: "warning", "dealer-steps-down"…)."""
+    referee must add: "" (nothing), "cards", "points" or "levels", from `values`, its effect
+    (a ruleset's outcome: "warning", "dealer-steps-down"…) and, for "fix-total", the total it
+    fixes by the side at fault: (("dealer", …), ("defenders", …))."""
 
     choice: str | None
     name: Any  # a rules Text
     asks: str = ""
     values: tuple[int, ...] = ()
     effect: str = ""
+    fixes: tuple[tuple[str, int], ...] = ()
 
 
 def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
@@ -56,6 +58,9 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
             top = outcome.max if outcome.max is not None else 3
             out.append(PenaltyOption(choice, name, "levels", tuple(range(outcome.min, top + 1)),
                                      effect))
+        elif effect == "fix-total":
+            out.append(PenaltyOption(choice, name, effect=effect, fixes=(
+                ("dealer", outcome.if_dealer_side), ("defenders", outcome.if_defenders))))
         else:
             out.append(PenaltyOption(choice, name, effect=effect))
     return tuple(out)

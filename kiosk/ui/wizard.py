@@ -415,8 +415,14 @@ def cost_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
     旁家得分）, 警告, 待裁判确认…"""
     effect = p.get("effect", "")
     amount = int(p.get("points") or 0)
+    if effect == "fix-total":  # 本副按0分计: the total it fixes, by the side at fault
+        option = _option(p, view)
+        fixes = dict(option.fixes) if option is not None else {}
+        if p.get("side") in fixes:
+            return str(t("ui.cost.fix-total", total=fixes[p["side"]]))
     key = ("ui.cost.points_add" if amount > 0 else "ui.cost.points_sub" if amount < 0
-           else f"ui.cost.{effect}" if has(t, f"ui.cost.{effect}") else "ui.cost.record")
+           else f"ui.cost.{effect}" if has(t, f"ui.cost.{effect}") and effect != "fix-total"
+           else "ui.cost.record")
     return str(t(key, n=abs(amount), defenders=side_terms(view, t, lang, None)["defenders"]))
 
 
@@ -426,10 +432,15 @@ def applied_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
                  name=penalty_name(view, p, lang), cost=cost_text(view, p, t, lang)))
 
 
+def _option(p: dict[str, Any], view: TableView) -> PenaltyOption | None:
+    """The way a penalty was entered (its choice, or the default)."""
+    return next((o for o in view.penalty_forms.get(p.get("code", ""), ())
+                 if o.choice == p.get("choice")), None)
+
+
 def _choice(p: dict[str, Any], view: TableView, lang: str) -> str:
     """The name of the penalty's choice, if it has one (出牌超时：警告)."""
-    options = view.penalty_forms.get(p["code"], ())
-    option = next((o for o in options if o.choice == p.get("choice")), None)
+    option = _option(p, view)
     return option.name(lang) if option is not None and option.choice is not None else ""
 
 
