@@ -160,3 +160,19 @@ def test_a_penalty_that_fixes_the_total_says_the_total(table):
     table.press(*"NESW")
     table.tap("history")
     assert table.screen.lines[1].split("\n")[1].strip() == said
+
+
+def test_a_redeal_says_who_deals_again_before_it_is_called(table):
+    """革命 said only 「本副作废，重新发牌」: whether the dealer is grabbed again (before the
+    first hand, in xiamen) or keeps the deal (after it) is said before the referee agrees."""
+    table.tap("setup:xiamen-2015", "dealer:N", "redeal", "redeal:E")
+    assert table.screen.lines == ("本副作废，重新发牌，重新抢庄；裁判可以撤销。",)
+    table.tap("ok", "dealer:E", "trump:♠", "start_bury")
+    table.press(table.state.clock.seat)
+    table.play_out()
+    table.enter(40)
+    table.press(*"NESW")
+    dealer = table.state.draft.dealer
+    name = {"N": "北", "E": "东", "S": "南", "W": "西"}[dealer]
+    table.tap("redeal", f"redeal:{'N' if dealer in 'EW' else 'E'}")  # a defender calls it
+    assert table.screen.lines == (f"本副作废，重新发牌，仍由{name}坐庄；裁判可以撤销。",)

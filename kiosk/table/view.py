@@ -66,6 +66,16 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
     return tuple(out)
 
 
+def _redeal_keeps_dealer(ruleset: Any, core: Any) -> bool:
+    """Whether a redeal now leaves the dealer in place (the rules core's `_redeal`): the
+    ruleset's rule before the first hand is played, and after."""
+    redeal = ruleset.redeal
+    if redeal is None or not isinstance(core, TeamMatch):
+        return False
+    rule = redeal.dealer_before_first_hand if core.played == 0 else redeal.dealer_after
+    return bool(rule == "same")
+
+
 #: The kitty shapes the entry offers (the shape of the play that won the last trick).
 SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4")
 
@@ -130,6 +140,7 @@ class TableView:
     # what each penalty of the hand in progress costs as it counts now (id, applied, as JSON)
     penalty_costs: tuple[tuple[str, dict[str, Any]], ...] = ()
     redeal_condition: Any = None  # when a redeal may be called, as rules Words
+    redeal_keeps_dealer: bool = False  # after a redeal now: the same dealer (else grabbed again)
     penalty_names: tuple[tuple[str, Any], ...] = ()  # (code, its name as a rules Text)
     penalty_forms: dict[str, tuple[PenaltyOption, ...]] = field(default_factory=dict)
     one_penalty_per_incident: bool = False  # xiamen art. 22 「一错不二罚」
@@ -271,6 +282,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         penalty_costs=tuple((pid, a.to_json()) for pid, a in zip(
             draft.penalties, state.applied(), strict=False)) if draft else (),
         redeal_condition=ruleset.redeal_condition() if ruleset.kind == "team" else None,
+        redeal_keeps_dealer=_redeal_keeps_dealer(ruleset, state.core),
         penalty_names=tuple((code, p.name) for code, p in ruleset.penalties.items()),
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
         one_penalty_per_incident=ruleset.one_penalty_per_incident,

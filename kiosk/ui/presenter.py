@@ -908,6 +908,9 @@ def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
         return end_play_overrun(view, now, t)
     if key == "ui.confirm.time_up_now":
         return time_up_question(view, t)
+    if key == "ui.confirm.redeal" and view.dealer in SEATS:  # who deals the cards again
+        return t("ui.confirm.redeal_same", dealer=seat_label(view, view.dealer, t)) \
+            if view.redeal_keeps_dealer else t("ui.confirm.redeal_grab")
     if key == "ui.confirm.penalty":  # what a cost waiting for the referee will be
         waiting = dict(view.unconfirmed).get(params["id"])
         return applied_text(view, waiting, t, lang) if waiting else ""
