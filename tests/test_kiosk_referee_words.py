@@ -174,12 +174,14 @@ def won_in_one_hand(table) -> None:
 
 
 def test_ruling_a_disputed_hand_that_wins_says_the_match_ends(table):
-    """The ruling's question said 「比赛继续」 on the hand that ends the match."""
+    """The ruling's question said 「比赛继续」 on the hand that ends the match; it names the
+    result it confirms, which its question screen did not show (a referee's review)."""
     won_in_one_hand(table)
     table.tap("dispute:NS", "ok", "referee")
     table.pin()
     table.tap("r_rule")
-    assert table.screen.lines == ("本副按屏幕上的结果确认：东西赢得比赛，比赛结束。",)
+    assert table.screen.lines == ("旁家上台，升 13 级（南北 2 : A 东西）\n"
+                                  "本副按以上结果确认：东西赢得比赛，比赛结束。",)
     table.tap("ok")
     assert (table.state.phase, table.state.winner()) == ("over", "EW")
 
@@ -234,3 +236,15 @@ def test_the_history_and_the_slip_say_an_overrun_with_its_seconds_as_the_result_
     ruleset = rulesets["xiamen-2015"]
     first = next(iter(replay(record, rulesets)))
     assert any("超时 4.0 秒" in note for note in notes(record, first, ruleset, "zh-Hans"))
+
+
+def test_ruling_a_disputed_hand_names_the_result_and_the_next_dealer(table):
+    table.start()
+    table.enter(40)
+    table.tap("dispute:NS", "ok", "referee")
+    table.pin()
+    table.tap("r_rule")
+    assert table.screen.lines == ("庄家方守庄，升 2 级（南北 4 : 2 东西）\n下一副庄家：南\n"
+                                  "本副按以上结果确认，比赛继续。",)
+    table.tap("ok")
+    assert table.state.phase == "ready" and table.state.draft.dealer == "S"

@@ -572,20 +572,27 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
     return (*lines, *applied)
 
 
+def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list[str]:
+    """What a team hand's result (`p`, a preview) gives: the ruleset's words for it with the
+    levels after it, then who deals next, or who won the match."""
+    said = result_words(p, view, lang)  # the ruleset's words, as on the sheet and slip
+    outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
+                               "up" if p.get("advance") else "none")
+    lines = [t(outcome, result=said, n=p.get("advance") or 0,
+               levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
+                      f"{p['levels']['EW']} {team_label(view, 'EW', t)}")]
+    if p.get("winner"):  # the match is over: no hand is dealt next
+        lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
+    elif p.get("next_dealer"):
+        lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
+    return lines
+
+
 def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
     p = view.preview or {}
     lines = list(breakdown(view, p, t, lang)) if p else []
     if "result" in p and view.kind == "team":
-        said = result_words(p, view, lang)  # the ruleset's words, as on the sheet and slip
-        outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
-                                   "up" if p.get("advance") else "none")
-        lines.append(t(outcome, result=said, n=p.get("advance") or 0,
-                       levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
-                              f"{p['levels']['EW']} {team_label(view, 'EW', t)}"))
-        if p.get("winner"):  # the match is over: no hand is dealt next
-            lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
-        elif p.get("next_dealer"):
-            lines.append(t("ui.next_dealer", seat=seat_label(view, p["next_dealer"], t)))
+        lines += outcome_lines(view, p, t, lang)
     elif "awards" in p:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
@@ -922,7 +929,13 @@ def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
             shown[name] = team_label(view, shown[name], t)
         elif shown.get(name) in ("dealer", "defenders"):
             shown[name] = t("term.dealer_side" if shown[name] == "dealer" else "term.defenders")
-    return t(key, **shown)
+    said = t(key, **shown)
+    p = view.preview or {}
+    if key in ("ui.confirm.rule", "ui.confirm.rule_wins") and "result" in p and \
+            view.kind == "team":  # the result the ruling confirms, above it (who wins: below)
+        outcome = outcome_lines(view, p, t, lang)
+        return "\n".join((*outcome[:1 if key == "ui.confirm.rule_wins" else None], said))
+    return said
 
 
 __all__ = ["LAYOUT", "Row", "ScreenModel", "present", "seconds"]
