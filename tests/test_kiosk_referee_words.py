@@ -248,3 +248,24 @@ def test_ruling_a_disputed_hand_names_the_result_and_the_next_dealer(table):
                                   "本副按以上结果确认，比赛继续。",)
     table.tap("ok")
     assert table.state.phase == "ready" and table.state.draft.dealer == "S"
+
+
+def test_the_leader_correction_shows_who_is_recorded_and_what_changing_it_does(table):
+    """更正领出者 showed four seats and nothing else: not who is recorded as leader now, nor
+    that the turn is counted again from the one chosen (a referee's review, 2026-12-06)."""
+    table.start()
+    table.play_tricks(2)
+    table.press(table.state.clock.leader or table.state.draft.dealer)  # the third trick's lead
+    led = table.state.clock.leader
+    table.tap("referee")
+    table.pin()
+    table.tap("r_leader")
+    screen = table.screen
+    names = {"N": "北", "E": "东", "S": "南", "W": "西"}
+    assert screen.lines == (f"现在记为{names[led]}领出，这一轮已出 1 张。",
+                            "更正后从所选的领出者起，重新数到该出牌的座位。")
+    assert [b.label for g in screen.grids for b in g.buttons if b.style == "selected"] == \
+        [names[led]]
+    other = next(s for s in "NESW" if s != led)
+    table.tap(f"r_leader:{other}")
+    assert (table.state.clock.leader, table.state.clock.plays) == (other, 1)

@@ -118,6 +118,7 @@ class TableView:
     trick: int = 0
     tricks: int = 25
     plays: int = 0
+    leader: str | None = None  # who led the trick in play, as recorded (None: nobody yet)
     all_played: bool = False
     warn_before: float = 2.0
     match_limit: float | None = None
@@ -266,6 +267,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         clock_running=bool(clock and clock.running), clock_elapsed=clock.elapsed if clock else 0,
         trick=clock.trick if clock and clock.kind == ClockKind.PLAY else 0, tricks=state.tricks,
         plays=clock.plays if clock else 0, all_played=bool(clock and clock.done),
+        leader=clock.leader if clock and clock.kind == ClockKind.PLAY else None,
         warn_before=session.config.warn_before,
         match_limit=mc.limit if mc else None, match_started=mc.started if mc else 0.0,
         match_running=bool(mc and mc.running), match_elapsed=mc.elapsed if mc else 0.0,

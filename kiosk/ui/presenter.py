@@ -760,9 +760,13 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
         return _pin_pad(view, now, ui, t)
     step = ui.referee_step
     back = Btn("r_back", t("ui.back"), "quiet")
-    if step == "leader":
+    if step == "leader":  # as recorded now, and what choosing another changes
+        now_led = t("ui.leader.now", seat=seat_label(view, view.leader, t), n=view.plays) \
+            if view.leader in SEATS else t("ui.leader.none")
         return ScreenModel("step", "referee.leader", t("ui.q.leader"),
-                           grids=(seat_grid("r_leader", SEATS, view, t),), nav=(back,))
+                           lines=(now_led, t("ui.leader.then")),
+                           grids=(seat_grid("r_leader", SEATS, view, t, view.leader),),
+                           nav=(back,))
     if step == "forfeit_kind":
         return ScreenModel("step", "referee.forfeit_kind", t("ui.q.forfeit_kind"), grids=(
             Grid((Btn("r_fkind:forfeit", t("ui.forfeit.forfeit")),

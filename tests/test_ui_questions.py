@@ -1,0 +1,46 @@
+"""The referee's screens that say more since a referee's review (2026-12-06) — who deals after
+a redeal, who is recorded as leader, the result a ruling confirms — in the real window under
+Xvfb, landscape and portrait: nothing drawn over the title or the bottom bar, no word cut."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import xvfb
+from .window import cut_words, play
+
+pytestmark = pytest.mark.window
+
+PIN = [("touch", "pin:0")] * 4 + [("touch", "pin_ok")]
+SCRIPT = [
+    ("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+    ("touch", "dealer:N"), ("wait", "ready"), ("touch", "redeal"), ("wait", "ready.redeal"),
+    ("touch", "redeal:E"), ("wait", "confirm"), ("shot", "redeal"), ("touch", "cancel"),
+    ("wait", "ready"), ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"),
+    ("seat", "N"), ("wait", "clock.play"), ("seat", "N"), ("seat", "E"), ("touch", "referee"),
+    ("wait", "referee.pin"), *PIN, ("wait", "referee"), ("touch", "r_leader"),
+    ("wait", "referee.leader"), ("shot", "leader"), ("touch", "r_back"), ("wait", "referee"),
+    ("touch", "close"), ("wait", "clock.play"), ("play_out", ""), ("wait", "clock.done"),
+    ("touch", "end_play"), ("wait", "entry.points"), ("touch", "e_points:40"),
+    ("wait", "entry.last_trick"), ("touch", "e_last:dealer"), ("wait", "entry.penalties"),
+    ("touch", "e_finish"), ("wait", "result"), ("touch", "dispute:NS"), ("wait", "confirm"),
+    ("touch", "ok"), ("wait", "disputed"), ("touch", "referee"), ("wait", "referee.pin"), *PIN,
+    ("wait", "referee"), ("touch", "r_rule"), ("wait", "confirm"), ("shot", "rule")]
+
+
+@pytest.fixture(scope="module")
+def display():
+    with xvfb("800x1280x24") as name:
+        yield name
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_the_referees_questions_fit_the_window(tmp_path, display, size):
+    _, screens = play(tmp_path, display, SCRIPT, size=size)
+    asked = ("confirm", "referee.leader")
+    assert screens["spill"] == []
+    assert [cut for cut in screens["overflow"] if cut[0] in asked] == []
+    assert [cut for cut in cut_words(screens) if cut[0] in asked] == []
+    said = {name: "\n".join(texts) for name, texts in screens["texts"].items()}
+    assert "重新抢庄" in said["confirm"] and "本副按以上结果确认" in said["confirm"]
+    assert "现在记为北领出，这一轮已出 2 张。" in said["referee.leader"]
