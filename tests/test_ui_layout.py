@@ -88,6 +88,17 @@ def test_the_history_keeps_a_seat_with_its_offence(screens):
     assert any(text.split()[-1] == "A1:东西" for text in screens["texts"]["history"])
 
 
+def test_the_result_keeps_each_penalty_whole_on_a_line(screens):
+    """On 本副结果, where both sides check the hand before they agree, a penalty's note broke
+    in the middle (「南 超时 1.8」⏎「秒：警告」; a referee's review, 2026-12-06)."""
+    (notes,) = [lines for text, lines in screens["laid"]["result"].items() if "暴露" in text]
+    assert len(notes) > 1  # five penalties take more than one line at 800×480
+    for line in notes:
+        assert re.match(r"[北东南西]\s", line), notes  # each line opens with a seat's note
+    for line in notes[:-1]:
+        assert line.rstrip().endswith("；"), notes  # … and ends with a whole one
+
+
 def test_a_red_trump_is_red_on_the_strip(screens):
     red, green, blue, _ = screens["colors"]["ready"]["♥"]
     assert red > 0.9 and green < 0.6 and blue < 0.6

@@ -570,12 +570,12 @@ def _label(text: str, app: KioskApp, mono: bool = False, fixed: bool = True) -> 
     label.bind(size=lambda w, v: setattr(w, "text_size", (v[0], None)))
     # Broken at sensible points for the width (as buttons are): Kivy itself breaks at a space
     # first (「共 25⏎轮」) and leaves a character alone (「撤⏎销。」); columns of text keep
-    # their indents.
+    # their indents, and each note of a list (「…；」) stays whole on a line where it fits.
     label.words = text
 
     def refit(w: Label, *_: Any) -> None:
         cols = columns(w.width, w.font_size)
-        w.text = (fit_lines(w.words, cols) if mono else wrapped(w.words, cols)) or " "
+        w.text = fit_lines(w.words, cols) or " "
 
     label.refit = refit
     label.bind(width=refit, font_size=refit)
