@@ -15,6 +15,7 @@ import pytest
 from kiosk.i18n import catalog, render
 from kiosk.scorer.director import Draft
 from kiosk.scorer.director.triage import number_list
+from kiosk.scorer.printing import pages as printing
 from kiosk.scorer.printing.templating import words
 from kiosk.scorer.tournament.formats import RoundPlan
 
@@ -232,3 +233,20 @@ def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(dir
     assert (f"调换后同桌的{labels[loser]}与{labels[ew]}大分不同"
             f"（{points[loser]} 对 {points[ew]}）") in said
     assert len(said) == 2  # and the table the other team went to
+
+
+def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall(director):
+    """The console's standings said 「3=」 and the printed scorecards 「第 11= 名」, with no note,
+    where the hall says 「并列3」 (a director's review, 2026-12-06)."""
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    for table, _, _ in director.assignments(1):  # every NS wins: four teams tie at 1, four at 5
+        director.record_ruling(table, "forfeit", "EW", "缺席", 1)
+    assert {(s.rank, s.tied) for s in director.standings()} == {(1, True), (5, True)}
+    page = html.unescape(log_in(director).get("/admin/standings").text)
+    ranks = re.findall(r'<tr data-team="t\d+"[^>]*>\s*<td>([^<]*)</td>', page)
+    assert sorted(set(ranks)) == ["并列1", "并列5"]
+    cards = html.unescape(printing.html(director, "scorecards", "zh-Hans"))
+    assert "并列第 1 名" in cards and "并列第 5 名" in cards and "名 =" not in cards
+    assert not re.search(r"第 \d+= 名", cards)
