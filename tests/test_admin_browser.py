@@ -300,3 +300,32 @@ def test_once_a_round_started_the_form_says_what_a_rename_changes(console):
     expect(page.locator(".top .event b")).to_have_text("厦门杯八十分团体赛")
     expect(page.locator("#edit-event")).to_contain_text("仍用「厦门杯」")
     assert d.assignment(1)["event"] == "厦门杯"  # what the tables go on being told
+
+
+def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
+    """A ruling refused from a row far down the results (#t9: its net levels typed in words)
+    came back scrolled to the row, its refusal at the top of the page, out of sight: it looked
+    as if nothing had happened (a director's review, 2026-12-06). The refusal stays in view."""
+    d = console.d
+    d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
+    d.import_teams(("编号,队名,单位\n" + "".join(
+        f"t{i:02d},第{i}队,单位{i}\n" for i in range(1, 21))).encode())
+    d.add_tables(10)
+    d.make_draft(by="陈")
+    d.publish(by="陈")
+    d.start_clock(0, by="陈", confirm=True)
+    page = console.page
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.goto(console.url + "/admin/results?round=1&table=9#t9")
+    form = page.locator("#ruling")
+    form.locator("select[name=kind]").select_option("adjusted")
+    form.locator("input[name=net]").fill("两级")
+    form.locator("input[name=reason]").fill("记错一副")
+    form.locator("button").click()
+    refusal = page.locator(".flash.error")
+    expect(refusal).to_contain_text("净胜级")
+    box = refusal.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    assert page.evaluate("window.scrollY") > 0  # (still at the row, not back at the top)
+    console.shot("ruling-refused-in-view")
+    assert d.rulings() == []
