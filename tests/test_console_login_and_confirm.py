@@ -159,3 +159,10 @@ def test_an_open_confirmation_outlives_a_restart_and_still_runs_once_on_what_it_
     gone.client.cookies = client.cookies
     assert "这个确认页已经失效" in flash_of(gone.client, gone.client.get(question))
     assert director.current_round() == 1
+
+
+def test_the_login_page_says_where_the_password_is(director):
+    """The password is printed once, to the terminal: a head referee at the login page was not
+    told where else to find it (a director's review, 2026-12-06)."""
+    page = TestClient(create_app(director)).get("/admin/login").text
+    assert "admin-password.txt" in page and "kiosk scorer admin password" in page
