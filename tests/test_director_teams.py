@@ -74,6 +74,12 @@ def test_a_corrected_team_list_imported_again_updates_after_showing_each_change(
     with pytest.raises(AdminError) as same:
         d.import_teams(CORRECTED.encode(), by="陈")
     assert same.value.key == "admin.error.update_nothing"
+    renamed = CORRECTED.replace("思明凤凰", "思明凤凰队")  # a change, and no team new
+    with pytest.raises(AdminError) as again:
+        d.import_teams(renamed.encode(), by="陈")
+    question = explain(again.value, "zh-Hans")
+    assert "1 队有改动，4 队不变；改动：思明凤凰（T04）" in question  # not 「新增 0 队（—）」
+    assert "新增" not in question and "—" not in question and " 0 队" not in question
 
 
 def test_closing_with_rounds_unplayed_says_so_and_cli_refusals_name_the_command(tmp_path):

@@ -351,11 +351,14 @@ class EventAndTeams(DirectorBase):
             raise refuse("admin.error.update_nothing", n=len(again))
         if not confirm:
             raise confirm_first(
-                "admin.confirm.update_teams", n=len(changes), added=len(new),
-                same=len(again) - len(changes), left_out=len(left_out),
+                "admin.confirm.update_teams", n=len(changes),
+                same=len(again) - len(changes),
                 changes=_listing([words("admin.update.team", team=self.label(row.id),
                                         what=_listing(fields)) for row, _, fields in changes]),
-                new=_listing([e.name for e in new]) if new else "—")
+                # (a clause of none is left out: never 「新增 0 队（—）」)
+                new=words("admin.update.new", n=len(new), names=_listing([e.name for e in new]))
+                if new else "",
+                left_out=words("admin.update.left_out", n=len(left_out)) if left_out else "")
         for row, entrant, _ in changes:
             self._apply_update(row, entrant, by)
         added: tuple[str, ...] = ()
