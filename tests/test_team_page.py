@@ -189,6 +189,29 @@ def test_a_withdrawn_team_and_its_forfeit_are_said_on_the_phone(browser, scorer)
     assert errors == []
 
 
+@pytest.mark.browser
+def test_once_the_event_is_closed_the_phone_shows_the_final_standing_and_no_table(browser,
+                                                                                    scorer):
+    """docs/scorer.md: phones too show 最终排名 and no tables once the event is closed; the
+    phone still showed the last round's table and no heading (a director's review)."""
+    process, director, _ = scorer
+    _, ns, _ = director.assignments(1)[0]
+    for table, _, _ in director.assignments(1):
+        director.record_ruling(table, "forfeit", "EW", "测试", 1)
+    context = browser.new_context(viewport=PHONE, ignore_https_errors=True)
+    page = context.new_page()
+    errors = collect_page_errors(page)
+    page.goto(f"{process.url}/team?team={ns}")
+    expect(page.locator("#now")).to_be_visible()  # the round's table, while it is on
+    expect(page.locator("#final")).to_be_hidden()
+    director.close_event(confirm=True)
+    expect(page.locator("#final")).to_have_text("最终排名")
+    expect(page.locator("#now")).to_be_hidden()
+    expect(page.locator("#standing .rank dd")).to_have_text("并列第 1 名")
+    context.close()
+    assert errors == []
+
+
 # -- what the audit of the phone page found (AUDIT-phone.md) ----------------------------------
 
 SMALL = {"width": 360, "height": 640}

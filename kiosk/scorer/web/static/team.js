@@ -223,6 +223,7 @@
     $('withdrawn').hidden = !out;
     $('withdrawn').textContent = out
       ? t(out[0] === 'during' ? 'withdrawn_during' : 'withdrawn', { round: out[1] }) : '';
+    $('final').hidden = !closed();  // the event is over: its standing is the final one
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       // a shared place as the console says it: 并列第 3 名
@@ -240,9 +241,13 @@
     tick();
   }
 
+  function closed() {
+    return Boolean(view.event && view.event.status === 'closed');
+  }
+
   function renderNow() {
     const box = $('now');
-    const table = view.table;
+    const table = closed() ? null : view.table;  // a closed event's last round is history
     box.hidden = !table;
     if (!table) return;
     box.classList.toggle('kiosk-offline', offline(table));
