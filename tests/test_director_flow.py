@@ -191,7 +191,7 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
         expect(hall.locator("#panel")).to_be_visible()  # the pairing panel fills the hall
         expect(hall.locator("#panel-list [data-pairing-table]")).to_have_count(3)
         expect(hall.locator("#panel-list .bye")).to_have_count(1)
-        expect(hall.locator("#status")).to_have_text("轮间休息")
+        expect(hall.locator("#status")).to_have_text("准备中")  # no round over yet to rest
         wall = printed_text(url, "pairings-table", tmp_path)
         assert "第 1 轮对阵表（按桌号）" in wall and "轮空" in wall
 

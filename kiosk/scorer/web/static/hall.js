@@ -659,11 +659,13 @@
   // The event's status beside the round clock `rc`: never 比赛中 beside the clock's 等待开始
   // (a round's lead-in: 即将开始) or 本轮结束 (between rounds, as when the next round is
   // published and not started; after the last round, 全部轮次结束), nor while the head
-  // referee has paused the hall (全场暂停).
+  // referee has paused the hall (全场暂停); before the first round starts, 准备中 (no round
+  // is over yet to rest between).
   function statusOf(ev, rc) {
     if (!ev) return '';
     if (ev.status !== 'running') return ev.status;
     if (rc.state === 'paused') return 'paused';
+    if (snap.pairings_round === 1) return 'setup';  // round 1 published, not yet started
     if (rc.state === 'over' && ev.rounds && ev.round >= ev.rounds) return 'all_over';
     if (rc.state === 'running' && rc.label === 'clock_waiting') return 'starting';
     return snap.pairings_round || rc.state === 'over' ? 'between' : 'running';
