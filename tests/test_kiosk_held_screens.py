@@ -101,6 +101,10 @@ def test_a_lead_over_its_time_when_the_play_is_ended_asks_who_was_to_lead(table)
     assert screen.name == "end_play.leader" and table.state.paused  # the clock still held
     assert {b.action for g in screen.grids for b in g.buttons if b.action} == {
         "end_play_by:N", "end_play_by:E", "end_play_by:S", "end_play_by:W"}
+    # its bottom bar in the hand's fixed slots: 记录 where a referee's hand finds it on every
+    # screen of the hand (it sat a slot to the left, where 裁判 usually is)
+    assert [b.action for b in screen.nav] == ["end_play_back", "", "end_play_by:", "history",
+                                              "referee", "language"]
     table.clock.advance(30)
     table.tap("end_play_by:E")
     assert table.state.phase == "entry" and overruns(table) == [("E", 4.0)]

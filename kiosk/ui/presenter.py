@@ -50,9 +50,9 @@ PENALTY_ROWS = {False: 3, True: 8}
 #: The score slip on the end screen: (columns side by side, lines a column) a page.
 SLIP_PAGE = {False: (2, 11), True: (1, 40)}
 #: The screens of the hand whose bottom bar keeps fixed slots (see `slotted`).
-SLOTTED = ("ready", "fry", "clock", "entry")
-BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back")
-FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "e_finish", "e_summary")
+SLOTTED = ("ready", "fry", "clock", "end_play", "entry")
+BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back", "end_play_back")
+FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "end_play_by", "e_finish", "e_summary")
 GAP = Btn("", "")
 #: Kivy breaks a line only at a plain space: the spaces inside a note are this one.
 NO_BREAK_SPACE = "\u00a0"
