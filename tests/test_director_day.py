@@ -149,6 +149,10 @@ def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
     d.create_event("厦门杯", "xiamen-2015", seed=3, by="陈")
     d.import_teams(ROSTER.encode())
     d.add_tables(2)
+    page.goto(console.url + "/admin/rounds")
+    page.get_by_role("button", name="编排第 1 轮").click()
+    expect(page.locator("#draft-tables tbody tr")).to_have_count(2)
+    expect(page.locator(".draft-facts")).to_have_count(0)  # not every team 「并列第 1 名」
     d.publish(by="陈")
     d.start_round(0)
     for table, _, _ in d.assignments(1):

@@ -80,12 +80,16 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
 
 def _draft_facts(director: Director) -> dict[str, dict[str, Any]]:
     """What the head referee weighs a drafted match by, for each team: its rank and big
-    points so far, and how often it sat NS and EW (a swap of sides keeps them level)."""
+    points so far, and how often it sat NS and EW (a swap of sides keeps them level). None
+    before any match is played: every team 「并列第 1 名 · 0 大分」 says nothing."""
     sides = director.sides_so_far()
     none: Counter[str] = Counter()
+    standings = director.standings()
+    if not any(s.played for s in standings):
+        return {}
     return {s.team: {"rank": s.rank, "tied": s.tied, "points": s.points,
                      "ns": sides.get(s.team, none)["NS"], "ew": sides.get(s.team, none)["EW"]}
-            for s in director.standings()}
+            for s in standings}
 
 
 def seen_draft(draft: Draft | None, next_round: int) -> str:
