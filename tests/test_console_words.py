@@ -250,3 +250,27 @@ def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall
     cards = html.unescape(printing.html(director, "scorecards", "zh-Hans"))
     assert "并列第 1 名" in cards and "并列第 5 名" in cards and "名 =" not in cards
     assert not re.search(r"第 \d+= 名", cards)
+
+
+def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_path):
+    """The 队伍 page still offered 「添加补报名队伍（第 2 轮起参赛）」 after the last round was
+    published, a form that could only be refused (a director's review, 2026-12-06): its place
+    says why instead."""
+    events = event(tmp_path)
+    d = next(events)
+    d.edit_event(rounds=2, by="陈")
+    client = log_in(d)
+    d.make_draft(by="陈")
+    d.publish(by="陈")
+    d.start_clock(0, by="陈", confirm=True)
+    page = html.unescape(client.get("/admin/teams").text)
+    assert "添加补报名队伍（第 2 轮起参赛）" in page and 'id="no-entry"' not in page
+    for table, _, _ in d.assignments(1):
+        d.record_ruling(table, "forfeit", "EW", "测试", 1)
+    d.make_draft(by="陈")
+    d.publish(by="陈")  # round 2 of 2: no round left to join
+    page = html.unescape(client.get("/admin/teams").text)
+    assert 'action="/admin/add-team"' not in page
+    assert "所有轮次都已公布：补报名的队伍已无比赛可打。" in page
+    assert 'action="/admin/import"' in page  # a corrected list may still be imported
+    next(events, None)

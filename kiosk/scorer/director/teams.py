@@ -379,13 +379,21 @@ class EventAndTeams(DirectorBase):
             if entrant.unit != row.unit:
                 self._draft_outdated(by)
 
+    def late_refusal(self, joined: int) -> str | None:
+        """Why a team cannot join from round `joined` (a refusal's key), or None: late entries
+        play a Swiss event's rounds still to come."""
+        if joined <= 1:
+            return None
+        event = self.require_event()
+        if event.format not in SWISS_FORMATS:
+            return "admin.error.late_format"
+        return "admin.error.late_no_round" if event.rounds and joined > event.rounds else None
+
     def _check_late(self, joined: int, missed_points: int) -> None:
         if joined > 1:
-            event = self.require_event()
-            if event.format not in SWISS_FORMATS:
-                raise refuse("admin.error.late_format")
-            if event.rounds and joined > event.rounds:
-                raise refuse("admin.error.late_no_round")
+            refusal = self.late_refusal(joined)
+            if refusal:
+                raise refuse(refusal)
             win = self.ruleset().result.win_points
             if not 0 <= missed_points <= win:
                 raise refuse("admin.error.missed_points_range", win=win)

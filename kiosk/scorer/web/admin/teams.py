@@ -37,6 +37,9 @@ def teams(director: Director, request: Request) -> dict[str, Any]:
             "withdrawals": {r.id: director.withdrawal(r.id) for r in rows if r.withdrawn},
             "late": event.status != "setup" and director.current_round() > 0,
             "entry_round": director.current_round() + 1,
+            # why no team can join now (the add form's place says it), or None
+            "no_entry": director.late_refusal(director.current_round() + 1)
+            if event.status != "setup" else None,
             "win_points": director.ruleset().result.win_points,
             "duplicates": _duplicates(everyone)}
 
