@@ -274,3 +274,19 @@ def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_p
     assert "所有轮次都已公布：补报名的队伍已无比赛可打。" in page
     assert 'action="/admin/import"' in page  # a corrected list may still be imported
     next(events, None)
+
+
+def test_a_link_to_a_round_there_is_not_says_which_round_is_shown(director):
+    """/admin/results?round=9 and ?round=xyz showed round 1 without a word (a director's
+    review, 2026-12-06)."""
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    client = log_in(director)
+    for asked in ("9", "xyz", "0"):
+        page = html.unescape(client.get(f"/admin/results?round={asked}").text)
+        assert f"没有第 {asked} 轮：这里显示的是第 1 轮。" in page, asked
+    assert 'id="other-round"' not in client.get("/admin/results?round=1").text
+    assert 'id="other-round"' not in client.get("/admin/results").text
+    said = client.get("/admin/results?round=<b>x</b>").text  # as typed, never as markup
+    assert "没有第 &lt;b&gt;x&lt;/b&gt; 轮" in said and "<b>x</b>" not in said

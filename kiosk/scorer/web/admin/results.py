@@ -20,10 +20,14 @@ def results(director: Director, request: Request) -> dict[str, Any]:
     current = director.current_round()
     round_no = forms.query_int(request, "round", current)
     round_no = min(max(round_no, 1), max(current, 1))
+    asked = request.query_params.get("round")  # a round the link names that is not shown
+    other = asked[:12] if current and asked is not None and asked.strip() != str(round_no) \
+        else None
     rows = views.round_rows(director, round_no) if current else []
     show = forms.shown(request, triage.MATCH_FILTERS)
     table = forms.query_int(request, "table", 0)
     return {"round": round_no, "current": current, "show": show, "total": len(rows),
+            "asked_round": other,
             "rows": triage.chosen(rows, triage.MATCH_FILTERS, show),
             "counts": triage.counted(rows, triage.MATCH_FILTERS),
             "attention": triage.ATTENTION,
