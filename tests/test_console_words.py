@@ -13,6 +13,7 @@ import time
 import pytest
 
 from kiosk.i18n import catalog, render
+from kiosk.rules import Rulesets
 from kiosk.scorer.director import Draft
 from kiosk.scorer.director.triage import number_list
 from kiosk.scorer.printing import pages as printing
@@ -20,6 +21,7 @@ from kiosk.scorer.printing.templating import words
 from kiosk.scorer.tournament.formats import RoundPlan
 
 from .console_client import Window, event, flash_of, log_in, refused_page, shown_error
+from .kiosk_driver import Table
 
 pytestmark = pytest.mark.unit
 
@@ -290,3 +292,27 @@ def test_a_link_to_a_round_there_is_not_says_which_round_is_shown(director):
     assert 'id="other-round"' not in client.get("/admin/results").text
     said = client.get("/admin/results?round=<b>x</b>").text  # as typed, never as markup
     assert "没有第 &lt;b&gt;x&lt;/b&gt; 轮" in said and "<b>x</b>" not in said
+
+
+def test_a_disputed_table_says_who_disputes_and_what_the_table_entered(director, tmp_path,
+                                                                       monkeypatch):
+    """A disputed table said only 「有争议 · 第 1 副」: the head referee had nothing to rule on
+    (a director's review, 2026-12-06). Table 1's match is a real kiosk's, disputed by NS
+    after 85 points were entered."""
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+    kiosk = Table(tmp_path / "kiosk", Rulesets.load([]))
+    kiosk.start()
+    kiosk.play_out()
+    kiosk.enter(85)
+    kiosk.tap("dispute:NS", "ok")
+    assert kiosk.state.phase == "disputed"
+    kept = director.match_state
+    monkeypatch.setattr(director, "match_state", lambda table, round_no: kiosk.state
+                        if table == 1 else kept(table, round_no))
+    _, ns, _ = director.assignments(1)[0]
+    page = html.unescape(log_in(director).get("/admin/results?round=1&table=1").text)
+    total = kiosk.state.preview().total
+    assert f"{director.team_names()[ns]}有异议；桌上录入：得分 85，总分 {total}" in page
+    kiosk.session.close()

@@ -10,7 +10,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import SessionError
 from ...rules.errors import Words
+from ...table.state import MatchState
 from ..tournament.core import Result
 from . import ONLINE_WITHIN, Director, Ruling
 from .search import simplified
@@ -31,6 +33,9 @@ class MatchRow:
     ruling: Ruling | None
     link: str  # ok, behind, offline, done, never (`link_state`)
     problems: tuple[Words, ...] = ()  # why the match is not scored
+    # a disputed hand: the side that disputes it and what the table entered (team, points,
+    # total), for the head referee to rule on
+    dispute: dict[str, Any] | None = None
 
     @property
     def winner_side(self) -> str | None:
@@ -137,8 +142,23 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
             round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
             {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
             ruling, link_state(director, table, now, known, phase in ("over", "ruled")),
-            tuple(director.unscored(table))))
+            tuple(director.unscored(table)),
+            _dispute(state, names.get(ns, ns), names.get(ew, ew))
+            if phase == "disputed" and state is not None else None))
     return out
+
+
+def _dispute(state: MatchState, ns: str, ew: str) -> dict[str, Any]:
+    """Who disputes the hand, and the points and total the table entered for it."""
+    draft = state.draft
+    side = draft.disputed_by if draft is not None else None
+    try:
+        total = state.preview().total
+    except SessionError:  # (an entry the rules core refuses: its total is not known)
+        total = None
+    return {"team": ns if side == "NS" else ew if side == "EW" else "",
+            "points": "—" if draft is None or draft.points is None else draft.points,
+            "total": "—" if total is None else total}
 
 
 def bye_rows(director: Director, round_no: int) -> list[ByeRow]:
