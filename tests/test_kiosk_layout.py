@@ -176,3 +176,18 @@ def test_a_redeal_says_who_deals_again_before_it_is_called(table):
     name = {"N": "北", "E": "东", "S": "南", "W": "西"}[dealer]
     table.tap("redeal", f"redeal:{'N' if dealer in 'EW' else 'E'}")  # a defender calls it
     assert table.screen.lines == (f"本副作废，重新发牌，仍由{name}坐庄；裁判可以撤销。",)
+
+
+def test_a_penalty_struck_out_behind_the_pin_leaves_the_list_on_its_page(table):
+    """Deleting a penalty on page 4 of 4 went back to page 1 (a referee's review, 2026-12-06):
+    the list stays on the page the referee was on."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("exposed-card", "NESWNESWNE")
+    table.tap("page:1")
+    assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == ["第2/4页 ▶"]
+    struck = next(r for r in table.screen.rows if r.button).button.action
+    table.tap(struck)
+    table.pin()
+    assert table.screen.name == "entry.penalties"  # nine left: still page 2, now of 3
+    assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == ["第2/3页 ▶"]

@@ -60,6 +60,7 @@ class UiState:
     pinyin: str = ""  # letters typed in pinyin, waiting for their characters
     candidate_page: int = 0
     page: int = 0  # of a long list (rulesets, history)
+    page_before_pin: int = 0  # the list's page the PIN pad covered (a penalty struck out)
     new_match: bool = False  # after a match, the referee opened the setup of the next
     time_up_seen: tuple[str, int] | None = None  # (match, hand) whose time-up banner was read
     correct: EntryValues | None = None
@@ -328,7 +329,7 @@ class Controller:
         if self.view.referee_open:
             self._after_unlock(then)
             return
-        self.ui.after_unlock = then
+        self.ui.after_unlock, self.ui.page_before_pin = then, self.ui.page
         self._overlay("referee")
 
     def _pin(self, name: str, arg: str) -> None:
@@ -384,6 +385,8 @@ class Controller:
             else:
                 self.send(command)
             self._overlay(None)
+            if then.startswith("e_del:"):  # back to the page of the list it was struck from
+                self.ui.page = self.ui.page_before_pin
 
     # -- the referee's menu ---------------------------------------------------------------
 
