@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from kiosk.i18n import translator
+from kiosk.table.view import PenaltyOption
 from kiosk.ui.presenter import NOTICE_SECONDS
+from kiosk.ui.wizard import option_label
 
 pytestmark = pytest.mark.unit
 
@@ -191,3 +194,13 @@ def test_a_penalty_struck_out_behind_the_pin_leaves_the_list_on_its_page(table):
     table.pin()
     assert table.screen.name == "entry.penalties"  # nine left: still page 2, now of 3
     assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == ["第2/3页 ▶"]
+
+
+def test_a_fixed_totals_own_way_keeps_its_name_on_its_button():
+    """Its cost depends on the side at fault: a house ruleset's 藏牌 with another way offered
+    beside it is named, never 「本副按{total}分计」."""
+    t = translator("zh-Hans")
+    assert option_label(PenaltyOption(None, lambda lang: "藏牌", effect="fix-total"), t,
+                        "zh-Hans") == "藏牌"
+    assert option_label(PenaltyOption(None, lambda lang: "超时", effect="warning"), t,
+                        "zh-Hans") == "警告"

@@ -399,7 +399,8 @@ def has(t: Any, key: str) -> bool:
 def option_label(option: PenaltyOption, t: Any, lang: str) -> str:
     """A penalty's way on its button: the default way by what it does (超时：怎样处理？
     「警告」 or 「裁判罚分」; 底牌放错: 「庄家下台」), a choice by its own name."""
-    if option.choice is None and has(t, f"ui.cost.{option.effect}"):
+    if option.choice is None and option.effect != "fix-total" and \
+            has(t, f"ui.cost.{option.effect}"):  # (a fixed total depends on who is at fault)
         said = str(t(f"ui.cost.{option.effect}"))
         return said[:1].upper() + said[1:]  # (English: a label's capital)
     return str(option.name(lang))
