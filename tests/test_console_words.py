@@ -64,9 +64,7 @@ def test_the_overview_names_the_ruleset_in_words_not_its_file_id_or_hash(directo
 
 
 def test_a_ruled_result_says_who_lost_and_who_won(director):
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     _, ns, ew = director.assignments(1)[0]
     director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈")
     page = Window(log_in(director)).load("/admin/results?round=1")
@@ -141,6 +139,13 @@ def test_a_team_label_has_no_stray_space_beside_chinese_text(lang):
 # -- starting a round: tables without a kiosk, a start at once ------------------------------
 
 
+def round_1_started(director) -> None:
+    """Round 1 drafted, published and started."""
+    director.make_draft(by="陈")
+    director.publish(by="陈")
+    director.start_clock(0, by="陈", confirm=True)
+
+
 def rounds_page_of_a_published_round(director, paired: tuple[int, ...]):
     """Four tables, those `paired` with a kiosk, round 1 published: the console on 轮次编排."""
     codes = director.add_tables(4)
@@ -172,9 +177,7 @@ def test_a_round_started_with_no_lead_in_says_it_starts_now(director):
 
 
 def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_form(director):
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     client = log_in(director)
     window = Window(client)
     window.load("/admin/results?round=1&table=1")
@@ -188,9 +191,7 @@ def test_an_adjusted_result_with_no_net_levels_is_refused_in_words_keeping_the_f
 def test_an_adjusted_result_on_a_match_not_ended_asks_on_a_page_then_is_recorded(director):
     """The question before an adjusted result the table will not follow is the console's own
     confirmation page, and confirming it records the ruling once."""
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     client = log_in(director)
     window = Window(client)
     window.load("/admin/results?round=1&table=1")
@@ -212,9 +213,7 @@ def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id
 
 
 def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(director):
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     for table, _, _ in director.assignments(1):  # every EW team wins round 1
         director.record_ruling(table, "forfeit", "NS", "迟到", 1, by="陈")
     director.make_draft(by="陈")
@@ -240,9 +239,7 @@ def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(dir
 def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall(director):
     """The console's standings said 「3=」 and the printed scorecards 「第 11= 名」, with no note,
     where the hall says 「并列3」 (a director's review, 2026-12-06)."""
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     for table, _, _ in director.assignments(1):  # every NS wins: four teams tie at 1, four at 5
         director.record_ruling(table, "forfeit", "EW", "缺席", 1)
     assert {(s.rank, s.tied) for s in director.standings()} == {(1, True), (5, True)}
@@ -262,9 +259,7 @@ def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_p
     d = next(events)
     d.edit_event(rounds=2, by="陈")
     client = log_in(d)
-    d.make_draft(by="陈")
-    d.publish(by="陈")
-    d.start_clock(0, by="陈", confirm=True)
+    round_1_started(d)
     page = html.unescape(client.get("/admin/teams").text)
     assert "添加补报名队伍（第 2 轮起参赛）" in page and 'id="no-entry"' not in page
     for table, _, _ in d.assignments(1):
@@ -281,9 +276,7 @@ def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_p
 def test_a_link_to_a_round_there_is_not_says_which_round_is_shown(director):
     """/admin/results?round=9 and ?round=xyz showed round 1 without a word (a director's
     review, 2026-12-06)."""
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     client = log_in(director)
     for asked in ("9", "xyz", "0"):
         page = html.unescape(client.get(f"/admin/results?round={asked}").text)
@@ -299,9 +292,7 @@ def test_a_disputed_table_says_who_disputes_and_what_the_table_entered(director,
     """A disputed table said only 「有争议 · 第 1 副」: the head referee had nothing to rule on
     (a director's review, 2026-12-06). Table 1's match is a real kiosk's, disputed by NS
     after 85 points were entered."""
-    director.make_draft(by="陈")
-    director.publish(by="陈")
-    director.start_clock(0, by="陈", confirm=True)
+    round_1_started(director)
     kiosk = Table(tmp_path / "kiosk", Rulesets.load([]))
     kiosk.start()
     kiosk.play_out()

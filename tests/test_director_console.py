@@ -363,11 +363,9 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
 
 
-def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp_path):
-    """An adjusted result changes only the scores: a table that has not ended its match plays
-    on and prints its own slip. The head referee is told so before it is recorded, with the
-    rulings that do stop the table (a director's review, 2026-12-06); a match the table ended
-    is ruled without the question, and a forfeit never asks (the table follows it)."""
+def a_kiosk_three_hands_in(tmp_path):
+    """One table, its kiosk paired (over the app, in process) and three hands into round 1's
+    match: the director, and the kiosk's link to play on."""
     d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
     d.create_event("厦门杯", "xiamen-2015", seed=11)
     d.import_teams(roster(2))
@@ -376,6 +374,15 @@ def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp
     link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
                 TestClient(create_app(d)))
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
+    return d, link
+
+
+def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp_path):
+    """An adjusted result changes only the scores: a table that has not ended its match plays
+    on and prints its own slip. The head referee is told so before it is recorded, with the
+    rulings that do stop the table (a director's review, 2026-12-06); a match the table ended
+    is ruled without the question, and a forfeit never asks (the table follows it)."""
+    d, link = a_kiosk_three_hands_in(tmp_path)
     assert d.match_state(1, 1).winner() is None  # the match in play
     with pytest.raises(NeedsConfirmation) as asked:
         d.record_ruling(1, "adjusted", "NS", "申诉成立", 1, 2)
@@ -397,14 +404,7 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     table's kiosk follows it and ends its match so. Taken back and ruled again (its reason
     mistyped), it agrees with the table's own result and keeps those net levels: the
     tie-break does not change (it fell to 0, as for a match not begun)."""
-    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=11)
-    d.import_teams(roster(2))
-    codes = d.add_tables(1)
-    d.start_round(0)
-    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
-                TestClient(create_app(d)))
-    simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
+    d, link = a_kiosk_three_hands_in(tmp_path)
     assert d.match_state(1, 1).levels() == ("10", "3")  # NS well ahead, the match in play
     first = d.record_ruling(1, "forfeit", "EW", "退赛", 1)
     ruled = d.round_results(1)[1]

@@ -173,13 +173,18 @@ def won_in_one_hand(table) -> None:
     table.enter(85, (80, "tractor4"))
 
 
+def ask_to_rule(table) -> None:
+    """NS dispute the hand; the referee opens the menu and asks to confirm it as entered."""
+    table.tap("dispute:NS", "ok", "referee")
+    table.pin()
+    table.tap("r_rule")
+
+
 def test_ruling_a_disputed_hand_that_wins_says_the_match_ends(table):
     """The ruling's question said 「比赛继续」 on the hand that ends the match; it names the
     result it confirms, which its question screen did not show (a referee's review)."""
     won_in_one_hand(table)
-    table.tap("dispute:NS", "ok", "referee")
-    table.pin()
-    table.tap("r_rule")
+    ask_to_rule(table)
     assert table.screen.lines == ("旁家上台，升 13 级（南北 2 : A 东西）\n"
                                   "本副按以上结果确认：东西赢得比赛，比赛结束。",)
     table.tap("ok")
@@ -241,9 +246,7 @@ def test_the_history_and_the_slip_say_an_overrun_with_its_seconds_as_the_result_
 def test_ruling_a_disputed_hand_names_the_result_and_the_next_dealer(table):
     table.start()
     table.enter(40)
-    table.tap("dispute:NS", "ok", "referee")
-    table.pin()
-    table.tap("r_rule")
+    ask_to_rule(table)
     assert table.screen.lines == ("庄家方守庄，升 2 级（南北 4 : 2 东西）\n下一副庄家：南\n"
                                   "本副按以上结果确认，比赛继续。",)
     table.tap("ok")
