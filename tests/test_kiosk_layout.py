@@ -204,3 +204,20 @@ def test_a_fixed_totals_own_way_keeps_its_name_on_its_button():
                         "zh-Hans") == "藏牌"
     assert option_label(PenaltyOption(None, lambda lang: "超时", effect="warning"), t,
                         "zh-Hans") == "警告"
+
+
+def test_the_history_pager_stays_where_it_was_tapped(table):
+    """On the history's first page the pager sat where 「◀ 上一页」 sits on the others: tapping
+    the same spot again went back to page 1, never on to page 3 (a referee's review)."""
+    table.start()
+    for _ in range(5):  # five hands: two pages
+        table.play_out()
+        table.enter(40)
+        table.press(*"NESW")
+        table.tap("trump:♠", "start_bury")
+        table.press(table.state.clock.seat)
+    table.tap("history")
+    first = [b.action for b in table.screen.nav]
+    table.tap(first[1])
+    second = [b.action for b in table.screen.nav]
+    assert first == ["", "page:1", "close"] and second == ["page:0", "page:0", "close"]

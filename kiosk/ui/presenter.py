@@ -283,8 +283,8 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
                      for rid, name in shown)
     nav: list[Btn | None] = []
     if pages > 1:
-        nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
-                pager(page, pages, t)]
+        nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else GAP,
+                pager(page, pages, t)]  # (a gap on the first page: the pager keeps its place)
     if view.phase == Phase.OVER:
         nav.append(Btn("cancel_new", t("ui.cancel"), "quiet"))
     lines: tuple[str, ...] = (t("ui.setup.paired" if paired else "ui.setup.how"),)
@@ -745,10 +745,11 @@ def _history(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) ->
     pages = len(paged)
     page = min(ui.page, pages - 1)
     lines = (heading, *paged[page]) if rows else (t("ui.history.none"),)
-    nav = [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else None,
-           pager(page, pages, t) if pages > 1 else None, Btn("close", t("ui.close"), "primary")]
-    return ScreenModel("step", "history", t("ui.history.title"), lines=lines,
-                       nav=tuple(b for b in nav if b), extra={"mono_lines": True})
+    close = Btn("close", t("ui.close"), "primary")
+    nav = (Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else GAP,
+           pager(page, pages, t), close) if pages > 1 else (close,)  # (the pager keeps its place)
+    return ScreenModel("step", "history", t("ui.history.title"), lines=lines, nav=nav,
+                       extra={"mono_lines": True})
 
 
 # -- the referee ---------------------------------------------------------------------------
