@@ -265,7 +265,7 @@ def test_the_leader_correction_shows_who_is_recorded_and_what_changing_it_does(t
     table.tap("r_leader")
     screen = table.screen
     names = {"N": "北", "E": "东", "S": "南", "W": "西"}
-    assert screen.lines == (f"现在记为{names[led]}领出，这一轮已出 1 张。",
+    assert screen.lines == (f"现在记为{names[led]}领出，这一轮已有 1 家出牌。",
                             "更正后从所选的领出者起，重新数到该出牌的座位。")
     assert [b.label for g in screen.grids for b in g.buttons if b.style == "selected"] == \
         [names[led]]

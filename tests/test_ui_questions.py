@@ -43,4 +43,4 @@ def test_the_referees_questions_fit_the_window(tmp_path, display, size):
     assert [cut for cut in cut_words(screens) if cut[0] in asked] == []
     said = {name: "\n".join(texts) for name, texts in screens["texts"].items()}
     assert "重新抢庄" in said["confirm"] and "本副按以上结果确认" in said["confirm"]
-    assert "现在记为北领出，这一轮已出 2 张。" in said["referee.leader"]
+    assert "现在记为北领出，这一轮已有 2 家出牌。" in said["referee.leader"]
