@@ -270,6 +270,7 @@ def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_p
     assert 'action="/admin/add-team"' not in page
     assert "所有轮次都已公布：补报名的队伍已无比赛可打。" in page
     assert 'action="/admin/import"' in page  # a corrected list may still be imported
+    assert "新队伍从第" not in page and 'name="missed_points"' not in page  # (no round to join)
     next(events, None)
 
 

@@ -278,8 +278,8 @@ def _lines(lines: Any) -> str:
 def _import(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     report = d.import_teams(Path(a.file).read_bytes(), a.yes, a.missed_points, by=_who())
     names = d.team_names()
-    out = [t("admin.note.teams_updated", n=len(report.updated), added=len(report.added))
-           ] if report.updated else []
+    out = [t("admin.note.teams_updated" if report.added else "admin.note.teams_corrected",
+             n=len(report.updated), added=len(report.added))] if report.updated else []
     if report.added or not report.updated:
         out.append(t("admin.cli.imported", n=len(report.added),
                      ids="、".join(t("admin.with_id", name=names[i], id=i) for i in report.added)))

@@ -72,8 +72,9 @@ async def import_teams(director: Director, form: FormData, who: str) -> Said:
         data, confirm=forms.confirmed(form),
         missed_points=forms.whole(form, "missed_points", "admin.label.missed_points",
                                   default=0), by=who)
-    if report.updated:
-        return "admin.note.teams_updated", {"n": len(report.updated), "added": len(report.added)}
+    if report.updated:  # (「新增 0 队」 never said)
+        return ("admin.note.teams_updated" if report.added else "admin.note.teams_corrected",
+                {"n": len(report.updated), "added": len(report.added)})
     if report.joined_round > 1:
         return "admin.note.imported_late", {"n": len(report.added),
                                             "round": report.joined_round}
