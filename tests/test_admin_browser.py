@@ -329,3 +329,12 @@ def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     assert page.evaluate("window.scrollY") > 0  # (still at the row, not back at the top)
     console.shot("ruling-refused-in-view")
     assert d.rulings() == []
+    form = page.locator("#ruling")  # and what a ruling did is said in view too
+    form.locator("select[name=kind]").select_option("forfeit")
+    form.locator("input[name=net]").fill("0")
+    form.locator("button").click()
+    done = page.locator(".flash.note")
+    expect(done).to_have_text("已记录第 1 轮第 9 桌的裁决。")
+    box = done.bounding_box()
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    assert [r.table for r in d.rulings()] == [9]
