@@ -50,6 +50,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench_hw.py
 	$(BIN)/python bench/bench_scorer.py
 	$(BIN)/python bench/bench_writer.py
+	$(BIN)/python bench/bench_insert.py
 	$(BIN)/python bench/bench_hall_feed.py
 	$(BIN)/python bench/bench_hall_feed.py --phones
 	$(BIN)/python bench/bench_hall_page.py
