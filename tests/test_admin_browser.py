@@ -302,6 +302,12 @@ def test_once_a_round_started_the_form_says_what_a_rename_changes(console):
     assert d.assignment(1)["event"] == "厦门杯"  # what the tables go on being told
 
 
+def in_the_window(locator, height: int) -> bool:
+    """Whether the element is wholly inside a window `height` pixels tall, as scrolled now."""
+    box = locator.bounding_box()
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height
+
+
 def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     """A ruling refused from a row far down the results (#t9: its net levels typed in words)
     came back scrolled to the row, its refusal at the top of the page, out of sight: it looked
@@ -324,8 +330,7 @@ def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     form.locator("button").click()
     refusal = page.locator(".flash.error")
     expect(refusal).to_contain_text("净胜级")
-    box = refusal.bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    assert in_the_window(refusal, 768), refusal.bounding_box()
     assert page.evaluate("window.scrollY") > 0  # (still at the row, not back at the top)
     console.shot("ruling-refused-in-view")
     assert d.rulings() == []
@@ -335,6 +340,5 @@ def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     form.locator("button").click()
     done = page.locator(".flash.note")
     expect(done).to_have_text("已记录第 1 轮第 9 桌的裁决。")
-    box = done.bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+    assert in_the_window(done, 768), done.bounding_box()
     assert [r.table for r in d.rulings()] == [9]
