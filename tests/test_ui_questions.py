@@ -1,12 +1,15 @@
 """The referee's screens that say more since a referee's review (2026-12-06) — who deals after
-a redeal, who is recorded as leader, the result a ruling confirms — in the real window under
-Xvfb, landscape and portrait: nothing drawn over the title or the bottom bar, no word cut."""
+a redeal, who is recorded as leader, the result a ruling confirms, a hand of many penalties —
+in the real window under Xvfb, landscape and portrait: nothing drawn over the title or the
+bottom bar, no word cut."""
 
 from __future__ import annotations
 
 import pytest
 
 from .helpers import xvfb
+from .kiosk_driver import Table
+from .test_kiosk_many_penalties import counted, many_overruns
 from .window import cut_words, play
 
 pytestmark = pytest.mark.window
@@ -44,3 +47,27 @@ def test_the_referees_questions_fit_the_window(tmp_path, display, size):
     said = {name: "\n".join(texts) for name, texts in screens["texts"].items()}
     assert "重新抢庄" in said["confirm"] and "本副按以上结果确认" in said["confirm"]
     assert "现在记为北领出，这一轮已有 2 家出牌。" in said["referee.leader"]
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_a_hand_of_many_penalties_fits_its_result_and_correction(tmp_path, display, rulesets,
+                                                                 size):
+    table = Table(tmp_path / "data", rulesets)
+    overruns = many_overruns(table)
+    table.session.close()
+    script = [("wait", "paused"), ("touch", "resume"), ("wait", "referee.pin"), *PIN,
+              ("wait", "result"), ("shot", "result"), ("seat", "N"), ("seat", "E"),
+              ("wait", "ready"), ("touch", "referee"), ("wait", "referee.pin"), *PIN,
+              ("wait", "referee"), ("touch", "r_correct"), ("wait", "referee.correct_pick"),
+              ("touch", "r_correct:1"), ("touch", "e_points:85"), ("touch", "e_last:defenders"),
+              ("touch", "e_kitty:20"), ("touch", "e_shape:pairs2"),
+              ("wait", "correct.entry.penalties"), ("shot", "plist"), ("touch", "e_finish"),
+              ("wait", "correct.entry.trump"), ("touch", "e_summary"),
+              ("wait", "correct.summary"), ("shot", "correction")]
+    _, screens = play(tmp_path, display, script, size=size)
+    read = ("result", "correct.summary")
+    assert screens["spill"] == []
+    assert [cut for cut in cut_words(screens) if cut[0] in read] == []
+    for name in read:
+        said = "\n".join(screens["texts"][name])
+        assert counted(said) == {"北东南西"["NESW".index(s)]: n for s, n in overruns.items()}

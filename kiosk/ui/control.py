@@ -463,7 +463,7 @@ class Controller:
             hand = int(arg)
             ui.correct_hand, ui.correct_preview = hand, None
             ui.correct = wizard.record_values(view.records[hand - 1])
-            ui.overlay = "correct"
+            ui.overlay, ui.page = "correct", 0  # (not the chooser's page)
         elif name == "r_save_correction" and ui.correct is not None \
                 and ui.correct_hand is not None:
             hand, entry = ui.correct_hand, wizard.as_record(ui.correct)
@@ -558,6 +558,8 @@ class Controller:
             ui.correct_preview = None
             return
         new, facts = wizard.choose(values, action, view)
+        if len(new.penalties) > len(values.penalties):
+            ui.page = 10**6  # the list shows its last page: the penalty just added
         if ("finish",) in facts:
             new = replace(new, step="trump")
         ui.correct = new

@@ -119,7 +119,7 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
     if ui.overlay == "referee":
         return _referee(view, now, ui, t, lang, portrait)
     if ui.overlay == "correct" and ui.correct is not None:
-        return _correction(view, ui, t, lang)
+        return _correction(view, ui, t, lang, portrait)
     if ui.overlay == "history":
         return _history(view, ui, t, lang, portrait)
     if view.paused and view.phase not in IDLE:  # between hands too: a restart
@@ -564,12 +564,16 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         if fine:
             parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
-    applied = list(wizard.priced_texts(view.penalties, view.penalty_costs, view, t, lang))
-    if len(applied) > 2:  # one line, so the result fits the screen, that wraps between
-        # notes only: never between a seat and its offence (「西」/「跟错牌：…」)
-        notes = [note.replace(" ", NO_BREAK_SPACE) for note in applied]
-        applied = [("; " if lang == "en" else "； ").join(notes)]
-    return (*lines, *applied)
+    return (*lines, *notes_lines(
+        wizard.counted_texts(view.penalties, view.penalty_costs, view, t, lang), lang))
+
+
+def notes_lines(notes: tuple[str, ...], lang: str) -> tuple[str, ...]:
+    """A hand's penalties under its result: more than two as one text, so the screen has room,
+    that wraps between notes only, never between a seat and its offence (「西」/「跟错牌：…」)."""
+    if len(notes) <= 2:
+        return notes
+    return (("; " if lang == "en" else "； ").join(n.replace(" ", NO_BREAK_SPACE) for n in notes),)
 
 
 def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list[str]:
@@ -863,7 +867,8 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
                        extra={"locked": locked > 0, "input": 1})  # (the PIN typed)
 
 
-def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
+def _correction(view: TableView, ui: UiState, t: Any, lang: str,
+                portrait: bool) -> ScreenModel:
     hand = ui.correct_hand or 0
     record = view.records[hand - 1]
     values = ui.correct
@@ -873,8 +878,9 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str) -> ScreenModel:
         return _correction_summary(view, ui, values, t, lang, title)
     step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
                          costs=ui.correct_costs)
+    rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
-                       lines=step.lines, rows=step.rows, grids=step.grids, nav=step.nav)
+                       lines=step.lines, rows=rows, grids=step.grids, nav=nav)
 
 
 def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues, t: Any,
@@ -898,15 +904,17 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
     elif new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
-    lines += wizard.priced_texts(values.penalties, ui.correct_costs, view, t, lang)
+    lines += notes_lines(wizard.counted_texts(values.penalties, ui.correct_costs, view, t, lang),
+                         lang)
     # what the correction strikes out, with what it cost (the hand's own penalties are c1 …)
     hand = ui.correct_hand or 0
     was = wizard.record_values(view.records[hand - 1]).penalties
     kept = {pid for pid, _ in values.penalties}
     cost = tuple(zip((pid for pid, _ in was), view.history[hand - 1].get("penalties", ()),
                      strict=False))
-    lines += [t("ui.correct.removed", penalty=text) for text in wizard.priced_texts(
-        tuple(x for x in was if x[0] not in kept), cost, view, t, lang)]
+    lines += notes_lines(tuple(t("ui.correct.removed", penalty=text) for text in
+                               wizard.counted_texts(tuple(x for x in was if x[0] not in kept),
+                                                    cost, view, t, lang)), lang)
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))

@@ -9,6 +9,7 @@ confirmed hand (kept here until it is saved).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -464,6 +465,24 @@ def priced_texts(penalties: tuple[tuple[str, dict[str, Any]], ...],
     priced = dict(costs)
     return tuple(priced_text(p, priced[pid], view, t, lang) if pid in priced
                  else penalty_text(p, view, t, lang, pid) for pid, p in penalties)
+
+
+def counted_texts(penalties: tuple[tuple[str, dict[str, Any]], ...],
+                  costs: tuple[tuple[str, dict[str, Any]], ...], view: TableView, t: Any,
+                  lang: str) -> tuple[str, ...]:
+    """The penalties as `priced_texts` says them, for a screen with room for a few (the result,
+    a correction's summary): the same offence at the same seat for the same cost said once
+    with its count (「东 超时：警告 ×9」); one entered once keeps its details (2.0 秒)."""
+    full = priced_texts(penalties, costs, view, t, lang)
+    bare = priced_texts(tuple((pid, {k: v for k, v in p.items() if k != "over_seconds"})
+                              for pid, p in penalties), costs, view, t, lang)
+    counts = Counter(bare)
+    said: dict[str, str] = {}
+    for short, long in zip(bare, full, strict=True):
+        if short not in said:
+            said[short] = long if counts[short] == 1 else \
+                str(t("ui.penalty_times", text=short, n=counts[short]))
+    return tuple(said.values())
 
 
 def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,

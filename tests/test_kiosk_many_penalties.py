@@ -1,0 +1,81 @@
+"""A hand of many penalties on the screens both sides read before they sign (a referee's
+review, 2026-12-06: thirty overruns ran 本副结果 and a correction's summary over their title):
+the same offence at the same seat for the same cost is said once with its count, through the
+real controller, presenter, runner and session."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from kiosk.ui.presenter import PENALTY_ROWS
+
+pytestmark = pytest.mark.unit
+
+SEAT = {"N": "北", "E": "东", "S": "南", "W": "西"}
+
+
+def many_overruns(table) -> Counter[str]:
+    """A hand with an overrun every move of eight tricks and one look-back, entered to its
+    result: the overruns by seat."""
+    table.start()
+    table.play_tricks(8, move=7.0)  # every move over its 5 s
+    table.play_out()
+    table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:20",
+              "e_shape:pairs2")
+    table.penalize("look-back", "E")
+    table.tap("e_finish")
+    return Counter(p["seat"] for p in table.state.draft.penalties.values()
+                   if p["code"] == "time-overrun")
+
+
+def counted(line: str) -> dict[str, int]:
+    """「东 超时：警告 ×8」 → {"东": 8}; 「北 超时 2.0 秒：警告」 → {"北": 1}."""
+    found = {}
+    for note in re.split("[；;\n]", line.replace("\u00a0", " ")):
+        said = re.fullmatch(r"\s*(\S) 超时(?: [\d.]+ 秒)?：警告(?: ×(\d+))?\s*", note)
+        if said:
+            found[said[1]] = int(said[2] or 1)
+    return found
+
+
+def test_the_result_counts_the_same_overrun_once_a_seat(table):
+    overruns = many_overruns(table)
+    screen = table.screen
+    assert screen.name == "result" and sum(overruns.values()) > 20
+    notes = [line for line in screen.lines if "超时" in line]
+    assert len(notes) == 1  # one text, all the hand's penalties
+    assert counted(notes[0]) == {SEAT[s]: n for s, n in overruns.items()}
+    once = [SEAT[s] for s, n in overruns.items() if n == 1]  # one alone keeps its seconds
+    assert all(re.search(f"{seat} 超时 [\\d.]+ 秒：警告", notes[0].replace("\u00a0", " "))
+               for seat in once)
+    assert "东 翻看上一轮的牌：罚10分" in notes[0].replace("\u00a0", " ")
+
+
+def test_a_correction_counts_what_it_keeps_and_what_it_strikes_out(table):
+    overruns = many_overruns(table)
+    table.press(*"NESW")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:85", "e_last:defenders", "e_kitty:20",
+              "e_shape:pairs2")
+    pages = set()
+    for _ in range(3):  # three of east's overruns struck out, found page by page as shown
+        while not (east := [row.button.action for row in table.screen.rows
+                            if row.text.startswith("东 超时")]):
+            pager = next(b.action for b in table.screen.nav if b.action.startswith("page:"))
+            pages.add(pager)
+            table.tap(pager)
+        table.tap(east[0])
+    # a page at a time: the list never runs over the screen
+    assert pages and len(table.screen.rows) <= PENALTY_ROWS[False]
+    table.tap("e_finish", "e_summary")
+    screen = table.screen
+    assert screen.name == "correct.summary"
+    kept = [line for line in screen.lines if "超时" in line and not line.startswith("删除")]
+    removed = [line for line in screen.lines if line.startswith("删除")]
+    assert counted(kept[0]) == {**{SEAT[s]: n for s, n in overruns.items()},
+                                "东": overruns["E"] - 3}
+    assert removed == ["删除：东 超时：警告 ×3"]
