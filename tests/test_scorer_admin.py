@@ -177,6 +177,28 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
 
 
 @pytest.mark.unit
+def test_the_header_says_setup_until_the_first_round_starts_as_the_hall_does(director):
+    client, csrf = logged_in(director)
+    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015",
+                                      "minutes": "30"})
+    client.post("/admin/import", data={"csrf": csrf},
+                files={"file": ("teams.csv", TEAMS.encode("gbk"), "text/csv")})
+    client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
+    client.post("/admin/draft", data={"csrf": csrf})
+
+    def status() -> str:
+        found = re.search(r'class="event-status status-(\w+)">([^<]+)<', client.get("/admin").text)
+        assert found
+        return f"{found[1]} {found[2]}"
+
+    assert status() == "setup 准备中"
+    client.post("/admin/publish", data={"csrf": csrf})
+    assert status() == "setup 准备中"  # (it said 进行中 while the hall said 准备中)
+    client.post("/admin/start", data={"csrf": csrf, "confirmed": "1"})
+    assert status() == "running 进行中"
+
+
+@pytest.mark.unit
 def test_swapping_a_paired_kiosk_asks_first_on_the_command_line(tmp_path):
     director = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load([]))
     director.create_event("杯", "standard-80fen")

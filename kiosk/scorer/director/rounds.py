@@ -78,6 +78,17 @@ class RoundsAndPairings(DirectorBase):
             "SELECT max(number) FROM rounds").fetchone())
         return int(row[0] or 0)
 
+    def status_shown(self) -> str:
+        """The event's status as the console's header says it: setup (准备中) until the first
+        round starts, as the hall says, though its publishing made the event running."""
+        event = self.event()
+        if event is None:
+            return ""
+        if event.status == "running" and self.current_round() == 1 \
+                and self.round_start(1) is None:
+            return "setup"
+        return event.status
+
     def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
         return list(self._kept(("assignments", round_no), lambda: list(self.store.db.execute(
             "SELECT table_number, ns, ew FROM assignments WHERE round = ? AND seats IS NULL "
