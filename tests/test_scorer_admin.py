@@ -156,15 +156,20 @@ def test_a_form_sent_without_its_length_is_not_read(director):
     assert director.event() is None
 
 
-@pytest.mark.unit
-def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(director):
-    client, csrf = logged_in(director)
+def round_1_drafted(client, csrf: str) -> None:
+    """A 30-minute event of TEAMS at 2 tables, its first round drafted through the console."""
     client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015",
                                       "minutes": "30"})
     client.post("/admin/import", data={"csrf": csrf},
                 files={"file": ("teams.csv", TEAMS.encode("gbk"), "text/csv")})
     client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
     client.post("/admin/draft", data={"csrf": csrf})
+
+
+@pytest.mark.unit
+def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(director):
+    client, csrf = logged_in(director)
+    round_1_drafted(client, csrf)
     client.post("/admin/publish", data={"csrf": csrf})
     client.post("/admin/start", data={"csrf": csrf, "start_in": "120", "confirmed": "1"})
     page = client.get("/admin/rounds").text  # (it said 比赛中, 本轮剩余 32:00)
@@ -179,12 +184,7 @@ def test_a_round_started_with_a_lead_in_says_when_it_starts_not_its_time_left(di
 @pytest.mark.unit
 def test_the_header_says_setup_until_the_first_round_starts_as_the_hall_does(director):
     client, csrf = logged_in(director)
-    client.post("/admin/event", data={"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015",
-                                      "minutes": "30"})
-    client.post("/admin/import", data={"csrf": csrf},
-                files={"file": ("teams.csv", TEAMS.encode("gbk"), "text/csv")})
-    client.post("/admin/tables", data={"csrf": csrf, "count": "2"})
-    client.post("/admin/draft", data={"csrf": csrf})
+    round_1_drafted(client, csrf)
 
     def status() -> str:
         found = re.search(r'class="event-status status-(\w+)">([^<]+)<', client.get("/admin").text)
