@@ -43,3 +43,37 @@ def test_a_penalty_deleted_in_a_correction_is_in_its_summary(table):
     screen = table.screen
     assert screen.name == "correct.summary"
     assert "删除：东 翻看上一轮的牌：罚10分（从旁家得分中扣除）" in screen.lines, screen.lines
+
+
+def a_match_of_seven_hands(table) -> None:
+    """A match the dealers' side holds hand after hand (40, 45 …) until north and south win
+    at A after seven hands."""
+    table.start()
+    table.play_out()
+    table.enter(40)
+    while table.state.end is None and table.state.phase != "over":
+        table.press(*"NESW")
+        if table.screen.name != "ready":
+            break
+        table.tap("trump:♠", "start_bury")
+        table.press(table.state.clock.seat)
+        table.play_out()
+        table.enter(40 if len(table.state.played) % 2 else 45)
+    table.press(*"NESW")
+
+
+def test_a_correction_of_an_early_hand_says_its_levels_and_the_last_not_every_hand(table):
+    a_match_of_seven_hands(table)
+    assert table.screen.name == "over" and len(table.state.played) == 7
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:160", "e_last:dealer", "e_finish",
+              "e_summary")
+    lines = table.screen.lines
+    assert lines[:4] == ("总分：40 → 160", "第1副后：南北 4:2 → 2:6 东西",
+                         "第2–6副的级数随之改变", "第7副后：南北 A:2 → A:6 东西"), lines
+    assert lines[4] == "更正后比赛未分胜负：继续比赛，下一副由南发牌。"
+    # were hand 4 to keep its levels (a dealer changed on the way), it is not counted
+    preview = table.ctl.ui.correct_preview
+    preview["changes"] = [c for c in preview["changes"] if c[0] != 4]
+    assert "第2–6副中有4副的级数随之改变" in table.screen.lines

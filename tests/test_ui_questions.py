@@ -9,6 +9,7 @@ import pytest
 
 from .helpers import xvfb
 from .kiosk_driver import Table
+from .test_kiosk_correction_words import a_match_of_seven_hands
 from .test_kiosk_many_penalties import counted, many_overruns
 from .window import cut_words, play
 
@@ -71,3 +72,20 @@ def test_a_hand_of_many_penalties_fits_its_result_and_correction(tmp_path, displ
     for name in read:
         said = "\n".join(screens["texts"][name])
         assert counted(said) == {"北东南西"["NESW".index(s)]: n for s, n in overruns.items()}
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_a_correction_of_an_early_hand_fits_its_summary(tmp_path, display, rulesets, size):
+    table = Table(tmp_path / "data", rulesets)
+    a_match_of_seven_hands(table)
+    table.session.close()
+    script = [("wait", "over"), ("touch", "referee"), ("wait", "referee.pin"), *PIN,
+              ("wait", "referee"), ("touch", "r_correct"), ("wait", "referee.correct_pick"),
+              ("touch", "r_correct:1"), ("touch", "e_points:160"), ("touch", "e_last:dealer"),
+              ("wait", "correct.entry.penalties"), ("touch", "e_finish"),
+              ("wait", "correct.entry.trump"), ("touch", "e_summary"),
+              ("wait", "correct.summary"), ("shot", "correction")]
+    _, screens = play(tmp_path, display, script, size=size)
+    assert screens["spill"] == []
+    assert [cut for cut in cut_words(screens) if cut[0] == "correct.summary"] == []
+    assert "第7副后：南北 A:2 → A:6 东西" in screens["texts"]["correct.summary"]

@@ -890,9 +890,15 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
     lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
                new="—" if after["total"] is None else after["total"])]
     changes = preview.get("changes") or []
-    for hand, old, new in changes:
+    for hand, old, new in [changes[0], changes[-1]] if len(changes) > 3 else changes:
         lines.append(t("ui.correct.levels", n=hand, a=old[0], b=old[1], c=new[0], d=new[1],
                        ns=team_label(view, "NS", t), ew=team_label(view, "EW", t)))
+    if len(changes) > 3:  # the first and the last hand changed; those between, one line
+        between = [hand for hand, _, _ in changes[1:-1]]
+        first, last = between[0], between[-1]
+        lines.insert(-1, t("ui.correct.levels_between", a=first, b=last)
+                     if len(between) == last - first + 1 else
+                     t("ui.correct.levels_some", a=first, b=last, n=len(between)))
     if not changes:
         lines.append(t("ui.correct.no_level_change"))
     old_winner, new_winner = preview["winner"]
