@@ -481,8 +481,9 @@ def test_the_phone_header_and_buttons_fit_and_seats_are_words(browser, tmp_path)
 def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_words(
         browser, tmp_path):
     """A kiosk not yet heard from before its round starts is no alarm for the players (the
-    phone said 本桌平板离线); a shared place reads as the console says it (并列第 1 名, not
-    1=); once the round has started, a match its kiosk has not set up is 未就绪, not 空闲."""
+    phone said 本桌平板离线); before any match is played no place is shown, as on the hall
+    (the phone said 并列第 1 名 where the hall says —: a spectator's review); once the round
+    has started, a match its kiosk has not set up is 未就绪, not 空闲."""
     director = hall(tmp_path / "scorer")
     director.publish()
     store = director.store  # table 1's kiosk paired, and not heard from since
@@ -496,12 +497,9 @@ def test_before_the_start_the_phone_raises_no_alarm_and_says_shared_places_in_wo
         page, errors = phone(browser)
         page.goto(f"{process.url}/team?team={ns}")
         expect(page.locator("#now-facts .phase dd")).to_have_text("等待开始")
-        expect(page.locator("#standing .rank dd")).to_have_text("并列第 1 名")
+        expect(page.locator("#standing .rank dd")).to_have_text("—")
         expect(page.locator("#now-offline")).to_be_hidden()
         expect(page.locator("#now")).not_to_have_class(re.compile(r"\bkiosk-offline\b"))
-        page.locator("#langs button[data-lang=zh-Hant]").click()
-        expect(page.locator("#standing .rank dd")).to_have_text("並列第 1 名")
-        page.locator("#langs button[data-lang=zh-Hans]").click()
         director.start_clock(0, confirm=True)  # started: a kiosk not heard from is an alarm
         expect(page.locator("#now-offline")).to_have_text("本桌平板离线：以下是最后收到的情况")
         expect(page.locator("#now-facts .phase dd")).to_have_text("未就绪")

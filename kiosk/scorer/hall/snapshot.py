@@ -256,7 +256,9 @@ def team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, 
 
 def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str, Any]]:
     head = {"event": snap["event"], "round_clock": snap["round_clock"], "muted": snap["muted"],
-            "pairings_round": snap["pairings_round"]}
+            "pairings_round": snap["pairings_round"],
+            # before any match is played every team would be 并列1: no places yet (the hall's —)
+            "ranked": any(row["played"] for row in snap["standings"])}
     rows = {row["table"]: row for row in snap["tables"]}
     standing = {row["team"]: row for row in snap["standings"]}
     teams = director.teams()

@@ -226,8 +226,10 @@
     $('final').hidden = !closed();  // the event is over: its standing is the final one
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
-      // a shared place as the console says it: 并列第 3 名
-      fact(t('rank'), s.tied ? t('rank_tied', { rank: s.rank }) : s.rank, 'rank'),
+      // a shared place as the console says it (并列第 3 名); none before any match is
+      // played, where every team would share the first (the hall's —)
+      fact(t('rank'), !view.ranked ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
+        'rank'),
       fact(t('points'), s.points, 'points'),
       fact(t('net'), signed(s.net), 'net'),
       fact(t('opponents'), s.opponents, 'opponents'),
