@@ -249,6 +249,9 @@ def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall
     cards = html.unescape(printing.html(director, "scorecards", "zh-Hans"))
     assert "并列第 1 名" in cards and "并列第 5 名" in cards and "名 =" not in cards
     assert not re.search(r"第 \d+= 名", cards)
+    # a ruled match as the phones say it: the winner's 「胜 [判负]」 read as won, forfeited
+    results = re.findall(r'<span class="ruled">([^<]*)</span>', cards)
+    assert sorted(set(results)) == ["判负", "胜（对方判负）"] and len(results) == 8
 
 
 def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_path):

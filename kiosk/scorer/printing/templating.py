@@ -38,7 +38,7 @@ def render(template: str, lang: str, **context: Any) -> str:
     t = words(lang)
     return environment().get_template(template).render(
         t=t, who_text=lambda by: who_text(t, by), decided=lambda how: decided_text(t, how),
-        lang=lang, langs=LANGS, **context)
+        result=lambda won, how: result_text(t, won, how), lang=lang, langs=LANGS, **context)
 
 
 def lang_of(request: Request) -> str:
@@ -74,6 +74,14 @@ def decided_text(t: Callable[..., str], how: str) -> str:
     取消资格, 改判结果: one wording on the console, the printed pages and the exports), else
     at the table, a bye or a late entry's missed round."""
     return t(f"admin.ruling.kind.{how}" if how in RULING_KINDS else f"print.decided.{how}")
+
+
+def result_text(t: Callable[..., str], won: bool, how: str) -> str:
+    """A team's result in a match as its scorecard says it: 胜 or 负, and a ruled one as the
+    phones say it, for the winner too (胜（对方判负）: 「胜 判负」 read as won, forfeited)."""
+    if how in RULING_KINDS:
+        return t(f"phone.ruled_{'won' if won else 'lost'}_{how}")
+    return t("print.won" if won else "print.lost")
 
 
 def who_text(t: Callable[..., str], by: str) -> str:
