@@ -45,12 +45,13 @@ def test_a_penalty_deleted_in_a_correction_is_in_its_summary(table):
     assert "删除：东 翻看上一轮的牌：罚10分（从旁家得分中扣除）" in screen.lines, screen.lines
 
 
-def a_match_of_seven_hands(table) -> None:
+def a_match_of_seven_hands(table, started: bool = False) -> None:
     """A match the dealers' side holds hand after hand (40, 45 …) until north and south win
-    at A after seven hands."""
-    table.start()
-    table.play_out()
-    table.enter(40)
+    at A after seven hands (`started`: its first hand entered already, 40 or fewer)."""
+    if not started:
+        table.start()
+        table.play_out()
+        table.enter(40)
     while table.state.end is None and table.state.phase != "over":
         table.press(*"NESW")
         if table.screen.name != "ready":

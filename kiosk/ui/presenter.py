@@ -47,8 +47,10 @@ HISTORY_LINES = {False: 9, True: 22}
 HISTORY_COLUMNS = {False: 76, True: 47}
 RULESETS_PER_PAGE = {False: 6, True: 10}
 PENALTY_ROWS = {False: 3, True: 8}
-#: The score slip on the end screen: (columns side by side, lines a column) a page.
-SLIP_PAGE = {False: (2, 11), True: (1, 40)}
+#: The score slip on the end screen: (columns side by side, lines a column) a page under the
+#: result's usual two lines; each line more above it (a forfeit's, its reason, broken as the
+#: window breaks it at HISTORY_COLUMNS) takes the room of two of the slip's.
+SLIP_PAGE = {False: (2, 11), True: (1, 28)}
 #: The screens of the hand whose bottom bar keeps fixed slots (see `slotted`).
 SLOTTED = ("ready", "fry", "clock", "end_play", "entry")
 BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back", "end_play_back")
@@ -649,6 +651,8 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
         nav.append(Btn("new_match", t("ui.new_match"), "primary"))
     # the slip as printed, a page at a time in columns side by side: nothing scrolls
     columns, rows = SLIP_PAGE[portrait]
+    above = sum(fit_lines(line, HISTORY_COLUMNS[portrait]).count("\n") + 1 for line in lines)
+    rows -= 2 * max(0, above - 2)
     slip = view.slips.get(ui.lang, "").split("\n")
     per_page = columns * rows
     pages = max(1, -(-len(slip) // per_page))

@@ -478,9 +478,13 @@ def _note_texts(app: KioskApp, seen: dict[str, Any]) -> None:
         if isinstance(widget, Label) and widget.text and widget.get_root_window() is not None:
             colors.setdefault(_MARKUP.sub("", widget.text), [round(c, 2) for c in widget.color])
             widget.texture_update()
-            if widget.texture_size[1] > widget.height + 2 and \
+            # more lines than room: drawn past the label, or (the slip's columns, as tall as
+            # their box) left out
+            left_out = getattr(widget, "slip", False) and \
+                len(widget._label._cached_lines) < widget.text.rstrip("\n").count("\n") + 1
+            if (widget.texture_size[1] > widget.height + 2 or left_out) and \
                     [name, widget.text] not in seen["overflow"]:
-                seen["overflow"].append([name, widget.text])  # more lines than room
+                seen["overflow"].append([name, widget.text])
         # Left out: the language button names the next language in that language, and the
         # score slip is printed in the slip's own words (kiosk.hw.slip).
         if getattr(widget, "action", "") == "language" or getattr(widget, "slip", False):
