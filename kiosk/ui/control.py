@@ -376,6 +376,11 @@ class Controller:
                 self.send(resume)
         elif then == "new_match":
             ui.new_match, ui.names, ui.overlay = True, {}, None
+        elif then.startswith("e_loss:"):  # a penalty that loses the match: said first
+            tap = then.removeprefix("e_loss:")
+            team = wizard.loser_by(wizard.live_values(self.view), tap, self.view)
+            self._ask(Dialog(("ui.confirm.loss_title", {"team": team}),
+                             (("ui.confirm.loss", {"team": team}),), "e_lose:" + tap))
         elif then == "undo" or then.startswith("e_del:"):
             # a redeal taken back, a recorded penalty struck out: done, then the menu closes
             command = self._entry_command(then) if then.startswith("e_") else \
@@ -497,6 +502,14 @@ class Controller:
             return
         if action.startswith("e_del:"):  # a recorded penalty: the referee's to strike out
             self._with_pin(action)
+            return
+        if action.startswith("e_lose:"):  # a match loss the referee has confirmed
+            if view.referee_open:
+                self.send(self._entry_command(action.removeprefix("e_lose:")))
+            self._overlay(None)
+            return
+        if wizard.loser_by(wizard.live_values(view), action, view):  # the referee's, asked
+            self._with_pin("e_loss:" + action)
             return
         self.send(self._entry_command(action))
 

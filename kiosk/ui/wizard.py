@@ -308,6 +308,20 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
     raise ValueError(f"not an entry action: {action!r}")
 
 
+def loser_by(values: EntryValues, action: str, view: TableView) -> str | None:
+    """The team (NS or EW) a tap would make lose the match, by the penalty it adds (a
+    ruleset's 判负): the referee's to decide, behind the PIN and a question. None: it adds
+    no such penalty."""
+    for fact in choose(values, action, view)[1]:
+        if fact[0] == "penalty":
+            _, code, seat, details = fact
+            option = next(o for o in view.penalty_forms[code]
+                          if o.choice == details.get("choice"))
+            if option.effect == "match-loss":
+                return "NS" if seat in "NS" else "EW"
+    return None
+
+
 def _back(values: EntryValues) -> str:
     if values.step == "penalties":  # back to the kitty, or to who won the last trick
         if values.last_trick != "defenders":
