@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import xvfb
+from kiosk.ui import wizard
+
+from .helpers import tool, xvfb
 from .kiosk_driver import Table
 from .test_kiosk_correction_words import a_match_of_seven_hands
 from .test_kiosk_many_penalties import counted, many_overruns
@@ -89,3 +91,28 @@ def test_a_correction_of_an_early_hand_fits_its_summary(tmp_path, display, rules
     assert screens["spill"] == []
     assert [cut for cut in cut_words(screens) if cut[0] == "correct.summary"] == []
     assert "第7副后：南北 A:2 → A:6 东西" in screens["texts"]["correct.summary"]
+
+
+def test_a_bounce_on_delete_in_a_correction_strikes_out_one_penalty(tmp_path, display,
+                                                                    rulesets):
+    """The referee's finger bounces on 删除 (two taps of the X pointer 90 ms apart): the row
+    under it moves up where the first was, and was struck out too (a referee's review,
+    2026-12-06). The moved row is new where it lands: the bounce is not taken."""
+    tool("xdotool")
+    table = Table(tmp_path / "data", rulesets)
+    many_overruns(table)
+    table.press(*"NESW")
+    first = wizard.record_values(table.runner.view.records[0]).penalties[0][0]
+    table.session.close()
+    script = [("wait", "paused"), ("touch", "resume"), ("wait", "referee.pin"), *PIN,
+              ("wait", "ready"), ("touch", "referee"), ("wait", "referee.pin"), *PIN,
+              ("wait", "referee"), ("touch", "r_correct"), ("wait", "referee.correct_pick"),
+              ("touch", "r_correct:1"), ("touch", "e_points:85"), ("touch", "e_last:defenders"),
+              ("touch", "e_kitty:20"), ("touch", "e_shape:pairs2"),
+              ("wait", "correct.entry.penalties"), ("double", f"e_del:{first}"),
+              ("wait", "correct.entry.penalties"), ("touch", "e_finish"),
+              ("wait", "correct.entry.trump"), ("touch", "e_summary"),
+              ("wait", "correct.summary")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    removed = [line for line in screens["texts"]["correct.summary"] if "删除" in line]
+    assert removed == ["删除：北 超时 2.0 秒：警告"], removed

@@ -647,8 +647,8 @@ class KioskApp(App):
         self.watchdog = Watchdog()
         self.frames = 0
         self.model: ScreenModel | None = None
-        # (screen, action): since when, and whether a tap brought it (the tap's answer)
-        self._shown: dict[tuple[str, str], tuple[float, bool]] = {}
+        # (screen, action, place): since when, and whether a tap brought it (its answer)
+        self._shown: dict[tuple[str, str, int], tuple[float, bool]] = {}
         self._tapped_at = float("-inf")  # when the last tap was applied
         self._awaiting = 0  # the door's items (Door.sent) sent by then: the table's answer
         self._shows_answer = 0  # the door's items whose effect the model shows
@@ -720,8 +720,7 @@ class KioskApp(App):
                         self.portrait)
         self.model = model
         now, shown = Clock.get_boottime(), self._shown
-        self._shown = {key: shown.get(key, (now, answer)) for key in
-                       ((model.name, action) for action in model.actions())}
+        self._shown = {key: shown.get(key, (now, answer)) for key in places(model)}
         screen = self.root.get_screen(model.screen)
         if self.root.current != model.screen:
             self.root.current = model.screen
@@ -777,9 +776,13 @@ class KioskApp(App):
         the tap before, and this one landed `elsewhere` than that one (a referee who knows the
         screens taps the next answer before it shows). A bounce lands where the finger was,
         and a screen that came by itself (a seat button, the clock) was not waited for."""
-        since, answer = self._shown.get((self.model.name if self.model else "", action),
-                                        (None, False))
-        if since is None or (INPUT_READS.earliest() if at is None else at) >= since + SETTLE:
+        place = next((key for key in places(self.model) if key[1] == action), None) \
+            if self.model else None
+        shown = self._shown.get(place) if place else None
+        if shown is None:
+            return True
+        since, answer = shown
+        if (INPUT_READS.earliest() if at is None else at) >= since + SETTLE:
             return True
         return answer and elsewhere
 
@@ -799,6 +802,13 @@ class KioskApp(App):
         if seat is not None:
             self.runner.door.put(lambda s: s.press(seat))
         return True
+
+
+def places(model: ScreenModel) -> list[tuple[str, str, int]]:
+    """Each button of `model` by its screen, action and place among the screen's buttons: one
+    that moves (the row under one struck out, now where that one was) is new where it lands,
+    and a bounce on it is not taken."""
+    return [(model.name, action, i) for i, action in enumerate(model.actions())]
 
 
 def resident_kb() -> int:
