@@ -79,3 +79,22 @@ def test_a_correction_counts_what_it_keeps_and_what_it_strikes_out(table):
     assert counted(kept[0]) == {**{SEAT[s]: n for s, n in overruns.items()},
                                 "东": overruns["E"] - 3}
     assert removed == ["删除：东 超时：警告 ×3"]
+
+
+def test_a_corrections_bar_keeps_the_live_entrys_slots(table):
+    """返回, the pager, 下一步 where the live entry has them (a referee tapping 下一步 by habit
+    turned the correction's page), and an empty slot where one is not offered."""
+    many_overruns(table)
+    table.tap("reopen")  # back to the live entry's penalties
+    assert table.screen.name == "entry.penalties"
+    live = [b.action.partition(":")[0] for b in table.screen.nav][:3]
+    table.tap("e_finish")
+    table.press(*"NESW")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1")
+    assert [b.action for b in table.screen.nav] == ["e_back", "", ""]
+    table.tap("e_points:85", "e_last:defenders", "e_kitty:20", "e_shape:pairs2")
+    assert table.screen.name == "correct.entry.penalties"
+    assert [b.action.partition(":")[0] for b in table.screen.nav] == live == \
+        ["e_back", "page", "e_finish"]

@@ -78,6 +78,8 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     nav = model.nav
     if model.name.startswith(SLOTTED):
         nav = slotted(nav, ui, t)
+    elif model.name.startswith("correct.entry"):  # a correction's steps, as the entry's
+        nav = slotted(nav, ui, t, shared=False)
     elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
         nav = (*nav, *_global(ui, t))
@@ -85,13 +87,14 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
 
 
-def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any) -> tuple[Btn, ...]:
+def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any, shared: bool = True
+            ) -> tuple[Btn, ...]:
     """The bottom bar of the hand's own screens in fixed slots: going back (返回, 撤销…), a
     second action (革命…, the next page), the step forward (开始扣底, 无人炒底, 出牌结束,
-    下一步…), then the hands so far, the referee and the language. An absent action leaves its
-    slot empty, so that a referee tapping by habit never hits another button. The step
-    forward's slot is wider (「下一步：核对结果」 on one line)."""
-    slots: list[Btn] = [GAP, GAP, replace(GAP, wide=True), *_global(ui, t)]
+    下一步…), then (`shared`) the hands so far, the referee and the language. An absent action
+    leaves its slot empty, so that a referee tapping by habit never hits another button. The
+    step forward's slot is wider (「下一步：核对结果」 on one line)."""
+    slots: list[Btn] = [GAP, GAP, replace(GAP, wide=True), *(_global(ui, t) if shared else ())]
     for btn in nav:
         name = btn.action.partition(":")[0]
         slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else 1
