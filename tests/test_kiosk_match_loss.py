@@ -1,7 +1,8 @@
 """A penalty that loses the match (a ruleset's 判负) is the referee's: it asks the PIN and
 says what it does before it is recorded, as the referee menu's forfeit does (a referee's
-review, 2026-12-06: 判负 was recorded at one tap by anyone at the table), through the real
-controller, presenter, runner and session."""
+review, 2026-12-06: 判负 was recorded at one tap by anyone at the table); a penalty the
+rules refuse says why in the referee's words. Through the real controller, presenter, runner
+and session."""
 
 from __future__ import annotations
 
@@ -61,3 +62,11 @@ def test_other_penalties_need_no_pin(table):
     table.tap(option(table, "警告"))
     assert table.screen.name == "entry.penalties"
     assert [r.text for r in table.screen.rows] == ["南 暗示、干扰：警告"]
+
+
+def test_a_refused_penalty_says_the_problem_not_where_it_sits_in_the_hand(table):
+    """「第2条违例的违例代码：“同伴不报错”只能…」: the table is entering that very penalty;
+    the words of where it sits in the hand (a replay file's) said nothing to the referee."""
+    at_the_penalties(table)
+    table.tap("e_add", "e_pseat:E", "e_pkind:partner-silent")
+    assert table.screen.notice.text == "请先记本方（东、西）本副出错牌的罚分，再记“同伴不报错”"

@@ -89,8 +89,7 @@ def test_partner_silent_without_the_partners_wrong_card_is_refused_in_words(rule
     record = chaodipi({"points": 0, "penalties": [{"code": "partner-silent", "seat": "S"}]})
     error, said = refusal(record, rulesets)
     assert error.field == "penalties[0].code"
-    assert said.endswith("“同伴不报错”只能与本方（北、南）在同一副牌的出错牌罚分一起记："
-                         "请先记出错牌的罚分")
+    assert said.endswith("请先记本方（北、南）本副出错牌的罚分，再记“同伴不报错”")
     _, english = refusal(record, rulesets, "en")
     assert "same side (N, S)" in english
     # the wrong card at the other side's seat does not count

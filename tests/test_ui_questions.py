@@ -13,6 +13,7 @@ from .helpers import tool, xvfb
 from .kiosk_driver import Table
 from .test_kiosk_correction_words import a_match_of_seven_hands
 from .test_kiosk_many_penalties import counted, many_overruns
+from .test_kiosk_match_loss import at_the_penalties
 from .window import cut_words, play
 
 pytestmark = pytest.mark.window
@@ -116,3 +117,21 @@ def test_a_bounce_on_delete_in_a_correction_strikes_out_one_penalty(tmp_path, di
     _, screens = play(tmp_path, display, script, pointer=True)
     removed = [line for line in screens["texts"]["correct.summary"] if "删除" in line]
     assert removed == ["删除：北 超时 2.0 秒：警告"], removed
+
+
+@pytest.mark.parametrize("size", ["800x480", "720x1280"])
+def test_a_refused_penalty_is_said_whole(tmp_path, display, rulesets, size):
+    """The notice band said 「“同伴不报错”只能与本方（东、西）在同一副牌的出错…」 in portrait:
+    a notice too long for its line is said on two in a smaller size."""
+    table = Table(tmp_path / "data", rulesets)
+    at_the_penalties(table)
+    table.session.close()
+    script = [("wait", "paused"), ("touch", "resume"), ("wait", "referee.pin"), *PIN,
+              ("wait", "entry.penalties"), ("touch", "e_add"), ("touch", "e_pseat:E"),
+              ("touch", "e_pkind:partner-silent"), ("wait", "entry.penalty_kind"),
+              ("shot", "refused")]
+    _, screens = play(tmp_path, display, script, size=size)
+    assert "请先记本方（东、西）本副出错牌的罚分，再记“同伴不报错”" in \
+        screens["texts"]["entry.penalty_kind"]
+    assert [cut for cut in cut_words(screens) if cut[0] == "entry.penalty_kind"] == []
+    assert [cut for cut in screens["overflow"] if cut[0] == "entry.penalty_kind"] == []

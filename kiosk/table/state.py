@@ -64,9 +64,13 @@ def _as_written(value: Any) -> str:
 
 
 def entry_refused(exc: RecordError | EntryError, prefix: str = "") -> SessionError:
-    """The rules core refused an entry: keep its own key when it has one, else say which part
-    of the entry it was (points, kitty, a penalty, the dealer…)."""
+    """The rules core refused an entry: keep its own words for the problem when it has them
+    (without where in the hand it sits, 「第2条违例的违例代码」: the table is entering that
+    very thing), else say which part of the entry it was (points, kitty, a penalty…)."""
     error = SessionError(f"{prefix}{exc}")
+    if exc.problem_key:
+        error.explained(exc.problem_key, **exc.problem_params)
+        return error
     if getattr(exc, "key", None):
         error.explained(exc.key, **exc.params)  # type: ignore[arg-type]
         return error

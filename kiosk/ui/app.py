@@ -418,6 +418,21 @@ class StripPart(BoxLayout):
             self.width = cw + vw + self.PAD
 
 
+def show_notice(notice: Label, app: KioskApp, model: ScreenModel) -> None:
+    """The notice band says `model`'s notice whole: on one line where it fits, else on two
+    in a smaller size. The band keeps its height (room for two lines of 0.78 of the text's
+    size), so that no button moves under a finger when a message comes."""
+    text = model.notice.text
+    notice.fill = NOTICE[model.notice.level]
+    fitted = (text, notice.width, app.text_size, app.font)
+    if getattr(notice, "fitted", None) == fitted:  # (measured once, not every frame)
+        return
+    one_line = not text or _text_width(text, app.font, app.text_size) <= notice.width - dp(16)
+    notice.font_size = app.text_size * (1 if one_line else 0.78)
+    notice.max_lines, notice.shorten = (1, True) if one_line else (2, False)
+    notice.text, notice.fitted = text, fitted
+
+
 def _text_width(text: str, font: str, size: float) -> float:
     """The width of one line of `text` in `font` at `size`, as a Label lays it out."""
     measure = CoreLabel(font_name=font, font_size=size)
@@ -432,8 +447,7 @@ class KioskScreen(Screen):
 
     def show(self, app: KioskApp, model: ScreenModel) -> None:
         self.ids.strip.show(app, model.strip, model.flags)
-        notice = self.ids.notice
-        notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
+        show_notice(self.ids.notice, app, model)
         self.ids.title.text = model.title
         key = (shape(model), app.lang, app.portrait)
         if getattr(self, "_key", None) != key:
@@ -517,8 +531,7 @@ class BannerScreen(KioskScreen):
 class ClockScreen(Screen):
     def show(self, app: KioskApp, model: ScreenModel) -> None:
         self.ids.strip.show(app, model.strip, model.flags)
-        notice = self.ids.notice
-        notice.text, notice.fill = model.notice.text, NOTICE[model.notice.level]
+        show_notice(self.ids.notice, app, model)
         countdown = self.ids.countdown
         countdown.ids.seconds.text = model.clock
         countdown.ids.seconds.color = (1, 1, 1, 1) if model.clock_state in (
