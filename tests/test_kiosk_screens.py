@@ -564,6 +564,9 @@ def test_13_a_second_penalty_at_a_seat_asks_if_it_is_the_same_incident(table):
               "e_pkind:exposed-card", "e_add", "e_pseat:E", "e_pkind:wrong-follow")
     screen = table.screen
     assert screen.name == "entry.penalty_incident"
+    # the title short enough for portrait (it was cut: 「东这一项与本副已…」), the offence named
+    assert screen.title == "东：同一次犯规吗？"
+    assert screen.lines[0] == "新记的：东 跟错牌。它与下面已记的哪一项是同一次犯规？"
     first = table.state.draft.penalties
     (pid,) = first
     table.tap(f"e_pinc:{pid}")  # the same incident: xiamen adds no second penalty

@@ -196,9 +196,11 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
             if view.one_penalty_per_incident else ("ui.same_incident", ())
         buttons = tuple(Btn(f"e_pinc:{pid}", t(same, penalty=penalty_text(p, view, t, lang)))
                         for pid, p in earlier)
+        # (the title short enough for a portrait window; the new offence named under it)
         return StepModel("entry.penalty_incident", t("ui.q.penalty_incident",
                                                      seat=seat_label(view, seat, t)),
-                         lines=rule,
+                         lines=(t("ui.incident_new", seat=seat_label(view, seat, t),
+                                  name=name), *rule),
                          grids=(Grid((*buttons, Btn("e_pinc:new", t("ui.new_incident"))),
                                      1, 1),), nav=(back,))
     if step == "trump":
