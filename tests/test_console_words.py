@@ -237,8 +237,8 @@ def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(dir
 
 
 def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall(director):
-    """The console's standings said 「3=」 and the printed scorecards 「第 11= 名」, with no note,
-    where the hall says 「并列3」 (a director's review, 2026-12-06)."""
+    """The console's standings said 「3=」, the printed scorecards 「第 11= 名」 with no note, and
+    the printed standings 「4=」, where the hall says 「并列3」 (reviews, 2026-12-06)."""
     round_1_started(director)
     for table, _, _ in director.assignments(1):  # every NS wins: four teams tie at 1, four at 5
         director.record_ruling(table, "forfeit", "EW", "缺席", 1)
@@ -249,6 +249,9 @@ def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall
     cards = html.unescape(printing.html(director, "scorecards", "zh-Hans"))
     assert "并列第 1 名" in cards and "并列第 5 名" in cards and "名 =" not in cards
     assert not re.search(r"第 \d+= 名", cards)
+    printed = html.unescape(printing.html(director, "standings", "zh-Hans"))
+    assert sorted(set(re.findall(r'<td class="num rank">([^<]*)</td>', printed))) == \
+        ["并列1", "并列5"]  # (it said 「1=」)
     # a ruled match as the phones say it: the winner's 「胜 [判负]」 read as won, forfeited
     results = re.findall(r'<span class="ruled">([^<]*)</span>', cards)
     assert sorted(set(results)) == ["判负", "胜（对方判负）"] and len(results) == 8
