@@ -644,12 +644,12 @@ def test_the_round_clock_pauses_and_stops_with_the_hall(hall):
 
 
 def test_the_status_beside_the_round_clock_never_says_in_play_before_or_after_the_rounds(hall):
-    """A round's lead-in said 比赛中 beside 等待开始 02:00, and the last round over said
-    轮间休息 beside 本轮结束."""
+    """A round's lead-in said 比赛中 beside 等待开始 02:00, and then 即将开始 beside it (two words
+    for one moment: a spectator's review); the last round over said 轮间休息 beside 本轮结束."""
     now = time.time()
     hall.feed.reset(snapshot(round_clock=round_clock(now + 120)))  # started, 2 minutes to go
     page = hall.open()
-    expect(page.locator("#round-clock-label")).to_have_text("等待开始")
+    expect(page.locator("#round-clock-label")).to_have_text("距开始")
     expect(page.locator("#status")).to_have_text("即将开始")
     hall.feed.publish(snapshot(round_clock=round_clock(now - 600)))
     expect(page.locator("#status")).to_have_text("比赛中")

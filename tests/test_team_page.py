@@ -287,10 +287,10 @@ def test_the_lead_in_counts_down_to_the_start_not_past_the_round(browser, tmp_pa
     with ScorerProcess(tmp_path / "scorer") as process:
         page, errors = phone(browser)
         page.goto(f"{process.url}/team?team={ns}")
-        expect(page.locator("#round-clock-label")).to_have_text("等待开始")
+        expect(page.locator("#round-clock-label")).to_have_text("距开始")
         assert 30 <= seconds(page.locator("#round-clock").inner_text()) <= 45
         page.locator("#langs button[data-lang=zh-Hant]").click()
-        expect(page.locator("#round-clock-label")).to_have_text("等待開始")
+        expect(page.locator("#round-clock-label")).to_have_text("距開始")
         page.context.close()
     director.store.close()
     assert errors == []

@@ -57,7 +57,7 @@
     // Paused: the time stands where the pause began.
     const at = state === 'paused' && typeof rc.paused_at === 'number' ? rc.paused_at : now;
     if (at < rc.started_at && state !== 'paused') {
-      return shown('clock_waiting', rc.started_at - at);  // the lead-in: a countdown to the start
+      return shown('clock_starts_in', rc.started_at - at);  // the lead-in: a countdown to the start
     }
     if (typeof rc.ends_at !== 'number') {
       return shown('clock_elapsed', Math.max(0, at - rc.started_at - (rc.paused_total || 0)));

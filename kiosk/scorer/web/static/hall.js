@@ -667,7 +667,7 @@
     if (rc.state === 'paused') return 'paused';
     if (snap.pairings_round === 1) return 'setup';  // round 1 published, not yet started
     if (rc.state === 'over' && ev.rounds && ev.round >= ev.rounds) return 'all_over';
-    if (rc.state === 'running' && rc.label === 'clock_waiting') return 'starting';
+    if (rc.state === 'running' && rc.label === 'clock_starts_in') return 'starting';
     return snap.pairings_round || rc.state === 'over' ? 'between' : 'running';
   }
 
