@@ -129,6 +129,7 @@ class Feed:
             self.pinging = True
             self.ping_every = 0.5
             self.refuse = 0             # answer the next N stream requests with 503
+            self.crowded = False        # … saying the address has all the streams it may
             self.attempts = 0           # stream requests
             self.connections = 0        # streams opened
 
@@ -154,10 +155,12 @@ class Feed:
         with self.lock:
             self.pinging = on
 
-    def close_streams(self, refuse_next: int = 0) -> None:
+    def close_streams(self, refuse_next: int = 0, crowded: bool = False) -> None:
+        """End the open streams and refuse the next `refuse_next` (`crowded`: as the scorer
+        does when the address has as many streams as it allows)."""
         with self.lock:
             self.generation += 1
-            self.refuse = refuse_next
+            self.refuse, self.crowded = refuse_next, crowded
 
 
 def stand_in_scorer(feed: Feed) -> Starlette:
@@ -176,6 +179,8 @@ def stand_in_scorer(feed: Feed) -> Starlette:
             feed.attempts += 1
             if feed.refuse > 0:
                 feed.refuse -= 1
+                if feed.crowded:
+                    return JSONResponse({"error": "hall.too_many_viewers"}, status_code=503)
                 return PlainTextResponse("busy", status_code=503)
             feed.connections += 1
             generation, sent = feed.generation, len(feed.messages)
@@ -423,6 +428,21 @@ def test_reconnects_and_refetches_after_the_server_ends_the_stream(hall):
     hall.wait_for_streams(2)  # the page's own new stream
     assert hall.feed.attempts >= 3
     hall.feed.publish(with_table(snapshot(), 1, hand=10))  # and the new stream is live
+    expect(row(page, 1).locator(".hand")).to_have_text("10")
+
+
+def test_a_screen_the_hall_has_no_room_for_says_so_and_keeps_up(hall):
+    """With as many screens open from one address as the scorer allows, a new one was told
+    「数据自 17:13:36 起中断」, a time before it was opened (a spectator's review, 2026-12-06):
+    it says the hall is full here, keeps fetching the snapshot, and goes live once let in."""
+    page = hall.open()
+    hall.feed.replace_quietly(with_table(snapshot(), 1, hand=9))
+    hall.feed.close_streams(refuse_next=3, crowded=True)
+    expect(page.locator("#stale")).to_have_text("这里打开的屏幕已达上限：稍后自动重试")
+    expect(row(page, 1).locator(".hand")).to_have_text("9")  # the snapshot, fetched meanwhile
+    hall.wait_for_streams(2)  # let in at last
+    expect(page.locator("#stale")).to_be_hidden()
+    hall.feed.publish(with_table(snapshot(), 1, hand=10))
     expect(row(page, 1).locator(".hand")).to_have_text("10")
 
 

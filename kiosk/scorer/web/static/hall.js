@@ -39,6 +39,9 @@
   let lastData = performance.now();  // when data last arrived (monotonic ms)
   let lastDataWall = Date.now();     // the same moment on the browser's clock (ms)
   let streamFailed = false;  // the stream errored and no data has come since
+  // the stream refused because this address has as many screens open as the hall allows
+  // (a room of phones behind one router): said as such, not as data lost
+  let crowded = false;
   let stale = false;
   let source = null;
   let backoff = 1000;
@@ -754,14 +757,15 @@
 
   function checkStale() {
     const quiet = (performance.now() - lastData) / 1000 > STALE_SECONDS;
-    setStale(streamFailed || quiet);
+    setStale(streamFailed || quiet || crowded);
   }
 
   function setStale(value) {
     const banner = $('stale');
     if (value) {
       // Since when the data on screen is old: the last time any arrived, on the scorer's clock.
-      const text = t('stale', { time: wallText(lastDataWall + offset * 1000) });
+      const text = crowded ? t('crowded')
+        : t('stale', { time: wallText(lastDataWall + offset * 1000) });
       if (banner.textContent !== text) banner.textContent = text;
     }
     if (value === stale) return;
@@ -831,6 +835,7 @@
     es.onopen = () => {
       if (source !== es) return;
       backoff = 1000;
+      crowded = false;
       if (refetchOnOpen) {
         refetchOnOpen = false;
         fetchSnapshot();
@@ -867,8 +872,29 @@
         source = null;
         reconnectTimer = setTimeout(connect, backoff);
         backoff = Math.min(backoff * 2, 30000);
+        askWhyRefused();
       }
     };
+  }
+
+  // A stream refused: the scorer unreachable, or the hall full here (503, too many screens
+  // from this address). Asked once a refusal (EventSource does not say), so that the banner
+  // says which; while full, the snapshot is fetched at each try, so the screen keeps up.
+  async function askWhyRefused() {
+    const abort = new AbortController();
+    let full = false;
+    try {
+      const response = await fetch(STREAM_URL, { cache: 'no-store', signal: abort.signal });
+      const said = response.status === 503 ? await response.json() : null;
+      full = Boolean(said && said.error === 'hall.too_many_viewers');
+    } catch (err) {
+      full = false;  // unreachable, or not the hall's refusal: the data is lost for now
+    } finally {
+      abort.abort();  // (a stream that opened after all is not kept: `connect` opens its own)
+    }
+    crowded = full;
+    if (full) fetchSnapshot();
+    checkStale();
   }
 
   // A stream that is open but silent (a half-open connection after a Wi-Fi drop never
