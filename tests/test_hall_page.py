@@ -393,19 +393,26 @@ STALE = re.compile(r"\bstale\b")
 
 
 def test_stale_mark_when_pings_stop_and_gone_when_they_return(hall):
+    """While the hall's data is lost no table is said to be 在线 (every one stayed green: a
+    spectator's review, 2026-12-06): their links are 未知 until data comes again."""
     page = hall.open("?stale_seconds=1")
+    link = row(page, 1).locator(".link")
     expect(page.locator("body")).not_to_have_class(STALE)
     expect(page.locator("#stale")).to_be_hidden()
+    expect(link).to_have_text("在线")
     hall.feed.set_pinging(False)
     expect(page.locator("body")).to_have_class(STALE)
     banner = page.locator("#stale")
     expect(banner).to_be_visible()
     expect(banner).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
+    expect(link).to_have_text("未知")
+    expect(page.locator("#tables .link-ok")).to_have_count(0)
     name, bar = page.locator("#event-name").bounding_box(), banner.bounding_box()
     assert bar["y"] >= name["y"] + name["height"]  # a bar of its own: the name stays readable
     hall.feed.set_pinging(True)
     expect(page.locator("body")).not_to_have_class(STALE)
     expect(banner).to_be_hidden()
+    expect(link).to_have_text("在线")
 
 
 def test_reconnects_and_refetches_after_the_server_ends_the_stream(hall):

@@ -553,6 +553,7 @@
   // A table's link as the hall shows it. Before its round starts (等待开始) a kiosk not
   // heard from yet is no alarm for the players: it says so in grey (未连接), not 离线 in red.
   function linkStateOf(tb) {
+    if (stale) return 'unknown';  // the hall's own data lost: no kiosk is known to be online
     const state = (tb.link && tb.link.state) || 'never';
     return state === 'offline' && tb.phase === 'waiting' ? 'never' : state;
   }
@@ -718,6 +719,10 @@
       const link = row.hallLink;
       const info = tb.link || {};
       const state = linkStateOf(tb);
+      if (link.dataset.state !== state) {  // (the feed lost or back: no new row for it)
+        link.className = `link link-${state}`;
+        link.dataset.state = state;
+      }
       let linkText;
       if (state === 'behind') {
         linkText = t('link_behind', { n: info.behind || 0 });
