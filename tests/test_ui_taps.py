@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .helpers import tool, xvfb
+from .kiosk_driver import Table
 from .window import play
 
 pytestmark = pytest.mark.window
@@ -130,3 +131,19 @@ def test_a_tap_made_before_the_table_answers_the_one_before_it_does_not_answer_a
     draft = session.state.draft
     assert (draft.points, draft.entry_step.get("step")) == (85, "last_trick")
     session.close()
+
+
+def test_a_bounce_on_undo_takes_back_one_press(tmp_path, display, rulesets):
+    """撤销 stays where it is on the clock: a finger bouncing on it (two taps of the X pointer
+    90 ms apart) took back two presses, the turn going back to east's where south's was
+    meant (a referee's review, 2026-12-06). One is taken back."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+              ("touch", "start_bury"), ("wait", "clock.bury"), ("seat", "N"),
+              ("wait", "clock.play"), ("seat", "N"), ("seat", "E"), ("seat", "S"),
+              ("double", "undo"), ("wait", "clock.play"), ("shot", "undone")]
+    play(tmp_path, display, script, pointer=True)
+    table = Table(tmp_path / "data", rulesets)  # the journal the window wrote
+    assert table.state.clock.seat == "S"  # west's turn taken back, not south's press too
+    table.session.close()

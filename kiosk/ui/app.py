@@ -67,6 +67,10 @@ HOLD_TO_PAUSE = 0.8
 # one the screen's change overtook. A person reading a new question takes longer; a referee
 # who knows the screens taps ahead of them, and that tap is taken (see `KioskApp.settled`).
 SETTLE = 0.25
+#: Taps a bounce must never repeat, though their button stays where it was: a second one
+#: where the first landed, within SETTLE of it, is the finger bouncing (each 撤销 takes back
+#: a press: a bounce took back two).
+ONCE = ("undo",)
 #: A bounce lands where the finger was: within this many millimetres of the touch before.
 BOUNCE_MM = 6.0
 #: A tap waits at most this long for the table to answer the tap before it (the table's thread
@@ -663,6 +667,7 @@ class KioskApp(App):
         # (screen, action, place): since when, and whether a tap brought it (its answer)
         self._shown: dict[tuple[str, str, int], tuple[float, bool]] = {}
         self._tapped_at = float("-inf")  # when the last tap was applied
+        self._once_at = float("-inf")  # when the last tap of ONCE taken went down
         self._awaiting = 0  # the door's items (Door.sent) sent by then: the table's answer
         self._shows_answer = 0  # the door's items whose effect the model shows
         self._answering = False  # the screen changes now are the last tap's answer
@@ -760,6 +765,8 @@ class KioskApp(App):
                 continue
             if at is None or self.settled(action, at, elsewhere):
                 self._tapped_at = Clock.get_boottime()
+                if action in ONCE and at is not None:
+                    self._once_at = at
                 self.act(action)
         self.refresh()
 
@@ -789,6 +796,8 @@ class KioskApp(App):
         the tap before, and this one landed `elsewhere` than that one (a referee who knows the
         screens taps the next answer before it shows). A bounce lands where the finger was,
         and a screen that came by itself (a seat button, the clock) was not waited for."""
+        if action in ONCE and not elsewhere and at is not None and at < self._once_at + SETTLE:
+            return False  # the same finger again, bouncing
         place = next((key for key in places(self.model) if key[1] == action), None) \
             if self.model else None
         shown = self._shown.get(place) if place else None
