@@ -78,3 +78,12 @@ def test_a_correction_of_an_early_hand_says_its_levels_and_the_last_not_every_ha
     preview = table.ctl.ui.correct_preview
     preview["changes"] = [c for c in preview["changes"] if c[0] != 4]
     assert "第2–6副中有4副的级数随之改变" in table.screen.lines
+
+
+def test_a_saved_correction_says_so(table):
+    """Saving a correction went back to the menu silently (a referee's review, 2026-12-06)."""
+    correct_two_hands(table)
+    table.tap("r_correct:1", "e_points:30", "e_last:defenders", "e_kitty:15", "e_shape:pair",
+              "e_finish", "e_summary", "r_save_correction")
+    assert table.screen.name == "referee"
+    assert table.screen.notice.text == "第1副已更正"

@@ -476,7 +476,12 @@ class Controller:
                 entry["trump"] = {"suit": ui.correct.trump,
                                   "seat": view.records[hand - 1]["dealer"]}
             reason = translator(ui.lang)("ui.note.correction")
-            self.send(lambda s: s.correct_hand(hand, entry, reason))
+
+            def save(session: Any) -> None:  # (refused: the refusal is said instead)
+                session.correct_hand(hand, entry, reason)
+                self.runner.notify("table.corrected", hand=hand)
+
+            self.send(save)
             ui.overlay, ui.referee_step = "referee", "menu"
             ui.correct = ui.correct_hand = ui.correct_preview = None
         elif name == "r_new_match":
