@@ -234,6 +234,17 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     assert table.state.phase == "disputed"
 
 
+def test_5_penalties_that_cancel_out_are_in_the_breakdown(table):
+    """+10 and −10 showed no 罚分 at all, with both penalties listed under it (a referee's
+    review, 2026-12-06): the total's parts are all said."""
+    table.start()
+    table.tap("end_play", "ok", "e_points:85", "e_last:defenders", "e_kitty:15",
+              "e_shape:pair")
+    table.penalize("look-back", "SE")  # south: 10 to the defenders; east: 10 off theirs
+    table.tap("e_finish")
+    assert table.screen.lines[0] == "得分 85 + 底牌 15×4 + 罚分 0 = 145"
+
+
 # -- 6. pause -------------------------------------------------------------------------------
 
 

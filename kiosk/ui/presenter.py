@@ -566,8 +566,8 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
             parts.append(t("ui.sum.kitty", n=kitty["points"],
                            times=view.multipliers.get(kitty["shape"], 0)))
         fine = sum(int(x.get("points") or 0) for x in penalties)
-        if fine:
-            parts.append(t("ui.sum.fine_add" if fine > 0 else "ui.sum.fine_sub", n=abs(fine)))
+        if any(x.get("points") for x in penalties):  # (those that cancel out too: + 罚分 0)
+            parts.append(t("ui.sum.fine_add" if fine >= 0 else "ui.sum.fine_sub", n=abs(fine)))
         lines.append(" ".join(parts) + " = " + str(total))
     return (*lines, *notes_lines(
         wizard.counted_texts(view.penalties, view.penalty_costs, view, t, lang), lang))
