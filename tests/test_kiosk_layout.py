@@ -135,20 +135,24 @@ def test_fourteen_offences_go_in_rows_of_5_5_4(table):
 
 
 def test_a_penalty_s_own_way_is_named_by_what_it_does_beside_its_other_ways(table):
-    """超时：怎样处理？ offered 「超时」 and 「裁判罚分」: the first now says what it does (a
-    referee's review, 2026-12-06); a choice keeps its own name."""
+    """超时：怎样处理？ offered 「超时」 and 「裁判罚分」, 裁判判罚 its own name again: the
+    first way now says what it does (referees' reviews, 2026-12-06), in the words of the
+    slip (庄家下庄); a choice keeps its own name; the points given are said once."""
     table.start()
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer", "e_add", "e_pseat:N")
     asked = {}
-    for code in ("time-overrun", "kitty-wrong", "signalling"):
+    for code in ("time-overrun", "kitty-wrong", "signalling", "ruling"):
         table.tap(f"e_pkind:{code}")
         asked[table.screen.title] = [b.label for g in table.screen.grids for b in g.buttons]
         table.tap("e_back")
     assert asked == {"超时：怎样处理？": ["警告", "裁判罚分"],
-                     "底牌放错：怎样处理？": ["庄家下台", "旁家坚持要打：调整底牌，罚庄家"],
-                     "暗示、交谈：怎样处理？": ["警告", "罚分", "判负"]}
+                     "底牌放错：怎样处理？": ["庄家下庄", "旁家坚持要打：调整底牌，罚庄家"],
+                     "暗示、交谈：怎样处理？": ["警告", "罚分", "判负"],
+                     "裁判判罚（第24条）：怎样处理？": ["罚分", "判负"]}
     table.tap("e_pkind:time-overrun", "e_popt:0")  # the warning, as before
     assert [r.text for r in table.screen.rows] == ["北 超时：警告"]
+    table.tap("e_add", "e_pseat:N", "e_pkind:ruling", "e_popt:0", "e_pval:20")
+    assert [r.text for r in table.screen.rows][1] == "北 裁判判罚（第24条）：罚20分（计入旁家）"
 
 
 def test_a_penalty_that_fixes_the_total_says_the_total(table):

@@ -314,7 +314,11 @@ def loser_by(values: EntryValues, action: str, view: TableView) -> str | None:
     """The team (NS or EW) a tap would make lose the match, by the penalty it adds (a
     ruleset's 判负): the referee's to decide, behind the PIN and a question. None: it adds
     no such penalty."""
-    for fact in choose(values, action, view)[1]:
+    try:
+        facts = choose(values, action, view)[1]
+    except (KeyError, IndexError, ValueError):  # not a tap of this step: it adds nothing
+        return None
+    for fact in facts:
         if fact[0] == "penalty":
             _, code, seat, details = fact
             option = next(o for o in view.penalty_forms[code]
@@ -466,6 +470,8 @@ def priced_text(p: dict[str, Any], applied: dict[str, Any], view: TableView, t: 
                 lang: str) -> str:
     """A penalty with what it costs as the hand counts it (`applied`): 东 超时 2.5 秒：警告. A
     choice that names its cost already (出牌超时：警告) is not followed by it again."""
+    if applied.get("points"):  # the points the referee gave are said once, in the cost
+        p = {k: v for k, v in p.items() if k != "points"}
     what, cost = penalty_text(p, view, t, lang), cost_text(view, applied, t, lang)
     if _choice(p, view, lang).endswith(cost):
         return what
