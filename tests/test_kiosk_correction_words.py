@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from kiosk.ui.presenter import present
+
+from .kiosk_driver import Table
+
 pytestmark = pytest.mark.unit
 
 
@@ -87,3 +91,24 @@ def test_a_saved_correction_says_so(table):
               "e_finish", "e_summary", "r_save_correction")
     assert table.screen.name == "referee"
     assert table.screen.notice.text == "第1副已更正"
+
+
+def test_the_end_screens_buttons_keep_their_places_whatever_the_slip_s_pages(tmp_path,
+                                                                            rulesets):
+    """新比赛, 记录 and 裁判 moved a slot when the slip took a second page (a referee's
+    review, 2026-12-06): a one-page slip leaves the pager's slot empty."""
+    long, short = Table(tmp_path / "long", rulesets), Table(tmp_path / "short", rulesets)
+    a_match_of_seven_hands(long)
+    short.start()  # one hand, then time called: a slip of one page
+    short.play_out()
+    short.enter(40)
+    short.press(*"NESW")
+    short.tap("referee")
+    short.pin()
+    short.tap("r_time_up", "ok", "time_up_ok")
+    navs = [[b.action for b in present(t.runner.view, t.clock.now(), t.ctl.ui,
+                                       portrait=True).nav] for t in (long, short)]
+    assert navs[0][1] == "page:1" and navs[1][1] == ""  # two pages of slip, and one
+    assert navs[0][:1] + navs[0][2:] == navs[1][:1] + navs[1][2:]
+    for t in (long, short):
+        t.session.close()

@@ -52,8 +52,9 @@ def test_a_match_loss_without_the_pin_or_declined_records_nothing(table):
     table.tap("e_pkind:late")
     table.pin()
     assert table.screen.title == "东西判负？"
-    table.tap("cancel", "close")
+    table.tap("cancel")  # back where the referee was, not in the referee's menu
     assert table.screen.name == "entry.penalty_kind" and not table.state.draft.penalties
+    assert not table.runner.view.referee_open
 
 
 def test_other_penalties_need_no_pin(table):

@@ -146,6 +146,8 @@ class Controller:
                 self.send(lambda s: s.release_referee_hold(keep_time=True))
             if name == "ok":
                 self.act(dialog.then)
+            elif dialog.then.startswith("e_lose:"):  # no match loss: back to the entry
+                self._overlay(None)
             return
         if name == "language":
             ui.lang = LANGS[(LANGS.index(ui.lang) + 1) % len(LANGS)]

@@ -94,7 +94,9 @@ def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any, shared: bool = True
     下一步…), then (`shared`) the hands so far, the referee and the language. An absent action
     leaves its slot empty, so that a referee tapping by habit never hits another button. The
     step forward's slot is wider (「下一步：核对结果」 on one line)."""
-    slots: list[Btn] = [GAP, GAP, replace(GAP, wide=True), *(_global(ui, t) if shared else ())]
+    # (without them, their slots are left empty: the others keep their places and sizes)
+    slots: list[Btn] = [GAP, GAP, replace(GAP, wide=True),
+                        *(_global(ui, t) if shared else (GAP, GAP, GAP))]
     for btn in nav:
         name = btn.action.partition(":")[0]
         slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else 1
@@ -660,8 +662,8 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
     per_page = columns * rows
     pages = max(1, -(-len(slip) // per_page))
     page = min(ui.page, pages - 1)
-    if pages > 1:
-        nav.insert(1, pager(page, pages, t))
+    # the pager's slot kept on a one-page slip: 新比赛, 记录 and 裁判 stay where they are
+    nav.insert(1, pager(page, pages, t) if pages > 1 else GAP)
     shown = slip[page * per_page:(page + 1) * per_page]
     # each column `rows` lines from the left, none opening on a blank line (the slip's gaps)
     split = tuple("\n".join(shown[i * rows:(i + 1) * rows]).lstrip("\n")
