@@ -37,10 +37,11 @@ def test_a_match_loss_asks_the_pin_then_says_what_it_does(table):
     assert question.lines == ("记录这一罚则：双方确认本副结果后，比赛结束，南北判负。",)
     assert not table.state.draft.penalties
     table.tap("ok")
-    assert [r.text for r in table.screen.rows] == ["南 暗示、干扰 判负"]
+    assert [r.text for r in table.screen.rows] == ["南 暗示、干扰：判负"]
     assert not table.runner.view.referee_open  # the menu locked again
     table.tap("e_finish")
     assert "东西赢得比赛" in table.screen.lines
+    assert "南北判负：南北 2 : 2 东西" in table.screen.lines  # (it said 「判负：南北…」)
 
 
 def test_a_match_loss_without_the_pin_or_declined_records_nothing(table):

@@ -587,6 +587,9 @@ def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list
     """What a team hand's result (`p`, a preview) gives: the ruleset's words for it with the
     levels after it, then who deals next, or who won the match."""
     said = result_words(p, view, lang)  # the ruleset's words, as on the sheet and slip
+    if p["result"] == "match-loss" and p.get("winner"):  # who lost (「判负：南北…」 misread)
+        said = t("ui.outcome.lost", team=team_label(view, "EW" if p["winner"] == "NS"
+                                                    else "NS", t))
     outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
                                "up" if p.get("advance") else "none")
     lines = [t(outcome, result=said, n=p.get("advance") or 0,

@@ -473,7 +473,11 @@ def priced_text(p: dict[str, Any], applied: dict[str, Any], view: TableView, t: 
     if applied.get("points"):  # the points the referee gave are said once, in the cost
         p = {k: v for k, v in p.items() if k != "points"}
     what, cost = penalty_text(p, view, t, lang), cost_text(view, applied, t, lang)
-    if _choice(p, view, lang).endswith(cost):
+    choice = _choice(p, view, lang)
+    if choice.endswith(cost):  # a choice that is its cost: 「暗示、干扰：判负」, said once
+        if choice in what and penalty_name(view, p, lang) not in choice:
+            bare = penalty_text({k: v for k, v in p.items() if k != "choice"}, view, t, lang)
+            return str(t("ui.penalty_row", what=bare, cost=choice))
         return what
     return str(t("ui.penalty_row", what=what, cost=cost))
 
