@@ -38,7 +38,7 @@ def test_one_penalty_per_incident_is_said_before_the_answer_and_adds_nothing(tab
     screen = table.screen
     assert screen.name == "entry.penalty_incident"
     assert screen.lines == ("新记的：西 跟错牌。它与下面已记的哪一项是同一次犯规？",
-                            "一错不二罚：同一次违例只罚一项。")
+                            "一错不二罚：同一次犯规只罚一项。")
     same = next(b for g in screen.grids for b in g.buttons if b.action != "e_pinc:new")
     assert same.label == "同一次犯规（西 暴露张）：不再加罚"
     table.tap(same.action)
