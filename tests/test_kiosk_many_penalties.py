@@ -10,7 +10,9 @@ from collections import Counter
 
 import pytest
 
-from kiosk.ui.presenter import PENALTY_ROWS
+from kiosk.i18n import translator
+from kiosk.ui.presenter import HISTORY_COLUMNS, PENALTY_ROWS, history_rows
+from kiosk.words.textfmt import fit_lines, width
 
 pytestmark = pytest.mark.unit
 
@@ -99,3 +101,18 @@ def test_a_corrections_bar_keeps_the_live_entrys_slots(table):
     assert [b.action.partition(":")[0] for b in table.screen.nav][:3] == live == \
         ["e_back", "page", "e_finish"]
     assert len(table.screen.nav) == 6  # the shared slots kept, empty: the same places
+
+
+def test_a_note_wider_than_a_line_starts_a_line_of_its_own(table):
+    """The history broke 「…警告；东 翻看上一轮的牌：罚」⏎「10分（从旁家得分中扣除）」 in portrait
+    (a referee's re-check, 2026-12-06): a note too wide for a line is wrapped from a line of
+    its own, at its bracket, not from the end of the note before it."""
+    many_overruns(table)
+    table.press(*"NESW")
+    rows = history_rows(table.runner.view, translator("zh-Hans"), "zh-Hans")
+    lines = fit_lines(rows[1], HISTORY_COLUMNS[True]).split("\n")
+    look_back = [i for i, line in enumerate(lines) if "翻看上一轮的牌" in line]
+    assert len(look_back) == 1
+    assert lines[look_back[0]].strip() == "东 翻看上一轮的牌：罚10分"
+    assert lines[look_back[0] + 1].strip() == "（从旁家得分中扣除）"
+    assert all(width(line) <= HISTORY_COLUMNS[True] for line in lines)

@@ -141,6 +141,6 @@ def pack(items: Sequence[str], cols: int) -> list[str]:
             lines[-1] += item
         elif width(item.lstrip()) <= cols:
             lines.append(item.lstrip())
-        else:
-            lines[-1:] = wrap(lines[-1] + item, cols)
+        else:  # wider than a line: wrapped from a line of its own, not from the last's end
+            lines[-1:] = [*([lines[-1]] if lines[-1] else []), *wrap(item.lstrip(), cols)]
     return [line.rstrip() for line in lines]
