@@ -555,3 +555,22 @@ def test_twin_names_on_the_hall_and_the_phone_say_what_tells_them_apart(browser,
         page.context.close()
     director.store.close()
     assert errors == [] and errors_too == [] and errors_three == []
+
+
+@pytest.mark.browser
+def test_a_shared_place_of_two_digits_stays_on_one_line_on_a_phone(browser, tmp_path):
+    """「并列第 14 名」 wrapped its 名 onto a second line at 390 px (a spectator's review): a
+    shared place takes two of the facts' columns, and never wraps."""
+    director = hall(tmp_path / "scorer", teams=24)
+    director.start_round(0)
+    Tables(director).finish_round()
+    with ScorerProcess(tmp_path / "scorer") as process:
+        standings = get(f"{process.url}/api/standings")
+        tied = next(s for s in standings if s["tied"] and s["rank"] >= 10)
+        page, errors = phone(browser)
+        page.goto(f"{process.url}/team?team={tied['team']}")
+        expect(page.locator("#standing .rank dd")).to_have_text(f"并列第 {tied['rank']} 名")
+        assert lines(page, "#standing .rank dd") == 1
+        page.context.close()
+    director.store.close()
+    assert errors == []

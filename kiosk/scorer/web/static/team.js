@@ -227,9 +227,10 @@
     const s = view.standing;
     $('standing').replaceChildren(...(s ? [
       // a shared place as the console says it (并列第 3 名); none before any match is
-      // played, where every team would share the first (the hall's —)
+      // played, where every team would share the first (the hall's —); a shared place takes
+      // two columns, so that its 名 is never alone on a line
       fact(t('rank'), !view.ranked ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
-        'rank'),
+        view.ranked && s.tied ? 'rank tied' : 'rank'),
       fact(t('points'), s.points, 'points'),
       fact(t('net'), signed(s.net), 'net'),
       fact(t('opponents'), s.opponents, 'opponents'),
