@@ -737,6 +737,43 @@ def test_withdrawn_marks_names_and_results_read_whole_on_tvs_and_phones(hall, si
         assert team["lines"] == 1 and not team["cut"], team
 
 
+#: The tops of the lines each character of an element's text is on.
+CHARACTER_LINES = """(sel) => {
+  const e = document.querySelector(sel), tops = [], walker = document.createTreeWalker(e, 4);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (let i = 0; i < node.length; i++) {
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      tops.push([node.data[i], Math.round(range.getBoundingClientRect().top)]);
+    }
+  }
+  return tops;
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (360, 740)])
+def test_a_ruled_result_breaks_before_its_bracket_not_inside_it(hall, size):
+    """「湖里区工商联合会代表队胜（对方判⏎负）」 at 1280 (a spectator's review): the ruling in
+    brackets goes whole to the next line, and is not cut."""
+    data = snapshot(tables=4)
+    for table, ruling in ((2, "forfeit"), (3, "disqualification")):
+        data = with_table(data, table, ns="湖里区工商联合会代表队", ew="面粉厂队",
+                          phase="ruled", late=False,
+                          result={"winner": "NS", "text": "湖里区工商联合会代表队",
+                                  "ruling": ruling})
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    expect(row(page, 2).locator(".phase")).to_have_text("湖里区工商联合会代表队胜（对方判负）")
+    expect(row(page, 3).locator(".phase")).to_have_text("湖里区工商联合会代表队胜（对方取消资格）")
+    for table in (2, 3):
+        tops = page.evaluate(CHARACTER_LINES, f'#tables [data-table="{table}"] .phase')
+        bracket = {top for _, top in tops[[ch for ch, _ in tops].index("（"):]}
+        assert len(bracket) == 1, tops
+        result, = page.evaluate(WHOLE, f'#tables [data-table="{table}"] .phase')
+        assert not result["cut"], result
+
+
 LONG_NAMES = ["思明区老年大学一队", "思明区老年大学二队", "湖里区工商联合会代表队",
               "Xiamen Expats Card Club"]
 

@@ -439,15 +439,20 @@
     return cell;
   }
 
-  function resultText(table) {
+  // A table's result: a ruling's bracket kept whole on one line (「…胜」⏎「（对方取消资格）」,
+  // never 「（对方取消资」⏎「格）」).
+  function resultNodes(table) {
     const result = table.result;
     if (result.winner === 'NS' || result.winner === 'EW') {
       const team = result.winner === 'NS' ? label(table.ns, table.ns_ids, table.tells)
         : label(table.ew, table.ew_ids, table.tells);
-      if (result.ruling) return t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
-      return t('won', { team });
+      if (!result.ruling) return [t('won', { team })];
+      const text = t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
+      const bracket = Math.max(text.lastIndexOf('（'), text.lastIndexOf('('));
+      return bracket > 0 ? [text.slice(0, bracket), el('span', 'ruling', text.slice(bracket))]
+        : [text];
     }
-    return result.text || t('draw');
+    return [result.text || t('draw')];
   }
 
   function renderTables() {
@@ -518,7 +523,7 @@
       const phase = el('span', 'phase');
       if (tb.result) {
         phase.classList.add('result');
-        phase.textContent = resultText(tb);
+        phase.append(...resultNodes(tb));
         phase.title = tb.result.text || '';
       } else {
         phase.textContent = tb.phase ? named('phase', phaseOf(tb)) : '';
