@@ -4,11 +4,13 @@ tests/test_ui_layout.py."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kiosk.i18n import translator
 from kiosk.table.view import PenaltyOption
-from kiosk.ui.presenter import NOTICE_SECONDS
+from kiosk.ui.presenter import NOTICE_SECONDS, present
 from kiosk.ui.wizard import option_label
 
 pytestmark = pytest.mark.unit
@@ -89,9 +91,40 @@ def test_the_end_screens_slip_fills_its_columns_from_the_left_top(table):
     for columns in pages:
         assert len(columns) == 2  # side by side, on the last page as on the first
         assert all(not column.startswith("\n") for column in columns)  # no gap on top
-    left, right = pages[-1]
-    assert left.count("\n") < 10 and right == ""  # the rest from the left, not split
-    assert "裁判签名" in left
+        left, right = columns
+        assert left or not right  # from the left
+    assert "裁判签名" in "\n".join(pages[-1])
+
+
+@pytest.mark.parametrize("portrait", [False, True])
+def test_a_hands_notes_are_in_the_column_of_its_row(table, portrait):
+    """A slip page began with 「  北 暴露张：罚10分」 while its hand's row ended the page before (a
+    referee's review): a hand's notes open no column, on any page, in either orientation."""
+    table.start()
+    for hand in range(9):
+        if hand:
+            table.tap("trump:♠", "start_bury")
+            table.press(table.state.clock.seat)
+        table.tap("end_play", "ok", "e_points:80", "e_last:dealer")
+        table.penalize("exposed-card", "NESW"[:hand % 3 + 1])
+        table.tap("e_finish")
+        table.press("N", "E")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok")
+    pages: list[tuple[str, ...]] = []
+    for page in range(20):  # (the last page is shown for any page past it)
+        over = present(table.runner.view, table.clock.now(), replace(table.ctl.ui, page=page),
+                       portrait)
+        if pages and over.extra["slip_columns"] == pages[-1]:
+            break
+        pages.append(over.extra["slip_columns"])
+    columns = [column for page in pages for column in page if column]
+    assert len(columns) > 2
+    every_line = [line for column in columns for line in column.split("\n")]
+    assert sum("暴露" in line for line in every_line) == 18
+    for column in columns[1:]:
+        assert not column.startswith(("  ", "\n")), column
 
 
 def test_the_hands_to_correct_fill_their_rows_evenly(table):

@@ -661,18 +661,42 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
     columns, rows = SLIP_PAGE[portrait]
     above = sum(fit_lines(line, HISTORY_COLUMNS[portrait]).count("\n") + 1 for line in lines)
     rows -= 2 * max(0, above - 2)
-    slip = view.slips.get(ui.lang, "").split("\n")
-    per_page = columns * rows
-    pages = max(1, -(-len(slip) // per_page))
+    slip = slip_columns(view.slips.get(ui.lang, "").split("\n"), rows)
+    pages = max(1, -(-len(slip) // columns))
     page = min(ui.page, pages - 1)
     # the pager's slot kept on a one-page slip: 新比赛, 记录 and 裁判 stay where they are
     nav.insert(1, pager(page, pages, t) if pages > 1 else GAP)
-    shown = slip[page * per_page:(page + 1) * per_page]
-    # each column `rows` lines from the left, none opening on a blank line (the slip's gaps)
-    split = tuple("\n".join(shown[i * rows:(i + 1) * rows]).lstrip("\n")
-                  for i in range(columns))
+    shown = slip[page * columns:(page + 1) * columns]
+    split = tuple("\n".join(column) for column in shown + [[]] * (columns - len(shown)))
     return ScreenModel("step", "over", t("ui.screen.over"), lines=tuple(lines), nav=tuple(nav),
-                       mono="\n".join(shown), extra={"slip_columns": split})
+                       mono="\n".join(split).strip("\n"), extra={"slip_columns": split})
+
+
+def slip_columns(slip: list[str], rows: int) -> list[list[str]]:
+    """The slip's lines in columns of at most `rows`, filled from the left, each column
+    opening where a reader can start: a hand's notes (its indented lines) in the column of its
+    row (a page began with 「北 暴露张：罚10分」 whose hand was on the page before), a rule with
+    the two lines under it (the hands' heads and the first hand), unless together they are
+    longer than a column; no column opening on a blank line (the slip's gaps)."""
+    groups: list[list[str]] = []
+    kept = 0  # lines still to go with the group before (a rule's next two)
+    for line in slip:
+        note = line.startswith("  ") and line.strip() and groups and groups[-1][-1].strip()
+        if kept or note:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+        kept = 2 if line and set(line) == {"-"} else max(0, kept - 1)
+    columns: list[list[str]] = [[]]
+    for group in groups:
+        if columns[-1] and len(columns[-1]) + len(group) > rows >= len(group):
+            columns.append([])
+        for line in group:
+            if len(columns[-1]) == rows:
+                columns.append([])
+            if line.strip() or columns[-1]:
+                columns[-1].append(line)
+    return columns
 
 
 # -- the hands so far ---------------------------------------------------------------------
