@@ -76,8 +76,10 @@ def _redeal_keeps_dealer(ruleset: Any, core: Any) -> bool:
     return bool(rule == "same")
 
 
-#: The kitty shapes the entry offers (the shape of the play that won the last trick).
-SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4")
+#: The kitty shapes the entry offers (the shape of the play that won the last trick): tractors
+#: up to six pairs, a last trick of 12 cards a hand (a referee could not enter five).
+SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4", "tractor5",
+          "tractor6")
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,7 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                 _sel(values.kitty_shape == shape))
             for shape, m in view.multipliers.items())
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
-                         grids=(Grid(buttons, 3, 2),), nav=(back,))
+                         grids=(Grid(buttons, 4, 2),), nav=(back,))  # (eight: rows of 4)
     if step == "penalties":
         texts = priced_texts(values.penalties, costs, view, t, lang)
         rows = tuple(Row(text, Btn(f"e_del:{pid}", t("ui.delete"), "danger"))
