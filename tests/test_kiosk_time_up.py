@@ -41,6 +41,23 @@ def test_the_time_up_question_says_who_wins_now_and_the_result_follows(table):
     assert table.screen.name == "setup"
 
 
+def test_the_pin_given_for_a_new_match_holds_no_further_than_its_setup(table):
+    """A referee's review: after 新比赛 and its PIN, a penalty entered in the new match's
+    first hand was struck out with no PIN pad (the menu's 2 minutes still ran), and the
+    referee's PIN taps landed on the menu opened at once. The match set up, the menu locks."""
+    one_hand_to_ns(table)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok", "new_match")
+    table.start()  # (within the minute the PIN was given)
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("look-back", "W")
+    table.tap(next(r.button.action for r in table.screen.rows))
+    assert table.screen.name == "referee.pin"
+    table.pin()
+    assert table.screen.name == "entry.penalties" and table.screen.rows == ()
+
+
 def test_once_the_match_is_over_the_referee_menu_offers_no_continue(table):
     one_hand_to_ns(table)
     table.tap("referee")

@@ -119,6 +119,30 @@ def test_a_bounce_on_delete_in_a_correction_strikes_out_one_penalty(tmp_path, di
     assert removed == ["删除：北 超时 2.0 秒：警告"], removed
 
 
+def test_a_bounce_on_the_last_rows_delete_opens_nothing_under_it(tmp_path, display,
+                                                                  rulesets):
+    """The last penalty struck out, 「＋ 添加罚则」 moved up under the finger, and the finger's
+    bounce opened 「哪个座位犯规？」 (a referee's review): a button that moved is new where it
+    lands, the rows above it counted before the buttons below."""
+    tool("xdotool")
+    table = Table(tmp_path / "data", rulesets)
+    table.start()
+    table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
+    table.penalize("look-back", "WE")
+    table.tap("e_finish")
+    table.press("N", "E")
+    last = wizard.record_values(table.runner.view.records[0]).penalties[-1][0]
+    table.session.close()
+    script = [("wait", "paused"), ("touch", "resume"), ("wait", "referee.pin"), *PIN,
+              ("wait", "ready"), ("touch", "referee"), ("wait", "referee.pin"), *PIN,
+              ("wait", "referee"), ("touch", "r_correct"), ("wait", "referee.correct_pick"),
+              ("touch", "r_correct:1"), ("touch", "e_points:40"), ("touch", "e_last:dealer"),
+              ("wait", "correct.entry.penalties"), ("double", f"e_del:{last}"),
+              ("shot", "after")]
+    _, screens = play(tmp_path, display, script, pointer=True)
+    assert "correct.entry.penalty_seat" not in screens["texts"]
+
+
 @pytest.mark.parametrize("size", ["800x480", "720x1280"])
 def test_a_refused_penalty_is_said_whole(tmp_path, display, rulesets, size):
     """The notice band said 「“同伴不报错”只能与本方（东、西）在同一副牌的出错…」 in portrait:

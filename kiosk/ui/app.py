@@ -827,9 +827,10 @@ class KioskApp(App):
 
 
 def places(model: ScreenModel) -> list[tuple[str, str, int]]:
-    """Each button of `model` by its screen, action and place among the screen's buttons: one
-    that moves (the row under one struck out, now where that one was) is new where it lands,
-    and a bounce on it is not taken."""
+    """Each button of `model` by its screen, action and place among the screen's buttons, in
+    the order they are laid out: one that moves (the row under one struck out, now where that
+    one was; 添加罚则 under the list, when its last row goes) is new where it lands, and a
+    bounce on it is not taken."""
     return [(model.name, action, i) for i, action in enumerate(model.actions())]
 
 

@@ -185,6 +185,7 @@ class Controller:
             def setup(session: Any) -> None:
                 session.setup_match(event="", round=str(len(session.journal.matches()) + 1),
                                     teams=teams, players=players, ruleset=arg)
+                session.lock()  # (the PIN given for 新比赛 holds no further than its setup)
                 ui.new_match, ui.names = False, {}
 
             self.send(setup)

@@ -121,9 +121,10 @@ class ScreenModel:
         return "   ".join(" ".join(x for x in (p.caption, p.value) if x) for p in self.strip)
 
     def actions(self) -> tuple[str, ...]:
-        """Every action a tap on this screen can do."""
-        out = [b.action for g in self.grids for b in g.buttons]
-        out += [r.button.action for r in self.rows if r.button]
+        """Every action a tap on this screen can do, in the order the screen lays them out
+        (the rows above the grids: `places` counts on it)."""
+        out = [r.button.action for r in self.rows if r.button]
+        out += [b.action for g in self.grids for b in g.buttons]
         out += [b.action for b in self.nav]
         return tuple(a for a in out if a)  # a gap keeps a place, and does nothing
 
