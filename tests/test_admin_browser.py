@@ -238,7 +238,7 @@ def test_the_small_things_the_audit_saw(console, tmp_path):
     assert device not in kiosk.inner_text()
     expect(kiosk.locator("span")).to_have_attribute("title", f"平板编号 {device}")
     console.shot("tables-kiosk-column")
-    d.record_ruling(2, "forfeit", "EW", "未到场", 1, by="陈")
+    d.record_ruling(2, "forfeit", "EW", "未到场", 1, by="陈", confirm=True)
     page.goto(console.url + "/admin/rulings")
     for header in ("轮次", "桌号"):
         lines = page.locator("#rulings thead th", has_text=header).evaluate("""th => {
@@ -325,6 +325,8 @@ def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     page.goto(console.url + "/admin/results?round=1&table=9#t9")
     form = page.locator("#ruling")
     form.locator("select[name=kind]").select_option("adjusted")
+    expect(form.locator("select[name=loser]")).to_have_value("")  # none chosen beforehand
+    form.locator("select[name=loser]").select_option("NS")
     form.locator("input[name=net]").fill("两级")
     form.locator("input[name=reason]").fill("记错一副")
     form.locator("button").click()
@@ -338,6 +340,7 @@ def test_a_refused_ruling_says_why_where_the_head_referee_is_looking(console):
     form.locator("select[name=kind]").select_option("forfeit")
     form.locator("input[name=net]").fill("0")
     form.locator("button").click()
+    page.get_by_role("button", name="确认执行").click()  # (the table's match ends for good)
     done = page.locator(".flash.note")
     expect(done).to_have_text("已记录第 1 轮第 9 桌的裁决。")
     assert in_the_window(done, 768), done.bounding_box()

@@ -126,7 +126,7 @@ def test_a_rename_after_the_tables_were_given_a_round_keeps_their_matches(tmp_pa
         hall.cycle()
         assert session.match == match  # the kiosk did not set up another match
         assert d.match_state(1, 1) is not None  # and the scorer still finds it
-        d.record_ruling(1, "forfeit", "EW", "测试", 1)
+        d.record_ruling(1, "forfeit", "EW", "测试", 1, confirm=True)
         assert d.round_results(1)[1].winner is not None
     finally:
         hall.close()

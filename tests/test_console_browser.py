@@ -84,7 +84,8 @@ def played_round(console) -> None:
     tables = hall_events.Tables(d)
     for table in (1, 2, 3):
         tables.finish(table)
-    d.record_ruling(4, "forfeit", "NS", "东西方比赛中以手势暗示同伴，判负", 1, by="陈裁判长")
+    d.record_ruling(4, "forfeit", "NS", "东西方比赛中以手势暗示同伴，判负", 1, by="陈裁判长",
+                    confirm=True)
     d.make_draft(by="陈")
 
 

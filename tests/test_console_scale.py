@@ -68,7 +68,7 @@ def big_round(folder: Path, rulings: tuple[int, ...] = RULED) -> Director:
     for table in DISPUTED:
         dispute(tables, table)
     for table in rulings:
-        d.record_ruling(table, "forfeit", "EW", "未到场", 1)
+        d.record_ruling(table, "forfeit", "EW", "未到场", 1, confirm=True)
     return d
 
 
@@ -169,6 +169,7 @@ def test_a_table_is_found_by_number_and_after_its_ruling_the_page_is_back_on_its
     ruling.get_by_label("判负方").select_option("EW")
     ruling.get_by_label("理由").fill("东西方拒绝继续比赛")
     ruling.get_by_role("button", name="记录裁决").click()
+    page.get_by_role("button", name="确认执行").click()  # (the table's match ends for good)
     expect(page.locator(".flash.note")).to_have_text("已记录第 1 轮第 17 桌的裁决。")
     expect(page).to_have_url(re.compile(r"table=17.*#t17$"))
     row = page.locator("#t17")

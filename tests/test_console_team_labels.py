@@ -35,7 +35,7 @@ def test_a_team_with_its_id_is_bracketed_as_the_reader_language_writes(director,
     director.publish()
     director.start_round(0)
     ns, ew = director.teams_at(1, 1)
-    director.record_ruling(1, "forfeit", "NS", "迟到", by="陈")
+    director.record_ruling(1, "forfeit", "NS", "迟到", by="陈", confirm=True)
     assert f"{director.team_names()[ns]}（{ns}）" in window.load("/admin/rulings")
     book = openpyxl.load_workbook(io.BytesIO(client.get("/admin/export/results.xlsx").content))
     cells = {str(c.value) for row in book.worksheets[2].iter_rows() for c in row}

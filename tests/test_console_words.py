@@ -66,7 +66,7 @@ def test_the_overview_names_the_ruleset_in_words_not_its_file_id_or_hash(directo
 def test_a_ruled_result_says_who_lost_and_who_won(director):
     round_1_started(director)
     _, ns, ew = director.assignments(1)[0]
-    director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈")
+    director.record_ruling(1, "forfeit", "NS", "迟到", 1, by="陈", confirm=True)
     page = Window(log_in(director)).load("/admin/results?round=1")
     names = director.team_names()
     row = re.search(r'<tr id="t1" .*?</tr>', page, re.S).group(0)
@@ -215,7 +215,7 @@ def test_the_log_names_the_event_s_ruleset_in_the_reader_s_words_not_its_file_id
 def test_a_swap_that_seats_teams_of_different_scores_together_is_pointed_out(director):
     round_1_started(director)
     for table, _, _ in director.assignments(1):  # every EW team wins round 1
-        director.record_ruling(table, "forfeit", "NS", "迟到", 1, by="陈")
+        director.record_ruling(table, "forfeit", "NS", "迟到", 1, by="陈", confirm=True)
     director.make_draft(by="陈")
     window = Window(log_in(director))
 
@@ -241,7 +241,7 @@ def test_a_tie_is_said_in_words_on_the_console_and_the_scorecards_as_in_the_hall
     the printed standings 「4=」, where the hall says 「并列3」 (reviews, 2026-12-06)."""
     round_1_started(director)
     for table, _, _ in director.assignments(1):  # every NS wins: four teams tie at 1, four at 5
-        director.record_ruling(table, "forfeit", "EW", "缺席", 1)
+        director.record_ruling(table, "forfeit", "EW", "缺席", 1, confirm=True)
     assert {(s.rank, s.tied) for s in director.standings()} == {(1, True), (5, True)}
     page = html.unescape(log_in(director).get("/admin/standings").text)
     ranks = re.findall(r'<tr data-team="t\d+"[^>]*>\s*<td>([^<]*)</td>', page)
@@ -269,7 +269,7 @@ def test_once_every_round_is_published_the_teams_page_offers_no_late_entry(tmp_p
     page = html.unescape(client.get("/admin/teams").text)
     assert "添加补报名队伍（第 2 轮起参赛）" in page and 'id="no-entry"' not in page
     for table, _, _ in d.assignments(1):
-        d.record_ruling(table, "forfeit", "EW", "测试", 1)
+        d.record_ruling(table, "forfeit", "EW", "测试", 1, confirm=True)
     d.make_draft(by="陈")
     d.publish(by="陈")  # round 2 of 2: no round left to join
     page = html.unescape(client.get("/admin/teams").text)

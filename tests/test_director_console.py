@@ -61,7 +61,7 @@ def finish(d: Director, round_no: int, loser: str = "EW") -> None:
     """Every match of the round decided by a ruling (no kiosks needed)."""
     for table, _, _ in d.assignments(round_no):
         if d.ruling_for(round_no, table) is None:
-            d.record_ruling(table, "forfeit", loser, "测试", round_no)
+            d.record_ruling(table, "forfeit", loser, "测试", round_no, confirm=True)
 
 
 def play_round(d: Director, loser: str = "EW") -> int:
@@ -381,7 +381,9 @@ def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp
     """An adjusted result changes only the scores: a table that has not ended its match plays
     on and prints its own slip. The head referee is told so before it is recorded, with the
     rulings that do stop the table (a director's review, 2026-12-06); a match the table ended
-    is ruled without the question, and a forfeit never asks (the table follows it)."""
+    is ruled without the question. A forfeit asks too: the table stops at once, for good, and
+    taking the ruling back does not let it play on (a head referee's review: it was recorded
+    at one click, the side to lose chosen already)."""
     d, link = a_kiosk_three_hands_in(tmp_path)
     assert d.match_state(1, 1).winner() is None  # the match in play
     with pytest.raises(NeedsConfirmation) as asked:
@@ -391,7 +393,12 @@ def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp
     assert d.ruling_for(1, 1) is None  # nothing recorded
     adjusted = d.record_ruling(1, "adjusted", "NS", "申诉成立", 1, 2, confirm=True)
     d.remove_ruling(adjusted.id, "改为判负", confirm=True)
-    forfeit = d.record_ruling(1, "forfeit", "EW", "退赛", 1)  # no question: the table stops
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.record_ruling(1, "forfeit", "EW", "退赛", 1)
+    said = explain(asked.value, "zh-Hans")
+    assert "该桌平板立即结束比赛" in said and "撤销这一裁决也不能让比赛继续" in said
+    assert "判负" in said and d.ruling_for(1, 1) is None
+    forfeit = d.record_ruling(1, "forfeit", "EW", "退赛", 1, confirm=True)
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
     assert d.match_state(1, 1).phase == "over"  # the kiosk ended its match as ruled
     d.remove_ruling(forfeit.id, "改判", confirm=True)
@@ -406,7 +413,7 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     tie-break does not change (it fell to 0, as for a match not begun)."""
     d, link = a_kiosk_three_hands_in(tmp_path)
     assert d.match_state(1, 1).levels() == ("10", "3")  # NS well ahead, the match in play
-    first = d.record_ruling(1, "forfeit", "EW", "退赛", 1)
+    first = d.record_ruling(1, "forfeit", "EW", "退赛", 1, confirm=True)
     ruled = d.round_results(1)[1]
     assert first.net_at_ruling == 6 and ruled.net[ruled.winner] == 6  # 4 … 9 between
     simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
@@ -416,7 +423,7 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     assert "撤销后成绩不变" in explain(asked.value, "zh-Hans")
     d.remove_ruling(first.id, "理由写错", confirm=True)
     assert d.round_results(1)[1] == ruled  # the table's own result: the same
-    again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1)
+    again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1, confirm=True)
     assert again.net_at_ruling == 6 and d.round_results(1)[1] == ruled
     # the workbook's rulings say the net levels each gave (they said 0, the adjusted field)
     assert [row[6] for row in exports.ruling_rows(d, "zh-Hans")] == [6, 6]

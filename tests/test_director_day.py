@@ -156,7 +156,7 @@ def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
     d.publish(by="陈")
     d.start_round(0)
     for table, _, _ in d.assignments(1):
-        d.record_ruling(table, "forfeit", "EW", "测试", 1)  # NS wins both
+        d.record_ruling(table, "forfeit", "EW", "测试", 1, confirm=True)  # NS wins both
     page.goto(console.url + "/admin/rounds")
     page.get_by_role("button", name="编排第 2 轮").click()
     first = page.locator("#draft-tables tbody tr").first
@@ -168,7 +168,7 @@ def test_the_draft_shows_rank_points_and_sides_and_a_warned_draft_asks(console):
     expect(page.locator(".flash")).to_contain_text("第 2 轮已公布")
     d.start_round(0)
     for table, _, _ in d.assignments(2):
-        d.record_ruling(table, "forfeit", "EW", "测试", 2)
+        d.record_ruling(table, "forfeit", "EW", "测试", 2, confirm=True)
     page.goto(console.url + "/admin/rounds")
     page.get_by_role("button", name="编排第 3 轮").click()
     # round 3 must pair the two teams of 思明 (every other pair has met): said, and asked
@@ -257,7 +257,7 @@ def test_the_hall_keeps_a_five_character_name_on_one_line_and_one_status(console
     assert set(lines_of(hall, board)) == {1}  # never 福州榕城 / 队
     d.start_round(0)
     for table, _, _ in d.assignments(1):
-        d.record_ruling(table, "forfeit", "EW", "测试", 1)  # every table finished
+        d.record_ruling(table, "forfeit", "EW", "测试", 1, confirm=True)  # every table finished
     expect(hall.locator("#round-clock-label")).to_have_text("本轮结束")
     expect(hall.locator("#status")).to_have_text("轮间休息")  # not 比赛中 beside 本轮结束
     assert errors == []

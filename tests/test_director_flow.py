@@ -214,6 +214,9 @@ def test_a_head_referee_runs_a_whole_event_from_the_admin_page(tmp_path):
             ruling.get_by_label("判负方").select_option("EW")
             ruling.get_by_label("理由").fill("东西方未到场")
             ruling.get_by_role("button", name="记录裁决").click()
+            # said before it is done: the table's match ends for good
+            expect(admin.locator(".consequence")).to_contain_text("该桌平板立即结束比赛")
+            admin.get_by_role("button", name="确认执行").click()
             flash("已记录第 1 轮第 2 桌的裁决。")
         ns2 = admin.locator('#results tr[data-table="2"] td').nth(1).inner_text().split()[0]
         ew2 = admin.locator('#results tr[data-table="2"] td').nth(2).inner_text().split()[0]

@@ -191,7 +191,7 @@ def test_a_kiosk_switched_off_after_its_match_is_no_trouble_on_the_tables_page(t
         director.store.pair(table, codes[table], f"pi-{table}", long_ago)
         fleet.record(director, table, {"version": "0.1.0", "health": [], "offset": 0.0},
                      long_ago)
-    director.record_ruling(1, "forfeit", "EW", "未到场")  # table 1's match is over
+    director.record_ruling(1, "forfeit", "EW", "未到场", confirm=True)  # table 1's match is over
     director.set_password("correct horse battery")
     client = TestClient(create_app(director), follow_redirects=False)
     client.post("/admin/login", data={"password": "correct horse battery"})

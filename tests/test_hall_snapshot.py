@@ -106,7 +106,7 @@ def test_a_table_ruled_in_the_middle_of_its_match_shows_its_result_not_a_dealer(
     simulate_synced(tmp_path / "k2", 2, RULESETS, link, 1, 2, 1e9, io.StringIO()).close()
     playing = h.client.get("/api/tables").json()[1]
     assert playing["dealer"] and playing["clock_running"]  # (its second hand is dealt)
-    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
+    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1, confirm=True)
     ns, _ = h.director.teams_at(1, 2)
     for shown in (h.client.get("/api/tables").json()[1],  # the hall's screens
                   h.client.get(f"/api/team/{ns}").json()["table"]):  # a player's phone
@@ -134,7 +134,7 @@ def test_a_finished_table_whose_kiosk_went_off_is_no_alarm(tmp_path):
     assert two["phase"] != "over" and two["link"]["state"] == "offline"  # the alarm
     # The console's results say the same (they showed both red, 离线)
     assert [r.link for r in views.round_rows(h.director, 1)] == ["done", "offline"]
-    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1)
+    h.director.record_ruling(2, "forfeit", "EW", "未到场", 1, confirm=True)
     # other software reads the tables as the hall shows them: the ruling's result
     assert h.client.get("/api/tables").json() == hall.snapshot(h.director, "http://x/")["tables"]
     ruled = h.client.get("/api/tables").json()[1]

@@ -47,7 +47,7 @@ def event(tmp_path_factory):
     link = join(tmp / "k1", 1, "http://testserver", codes[1], RULESETS,
                 TestClient(create_app(d)))
     simulate_synced(tmp / "k1", 1, RULESETS, link, 1000, 3, 1e9, io.StringIO()).close()
-    d.record_ruling(2, "forfeit", "EW", "未到场 no-show")
+    d.record_ruling(2, "forfeit", "EW", "未到场 no-show", confirm=True)
     d.record_ruling(3, "adjusted", "NS", "申诉成立 appeal upheld", net=2, confirm=True)
     d.add_team("迟到队", "单位9", missed_points=0)
     _, ns, _ = d.assignments(1)[1]

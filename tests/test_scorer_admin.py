@@ -87,7 +87,8 @@ def test_the_admin_page_runs_an_event(director):
     client.post("/admin/start", data={"csrf": csrf, "start_in": "0", "confirmed": "1"})
     assert director.current_round() == 1 and len(director.assignments(1)) == 2
     client.post("/admin/ruling", data={"csrf": csrf, "round": "1", "table": "1",
-                                       "kind": "forfeit", "loser": "EW", "reason": "迟到 late"})
+                                       "kind": "forfeit", "loser": "EW", "reason": "迟到 late",
+                                       "confirmed": "1"})
     client.post("/admin/mute", data={"csrf": csrf, "on": "1"})
     assert director.muted() and director.rulings()[0].reason == "迟到 late"
     bad = refused_page(client, client.post("/admin/ruling", data={
@@ -251,6 +252,9 @@ def test_the_admin_commands(tmp_path):
     assert withdrawn.returncode == 3 and "--yes" in withdrawn.stderr
     ruled = admin("ruling", "--table", "2", "--kind", "disqualification", "--loser", "NS",
                   "--reason", "作弊")
+    assert ruled.returncode == 3 and "立即结束比赛" in ruled.stderr  # said first
+    ruled = admin("ruling", "--table", "2", "--kind", "disqualification", "--loser", "NS",
+                  "--reason", "作弊", "--yes")
     assert ruled.returncode == 0 and "已记录第 1 号裁决" in ruled.stdout
     assert admin("password", stdin="correct horse\n").returncode == 0
     assert admin("mute", "on").returncode == 0

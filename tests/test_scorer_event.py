@@ -225,4 +225,4 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     with pytest.raises(AdminError, match="All 2 rounds"):
         director.start_round(0)
     with pytest.raises(AdminError, match="no match results to rule on"):
-        director.record_ruling(1, "forfeit", "NS", "x")
+        director.record_ruling(1, "forfeit", "NS", "x", confirm=True)

@@ -451,8 +451,8 @@ def test_names_reach_spreadsheets_and_screens_as_what_they_are(director):
     assert names[2:] == ["evil队", "正常队"]  # no bidi override, no zero-width space
     director.add_tables(2)
     director.start_round(0)
-    director.record_ruling(1, "forfeit", "NS", "迟到")
-    director.record_ruling(2, "forfeit", "EW", "迟到")
+    director.record_ruling(1, "forfeit", "NS", "迟到", confirm=True)
+    director.record_ruling(2, "forfeit", "EW", "迟到", confirm=True)
     text = exports.results_csv(director)
     assert "'=HYPERLINK" in text and "'+cmd" in text
     cells = [c for row in csv.reader(io.StringIO(text.lstrip("\ufeff"))) for c in row]

@@ -32,7 +32,7 @@ def play(d: Director, rng: random.Random) -> None:
     """The published round started and every match decided (a ruling: no kiosks needed)."""
     round_no = d.start_round(0)
     for table, _, _ in d.assignments(round_no):
-        d.record_ruling(table, "forfeit", rng.choice(("NS", "EW")), "测试", round_no)
+        d.record_ruling(table, "forfeit", rng.choice(("NS", "EW")), "测试", round_no, confirm=True)
 
 
 def lopsided(d: Director, more_than: int) -> dict[str, dict[str, int]]:
@@ -60,7 +60,7 @@ def test_the_winners_meet_each_other_even_when_both_sat_ns(tmp_path):
     d.publish(by="陈")
     d.start_round(0)
     for table, _, _ in d.assignments(1):
-        d.record_ruling(table, "forfeit", "EW", "测试", 1)  # NS wins both
+        d.record_ruling(table, "forfeit", "EW", "测试", 1, confirm=True)  # NS wins both
     winners = {ns for _, ns, _ in d.assignments(1)}
     draft = d.make_draft()
     assert {frozenset(pair) for pair in draft.plan.pairs} == {

@@ -197,7 +197,7 @@ def test_once_the_event_is_closed_the_phone_shows_the_final_standing_and_no_tabl
     process, director, _ = scorer
     _, ns, _ = director.assignments(1)[0]
     for table, _, _ in director.assignments(1):
-        director.record_ruling(table, "forfeit", "EW", "测试", 1)
+        director.record_ruling(table, "forfeit", "EW", "测试", 1, confirm=True)
     context = browser.new_context(viewport=PHONE, ignore_https_errors=True)
     page = context.new_page()
     errors = collect_page_errors(page)

@@ -204,8 +204,9 @@ class ResultsAndRulings(DirectorBase):
         """A head referee's ruling on a match of any round: `forfeit` or `disqualification`
         of the side `loser` (NS or EW), or an `adjusted` result that `loser` loses by `net`
         levels. A match has one ruling at a time: remove it to rule again. A forfeit or
-        disqualification ends the match at the table too; an adjusted result changes only the
-        scores, so on a match the table has not finished it is asked to confirm first."""
+        disqualification ends the match at the table too, for good; an adjusted result changes
+        only the scores: on a match the table has not finished, either is asked to confirm
+        first, saying so."""
         event = self._open_event()
         round_no = round_no or self.current_round()  # type: ignore[attr-defined]
         if event.format == "individual-groups":
@@ -235,8 +236,14 @@ class ResultsAndRulings(DirectorBase):
         if live is not None:
             raise refuse("admin.error.ruled_already", table=table, round=round_no,
                          where=words("admin.where.unrule"))
-        if kind == "adjusted" and not confirm and self._in_play(round_no, table):
-            raise confirm_first("admin.confirm.adjusted_in_play", round=round_no, table=table)
+        if not confirm and self._in_play(round_no, table):
+            if kind == "adjusted":
+                raise confirm_first("admin.confirm.adjusted_in_play", round=round_no,
+                                    table=table)
+            ns, ew = self.teams_at(round_no, table)
+            raise confirm_first("admin.confirm.ends_match", round=round_no, table=table,
+                                team=self.label(ns if loser == "NS" else ew),
+                                kind=words(f"admin.ruling.kind.{kind}"))
         with self.store.db.atomic():
             ruling_id = self._insert_ruling(round_no, table, kind, loser, net, reason, by)
         self._changed()
