@@ -65,7 +65,7 @@ def event(folder: Path, teams: int, rounds: int, played: int) -> Director:
         for table, _, _ in d.assignments(round_no):
             if d.round_results(round_no)[table] is None:
                 d.record_ruling(table, "adjusted", "EW" if table % 2 else "NS", "bench",
-                                round_no, net=table % 5)
+                                round_no, net=table % 5, confirm=True)
     d.publish()  # the next round's pairings, for the wall
     return d
 
