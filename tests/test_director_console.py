@@ -6,6 +6,7 @@ round clock and a kiosk following its pause; the audit log of all of it."""
 from __future__ import annotations
 
 import io
+import json
 import time
 from collections import Counter
 
@@ -403,6 +404,28 @@ def test_an_adjusted_result_on_a_match_the_table_plays_on_is_confirmed_first(tmp
     assert d.match_state(1, 1).phase == "over"  # the kiosk ended its match as ruled
     d.remove_ruling(forfeit.id, "改判", confirm=True)
     assert d.record_ruling(1, "adjusted", "EW", "改判", 1, 1).kind == "adjusted"
+    d.store.close()
+
+
+def test_taking_back_a_forfeit_the_table_ended_at_other_levels_says_the_scores_change(
+        tmp_path):
+    """The table finished a hand before the forfeit reached its kiosk (7:2 when ruled, 8:2
+    when it ended): taking the ruling back gives the table's own net levels, and the question
+    said 「撤销后成绩不变」 (a head referee's review). It says the result changes."""
+    d, link = a_kiosk_three_hands_in(tmp_path)
+    ruling = d.record_ruling(1, "forfeit", "EW", "退赛", 1, confirm=True)
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 4, 6, 1e9, io.StringIO()).close()
+    with d.store.db.atomic():  # as it stood when ruled: one hand fewer for NS
+        d.store.db.execute("UPDATE rulings SET data = ? WHERE id = ?",
+                           [json.dumps({"net": 0, "net_at_ruling": 5}), ruling.id])
+    d._changed()
+    assert d.round_results(1)[1].net[d.teams_at(1, 1)[0]] == 5
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.remove_ruling(ruling.id, "理由写错")
+    said = explain(asked.value, "zh-Hans")
+    assert "撤销后成绩不变" not in said and "排名随之改变" in said
+    d.remove_ruling(ruling.id, "理由写错", confirm=True)
+    assert d.round_results(1)[1].net[d.teams_at(1, 1)[0]] == 6  # the table's own
     d.store.close()
 
 

@@ -309,12 +309,17 @@ class ResultsAndRulings(DirectorBase):
         return next(r for r in self.rulings(removed=True) if r.id == ruling_id)
 
     def _followed(self, ruling: Ruling) -> bool:
-        """Whether the table's kiosk ended its match as `ruling` says (its own record then
-        gives the same result, the ruling taken back or not)."""
+        """Whether the table's kiosk ended its match as `ruling` says and its own record gives
+        the same result, the ruling taken back or not (a hand the table finished before the
+        ruling reached it changes the net levels: taking it back then changes the scores)."""
         state = self.match_state(ruling.table, ruling.round)
         end = state.end if state is not None else None
-        return end is not None and (end.get("forfeit"), end.get("reason")) == \
-            (ruling.loser, ruling.reason)
+        if end is None or (end.get("forfeit"), end.get("reason")) != \
+                (ruling.loser, ruling.reason):
+            return False
+        ns, ew = self.teams_at(ruling.round, ruling.table)
+        return _result(self.ruleset(), ruling.round, ns, ew, state, None) == \
+            _result(self.ruleset(), ruling.round, ns, ew, state, ruling)
 
     def rulings(self, removed: bool = False) -> list[Ruling]:
         """The rulings in force (with `removed`, the removed ones too), oldest first."""
