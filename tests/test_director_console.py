@@ -22,6 +22,7 @@ from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director, views
 from kiosk.scorer.hall import snapshot as hall
 from kiosk.scorer.printing import exports
+from kiosk.scorer.printing import pages as printing
 from kiosk.scorer.printing.templating import clock_text
 from kiosk.scorer.store.database import MISSES, Store
 from kiosk.scorer.web.app import create_app
@@ -426,6 +427,32 @@ def test_taking_back_a_forfeit_the_table_ended_at_other_levels_says_the_scores_c
     assert "撤销后成绩不变" not in said and "排名随之改变" in said
     d.remove_ruling(ruling.id, "理由写错", confirm=True)
     assert d.round_results(1)[1].net[d.teams_at(1, 1)[0]] == 6  # the table's own
+    d.store.close()
+
+
+def test_a_forfeit_the_tables_own_referee_recorded_is_said_so_everywhere(tmp_path):
+    """The table's referee ended the match at the kiosk (东西弃权): the hall, the phones, the
+    console, the score sheet and the results workbook said a plain win (a head referee's
+    review). Each says it as a forfeit ruling of its kind is, with the table's reason."""
+    d, link = a_kiosk_three_hands_in(tmp_path)
+    session = simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO())
+    assert session.unlock(session.config.pin)
+    session.end_match("EW", "forfeit", "擅自离开赛场")
+    Outbox(table_path(tmp_path / "k", 1), link).flush(10)
+    session.close()
+    ns = d.teams_at(1, 1)[0]
+    assert d.round_results(1)[1].winner == ns and d.ruling_for(1, 1) is None
+    snap = hall.snapshot(d, "http://x/")
+    row = next(r for r in snap["tables"] if r["table"] == 1)
+    assert row["result"]["ruling"] == "forfeit"  # 「…胜（对方判负）」
+    history = hall.team_views(snap, d)
+    assert [h["ruling"] for h in history[ns]["history"]] == ["forfeit"]
+    (match,) = views.round_rows(d, 1)
+    assert (match.decided_by, match.reason) == ("forfeit", "擅自离开赛场")
+    (line,) = exports.result_rows(d, "zh-Hans")
+    assert line[-2:] == ["判负", "擅自离开赛场"]
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    assert "本桌裁判：判负，东西负。理由：擅自离开赛场" in sheet
     d.store.close()
 
 

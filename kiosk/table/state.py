@@ -1300,6 +1300,14 @@ class MatchState:
     def winner(self) -> str | None:
         return self.core.winner if isinstance(self.core, TeamMatch) else None
 
+    def forfeited(self) -> dict[str, Any] | None:
+        """The table referee's end of the match that decided it (its loser, kind: forfeit or
+        disqualification, and reason); None for a match won otherwise or not over."""
+        end = self.end
+        if end is None or self.winner() in (None, end["forfeit"]):
+            return None
+        return end
+
     def levels(self) -> tuple[str, str] | None:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
 

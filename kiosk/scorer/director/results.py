@@ -61,7 +61,7 @@ class ResultsAndRulings(DirectorBase):
     _fold_asked: float  # when these folds were last asked for (time.monotonic)
     _folded_at: tuple[int, int] | None
     _resumed: bool  # the checkpoint was looked at
-    _results: dict[tuple[int, int], tuple[Any, Result | None]]
+    _results: dict[tuple[int, int], tuple[Any, Result | None, str]]  # (the table's forfeit)
     _standings: tuple[list[Any], list[Standing]] | None
 
     # -- what the events say ----------------------------------------------------------------
@@ -147,10 +147,33 @@ class ResultsAndRulings(DirectorBase):
             cached = self._results.get((round_no, table))
             if cached is None or cached[0] != key:
                 state = found[1] if found else None
+                forfeited = state.forfeited() if state is not None and ruling is None else None
                 cached = self._results[(round_no, table)] = (
-                    key, _result(ruleset, round_no, ns, ew, state, ruling))
+                    key, _result(ruleset, round_no, ns, ew, state, ruling),
+                    forfeited.get("kind", "forfeit") if forfeited else "")
             out[table] = cached[1]
         return out
+
+    def forfeits(self, round_no: int) -> dict[int, str]:
+        """The tables of `round_no` whose own referee decided the match by forfeit or
+        disqualification (the kind), where no ruling overrides it: kept beside each table's
+        result (a lookup a match took 37 µs, too long for every match of a big event)."""
+        def read() -> dict[int, str]:
+            self.round_results(round_no)
+            out = {}
+            for table, _, _ in self.assignments(round_no):  # type: ignore[attr-defined]
+                kept = self._results.get((round_no, table))
+                if kept is None:  # (a closed event's results, frozen before this start)
+                    state = self.match_state(table, round_no)
+                    forfeited = state.forfeited() if state is not None and \
+                        self._live_ruling(round_no, table) is None else None
+                    kind = forfeited.get("kind", "forfeit") if forfeited else ""
+                else:
+                    kind = kept[2]
+                if kind:
+                    out[table] = kind
+            return out
+        return dict(self._cached(("forfeits", round_no), read))
 
     def results(self) -> list[Result]:
         """Every finished match, bye and missed round of a late entry, recomputed from the

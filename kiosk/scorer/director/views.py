@@ -36,6 +36,9 @@ class MatchRow:
     # a disputed hand: the side that disputes it and what the table entered (team, points,
     # total), for the head referee to rule on
     dispute: dict[str, Any] | None = None
+    # the table referee's forfeit that decided the match (`MatchState.forfeited`), where no
+    # ruling overrides it: said as a ruling of its kind is, everywhere
+    forfeited: dict[str, Any] | None = None
 
     @property
     def winner_side(self) -> str | None:
@@ -45,10 +48,20 @@ class MatchRow:
 
     @property
     def decided_by(self) -> str:
-        """table, forfeit, disqualification or adjusted; "" while undecided."""
+        """table, forfeit, disqualification or adjusted (by a ruling, or the first two by the
+        table's own referee); "" while undecided."""
         if self.result is None:
             return ""
-        return self.ruling.kind if self.ruling else "table"
+        if self.ruling:
+            return self.ruling.kind
+        return self.forfeited.get("kind", "forfeit") if self.forfeited else "table"
+
+    @property
+    def reason(self) -> str:
+        """Why a ruling or the table's referee decided the match, "" where it was played."""
+        if self.ruling:
+            return self.ruling.reason
+        return str(self.forfeited.get("reason", "")) if self.forfeited else ""
 
 
 @dataclass(frozen=True)
@@ -144,7 +157,8 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
             ruling, link_state(director, table, now, known, phase in ("over", "ruled")),
             tuple(director.unscored(table)),
             _dispute(state, names.get(ns, ns), names.get(ew, ew))
-            if phase == "disputed" and state is not None else None))
+            if phase == "disputed" and state is not None else None,
+            state.forfeited() if state is not None and ruling is None else None))
     return out
 
 

@@ -137,6 +137,9 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
         if over and state is not None and state.winner():
             winner = state.winner()
             row["result"] = {"winner": winner, "text": row["ns" if winner == "NS" else "ew"]}
+            forfeited = state.forfeited()  # (its table's referee's: said as a ruling is)
+            if forfeited:
+                row["result"]["ruling"] = forfeited.get("kind", "forfeit")
         if table in assigned and not over and start is not None and minutes:
             row["late"] = now > start + minutes * 60 + LATE_AFTER
         out.append(row)
@@ -284,6 +287,8 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
     byes = {bye["team"]: {"round": round_no, "points": bye["points"]}
             for bye in snap.get("byes", [])}  # the current round's, with their points
     ruled = {(r.round, r.table): r.kind for r in director.rulings()}
+    for r in range(1, round_no + 1):  # and what a table's own referee decided so
+        ruled.update({(r, table): kind for table, kind in director.forfeits(r).items()})
     history: dict[str, list[dict[str, Any]]] = {t.id: [] for t in teams}
     for result in director.results():
         for member, other in ((result.a, result.b), (result.b, result.a)):

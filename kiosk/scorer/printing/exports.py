@@ -69,7 +69,7 @@ def result_rows(director: Director, lang: str) -> list[list[Any]]:
                         r.points[m.ns] if r else "", r.points[m.ew] if r else "",
                         r.net[m.ns] if r else "", r.net[m.ew] if r else "",
                         decided_text(t, m.decided_by) if m.decided_by else
-                        t("print.pending"), m.ruling.reason if m.ruling else ""])
+                        t("print.pending"), m.reason])
         for b in views.bye_rows(director, round_no):
             out.append([round_no, "", b.team, b.name, "", "", b.team, b.name, b.points, "", 0,
                         "", decided_text(t, "bye"), ""])
@@ -308,7 +308,7 @@ def results_json(director: Director) -> dict[str, Any]:
                 "ns_name": m.ns_name, "ew_name": m.ew_name,
                 "winner": r.winner if r else None, "points": r.points if r else None,
                 "net": r.net if r else None, "decided_by": m.decided_by or None,
-                "ruling_reason": m.ruling.reason if m.ruling else None})
+                "ruling_reason": m.reason or None})
         matches += [{"round": round_no, "table": None, "ns": b.team, "ew": None,
                      "ns_name": b.name, "ew_name": None, "winner": b.team,
                      "points": {b.team: b.points}, "net": {b.team: 0}, "decided_by": "bye",
