@@ -774,6 +774,25 @@ def test_a_ruled_result_breaks_before_its_bracket_not_inside_it(hall, size):
         assert not result["cut"], result
 
 
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)])
+def test_a_long_winners_name_is_cut_in_its_result_which_keeps_to_two_lines(hall, size):
+    """「厦门市思明区粮油储运有限责任公司代表队胜」 took three lines of its 状态 cell and pushed
+    the 20th table onto a second page (a head referee's review): the result cuts the name
+    (whole in its side's cell, and in the result's title) and keeps to two lines."""
+    long = "厦门市思明区粮油储运有限责任公司代表队"
+    data = with_table(snapshot(tables=4), 3, ns=long, ew="面粉厂队", phase="over", late=False,
+                      result={"winner": "NS", "text": long})
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    result = row(page, 3).locator(".phase")
+    expect(result).to_have_text("厦门市思明区粮油储运有限…胜")
+    assert result.get_attribute("title") == long
+    tops = page.evaluate(CHARACTER_LINES, '#tables [data-table="3"] .phase')
+    assert len({top for _, top in tops}) <= 2, tops
+    (shown,) = page.evaluate(WHOLE, '#tables [data-table="3"] .phase')
+    assert not shown["cut"], shown
+
+
 LONG_NAMES = ["思明区老年大学一队", "思明区老年大学二队", "湖里区工商联合会代表队",
               "Xiamen Expats Card Club"]
 

@@ -439,13 +439,28 @@
     return cell;
   }
 
+  // The winner's name in a result cut to RESULT_NAME columns (a Chinese character takes two):
+  // the cell is narrow and the whole name is in its side's cell, in gold (a name of nineteen
+  // characters took three lines, and pushed the last table onto a second page).
+  const RESULT_NAME = 24;
+  function shortName(name) {
+    let width = 0;
+    let out = '';
+    for (const ch of name) {
+      width += ch.codePointAt(0) >= 0x2e80 ? 2 : 1;
+      if (width > RESULT_NAME) return `${out}…`;
+      out += ch;
+    }
+    return name;
+  }
+
   // A table's result: a ruling's bracket kept whole on one line (「…胜」⏎「（对方取消资格）」,
   // never 「（对方取消资」⏎「格）」).
   function resultNodes(table) {
     const result = table.result;
     if (result.winner === 'NS' || result.winner === 'EW') {
-      const team = result.winner === 'NS' ? label(table.ns, table.ns_ids, table.tells)
-        : label(table.ew, table.ew_ids, table.tells);
+      const team = shortName(result.winner === 'NS' ? label(table.ns, table.ns_ids, table.tells)
+        : label(table.ew, table.ew_ids, table.tells));
       if (!result.ruling) return [t('won', { team })];
       const text = t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
       const bracket = Math.max(text.lastIndexOf('（'), text.lastIndexOf('('));
