@@ -32,3 +32,16 @@ def test_the_pause_in_the_entry_names_the_match_time_only(table):
     assert screen.name == "paused"
     assert not [x for x in said(screen) if "出牌计时" in x], said(screen)
     assert "比赛时间已停止。" in screen.lines
+
+
+def test_the_pause_says_where_the_hand_is_as_the_clock_screen_it_covers_did(table):
+    """After a restart the banner said only 「本机重新启动后暂停」 and what stopped: not the
+    hand, the trick or whose turn it was (a referee's review)."""
+    table.start()
+    table.play_tricks(2)
+    table.press("N")  # north leads the third trick
+    assert table.screen.title == "东 出牌"
+    table.restart()  # (the power goes: the kiosk starts again, paused)
+    screen = table.screen
+    assert (screen.name, screen.title) == ("paused", "本机重新启动后暂停")
+    assert screen.lines[0] == "第1副 · 第 3/25 轮 · 东 出牌"

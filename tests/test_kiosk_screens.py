@@ -165,6 +165,7 @@ def test_4_entry_is_one_decision_a_screen_with_the_chosen_key_highlighted(table)
     table.tap("e_points:85")
     assert table.screen.name == "entry.last_trick"
     table.tap("e_last:defenders", "e_kitty:15")
+    assert table.screen.lines == ("得分：85",)  # (said on every step of the entry)
     shapes = {b.action: b.label for b in table.screen.grids[0].buttons}
     assert shapes["e_shape:tractor4"] == "四连对\n×32 = 480"  # tractor4 offered, with its bonus
     assert shapes["e_shape:tractor6"] == "六连对\n×128 = 1920"  # (a referee could not enter 5)

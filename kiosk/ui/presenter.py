@@ -449,13 +449,7 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
             view.clock_seat is None and view.phase == Phase.PLAY))
         seats.append(SeatModel(seat, seat_label(view, seat, t), moving,
                                state if moving else "idle", shown if moving else ""))
-    who = view.clock_seat and seat_label(view, view.clock_seat, t)
-    if view.all_played:
-        title = t("ui.all_played", tricks=view.tricks)
-    elif view.phase == Phase.BURY:
-        title = t("ui.bury_by", seat=who)
-    else:
-        title = t("ui.to_move", seat=who) if who else t("ui.lead_anyone")
+    title = to_move(view, t)
     caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == Phase.PLAY else ""
     buttons = []
     if view.phase == Phase.PLAY:
@@ -485,6 +479,26 @@ def mmss(left: float) -> str:
 # -- banners ------------------------------------------------------------------------------
 
 
+def to_move(view: TableView, t: Any) -> str:
+    """Who is to move on the clock: 「北 出牌」, 「东 扣底」, or that every trick is played."""
+    who = view.clock_seat and seat_label(view, view.clock_seat, t)
+    if view.all_played:
+        return str(t("ui.all_played", tricks=view.tricks))
+    if view.phase == Phase.BURY:
+        return str(t("ui.bury_by", seat=who))
+    return str(t("ui.to_move", seat=who) if who else t("ui.lead_anyone"))
+
+
+def where_the_hand_is(view: TableView, t: Any) -> str:
+    """「第7副 · 第 3/25 轮 · 北 出牌」: what the clock screen says, which a pause covers (after
+    a restart the banner said nothing of where the table was: a referee's review)."""
+    if view.phase not in (Phase.BURY, Phase.PLAY):
+        return ""
+    trick = () if view.phase == Phase.BURY or view.all_played else (
+        t("ui.trick_of", n=view.trick, of=view.tricks),)
+    return " · ".join((t("ui.hand", n=view.hand), *trick, to_move(view, t)))
+
+
 def _paused(view: TableView, t: Any) -> ScreenModel:
     reason = view.pause_reason or PauseReason.REFEREE
     key = reason if reason in set(PauseReason) else PauseReason.REFEREE
@@ -494,7 +508,8 @@ def _paused(view: TableView, t: Any) -> ScreenModel:
     match = view.match_clock_started and view.match_limit is not None and not view.time_up
     stopped = {(True, True): "ui.paused.stopped", (True, False): "ui.paused.stopped_move",
                (False, True): "ui.paused.stopped_match"}.get((move, match))
-    lines: tuple[str, ...] = (t(stopped),) if stopped else ()
+    where = where_the_hand_is(view, t)
+    lines: tuple[str, ...] = ((where,) if where else ()) + ((t(stopped),) if stopped else ())
     # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
     nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:

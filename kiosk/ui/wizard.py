@@ -149,7 +149,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                                       bonus=kp * m),
                 _sel(values.kitty_shape == shape))
             for shape, m in view.multipliers.items())
+        # the points so far, as on the steps before (after a restart it is the first step shown)
         return StepModel("entry.kitty_shape", t("ui.q.kitty_shape", points=kp),
+                         lines=(t("ui.points_so_far", points=values.points),),
                          grids=(Grid(buttons, 4, 2),), nav=(back,))  # (eight: rows of 4)
     if step == "penalties":
         texts = priced_texts(values.penalties, costs, view, t, lang)
