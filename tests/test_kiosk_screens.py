@@ -234,6 +234,10 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     assert table.screen.lines == ("本副冻结，等待裁判裁定。",)
     table.tap("ok")
     assert table.state.phase == "disputed"
+    # one button for the referee: 请裁判 and 裁判 side by side both asked for the PIN (a
+    # referee's review)
+    assert [(b.action, b.label) for b in table.screen.nav if b.action == "referee"] == [
+        ("referee", "请裁判")]
 
 
 def test_5_penalties_that_cancel_out_are_in_the_breakdown(table):
