@@ -21,7 +21,7 @@ def test_the_pager_says_the_page_shown(table):
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     table.penalize("exposed-card", "NESW")
     pager = [b for b in table.screen.nav if b.action.startswith("page:")]
-    assert [b.label for b in pager] == ["第2/2页 ▶"]  # the page of the penalty just added
+    assert [b.label for b in pager] == ["第2/2页 ◀"]  # the penalty just added's: the last
     table.tap(pager[0].action)
     assert [b.label for b in table.screen.nav if b.action.startswith("page:")] == \
         ["第1/2页 ▶"]

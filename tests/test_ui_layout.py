@@ -75,7 +75,7 @@ def test_a_button_keeps_its_own_lines(screens):
 def test_the_step_forward_and_the_pager_read_on_one_line(screens):
     laid = screens["laid"]["entry.penalties"]
     assert laid["下一步：核对结果"] == ["下一步：核对结果"]
-    assert laid["第2/2页 ▶"] == ["第2/2页 ▶"]  # the page shown (the penalty just added's)
+    assert laid["第2/2页 ◀"] == ["第2/2页 ◀"]  # the page shown (the penalty just added's)
 
 
 def test_the_history_keeps_a_seat_with_its_offence(screens):

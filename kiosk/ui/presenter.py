@@ -166,8 +166,11 @@ def _paged_rows(rows: tuple[Row, ...], nav: tuple[Btn, ...], ui: UiState, t: Any
 
 
 def pager(page: int, pages: int, t: Any) -> Btn:
-    """The page shown, of how many (第 1/2 页 ▶); a tap shows the next, the last the first."""
-    return Btn(f"page:{(page + 1) % pages}", t("ui.page_more", n=page + 1, of=pages), "quiet")
+    """The page shown, of how many (第1/2页 ▶); a tap shows the next, and on the last page
+    the first, which its arrow says (第2/2页 ▶ read as a page still to come)."""
+    last = page + 1 == pages
+    return Btn(f"page:{(page + 1) % pages}",
+               t("ui.page_first" if last else "ui.page_more", n=page + 1, of=pages), "quiet")
 
 
 # -- the status strip and the notice area -------------------------------------------------
