@@ -83,7 +83,8 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
         # (a screen's own button for one of them, 请裁判 on a disputed hand, stands for it)
-        nav = (*nav, *(b for b in _global(ui, t) if b.action not in {n.action for n in nav}))
+        own = {b.action for b in nav}
+        nav = (*nav, *(b for b in _global(ui, t) if b.action not in own))
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
 

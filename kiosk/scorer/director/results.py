@@ -147,10 +147,9 @@ class ResultsAndRulings(DirectorBase):
             cached = self._results.get((round_no, table))
             if cached is None or cached[0] != key:
                 state = found[1] if found else None
-                forfeited = state.forfeited() if state is not None and ruling is None else None
                 cached = self._results[(round_no, table)] = (
                     key, _result(ruleset, round_no, ns, ew, state, ruling),
-                    forfeited.get("kind", "forfeit") if forfeited else "")
+                    _forfeit_kind(state, ruling))
             out[table] = cached[1]
         return out
 
@@ -162,14 +161,10 @@ class ResultsAndRulings(DirectorBase):
             self.round_results(round_no)
             out = {}
             for table, _, _ in self.assignments(round_no):  # type: ignore[attr-defined]
+                # (none kept for a closed event's results, frozen before this start)
                 kept = self._results.get((round_no, table))
-                if kept is None:  # (a closed event's results, frozen before this start)
-                    state = self.match_state(table, round_no)
-                    forfeited = state.forfeited() if state is not None and \
-                        self._live_ruling(round_no, table) is None else None
-                    kind = forfeited.get("kind", "forfeit") if forfeited else ""
-                else:
-                    kind = kept[2]
+                kind = kept[2] if kept else _forfeit_kind(self.match_state(table, round_no),
+                                                          self._live_ruling(round_no, table))
                 if kind:
                     out[table] = kind
             return out
@@ -444,6 +439,13 @@ def _result(ruleset: Ruleset, round_no: int, ns: str, ew: str, state: MatchState
         return None
     net = abs(match.net_levels[0]) if match.net_levels else 0
     return _scored(round_no, teams, match.winner, net, scoring.win_points, scoring.loss_points)
+
+
+def _forfeit_kind(state: MatchState | None, ruling: Ruling | None) -> str:
+    """The kind of the table referee's forfeit that decided the match (forfeit or
+    disqualification), where no ruling overrides it; "" for none."""
+    forfeited = state.forfeited() if state is not None and ruling is None else None
+    return str(forfeited.get("kind", "forfeit")) if forfeited else ""
 
 
 def forfeit_net(ruleset: Ruleset, state: MatchState | None, loser: str) -> int:
