@@ -657,6 +657,19 @@ def test_unused_tables_ruled_results_and_byes_read_as_such(hall):
     expect(four.locator(".phase")).to_have_text("Not used")
 
 
+def test_a_kiosk_coming_back_after_a_restart_of_the_scorer_is_grey_not_red(hall):
+    data = with_table(snapshot(tables=4), 2, link={"state": "returning", "behind": 0,
+                                                   "last_seen": 1_800_000_000.0})
+    hall.feed.reset(data)
+    page = hall.open()
+    link = row(page, 2).locator(".link")
+    expect(link).to_have_text("重连中")
+    assert link.evaluate("e => getComputedStyle(e).color") == \
+        row(page, 4).locator(".link").evaluate("e => getComputedStyle(e).color")  # 未连接's
+    page.locator('#langs [data-lang="en"]').click()
+    expect(link).to_have_text("Reconnecting")
+
+
 def test_the_round_clock_pauses_and_stops_with_the_hall(hall):
     now = time.time()
     hall.feed.reset(snapshot(round_clock=round_clock(now - 600, "paused", paused_at=now - 60)))

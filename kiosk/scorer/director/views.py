@@ -116,14 +116,17 @@ def link_state(director: Director, table: int, now: float,
                known: tuple[dict[int, tuple[float, int]], dict[int, str]] | None = None,
                over: bool = False) -> str:
     """ok, behind, offline, done (offline once its match is `over` and all in: a kiosk
-    switched off after its match is no alarm, as on the hall page) or never (no kiosk
-    paired). `known`: the store's links and paired tables, read once for a whole list."""
+    switched off after its match is no alarm, as on the hall page), returning (offline, but
+    online when the scorer restarted a moment ago: `contacts.py`) or never (no kiosk paired).
+    `known`: the store's links and paired tables, read once for a whole list."""
     links, paired = known or (director.store.links(), director.store.paired_tables())
     if table not in links:
         return "never" if table not in paired else "done" if over else "offline"
     seen, behind = links[table]
     if now - seen > ONLINE_WITHIN:
-        return "done" if over and not behind else "offline"
+        if over and not behind:
+            return "done"
+        return "returning" if now < director.store.returning.get(table, 0.0) else "offline"
     return "behind" if behind else "ok"
 
 

@@ -11,9 +11,9 @@ without a fold in the server). The server's `HallFeed` publishes the frames to i
 if it had built them.
 
 What only the server knows goes the other way: each table's last contact (kept in memory,
-see `Store.heard`), the address it gives out, a request to build now, and the teams a phone
-began to follow. The child writes the folds' checkpoint; the server folds for itself only when
-the head referee's pages ask.
+see `Store.heard`) and the kiosks expected back after a restart, the address it gives out, a
+request to build now, and the teams a phone began to follow. The child writes the folds'
+checkpoint; the server folds for itself only when the head referee's pages ask.
 
 When the child ends, the screens keep the last frame and another starts a second later, going
 on from the last serial; until the first frame, the routes of the hall wait for it (or, if the
@@ -88,7 +88,8 @@ class HallProcess(Respawned):
         assert process.stdin is not None and process.stdout is not None
         store = feed.director.store
         process.stdin.write(packed((store.path, self.rulesets, feed.address(),
-                                    feed.frame.serial + 1 if feed.frame else 1)))
+                                    feed.frame.serial + 1 if feed.frame else 1,
+                                    store.links(), store.returning)))
         news = asyncio.create_task(self._tell(process.stdin))
         try:
             while True:
@@ -133,10 +134,13 @@ class HallProcess(Respawned):
 def child(news: IO[bytes], out: IO[bytes]) -> None:
     """Build and send the hall's frames until the server's pipe closes."""
     try:
-        path, rulesets, address, first_serial = receive(news)
+        path, rulesets, address, first_serial, links, returning = receive(news)
     except EOFError:  # (the server stopped while this process was starting)
         return
     store = Store(Path(path))
+    for table, (seen, behind) in links.items():  # (for the first frame; then with the news)
+        store.heard(table, seen, behind)
+    store.returning = returning
     director = Director(store, rulesets)
     here = [address]
     feed = HallFeed(director, lambda: here[0])

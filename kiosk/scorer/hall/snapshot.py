@@ -106,7 +106,7 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
     offsets = clock_offsets(director)
     names = {t.id: t.name for t in director.teams()}
     tells = twin_tells(director)
-    links = director.store.links()
+    links, returning = director.store.links(), director.store.returning
     paired = director.store.paired_tables()
     sides = {t: ([ns], [ew]) for t, ns, ew in director.assignments(round_no)}
     for table, seats in director.seats(round_no).items():  # individual: four players
@@ -128,7 +128,7 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
             "ns": ns, "ew": ew, "ns_ids": ns_ids, "ew_ids": ew_ids,
             "tells": tells_of(tells, *ns_ids, *ew_ids), "hand": None, "levels": None,
             "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
-            "link": _link(table in paired, links.get(table), now),
+            "link": _link(table in paired, links.get(table), now, returning.get(table, 0.0)),
             "late": False, "result": None,
             "error": "; ".join(director.problems(table)) or None}
         if state is not None:
@@ -211,7 +211,7 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
             # no dealer, no clock counting on (the levels stay: the result's, as ruled)
             row.update(phase="ruled", dealer=None, time_left=None, clock_running=False)
         link = row["link"]
-        if link["state"] == "offline" and not link["behind"] and (
+        if link["state"] in ("offline", "returning") and not link["behind"] and (
                 row.get("result") or row["phase"] in ("over", "ruled")):
             link["state"] = "done"  # its match is over and all in: a kiosk off is no alarm
     return out
@@ -238,11 +238,16 @@ def _live(state: MatchState, now: float, offset: float = 0.0) -> dict[str, Any]:
     return row
 
 
-def _link(paired: bool, link: tuple[float, int] | None, now: float) -> dict[str, Any]:
+def _link(paired: bool, link: tuple[float, int] | None, now: float, back_by: float
+          ) -> dict[str, Any]:
+    """A table's link (`views.link_state`, but for a match over: see `_rows`): its kiosk
+    `back_by` this scorer time if it was online when the scorer restarted (0: it was not)."""
     if link is None:
         return {"state": "never" if not paired else "offline", "behind": 0, "last_seen": None}
     seen, behind = link
-    state = "offline" if now - seen > ONLINE_WITHIN else "behind" if behind else "ok"
+    state = "behind" if behind else "ok"
+    if now - seen > ONLINE_WITHIN:
+        state = "returning" if now < back_by else "offline"
     return {"state": state, "behind": behind, "last_seen": seen}
 
 

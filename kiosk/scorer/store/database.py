@@ -314,6 +314,9 @@ class Store:
         self.own_writes = 0  # commits on `db`: data_version counts other connections' only
         self._marks: dict[int, int] = {}  # high-water marks, kept by whoever commits events
         self._links: dict[int, tuple[float, int]] = {}
+        # Tables whose kiosk was online when the scorer last stopped, with the scorer time
+        # each has to come back by (`director/contacts.py`): until then not called offline.
+        self.returning: dict[int, float] = {}
         self._lock = threading.Lock()
         self._writer: Writer | None = None
         # The batches committed, in order, for the folds to take without reading them back

@@ -23,7 +23,7 @@ from starlette.responses import (
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ..director import Director, search
+from ..director import ONLINE_WITHIN, Director, contacts, search
 from ..director.folds import Checkpoint
 from ..director.pairer import BackgroundPairer, pair_ahead
 from ..hall import snapshot as hall
@@ -99,6 +99,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
     door = kiosks.Door(director, feed.problems)
 
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        contacts.resume(director.store, director.clock(), ONLINE_WITHIN)
         # While serving, Swiss rounds are paired in a worker process.
         pairer, in_process = BackgroundPairer(feed.refresh), director.pairer
         pairer.bind(asyncio.get_running_loop())
@@ -115,7 +116,8 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         tasks = [asyncio.create_task(asyncio.to_thread(search.warm)),  # (the phones' 简/繁)
                  asyncio.create_task(feed.run()),
                  asyncio.create_task(remote.run() if remote else checkpoints(director)),
-                 asyncio.create_task(heap.keep_collections_short())]
+                 asyncio.create_task(heap.keep_collections_short()),
+                 asyncio.create_task(contacts_saved(director))]
         if processes:
             tasks.append(asyncio.create_task(door.checker.run()))
         yield
@@ -132,6 +134,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
         app.state.kept.close()
         if remote is None:
             save_checkpoint(director)
+        save_contacts(director)
 
     app = ScorerApp(
         # (the tables' routes first: a hall's kiosks make most of the requests)
@@ -182,6 +185,20 @@ async def checkpoint(director: Director) -> None:
     folds.writing.acquire()  # (released by the thread once written: the last save waits)
     await asyncio.to_thread(_write, taken, director.checkpoint_path, folds.writing)
     folds.wrote(taken)
+
+
+async def contacts_saved(director: Director) -> None:
+    """Every contacts.SAVE_EVERY seconds: the tables' last contacts, for a restart."""
+    while True:
+        await asyncio.sleep(contacts.SAVE_EVERY)
+        await asyncio.to_thread(save_contacts, director)
+
+
+def save_contacts(director: Director) -> None:
+    try:
+        contacts.save(director.store, director.clock())
+    except OSError:  # (a cache: after a restart its kiosks are offline until heard from)
+        log.exception("terminal.scorer.log.contacts")
 
 
 def _write(checkpoint: Checkpoint, path: Path, writing: threading.Lock) -> None:

@@ -47,7 +47,8 @@ def tables(director: Director, request: Request) -> dict[str, Any]:
         heard[n] = max(k["at"], heard.get(n, k["at"]))
     for n, (at, _) in known[0].items():
         heard[n] = max(at, heard.get(n, at))
-    last_seen = {n: last_heard(heard.get(n), now) for n in links if links[n] == "offline"}
+    last_seen = {n: last_heard(heard.get(n), now) for n in links
+                 if links[n] in ("offline", "returning")}
     trouble: dict[int, list[Words]] = {}
     for n, p in problems:
         trouble.setdefault(n, []).append(words("admin.results.problem", problem=p))
