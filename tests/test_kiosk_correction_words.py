@@ -112,3 +112,18 @@ def test_the_end_screens_buttons_keep_their_places_whatever_the_slip_s_pages(tmp
     assert navs[0][:1] + navs[0][2:] == navs[1][:1] + navs[1][2:]
     for t in (long, short):
         t.session.close()
+
+
+def test_the_slip_marks_the_corrected_hand_as_the_scorers_sheet_does(table):
+    """The kiosk's slip, which both sides sign, did not say a hand was corrected after both
+    had confirmed it; the scorer's printed sheet did."""
+    correct_two_hands(table)
+    table.tap("r_correct:1", "e_points:30", "e_last:defenders", "e_kitty:15", "e_shape:pair",
+              "e_finish", "e_summary", "r_save_correction")
+    table.tap("r_time_up", "ok", "time_up_ok")
+    for lang, mark in (("zh-Hans", "裁判已更正"), ("en", "corrected by the referee")):
+        lines = table.runner.slips[lang].splitlines()
+        marked = [i for i, line in enumerate(lines) if mark in line]
+        assert len(marked) == 1, table.runner.slips[lang]
+        rows = [i for i, line in enumerate(lines) if line.split()[:1] in (["1"], ["2"])]
+        assert rows[0] < marked[0] < rows[1]  # under hand 1, before hand 2

@@ -91,7 +91,7 @@ def run_slip(args: argparse.Namespace) -> int:
     state, _ = open_match(args)
     record = state.export()
     lines = list(replay(record, state.rulesets))
-    slip = slip_lines(record, state.ruleset, lines, args.width, args.lang)
+    slip = slip_lines(record, state.ruleset, lines, args.width, args.lang, state.corrected())
     data = as_escpos(slip) if args.format == "escpos" else as_text(slip, args.width).encode()
     if args.out:
         try:

@@ -208,11 +208,12 @@ class TableRunner:
         record = state.export()
         assert state.ruleset is not None
         lines = list(replay(record, state.rulesets))
-        self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang),
-                                    self.paper) for lang in LANGS}
+        corrected = state.corrected()
+        self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang,
+                                               corrected), self.paper) for lang in LANGS}
         self._seen = ()  # show it
         if self.printer is not None:
-            slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang)
+            slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang, corrected)
             name = f"table-{self.session.table}-round-{self.session.match}"
             try:
                 self.printer.submit(name, as_escpos(slip))

@@ -8,7 +8,7 @@ character takes two). Chinese text goes to the printer in GB18030."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from ..i18n import translator
@@ -27,8 +27,11 @@ FEED_AND_CUT = b"\x1bd\x04\x1dVB\x00"
 
 
 def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-               paper: int, lang: str) -> list[tuple[str, str]]:
-    """The slip as (style, text) lines; style is "title", "text" or "rule"."""
+               paper: int, lang: str, corrected: Collection[int] = ()
+               ) -> list[tuple[str, str]]:
+    """The slip as (style, text) lines; style is "title", "text" or "rule". `corrected`: the
+    hands the table's referee corrected (`MatchState.corrected`), each marked as the scorer's
+    sheet marks it."""
     t = translator(lang)
     cols = COLUMNS[paper]
     out: list[tuple[str, str]] = [("title", line) for title in (t("sheet.title"),
@@ -58,8 +61,8 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
             words.seat_name(p, lang, players) for p in words.table_order(ruleset)
             if p in players), cols)]
     out.append(("rule", "-" * cols))
-    out += _hands(record, ruleset, lines, cols, lang) if ruleset.kind == "team" else \
-        _deals(record, ruleset, lines, cols, lang)
+    out += _hands(record, ruleset, lines, cols, lang, corrected) if ruleset.kind == "team" \
+        else _deals(record, ruleset, lines, cols, lang)
     out.append(("rule", "-" * cols))
     out += [("text", x) for x in _result(record, ruleset, lines, cols, lang)]
     out.append(("text", ""))
@@ -70,7 +73,7 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
 
 
 def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-           cols: int, lang: str) -> list[tuple[str, str]]:
+           cols: int, lang: str, corrected: Collection[int]) -> list[tuple[str, str]]:
     t = translator(lang)
     heads = (t("slip.col.hand"), t("slip.col.dealer"), t("slip.col.level"),
              t("slip.col.total"), t("slip.col.result"), t("slip.col.advance"), t("team.NS"),
@@ -89,6 +92,8 @@ def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
         if line["result"] == "redeal" and line.get("called_by"):  # (its column says 革命)
             seat = words.seat_name(line["called_by"], lang, players)
             notes = [t("slip.redeal_by", seat=seat), *notes]
+        if line["hand"] in corrected:
+            notes.append(t("words.corrected"))
         row_notes.append(notes)
     return _grid(heads, rows, row_notes, cols)
 

@@ -1308,6 +1308,10 @@ class MatchState:
             return None
         return end
 
+    def corrected(self) -> set[int]:
+        """The numbers of the hands the table's referee corrected once they were confirmed."""
+        return {number for number, hand in enumerate(self.played, 1) if hand.corrected}
+
     def levels(self) -> tuple[str, str] | None:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
 

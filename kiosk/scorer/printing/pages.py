@@ -243,8 +243,7 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            "result": None, "end": None, "win_points": ruleset.result.win_points,
                            "loss_points": ruleset.result.loss_points, "final": None,
                            # the hands the table's referee corrected, as its history says
-                           "corrected": {i for i, p in enumerate(state.played, 1)
-                                         if p.corrected} if state is not None else set()}
+                           "corrected": state.corrected() if state is not None else set()}
     names = director.team_names()
     teams = {r.id: r for r in director.team_rows()}
     if out["individual"]:
