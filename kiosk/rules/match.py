@@ -32,6 +32,9 @@ class HandEntry:
     as_played: bool = False  # played after a correction: the dealer is taken as given
     buried_by: str | None = None  # who buried the kitty last, where frying lets another seat
     called_by: str | None = None  # a redeal: the defender who called it
+    # The must-play level where the advance stopped short of what the total gave (docs/rules.md
+    # §3): players who count the band's levels see why they moved fewer.
+    stopped_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +53,9 @@ class HandResult:
     by: str | None = None
     penalties: tuple[Any, ...] = ()
     called_by: str | None = None  # a redeal: the defender who called it
+    # The must-play level where the advance stopped short of what the total gave (docs/rules.md
+    # §3): players who count the band's levels see why they moved fewer.
+    stopped_at: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +68,8 @@ class HandResult:
             out["by"] = self.by
         if self.called_by is not None:
             out["called_by"] = self.called_by
+        if self.stopped_at is not None:
+            out["stopped_at"] = self.stopped_at
         if self.penalties:
             out["penalties"] = [p.to_json() for p in self.penalties]
         return out
@@ -245,6 +253,9 @@ class TeamMatch:
             new, moved = (start, 1) if won else (final, final - start)
         else:
             new, moved, won = climb(rules, start, score.advance, first_step_free=hold)
+        # (climb stops short of the advance only at a must-play level, or by winning)
+        stopped_at = rules.ladder[new] if not score.straight and not won and \
+            moved < score.advance else None
         levels = list(self.levels)
         reached = list(self.reached)
         levels[m] = new
@@ -268,7 +279,7 @@ class TeamMatch:
             state = state._end(state._time_up_winner(after_hand=True), "time-up")
         return state, HandResult(hand, dealer, level, score.total, score.result, moved,
                                  state.shown_levels(), next_dealer, state.winner, state.by,
-                                 score.penalties)
+                                 score.penalties, stopped_at=stopped_at)
 
     # -- endings ----------------------------------------------------------------------------
 

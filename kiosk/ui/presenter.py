@@ -13,7 +13,7 @@ from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
-from ..words.hand import fry_words, result_words
+from ..words.hand import fry_words, result_words, stopped_words
 from ..words.textfmt import fit_lines, width
 from . import wizard
 from .control import CANDIDATES, UiState, shown_candidates
@@ -615,6 +615,8 @@ def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list
     lines = [t(outcome, result=said, n=p.get("advance") or 0,
                levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
                       f"{p['levels']['EW']} {team_label(view, 'EW', t)}")]
+    if p.get("stopped_at"):  # (fewer levels than the players count from the total)
+        lines.append(stopped_words(p, lang))
     if p.get("winner"):  # the match is over: no hand is dealt next
         lines.append(t("ui.match_won", team=team_label(view, p["winner"], t)))
     elif p.get("next_dealer"):

@@ -261,7 +261,8 @@ def hand_entry(record: Mapping[str, Any], line: Mapping[str, Any]) -> Mapping[st
 
 def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, lang: str,
           players: Mapping[str, Any] | None = None) -> list[str]:
-    """A fry, the kitty and every penalty of one hand, one note each."""
+    """A fry, the kitty, every penalty of one hand and a must-play level that stopped its
+    advance, one note each."""
     out = []
     entry = hand_entry(record, line)
     fried = fry_words(entry, lang, players)
@@ -278,4 +279,11 @@ def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, 
         if "over_seconds" in said:
             p = {**p, "over_seconds": said["over_seconds"]}
         out.append(penalty_words(p, ruleset, lang, line.get("total"), players))
+    if line.get("stopped_at"):
+        out.append(stopped_words(line, lang))
     return out
+
+
+def stopped_words(line: Mapping[str, Any], lang: str) -> str:
+    """Why a hand advanced fewer levels than its total gave: 「10 是必打级：升到此为止，…」."""
+    return translator(lang)("words.stopped_at", level=line["stopped_at"])
