@@ -123,11 +123,16 @@ def link_state(director: Director, table: int, now: float,
     if table not in links:
         return "never" if table not in paired else "done" if over else "offline"
     seen, behind = links[table]
-    if now - seen > ONLINE_WITHIN:
-        if over and not behind:
-            return "done"
-        return "returning" if now < director.store.returning.get(table, 0.0) else "offline"
-    return "behind" if behind else "ok"
+    state = heard_state(seen, behind, now, director.store.returning.get(table, 0.0))
+    return "done" if over and not behind and state in ("offline", "returning") else state
+
+
+def heard_state(seen: float, behind: int, now: float, back_by: float) -> str:
+    """ok, behind, offline, or returning (offline, but expected back by `back_by` after a
+    restart: `contacts.py`) for a kiosk last heard from at `seen` saying `behind`."""
+    if now - seen <= ONLINE_WITHIN:
+        return "behind" if behind else "ok"
+    return "returning" if now < back_by else "offline"
 
 
 def round_rows(director: Director, round_no: int) -> list[MatchRow]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from ...i18n import LANGS
 from ...table.state import MatchState
-from ..director import ONLINE_WITHIN, Director, fleet, search
+from ..director import Director, fleet, search, views
 
 LATE_AFTER = 300.0  # seconds past the round's match time before a table counts as late
 
@@ -245,10 +245,8 @@ def _link(paired: bool, link: tuple[float, int] | None, now: float, back_by: flo
     if link is None:
         return {"state": "never" if not paired else "offline", "behind": 0, "last_seen": None}
     seen, behind = link
-    state = "behind" if behind else "ok"
-    if now - seen > ONLINE_WITHIN:
-        state = "returning" if now < back_by else "offline"
-    return {"state": state, "behind": behind, "last_seen": seen}
+    return {"state": views.heard_state(seen, behind, now, back_by), "behind": behind,
+            "last_seen": seen}
 
 
 # -- the phones' view of one team ----------------------------------------------------------------
