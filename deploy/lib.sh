@@ -142,11 +142,14 @@ remove_file() {
 }
 
 # ensure_dir PATH MODE [OWNER:GROUP]. MODE "": created as 755, an existing one left as it is.
+DRY_DIRS=" "  # the directories a dry run said it would create (each said once)
 ensure_dir() {
   local path=$1 mode=$2 owner=${3-} target="$ROOT$1"
   if [ ! -d "$target" ]; then
+    [[ $DRY_DIRS != *" $path "* ]] || return 0
     note_change "创建目录 $path"
-    [ "$DRY_RUN" = 1 ] || { mkdir -p "$target" && chmod "${mode:-755}" "$target"; }
+    if [ "$DRY_RUN" = 1 ]; then DRY_DIRS+="$path "
+    else mkdir -p "$target" && chmod "${mode:-755}" "$target"; fi
   elif [ -n "$mode" ] && [ "$(stat -c %a "$target")" != "$mode" ]; then
     note_change "把 $path 的权限改为 $mode"
     [ "$DRY_RUN" = 1 ] || chmod "$mode" "$target"

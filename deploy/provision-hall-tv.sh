@@ -7,12 +7,13 @@
 #   sudo deploy/provision-hall-tv.sh --spki PIN --user pi
 #
 # 选项：
-#   --spki PIN    记分台证书的指纹：在记分台上运行 `kiosk scorer admin certificate`，
-#                 取它打印的 spki 那一行。电视的浏览器只信任这张证书
+#   --spki PIN    记分台证书的指纹：在记分台上运行下面这行，取它打印的 spki 那一行；
+#                 电视的浏览器只信任这张证书
+#                   sudo -u scorer kiosk scorer admin --data /var/lib/kiosk-scorer certificate
 #                 （省略时沿用 /etc/kiosk/hall-tv.env 里的）
 #   --url URL     大厅页面（默认：上次的，否则 https://scorer.local:8080/；记分台只提供
 #                 HTTPS，http:// 也按同一地址的 HTTPS 打开）
-#   --user NAME   电视上登录桌面的用户（默认：运行 sudo 的用户）
+#   --user NAME   电视上登录桌面的用户（默认：上次的，否则运行 sudo 的用户）
 #   --dry-run     列出将做的每处改动，但什么都不改
 #   --root DIR    写入临时根目录 DIR 而不是 /；命令不运行，而是列在
 #                 DIR/var/lib/kiosk-provision/skipped.txt（见 deploy/lib.sh）
@@ -20,7 +21,7 @@ set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-URL="" SPKI="" TV_USER=${SUDO_USER:-} root_arg=""
+URL="" SPKI="" TV_USER="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
@@ -38,11 +39,14 @@ done
 preflight
 
 ENV_FILE=/etc/kiosk/hall-tv.env
-# A second run may leave out --url and --spki: they are in the env file from the first.
+# A second run may leave out --url, --spki and --user: they are in the env file from the first
+# (a technician logged in as someone else must not move the TV's automatic login to them).
 env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" | tail -n 1; }
 [ -n "$URL" ] || URL=$(env_value KIOSK_HALL_URL)
 [ -n "$URL" ] || URL=https://scorer.local:8080/
 [ -n "$SPKI" ] || SPKI=$(env_value KIOSK_HALL_SPKI)
+[ -n "$TV_USER" ] || TV_USER=$(env_value KIOSK_HALL_USER)
+[ -n "$TV_USER" ] || TV_USER=${SUDO_USER:-}
 # Checked strictly: the URL ends up in a file the unit reads and on Chromium's command line.
 [[ $URL =~ ^https?://[]A-Za-z0-9.:[-]+(/[A-Za-z0-9._~/?=\&%#+-]*)?$ ]] ||
   die "请用 --url 给出记分台的大厅页面：https://HOST:PORT/页面"
@@ -52,7 +56,7 @@ if [[ $URL == http://* ]]; then
 fi
 # A base64 SHA-256 (44 characters): what Chromium's --ignore-certificate-errors-spki-list takes.
 [[ $SPKI =~ ^[A-Za-z0-9+/]{43}=$ ]] ||
-  die "请用 --spki 给出记分台证书的指纹：在记分台上运行 \`kiosk scorer admin certificate\`，复制 spki 那一行的 44 个字符"
+  die "请用 --spki 给出记分台证书的指纹：在记分台上运行 \`sudo -u scorer kiosk scorer admin --data /var/lib/kiosk-scorer certificate\`，复制 spki 那一行的 44 个字符"
 [[ $TV_USER =~ ^[a-z_][a-z0-9_-]*$ ]] || die "请用 --user 给出电视上登录桌面的用户名"
 if [ -n "$ROOT" ]; then
   home=/home/$TV_USER
@@ -74,8 +78,10 @@ install_packages "${packages[@]}"
 # the unit inside the desktop session (where the display is).
 ensure_dir /etc/kiosk 755
 put_file "$ENV_FILE" 644 < <(
-  awk -v url="$URL" -v spki="$SPKI" '/^KIOSK_HALL_URL=/ { $0 = "KIOSK_HALL_URL=" url }
-    /^KIOSK_HALL_SPKI=/ { $0 = "KIOSK_HALL_SPKI=" spki } { print }' "$DEPLOY_DIR/env/hall-tv.env"
+  awk -v url="$URL" -v spki="$SPKI" -v user="$TV_USER" '
+    /^KIOSK_HALL_URL=/ { $0 = "KIOSK_HALL_URL=" url }
+    /^KIOSK_HALL_SPKI=/ { $0 = "KIOSK_HALL_SPKI=" spki }
+    /^KIOSK_HALL_USER=/ { $0 = "KIOSK_HALL_USER=" user } { print }' "$DEPLOY_DIR/env/hall-tv.env"
 )
 copy_file "$DEPLOY_DIR/hall-tv/kiosk-hall-tv.sh" /usr/local/bin/kiosk-hall-tv 755
 before=$CHANGES

@@ -7,8 +7,10 @@
 #
 # 选项：
 #   --table N           本平板的桌号（省略时沿用 /etc/kiosk/kiosk.env 里的）
-#   --scorer URL|HOST   记分台：https://HOST:PORT，或主机名、IP 地址（即 https://HOST:8080；
-#                       记分台只提供 HTTPS，http:// 也按同一地址的 HTTPS 连接）；
+#   --pin PIN           本桌的裁判密码，4 到 8 位数字，不能是 0000（省略时沿用上次的）
+#   --scorer URL|HOST   记分台：https://HOST:PORT，或主机名、IP 地址（不写端口即 8080，不写
+#                       https:// 即 HTTPS；记分台只提供 HTTPS，http:// 也按同一地址的 HTTPS
+#                       连接）；
 #                       平板也从这台机器对时（chrony）
 #   --source DIR|WHEEL  要安装什么（默认：本项目副本），装进 /var/lib/kiosk-app 下的新 venv，
 #                       再由 /opt/kiosk/venv 指向它
@@ -34,12 +36,13 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 TABLE="" SCORER="" SOURCE=$PROJECT_DIR HDMI_MODE="" WHEELHOUSE="" PACKAGES=1 UPDATE_KEY=""
-TIME_KEY="" RULES_SOURCE="" root_arg=""
+TIME_KEY="" RULES_SOURCE="" PIN="" root_arg=""
 usage() { sed -n '2,/^set -e/s/^# \{0,1\}//p' "$0"; exit "${1:-2}"; }
 while [ $# -gt 0 ]; do
   case $1 in
     --table) TABLE=${2-}; shift ;;
     --scorer) SCORER=${2-}; shift ;;
+    --pin) PIN=${2-}; shift ;;
     --source) SOURCE=${2-}; shift ;;
     --wheelhouse) WHEELHOUSE=${2-}; shift ;;
     --no-packages) PACKAGES=0 ;;
@@ -65,26 +68,27 @@ ENV_FILE=/etc/kiosk/kiosk.env
 env_value() { [ ! -f "$ROOT$ENV_FILE" ] || sed -n "s/^$1=//p" "$ROOT$ENV_FILE" | tail -n 1; }
 [ -n "$TABLE" ] || TABLE=$(env_value KIOSK_TABLE)
 [ -n "$SCORER" ] || SCORER=$(env_value KIOSK_SCORER)
-[[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "请用 --table N 给出桌号（1-9999）"
-# Checked strictly: the host ends up in config files and on the kiosk's command line.
-[[ $SCORER =~ ^(https?://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$ ]] ||
-  die "请用 --scorer 给出记分台：https://HOST:PORT，或主机名、IP 地址"
+[[ $TABLE =~ ^[1-9][0-9]{0,3}$ ]] || die "请用 --table N 给出桌号（1-9999，不以 0 开头：第 7 桌是 7，不是 07）"
+# Checked strictly: the host ends up in config files and on the kiosk's command line. The same
+# forms as kiosk.toml's `scorer` (kiosk/fleet/identity.py): no scheme is https, no port 8080,
+# and no path (an address copied with /admin would pair with nothing).
+[[ $SCORER =~ ^(https?://)?(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?$ ]] ||
+  die "--scorer ${SCORER}：请给出记分台的地址，例如 https://scorer.local:8080 或 192.168.8.2（不写端口即 8080；端口后面不要再写 /admin 之类的路径）"
 SCORER_HOST=${BASH_REMATCH[2]}
 SCORER_HOST=${SCORER_HOST#[}
 SCORER_HOST=${SCORER_HOST%]}
-if [ -z "${BASH_REMATCH[1]}" ]; then
-  SCORER_URL="https://$SCORER"
-  [ -n "${BASH_REMATCH[3]}" ] || SCORER_URL="https://${BASH_REMATCH[2]}:8080${BASH_REMATCH[4]}"
-else
-  SCORER_URL=$SCORER
-fi
+SCORER_PORT=${BASH_REMATCH[3]:-:8080}
+SCORER_URL="${BASH_REMATCH[1]:-https://}${BASH_REMATCH[2]}$SCORER_PORT"
 # The hall's time key: given, or kept from the last run (kiosk.env, else chrony's key file).
 TIME_KEYS=/etc/chrony/chrony.keys  # (Debian's chrony.conf names it as its keyfile)
 [ -n "$TIME_KEY" ] || TIME_KEY=$(env_value KIOSK_TIME_KEY)
 [ -n "$TIME_KEY" ] || TIME_KEY=$( [ ! -f "$ROOT$TIME_KEYS" ] ||
   sed -n 's/^1 SHA256 HEX://p' "$ROOT$TIME_KEYS" | head -n 1)
+TIME_KEY=${TIME_KEY,,}  # (upper case, copied from elsewhere, is the same key)
 [ -z "$TIME_KEY" ] || [[ $TIME_KEY =~ ^[0-9a-f]{64}$ ]] ||
   die "--time-key 要给 provision-scorer.sh 打印的全场时间密钥（64 位十六进制数字）"
+[ -z "$PIN" ] || { [[ $PIN =~ ^[0-9]{4,8}$ ]] && [ "$PIN" != 0000 ]; } ||
+  die "--pin：裁判密码是 4 到 8 位数字，不能是 0000"
 [ -z "$HDMI_MODE" ] || [[ $HDMI_MODE =~ ^[0-9]+x[0-9]+(@[0-9]+)?$ ]] ||
   die "--hdmi-mode ${HDMI_MODE}：格式是 宽x高@刷新率，例如 800x480@60"
 [ -n "$ROOT" ] || [ -e "$SOURCE" ] || die "--source ${SOURCE}：找不到，请检查路径"
@@ -132,6 +136,7 @@ set_var() {  # set_var NAME VALUE: NAME=VALUE in env_text, in place or appended
 }
 set_var KIOSK_TABLE "$TABLE"
 set_var KIOSK_SCORER "$SCORER_URL"
+[ -z "$PIN" ] || set_var KIOSK_PIN "$PIN"
 # kiosk-firstboot.service rewrites chrony's source from this file at every boot: the key goes
 # here too, or the boot would drop it from the source line.
 [ -z "$TIME_KEY" ] || set_var KIOSK_TIME_KEY "$TIME_KEY"
@@ -197,8 +202,9 @@ if [ -n "$TIME_KEY" ]; then
 else
   say "警告：没有给 --time-key，本平板会接受 ${SCORER_HOST} 发来的任何时间：请加上 --time-key（provision-scorer.sh 打印的全场时间密钥）"
 fi
+# (the same text as kiosk-firstboot.service writes at every boot: kiosk/fleet/identity.py)
 put_file /etc/chrony/sources.d/kiosk-scorer.sources 644 <<EOF
-# The hall's scorer (deploy/provision-kiosk.sh --scorer).
+# The hall's scorer: KIOSK_SCORER in /etc/kiosk/kiosk.env.
 server $SCORER_HOST iburst prefer${TIME_KEY:+ key 1}
 EOF
 put_file /etc/chrony/conf.d/kiosk-table.conf 644 <<EOF
@@ -235,6 +241,10 @@ enable_unit kiosk-update.timer
 enable_unit kiosk-table.service
 enable_unit kiosk-notice.service
 
+# A kiosk set up by hand whose PIN nobody changed: any player could open the referee's menu.
+if [ "$IMAGE" = 0 ] && grep -qx 'KIOSK_PIN=0000' <<<"$env_text"; then
+  say "注意：裁判密码还是 0000：请用 --pin 给出本桌的裁判密码（4 到 8 位数字），或改 ${ENV_FILE} 里的 KIOSK_PIN"
+fi
 finish
 if [ "$CHANGES" -gt 0 ] && [ "$DRY_RUN" = 0 ] && [ -z "$ROOT" ]; then
   say "请重启，让平板按新的启动配置运行：sudo reboot"

@@ -150,6 +150,10 @@ class FontError(HardwareError):
     """No font on this machine can draw the screens' characters."""
 
 
+class WindowError(HardwareError):
+    """The kiosk's window cannot open: no display, or its driver not loaded."""
+
+
 class FleetError(KioskError):
     """A card's identity from its kiosk.toml, or an update bundle."""
 

@@ -51,6 +51,8 @@ def test_the_scorer_says_where_its_pages_are_one_item_a_line_in_chinese(tmp_path
     assert f"裁判长后台：{url}admin" in lines
     assert f"证书指纹（SHA-256）：{fingerprint.group(1)}" in lines
     assert "首个管理密码在" in said  # (the line about the password, as before)
+    # the command to change it as it runs here (without --data it only said to give --data)
+    assert f"用 `kiosk scorer admin --data {data.resolve()} password` 修改" in said
     assert chinese(said.replace(fingerprint.group(1), "")), said
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.fleet.identity import parse
+
 from .helpers import ROOT, kiosk, tool
 
 DEPLOY = ROOT / "deploy"
@@ -338,6 +340,9 @@ def test_kiosk_without_a_boot_partition_writes_config_txt_and_leaves_cmdline(tmp
     ("--scorer", "scorer.local"),                        # no table
     ("--table", "0", "--scorer", "scorer.local"),
     ("--table", "7", "--scorer", "scorer.local; rm -rf /"),
+    ("--table", "7", "--scorer", "https://scorer.local:8080/admin"),  # a page's address
+    ("--table", "7", "--scorer", "scorer.local", "--pin", "0000"),
+    ("--table", "7", "--scorer", "scorer.local", "--pin", "12a4"),
     ("--table", "7"),                                     # no scorer
     ("--table", "7", "--scorer", "scorer.local", "--hdmi-mode", "big"),
     ("--bogus",),
@@ -498,7 +503,8 @@ def hall_tv_env(root: Path) -> dict[str, str]:
 def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
     url = "https://scorer.local:8080/hall"
     provision("provision-hall-tv.sh", pi_root, "--url", url, "--spki", PIN, "--user", "tv")
-    assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": url, "KIOSK_HALL_SPKI": PIN}
+    assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": url, "KIOSK_HALL_SPKI": PIN,
+                                    "KIOSK_HALL_USER": "tv"}
     launcher = pi_root / "usr/local/bin/kiosk-hall-tv"
     assert launcher.read_text() == (DEPLOY / "hall-tv/kiosk-hall-tv.sh").read_text()
     assert launcher.stat().st_mode & 0o111
@@ -522,6 +528,22 @@ def test_hall_tv_into_a_scratch_root_then_again_changes_nothing(pi_root):
 
 
 @pytest.mark.process
+def test_hall_tv_run_again_by_another_login_keeps_the_tvs_user(pi_root):
+    """The guide's fix for a new certificate is `--spki NEWPIN` on each TV: run by a technician
+    logged in as admin, it moved the TV's automatic login to admin."""
+    provision("provision-hall-tv.sh", pi_root, "--spki", PIN, "--user", "tv")
+    new_pin = "A" * 43 + "="
+    again = subprocess.run(["bash", str(DEPLOY / "provision-hall-tv.sh"), "--root", str(pi_root),
+                            "--spki", new_pin], capture_output=True, text=True, timeout=60,
+                           env={**os.environ, "SUDO_USER": "admin"})
+    assert again.returncode == 0, again.stderr
+    assert "用户 tv" in again.stdout
+    assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": "https://scorer.local:8080/",
+                                    "KIOSK_HALL_SPKI": new_pin, "KIOSK_HALL_USER": "tv"}
+    assert not (pi_root / "home/admin").exists()
+
+
+@pytest.mark.process
 def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https(pi_root):
     provision("provision-hall-tv.sh", pi_root, "--spki", PIN, "--user", "tv")
     assert hall_tv_env(pi_root)["KIOSK_HALL_URL"] == "https://scorer.local:8080/"
@@ -529,7 +551,7 @@ def test_hall_tv_defaults_to_https_and_takes_http_as_the_same_address_over_https
                        "--user", "tv")
     assert "电视显示 https://10.0.0.2:8080/" in result.stdout
     assert hall_tv_env(pi_root) == {"KIOSK_HALL_URL": "https://10.0.0.2:8080/",
-                                    "KIOSK_HALL_SPKI": PIN}
+                                    "KIOSK_HALL_SPKI": PIN, "KIOSK_HALL_USER": "tv"}
 
 
 @pytest.mark.process
@@ -543,7 +565,8 @@ def test_hall_tv_refuses_a_missing_or_wrong_pin_before_changing_anything(pi_root
     before = snapshot(pi_root)
     result = provision("provision-hall-tv.sh", pi_root, "--user", "tv", *args, ok=False)
     assert result.returncode == 2 and snapshot(pi_root) == before
-    assert "kiosk scorer admin certificate" in result.stderr or "--url" in result.stderr
+    assert "kiosk scorer admin --data /var/lib/kiosk-scorer certificate" in result.stderr \
+        or "--url" in result.stderr
 
 
 @pytest.mark.process
@@ -844,3 +867,30 @@ def test_the_makestep_chrony_uses_is_ours_over_debians_own(pi_root, script):
     before = snapshot(pi_root)
     assert provision(script, pi_root).stdout.splitlines()[-1] == "没有改动：本机已经配置好了"
     assert snapshot(pi_root) == before
+
+
+@pytest.mark.process
+@pytest.mark.parametrize(("given", "url"), [
+    ("scorer.local", "https://scorer.local:8080"),
+    ("https://scorer.local", "https://scorer.local:8080"),  # (was port 443, nothing there)
+    ("http://192.168.8.2/", "http://192.168.8.2:8080"),
+    ("https://scorer.local:9443", "https://scorer.local:9443"),
+])
+def test_a_scorer_without_a_port_is_port_8080_as_in_kiosk_toml(tmp_path, given, url):
+    provision("provision-kiosk.sh", tmp_path, "--table", "7", "--scorer", given)
+    env = (tmp_path / "etc/kiosk/kiosk.env").read_text().splitlines()
+    assert f"KIOSK_SCORER={url}" in env
+    assert parse(f'table = 7\nscorer = "{given}"\npin = "2580"\n').scorer == url
+
+
+@pytest.mark.process
+def test_a_kiosk_left_with_pin_0000_is_told_and_pin_sets_it(tmp_path):
+    """kiosk.env comes with KIOSK_PIN=0000, which kiosk.toml refuses; a kiosk set up by hand
+    whose PIN nobody edited ran with it, and the script's last word was 完成."""
+    first = provision("provision-kiosk.sh", tmp_path, "--table", "7", "--scorer", "scorer.local")
+    assert "注意：裁判密码还是 0000：请用 --pin" in first.stdout
+    again = provision("provision-kiosk.sh", tmp_path, "--pin", "2580")
+    assert "KIOSK_PIN=2580" in (tmp_path / "etc/kiosk/kiosk.env").read_text().splitlines()
+    assert "裁判密码还是 0000" not in again.stdout
+    third = provision("provision-kiosk.sh", tmp_path)  # (the PIN kept, no warning)
+    assert third.stdout.splitlines()[-1] == "没有改动：本机已经配置好了"

@@ -21,7 +21,7 @@ from kiosk.i18n import explain
 from kiosk.scorer.store.backups import prune
 
 from .helpers import ROOT, ScorerProcess, kiosk
-from .test_deploy import unit, unit_lines
+from .test_deploy import PI_CMDLINE, PI_CONFIG, provision, unit, unit_lines
 
 pytestmark = pytest.mark.process
 
@@ -173,6 +173,37 @@ def test_an_hdmi_mode_goes_to_the_kernel_command_line_with_one_reboot(card):
     assert not (card / "run/kiosk-reboot-needed").exists()
 
 
+def test_a_card_without_a_time_key_says_so_in_the_boot_log(card):
+    """provision-kiosk.sh warns without --time-key; the first boot of a card whose kiosk.toml
+    left it out (it is commented out in the example) took it without a word."""
+    (card / "boot/firmware/kiosk.toml").write_text(
+        CARD.replace(f'time_key = "{"ab" * 32}"\n', ""))
+    (card / "boot/firmware/cmdline.txt").write_text("console=tty1 rootwait\n")
+    result = firstboot(card)  # (no run/ in this scratch root: the reboot's mark makes it)
+    assert result.returncode == 0, result.stderr
+    assert "警告：kiosk.toml 没有 time_key，本平板会接受 192.168.8.2 发来的任何时间" in \
+        result.stdout
+    assert (card / "run/kiosk-reboot-needed").exists()  # (the Wi-Fi's country)
+
+
+def test_a_time_key_in_upper_case_is_the_same_key():
+    assert parse(CARD.replace("ab" * 32, "AB" * 32)).time_key == "ab" * 32
+
+
+def test_a_kiosk_set_up_by_hand_and_booted_is_set_up_already_for_the_script(tmp_path):
+    """Every boot writes chrony's source from kiosk.env; the script wrote it with another
+    comment, so each run after a boot changed it back and restarted chrony."""
+    boot = tmp_path / "boot/firmware"
+    boot.mkdir(parents=True)
+    (boot / "config.txt").write_text(PI_CONFIG)
+    (boot / "cmdline.txt").write_text(PI_CMDLINE)
+    provision("provision-kiosk.sh", tmp_path, "--table", "7", "--scorer", "scorer.local",
+              "--pin", "2580", "--time-key", "ab" * 32)
+    assert firstboot(tmp_path).returncode == 0
+    again = provision("provision-kiosk.sh", tmp_path)
+    assert again.stdout.splitlines()[-1] == "没有改动：本机已经配置好了", again.stdout
+
+
 def test_the_next_boot_applies_the_settings_again(card):
     assert firstboot(card).returncode == 0
     (card / "etc/hostname").unlink()  # the overlay root forgot it at reboot
@@ -232,6 +263,8 @@ def test_wifi_for_networkmanager_and_its_country_on_raspberry_pi_os(card):
     (CARD.replace('printer = "uart"', 'printer = "serial"'), "printer", "not_allowed"),
     (CARD.replace("printer_baud = 19200", "printer_baud = 1200"), "printer_baud", "not_allowed"),
     (CARD.replace('scorer = "http://192.168.8.2:8080"', 'scorer = "scorer; reboot"'),
+     "scorer", "bad_scorer"),
+    (CARD.replace('scorer = "http://192.168.8.2:8080"', 'scorer = "https://s.local:8080/admin"'),
      "scorer", "bad_scorer"),
     ("colour = 1\n" + CARD, "colour", "unknown_key"),
     (CARD + "band = 5\n", "wifi.band", "unknown_key"),

@@ -141,6 +141,8 @@ def run_firstboot(args: argparse.Namespace) -> int:
         identity, name = taken
         print(t("terminal.fleet.identity", file=name, table=identity.table,
                 scorer=identity.scorer, path=f"{paths.settings_dir}/kiosk.env"))
+        if not identity.time_key:  # (as provision-kiosk.sh warns without --time-key)
+            print(t("terminal.fleet.no_time_key", file=name, host=identity.scorer_host))
     status = 0
     try:
         rules, rulesets = house.take(paths)
@@ -161,7 +163,9 @@ def run_firstboot(args: argparse.Namespace) -> int:
         print(t("terminal.fleet.applied", path=path))
         if path == "/boot/firmware/cmdline.txt":  # read by the firmware: at the next boot
             print(t("terminal.fleet.reboot"))
-            (paths.at("/run") / "kiosk-reboot-needed").touch()
+            run = paths.at("/run")
+            run.mkdir(parents=True, exist_ok=True)  # (a scratch --root has none yet)
+            (run / "kiosk-reboot-needed").touch()
     for path in keep_machine_id(paths):  # this boot runs with that id already: no reboot
         print(t("terminal.fleet.applied", path=path))
     return status
@@ -179,6 +183,7 @@ def run_notice(args: argparse.Namespace) -> int:
 
     for key, value in window_config(None, board_model()).items():
         config.set("graphics", key, value)
+    ui.open_window()
     from kivy.app import App
     from kivy.metrics import dp, sp
     from kivy.uix.label import Label

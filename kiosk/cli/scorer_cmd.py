@@ -514,7 +514,8 @@ def run_serve(args: argparse.Namespace) -> int:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w") as f:
             f.write(password + "\n")
-        print(t("security.first-password", path=path), flush=True)
+        print(t("security.first-password", path=path, data=Path(args.data).resolve()),
+              flush=True)
     try:
         return serve(director, args.host, args.port, mdns=not args.no_mdns,
                      secure=not args.no_tls, advertise=args.advertise, lang=args.lang)

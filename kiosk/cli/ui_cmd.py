@@ -54,6 +54,7 @@ def run_table(args: argparse.Namespace) -> int:
 
     for key, value in window_config(size, board_model()).items():
         Config.set("graphics", key, value)
+    ui.open_window()
     import tempfile
 
     from ..errors import FontError, GpioError, PinMapError

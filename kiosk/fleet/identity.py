@@ -38,7 +38,9 @@ BAUDS = (9600, 19200, 38400, 57600, 115200)
 LANGS = ("zh-Hans", "zh-Hant", "en")
 ROTATIONS = (0, 90, 180, 270)
 HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)"
-SCORER = re.compile(rf"^(https?)://{HOST}(:\d{{1,5}})?/?$")
+# The scorer's address: its host, with a scheme and a port when given (provision-kiosk.sh takes
+# the same forms): no port is 8080, the scorer's own; no scheme is HTTPS, the only one it serves.
+SCORER = re.compile(rf"^(?:(https?)://)?{HOST}(:\d{{1,5}})?/?$")
 TIME_KEY = re.compile(r"^[0-9a-f]{64}$")  # provision-scorer.sh prints it
 KEYS = {"table", "scorer", "time_key", "pin", "pairing_code", "hostname", "printer",
         "printer_baud", "lang", "rotation", "hdmi_mode", "wifi", "ssh_key"}
@@ -129,15 +131,17 @@ def parse(text: str) -> Identity:
     if match is None:
         raise _refuse("scorer", "bad_scorer")
     host = match.group(2).strip("[]")
-    url = f"{match.group(1)}://{match.group(2)}{match.group(3) or ':8080'}"
+    url = f"{match.group(1) or 'https'}://{match.group(2)}{match.group(3) or ':8080'}"
     pin = data["pin"]
     if not isinstance(pin, str) or not re.fullmatch(r"\d{4,8}", pin) or pin == "0000":
         raise _refuse("pin", "bad_pin")
     fields: dict[str, Any] = {"table": table, "scorer": url, "scorer_host": host, "pin": pin}
     if "time_key" in data:
-        if not isinstance(data["time_key"], str) or not TIME_KEY.match(data["time_key"]):
+        given = data["time_key"]
+        time_key = given.lower() if isinstance(given, str) else ""  # (upper case: the same)
+        if not TIME_KEY.match(time_key):
             raise _refuse("time_key", "bad_time_key")
-        fields["time_key"] = data["time_key"]
+        fields["time_key"] = time_key
     if "pairing_code" in data:
         code = data["pairing_code"]
         if not isinstance(code, str) or not re.fullmatch(r"[0-9A-Za-z-]{4,32}", code):
@@ -352,7 +356,8 @@ def apply(paths: Paths) -> list[str]:
         put("/etc/chrony/chrony.keys", f"1 SHA256 HEX:{key}\n", 0o600)
     if match:
         put("/etc/chrony/sources.d/kiosk-scorer.sources",
-            "# The hall's scorer (kiosk.toml, applied by kiosk-firstboot.service).\n"
+            # (the same text as provision-kiosk.sh writes: a run after a boot changes nothing)
+            "# The hall's scorer: KIOSK_SCORER in /etc/kiosk/kiosk.env.\n"
             f"server {match.group(2).strip('[]')} iburst prefer{' key 1' if key else ''}\n")
     # The kernel command line: a Zero 2 W's HDMI display mode for KMS; the Wi-Fi country for
     # the radio's rules (Raspberry Pi OS keeps Wi-Fi off until it has one). Read by the

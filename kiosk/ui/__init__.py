@@ -20,3 +20,21 @@ def kivy_config():  # type: ignore[no-untyped-def]
     from kivy.config import Config
 
     return Config
+
+
+def open_window() -> None:
+    """Kivy's window, opened now. When it cannot open (no display connected, the KMS driver
+    not loaded), Kivy ends the process with its reason in its own log file only, and the
+    unit's journal would show nothing: raises WindowError naming that file instead."""
+    from kivy.base import EventLoop
+
+    try:
+        EventLoop.ensure_window()
+    except SystemExit:
+        from kivy.logger import FileHandler
+
+        from ..errors import WindowError
+
+        log = FileHandler.filename if FileHandler.fd is not None else "~/.kivy/logs"
+        raise WindowError(f"no window: see {log}").explained(
+            "terminal.table.no_window", log=log) from None
