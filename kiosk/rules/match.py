@@ -32,9 +32,6 @@ class HandEntry:
     as_played: bool = False  # played after a correction: the dealer is taken as given
     buried_by: str | None = None  # who buried the kitty last, where frying lets another seat
     called_by: str | None = None  # a redeal: the defender who called it
-    # The must-play level where the advance stopped short of what the total gave (docs/rules.md
-    # §3): players who count the band's levels see why they moved fewer.
-    stopped_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
