@@ -55,6 +55,8 @@ class Table:
     @property
     def screen(self):
         self.runner.step()
+        self.ctl.frame()  # (as the app's frame does, before it draws)
+        self.runner.step()
         return present(self.runner.view, self.clock.now(), self.ctl.ui)
 
     @property

@@ -734,6 +734,7 @@ class KioskApp(App):
         self.font = fonts.FONT_FOR_LANG[self.lang]
         self._shows_answer = self.runner.answered  # (taken before the view it answers for)
         answer, self._answering = self._answering, self._shows_answer < self._awaiting
+        self.controller.frame()
         model = present(self.runner.view, self.runner.session.clock.now(), self.controller.ui,
                         self.portrait)
         self.model = model

@@ -63,6 +63,7 @@ class UiState:
     page_before_pin: int = 0  # the list's page the PIN pad covered (a penalty struck out)
     new_match: bool = False  # after a match, the referee opened the setup of the next
     time_up_seen: tuple[str, int] | None = None  # (match, hand) whose time-up banner was read
+    time_up_held: str = ""  # the match whose time-up banner holds the move clock (`frame`)
     correct: EntryValues | None = None
     correct_hand: int | None = None
     correct_preview: dict[str, Any] | None = None
@@ -93,6 +94,20 @@ class Controller:
 
     def send(self, command: Any) -> None:
         self.runner.door.put(command)
+
+    def frame(self) -> None:
+        """Each frame, before the screen is drawn: the time-up banner covers the clock with no
+        tap having opened it (the match clock ran out, the hall or the referee called time),
+        so it holds the move clock from here as a question does, until 知道了 gives the seat
+        its time back (`time_up_ok`). Else the seat's clock ran on under it, and its first
+        press after the banner was an overrun, which in chaodipi makes the next one cost."""
+        view, ui = self.view, self.ui
+        if view.time_up is None or view.paused or ui.time_up_held == view.match or \
+                (ui.time_up_seen or ("", 0))[0] == view.match or ui.dialog is not None or \
+                ui.overlay in HOLDING_OVERLAYS:
+            return
+        ui.time_up_held = view.match
+        self.send(lambda s: s.hold_for_referee(screen=True))
 
     # -- overlays -------------------------------------------------------------------------
 
@@ -249,6 +264,8 @@ class Controller:
             self._with_pin("resume")
         elif name == "time_up_ok":
             ui.time_up_seen = (view.match, view.hand or 0)
+            if ui.time_up_held == view.match:  # (the banner's hold: the seat's time back)
+                self.send(lambda s: s.release_referee_hold(keep_time=True))
         elif name == "reopen":
             self.send(lambda s: s.reopen_entries())
         elif name == "dispute":

@@ -131,9 +131,12 @@ def _screen(view: TableView, now: float, ui: UiState, t: Any, portrait: bool) ->
         return _correction(view, ui, t, lang, portrait)
     if ui.overlay == "history":
         return _history(view, ui, t, lang, portrait)
+    time_up = view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match
+    if time_up and view.pause_reason in (None, PauseReason.HOLD):  # (its own hold: `frame`)
+        return _time_up_banner(view, t)
     if view.paused and view.phase not in IDLE:  # between hands too: a restart
         return _paused(view, t)  # there pauses the match clock, and only 继续 resumes it
-    if view.time_up is not None and (ui.time_up_seen or ("", 0))[0] != view.match:
+    if time_up:
         return _time_up_banner(view, t)
     if view.phase == Phase.SETUP or (view.phase == Phase.OVER and ui.new_match):
         return _setup(view, ui, t, lang, portrait)
