@@ -73,3 +73,22 @@ def test_no_bury_without_a_trump(table):
     assert table.screen.notice.text == "请先选主，再开始扣底"
     table.tap("trump:♦", "start_bury")
     assert table.state.phase == "bury"
+
+
+def test_a_correction_of_a_fried_hand_keeps_who_fried_and_buried(table):
+    """A referee corrected a fried hand's points: the record then said the dealer had set the
+    trump and nobody had buried after him, and the frier's kitty penalty would have been the
+    dealer's (a referee at the real window, chaodipi)."""
+    fried_hand(table)
+    played = table.session.export()["hands"][0]
+    assert (played["trump"], played["buried_by"]) == ({"suit": "♥", "seat": "E"}, "E")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:45", "e_last:dealer", "e_finish",
+              "e_summary", "r_save_correction")
+    corrected = table.session.export()["hands"][0]
+    assert corrected["points"] == 45
+    assert (corrected["trump"], corrected["buried_by"]) == ({"suit": "♥", "seat": "E"}, "E")
+    table.tap("close")
+    table.tap("history")
+    assert "东炒底，主 ♥" in table.screen.lines[1]

@@ -40,6 +40,8 @@ from ..rules.seats import PARTNER_OF, SEATS, TEAM_OF, next_seat
 from .kinds import AFTER_PLAY, IDLE, IN_HAND, ClockKind, EventKind, PauseReason, Phase
 
 _PENALTY_FIELDS = ("cards", "points", "levels", "choice", "late", "incident", "confirmed")
+#: What the referee's correction of a confirmed hand gives again (the rest stays as played).
+CORRECTED_FIELDS = frozenset({"points", "kitty", "penalties", "trump"})
 #: Trump as the kiosk records it: a suit, or NT (no trump).
 TRUMPS = ("♠", "♥", "♣", "♦", "NT")
 #: The cards of one deck and of the kitty (docs/rules.md §1: two decks, a kitty of 8).
@@ -1054,13 +1056,13 @@ class MatchState:
         old = self.played[number - 1]
         if old.record.get("redeal"):
             raise refused("correct_redeal", f"hand {number} was a redeal; nothing to correct")
-        if not isinstance(entry, dict) or not set(entry) <= {"points", "kitty", "penalties",
-                                                             "trump"}:
+        if not isinstance(entry, dict) or not set(entry) <= CORRECTED_FIELDS:
             raise refused("refused.entry", "a corrected hand gives points, kitty, penalties "
                           "and trump only")
-        new_record = {"dealer": old.record["dealer"], **entry}
-        if old.record.get("as_played"):
-            new_record["as_played"] = True
+        # What the correction does not give stays as it was played: the dealer, who buried
+        # the kitty last (a frier: the kitty's penalty is theirs), as_played.
+        new_record = {k: v for k, v in old.record.items() if k not in CORRECTED_FIELDS}
+        new_record.update(entry)
         records = [p.record for p in self.played]
         records[number - 1] = new_record
         needs_ruling = self.needs_ruling

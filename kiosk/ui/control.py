@@ -492,9 +492,10 @@ class Controller:
         elif name == "r_save_correction" and ui.correct is not None \
                 and ui.correct_hand is not None:
             hand, entry = ui.correct_hand, wizard.as_record(ui.correct)
-            if ui.correct.trump:
-                entry["trump"] = {"suit": ui.correct.trump,
-                                  "seat": view.records[hand - 1]["dealer"]}
+            if ui.correct.trump:  # (set by whoever set it: a frier, else the dealer)
+                played = view.records[hand - 1]
+                seat = (played.get("trump") or {}).get("seat") or played["dealer"]
+                entry["trump"] = {"suit": ui.correct.trump, "seat": seat}
             reason = translator(ui.lang)("ui.note.correction")
 
             def save(session: Any) -> None:  # (refused: the refusal is said instead)
