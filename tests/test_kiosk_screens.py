@@ -229,6 +229,7 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     assert table.screen.name == "entry.points" or table.state.phase == "entry"
     assert not table.state.draft.confirmed
     table.tap("e_finish")
+    result_bar = [b.action for b in table.screen.nav]
     table.tap("dispute:EW")
     assert table.screen.name == "confirm" and table.state.phase == "result"
     assert table.screen.lines == ("本副冻结，等待裁判裁定。",)
@@ -238,6 +239,14 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     # referee's review)
     assert [(b.action, b.label) for b in table.screen.nav if b.action == "referee"] == [
         ("referee", "请裁判")]
+    # and in the slot of 裁判, 记录 and the language in theirs: a referee tapping 裁判 by habit
+    # opened 记录, which had moved into its place (a referee at the real window)
+    bar = [b.action for b in table.screen.nav]
+    assert len(bar) == len(result_bar)
+    assert [a for a in bar if a] == [a for a in result_bar if a.split(":")[0] in (
+        "history", "referee", "language")]
+    for action in ("history", "referee"):
+        assert bar.index(action) == result_bar.index(action)
 
 
 def test_5_penalties_that_cancel_out_are_in_the_breakdown(table):

@@ -82,9 +82,10 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         nav = slotted(nav, ui, t, shared=False)
     elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
-        # (a screen's own button for one of them, 请裁判 on a disputed hand, stands for it)
-        own = {b.action for b in nav}
-        nav = (*nav, *(b for b in _global(ui, t) if b.action not in own))
+        # (a screen's own button for one of them, 请裁判 on a disputed hand, stands in its slot)
+        own = {b.action: b for b in nav if b.action}
+        shared = tuple(own.get(b.action, b) for b in _global(ui, t))
+        nav = (*(b for b in nav if b.action not in own or b not in shared), *shared)
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
 
@@ -637,8 +638,10 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
                                for k, v in p["awards"].items()))
     if view.phase == Phase.DISPUTED:
         lines.append(t("ui.disputed"))
+        # (the result's own three buttons' slots left empty: 记录, 请裁判 where 裁判 is, the
+        # language, each where the referee's hand expects it)
         return ScreenModel("step", "disputed", t("ui.screen.result"), lines=tuple(lines),
-                           nav=(Btn("referee", t("ui.call_referee"), "primary"),))
+                           nav=(GAP, GAP, GAP, Btn("referee", t("ui.call_referee"), "primary")))
     order = ("NS", "EW", "dealer", "defenders")
     sides = sorted(set(view.sides.values()), key=order.index)
     for side in sides:
