@@ -101,6 +101,7 @@ class TableView:
     dealer: str | None = None
     level: str | None = None  # the level the hand is played at
     partner: str | None = None
+    partner_card: str | None = None  # the card the dealer turned for it (individual events)
     trump: str | None = None
     trumps: tuple[str, ...] = TRUMPS  # the trumps the ruleset plays (xiamen: no no-trump)
     grab_dealer: bool = False
@@ -258,6 +259,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         players=dict(state.setup.get("players") or {}), levels=state.levels(),
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
         level=level, partner=state.partner() if draft else None,
+        partner_card=draft.partner_card if draft else None,
         trump=draft.trump["suit"] if draft and draft.trump else None, trumps=state.trumps(),
         grab_dealer=bool(draft and draft.dealer is None and ruleset.kind == "team"),
         redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=state.fry_seats(),

@@ -50,7 +50,7 @@ class UiState:
     referee_step: str = "menu"  # menu, leader, correct_pick, forfeit_kind/team/reason
     forfeit: dict[str, str] = field(default_factory=dict)
     after_unlock: str | None = None  # an action that waits for the PIN
-    ready_step: str = ""  # "redeal" while the calling seat is chosen
+    ready_step: str = ""  # "redeal" while the calling seat is chosen, "partner": the card again
     end_step: str = ""  # "lead_by" while the referee says whose lead ran over, at the end
     fry_seat: str = ""  # the frier, while the referee picks the trump it sets
     names: dict[str, str] = field(default_factory=dict)
@@ -210,6 +210,11 @@ class Controller:
             self.send(lambda s: s.grab_dealer(arg))
         elif name == "card":
             self.send(lambda s: s.draw_partner(card=arg))
+            ui.ready_step = ""
+        elif name == "partner_again":
+            ui.ready_step = "partner"
+        elif name == "partner_back":
+            ui.ready_step = ""
         elif name == "trump":
             seat = view.dealer or "N"
             self.send(lambda s: s.declare_trump(arg, seat))

@@ -53,7 +53,8 @@ PENALTY_ROWS = {False: 3, True: 8}
 SLIP_PAGE = {False: (2, 11), True: (1, 28)}
 #: The screens of the hand whose bottom bar keeps fixed slots (see `slotted`).
 SLOTTED = ("ready", "fry", "clock", "end_play", "entry")
-BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back", "end_play_back")
+BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back", "end_play_back",
+                "partner_back")
 FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "end_play_by", "e_finish", "e_summary")
 GAP = Btn("", "")
 #: Kivy breaks a line only at a plain space: the spaces inside a note are this one.
@@ -359,9 +360,12 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         return ScreenModel("step", "ready.dealer", t("ui.q.dealer", hand=hand),
                            grids=(seat_grid("dealer", SEATS, view, t),), nav=undo)
     dealer = seat_label(view, view.dealer or "", t)
-    if view.kind == "individual" and not view.partner:
+    if view.kind == "individual" and (not view.partner or ui.ready_step == "partner"):
+        again = (Btn("partner_back", t("ui.back"), "quiet"),) if view.partner else ()
         return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
-                           grids=(Grid(tuple(Btn(f"card:{r}", r) for r in RANKS), 7, 5),))
+                           grids=(Grid(tuple(Btn(f"card:{r}", r, "selected" if
+                                                 r == view.partner_card else "normal")
+                                             for r in RANKS), 7, 5),), nav=again)
     if ui.ready_step == "redeal" and view.redeal_callers:
         condition = (render(view.redeal_condition.key, view.redeal_condition.params, ui.lang),
                      ) if view.redeal_condition is not None else ()
@@ -382,6 +386,8 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
     if view.redeal_callers:
         nav.append(Btn("redeal", t("ui.redeal"), "quiet"))
+    if view.partner:  # a card tapped wrong: chosen again until the bury begins
+        nav.append(Btn("partner_again", t("ui.partner_again"), "quiet"))
     nav.append(Btn("start_bury", t("ui.start_bury"), "primary"))
     title = t("ui.dealer_level", hand=hand, dealer=dealer, level=view.level or "")
     return ScreenModel("step", "ready", title, lines=tuple(lines),
@@ -1007,11 +1013,9 @@ def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
     shown = dict(params)
     if shown.get("seat") in SEATS:
         shown["seat"] = seat_label(view, shown["seat"], t)
-    for name in ("team", "side"):
-        if shown.get(name) in ("NS", "EW"):
-            shown[name] = team_label(view, shown[name], t)
-        elif shown.get(name) in ("dealer", "defenders"):
-            shown[name] = t("term.dealer_side" if shown[name] == "dealer" else "term.defenders")
+    for name in ("team", "side"):  # (a side in the ruleset's own words, as on its button)
+        if shown.get(name) in ("NS", "EW", "dealer", "defenders"):
+            shown[name] = _side(view, shown[name], t, lang)
     said = t(key, **shown)
     p = view.preview or {}
     if key in ("ui.confirm.rule", "ui.confirm.rule_wins") and "result" in p and \

@@ -1,0 +1,44 @@
+"""An individual event at the kiosk (shuangsheng-2011: each player for themselves, the partner
+drawn by a turned card), as a referee found it at the real window: the dispute's question
+named the sides in xiamen's words, and a card tapped wrong could not be taken back. Through
+the real controller, runner, session and journal on an injected clock."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.unit
+
+
+def a_deal_entered(table, card: str = "7") -> None:
+    table.tap("setup:shuangsheng-2011", f"card:{card}", "trump:♠", "start_bury")
+    table.press(table.state.clock.seat)
+    table.play_out()
+    table.enter(40)
+
+
+def test_the_dispute_question_names_the_side_in_the_rulesets_words(table):
+    a_deal_entered(table)
+    labels = [b.label for b in table.screen.nav]
+    assert "防守方\n有异议" in labels  # the button already said it so
+    table.tap("dispute:defenders")
+    assert table.screen.title == "防守方有异议？"  # (it said 旁家有异议？)
+
+
+def test_a_card_tapped_wrong_is_chosen_again_before_the_bury(table):
+    table.tap("setup:shuangsheng-2011", "card:7")
+    assert table.state.draft.partner_card == "7"
+    screen = table.screen
+    assert screen.name == "ready"
+    assert [b.label for b in screen.nav if b.action == "partner_again"] == ["重选翻出的牌"]
+    table.tap("partner_again")
+    screen = table.screen
+    assert screen.name == "ready.partner"
+    assert [b.action for g in screen.grids for b in g.buttons if b.style == "selected"] == [
+        "card:7"]  # the card as tapped, marked
+    table.tap("partner_back")  # changed their mind: nothing recorded
+    assert table.screen.name == "ready" and table.state.draft.partner_card == "7"
+    table.tap("partner_again", "card:8")
+    assert table.state.draft.partner_card == "8" and table.screen.name == "ready"
+    table.tap("trump:♠", "start_bury")
+    assert "partner_again" not in table.screen.actions()  # the bury begun: the referee's now
