@@ -33,8 +33,8 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/mypy --strict kiosk/rules kiosk/errors.py kiosk/sqlite.py
 
-# The fast tier, under half a minute: the rules, the session, the presenters, the store, the
-# wire and the command line, all in this process (tests marked `unit`).
+# The fast tier, 30–45 s with lint on two cores: the rules, the session, the presenters, the
+# store, the wire and the command line, all in this process (tests marked `unit`).
 check: lint
 	$(BIN)/python -m pytest -n 2 --dist worksteal -m unit -q
 

@@ -77,11 +77,6 @@ class RulesError(KioskError):
         self.key, self.params = self._located(Words(key, self.problem_params))
         return self
 
-    @property
-    def problem_words(self) -> Words | None:
-        """The problem as `Words` (None when the error carries no catalog key)."""
-        return None if self.problem_key is None else Words(self.problem_key, self.problem_params)
-
     def _located(self, problem: Words) -> tuple[str, dict[str, Any]]:
         return problem.key, dict(problem.params)
 

@@ -47,3 +47,22 @@ def test_raising_the_points_drops_a_kitty_that_no_longer_fits(table):
     table.tap("e_points:180", "e_last:defenders")
     assert offered(table, "e_kitty:") == [0, 5, 10, 15, 20]
     assert [b.style for g in table.screen.grids for b in g.buttons].count("selected") == 0
+
+
+def test_the_referee_s_levels_are_offered_as_far_as_the_rules_allow(table):
+    """chaodipi's 裁判判罚 → 罚级 has no top in its file, and the rules core takes up to 12; the
+    table offered 1 to 3, so a referee could not enter 罚4级 there (a maintainer's review)."""
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.press("N")
+    table.tap("no_fry")
+    table.play_out()
+    table.tap("end_play")
+    if table.screen.name == "confirm":
+        table.tap("ok")
+    table.tap("e_points:40", "e_last:dealer", "e_add", "e_pseat:E", "e_pkind:ruling",
+              "e_popt:1")
+    screen = table.screen
+    assert screen.title == "裁判判罚：罚几级？"
+    assert [b.label for g in screen.grids for b in g.buttons] == [str(n) for n in range(1, 13)]
+    table.tap("e_pval:4")
+    assert [p.get("levels") for p in table.state.draft.penalties.values()] == [4]

@@ -92,3 +92,4 @@ def test_a_correction_of_a_fried_hand_keeps_who_fried_and_buried(table):
     table.tap("close")
     table.tap("history")
     assert "东炒底，主 ♥" in table.screen.lines[1]
+

@@ -303,6 +303,8 @@ def test_common_chinese_headers_name_the_team(header):
     ("name,unit\n甲,x\n\n乙,y,z\n", "roster.error.extra_cells",
      {"line": 4, "cells": 3, "columns": 2}),
     ('name\n"甲\n', "roster.error.csv", {"line": 2}),
+    ("name\n" + "队" * 40 + "\n" + "队" * 41 + "\n", "roster.error.long_name",
+     {"line": 3, "most": 40}),  # (40 characters are a name: the first line is taken)
 ])
 def test_a_bad_roster_is_refused_naming_the_files_own_line(text, key, params):
     with pytest.raises(roster.RosterError) as refused:

@@ -24,11 +24,6 @@ from .web.app import create_app
 MAX_CONNECTIONS = 8192  # open connections in all (the unit's LimitNOFILE is 65536)
 
 
-def public_url(host: str, port: int, secure: bool = True) -> str:
-    """The address players and kiosks use: the LAN's when listening on every interface."""
-    return Advertiser(host, port, mdns=False, secure=secure).url
-
-
 class ScorerServer(uvicorn.Server):
     """uvicorn, ending the hall's event streams as soon as it is asked to stop (they would
     otherwise be cut off after the graceful-shutdown timeout, with a traceback), and calling

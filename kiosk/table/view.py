@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules import EntryError, IndividualRound, TeamMatch
+from ..rules.hand import MAX_CARD_POINTS, MAX_REFEREE_LEVELS
+from ..rules.ruleset import POINT_STEP
 from ..rules.seats import TEAM_OF
 from .kinds import ClockKind, Phase
 from .session import SessionError, TableSession
@@ -42,7 +44,9 @@ class PenaltyOption:
 
 
 def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
-    """The entry options of a ruleset penalty, for a form."""
+    """The entry options of a ruleset penalty, for a form: what the rules core accepts, but
+    for the cards of a failed throw, 1 to 12 (the core takes up to 33, a hand's whole: no throw
+    at a table is that long) and open-ended referee points, offered up to the deck's 200."""
     options = [(None, penalty.name, penalty.default)] if penalty.default else []
     options += [(key, choice.name, choice.outcome) for key, choice in penalty.choices.items()]
     out = []
@@ -51,11 +55,11 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
         if outcome.per_card:
             out.append(PenaltyOption(choice, name, "cards", tuple(range(1, 13)), effect))
         elif effect == "referee-points":
-            top = outcome.max if outcome.max is not None else max(200, outcome.min)
+            top = outcome.max if outcome.max is not None else max(MAX_CARD_POINTS, outcome.min)
             out.append(PenaltyOption(choice, name, "points",
-                                     tuple(range(outcome.min, top + 1, 5)), effect))
-        elif effect == "referee-levels":
-            top = outcome.max if outcome.max is not None else 3
+                                     tuple(range(outcome.min, top + 1, POINT_STEP)), effect))
+        elif effect == "referee-levels":  # (chaodipi's 罚级 has no top: the core's 12)
+            top = outcome.max if outcome.max is not None else MAX_REFEREE_LEVELS
             out.append(PenaltyOption(choice, name, "levels", tuple(range(outcome.min, top + 1)),
                                      effect))
         elif effect == "fix-total":

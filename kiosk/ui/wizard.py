@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..rules.hand import card_point_values, kitty_point_values
+from ..rules.seats import TEAM_OF
 from ..table.kinds import EventKind
 from ..table.view import PenaltyOption, TableView
 from .model import Btn, Grid, Row
@@ -326,7 +327,7 @@ def loser_by(values: EntryValues, action: str, view: TableView) -> str | None:
             option = next(o for o in view.penalty_forms[code]
                           if o.choice == details.get("choice"))
             if option.effect == "match-loss":
-                return "NS" if seat in "NS" else "EW"
+                return TEAM_OF[seat]
     return None
 
 

@@ -205,11 +205,6 @@ class Access(DirectorBase):
         """A new admin session for `who`: (token for the cookie, CSRF token for the forms)."""
         return open_session(self.store, self.clock(), who)
 
-    def session_csrf(self, token: str) -> str | None:
-        """The CSRF token of a live session, or None."""
-        found = self.session(token)
-        return found[0] if found else None
-
     def session(self, token: str) -> tuple[str, str] | None:
         """(CSRF token, who) of a live session, or None."""
         return session(self.store, token, self.clock())

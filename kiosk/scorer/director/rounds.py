@@ -518,10 +518,6 @@ class RoundsAndPairings(DirectorBase):
             return refuse("admin.error.undo_ruled", round=round_no)
         return None
 
-    def can_undo_round(self) -> bool:
-        """The current round can still be taken back (the admin page offers it)."""
-        return self.undo_refusal(self.current_round()) is None
-
     def _withdrawn(self) -> list[dict[str, Any]]:
         text = self.store.setting("withdrawn")
         return list(json.loads(text)) if text else []
