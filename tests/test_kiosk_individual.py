@@ -42,3 +42,30 @@ def test_a_card_tapped_wrong_is_chosen_again_before_the_bury(table):
     assert table.state.draft.partner_card == "8" and table.screen.name == "ready"
     table.tap("trump:♠", "start_bury")
     assert "partner_again" not in table.screen.actions()  # the bury begun: the referee's now
+
+
+def test_the_chairs_say_who_sits_in_them_and_a_penalty_goes_to_that_player(table):
+    """E deals and turns a 7: N is the partner and swaps chairs with W for the deal. The clock
+    named the chairs, the entry the players (「北家超时」 at the clock, 「西 超时」 in the list),
+    and 哪个座位犯规？ drew the chairs but took the tap as a player: a referee pointing at the
+    offender's chair charged someone else (a referee at the real window)."""
+    table.tap("setup:shuangsheng-2011", "card:7", "trump:♠", "start_bury")
+    assert table.state.partner() == "N" and table.state.player_at("W") == "N"
+    table.press(table.state.clock.seat)  # E buried: E leads
+    table.press("E")
+    assert table.state.clock.seat == "N"  # the north chair, where W sits this deal
+    screen = table.screen
+    boxes = {s.seat: s.label for s in screen.seats}
+    assert (boxes["N"], boxes["W"], boxes["E"]) == ("西（坐北）", "北（坐西）", "东")
+    assert screen.title.startswith("西（坐北） 出牌")
+    table.clock.advance(8)  # over its 5 s
+    table.press("N")
+    assert table.screen.notice.text.startswith("西家超时 3")
+    table.play_out()
+    table.tap("end_play")
+    if table.screen.name == "confirm":
+        table.tap("ok")
+    table.tap("e_points:40", "e_last:dealer", "e_add")
+    pick = table.screen.grids[0].buttons
+    top = pick[1]  # the grid is the table seen from above: north in the top middle
+    assert (top.action, top.label) == ("e_pseat:W", "西（坐北）")

@@ -173,12 +173,13 @@ class TableRunner:
             if event.data["id"] in waiting:
                 ruleset = session.state.ruleset
                 assert ruleset is not None
-                self.notify("table.referee_call", "alert", seat=event.data["seat"],
+                self.notify("table.referee_call", "alert",
+                            seat=session.state.player_at(event.data["seat"]),
                             penalty=ruleset.penalties["time-overrun"].name)
                 self.lights.signal(Signal("limit", event.data["seat"], event.data["phase"]),
                                    session.clock.now())
             else:
-                self.notify("table.overrun", seat=event.data["seat"],
+                self.notify("table.overrun", seat=session.state.player_at(event.data["seat"]),
                             seconds=round(event.data["over"], 1), phase=event.data["phase"])
 
     def _act(self, action: Action) -> None:

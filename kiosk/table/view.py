@@ -106,6 +106,9 @@ class TableView:
     level: str | None = None  # the level the hand is played at
     partner: str | None = None
     partner_card: str | None = None  # the card the dealer turned for it (individual events)
+    # shuangsheng: the player sitting in a chair this deal where it is not their own (the
+    # partner and the dealer's opposite swap chairs); the seat buttons are the chairs'
+    seated: dict[str, str] = field(default_factory=dict)
     trump: str | None = None
     trumps: tuple[str, ...] = TRUMPS  # the trumps the ruleset plays (xiamen: no no-trump)
     grab_dealer: bool = False
@@ -264,6 +267,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         hand=draft.number if draft else None, dealer=draft.dealer if draft else None,
         level=level, partner=state.partner() if draft else None,
         partner_card=draft.partner_card if draft else None,
+        seated={c: state.player_at(c) for c in SEATS if state.player_at(c) != c},
         trump=draft.trump["suit"] if draft and draft.trump else None, trumps=state.trumps(),
         grab_dealer=bool(draft and draft.dealer is None and ruleset.kind == "team"),
         redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=state.fry_seats(),

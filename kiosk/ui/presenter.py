@@ -20,6 +20,7 @@ from .control import CANDIDATES, UiState, shown_candidates
 from .model import Btn, Grid, Notice, Part, Row, ScreenModel, SeatModel
 from .wizard import (
     applied_text,
+    chair_label,
     has,
     penalty_name,
     seat_grid,
@@ -436,7 +437,7 @@ def end_play_overrun(view: TableView, now: float, t: Any) -> str:
         return ""
     if view.clock_seat is None:
         return t("ui.confirm.end_play_lead_over", trick=view.trick, seconds=f"{over:.1f}")
-    return t("ui.confirm.end_play_overrun", seat=seat_label(view, view.clock_seat, t),
+    return t("ui.confirm.end_play_overrun", seat=chair_label(view, view.clock_seat, t),
              seconds=f"{over:.1f}")
 
 
@@ -462,7 +463,7 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
     for seat in SEATS:
         moving = not view.all_played and (view.clock_seat == seat or (
             view.clock_seat is None and view.phase == Phase.PLAY))
-        seats.append(SeatModel(seat, seat_label(view, seat, t), moving,
+        seats.append(SeatModel(seat, chair_label(view, seat, t), moving,
                                state if moving else "idle", shown if moving else ""))
     title = to_move(view, t)
     caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == Phase.PLAY else ""
@@ -496,7 +497,7 @@ def mmss(left: float) -> str:
 
 def to_move(view: TableView, t: Any) -> str:
     """Who is to move on the clock: 「北 出牌」, 「东 扣底」, or that every trick is played."""
-    who = view.clock_seat and seat_label(view, view.clock_seat, t)
+    who = view.clock_seat and chair_label(view, view.clock_seat, t)
     if view.all_played:
         return str(t("ui.all_played", tricks=view.tricks))
     if view.phase == Phase.BURY:

@@ -220,9 +220,15 @@ TABLE_ORDER = (None, "N", None, "W", None, "E", None, "S", None)
 
 def seat_grid(prefix: str, seats: tuple[str, ...], view: TableView, t: Any,
               selected: str | None = None) -> Grid:
-    """A seat picker laid out as the table: a seat that cannot be chosen is a gap."""
-    return Grid(tuple(Btn(f"{prefix}:{s}", seat_label(view, s, t), _sel(s == selected))
-                      if s in seats else Btn("", "") for s in TABLE_ORDER), 3, 3, 1.4)
+    """A seat picker laid out as the table: each player where they sit this deal (a referee
+    points at the chair), a seat that cannot be chosen a gap."""
+    def button(chair: str | None) -> Btn:
+        player = view.seated.get(chair, chair) if chair else None
+        if player not in seats or chair is None:
+            return Btn("", "")
+        return Btn(f"{prefix}:{player}", chair_label(view, chair, t), _sel(player == selected))
+
+    return Grid(tuple(button(chair) for chair in TABLE_ORDER), 3, 3, 1.4)
 
 
 def _values(prefix: str, values: tuple[int, ...], chosen: int | None, cols: int,
@@ -397,6 +403,15 @@ def side_terms(view: TableView, t: Any, lang: str, dealer: str | None) -> dict[s
 def seat_label(view: TableView, seat: str, t: Any) -> str:
     name = view.players.get(seat, "")
     return f"{t('seat.' + seat)} {name}".strip() if seat in SEATS else ""
+
+
+def chair_label(view: TableView, chair: str, t: Any) -> str:
+    """Who sits in `chair`: its own player, or in shuangsheng the one who moved there for the
+    deal, said with the chair (「西 张三（坐北）」)."""
+    player = view.seated.get(chair)
+    if player is None:
+        return seat_label(view, chair, t)
+    return t("ui.in_chair", player=seat_label(view, player, t), chair=t("seat." + chair))
 
 
 def team_label(view: TableView, team: str, t: Any) -> str:
