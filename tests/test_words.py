@@ -12,7 +12,7 @@ import pytest
 
 from kiosk.hw.slip import as_text, slip_lines, wrap
 from kiosk.rules import replay
-from kiosk.words.hand import ranking_words, signed
+from kiosk.words.hand import penalty_words, ranking_words, signed
 from kiosk.words.sheet import score_sheet
 from kiosk.words.textfmt import width
 
@@ -315,3 +315,16 @@ def test_wrap_leaves_no_character_alone_with_a_bracket_too_long_for_its_line():
         lines = wrap(offence, cols)
         assert "".join(lines) == offence
         assert len(lines) == 1 or len(lines[-1].rstrip("）")) > 1, (cols, lines)
+
+
+@pytest.mark.unit
+def test_a_choice_named_with_its_cost_says_it_once(rulesets):
+    """chaodipi's 「出牌超时：警告」 is a choice named with its cost: the slip said
+    「西 出牌超时：警告 15.0 秒：警告」 (a referee at the real window)."""
+    ruleset = rulesets["chaodipi-2011"]
+    warned = {"code": "time-overrun", "seat": "W", "choice": "play-warning",
+              "effect": "warning", "points": 0, "over_seconds": 15.0}
+    assert penalty_words(warned, ruleset, "zh-Hans", 40) == "西 出牌超时：警告 15.0 秒"
+    charged = {**warned, "choice": "play-points", "effect": "referee-points", "points": 20}
+    assert penalty_words(charged, ruleset, "zh-Hans", 40).startswith(
+        "西 出牌超时：罚10至80分 15.0 秒：")  # (its cost this time, said after it)

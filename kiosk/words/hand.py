@@ -123,8 +123,11 @@ def penalty_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int 
     """One penalty of a replay line: who, what, and what it did, with its direction:
     「东 王五 翻看上一轮的牌 罚10分（从旁家得分中扣除）」."""
     t = translator(lang)
-    return t("words.penalty", seat=seat_name(p["seat"], lang, players),
-             name=penalty_name(p, ruleset, lang), cost=cost_words(p, ruleset, lang, total))
+    name, cost = penalty_name(p, ruleset, lang), cost_words(p, ruleset, lang, total)
+    seat = seat_name(p["seat"], lang, players)
+    if cost in name:  # a choice named with its cost (「出牌超时：警告」): said once
+        return t("words.penalty_named", seat=seat, name=name)
+    return t("words.penalty", seat=seat, name=name, cost=cost)
 
 
 def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
