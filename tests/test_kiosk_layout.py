@@ -10,7 +10,7 @@ import pytest
 
 from kiosk.i18n import translator
 from kiosk.table.view import PenaltyOption
-from kiosk.ui.presenter import NOTICE_SECONDS, present
+from kiosk.ui.presenter import NOTICE_SECONDS, present, slip_columns
 from kiosk.ui.wizard import option_label
 
 pytestmark = pytest.mark.unit
@@ -258,3 +258,14 @@ def test_the_history_pager_stays_where_it_was_tapped(table):
     table.tap(first[1])
     second = [b.action for b in table.screen.nav]
     assert first == ["", "page:1", "close"] and second == ["page:0", "page:0", "close"]
+
+
+def test_the_lines_to_sign_stay_together_on_the_slip():
+    """A standard-80fen slip's second page held 裁判签名 alone (a referee at the real window):
+    the lines to sign go to a column together when they fit one."""
+    signed = [line for who in ("北", "东", "南", "西", "裁判") for line in (
+        f"{who}签名：" + "_" * 20, "")]
+    slip = ["记分表", "-" * 32, "副 庄 级", "1  北 2", "-" * 32, "胜方：南北", "", *signed]
+    columns = slip_columns(slip, 14)
+    assert columns == [slip[:7], signed]
+    assert slip_columns(slip, 8)[0] == slip[:8]  # (a block longer than a column flows on)

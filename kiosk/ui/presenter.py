@@ -707,21 +707,27 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
                        mono="\n".join(split).strip("\n"), extra={"slip_columns": split})
 
 
+SIGN_HERE = "____"  # the end of a line to sign on the slip (`hw.slip`)
+
+
 def slip_columns(slip: list[str], rows: int) -> list[list[str]]:
     """The slip's lines in columns of at most `rows`, filled from the left, each column
     opening where a reader can start: a hand's notes (its indented lines) in the column of its
     row (a page began with 「北 暴露张：罚10分」 whose hand was on the page before), a rule with
-    the two lines under it (the hands' heads and the first hand), unless together they are
-    longer than a column; no column opening on a blank line (the slip's gaps)."""
+    the two lines under it (the hands' heads and the first hand), the lines to sign together
+    (裁判签名 had a page to itself), unless a group is longer than a column; no column opening
+    on a blank line (the slip's gaps)."""
     groups: list[list[str]] = []
     kept = 0  # lines still to go with the group before (a rule's next two)
     for line in slip:
         note = line.startswith("  ") and line.strip() and groups and groups[-1][-1].strip()
-        if kept or note:
+        signing = line.endswith(SIGN_HERE) and groups and groups[-1][0].endswith(SIGN_HERE)
+        if kept or note or signing:
             groups[-1].append(line)
         else:
             groups.append([line])
-        kept = 2 if line and set(line) == {"-"} else max(0, kept - 1)
+        kept = 2 if line and set(line) == {"-"} else 1 if line.endswith(SIGN_HERE) else \
+            max(0, kept - 1)
     columns: list[list[str]] = [[]]
     for group in groups:
         if columns[-1] and len(columns[-1]) + len(group) > rows >= len(group):
