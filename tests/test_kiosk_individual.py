@@ -69,3 +69,25 @@ def test_the_chairs_say_who_sits_in_them_and_a_penalty_goes_to_that_player(table
     pick = table.screen.grids[0].buttons
     top = pick[1]  # the grid is the table seen from above: north in the top middle
     assert (top.action, top.label) == ("e_pseat:W", "西（坐北）")
+
+
+def test_the_sides_are_named_by_their_players_and_the_history_tots_up(table):
+    """The sides were only 保庄方 and 防守方, with nobody named (the partner presses at the
+    chair they moved to), and no screen said the big points so far (a referee at the real
+    window)."""
+    table.tap("setup:shuangsheng-2011", "card:7", "trump:♠", "start_bury")
+    table.press(table.state.clock.seat)
+    table.play_out()
+    table.tap("end_play")
+    if table.screen.name == "confirm":
+        table.tap("ok")
+    table.tap("e_points:40")
+    labels = [b.label for g in table.screen.grids for b in g.buttons if b.action]
+    assert labels == ["防守方 南、西（坐北）", "保庄方 东、北（坐西）"]
+    table.tap("e_last:dealer", "e_finish")
+    lines = table.screen.lines
+    assert "保庄方 东、北（坐西）：请按座位键确认" in lines
+    assert "防守方 南、西（坐北）：请按座位键确认" in lines
+    table.press("E", "S")  # one of each side
+    table.tap("history")
+    assert table.screen.lines[1].endswith("；累计：东 6  北 6  西 4  南 4")

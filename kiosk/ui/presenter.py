@@ -651,10 +651,12 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
                            nav=(GAP, GAP, GAP, Btn("referee", t("ui.call_referee"), "primary")))
     order = ("NS", "EW", "dealer", "defenders")
     sides = sorted(set(view.sides.values()), key=order.index)
+    named = side_terms(view, t, lang, view.dealer)  # (shuangsheng: who is on each side)
     for side in sides:
         done = side in view.confirmed
-        lines.append(t("ui.confirmed" if done else "ui.confirm_please",
-                       side=_side(view, side, t, lang)))
+        who = named[f"{side}_seats"] if side in ("dealer", "defenders") else \
+            _side(view, side, t, lang)
+        lines.append(t("ui.confirmed" if done else "ui.confirm_please", side=who))
     nav = (Btn("reopen", t("ui.reopen"), "quiet"),
            *(Btn(f"dispute:{side}", t("ui.dispute", side=_side(view, side, t, lang)), "danger")
              for side in sides))
@@ -759,8 +761,12 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
             rows.append((str(h["deal"]), seat_label(view, h["dealer"], t) or h["dealer"],
                          seat_label(view, h["partner"], t) or h["partner"], h["level"],
                          str(h["total"])))
-            notes.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
-                                   for k, v in h.get("awards", {}).items()))
+            said = "  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
+                             for k, v in h.get("awards", {}).items())
+            if h.get("totals"):  # (the big points so far: what the players tot up)
+                said += t("ui.history.totals", totals="  ".join(
+                    f"{seat_label(view, k, t) or k} {v}" for k, v in h["totals"].items()))
+            notes.append(said)
             continue
         dealer = t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"
         levels = f"{h['levels']['NS']}:{h['levels']['EW']}"

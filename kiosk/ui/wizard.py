@@ -391,18 +391,31 @@ def side_terms(view: TableView, t: Any, lang: str, dealer: str | None) -> dict[s
     out = {"defenders": defenders, "dealer_side": dealer_side,
            "defenders_seats": defenders, "dealer_seats": dealer_side}
     if dealer and view.kind == "team":
-        ours = "NS" if dealer in "NS" else "EW"
+        ours = TEAM_OF[dealer]
         theirs = "EW" if ours == "NS" else "NS"
         out["defenders_seats"] = t("ui.side_with_team", side=defenders,
                                    team=team_label(view, theirs, t))
         out["dealer_seats"] = t("ui.side_with_team", side=dealer_side,
                                 team=team_label(view, ours, t))
+    elif dealer and view.partner:  # shuangsheng: the players on each side this deal
+        sides: dict[str, tuple[str, ...]] = {"dealer_seats": (dealer, view.partner)}
+        sides["defenders_seats"] = tuple(s for s in SEATS if s not in sides["dealer_seats"])
+        for key, side in (("dealer_seats", dealer_side), ("defenders_seats", defenders)):
+            out[key] = t("ui.side_players", side=side, players=t("ui.and").join(
+                player_label(view, s, t) for s in sides[key]))
     return out
 
 
 def seat_label(view: TableView, seat: str, t: Any) -> str:
     name = view.players.get(seat, "")
     return f"{t('seat.' + seat)} {name}".strip() if seat in SEATS else ""
+
+
+def player_label(view: TableView, player: str, t: Any) -> str:
+    """A player, and the chair they sit in this deal if it is not their own (shuangsheng)."""
+    chair = next((c for c, p in view.seated.items() if p == player), None)
+    label = seat_label(view, player, t)
+    return t("ui.in_chair", player=label, chair=t("seat." + chair)) if chair else label
 
 
 def chair_label(view: TableView, chair: str, t: Any) -> str:
