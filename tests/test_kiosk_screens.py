@@ -247,6 +247,9 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
         "history", "referee", "language")]
     for action in ("history", "referee"):
         assert bar.index(action) == result_bar.index(action)
+    table.tap("referee")
+    table.pin()  # the menu's close button promises no match going on: the hand stays frozen
+    assert [b.label for b in table.screen.nav] == ["关闭"]
 
 
 def test_5_penalties_that_cancel_out_are_in_the_breakdown(table):

@@ -363,10 +363,11 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     dealer = seat_label(view, view.dealer or "", t)
     if view.kind == "individual" and (not view.partner or ui.ready_step == "partner"):
         again = (Btn("partner_back", t("ui.back"), "quiet"),) if view.partner else ()
+        cards = tuple(Btn(f"card:{r}", r, "selected" if r == view.partner_card else "normal")
+                      for r in RANKS)
         return ScreenModel("step", "ready.partner", t("ui.q.partner_card", dealer=dealer),
-                           grids=(Grid(tuple(Btn(f"card:{r}", r, "selected" if
-                                                 r == view.partner_card else "normal")
-                                             for r in RANKS), 7, 5),), nav=again)
+                           lines=(t("ui.partner_joker"),), grids=(Grid(cards, 7, 5),),
+                           nav=again)
     if ui.ready_step == "redeal" and view.redeal_callers:
         condition = (render(view.redeal_condition.key, view.redeal_condition.params, ui.lang),
                      ) if view.redeal_condition is not None else ()
@@ -884,8 +885,10 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
 
 def _close_words(view: TableView) -> str:
     """What closing the menu does, said on its button: the match goes on (the menu's own hold
-    ends), or only the menu closes (the match is over, or paused until 继续计时)."""
-    if view.phase == Phase.OVER or (view.paused and view.pause_reason != PauseReason.HOLD):
+    ends), or only the menu closes (the match is over, paused until 继续计时, or its hand
+    disputed until the referee rules)."""
+    if view.phase in (Phase.OVER, Phase.DISPUTED) or (
+            view.paused and view.pause_reason != PauseReason.HOLD):
         return "ui.close"
     return "ui.close_referee"
 
