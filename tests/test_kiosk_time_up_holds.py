@@ -38,3 +38,21 @@ def test_the_time_up_banner_holds_the_move_clock_and_gives_the_seat_its_time_bac
     table.press(seat)  # within the seat's own time: no overrun for the banner's
     assert overruns(table) == []
     assert table.state.clock.seat != seat
+
+
+def test_the_banner_holds_again_after_the_referees_menu_opened_over_it(table):
+    table.start()
+    table.play_tricks(1)
+    clock = table.state.clock
+    table.press(clock.seat or clock.leader or table.state.draft.dealer)
+    seat = table.state.clock.seat
+    table.do(lambda s: s.follow_hall_stop())
+    assert table.screen.name == "time_up" and table.state.paused
+    table.tap("referee")
+    table.pin()
+    table.tap("close")  # the menu's close ends its hold: the banner's takes over again
+    assert table.screen.name == "time_up" and table.state.paused
+    table.clock.advance(30)
+    table.tap("time_up_ok")
+    table.press(seat)
+    assert overruns(table) == []

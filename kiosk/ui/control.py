@@ -102,7 +102,9 @@ class Controller:
         its time back (`time_up_ok`). Else the seat's clock ran on under it, and its first
         press after the banner was an overrun, which in chaodipi makes the next one cost."""
         view, ui = self.view, self.ui
-        if view.time_up is None or view.paused or ui.time_up_held == view.match or \
+        # (again whenever it shows over a running clock: the referee's menu opened from it
+        # ends its hold when it closes)
+        if view.time_up is None or view.paused or not view.clock_running or \
                 (ui.time_up_seen or ("", 0))[0] == view.match or ui.dialog is not None or \
                 ui.overlay in HOLDING_OVERLAYS:
             return
