@@ -87,7 +87,7 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         # (a screen's own button for one of them, 请裁判 on a disputed hand, stands in its slot)
         own = {b.action: b for b in nav if b.action}
         shared = tuple(own.get(b.action, b) for b in _global(ui, t))
-        nav = (*(b for b in nav if b.action not in own or b not in shared), *shared)
+        nav = (*(b for b in nav if b not in shared), *shared)
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
                           "notice": notice(view, now, t, ui.lang), "nav": nav})
 
