@@ -413,18 +413,20 @@ def seat_label(view: TableView, seat: str, t: Any) -> str:
 
 def player_label(view: TableView, player: str, t: Any) -> str:
     """A player, and the chair they sit in this deal if it is not their own (shuangsheng)."""
-    chair = next((c for c, p in view.seated.items() if p == player), None)
-    label = seat_label(view, player, t)
-    return t("ui.in_chair", player=label, chair=t("seat." + chair)) if chair else label
+    chair = next((c for c, p in view.seated.items() if p == player), player)
+    return _seated_label(view, player, chair, t)
 
 
 def chair_label(view: TableView, chair: str, t: Any) -> str:
     """Who sits in `chair`: its own player, or in shuangsheng the one who moved there for the
     deal, said with the chair (「西 张三（坐北）」)."""
-    player = view.seated.get(chair)
-    if player is None:
-        return seat_label(view, chair, t)
-    return t("ui.in_chair", player=seat_label(view, player, t), chair=t("seat." + chair))
+    return _seated_label(view, view.seated.get(chair, chair), chair, t)
+
+
+def _seated_label(view: TableView, player: str, chair: str, t: Any) -> str:
+    label = seat_label(view, player, t)
+    return label if player == chair else t("ui.in_chair", player=label,
+                                          chair=t("seat." + chair))
 
 
 def team_label(view: TableView, team: str, t: Any) -> str:
