@@ -127,3 +127,20 @@ def test_the_slip_marks_the_corrected_hand_as_the_scorers_sheet_does(table):
         assert len(marked) == 1, table.runner.slips[lang]
         rows = [i for i, line in enumerate(lines) if line.split()[:1] in (["1"], ["2"])]
         assert rows[0] < marked[0] < rows[1]  # under hand 1, before hand 2
+
+
+def test_a_correction_after_the_end_makes_the_slip_to_sign_again(table):
+    """The slip was made once, when the match ended: a hand the referee corrected after that
+    was signed as first entered, with no mark."""
+    a_match_of_seven_hands(table)
+    first = table.runner.slips["zh-Hans"]
+    table.tap("referee")
+    table.pin()  # (the menu opened after the end: the slip stands)
+    assert table.runner.slips["zh-Hans"] == first
+    table.tap("r_correct", "r_correct:7", "e_points:40", "e_last:dealer", "e_finish",
+              "e_summary", "r_save_correction")
+    assert table.state.phase == "over"  # north and south still win, at the same levels
+    again = table.runner.slips["zh-Hans"]
+    assert "裁判已更正" in again and "裁判已更正" not in first
+    assert [line for line in again.splitlines() if line.split()[:2] == ["7", "北"]] != [
+        line for line in first.splitlines() if line.split()[:2] == ["7", "北"]]

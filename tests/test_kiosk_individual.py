@@ -93,3 +93,89 @@ def test_the_sides_are_named_by_their_players_and_the_history_tots_up(table):
     table.press("E", "S")  # one of each side
     table.tap("history")
     assert table.screen.lines[1].endswith("；累计：东 6  北 6  西 4  南 4")
+
+
+def deals_played(table, *points: int) -> None:
+    """A shuangsheng round's first deals, each confirmed by all four (the first: E deals and
+    turns a 7, so N partners E and sits in the west chair for it)."""
+    table.tap("setup:shuangsheng-2011")
+    for n in points:
+        table.tap("card:7", "trump:♠", "start_bury")
+        table.press(table.state.clock.seat)
+        table.play_out()
+        table.enter(n)
+        table.press(*"NESW")
+
+
+def test_a_confirmed_deal_is_corrected_and_its_big_points_said(table):
+    """Corrections were for team matches only: a deal both sides confirmed with the points
+    miscounted stood for the rest of the round (a referee at the real window)."""
+    deals_played(table, 40, 120)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct")
+    assert [b.label for g in table.screen.grids for b in g.buttons] == [
+        "第1副\n东庄 40分", "第2副\n北庄 120分"]
+    table.tap("r_correct:1", "e_points:80")
+    sides = [b.label for g in table.screen.grids for b in g.buttons]
+    assert sides == ["防守方 南、西", "保庄方 东、北"]  # deal 1's sides, not deal 3's
+    table.tap("e_last:dealer", "e_add")
+    grid = [(b.action, b.label) for g in table.screen.grids for b in g.buttons if b.action]
+    # the deal is over and its chairs swapped back: each player where they sit
+    assert grid == [("e_pseat:N", "北"), ("e_pseat:W", "西"), ("e_pseat:E", "东"),
+                    ("e_pseat:S", "南")]
+    table.tap("e_back")
+    nav = [b.label for b in table.screen.nav if b.label]
+    assert nav == ["返回", "下一步：核对结果"]  # (no trump to ask: an individual deal has none)
+    table.tap("e_finish")
+    assert table.screen.lines == (
+        "总分：40 → 80", "东：本副大分 6 → 4，累计 14 → 12", "北：本副大分 6 → 4，累计 9 → 7",
+        "西：本副大分 4 → 6，累计 7 → 9", "南：本副大分 4 → 6，累计 12 → 14")
+    table.tap("r_save_correction")
+    assert table.screen.notice.text == "第1副已更正"
+    played = table.state.played
+    assert [p.record["points"] for p in played] == [80, 120]
+    assert [p.record["partner_card"] for p in played] == ["7", "7"]  # as played
+    assert played[-1].result.totals == {"E": 12, "N": 7, "W": 9, "S": 14}
+    assert [p.corrected for p in played] == [True, False]
+
+
+def test_a_correction_that_changes_no_big_points_says_so(table):
+    deals_played(table, 40)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:45", "e_last:dealer", "e_finish")
+    assert table.screen.lines == ("总分：40 → 45", "大分不变")
+
+
+def test_the_slip_of_a_corrected_round_marks_the_deal_and_its_new_totals(table):
+    deals_played(table, *[40] * 16)
+    assert table.state.phase == "over"
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:2", "e_points:80", "e_last:dealer", "e_finish",
+              "r_save_correction")
+    slip = table.runner.slips["zh-Hans"].splitlines()
+    marked = [i for i, line in enumerate(slip) if "裁判已更正" in line]
+    rows = [i for i, line in enumerate(slip) if line.split()[:1] in (["2"], ["3"])]
+    assert len(marked) == 1 and rows[0] < marked[0] < rows[1], slip
+    totals = table.state.played[-1].result.totals
+    assert next(line for line in slip if line.startswith("合计")).split()[1:] == [
+        str(totals[p]) for p in "ENWS"], slip
+
+
+def test_a_deal_corrected_while_the_next_awaits_its_confirmation_is_confirmed_again(table):
+    deals_played(table, 40)
+    table.tap("card:7", "start_bury")
+    table.press(table.state.clock.seat)
+    table.play_out()
+    table.enter(120)
+    table.press("N")  # one player has agreed to deal 2's result
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:80", "e_last:dealer", "e_finish",
+              "r_save_correction", "close")
+    assert table.state.phase == "entry" and not table.state.draft.confirmed
+    table.tap("e_finish")
+    table.press(*"NESW")
+    assert [p.record["points"] for p in table.state.played] == [80, 120]

@@ -57,7 +57,7 @@ class TableRunner:
                  lang: str = "zh-Hans") -> None:
         self.session, self.door, self.panel = session, door, panel
         self.printer, self.paper, self.lang = printer, paper, lang
-        self._slip_for: str | None = None  # the match whose slip was sent
+        self._slip_for: tuple[str, Any] | None = None  # what the last slip sent said
         self.decoder = decoder or ButtonDecoder()
         self.lights = lights or Lights()
         self.notice: Notice | None = None  # the last refusal or silent event, for the screen
@@ -99,7 +99,7 @@ class TableRunner:
             self._act(action)
         for signal in self.session.tick():
             self.lights.signal(signal, now)
-        if self.session.state.phase == Phase.OVER and self._slip_for != self.session.match:
+        if self.session.state.phase == Phase.OVER and self._slip_for != self._slip_key():
             self._print_slip()
         if self.panel is not None:
             self.panel.show(*self.lights.frame(self.session, now))
@@ -201,10 +201,16 @@ class TableRunner:
         self.lights.muted = self._muted_here or bool(getattr(self.link, "muted", 0))
         self.notify("table.muted" if self._muted_here else "table.unmuted")
 
+    def _slip_key(self) -> tuple[str, Any]:
+        """What a slip says: the match, and its last hand as it stands (a referee's correction
+        after the end replaces it, and the slip to sign is made again)."""
+        played = self.session.state.played
+        return self.session.match, played[-1] if played else None
+
     def _print_slip(self) -> None:
-        """At the end of a match the slip goes to the printer (kept on disk first), and its
-        text, in every language, to the screen."""
-        self._slip_for = self.session.match
+        """At the end of a match (and after a correction of it) the slip goes to the printer
+        (kept on disk first), and its text, in every language, to the screen."""
+        self._slip_for = self._slip_key()
         state = self.session.state
         record = state.export()
         assert state.ruleset is not None

@@ -62,7 +62,7 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
             if p in players), cols)]
     out.append(("rule", "-" * cols))
     out += _hands(record, ruleset, lines, cols, lang, corrected) if ruleset.kind == "team" \
-        else _deals(record, ruleset, lines, cols, lang)
+        else _deals(record, ruleset, lines, cols, lang, corrected)
     out.append(("rule", "-" * cols))
     out += [("text", x) for x in _result(record, ruleset, lines, cols, lang)]
     out.append(("text", ""))
@@ -99,7 +99,7 @@ def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
 
 
 def _deals(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-           cols: int, lang: str) -> list[tuple[str, str]]:
+           cols: int, lang: str, corrected: Collection[int]) -> list[tuple[str, str]]:
     t = translator(lang)
     order = words.table_order(ruleset)
     players = record.get("players") or {}
@@ -111,7 +111,8 @@ def _deals(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
         rows.append((str(line["deal"]), line["level"], words.seat_name(line["dealer"], lang),
                      words.seat_name(line["partner"], lang), str(line["total"]),
                      *(str(line["awards"][p]) for p in order)))
-        row_notes.append(words.notes(record, line, ruleset, lang, players))
+        row_notes.append(words.notes(record, line, ruleset, lang, players) + (
+            [t("words.corrected")] if line["deal"] in corrected else []))
     if lines:
         totals = lines[-1]["totals"]
         rows.append((t("sheet.totals"), "", "", "", "", *(str(totals[p]) for p in order)))

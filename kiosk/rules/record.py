@@ -141,7 +141,7 @@ def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dic
     state = IndividualRound.start(ruleset)
     for number, raw in enumerate(deals, 1):
         try:
-            state, result = state.play(_parse_deal(raw))
+            state, result = state.play(parse_deal(raw))
         except EntryError as exc:
             raise RecordError.from_entry(f"deal {number}", exc) from None
         yield result.to_json()
@@ -169,7 +169,8 @@ def parse_hand(raw: Any) -> HandEntry:
     )
 
 
-def _parse_deal(raw: Any) -> DealEntry:
+def parse_deal(raw: Any) -> DealEntry:
+    """A deal of an individual record as a DealEntry. Raises EntryError or RecordError."""
     from .individual import DealEntry
 
     _check_keys(raw, _DEAL_KEYS, "", "")

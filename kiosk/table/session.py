@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SessionError
-from ..rules import Rulesets
+from ..rules import DealResult, IndividualRound, Rulesets
 from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
@@ -377,23 +377,23 @@ class TableSession:
     def correct_hand(self, hand: int, entry: dict[str, Any], reason: str
                      ) -> list[tuple[int, Any, Any]]:
         """Correct a confirmed hand (`entry` in record form: points, kitty, penalties). Later
-        hands keep their dealers; levels are recomputed. Returns (hand, old levels, new levels)
-        for every hand whose levels changed."""
+        hands keep their dealers; levels (an individual round's big points) are recomputed.
+        Returns (hand, old, new) for every hand whose levels (big points) changed."""
         self._referee()
-        before = [getattr(p.result, "levels", None) for p in self.state.played]
+        before = [p.result for p in self.state.played]
         self._record("referee", (EventKind.CORRECTION, {"hand": hand, "entry": entry,
                                                 "reason": reason}))
-        after = [p.result.levels for p in self.state.played]
-        return [(i, old, new) for i, (old, new) in enumerate(zip(before, after, strict=True), 1)
-                if old != new]
+        return _changed(before, [p.result for p in self.state.played])
 
     def after_correction(self, hand: int, entry: dict[str, Any]) -> dict[str, Any]:
         """What follows the hands, before and after `correct_hand` would correct `hand`: the
         match's "winner", and the "dealer" of the hand not yet dealt (None before when the
         match was over; absent while a hand is played, which keeps its dealer, and when the
-        corrected match is won)."""
+        corrected match is won). An individual round: each player's big-point "totals"."""
         state = self.state
         core = state.correction(hand, entry).core
+        if isinstance(core, IndividualRound):
+            return {"totals": (state.played[-1].result.totals, dict(core.totals))}
         out: dict[str, Any] = {"winner": (state.winner(), core.winner)}
         reopens = state.phase == Phase.OVER and state.time_up is None  # (as the state does)
         if (state.phase == Phase.READY or reopens) and core.winner is None:
@@ -403,12 +403,9 @@ class TableSession:
     def preview_correction(self, hand: int, entry: dict[str, Any]
                            ) -> tuple[Any, list[tuple[int, Any, Any]]]:
         """What `correct_hand` would do, without recording it: the corrected hand's result and
-        (hand, old levels, new levels) for every hand whose levels would change."""
+        (hand, old, new) for every hand whose levels (big points) would change."""
         _, _, results, _ = self.state.correction(hand, entry)
-        before = [getattr(p.result, "levels", None) for p in self.state.played]
-        after = [r.levels for r in results]
-        return results[hand - 1], [(i, old, new) for i, (old, new) in
-                                   enumerate(zip(before, after, strict=True), 1) if old != new]
+        return results[hand - 1], _changed([p.result for p in self.state.played], results)
 
     def _pause(self, actor: str, reason: str) -> None:
         # An overrun already run up is a fact: it is recorded with the pause, and the move
@@ -563,6 +560,16 @@ class TableSession:
     def export(self) -> dict[str, Any]:
         """The current match as a docs/rules.md §9 record."""
         return self.state.export()
+
+
+def _changed(before: list[Any], after: list[Any]) -> list[tuple[int, Any, Any]]:
+    """(hand, old, new) for every hand whose outcome differs: a team hand's levels, an
+    individual deal's big points."""
+    def outcome(result: Any) -> Any:
+        return result.awards if isinstance(result, DealResult) else result.levels
+
+    return [(i, outcome(old), outcome(new)) for i, (old, new) in
+            enumerate(zip(before, after, strict=True), 1) if outcome(old) != outcome(new)]
 
 
 def _digest(pin: str) -> bytes:

@@ -24,6 +24,7 @@ from ..errors import SessionError
 from ..protocol.schema import Event
 from ..rules import (
     DealEntry,
+    DealResult,
     EntryError,
     HandEntry,
     IndividualRound,
@@ -175,7 +176,7 @@ class Corrected(NamedTuple):
     """A confirmed hand corrected: the match's core, every hand's record and result, and what
     time up then waits for the referee to rule (None: nothing)."""
 
-    core: TeamMatch
+    core: TeamMatch | IndividualRound
     records: list[dict[str, Any]]
     results: list[Any]
     needs_ruling: str | None
@@ -1047,9 +1048,8 @@ class MatchState:
         """The match with confirmed hand `number` replaced by `entry` (points, kitty,
         penalties, trump): the core, the records and the results of every hand, and whether
         time up then waits for the referee. Raises SessionError; changes nothing."""
-        if self.phase == Phase.SETUP or not self.team:
-            raise refused("no_correction", "corrections are for confirmed hands of a team "
-                          "match")
+        if self.phase == Phase.SETUP:
+            raise refused("no_correction", "corrections are for confirmed hands")
         if not isinstance(number, int) or not 1 <= number <= len(self.played):
             raise refused("no_such_hand", f"hand {number!r}: give a confirmed hand, 1 to "
                           f"{len(self.played)}")
@@ -1060,7 +1060,8 @@ class MatchState:
             raise refused("refused.entry", "a corrected hand gives points, kitty, penalties "
                           "and trump only")
         # What the correction does not give stays as it was played: the dealer, who buried
-        # the kitty last (a frier: the kitty's penalty is theirs), as_played.
+        # the kitty last (a frier: the kitty's penalty is theirs), as_played; in an individual
+        # round the partner (a deal's dealer comes in turn, so the deals after it are as played).
         new_record = {k: v for k, v in old.record.items() if k not in CORRECTED_FIELDS}
         new_record.update(entry)
         records = [p.record for p in self.played]
@@ -1089,7 +1090,10 @@ class MatchState:
                 self.played[i] = Played(record, result, again)
         self.core = core
         draft = self.draft
-        if core.winner is not None:
+        if isinstance(core, IndividualRound):  # no win to give or take: the deals go on
+            if draft is not None:
+                self._back_to_entry()
+        elif core.winner is not None:
             self._finish(ev.mono)
         elif draft is None and self.time_up is None:
             self._reopen(ev.mono)
@@ -1113,12 +1117,14 @@ class MatchState:
             mc.started, mc.running = mono - mc.elapsed, True
 
     def _refold(self, records: list[dict[str, Any]], from_hand: int
-                ) -> tuple[TeamMatch, list[Any]]:
+                ) -> tuple[TeamMatch | IndividualRound, list[Any]]:
         """Replay the confirmed hands with one replaced (`records` is updated in place: hands
         after it keep their dealers, as played); a time up is applied where it happened."""
         from ..rules.record import parse_hand
 
         assert self.ruleset is not None
+        if not self.team:
+            return self._refold_deals(records)
         core = TeamMatch.start(self.ruleset, None)
         results = []
         for i, record in enumerate(records, 1):
@@ -1137,6 +1143,22 @@ class MatchState:
         if self.end is not None and core.winner is None:  # a forfeit after the hands stands
             core = core.forfeit(self.end["forfeit"])
         return core, results
+
+    def _refold_deals(self, records: list[dict[str, Any]]
+                      ) -> tuple[IndividualRound, list[DealResult]]:
+        """An individual round's confirmed deals replayed, one replaced: each deal has its own
+        dealer in turn and its partner as drawn, so nothing else is applied."""
+        from ..rules.record import parse_deal
+
+        assert self.ruleset is not None
+        deals, results = IndividualRound.start(self.ruleset), []
+        for i, record in enumerate(records, 1):
+            try:
+                deals, result = deals.play(parse_deal(record))
+            except (EntryError, RecordError) as exc:
+                raise entry_refused(exc, f"deal {i}: ") from None
+            results.append(result)
+        return deals, results
 
     def _check_pause(self, data: dict[str, Any]) -> bool:
         """Returns whether the pause takes over one already there: the hall's pause takes over

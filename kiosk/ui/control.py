@@ -501,7 +501,7 @@ class Controller:
             hand, entry = ui.correct_hand, wizard.as_record(ui.correct)
             if ui.correct.trump:  # (set by whoever set it: a frier, else the dealer)
                 played = view.records[hand - 1]
-                seat = (played.get("trump") or {}).get("seat") or played["dealer"]
+                seat = (played.get("trump") or {}).get("seat") or view.history[hand - 1]["dealer"]
                 entry["trump"] = {"suit": ui.correct.trump, "seat": seat}
             reason = translator(ui.lang)("ui.note.correction")
 
@@ -606,8 +606,11 @@ class Controller:
         new, facts = wizard.choose(values, action, view)
         if len(new.penalties) > len(values.penalties):
             ui.page = 10**6  # the list shows its last page: the penalty just added
-        if ("finish",) in facts:
-            new = replace(new, step="trump")
+        if ("finish",) in facts:  # the trump next; an individual deal has none recorded
+            if view.kind == "team":
+                new = replace(new, step="trump")
+            else:
+                facts.append(("summary",))
         ui.correct = new
         if new.step == "penalties" and (values.step != "penalties" or
                                         new.penalties != values.penalties):

@@ -767,6 +767,8 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
             if h.get("totals"):  # (the big points so far: what the players tot up)
                 said += t("ui.history.totals", totals="  ".join(
                     f"{seat_label(view, k, t) or k} {v}" for k, v in h["totals"].items()))
+            if view.corrected[h["deal"] - 1]:
+                said += ("; " if lang == "en" else "；") + t("ui.history.corrected")
             notes.append(said)
             continue
         dealer = t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"
@@ -870,10 +872,10 @@ def _referee(view: TableView, now: float, ui: UiState, t: Any, lang: str,
             Grid(tuple(Btn(f"r_freason:{r}", t("ui.forfeit.reason." + r))
                        for r in FORFEIT_REASONS), 2, 1),), nav=(back,))
     if step == "correct_pick":  # each hand told apart by its dealer and points, as 记录 does
-        hands = tuple(Btn(f"r_correct:{h['hand']}", t(
-            "ui.correct.pick", n=h["hand"], points=record.get("points", "—"),
+        hands = tuple(Btn(f"r_correct:{n}", t(
+            "ui.correct.pick", n=n, points=record.get("points", "—"),
             seat=t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"))
-            for h, record in zip(view.history, view.records, strict=False)
+            for n, (h, record) in enumerate(zip(view.history, view.records, strict=False), 1)
             if h.get("result") != "redeal")
         return ScreenModel("step", "referee.correct_pick", t("ui.q.correct_pick"),
                            grids=(Grid(hands, 6, 4),) if hands else (),
@@ -917,7 +919,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
         penalty = dict(view.penalties).get(pid, {})
         slots[3] = Btn(f"r_pconfirm:{pid}", t("ui.r.confirm_penalty", penalty=wizard.penalty_text(
             penalty, view, t, lang)), "primary")
-    if view.kind == "team" and any(h.get("result") != "redeal" for h in view.history):
+    if any(h.get("result") != "redeal" for h in view.history):
         slots[4] = Btn("r_correct", t("ui.r.correct"))
     if view.match_limit is not None and not view.match_clock_started and playing and \
             view.phase != Phase.DISPUTED:
@@ -953,16 +955,26 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
                        extra={"locked": locked > 0, "input": 1})  # (the PIN typed)
 
 
+def _as_dealt(view: TableView, hand: int) -> TableView:
+    """The table as confirmed hand `hand` was dealt, for its correction: its dealer, and in an
+    individual round its partner, every player named in their own chair (the deal's swap of
+    chairs is long over, so the referee picks a player, not a chair)."""
+    dealt = view.history[hand - 1]
+    if view.kind == "team":
+        return replace(view, dealer=dealt.get("dealer"))
+    return replace(view, dealer=dealt.get("dealer"), partner=dealt.get("partner"), seated={})
+
+
 def _correction(view: TableView, ui: UiState, t: Any, lang: str,
                 portrait: bool) -> ScreenModel:
     hand = ui.correct_hand or 0
-    record = view.records[hand - 1]
+    view = _as_dealt(view, hand)
     values = ui.correct
     assert values is not None
     title = t("ui.correct_title", n=hand)
     if ui.correct_preview is not None:
         return _correction_summary(view, ui, values, t, lang, title)
-    step = wizard.screen(values, view, t, lang, record.get("dealer"), correcting=True,
+    step = wizard.screen(values, view, t, lang, view.dealer, correcting=True,
                          costs=ui.correct_costs)
     rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
@@ -975,6 +987,41 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
     before, after = preview["before"], preview["result"]
     lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
                new="—" if after["total"] is None else after["total"])]
+    if view.kind == "team":
+        lines += _level_changes(view, preview, t)
+    else:
+        lines += _big_point_changes(view, preview, t)
+    lines += notes_lines(wizard.counted_texts(values.penalties, ui.correct_costs, view, t, lang),
+                         lang)
+    # what the correction strikes out, with what it cost (the hand's own penalties are c1 …)
+    hand = ui.correct_hand or 0
+    was = wizard.record_values(view.records[hand - 1]).penalties
+    kept = {pid for pid, _ in values.penalties}
+    cost = tuple(zip((pid for pid, _ in was), view.history[hand - 1].get("penalties", ()),
+                     strict=False))
+    lines += notes_lines(tuple(t("ui.correct.removed", penalty=text) for text in
+                               wizard.counted_texts(tuple(x for x in was if x[0] not in kept),
+                                                    cost, view, t, lang)), lang)
+    return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
+                       nav=(Btn("e_back", t("ui.back"), "quiet"),
+                            Btn("r_save_correction", t("ui.correct.save"), "primary")))
+
+
+def _big_point_changes(view: TableView, preview: dict[str, Any], t: Any) -> list[str]:
+    """An individual deal corrected: each player whose big points change, the deal's and the
+    round's so far (「东：本副大分 3 → 1，累计 12 → 10」)."""
+    was, now = preview["before"]["awards"], preview["result"]["awards"]
+    totals_were, totals_now = preview["totals"]
+    lines = [t("ui.correct.big_points", player=wizard.player_label(view, player, t),
+               a=was[player], b=now[player], c=totals_were[player], d=totals_now[player])
+             for player in was if was[player] != now[player]]
+    return lines or [t("ui.correct.no_big_point_change")]
+
+
+def _level_changes(view: TableView, preview: dict[str, Any], t: Any) -> list[str]:
+    """A team hand corrected: the levels after the first and the last hand they change (those
+    between in one line), and what becomes of the match's win and its next dealer."""
+    lines: list[str] = []
     changes = preview.get("changes") or []
     for hand, old, new in [changes[0], changes[-1]] if len(changes) > 3 else changes:
         lines.append(t("ui.correct.levels", n=hand, a=old[0], b=old[1], c=new[0], d=new[1],
@@ -996,20 +1043,7 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
     elif new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
-    lines += notes_lines(wizard.counted_texts(values.penalties, ui.correct_costs, view, t, lang),
-                         lang)
-    # what the correction strikes out, with what it cost (the hand's own penalties are c1 …)
-    hand = ui.correct_hand or 0
-    was = wizard.record_values(view.records[hand - 1]).penalties
-    kept = {pid for pid, _ in values.penalties}
-    cost = tuple(zip((pid for pid, _ in was), view.history[hand - 1].get("penalties", ()),
-                     strict=False))
-    lines += notes_lines(tuple(t("ui.correct.removed", penalty=text) for text in
-                               wizard.counted_texts(tuple(x for x in was if x[0] not in kept),
-                                                    cost, view, t, lang)), lang)
-    return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
-                       nav=(Btn("e_back", t("ui.back"), "quiet"),
-                            Btn("r_save_correction", t("ui.correct.save"), "primary")))
+    return lines
 
 
 def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,

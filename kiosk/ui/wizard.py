@@ -160,7 +160,9 @@ def screen(values: EntryValues, view: TableView, t: Any, lang: str, dealer: str 
                      for (pid, _), text in zip(values.penalties, texts, strict=True))
         lines = () if rows else (t("ui.no_penalties"),)
         back_to = Btn("e_back", t("ui.back"), "quiet")
-        finish = Btn("e_finish", t("ui.next_trump" if correcting else "ui.next_summary"),
+        # (a correction asks the trump next; an individual deal's trump is not recorded)
+        trump_next = correcting and view.kind == "team"
+        finish = Btn("e_finish", t("ui.next_trump" if trump_next else "ui.next_summary"),
                      "primary")
         return StepModel("entry.penalties", t("ui.q.penalties"), lines=lines, rows=rows,
                          grids=(Grid((Btn("e_add", t("ui.add_penalty")),), 1, 1),),

@@ -291,7 +291,9 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                                  "partner": words.seat_name(line["partner"], lang),
                                  "total": line["total"],
                                  "awards": [line["awards"][p] for p in order],
-                                 "notes": words.notes(record, line, ruleset, lang, players)})
+                                 "notes": words.notes(record, line, ruleset, lang, players) + (
+                                     [translator(lang)("words.corrected")]
+                                     if line["deal"] in out["corrected"] else [])})
         out["totals"] = [lines[-1]["totals"][p] for p in order] if lines else []
         return out
     for line in lines:
