@@ -241,7 +241,7 @@ class HallTables(DirectorBase):
         row = self.store.db.execute(
             "SELECT max(table_number) FROM assignments WHERE round = "
             "(SELECT max(number) FROM rounds)").fetchone()
-        draft = self.current_draft()  # type: ignore[attr-defined]
+        draft = self.current_draft()
         return max(int(row[0] or 0), len(draft.plan.tables) if draft else 0)
 
     def table_count(self) -> int:

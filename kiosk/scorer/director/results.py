@@ -108,7 +108,7 @@ class ResultsAndRulings(DirectorBase):
 
     def _match(self, table: int, round_no: int) -> tuple[str, MatchState] | None:
         event = self.event()
-        start = self.round_start(round_no)  # type: ignore[attr-defined]
+        start = self.round_start(round_no)
         return self.fold(table).find(event.match_name, round_no, table, start) if event else None
 
     def problems(self, table: int, fresh: bool = True) -> list[str]:
@@ -139,7 +139,7 @@ class ResultsAndRulings(DirectorBase):
         rulings = self._kept("rulings by match", lambda: {
             (r.round, r.table): r for r in self.rulings()})
         out: dict[int, Result | None] = {}
-        for table, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
+        for table, ns, ew in self.assignments(round_no):
             found = self._match(table, round_no)
             ruling = rulings.get((round_no, table))
             revision = (found[0], self.fold(table).revisions.get(found[0])) if found else None
@@ -160,7 +160,7 @@ class ResultsAndRulings(DirectorBase):
         def read() -> dict[int, str]:
             self.round_results(round_no)
             out = {}
-            for table, _, _ in self.assignments(round_no):  # type: ignore[attr-defined]
+            for table, _, _ in self.assignments(round_no):
                 # (none kept for a closed event's results, frozen before this start)
                 kept = self._results.get((round_no, table))
                 kind = kept[2] if kept else _forfeit_kind(self.match_state(table, round_no),
@@ -181,14 +181,14 @@ class ResultsAndRulings(DirectorBase):
         if event is None or event.format == "individual-groups":
             return []
         out: list[Result] = []
-        bye_points = self.bye_points()  # type: ignore[attr-defined]
-        for round_no in range(1, self.current_round() + 1):  # type: ignore[attr-defined]
+        bye_points = self.bye_points()
+        for round_no in range(1, self.current_round() + 1):
             out += [r for r in self.round_results(round_no).values() if r is not None]
             out += [Result(round_no, team, None, team, {team: bye_points}, {team: 0})
-                    for team in self.byes(round_no)]  # type: ignore[attr-defined]
+                    for team in self.byes(round_no)]
         if event.format in SWISS_FORMATS:
             out += [Result(round_no, team, None, None, {team: points}, {team: 0})
-                    for round_no, team, points in self.missed_rounds()]  # type: ignore
+                    for round_no, team, points in self.missed_rounds()]
         return out
 
     def standings(self) -> list[Standing]:
@@ -196,14 +196,14 @@ class ResultsAndRulings(DirectorBase):
         if event is None:
             return []
         if event.format == "individual-groups":
-            totals = [self.group_totals(r)  # type: ignore[attr-defined]
-                      for r in range(1, self.current_round() + 1)]  # type: ignore
+            totals = [self.group_totals(r)
+                      for r in range(1, self.current_round() + 1)]
             return formats.individual_standings([t for t in totals if t is not None])
         if event.format == "groups-knockout":
             return formats.groups_knockout_standings(
-                self.teams(), self.ruleset().event.groups or 1, event.seed,  # type: ignore
-                self.results(), self.stages())  # type: ignore[attr-defined]
-        results, teams = self.results(), self.teams()  # type: ignore[attr-defined]
+                self.teams(), self.ruleset().event.groups or 1, event.seed,
+                self.results(), self.stages())
+        results, teams = self.results(), self.teams()
         tie_breaks = self.tie_breaks()
         key = [*results, *teams, tie_breaks]  # results are kept per match: mostly the same
         if self._standings is None or self._standings[0] != key:
@@ -226,7 +226,7 @@ class ResultsAndRulings(DirectorBase):
         only the scores: on a match the table has not finished, either is asked to confirm
         first, saying so."""
         event = self._open_event()
-        round_no = round_no or self.current_round()  # type: ignore[attr-defined]
+        round_no = round_no or self.current_round()
         if event.format == "individual-groups":
             raise refuse("admin.error.individual_ruling")
         if kind not in RULING_KINDS:
@@ -238,12 +238,12 @@ class ResultsAndRulings(DirectorBase):
             raise refuse("admin.error.ruling_reason")
         if len(reason) > MAX_REASON:
             raise refuse("admin.error.reason_long", most=MAX_REASON)
-        if not 1 <= round_no <= self.current_round():  # type: ignore[attr-defined]
+        if not 1 <= round_no <= self.current_round():
             raise refuse("admin.error.no_such_round", round=round_no,
-                         current=self.current_round())  # type: ignore[attr-defined]
-        if not any(t == table for t, _, _ in self.assignments(round_no)):  # type: ignore
+                         current=self.current_round())
+        if not any(t == table for t, _, _ in self.assignments(round_no)):
             raise refuse("admin.error.no_match_at", table=table, round=round_no)
-        if self.round_start(round_no) is None:  # type: ignore[attr-defined]
+        if self.round_start(round_no) is None:
             raise refuse("admin.error.ruling_not_started", round=round_no)
         most = self.ruleset().most_net_levels
         if not 0 <= net <= most:
@@ -291,7 +291,7 @@ class ResultsAndRulings(DirectorBase):
         return state is None or (state.phase != "over" and not state.abandoned)
 
     def teams_at(self, round_no: int, table: int) -> tuple[str, str]:
-        for t, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
+        for t, ns, ew in self.assignments(round_no):
             if t == table:
                 return ns, ew
         return "", ""
@@ -364,9 +364,9 @@ class ResultsAndRulings(DirectorBase):
         if event.status == "closed":
             raise refuse("admin.error.closed", where=words("admin.where.reopen"))
         if not confirm:
-            current = self.current_round()  # type: ignore[attr-defined]
-            started = current and self.round_start(current) is not None  # type: ignore
-            unfinished = self.unfinished(current) if started else []  # type: ignore
+            current = self.current_round()
+            started = current and self.round_start(current) is not None
+            unfinished = self.unfinished(current) if started else []
             if unfinished:
                 raise confirm_first("admin.confirm.close_unfinished", round=current,
                                     n=len(unfinished), tables=number_list(unfinished))
@@ -379,7 +379,7 @@ class ResultsAndRulings(DirectorBase):
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('frozen', ?)",
                                   [frozen])
             self.store.db.execute("UPDATE event SET status = 'closed' WHERE id = 1")
-            self._save_draft(None)  # type: ignore[attr-defined]
+            self._save_draft(None)
             self._audit(by, "event.close")
         self._changed()
 
@@ -391,7 +391,7 @@ class ResultsAndRulings(DirectorBase):
         reason = " ".join(reason.split())
         if not reason:
             raise refuse("admin.error.reopen_reason")
-        status = "running" if self.current_round() else "setup"  # type: ignore[attr-defined]
+        status = "running" if self.current_round() else "setup"
         with self.store.db.atomic():
             self.store.db.execute("DELETE FROM settings WHERE key = 'frozen'")
             self.store.db.execute("UPDATE event SET status = ? WHERE id = 1", [status])
@@ -400,7 +400,7 @@ class ResultsAndRulings(DirectorBase):
 
     def _freeze(self) -> str:
         rounds = []
-        for round_no in range(1, self.current_round() + 1):  # type: ignore[attr-defined]
+        for round_no in range(1, self.current_round() + 1):
             for table, result in self.round_results(round_no).items():
                 rounds.append([round_no, table, None if result is None else
                                [result.a, result.b, result.winner, result.points,

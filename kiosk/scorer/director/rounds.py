@@ -129,7 +129,7 @@ class RoundsAndPairings(DirectorBase):
             return None
         out = []
         for table, seats in self.seats(round_no).items():
-            state = self.match_state(table, round_no)  # type: ignore[attr-defined]
+            state = self.match_state(table, round_no)
             assert state is not None and isinstance(state.core, IndividualRound)
             out.append({seats[letter]: total for letter, total in state.core.totals})
         return out
@@ -137,10 +137,10 @@ class RoundsAndPairings(DirectorBase):
     def unfinished(self, round_no: int) -> list[int]:
         """Tables still playing `round_no` (a ruled match counts as finished)."""
         if self.require_event().format == "individual-groups":
-            states = {t: self.match_state(t, round_no)  # type: ignore[attr-defined]
+            states = {t: self.match_state(t, round_no)
                       for t in self.seats(round_no)}
             return [t for t, s in states.items() if s is None or s.phase != "over"]
-        return [t for t, r in self.round_results(round_no).items()  # type: ignore
+        return [t for t, r in self.round_results(round_no).items()
                 if r is None]
 
     def round_over(self, round_no: int) -> bool:
@@ -177,12 +177,12 @@ class RoundsAndPairings(DirectorBase):
             if unfinished:
                 raise refuse("admin.error.still_playing", round=current, n=len(unfinished),
                               tables=number_list(unfinished))
-        teams = self._active(round_no)  # type: ignore[attr-defined]
+        teams = self._active(round_no)
         if event.format in SWISS_FORMATS:
             if len(teams) < 2:
                 raise refuse("admin.error.two_teams")
             lean = {team: sat["NS"] - sat["EW"] for team, sat in self.sides_so_far().items()}
-            args = (teams, self.results(), round_no, event.seed, lean)  # type: ignore
+            args = (teams, self.results(), round_no, event.seed, lean)
             ready = getattr(self.pairer, "ready", None)  # the server's worker: at once
             pairing = ready(*args) if ahead and ready else self.pairer(*args)
             if pairing is None:
@@ -198,12 +198,12 @@ class RoundsAndPairings(DirectorBase):
             plan = formats.individual_next([t.id for t in teams], event.seed, prelims)
         else:
             groups = self.ruleset().event.groups or 1
-            everyone = self.teams()  # type: ignore[attr-defined]
+            everyone = self.teams()
             if len(everyone) < 2 * groups:
                 raise refuse("admin.error.group_teams", groups=groups, teams=2 * groups)
             next_plan = formats.groups_knockout_next(
                 [t.id for t in everyone], groups, event.seed,
-                self.results(), self.stages())  # type: ignore[attr-defined]
+                self.results(), self.stages())
             if next_plan is None:
                 raise refuse("admin.error.knockout_decided")
             plan = next_plan
@@ -211,7 +211,7 @@ class RoundsAndPairings(DirectorBase):
         return round_no, plan
 
     def _check_tables(self, round_no: int, needed: int) -> None:
-        have = self.table_count()  # type: ignore[attr-defined]
+        have = self.table_count()
         if needed > have:
             raise refuse("admin.error.too_few_tables", round=round_no, needed=needed,
                          have=have, where=words("admin.where.tables"))
@@ -242,9 +242,9 @@ class RoundsAndPairings(DirectorBase):
     def _basis(self, round_no: int) -> str:
         """A fingerprint of what the draft was computed from."""
         results = sorted((r.round, r.a, r.b or "", r.winner or "", sorted(r.points.items()))
-                         for r in self.results())  # type: ignore[attr-defined]
-        field_ = [(t.id, t.unit) for t in self._active(round_no)]  # type: ignore
-        return json.dumps([round_no, results, field_, self.table_count()],  # type: ignore
+                         for r in self.results())
+        field_ = [(t.id, t.unit) for t in self._active(round_no)]
+        return json.dumps([round_no, results, field_, self.table_count()],
                           ensure_ascii=False)
 
     # -- the private draft ------------------------------------------------------------------
@@ -312,7 +312,7 @@ class RoundsAndPairings(DirectorBase):
         draft = self._editable_draft()
         if self.require_event().format not in SWISS_FORMATS:
             raise refuse("admin.error.swap_format")
-        a, b = self.team(first).id, self.team(second).id  # type: ignore[attr-defined]
+        a, b = self.team(first).id, self.team(second).id
         if a == b:
             raise refuse("admin.error.swap_same")
         placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes)
@@ -369,14 +369,14 @@ class RoundsAndPairings(DirectorBase):
     def draft_warnings(self, draft: Draft) -> list[Warning_]:
         """Rematches, teams of one unit, a team three rounds more on one side than the other,
         teams of different scores a swap seated together, a second bye, in the draft."""
-        results = self.results()  # type: ignore[attr-defined]
+        results = self.results()
         met = {frozenset((r.a, r.b)): r.round for r in results if r.b is not None}
         had_bye = {r.a: r.round for r in results if r.b is None and r.winner == r.a}
-        units = {t.id: t.unit for t in self.teams()}  # type: ignore[attr-defined]
+        units = {t.id: t.unit for t in self.teams()}
         sides = self.sides_so_far()
         drafted = {frozenset(p) for p in draft.drafted or ()}
         swapped = [p for p in draft.plan.pairs if frozenset(p) not in drafted]
-        standings = self.standings() if draft.drafted is not None and swapped else []  # type: ignore[attr-defined]
+        standings = self.standings() if draft.drafted is not None and swapped else []
         points = {s.team: s.points for s in standings}
         out = []
         for table, (ns, ew) in enumerate(draft.plan.pairs, 1):
@@ -510,11 +510,11 @@ class RoundsAndPairings(DirectorBase):
             return refuse("admin.error.no_round")
         tables = [t for t, _, _ in self.assignments(round_no)] + list(self.seats(round_no))
         played = [t for t in tables if _has_play(
-            self.match_state(t, round_no))]  # type: ignore[attr-defined]
+            self.match_state(t, round_no))]
         if played:
             return refuse("admin.error.undo_played", round=round_no,
                           tables=number_list(played))
-        if any(r.round == round_no for r in self.rulings()):  # type: ignore[attr-defined]
+        if any(r.round == round_no for r in self.rulings()):
             return refuse("admin.error.undo_ruled", round=round_no)
         return None
 
@@ -710,10 +710,10 @@ class RoundsAndPairings(DirectorBase):
         else:  # a team match: each team's first two players sit N and S, or E and W
             teams = {"NS": names[row[0]], "EW": names[row[1]]}
             for seats, team in (("NS", row[0]), ("EW", row[1])):
-                players |= dict(zip(seats, self._players(team),  # type: ignore[attr-defined]
+                players |= dict(zip(seats, self._players(team),
                                     strict=False))
         clock = self._clock(round_no)
-        ruled = self.ruling_for(round_no, table)  # type: ignore[attr-defined]
+        ruled = self.ruling_for(round_no, table)
         return {"event": event.match_name, "round": str(round_no), "teams": teams,
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,

@@ -115,7 +115,7 @@ class EventAndTeams(DirectorBase):
             if not name:
                 raise refuse("admin.error.event_name")
             changes.append(("name", {"was": event.name, "name": name}))
-        published = self.current_round()  # type: ignore[attr-defined]
+        published = self.current_round()
         chosen, fmt = self.ruleset(), event.format
         if ruleset is not None and ruleset != event.ruleset:
             chosen = self._another_ruleset(ruleset, published)
@@ -134,7 +134,7 @@ class EventAndTeams(DirectorBase):
                 raise refuse("admin.error.rounds_fixed")
             if not 1 <= rounds <= 99:
                 raise refuse("admin.error.rounds_range")
-            draft = self.current_draft()  # type: ignore[attr-defined]
+            draft = self.current_draft()
             if rounds < published:
                 raise refuse("admin.error.rounds_below", published=published)
             if draft is not None and rounds < draft.round:
@@ -190,7 +190,7 @@ class EventAndTeams(DirectorBase):
                          format=chosen.event.format)
         if not _same_kind(chosen.event.format, self.require_event().format) and self.team_rows():
             raise refuse("admin.error.edit_format", ruleset=chosen.id)
-        if self.current_draft() is not None:  # type: ignore[attr-defined]
+        if self.current_draft() is not None:
             raise refuse("admin.error.edit_draft")  # (drafted by the other ruleset)
         return chosen
 
@@ -218,7 +218,7 @@ class EventAndTeams(DirectorBase):
         win = self.ruleset().result.win_points
         if not 0 <= points <= win:
             raise refuse("admin.error.bye_points_range", win=win)
-        byes = [r for r in self.results() if r.b is None and r.winner is not None]  # type: ignore
+        byes = [r for r in self.results() if r.b is None and r.winner is not None]
         if byes and points != self.bye_points() and not confirm:
             raise confirm_first("admin.confirm.bye_points", points=points,
                                 was=self.bye_points(), byes=len(byes),
@@ -282,7 +282,7 @@ class EventAndTeams(DirectorBase):
     def _entry_round(self) -> int:
         """The round a team added now plays first: 1 before play, else the next round not
         yet published."""
-        return self.current_round() + 1  # type: ignore[attr-defined]
+        return self.current_round() + 1
 
     def import_teams(self, data: bytes | str, confirm: bool = False, missed_points: int = 0,
                      by: str = "") -> ImportReport:
@@ -487,7 +487,7 @@ class EventAndTeams(DirectorBase):
         (its opponent is not left without a result): that needs `confirm`."""
         row = self.team(team)
         event = self._open_event()
-        current = self.current_round()  # type: ignore[attr-defined]
+        current = self.current_round()
         # A team withdrawn after a round it is still playing may be withdrawn now instead
         # (its match forfeited) without being reinstated first: an earlier round, not later.
         if row.withdrawn_after is not None and (
@@ -501,7 +501,7 @@ class EventAndTeams(DirectorBase):
         after = current if after_round is None else after_round
         if not 0 <= after <= current:
             raise refuse("admin.error.withdraw_round", current=current)
-        played_later = [r for r in self.results()  # type: ignore[attr-defined]
+        played_later = [r for r in self.results()
                         if r.round > after and row.id in (r.a, r.b) and r.b is not None]
         if played_later:
             raise refuse("admin.error.withdraw_played", team=self.label(row.id),
@@ -528,7 +528,7 @@ class EventAndTeams(DirectorBase):
                 # wrote, kept as written)
                 reason = translator(DEFAULT_LANG)("admin.reason.withdrawn", team=row.name,
                                                   round=round_no)
-                self._insert_ruling(round_no, table, "forfeit", side, 0, reason,  # type: ignore
+                self._insert_ruling(round_no, table, "forfeit", side, 0, reason,
                                     by)
             self._draft_outdated(by)
         self._changed()
@@ -554,9 +554,9 @@ class EventAndTeams(DirectorBase):
         if row is None or row.withdrawn_after is None:
             return None
         left = row.withdrawn_after + 1
-        for ruling in self.rulings():  # type: ignore[attr-defined]
+        for ruling in self.rulings():
             if ruling.round == left and ruling.kind in ("forfeit", "disqualification"):
-                ns, ew = self.teams_at(left, ruling.table)  # type: ignore[attr-defined]
+                ns, ew = self.teams_at(left, ruling.table)
                 if (ns if ruling.loser == "NS" else ew) == team:
                     return "during", left
         return "after", row.withdrawn_after
@@ -564,16 +564,16 @@ class EventAndTeams(DirectorBase):
     def open_match(self, team: str, after: int) -> tuple[int, int, str] | None:
         """The match of a round after `after` that the team is in and that has no result
         yet: (round, table, opponent)."""
-        current = self.current_round()  # type: ignore[attr-defined]
+        current = self.current_round()
         for round_no in range(after + 1, current + 1):
-            results = self.round_results(round_no)  # type: ignore[attr-defined]
-            for table, ns, ew in self.assignments(round_no):  # type: ignore[attr-defined]
+            results = self.round_results(round_no)
+            for table, ns, ew in self.assignments(round_no):
                 if team in (ns, ew) and results.get(table) is None:
                     return round_no, table, ew if team == ns else ns
         return None
 
     def _side_of(self, round_no: int, table: int, team: str) -> str:
-        for t, ns, _ in self.assignments(round_no):  # type: ignore[attr-defined]
+        for t, ns, _ in self.assignments(round_no):
             if t == table:
                 return "NS" if ns == team else "EW"
         raise refuse("admin.error.no_team", team=team)
@@ -609,7 +609,7 @@ class EventAndTeams(DirectorBase):
 
     def _draft_outdated(self, by: str) -> None:
         """A change to the field discards the private draft (it is computed again)."""
-        self.discard_draft(by, quiet=True)  # type: ignore[attr-defined]
+        self.discard_draft(by, quiet=True)
 
 
 def _changed_fields(row: TeamRow, entrant: roster.Entrant) -> list[Words]:
