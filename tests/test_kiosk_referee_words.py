@@ -273,3 +273,17 @@ def test_the_leader_correction_shows_who_is_recorded_and_what_changing_it_does(t
     other = next(s for s in "NESW" if s != led)
     table.tap(f"r_leader:{other}")
     assert (table.state.clock.leader, table.state.clock.plays) == (other, 1)
+
+
+def test_a_dispute_says_the_match_clock_runs_on_before_and_while_it_waits(table):
+    """「本副冻结」 read as if the match's time stopped too; it runs on while the referee
+    comes (a referee's review), and now both the question and the frozen hand say so."""
+    table.start()
+    table.play_out()
+    table.enter(40)
+    table.tap("dispute:NS")
+    assert table.screen.lines == ("本副冻结，等待裁判裁定。", "比赛计时照常进行。")
+    table.tap("ok")
+    assert table.screen.name == "disputed"
+    assert table.screen.lines[-2:] == ("有异议：等待裁判裁定", "比赛计时照常进行。")
+    assert table.state.match_clock.running

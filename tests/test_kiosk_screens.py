@@ -232,7 +232,7 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     result_bar = [b.action for b in table.screen.nav]
     table.tap("dispute:EW")
     assert table.screen.name == "confirm" and table.state.phase == "result"
-    assert table.screen.lines == ("本副冻结，等待裁判裁定。",)
+    assert table.screen.lines == ("本副冻结，等待裁判裁定。", "比赛计时照常进行。")
     table.tap("ok")
     assert table.state.phase == "disputed"
     # one button for the referee: 请裁判 and 裁判 side by side both asked for the PIN (a

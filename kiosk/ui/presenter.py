@@ -646,6 +646,8 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
                                for k, v in p["awards"].items()))
     if view.phase == Phase.DISPUTED:
         lines.append(t("ui.disputed"))
+        if view.match_running:
+            lines.append(t("ui.disputed_clock"))
         # (the result's own three buttons' slots left empty: 记录, 请裁判 where 裁判 is, the
         # language, each where the referee's hand expects it)
         return ScreenModel("step", "disputed", t("ui.screen.result"), lines=tuple(lines),
