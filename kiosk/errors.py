@@ -154,7 +154,10 @@ class FleetError(KioskError):
 
 
 class IdentityError(FleetError):
-    """A kiosk.toml that cannot give this card its identity."""
+    """A kiosk.toml that cannot give this card its identity: `problems` (setting, problem)
+    where its settings are wrong, empty where the file itself cannot be read."""
+
+    problems: tuple[tuple[str, str], ...] = ()
 
 
 class BundleError(FleetError):

@@ -281,10 +281,12 @@ def test_a_bad_kiosk_toml_changes_nothing_and_names_the_key(card, text, key, pro
     (card / "boot/firmware/kiosk.toml").write_text(text)
     with pytest.raises(IdentityError) as err:
         parse(text)
-    assert err.value.key == f"fleet.identity.{problem}"
-    if key:
+    if key:  # a setting that is wrong: named, with what is wrong with it
+        assert err.value.problems == ((key, problem),)
         assert f"“{key}”" in explain(err.value, "en") and f"“{key}”" in explain(err.value,
                                                                              "zh-Hans")
+    else:  # a file TOML cannot read: where it stops
+        assert err.value.key == f"fleet.identity.{problem}" and not err.value.problems
     result = firstboot(card)
     assert result.returncode == 2 and "kiosk.toml" in result.stderr
     assert (card / "boot/firmware/kiosk.toml").read_text() == text  # still there, to correct
@@ -365,8 +367,8 @@ def test_the_example_unedited_is_refused_at_its_placeholders():
     assert {key: example[key] for key in EXAMPLE} == EXAMPLE
     with pytest.raises(IdentityError) as err:
         parse((ROOT / "deploy/kiosk.toml.example").read_text(encoding="utf-8"))
-    assert err.value.key == "fleet.identity.example"
-    assert "示例" in explain(err.value, "zh-Hans")
+    assert err.value.problems == (("pin", "example"), ("pairing_code", "example"))
+    assert explain(err.value, "zh-Hans").count("示例") == 2
 
 
 def test_a_notepad_bom_is_no_mistake(card):
@@ -516,6 +518,27 @@ def test_a_scorer_in_curly_quotes_is_shown_without_them():
         parse("table = 7\nscorer = “https://scorer.local:8080”\n")
     assert 'scorer = "https://scorer.local:8080"。' in explain(err.value, "zh-Hans")
     assert "straight quotes" in explain(err.value, "en")
+
+
+def test_every_mistake_of_a_kiosk_toml_is_said_at_once(card):
+    """A technician's kiosk.toml with three mistakes was refused for the first: corrected on a
+    PC, it came back for the second, then the third (a technician installing the Pis). Each
+    is said on a line of its own, and what it costs once."""
+    text = CARD.replace("table = 7", "table = 0").replace('pin = "2580"', 'pin = "12"') \
+        .replace('printer = "uart"', 'printer = "serial"')
+    (card / "boot/firmware/kiosk.toml").write_text(text)
+    with pytest.raises(IdentityError) as err:
+        parse(text)
+    assert err.value.problems == (("table", "bad_table"), ("pin", "bad_pin"),
+                                  ("printer", "not_allowed"))
+    result = firstboot(card)
+    assert result.returncode == 2
+    said = (card / "boot/firmware/kiosk-error.txt").read_text(encoding="utf-8-sig")
+    lines = said.splitlines()
+    for setting in ("table", "pin", "printer"):
+        assert len([line for line in lines if line.startswith(f"kiosk.toml：“{setting}”")]) == 1
+    assert said.count("平板不会开始比赛") == 1
+    assert (card / "boot/firmware/kiosk.toml").read_text() == text  # still there, to correct
 
 
 @pytest.mark.parametrize(("text", "said"), [

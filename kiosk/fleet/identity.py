@@ -54,11 +54,31 @@ SSH_KEY = re.compile(r"^(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256) [A-Za-z0-9+/=]
 WIFI_KEYS = {"ssid", "psk", "country"}
 # Quotes a Chinese keyboard or a word processor types, which TOML does not take for quotes.
 QUOTES = "“”„‟＂「」『』‘’‚‛＇«»‹›"
+# Settings of free text in a form: (key, the form, the problem's words when it is not so).
+PATTERNS = (("pairing_code", r"[0-9A-Za-z-]{4,32}", "bad_code"),
+            ("hostname", r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?", "bad_hostname"),
+            ("hdmi_mode", r"\d+x\d+(@\d+)?", "bad_hdmi_mode"),
+            ("ssh_key", SSH_KEY.pattern, "bad_ssh_key"))
+# Settings that are one of a few values.
+CHOICES: dict[str, tuple[Any, ...]] = {"printer": tuple(PRINTERS), "printer_baud": BAUDS,
+                                       "lang": LANGS, "rotation": ROTATIONS}
 
 
-def _refuse(key: str, problem: str, **params: Any) -> IdentityError:
-    return IdentityError(f"kiosk.toml: {key}: {problem}").explained(
-        f"fleet.identity.{problem}", setting=key, **params)
+class _Problems(list[tuple[str, Words]]):
+    """What is wrong with a kiosk.toml's settings, each (setting, its words): all of them said
+    at once, so that one trip to a PC fixes the card."""
+
+    def add(self, key: str, problem: str, **params: Any) -> None:
+        self.append((key, words(f"fleet.identity.{problem}", setting=key, **params)))
+
+    def refusal(self) -> IdentityError:
+        said = self[-1][1]
+        for _, problem in reversed(self[:-1]):  # one per line, as the catalog joins two
+            said = words("fleet.identity.and", first=problem, rest=said)
+        error = IdentityError("kiosk.toml: " + "; ".join(
+            f"{key}: {problem.key.rpartition('.')[2]}" for key, problem in self))
+        error.problems = tuple((key, problem.key.rpartition(".")[2]) for key, problem in self)
+        return error.explained("fleet.identity.refused", problems=said)
 
 
 @dataclass(frozen=True)
@@ -109,65 +129,64 @@ class Identity:
 
 
 def parse(text: str) -> Identity:
-    """A kiosk.toml's identity. Raises IdentityError naming the first bad key."""
+    """A kiosk.toml's identity. Raises IdentityError naming every bad key (or, in a file TOML
+    cannot read, where it stops)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise _not_toml(text, exc) from None
-    unknown = sorted(set(data) - KEYS)
-    if unknown:
-        raise _refuse(unknown[0], "unknown_key", allowed=", ".join(sorted(KEYS)))
+    bad = _Problems()
+    for key in sorted(set(data) - KEYS):
+        bad.add(key, "unknown_key", allowed=", ".join(sorted(KEYS)))
     for key in ("table", "scorer", "pin"):
         if key not in data:
-            raise _refuse(key, "missing")
+            bad.add(key, "missing")
     for key, placeholder in EXAMPLE.items():
         if data.get(key) == placeholder:
-            raise _refuse(key, "example", value=placeholder)
-    table = data["table"]
-    if not isinstance(table, int) or isinstance(table, bool) or not 1 <= table <= 9999:
-        raise _refuse("table", "bad_table")
-    scorer = data["scorer"]
+            bad.add(key, "example", value=placeholder)
+    fields: dict[str, Any] = {}
+    table = data.get("table")
+    if table is not None:
+        if isinstance(table, int) and not isinstance(table, bool) and 1 <= table <= 9999:
+            fields["table"] = table
+        else:
+            bad.add("table", "bad_table")
+    scorer = data.get("scorer")
     match = SCORER.match(scorer) if isinstance(scorer, str) else None
-    if match is None:
-        raise _refuse("scorer", "bad_scorer")
-    host = match.group(2).strip("[]")
-    url = f"{match.group(1) or 'https'}://{match.group(2)}{match.group(3) or ':8080'}"
-    pin = data["pin"]
-    if not isinstance(pin, str) or not re.fullmatch(r"\d{4,8}", pin) or pin == "0000":
-        raise _refuse("pin", "bad_pin")
-    fields: dict[str, Any] = {"table": table, "scorer": url, "scorer_host": host, "pin": pin}
-    if "time_key" in data:
-        given = data["time_key"]
+    if match is not None:
+        fields["scorer_host"] = match.group(2).strip("[]")
+        fields["scorer"] = f"{match.group(1) or 'https'}://{match.group(2)}" \
+            f"{match.group(3) or ':8080'}"
+    elif scorer is not None:
+        bad.add("scorer", "bad_scorer")
+    pin = data.get("pin")
+    if isinstance(pin, str) and re.fullmatch(r"\d{4,8}", pin) and pin != "0000":
+        fields["pin"] = pin
+    elif pin is not None:
+        bad.add("pin", "bad_pin")
+    given = data.get("time_key")
+    if given is not None:
         time_key = given.lower() if isinstance(given, str) else ""  # (upper case: the same)
-        if not TIME_KEY.match(time_key):
-            raise _refuse("time_key", "bad_time_key")
-        fields["time_key"] = time_key
-    if "pairing_code" in data:
-        code = data["pairing_code"]
-        if not isinstance(code, str) or not re.fullmatch(r"[0-9A-Za-z-]{4,32}", code):
-            raise _refuse("pairing_code", "bad_code")
-        fields["pairing_code"] = code
-    if "hostname" in data:
-        name = data["hostname"]
-        if not isinstance(name, str) or not re.fullmatch(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?",
-                                                         name):
-            raise _refuse("hostname", "bad_hostname")
-        fields["hostname"] = name
-    fields.update(_choice(data, "printer", tuple(PRINTERS)))
-    fields.update(_choice(data, "printer_baud", BAUDS))
-    fields.update(_choice(data, "lang", LANGS))
-    fields.update(_choice(data, "rotation", ROTATIONS))
-    if "hdmi_mode" in data:
-        mode = data["hdmi_mode"]
-        if not isinstance(mode, str) or not re.fullmatch(r"\d+x\d+(@\d+)?", mode):
-            raise _refuse("hdmi_mode", "bad_hdmi_mode")
-        fields["hdmi_mode"] = mode
+        if TIME_KEY.match(time_key):
+            fields["time_key"] = time_key
+        else:
+            bad.add("time_key", "bad_time_key")
+    for key, pattern, problem in PATTERNS:
+        value = data.get(key)
+        if isinstance(value, str) and re.fullmatch(pattern, value):
+            fields[key] = value
+        elif value is not None:
+            bad.add(key, problem)
+    for key, allowed in CHOICES.items():
+        value = data.get(key)
+        if value is not None and (isinstance(value, bool) or value not in allowed):
+            bad.add(key, "not_allowed", allowed=", ".join(map(str, allowed)))
+        elif value is not None:
+            fields[key] = value
     if "wifi" in data:
-        fields.update(_wifi(data["wifi"]))
-    if "ssh_key" in data:
-        if not isinstance(data["ssh_key"], str) or not SSH_KEY.match(data["ssh_key"]):
-            raise _refuse("ssh_key", "bad_ssh_key")
-        fields["ssh_key"] = data["ssh_key"]
+        fields.update(_wifi(data["wifi"], bad))
+    if bad:
+        raise bad.refusal()
     return Identity(**fields)
 
 
@@ -201,28 +220,22 @@ def _hint(line: str) -> Words:
     return words("fleet.identity.hint.quote", setting=key, value=value)
 
 
-def _choice(data: dict[str, Any], key: str, allowed: tuple[Any, ...]) -> dict[str, Any]:
-    if key not in data:
-        return {}
-    value = data[key]
-    if isinstance(value, bool) or value not in allowed:
-        raise _refuse(key, "not_allowed", allowed=", ".join(map(str, allowed)))
-    return {key: value}
-
-
-def _wifi(wifi: Any) -> dict[str, str]:
+def _wifi(wifi: Any, bad: _Problems) -> dict[str, str]:
     if not isinstance(wifi, dict):
-        raise _refuse("wifi", "bad_wifi")
-    unknown = sorted(set(wifi) - WIFI_KEYS)
-    if unknown:
-        raise _refuse(f"wifi.{unknown[0]}", "unknown_key", allowed=", ".join(sorted(WIFI_KEYS)))
+        bad.add("wifi", "bad_wifi")
+        return {}
+    for key in sorted(set(wifi) - WIFI_KEYS):
+        bad.add(f"wifi.{key}", "unknown_key", allowed=", ".join(sorted(WIFI_KEYS)))
     ssid, psk, country = (wifi.get(k, "") for k in ("ssid", "psk", "country"))
+    problems = len(bad)
     if not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32:
-        raise _refuse("wifi.ssid", "bad_wifi")
+        bad.add("wifi.ssid", "bad_wifi")
     if not isinstance(psk, str) or not 8 <= len(psk) <= 63 or "\n" in psk or '"' in psk:
-        raise _refuse("wifi.psk", "bad_wifi")
+        bad.add("wifi.psk", "bad_wifi")
     if not isinstance(country, str) or not re.fullmatch(r"[A-Z]{2}", country):
-        raise _refuse("wifi.country", "bad_wifi")
+        bad.add("wifi.country", "bad_wifi")
+    if len(bad) > problems:
+        return {}
     return {"wifi_ssid": ssid, "wifi_psk": psk, "wifi_country": country}
 
 
