@@ -276,11 +276,10 @@ class Controller:
         elif name == "reopen":
             self.send(lambda s: s.reopen_entries())
         elif name == "dispute":
-            # (the match clock runs on while the referee rules: said before, not found after)
-            lines: tuple[tuple[str, dict[str, Any]], ...] = (("ui.confirm.dispute", {"side": arg}),)
-            if view.match_running:
-                lines += (("ui.disputed_clock", {}),)
-            self._ask(Dialog(("ui.confirm.dispute_title", {"side": arg}), lines,
+            lines = [("ui.confirm.dispute", {"side": arg})]
+            if view.match_running:  # (it runs on while the referee rules: said before, not after)
+                lines.append(("ui.disputed_clock", {}))
+            self._ask(Dialog(("ui.confirm.dispute_title", {"side": arg}), tuple(lines),
                              f"do_dispute:{arg}"))
         elif name == "do_dispute":
             seat = SIDE_SEAT.get(arg) or next(s for s, side in view.sides.items()
