@@ -227,16 +227,16 @@ def _wifi(wifi: Any, bad: _Problems) -> dict[str, str]:
     for key in sorted(set(wifi) - WIFI_KEYS):
         bad.add(f"wifi.{key}", "unknown_key", allowed=", ".join(sorted(WIFI_KEYS)))
     ssid, psk, country = (wifi.get(k, "") for k in ("ssid", "psk", "country"))
-    problems = len(bad)
+    # (the words say what all three must be: said once, at the first that is wrong)
     if not isinstance(ssid, str) or not 1 <= len(ssid.encode()) <= 32:
         bad.add("wifi.ssid", "bad_wifi")
-    if not isinstance(psk, str) or not 8 <= len(psk) <= 63 or "\n" in psk or '"' in psk:
+    elif not isinstance(psk, str) or not 8 <= len(psk) <= 63 or "\n" in psk or '"' in psk:
         bad.add("wifi.psk", "bad_wifi")
-    if not isinstance(country, str) or not re.fullmatch(r"[A-Z]{2}", country):
+    elif not isinstance(country, str) or not re.fullmatch(r"[A-Z]{2}", country):
         bad.add("wifi.country", "bad_wifi")
-    if len(bad) > problems:
-        return {}
-    return {"wifi_ssid": ssid, "wifi_psk": psk, "wifi_country": country}
+    else:
+        return {"wifi_ssid": ssid, "wifi_psk": psk, "wifi_country": country}
+    return {}
 
 
 @dataclass(frozen=True)
