@@ -179,3 +179,43 @@ def test_a_deal_corrected_while_the_next_awaits_its_confirmation_is_confirmed_ag
     table.tap("e_finish")
     table.press(*"NESW")
     assert [p.record["points"] for p in table.state.played] == [80, 120]
+
+
+def test_time_up_ends_an_individual_round_on_the_deals_played(table):
+    """Time up in an individual round asked the referee to rule a result that only a team
+    match has, and play went on for the rest of the 16 deals (a head referee's review)."""
+    deals_played(table, 40)
+    table.tap("card:7", "start_bury")
+    table.press(table.state.clock.seat)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    assert table.screen.lines == ("本轮到此结束：正在打的一副打完计分，不再发新的一副。",)
+    table.tap("ok")
+    assert table.screen.lines == ("打完本副，本轮结束",)
+    assert table.state.needs_ruling is None
+    table.tap("time_up_ok")
+    table.play_out()
+    table.enter(60)
+    table.press(*"NESW")
+    assert table.state.phase == "over" and len(table.state.played) == 2
+    assert table.runner.slips["zh-Hans"]  # the slip to sign, of the deals played
+
+
+def test_time_up_between_two_deals_ends_the_round_at_once(table):
+    deals_played(table, 40, 45)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok")
+    assert table.state.phase == "over" and len(table.state.played) == 2
+    assert table.screen.lines == ("本轮到此结束，共打了2副",)
+
+
+def test_an_older_journals_time_up_in_an_individual_round_folds_as_it_did(table):
+    """A time up recorded before the round ended at it (no `ends_round`) waited for the
+    referee while play went on: such a journal folds the same way still."""
+    from kiosk.table.kinds import EventKind
+
+    deals_played(table, 40)
+    table.session._record("referee", (EventKind.TIME_UP, {}))
+    assert table.state.needs_ruling and table.state.phase == "ready"

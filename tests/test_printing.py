@@ -791,3 +791,29 @@ def test_pairings_by_table_give_north_south_and_east_west_the_same_width(tmp_pat
 def test_the_standings_footnote_names_big_points_as_the_first_criterion(event, lang, said):
     d, _ = event
     assert said in printing.html(d, "standings", lang)
+
+
+@pytest.mark.unit
+def test_an_individual_events_list_by_name_says_each_players_table_and_seat(tmp_path):
+    """The list players look for their table on was empty in an individual event: it knew
+    only team matches (a head referee's review)."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    d.import_teams(("选手,单位\n" + "".join(f"选手{i},厦门\n" for i in range(1, 9))).encode())
+    d.add_tables(2)
+    d.start_round(0)
+    page = printing.html(d, "pairings-team", "zh-Hans", round_no=1)
+    assert "第 1 轮座位表（按姓名）" in page and "对阵表" not in page
+    rows = re.findall(r'<tr><td>(选手\d) <span class="id">\w+</span></td>\s*'
+                      r'<td class="no">(\d)</td><td class="seat">(.)</td><td>(.*?)</td>', page)
+    assert sorted(name for name, *_ in rows) == [f"选手{i}" for i in range(1, 9)]
+    seats = d.seats(1)
+    names = d.team_names()
+    for name, table, seat, mates in rows:
+        group = seats[int(table)]
+        letter = {"东": "E", "南": "S", "西": "W", "北": "N"}[seat]
+        assert names[group[letter]] == name
+        assert sorted(mates.split("、")) == sorted(names[p] for p in group.values()
+                                                  if names[p] != name)
+    d.store.close()
+

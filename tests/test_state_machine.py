@@ -113,9 +113,9 @@ def test_a_rule_added_since_binds_new_commands_not_old_journals(rulesets):
 
 def test_time_up_while_a_deal_of_an_individual_round_is_entered_then_it_is_confirmed(
         tmp_path, rulesets):
-    """shuangsheng has no time-up rule: time called while a deal is being entered waits for
-    the referee once the deal is confirmed (its confirmation used to fail on the match's
-    winner, which an individual round does not have)."""
+    """Time called while a deal of an individual round is being entered ends the round once
+    the deal is confirmed (its confirmation used to fail on the match's winner, which an
+    individual round does not have; then it waited for a ruling only team matches have)."""
     session = TableSession.open(tmp_path, 1, rulesets, ManualClock(), SessionConfig(pin="1"))
     session.setup_match(event="", round="1", teams={}, players={}, ruleset="shuangsheng-2011")
     session.draw_partner(card="A")
@@ -130,5 +130,5 @@ def test_time_up_while_a_deal_of_an_individual_round_is_entered_then_it_is_confi
     session.press("E")
     session.press("S")
     assert len(session.state.played) == 1
-    assert session.state.needs_ruling == "individual rounds have no time-up rule"
+    assert session.state.phase == "over" and session.state.needs_ruling is None
     session.close()

@@ -96,7 +96,7 @@ class _Bot:
 
     def step(self) -> None:
         state = self.session.state
-        if state.needs_ruling:  # time up could not pick a winner: the referee decides
+        if state.needs_ruling and state.team:  # time up picked no winner: the referee decides
             levels = state.levels() or ("2", "2")
             loser = "NS" if self.ruleset.ladder.index(levels[0]) < \
                 self.ruleset.ladder.index(levels[1]) else "EW"

@@ -488,7 +488,7 @@ class TableSession:
         state = self.state
         if state.phase in IDLE or state.time_up is not None:
             return False
-        self._record("scorer", (EventKind.TIME_UP, {}))
+        self._record("scorer", self._time_up())
         return True
 
     def follow_ruling(self, loser: str, kind: str, reason: str) -> bool:
@@ -511,7 +511,12 @@ class TableSession:
 
     def declare_time_up(self) -> None:
         self._referee()
-        self._record("referee", (EventKind.TIME_UP, {}))
+        self._record("referee", self._time_up())
+
+    def _time_up(self) -> tuple[EventKind, dict[str, Any]]:
+        """Time up as recorded: an individual round's says that it ends the round (the deal in
+        play finished, no other dealt), which its fold holds to only where it is said."""
+        return EventKind.TIME_UP, {} if self.state.team else {"ends_round": True}
 
     def end_match(self, loser: str, kind: str, reason: str) -> None:
         """End the match by forfeit or disqualification of `loser`."""
@@ -530,7 +535,7 @@ class TableSession:
         mc = state.match_clock
         if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit and \
                 state.time_up is None and state.phase not in IDLE:
-            self._record("system", (EventKind.TIME_UP, {}))
+            self._record("system", self._time_up())
         clock = state.clock
         if clock is None or not clock.running:
             return []

@@ -427,14 +427,16 @@ class MatchState:
         self.core = core
         self.played.append(Played(self._record(draft), result))
         undecided = not isinstance(core, TeamMatch) or core.winner is None
-        if self.time_up and self.time_up["at"] == len(self.played) and undecided:
+        if self.time_up and self.time_up["at"] == len(self.played) and undecided and \
+                not self._round_ends_at_time_up():
             self.core = self._decide_time_up(core, in_hand=False)
         self._after_hand(event.mono)
 
     def _after_hand(self, mono: float) -> None:
         core = self.core
         over = (core.winner is not None if isinstance(core, TeamMatch)
-                else isinstance(core, IndividualRound) and core.finished)
+                else isinstance(core, IndividualRound) and core.finished) or \
+            self._round_ends_at_time_up()
         if over:
             self._finish(mono)
         else:
@@ -1244,8 +1246,14 @@ class MatchState:
         finished_hand = self.phase in AFTER_PLAY  # decided after it
         self.time_up = {"at": len(self.played) + finished_hand, "in_hand": in_hand,
                         "by": ev.actor}
+        if ev.data.get("ends_round"):  # an individual round: see `_round_ends_at_time_up`
+            self.time_up["ends_round"] = True
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, ev.mono)
+        if self._round_ends_at_time_up():
+            if not in_hand and not finished_hand:  # between two deals: none is dealt
+                self._finish(ev.mono)
+            return
         if not finished_hand:
             self.core = self._decide_time_up(self.core, in_hand)
             if isinstance(self.core, TeamMatch) and self.core.winner is not None:
@@ -1259,8 +1267,8 @@ class MatchState:
         if self.phase in IDLE or self.time_up is not None:
             return None
         core = self.core
-        if not isinstance(core, TeamMatch):
-            return {"ruling": True}
+        if not isinstance(core, TeamMatch):  # the round ends on the deals played
+            return {"ends_round": True}
         if self.phase not in IN_HAND and self.phase != Phase.READY:
             return {"after_hand": True}
         try:
@@ -1268,6 +1276,12 @@ class MatchState:
         except EntryError:
             return {"ruling": True}
         return {"winner": decision.winner} if decision.winner else {"finish_hand": True}
+
+    def _round_ends_at_time_up(self) -> bool:
+        """An individual round whose time is up ends on the deals played: the deal in play is
+        finished and scored, and no other is dealt. (Journals from before this rule recorded
+        time up without `ends_round`: there it waits for the referee, as it did then.)"""
+        return bool(self.time_up and self.time_up.get("ends_round")) and not self.team
 
     def _decide_time_up(self, core: Any, in_hand: bool) -> Any:
         """The core after time up; a time up the rules cannot decide waits for the referee."""

@@ -555,6 +555,11 @@ def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
     if view.phase == Phase.OVER and view.result and view.result.get("winner"):
         return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
+    if (view.time_up or {}).get("ends_round"):  # an individual round: on the deals played
+        if view.phase == Phase.OVER:
+            return t("ui.time_up.round_over", n=len(view.history))
+        return t("ui.time_up.finish_deal" if view.phase in IN_HAND else "ui.time_up.after_deal",
+                 n=view.hand)
     if view.needs_ruling:
         return t("ui.time_up.referee")
     if view.phase in IN_HAND:
@@ -575,6 +580,8 @@ def time_up_question(view: TableView, t: Any) -> str:
         return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
     if preview.get("after_hand"):
         return t("ui.confirm.time_up_after", n=view.hand)
+    if preview.get("ends_round"):
+        return t("ui.confirm.time_up_ends_round")
     if view.time_up_rule != "none":  # a rule, but no hand played to decide by
         return t("ui.confirm.time_up_no_hand")
     return t("ui.confirm.time_up.none")

@@ -512,7 +512,7 @@ class RoundsAndPairings(DirectorBase):
         played = [t for t in tables if _has_play(
             self.match_state(t, round_no))]
         if played:
-            return refuse("admin.error.undo_played", round=round_no,
+            return refuse("admin.error.undo_played" + self._individual_words(), round=round_no,
                           tables=number_list(played))
         if any(r.round == round_no for r in self.rulings()):
             return refuse("admin.error.undo_ruled", round=round_no)
@@ -637,6 +637,11 @@ class RoundsAndPairings(DirectorBase):
         clock["extra"] += minutes * 60
         self._set_clock(round_no, clock, by, "clock.extend", minutes=minutes)
 
+    def _individual_words(self) -> str:
+        """The ending of a message's key said otherwise for an individual event, where a
+        mistake is mended at the table (the referee's correction), not by a ruling here."""
+        return "_individual" if self.require_event().format == "individual-groups" else ""
+
     def stop_clock(self, confirm: bool = False, by: str = "") -> None:
         """Call time for the whole hall now."""
         self._open_event()
@@ -644,8 +649,9 @@ class RoundsAndPairings(DirectorBase):
         clock = self._clock(round_no)
         if clock["stopped_at"] is not None:
             raise refuse("admin.error.clock_stopped")
-        if not confirm:
-            raise confirm_first("admin.confirm.stop_clock", round=round_no)
+        if not confirm:  # (an individual round ends on its deals: no ruling to mend it)
+            raise confirm_first("admin.confirm.stop_clock" + self._individual_words(),
+                                round=round_no)
         if clock["paused_at"] is not None:
             clock["paused_total"] += max(0.0, self.clock() - clock["paused_at"])
             clock["paused_at"] = None

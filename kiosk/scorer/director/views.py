@@ -292,4 +292,11 @@ def pairings_by_team(director: Director, round_no: int) -> list[dict[str, Any]]:
     for bye in bye_rows(director, round_no):
         out.append({"team": bye.team, "name": bye.name, "table": None, "side": "bye",
                     "opponent": "", "opponent_name": ""})
+    names = director.team_names()
+    for table, seats in director.seats(round_no).items():  # an individual event's groups
+        for seat, player in seats.items():
+            out.append({"team": player, "name": names.get(player, player), "table": table,
+                        "side": "seat", "seat": seat, "opponent": "", "opponent_name": "、".join(
+                            names.get(other, other) for other in seats.values()
+                            if other != player)})
     return sorted(out, key=lambda r: sort_key(r["name"]))

@@ -102,6 +102,7 @@ def _gather(director: Director, kind: str, lang: str, round_no: int | None, team
                     "units": {t.id: t.unit for t in director.teams()}}
     elif kind == "pairings-team":
         context["rows"] = views.pairings_by_team(director, round_no)
+        context["individual"] = event.format == "individual-groups"
     elif kind == "standings":
         played = current if current and director.round_start(current) is not None \
             else max(0, current - 1)  # a published round not started yet has no results

@@ -59,7 +59,7 @@ def next_step(director: Director) -> Said:
         return "admin.next.starting", {"round": current, "time": clock_text(start)}
     if current and not director.round_over(current):
         rows = views.round_rows(director, current)
-        left = sum(1 for r in rows if r.result is None)
+        left = len(director.unfinished(current))  # (an individual round's groups too)
         needs = triage.attention_words(rows)
         if needs is None:
             return "admin.next.playing", {"round": current, "n": left}

@@ -1,0 +1,58 @@
+"""An individual event at the scorer (shuangsheng-2011, groups of four): what the head
+referee does with its rounds, through the real director, app and simulated kiosks."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from starlette.testclient import TestClient
+
+from kiosk.errors import NeedsConfirmation
+from kiosk.i18n import explain
+from kiosk.rules import Rulesets
+from kiosk.scorer.director import Director
+from kiosk.scorer.store.database import Store
+from kiosk.scorer.web.app import create_app
+from kiosk.sim.hall import simulate_synced
+from kiosk.sync.join import join
+
+RULESETS = Rulesets.load([])
+
+
+@pytest.mark.process
+def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
+    """Time called on an individual round left a table that had not played its 16 deals
+    waiting for a ruling that only team matches have: the round could never end, and the
+    overview said no table was left (a head referee's review). Now the round ends on the
+    deals played."""
+    from kiosk.scorer.web.admin.overview import next_step
+
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    d.import_teams(("选手,单位\n" + "".join(f"选手{i},厦门\n" for i in range(1, 9))).encode())
+    codes = d.add_tables(2)
+    d.start_round(0)
+    client = TestClient(create_app(d))
+    links = {t: join(tmp_path / f"k{t}", t, "http://testserver", c, RULESETS, client)
+             for t, c in codes.items()}
+    simulate_synced(tmp_path / "k1", 1, RULESETS, links[1], 1000, 1, 1e9, io.StringIO()).close()
+    simulate_synced(tmp_path / "k2", 2, RULESETS, links[2], 5, 2, 1e9, io.StringIO()).close()
+    assert d.unfinished(1) == [2]
+    assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
+    # what the head referee is told says how an individual round ends and is mended
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.stop_clock(by="裁判长")
+    assert "本轮按已打的副数结束" in explain(asked.value, "zh-Hans")
+    assert "裁决" not in explain(asked.value, "zh-Hans")  # (there is none in this format)
+    refusal = d.undo_refusal(1)
+    assert refusal is not None and "在平板上更正" in explain(refusal, "zh-Hans")
+    d.stop_clock(confirm=True, by="裁判长")
+    simulate_synced(tmp_path / "k2", 2, RULESETS, links[2], 1000, 2, 1e9, io.StringIO()).close()
+    state = d.match_state(2, 1)
+    assert state is not None and state.phase == "over" and state.needs_ruling is None
+    assert 5 <= len(state.played) < 16  # the deal in play, if any, finished: no other dealt
+    assert d.unfinished(1) == [] and d.round_over(1)
+    totals = d.group_totals(1)
+    assert totals is not None and len(totals) == 2
+    d.store.close()
