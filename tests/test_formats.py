@@ -10,6 +10,7 @@ from kiosk.scorer.tournament.formats import (
     draw_into_groups,
     groups_knockout_next,
     groups_knockout_standings,
+    individual_standings,
 )
 
 pytestmark = pytest.mark.unit
@@ -76,3 +77,15 @@ def test_a_three_way_tie_plays_off_until_one_leader_is_left():
     assert knockout[0] == (1, min(winners)) and [r for r, _ in knockout] == [1, 2, 3, 3, 4, 4,
                                                                             4, 4]
     assert len(table) == 24 and {s.group for s in table} == {"KO", *"ABCDEFGH"}
+
+
+def test_an_individual_events_final_places_run_one_to_the_last_with_their_prize_group():
+    """Final places read 「F11」…「F312」: the prize-final group's mark was printed before the
+    place across the field (a head referee's review). A place is a number; the group is said
+    apart."""
+    prelims = [{"a": 30, "b": 20, "c": 10, "d": 0}, {"e": 31, "f": 21, "g": 11, "h": 1}]
+    finals = [{"a": 40, "e": 50, "b": 30, "f": 20}, {"c": 40, "g": 30, "d": 20, "h": 45}]
+    table = individual_standings([prelims, finals])
+    assert [(s.rank, s.team, s.prize, s.group) for s in table] == [
+        (1, "e", 1, ""), (2, "a", 1, ""), (3, "b", 1, ""), (4, "f", 1, ""),
+        (5, "h", 2, ""), (6, "c", 2, ""), (7, "g", 2, ""), (8, "d", 2, "")]

@@ -219,7 +219,9 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     play(2)
     finals = replayed_totals(2)
     table = director.standings()
-    assert [s.group for s in table] == ["F1"] * 4 + ["F2"] * 4 + ["F3"] * 4
+    assert [s.prize for s in table] == [1] * 4 + [2] * 4 + [3] * 4
+    # places across the field, each group's first at 1, 5, 9 (not 「F11」…「F312」)
+    assert [s.rank for s in table][::4] == [1, 5, 9] and not any(s.group for s in table)
     first = finals[0]
     assert table[0].team in expected.groups[0] and table[0].points == max(first.values())
     with pytest.raises(AdminError, match="All 2 rounds"):

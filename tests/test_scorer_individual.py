@@ -4,6 +4,7 @@ referee does with its rounds, through the real director, app and simulated kiosk
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from starlette.testclient import TestClient
@@ -12,6 +13,7 @@ from kiosk.errors import NeedsConfirmation
 from kiosk.i18n import explain
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
+from kiosk.scorer.printing import pages as printing
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
@@ -55,4 +57,20 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     assert d.unfinished(1) == [] and d.round_over(1)
     totals = d.group_totals(1)
     assert totals is not None and len(totals) == 2
+    # each player's card says the round's table, seat, tablemates and big points (it was
+    # blank: 「桌号 — 方位 —」, 「队员：—」)
+    names = d.team_names()
+    page = printing.html(d, "scorecards", "zh-Hans")
+    for table, seats in d.seats(1).items():
+        for seat, player in seats.items():
+            card = page[page.index(f"<h2>{names[player]} "):]
+            card = card[:card.index("</section>")]
+            row = re.search(r'<td class="num">1</td><td class="num">(\d)</td>\s*<td>(.)</td>'
+                            r'<td>(.*?)</td>\s*<td>(.*?)</td>\s*<td class="num">(\d+)</td>', card)
+            assert row is not None and "队员：" not in card and "净胜级" not in card, card
+            mates = sorted(names[p] for p in seats.values() if p != player)
+            assert row.groups()[:2] == (str(table), {"N": "北", "E": "东", "S": "南",
+                                                     "W": "西"}[seat])
+            assert sorted(row.group(3).split("、")) == mates and row.group(4) == "完赛"
+            assert int(row.group(5)) == totals[table - 1][player]
     d.store.close()

@@ -87,6 +87,7 @@ class StandingRow:
     withdrawn_after: int | None
     joined_round: int
     withdrawal: tuple[str, int] | None = None  # Director.withdrawal: ("during", 3) …
+    prize: int = 0  # an individual event's prize-final group (Standing.prize)
 
 
 @dataclass
@@ -100,6 +101,7 @@ class CardRound:
     net: int | None = None
     won: bool | None = None
     decided_by: str = ""
+    seat: str = ""  # side "seat": an individual event's drawn seat (opponent_name: tablemates)
 
 
 @dataclass
@@ -198,7 +200,7 @@ def standing_rows(director: Director) -> list[StandingRow]:
             s.rank, s.tied, s.team, team.name if team else s.team, team.unit if team else "",
             s.points, s.net, s.opponents, s.played, s.group,
             team.withdrawn_after if team else None, team.joined_round if team else 1,
-            director.withdrawal(s.team) if team and team.withdrawn else None))
+            director.withdrawal(s.team) if team and team.withdrawn else None, s.prize))
     return out
 
 
@@ -222,6 +224,17 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
                         round_no, m.table, side, other, names.get(other, other),
                         r.points.get(team) if r else None, r.net.get(team) if r else None,
                         (r.winner == team) if r and r.winner else None, m.decided_by))
+        for table, seats in director.seats(round_no).items():  # an individual event's groups
+            state = director.match_state(table, round_no)
+            totals = dict(getattr(state.core, "totals", ())) if state is not None else {}
+            over = state is not None and state.phase == "over"
+            for seat, player in seats.items():
+                seen.add(player)
+                if player in out:
+                    mates = "、".join(names.get(p, p) for p in seats.values() if p != player)
+                    out[player].rounds.append(CardRound(
+                        round_no, table, "seat", opponent_name=mates, points=totals.get(seat),
+                        won=True if over else None, seat=seat))
         for bye in bye_rows(director, round_no):
             seen.add(bye.team)
             if bye.team in out:

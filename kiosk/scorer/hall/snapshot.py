@@ -86,7 +86,7 @@ def standings(director: Director) -> list[dict[str, Any]]:
     return [{"rank": s.rank, "team": s.team, "name": names[s.team],
              "tells": tells_of(tells, s.team), "points": s.points,
              "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
-             "group": s.group, "withdrawn_after": marks.get(s.team, (None, 1))[0],
+             "group": s.group, "prize": s.prize, "withdrawn_after": marks.get(s.team, (None, 1))[0],
              "joined_round": marks.get(s.team, (None, 1))[1]} for s in director.standings()]
 
 

@@ -121,7 +121,8 @@ def standing_rows(director: Director, lang: str) -> list[list[Any]]:
                             round=round_no))
         if s.joined_round > 1:
             status.append(t("print.late", round=s.joined_round))
-        out.append([s.group, s.rank, t("export.tied") if s.tied else "", s.team, s.name,
+        group = t("admin.standings.prize_group", n=s.prize) if s.prize else s.group
+        out.append([group, s.rank, t("export.tied") if s.tied else "", s.team, s.name,
                     s.unit, s.points, s.net, s.opponents, s.played, "; ".join(status)])
     return out
 
@@ -319,7 +320,7 @@ def results_json(director: Director) -> dict[str, Any]:
                      "ruling_reason": None} for team, points in missed.get(round_no, ())]
     standings = [{"rank": s.rank, "team": s.team, "name": s.name, "points": s.points,
                   "net": s.net, "opponents": s.opponents, "played": s.played, "tied": s.tied,
-                  "group": s.group, "withdrawn_after": s.withdrawn_after,
+                  "group": s.group, "prize": s.prize, "withdrawn_after": s.withdrawn_after,
                   "joined_round": s.joined_round} for s in views.standing_rows(director)]
     return {"event": event.name if event else None,
             "ruleset": event.ruleset if event else None,

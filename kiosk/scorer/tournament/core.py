@@ -53,6 +53,7 @@ class Standing:
     played: int
     tied: bool  # shares its rank: the tie-breaks could not separate it
     group: str = ""  # groups formats: the group ("A" …) or "KO" for knockout places
+    prize: int = 0  # an individual event's prize-final group (1: the first prize's), 0 none
 
 
 @dataclass(frozen=True)

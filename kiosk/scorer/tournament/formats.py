@@ -170,9 +170,9 @@ def individual_standings(rounds: Sequence[Sequence[dict[str, int]]]) -> list[Sta
     if len(rounds) == 1:
         ranked = _ordered({p: t for g in last for p, t in g.items()})
         return _ranks(ranked, group="", played=1)
-    return [Standing(s.rank + 4 * index, s.team, s.points, 0, 0, 2, s.tied, s.group)
+    return [Standing(s.rank + 4 * index, s.team, s.points, 0, 0, 2, s.tied, prize=index + 1)
             for index, group in enumerate(last)
-            for s in _ranks(_ordered(group), group=f"F{index + 1}", played=2)]
+            for s in _ranks(_ordered(group), group="", played=2)]
 
 
 def _ranks(ranked: Sequence[tuple[str, int]], group: str, played: int) -> list[Standing]:

@@ -416,6 +416,8 @@
       if (s.withdrawn_after !== null && s.withdrawn_after !== undefined) {
         row.classList.add('withdrawn');
         name.append(el('span', 'mark', t('withdrawn')));
+      } else if (s.prize) {  // an individual event's prize-final group
+        name.append(el('span', 'mark', t('prize_group', { n: s.prize })));
       } else if (s.joined_round > 1) {
         name.append(el('span', 'mark', t('late_entry', { n: s.joined_round })));
       }
