@@ -345,6 +345,22 @@ def test_a_roster_not_utf8_whose_header_reads_in_no_encoding_says_to_save_as_utf
 
 
 @pytest.mark.unit
+def test_an_excel_file_itself_is_refused_with_how_to_save_it(tmp_path):
+    """An .xlsx chosen as the roster was refused as text in no known encoding (a head
+    referee's review): it is a spreadsheet, and the words say how to save it as CSV."""
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.active.append(["姓名", "单位"])
+    book.active.append(["陈静", "厦门"])
+    book.save(tmp_path / "players.xlsx")
+    with pytest.raises(roster.RosterError) as refused:
+        roster.parse((tmp_path / "players.xlsx").read_bytes())
+    assert refused.value.key == "roster.error.spreadsheet"
+    assert "另存为" in explain(refused.value, "zh-Hans")
+
+
+@pytest.mark.unit
 def test_minutes_are_written_as_a_person_writes_them(director):
     """90, not 90.0: the event's match minutes and the hall's extension."""
     client, csrf = logged_in(director)

@@ -9,7 +9,7 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from kiosk.errors import NeedsConfirmation
+from kiosk.errors import AdminError, NeedsConfirmation
 from kiosk.i18n import explain
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
@@ -30,10 +30,8 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     deals played."""
     from kiosk.scorer.web.admin.overview import next_step
 
-    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
-    d.import_teams(("选手,单位\n" + "".join(f"选手{i},厦门\n" for i in range(1, 9))).encode())
-    codes = d.add_tables(2)
+    d = an_individual_event(tmp_path, 8)
+    codes = d.store.open_codes(d.clock())
     d.start_round(0)
     client = TestClient(create_app(d))
     links = {t: join(tmp_path / f"k{t}", t, "http://testserver", c, RULESETS, client)
@@ -41,6 +39,9 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     simulate_synced(tmp_path / "k1", 1, RULESETS, links[1], 1000, 1, 1e9, io.StringIO()).close()
     simulate_synced(tmp_path / "k2", 2, RULESETS, links[2], 5, 2, 1e9, io.StringIO()).close()
     assert d.unfinished(1) == [2]
+    # the sheet of a table still playing says its big points are so far (it looked final)
+    sheets = {t: printing.html(d, "sheets", "zh-Hans", round_no=1, table=t) for t in (1, 2)}
+    assert "未完赛：已打 5 副" in sheets[2] and "未完赛" not in sheets[1]
     assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:
@@ -73,4 +74,37 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
                                                      "W": "西"}[seat])
             assert sorted(row.group(3).split("、")) == mates and row.group(4) == "完赛"
             assert int(row.group(5)) == totals[table - 1][player]
+    d.store.close()
+
+
+def an_individual_event(tmp_path, players: int) -> Director:
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    d.import_teams(("选手,单位\n" + "".join(f"选手{i},厦门\n" for i in range(1, players + 1))
+                    ).encode())
+    d.add_tables(players // 4)
+    return d
+
+
+@pytest.mark.unit
+def test_withdrawing_a_player_says_the_finals_need_groups_of_four(tmp_path):
+    """A withdrawal left 11 players, and the finals could not be formed, with no warning
+    before and no way named after (a head referee's review)."""
+    d = an_individual_event(tmp_path, 8)
+    d.start_round(0)
+    player = d.team_rows()[0].id
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.withdraw(player)
+    said = explain(asked.value, "zh-Hans")
+    assert "不再编排该选手" in said and "4 的倍数" in said and "恢复" in said
+    d.store.close()
+
+
+@pytest.mark.unit
+def test_players_not_in_fours_are_told_what_to_do(tmp_path):
+    d = an_individual_event(tmp_path, 7)
+    with pytest.raises(AdminError) as refused:
+        d.start_round(0)
+    assert explain(refused.value, "zh-Hans").startswith(
+        "7 名选手无法分成每组 4 人：人数须为 4 的倍数（在“队伍”页增删选手")
     d.store.close()

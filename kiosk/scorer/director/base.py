@@ -184,6 +184,11 @@ class DirectorBase:
             raise refuse("admin.error.no_event")
         return event
 
+    def _individual_words(self) -> str:
+        """The ending of a message's key said otherwise for an individual event (a mistake
+        mended at the table rather than by a ruling; players, not teams; groups of four)."""
+        return "_individual" if self.require_event().format == "individual-groups" else ""
+
     def ruleset(self) -> Ruleset:
         return self.rulesets.require(self.require_event().ruleset)
 

@@ -77,6 +77,8 @@ def decode(data: bytes) -> list[str]:
     """The file's text in each encoding that decodes it, in the order of ENCODINGS (GB18030
     decodes almost any bytes, so a Big5 file decodes both ways: `parse` keeps the reading
     whose first row names the columns). Raises RosterError when none does."""
+    if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):  # .xlsx (a zip), .xls
+        raise _refuse("a spreadsheet's own file, not text", "roster.error.spreadsheet")
     texts = []
     for encoding in ENCODINGS:
         try:

@@ -637,11 +637,6 @@ class RoundsAndPairings(DirectorBase):
         clock["extra"] += minutes * 60
         self._set_clock(round_no, clock, by, "clock.extend", minutes=minutes)
 
-    def _individual_words(self) -> str:
-        """The ending of a message's key said otherwise for an individual event, where a
-        mistake is mended at the table (the referee's correction), not by a ruling here."""
-        return "_individual" if self.require_event().format == "individual-groups" else ""
-
     def stop_clock(self, confirm: bool = False, by: str = "") -> None:
         """Call time for the whole hall now."""
         self._open_event()

@@ -512,7 +512,8 @@ class EventAndTeams(DirectorBase):
                 round_no, table, opponent = open_match
                 raise confirm_first("admin.confirm.withdraw_forfeit", team=self.label(row.id),
                                     round=round_no, table=table, opponent=self.label(opponent))
-            raise confirm_first("admin.confirm.withdraw", team=self.label(row.id),
+            raise confirm_first("admin.confirm.withdraw" + self._individual_words(),
+                                team=self.label(row.id),
                                 round=after + 1)
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET withdrawn_after = ? WHERE id = ?",

@@ -244,7 +244,9 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            "result": None, "end": None, "win_points": ruleset.result.win_points,
                            "loss_points": ruleset.result.loss_points, "final": None,
                            # the hands the table's referee corrected, as its history says
-                           "corrected": state.corrected() if state is not None else set()}
+                           "corrected": state.corrected() if state is not None else set(),
+                           # still being played: its totals are so far, not its result
+                           "unfinished": state is not None and state.phase != "over"}
     names = director.team_names()
     teams = {r.id: r for r in director.team_rows()}
     if out["individual"]:
