@@ -108,3 +108,31 @@ def test_players_not_in_fours_are_told_what_to_do(tmp_path):
     assert explain(refused.value, "zh-Hans").startswith(
         "7 名选手无法分成每组 4 人：人数须为 4 的倍数（在“队伍”页增删选手")
     d.store.close()
+
+
+@pytest.mark.unit
+def test_the_console_shows_an_individual_round_as_players_at_tables(tmp_path):
+    """The published round put all four players under 南北 with 东西 empty, seats as E N W S,
+    and the standings kept the team columns 净胜级 and 对手分 (a head referee's review)."""
+    from .test_scorer_admin import logged_in
+
+    d = an_individual_event(tmp_path, 8)
+    d.make_draft()
+    client, _ = logged_in(d)
+    draft = client.get("/admin/rounds").text
+    draft = draft[draft.index('id="draft-tables"'):draft.index("</thead>", draft.index(
+        'id="draft-tables"'))]
+    assert "本桌选手" in draft and "南北" not in draft
+    d.publish(confirm=True)
+    rounds = client.get("/admin/rounds").text
+    published = rounds[rounds.index('class="list pairings"'):]
+    published = published[:published.index("</table>")]
+    assert "本桌选手" in published and "南北" not in published and "东西" not in published
+    names = d.team_names()
+    for seats in d.seats(1).values():
+        for seat, player in seats.items():
+            assert f"{ {'N': '北', 'E': '东', 'S': '南', 'W': '西'}[seat]} {names[player]}" \
+                in published
+    standings = client.get("/admin/standings").text
+    assert "净胜级" not in standings and "对手分" not in standings
+    d.store.close()
