@@ -73,3 +73,21 @@ def test_an_idle_table_offline_is_no_problem_and_a_small_offset_is_no_error(dire
     assert counts["offline"] == "1" and counts["problem"] == "0"
     assert not re.search(r'class="(offset|health)[^"]* error"', page)  # 正常, +0.001 s: fine
     assert "最后联系" in page and "1 小时前" in page
+
+
+def test_a_kiosk_offline_before_its_round_starts_is_not_said_to_be_offline_in_play(director):
+    """A round published, its start not given yet: every row said 「第 1 轮比赛中平板离线」
+    (a head referee's review), though nothing was being played."""
+    d = director
+    now = d.now[0]
+    codes = d.store.open_codes()
+    d.store.pair(1, codes[1], "pi-1", time.time())
+    d.store.heard(1, now, 0)
+    d.make_draft(by="陈")
+    d.publish(by="陈")
+    d.now[0] = now + 600  # the kiosk switched off while the hall waits for the start
+    page = Window(log_in(d)).load("/admin/tables")
+    assert "比赛中平板离线" not in page
+    d.start_clock(0, by="陈", confirm=True)
+    page = Window(log_in(d)).load("/admin/tables")
+    assert "第 1 轮比赛中平板离线" in page  # once it is played, it is trouble

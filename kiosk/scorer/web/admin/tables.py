@@ -26,14 +26,15 @@ def tables(director: Director, request: Request) -> dict[str, Any]:
     count = director.table_count()
     known = (director.store.links(), director.store.paired_tables())
     current = director.current_round()
-    playing: set[int] = set()  # the current round's tables whose match is not over
+    # the current round's tables whose match is not over, once it started (an offline kiosk
+    # is trouble then, not while the round waits for its start), and those whose match is
+    playing: set[int] = set()
     done: set[int] = set()
-    if current:
+    if current and director.round_start(current) is not None:
         in_round = {t for t, _, _ in director.assignments(current)} | \
             set(director.seats(current))
         playing = set(director.unfinished(current)) & in_round
-        if director.round_start(current) is not None:
-            done = in_round - playing
+        done = in_round - playing
     links = {n: views.link_state(director, n, now, known, n in done)
              for n in range(1, count + 1)}
     problems = [(n, p) for n in range(1, count + 1) for p in director.unscored(n)]
