@@ -42,6 +42,15 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     # the sheet of a table still playing says its big points are so far (it looked final)
     sheets = {t: printing.html(d, "sheets", "zh-Hans", round_no=1, table=t) for t in (1, 2)}
     assert "未完赛：已打 5 副" in sheets[2] and "未完赛" not in sheets[1]
+    # the results page shows how each group stands; its link to the tables still playing
+    # lists those alone (it listed every table, with no state, no deal, no totals)
+    from .test_scorer_admin import logged_in
+
+    admin, _ = logged_in(d)
+    page = admin.get("/admin/results").text
+    assert "完赛（16 副）" in page and "比赛中：已打 5 副" in page
+    left = admin.get("/admin/results?show=unfinished").text
+    assert re.findall(r'<tr data-table="(\d+)">', left) == ["2"]
     assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:
