@@ -378,6 +378,24 @@ def test_muted_mark_and_next_round_pairings(hall):
     expect(page.locator("[data-table]")).to_have_count(4)  # pairings are not live tables
 
 
+def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank(hall):
+    """Final places read 「F11」…「F312」 and every player showed 净胜级 0 and 对手分 0 (a head
+    referee's review): a place is its number, the prize-final group is said beside the name."""
+    data = snapshot()
+    data["event"]["format"] = "individual-groups"
+    data["standings"] = [{"rank": i + 1, "team": f"p{i + 1:02d}", "name": f"选手{i + 1}",
+                          "points": 90 - i, "net": 0, "opponents": 0, "played": 2,
+                          "tied": False, "group": "", "prize": 1 + i // 4} for i in range(8)]
+    hall.feed.reset(data)
+    page = hall.open()
+    first = page.locator('#standings [data-team="p01"]')
+    expect(first.locator(".rank")).to_have_text("1")
+    expect(first.locator(".mark")).to_have_text("决赛第 1 组")
+    expect(page.locator('#standings [data-team="p05"] .mark')).to_have_text("决赛第 2 组")
+    expect(first.locator(".net")).to_be_hidden()
+    expect(page.locator('#standings-box .grid-head [data-i18n="col_net"]').first).to_be_hidden()
+
+
 def test_no_event_yet(hall):
     hall.feed.reset(snapshot(tables=0, event=None, standings=[]))
     page = hall.open(wait=False)

@@ -309,6 +309,9 @@
     // tables are history.
     const closed = Boolean(ev && ev.status === 'closed');
     document.body.classList.toggle('closed', closed);
+    // an individual event has no net levels and no opponents' points: their columns stay
+    // blank (hall.css) rather than show every player's 0
+    document.body.classList.toggle('individual', Boolean(ev && ev.format === 'individual-groups'));
     const title = $('standings-title');
     title.dataset.i18n = closed ? 'standings_final' : 'standings';
     title.textContent = t(title.dataset.i18n);
