@@ -574,3 +574,32 @@ def test_a_shared_place_of_two_digits_stays_on_one_line_on_a_phone(browser, tmp_
         page.context.close()
     director.store.close()
     assert errors == []
+
+
+@pytest.mark.browser
+def test_an_individual_players_phone_names_the_table_not_two_sides(browser, tmp_path):
+    """A player's phone read 「南北 赵敏 · 周杰 · 张伟 · 徐强 对 东西」: an individual table has
+    four players and no sides (a head referee's review)."""
+    from kiosk.scorer.director import Director
+    from kiosk.scorer.store.database import Store
+
+    director = Director(Store(tmp_path / "scorer" / "scorer.sqlite"), RULESETS)
+    director.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    director.import_teams(("选手,单位\n" + "".join(f"选手{i},厦门\n" for i in range(1, 5))
+                           ).encode())
+    director.add_tables(1)
+    director.start_round(0)
+    seats = director.seats(1)[1]
+    player = seats["E"]
+    names = director.team_names()
+    with ScorerProcess(tmp_path / "scorer") as process:
+        page, errors = phone(browser)
+        page.goto(f"{process.url}/team?team={player}")
+        said = page.locator("#now-teams")
+        expect(said).to_contain_text("本桌")
+        for other in seats.values():
+            expect(said).to_contain_text(names[other])
+        assert "南北" not in said.inner_text() and "对" not in said.inner_text()
+        page.context.close()
+    director.store.close()
+    assert errors == []

@@ -259,8 +259,13 @@
     const mine = view.side === 'EW' ? 'ew' : 'ns';
     const ns = el('span', mine === 'ns' ? 'mine' : '', label(table.ns, table.ns_ids, table.tells));
     const ew = el('span', mine === 'ew' ? 'mine' : '', label(table.ew, table.ew_ids, table.tells));
-    versus.replaceChildren(el('span', 'side', `${named('side', 'NS')} `), ns,
-      el('span', 'vs', ` ${t('vs')} `), el('span', 'side', `${named('side', 'EW')} `), ew);
+    if (table.ew_ids && !table.ew_ids.length && table.ns_ids.length > 2) {
+      // an individual event's table: its four players, no sides
+      versus.replaceChildren(el('span', 'side', `${t('at_table')} `), ns);
+    } else {
+      versus.replaceChildren(el('span', 'side', `${named('side', 'NS')} `), ns,
+        el('span', 'vs', ` ${t('vs')} `), el('span', 'side', `${named('side', 'EW')} `), ew);
+    }
     const facts = [
       fact(t('hand'), table.hand || '—', 'hand'),
       fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
