@@ -42,6 +42,7 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     # the sheet of a table still playing says its big points are so far (it looked final)
     sheets = {t: printing.html(d, "sheets", "zh-Hans", round_no=1, table=t) for t in (1, 2)}
     assert "未完赛：已打 5 副" in sheets[2] and "未完赛" not in sheets[1]
+    assert "<td>东</td>" in sheets[2] and "<td>E</td>" not in sheets[2]  # seats in words
     # the results page shows how each group stands; its link to the tables still playing
     # lists those alone (it listed every table, with no state, no deal, no totals)
     from .test_scorer_admin import logged_in
@@ -51,6 +52,7 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     assert "完赛（16 副）" in page and "比赛中：已打 5 副" in page
     left = admin.get("/admin/results?show=unfinished").text
     assert re.findall(r'<tr data-table="(\d+)">', left) == ["2"]
+    assert re.search(r'data-show="unfinished"[^>]*>未完赛 <b>1</b>', page)  # its filter
     assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:
@@ -81,7 +83,8 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
             mates = sorted(names[p] for p in seats.values() if p != player)
             assert row.groups()[:2] == (str(table), {"N": "北", "E": "东", "S": "南",
                                                      "W": "西"}[seat])
-            assert sorted(row.group(3).split("、")) == mates and row.group(4) == "完赛"
+            assert sorted(row.group(3).split("、")) == mates
+            assert row.group(4) == f"完赛（{len(d.match_state(table, 1).played)} 副）"
             assert int(row.group(5)) == totals[table - 1][player]
     d.store.close()
 

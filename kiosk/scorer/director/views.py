@@ -102,6 +102,7 @@ class CardRound:
     won: bool | None = None
     decided_by: str = ""
     seat: str = ""  # side "seat": an individual event's drawn seat (opponent_name: tablemates)
+    deals: int = 0  # and the deals its table played
 
 
 @dataclass
@@ -234,7 +235,8 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
                     mates = "、".join(names.get(p, p) for p in seats.values() if p != player)
                     out[player].rounds.append(CardRound(
                         round_no, table, "seat", opponent_name=mates, points=totals.get(seat),
-                        won=True if over else None, seat=seat))
+                        won=True if over else None, seat=seat,
+                        deals=len(state.played) if state is not None else 0))
         for bye in bye_rows(director, round_no):
             seen.add(bye.team)
             if bye.team in out:

@@ -36,6 +36,8 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "chosen": next((r for r in rows if r.table == table), None),
             "individual": director.require_event().format == "individual-groups",
             "seats": _groups(director, round_no, show) if current else {},
+            "group_count": len(director.seats(round_no)) if current else 0,
+            "groups_left": len(director.unfinished(round_no)) if current else 0,
             "names": director.team_names()}
 
 
