@@ -7,12 +7,14 @@ import io
 import re
 
 import pytest
+from openpyxl import load_workbook
 from starlette.testclient import TestClient
 
 from kiosk.errors import AdminError, NeedsConfirmation
 from kiosk.i18n import explain
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
+from kiosk.scorer.printing import exports
 from kiosk.scorer.printing import pages as printing
 from kiosk.scorer.store.database import Store
 from kiosk.scorer.web.app import create_app
@@ -53,6 +55,12 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     left = admin.get("/admin/results?show=unfinished").text
     assert re.findall(r'<tr data-table="(\d+)">', left) == ["2"]
     assert re.search(r'data-show="unfinished"[^>]*>未完赛 <b>1</b>', page)  # its filter
+    # the workbook's results: a row a player, at a table and seat (it put each under 南北)
+    book = load_workbook(io.BytesIO(exports.workbook(d, "zh-Hans")))
+    results = list(book.worksheets[1].values)
+    assert results[0] == ("轮次", "桌号", "座位", "编号", "选手", "大分", "已打副数", "状态")
+    assert len(results) == 9 and {row[6] for row in results[1:] if row[1] == 2} == {5}
+    assert {row[7] for row in results[1:]} == {"完赛", "未完成"}
     assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:

@@ -205,6 +205,28 @@ def standing_rows(director: Director) -> list[StandingRow]:
     return out
 
 
+@dataclass
+class GroupNow:
+    """An individual round's table as it stands: its players by drawn seat, their big points
+    so far by seat, the deals played, and whether it has finished."""
+
+    seats: dict[str, str]
+    totals: dict[str, int]
+    deals: int
+    over: bool
+
+
+def groups_now(director: Director, round_no: int) -> dict[int, GroupNow]:
+    """Each table of an individual round as it stands ({} for a team round)."""
+    left = set(director.unfinished(round_no)) if director.seats(round_no) else set()
+    out = {}
+    for table, seats in director.seats(round_no).items():
+        state = director.match_state(table, round_no)
+        out[table] = GroupNow(seats, dict(getattr(state.core, "totals", ())) if state else {},
+                              len(state.played) if state else 0, table not in left)
+    return out
+
+
 def cards(director: Director, only: str | None = None) -> list[Card]:
     """Each team's scorecard: every round's opponent, side, result, big points, net."""
     rows = {r.id: r for r in director.team_rows()}
@@ -225,18 +247,16 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
                         round_no, m.table, side, other, names.get(other, other),
                         r.points.get(team) if r else None, r.net.get(team) if r else None,
                         (r.winner == team) if r and r.winner else None, m.decided_by))
-        for table, seats in director.seats(round_no).items():  # an individual event's groups
-            state = director.match_state(table, round_no)
-            totals = dict(getattr(state.core, "totals", ())) if state is not None else {}
-            over = state is not None and state.phase == "over"
-            for seat, player in seats.items():
+        for table, group in groups_now(director, round_no).items():  # an individual event's
+            for seat, player in group.seats.items():
                 seen.add(player)
                 if player in out:
-                    mates = "、".join(names.get(p, p) for p in seats.values() if p != player)
+                    mates = "、".join(names.get(p, p) for p in group.seats.values()
+                                     if p != player)
                     out[player].rounds.append(CardRound(
-                        round_no, table, "seat", opponent_name=mates, points=totals.get(seat),
-                        won=True if over else None, seat=seat,
-                        deals=len(state.played) if state is not None else 0))
+                        round_no, table, "seat", opponent_name=mates,
+                        points=group.totals.get(seat), won=True if group.over else None,
+                        seat=seat, deals=group.deals))
         for bye in bye_rows(director, round_no):
             seen.add(bye.team)
             if bye.team in out:

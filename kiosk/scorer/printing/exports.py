@@ -27,6 +27,9 @@ from .templating import decided_text, said, who_text, words
 BOM = "\ufeff"
 RESULT_COLUMNS = ("round", "table", "ns_id", "ns", "ew_id", "ew", "winner_id", "winner",
                   "ns_points", "ew_points", "ns_net", "ew_net", "decided_by", "ruling_reason")
+# an individual event's: a row a player a round, at a table of four with no sides
+GROUP_RESULT_COLUMNS = ("round", "table", "seat", "team_id", "player", "points", "deals",
+                        "status")
 STANDING_COLUMNS = ("rank", "tied", "team_id", "team", "unit", "points", "net", "opponents",
                     "played", "status")  # ("group" first, in an event with groups)
 RULING_COLUMNS = ("round", "table", "ns", "ew", "ruling", "loser", "net", "reason", "by", "at",
@@ -77,15 +80,22 @@ def result_rows(director: Director, lang: str) -> list[list[Any]]:
             name = director.team_names().get(team, team)
             out.append([round_no, "", team, name, "", "", "", "", points, "", 0, "",
                         t("print.missed"), ""])
-        seats = director.seats(round_no)
-        totals = director.group_totals(round_no) if seats else None
-        names = director.team_names()
-        for index, (table, players) in enumerate(seats.items()):  # individual groups
-            for letter, player in players.items():
-                total = totals[index].get(player, "") if totals else ""
-                out.append([round_no, table, player, f"{letter} {names.get(player, player)}",
-                            "", "", "", "", total, "", "", "", decided_text(t, "table"), ""])
     return out
+
+
+def result_table(director: Director, lang: str) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """Every round's results, as columns and rows: a team event's matches, or an individual
+    event's players, each at a table, a seat, with the big points so far."""
+    if not any(director.seats(n) for n in range(1, director.current_round() + 1)):
+        return RESULT_COLUMNS, result_rows(director, lang)
+    t, names = words(lang), director.team_names()
+    rows = [[round_no, table, t(f"seat.{seat}"), player, names.get(player, player),
+             group.totals.get(seat, ""), group.deals,
+             t("print.finished" if group.over else "print.pending")]
+            for round_no in range(1, director.current_round() + 1)
+            for table, group in views.groups_now(director, round_no).items()
+            for seat, player in group.seats.items()]
+    return GROUP_RESULT_COLUMNS, rows
 
 
 def _missed(director: Director) -> dict[int, list[tuple[str, int]]]:
@@ -172,7 +182,8 @@ def results_csv_of(director: Director, lang: str) -> Callable[[], str]:
     """`results_csv` read from the director now (on the event loop), and the function that
     writes it, which may run in another thread."""
     with director.reading():
-        rows = [headers(RESULT_COLUMNS, lang), *result_rows(director, lang)]
+        columns, results = result_table(director, lang)
+        rows = [headers(columns, lang), *results]
     return lambda: _csv(rows)
 
 
@@ -192,7 +203,7 @@ def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
     with director.reading():
         return [("standings", *standing_table(director, lang)),
-                ("results", RESULT_COLUMNS, result_rows(director, lang)),
+                ("results", *result_table(director, lang)),
                 ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
                 ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
 

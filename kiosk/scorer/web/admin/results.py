@@ -35,26 +35,11 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "kinds": RULING_KINDS, "table": table,
             "chosen": next((r for r in rows if r.table == table), None),
             "individual": director.require_event().format == "individual-groups",
-            "seats": _groups(director, round_no, show) if current else {},
+            "seats": {t: g for t, g in views.groups_now(director, round_no).items()
+                      if show != "unfinished" or not g.over} if current else {},
             "group_count": len(director.seats(round_no)) if current else 0,
             "groups_left": len(director.unfinished(round_no)) if current else 0,
             "names": director.team_names()}
-
-
-def _groups(director: Director, round_no: int, show: str) -> dict[int, dict[str, Any]]:
-    """An individual round's tables as they stand: each player by seat with the big points
-    so far, the deals played, and whether the table has finished (`show` "unfinished": only
-    those that have not)."""
-    left = set(director.unfinished(round_no))
-    out = {}
-    for table, seats in director.seats(round_no).items():
-        if show == "unfinished" and table not in left:
-            continue
-        state = director.match_state(table, round_no)
-        totals = dict(getattr(state.core, "totals", ())) if state is not None else {}
-        out[table] = {"seats": seats, "totals": totals, "over": table not in left,
-                      "deals": len(state.played) if state is not None else 0}
-    return out
 
 
 def sheet(director: Director, request: Request) -> dict[str, Any]:
