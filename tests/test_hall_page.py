@@ -386,8 +386,17 @@ def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank
     data["standings"] = [{"rank": i + 1, "team": f"p{i + 1:02d}", "name": f"选手{i + 1}",
                           "points": 90 - i, "net": 0, "opponents": 0, "played": 2,
                           "tied": False, "group": "", "prize": 1 + i // 4} for i in range(8)]
+    data["tables"][0].update(ns="选手1 · 选手2 · 选手3 · 选手4", ew="",
+                             ns_ids=["p01", "p02", "p03", "p04"], ew_ids=[], levels=None)
     hall.feed.reset(data)
     page = hall.open()
+    # a table of four players, across the sides' columns (they stood under 南北, 东西 empty)
+    expect(row(page, 1).locator(".players")).to_have_text("选手1 · 选手2 · 选手3 · 选手4")
+    expect(row(page, 1).locator(".ns")).to_have_count(0)
+    heads = page.locator("#tables-box .grid-head")
+    expect(heads.locator(".players-h")).to_have_text("本桌选手")
+    expect(heads.locator(".ns")).to_be_hidden()
+    expect(page.locator("#standings-box .grid-head .player-h").first).to_have_text("选手")
     first = page.locator('#standings [data-team="p01"]')
     expect(first.locator(".rank")).to_have_text("1")
     expect(first.locator(".mark")).to_have_text("决赛第 1 组")

@@ -251,10 +251,9 @@ def cards(director: Director, only: str | None = None) -> list[Card]:
             for seat, player in group.seats.items():
                 seen.add(player)
                 if player in out:
-                    mates = "、".join(names.get(p, p) for p in group.seats.values()
-                                     if p != player)
                     out[player].rounds.append(CardRound(
-                        round_no, table, "seat", opponent_name=mates,
+                        round_no, table, "seat", opponent_name=tablemates(group.seats, player,
+                                                                          names),
                         points=group.totals.get(seat), won=True if group.over else None,
                         seat=seat, deals=group.deals))
         for bye in bye_rows(director, round_no):
@@ -331,7 +330,11 @@ def pairings_by_team(director: Director, round_no: int) -> list[dict[str, Any]]:
     for table, seats in director.seats(round_no).items():  # an individual event's groups
         for seat, player in seats.items():
             out.append({"team": player, "name": names.get(player, player), "table": table,
-                        "side": "seat", "seat": seat, "opponent": "", "opponent_name": "、".join(
-                            names.get(other, other) for other in seats.values()
-                            if other != player)})
+                        "side": "seat", "seat": seat, "opponent": "",
+                        "opponent_name": tablemates(seats, player, names)})
     return sorted(out, key=lambda r: sort_key(r["name"]))
+
+
+def tablemates(seats: dict[str, str], player: str, names: dict[str, str]) -> str:
+    """The other players at an individual event's table, by name: 「王芳、周杰、孙丽」."""
+    return "、".join(names.get(other, other) for other in seats.values() if other != player)

@@ -35,7 +35,7 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "kinds": RULING_KINDS, "table": table,
             "chosen": next((r for r in rows if r.table == table), None),
             "individual": director.require_event().format == "individual-groups",
-            "seats": {t: g for t, g in views.groups_now(director, round_no).items()
+            "groups": {t: g for t, g in views.groups_now(director, round_no).items()
                       if show != "unfinished" or not g.over} if current else {},
             "group_count": len(director.seats(round_no)) if current else 0,
             "groups_left": len(director.unfinished(round_no)) if current else 0,

@@ -559,8 +559,12 @@
       link.classList.add(`link-${linkState}`);
       link.dataset.state = linkState;
 
-      row.append(no, team('NS', label(tb.ns, tb.ns_ids, tb.tells)), levels,
-        team('EW', label(tb.ew, tb.ew_ids, tb.tells)), hand, dealer, phase, time, link);
+      // an individual event's table: its four players across the sides' and levels' columns
+      const group = (tb.ns_ids || []).length > 2 && !(tb.ew_ids || []).length;
+      const middle = group ? [el('span', 'team players', label(tb.ns, tb.ns_ids, tb.tells))]
+        : [team('NS', label(tb.ns, tb.ns_ids, tb.tells)), levels,
+          team('EW', label(tb.ew, tb.ew_ids, tb.tells))];
+      row.append(no, ...middle, hand, dealer, phase, time, link);
       if (tb.phase === 'unused') row.classList.add('unused');
       if (tb.result && tb.result.ruling) row.classList.add('ruled');
       row.hallTime = time;
