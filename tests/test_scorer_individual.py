@@ -156,3 +156,29 @@ def test_the_console_shows_an_individual_round_as_players_at_tables(tmp_path):
     standings = client.get("/admin/standings").text
     assert "净胜级" not in standings and "对手分" not in standings
     d.store.close()
+
+
+@pytest.mark.unit
+def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swapped(tmp_path):
+    """Two ties at two edges read as one list of four 「请裁判长裁定」, and the draft could
+    only swap whole tables (a head referee's review): each tie is said, and two players can
+    change groups."""
+    from kiosk.i18n import render
+    from kiosk.scorer.director.rounds import Draft
+    from kiosk.scorer.tournament.formats import RoundPlan
+
+    d = an_individual_event(tmp_path, 8)
+    players = [r.id for r in d.team_rows()]
+    plan = RoundPlan(groups=(tuple(players[:4]), tuple(players[4:])), stage="final",
+                     note=f"ties:{players[3]}, {players[4]}")
+    draft = Draft(2, plan, "", False)
+    said = [render(w.key, w.params, "zh-Hans") for w in d.draft_warnings(draft)]
+    names = d.team_names()
+    assert len(said) == 1 and said[0].startswith(f"{names[players[3]]}（")
+    assert "调换两名选手" in said[0]
+    d._save_draft(draft)
+    swapped = d.swap_teams(players[3], players[4], by="裁判长")
+    assert swapped.plan.groups == ((*players[:3], players[4]), (players[3], *players[5:]))
+    assert swapped.edited and swapped.plan.note == plan.note
+    d.store.close()
+

@@ -308,14 +308,16 @@ class RoundsAndPairings(DirectorBase):
         return draft
 
     def swap_teams(self, first: str, second: str, by: str = "") -> Draft:
-        """Exchange two teams' places in the draft (a bye is a place too)."""
+        """Exchange two teams' places in the draft (a bye is a place too); in an individual
+        event, two players' groups (a tie at a prize-final group's edge, as the head referee
+        decides it)."""
         draft = self._editable_draft()
-        if self.require_event().format not in SWISS_FORMATS:
+        if self.require_event().format not in (*SWISS_FORMATS, "individual-groups"):
             raise refuse("admin.error.swap_format")
         a, b = self.team(first).id, self.team(second).id
         if a == b:
             raise refuse("admin.error.swap_same")
-        placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes)
+        placed = draft.plan.placed()
         for t in (a, b):
             if t not in placed:
                 raise refuse("admin.error.not_in_draft", team=self.label(t))
@@ -325,7 +327,8 @@ class RoundsAndPairings(DirectorBase):
 
         plan = replace(draft.plan,
                        pairs=tuple((swapped(x), swapped(y)) for x, y in draft.plan.pairs),
-                       byes=tuple(swapped(x) for x in draft.plan.byes))
+                       byes=tuple(swapped(x) for x in draft.plan.byes),
+                       groups=tuple(tuple(swapped(x) for x in g) for g in draft.plan.groups))
         return self._edited(draft, plan, by, "round.swap_teams", first=self.label(a),
                             second=self.label(b))
 
@@ -409,9 +412,11 @@ class RoundsAndPairings(DirectorBase):
             out.append(Warning_(0, "admin.warn.no_rematch_free", {}))
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
-        elif note.startswith("ties:"):
-            out.append(Warning_(0, "admin.note.ties", {"players": listing([
-                self.label(p.strip()) for p in note[5:].split(",")])}))
+        elif note.startswith("ties:"):  # each cut's pair: the last above it, the first below
+            tied = [p.strip() for p in note[5:].split(",")]
+            out += [Warning_(0, "admin.note.tie_at_cut", {"a": self.label(a),
+                                                          "b": self.label(b)})
+                    for a, b in zip(tied[::2], tied[1::2], strict=True)]
         return out
 
     # -- publishing and starting ------------------------------------------------------------

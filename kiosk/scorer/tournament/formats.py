@@ -47,6 +47,11 @@ class RoundPlan:
         """Each table's two sides (an individual group is one side of four)."""
         return [((a,), (b,)) for a, b in self.pairs] + [(g, ()) for g in self.groups]
 
+    def placed(self) -> list[str]:
+        """Every team (player) the plan places: at a table, or on a bye."""
+        return [x for p in self.pairs for x in p] + list(self.byes) + \
+            [x for g in self.groups for x in g]
+
 
 def group_letter(index: int) -> str:
     return chr(ord("A") + index)

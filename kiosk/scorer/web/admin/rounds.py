@@ -50,7 +50,7 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
     published = bool(current) and director.round_start(current) is None
     undo_refusal = director.undo_refusal(current) if current and not published else None
     names = director.team_names()
-    placed = [x for p in draft.plan.pairs for x in p] + list(draft.plan.byes) if draft else []
+    placed = draft.plan.placed() if draft else []
     clock = director.round_clock()
     warned_only = request.query_params.get("show") == "warned"  # a hall's draft: the
     warned = [d for d in draft_tables if d["warnings"]]  # tables to look at, alone
