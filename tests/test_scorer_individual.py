@@ -182,3 +182,33 @@ def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swappe
     assert swapped.edited and swapped.plan.note == plan.note
     d.store.close()
 
+
+@pytest.mark.process
+def test_a_deal_the_referee_corrected_says_so_on_an_individual_events_sheet(tmp_path):
+    """An individual round's deals could not be corrected at all; now one is, and the
+    scorer's sheet marks it and gives the round's totals as corrected."""
+    d = an_individual_event(tmp_path, 4)
+    codes = d.store.open_codes(d.clock())
+    d.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+    totals: dict[str, int] = {}
+
+    def correct_the_first(session) -> None:
+        if len(session.state.played) == 3:
+            record = session.export()["deals"][0]
+            session.unlock("2468")  # (the simulated referee's PIN)
+            session.correct_hand(1, {"points": (record["points"] + 40) % 200}, "recount")
+            totals.update(session.state.played[-1].result.totals)
+
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 4, 3, 1e9, io.StringIO(),
+                    after_hand=correct_the_first).close()
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    rows = re.findall(r'<tr><td class="num">(\d+)</td>(.*?)</tr>', sheet, re.S)
+    marked = [deal for deal, row in rows if "裁判已更正" in row]
+    assert marked == ["1"], rows
+    state = d.match_state(1, 1)
+    assert state is not None and [p.corrected for p in state.played[:3]] == [True, False,
+                                                                             False]
+    assert state.played[2].result.totals == totals  # the scorer folded the correction too
+    d.store.close()
