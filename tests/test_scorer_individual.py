@@ -75,6 +75,7 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     assert state is not None and state.phase == "over" and state.needs_ruling is None
     assert 5 <= len(state.played) < 16  # the deal in play, if any, finished: no other dealt
     assert d.unfinished(1) == [] and d.round_over(1)
+    assert "不能撤回" not in admin.get("/admin/rounds").text  # a round over needs no why
     totals = d.group_totals(1)
     assert totals is not None and len(totals) == 2
     # each player's card says the round's table, seat, tablemates and big points (it was
@@ -211,4 +212,15 @@ def test_a_deal_the_referee_corrected_says_so_on_an_individual_events_sheet(tmp_
     assert state is not None and [p.corrected for p in state.played[:3]] == [True, False,
                                                                              False]
     assert state.played[2].result.totals == totals  # the scorer folded the correction too
+    d.store.close()
+
+
+@pytest.mark.unit
+def test_the_overview_does_not_send_the_head_referee_to_a_draft_that_cannot_be_made(tmp_path):
+    """With a player withdrawn, 概览 said 「编排第 2 轮」 where the rounds page refused to
+    draft (a head referee's review): it says why, and what to do."""
+    from kiosk.scorer.web.admin.overview import next_step
+
+    d = an_individual_event(tmp_path, 7)
+    assert next_step(d) == ("admin.error.groups_of_four", {"players": 7})
     d.store.close()

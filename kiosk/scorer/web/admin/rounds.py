@@ -65,7 +65,9 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
             "stale": draft is not None and director.draft_is_stale(draft),
             "can_draft": can_draft, "current": current, "published": published,
             "can_undo": bool(current) and not published and undo_refusal is None,
-            "undo_refused": explain(undo_refusal, lang_of(request)) if undo_refusal else "",
+            # (why 撤回 is not there, while the round is played; a round over needs no why)
+            "undo_refused": explain(undo_refusal, lang_of(request))
+            if undo_refusal and not director.round_over(current) else "",
             "seen_draft": seen_draft(draft, current + 1),
             "seen_round": seen_round(director, current),
             "rows": views.round_rows(director, current) if current else [],
