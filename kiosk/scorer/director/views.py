@@ -217,13 +217,14 @@ class GroupNow:
 
 
 def groups_now(director: Director, round_no: int) -> dict[int, GroupNow]:
-    """Each table of an individual round as it stands ({} for a team round)."""
-    left = set(director.unfinished(round_no)) if director.seats(round_no) else set()
+    """Each table of an individual round as it stands ({} for a team round); finished as
+    `Director.unfinished` counts it: its round over at the table."""
     out = {}
     for table, seats in director.seats(round_no).items():
         state = director.match_state(table, round_no)
         out[table] = GroupNow(seats, dict(getattr(state.core, "totals", ())) if state else {},
-                              len(state.played) if state else 0, table not in left)
+                              len(state.played) if state else 0,
+                              state is not None and state.phase == "over")
     return out
 
 

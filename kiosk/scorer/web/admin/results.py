@@ -26,6 +26,7 @@ def results(director: Director, request: Request) -> dict[str, Any]:
     rows = views.round_rows(director, round_no) if current else []
     show = forms.shown(request, triage.MATCH_FILTERS)
     table = forms.query_int(request, "table", 0)
+    groups = views.groups_now(director, round_no) if current else {}  # an individual round's
     return {"round": round_no, "current": current, "show": show, "total": len(rows),
             "asked_round": other,
             "rows": triage.chosen(rows, triage.MATCH_FILTERS, show),
@@ -35,10 +36,8 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "kinds": RULING_KINDS, "table": table,
             "chosen": next((r for r in rows if r.table == table), None),
             "individual": director.require_event().format == "individual-groups",
-            "groups": {t: g for t, g in views.groups_now(director, round_no).items()
-                      if show != "unfinished" or not g.over} if current else {},
-            "group_count": len(director.seats(round_no)) if current else 0,
-            "groups_left": len(director.unfinished(round_no)) if current else 0,
+            "groups": {t: g for t, g in groups.items() if show != "unfinished" or not g.over},
+            "group_count": len(groups), "groups_left": sum(not g.over for g in groups.values()),
             "names": director.team_names()}
 
 
