@@ -403,6 +403,7 @@ def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank
     expect(page.locator('#standings [data-team="p05"] .mark')).to_have_text("决赛第 2 组")
     expect(first.locator(".net")).to_be_hidden()
     expect(page.locator('#standings-box .grid-head [data-i18n="col_net"]').first).to_be_hidden()
+    expect(page.locator("#team-link")).to_have_text("查我的成绩")  # (找我的队伍: no teams)
 
 
 def test_no_event_yet(hall):

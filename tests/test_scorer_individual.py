@@ -127,7 +127,7 @@ def test_players_not_in_fours_are_told_what_to_do(tmp_path):
     with pytest.raises(AdminError) as refused:
         d.start_round(0)
     assert explain(refused.value, "zh-Hans").startswith(
-        "7 名选手无法分成每组 4 人：人数须为 4 的倍数（在“队伍”页增删选手")
+        "7 名选手无法分成每组 4 人：人数须为 4 的倍数（在“选手”页增删选手")
     d.store.close()
 
 
@@ -156,6 +156,52 @@ def test_the_console_shows_an_individual_round_as_players_at_tables(tmp_path):
                 in published
     standings = client.get("/admin/standings").text
     assert "净胜级" not in standings and "对手分" not in standings
+    d.store.close()
+
+
+@pytest.mark.unit
+def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
+    """An individual event's console, printed pages, workbook and phones spoke of teams
+    (「队伍」, 「共 12 队」, 「各队成绩卡」, 「找我的队伍」, the log's 「导入 12 支队伍」) (a head
+    referee's review); and its score sheets could not be printed before the tables had
+    played: the console answered 500 where it should give the sheet to fill by hand."""
+    from kiosk.scorer.hall.snapshot import team_list
+
+    from .test_scorer_admin import logged_in
+
+    d = an_individual_event(tmp_path, 8)
+    d.start_round(0)
+    client, _ = logged_in(d)
+
+    def shown(html: str) -> str:
+        return re.sub(r"<[^>]+>", " ", re.sub(r"<(script|style).*?</\1>", "", html, flags=re.S))
+
+    pages = {path: client.get(path) for path in (
+        "/admin", "/admin/teams", "/admin/log", "/admin/print", "/admin/standings",
+        "/admin/results", "/admin/rounds", "/admin/sheet?round=1&table=2")}
+    for path, reply in pages.items():
+        assert reply.status_code == 200, path
+        assert "队" not in shown(reply.text), (path, re.findall(r".{12}队.{12}", shown(reply.text)))
+    teams = shown(pages["/admin/teams"].text)
+    assert "共 8 人" in teams and "导入选手" in teams and "姓名" in teams and "队员1" not in teams
+    assert "导入 8 名选手" in shown(pages["/admin/log"].text)
+    # each table's sheet, before it has played: its four players and its 16 deals, each
+    # with its level and dealer as the rules fix them (the seeds' 计分表), to fill by hand
+    names = d.team_names()
+    sheets = printing.html(d, "sheets", "zh-Hans", round_no=1)
+    assert all(names[p] in sheets for seats in d.seats(1).values() for p in seats.values())
+    deals = re.findall(r'<tr><td class="num">(\d+)</td><td>(\w+)</td><td>(.)</td><td></td>',
+                       sheets)
+    assert len(deals) == 2 * 16 and deals[:5] == [("1", "2", "东"), ("2", "3", "北"),
+                                                  ("3", "4", "西"), ("4", "5", "南"),
+                                                  ("5", "5", "东")]
+    assert "选手成绩卡" in printing.html(d, "scorecards", "zh-Hans")
+    book = load_workbook(io.BytesIO(exports.workbook(d, "zh-Hans")))
+    standings, log = book.worksheets[0], book.worksheets[3]
+    assert [c.value for c in standings[1]] == ["名次", "并列", "编号", "选手", "单位", "大分",
+                                               "已赛", "状态"]
+    assert "导入 8 名选手" in [c.value for c in log["C"]]
+    assert team_list(d)["format"] == "individual-groups"  # (the phones' words follow it)
     d.store.close()
 
 

@@ -579,7 +579,8 @@ def test_a_shared_place_of_two_digits_stays_on_one_line_on_a_phone(browser, tmp_
 @pytest.mark.browser
 def test_an_individual_players_phone_names_the_table_not_two_sides(browser, tmp_path):
     """A player's phone read 「南北 赵敏 · 周杰 · 张伟 · 徐强 对 东西」: an individual table has
-    four players and no sides (a head referee's review)."""
+    four players and no sides; and it spoke of a team (「我的队伍」, 「换队伍」) (a head
+    referee's review)."""
     from kiosk.scorer.director import Director
     from kiosk.scorer.store.database import Store
 
@@ -600,6 +601,11 @@ def test_an_individual_players_phone_names_the_table_not_two_sides(browser, tmp_
         for other in seats.values():
             expect(said).to_contain_text(names[other])
         assert "南北" not in said.inner_text() and "对" not in said.inner_text()
+        # a player, not a team (换队伍, 找我的队伍): in each language the page speaks
+        expect(page.locator("#change")).to_have_text("换一名选手")
+        assert page.title() == "我的成绩"
+        page.goto(f"{process.url}/team?lang=en")
+        expect(page.locator("label[for=query]")).to_have_text("Find my name")
         page.context.close()
     director.store.close()
     assert errors == []

@@ -68,6 +68,11 @@ class EventInfo:
     status: str  # "setup", "running" or "closed"
     match_name: str  # the name the tables' matches carry (the name until a round started)
 
+    @property
+    def individual(self) -> bool:
+        """Players, not teams: each plays for themself in groups of four."""
+        return self.format == "individual-groups"
+
 
 @dataclass(frozen=True)
 class AuditEntry:
@@ -187,7 +192,7 @@ class DirectorBase:
     def _individual_words(self) -> str:
         """The ending of a message's key said otherwise for an individual event (a mistake
         mended at the table rather than by a ruling; players, not teams; groups of four)."""
-        return "_individual" if self.require_event().format == "individual-groups" else ""
+        return "_individual" if self.require_event().individual else ""
 
     def ruleset(self) -> Ruleset:
         return self.rulesets.require(self.require_event().ruleset)

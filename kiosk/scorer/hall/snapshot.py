@@ -324,10 +324,11 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
 
 
 def team_list(director: Director) -> dict[str, Any]:
-    """The event's name and every team's id, name, unit and players, for the phones' search:
-    each team's `find` (its words as the search compares them, `search.folded`) and `fold`,
-    the traditional characters the page folds in what is typed, so 王建國 finds 王建国; and
-    `tell`, its id where the unit shown beside it does not tell it from a twin."""
+    """The event's name and format, and every team's id, name, unit and players, for the
+    phones' search: each team's `find` (its words as the search compares them,
+    `search.folded`) and `fold`, the traditional characters the page folds in what is typed,
+    so 王建國 finds 王建国; and `tell`, its id where the unit shown beside it does not tell it
+    from a twin."""
     event = director.event()
     tells = twin_tells(director)
     teams = [{"id": r.id, "name": r.name, "unit": r.unit, "players": list(r.players),
@@ -335,4 +336,5 @@ def team_list(director: Director) -> dict[str, Any]:
               "tell": tells[r.id] if tells.get(r.id, r.unit) != r.unit else None}
              for r in director.team_rows()]
     return {"event": event.name if event else None, "teams": teams,
+            "format": event.format if event else None,
             "fold": search.traditional_of(str(t["find"]) for t in teams)}

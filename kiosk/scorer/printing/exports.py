@@ -32,6 +32,9 @@ GROUP_RESULT_COLUMNS = ("round", "table", "seat", "team_id", "player", "points",
                         "status")
 STANDING_COLUMNS = ("rank", "tied", "team_id", "team", "unit", "points", "net", "opponents",
                     "played", "status")  # ("group" first, in an event with groups)
+# an individual event's: a player's, with no net levels or opponents' points (none are kept)
+PLAYER_STANDING_COLUMNS = ("rank", "tied", "team_id", "player", "unit", "points", "played",
+                           "status")
 RULING_COLUMNS = ("round", "table", "ns", "ew", "ruling", "loser", "net", "reason", "by", "at",
                   "removed_by", "removed_at", "removal_reason")
 AUDIT_COLUMNS = ("at", "by", "action")
@@ -114,9 +117,14 @@ def standing_table(director: Director, lang: str) -> tuple[tuple[str, ...], list
     said in a column of its own, and the group (A, B …) in one of its own where there are
     groups, so that 名次 sorts within a group."""
     rows = standing_rows(director, lang)
+    columns: tuple[str, ...] = STANDING_COLUMNS
+    event = director.event()
+    if event is not None and event.individual:
+        columns = PLAYER_STANDING_COLUMNS
+        rows = [[*row[:7], *row[9:]] for row in rows]  # (net levels, opponents' points: 0)
     if any(group for group, *_ in rows):
-        return ("group", *STANDING_COLUMNS), rows
-    return STANDING_COLUMNS, [row[1:] for row in rows]
+        return ("group", *columns), rows
+    return columns, [row[1:] for row in rows]
 
 
 def standing_rows(director: Director, lang: str) -> list[list[Any]]:
@@ -152,7 +160,8 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
 
 
 def audit_rows(director: Director, lang: str) -> list[list[Any]]:
-    t = words(lang)
+    event = director.event()
+    t = words(lang, individual=event is not None and event.individual)
     return [[_time(e.at), who_text(t, e.who), e.text(t)]
             for e in director.audit_log()]
 

@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from ...errors import PrintError
 from ...i18n import LANGS, translator
-from ...rules import Rulesets, replay
+from ...rules import Ruleset, Rulesets, replay
 from ...words import hand as words
 from ..director import Director, views
 from ..store.database import CODE_HOURS
@@ -252,6 +252,7 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
     if out["individual"]:
         seats = director.seats(round_no).get(table, {})
         out["players"] = [(seat, names.get(p, p)) for seat, p in seats.items()]
+        out["totals"] = []  # (none before the table's first deal: a sheet to fill by hand)
     else:
         pairing = next(((ns, ew) for t, ns, ew in director.assignments(round_no)
                         if t == table), ("", ""))
@@ -277,13 +278,14 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
     """The score sheet with the match's hands, replayed from its record (no director: this
     may run in another thread)."""
     out, record, ruleset = sheet
-    if record is None:
+    if record is None and not out["individual"]:
         return out
     out = {**out, "hands": [], "deals": []}  # (filled anew: the gathered sheet stays as it is)
     if "sides" in out:
         out["sides"] = {side: {**value, "penalties": []} for side, value in out["sides"].items()}
-    lines = list(replay(record, rulesets))
-    players = record.get("players") or {}
+    lines = list(replay(record, rulesets)) if record is not None else []
+    record = record or {}  # (an individual table not yet set up: its deals all to write)
+    players = record.get("players") or dict(out.get("players", ()))
     out["total_head"] = translator(lang)("words.col.total", **words.terms(ruleset, lang))
     if out["individual"]:
         order = words.table_order(ruleset)
@@ -298,6 +300,9 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                                      [translator(lang)("words.corrected")]
                                      if line["deal"] in out["corrected"] else [])})
         out["totals"] = [lines[-1]["totals"][p] for p in order] if lines else []
+        out["played"] = len(lines)
+        if not record or out["unfinished"]:
+            out["deals"] += _deals_to_write(ruleset, len(lines), lang)
         return out
     for line in lines:
         if line["hand"] is None:
@@ -320,6 +325,17 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
         out["final"] = last["levels"]
         out["end"] = last.get("by")
     return out
+
+
+def _deals_to_write(ruleset: Ruleset, played: int, lang: str) -> list[dict[str, Any]]:
+    """An individual round's deals after the first `played`, each with its level and dealer
+    (fixed by the rules, as on the seeds' 计分表) and the rest left to write by hand, should
+    the table's kiosk fail."""
+    assert ruleset.deals is not None
+    order = ruleset.deals.dealer_order
+    return [{"deal": n + 1, "level": level, "dealer": words.seat_name(order[n % len(order)], lang),
+             "partner": "", "total": "", "awards": [""] * len(order), "notes": []}
+            for n, level in enumerate(ruleset.deals.levels) if n >= played]
 
 
 def _penalties(line: dict[str, Any], ruleset: Any, lang: str) -> list[dict[str, Any]]:

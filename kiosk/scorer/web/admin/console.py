@@ -91,8 +91,10 @@ async def came_from(request: Request, back: str) -> str:
 def page(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
     """A console page (admin/<template>.html) in the head referee's language."""
     lang = lang_of(request)
-    shown = context.pop("flash", None) or flash.shown(request, lang)
     context.setdefault("director", director_of(request))
+    context.setdefault("event", context["director"].event())
+    shown = context.pop("flash", None) or flash.shown(
+        request, lang, getattr(context["event"], "individual", False))
     context.setdefault("tab", "")
     context.setdefault("error_params", {})
     context.setdefault("kept", {})  # what a refused form had typed, by field name

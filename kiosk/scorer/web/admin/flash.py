@@ -68,8 +68,9 @@ def refusal(target: str, exc: Exception) -> RedirectResponse:
     return back(target, "error", getattr(exc, "key", None), getattr(exc, "params", None))
 
 
-def shown(request: Request, lang: str) -> tuple[str, str] | None:
-    """The message a redirect of this console carried: (kind, text), or None."""
+def shown(request: Request, lang: str, individual: bool = False) -> tuple[str, str] | None:
+    """The message a redirect of this console carried: (kind, text), or None; in an
+    individual event's words (`individual`)."""
     fields = [(k, v) for k, v in request.query_params.multi_items()
               if k in ("flash", "kind") or k.startswith(("p_", "w_"))]
     if not hmac.compare_digest(request.query_params.get("sig", ""), _signature(fields)):
@@ -80,7 +81,7 @@ def shown(request: Request, lang: str) -> tuple[str, str] | None:
     params: dict[str, Any] = {k[2:]: v for k, v in fields if k.startswith("p_")}
     try:
         params |= {k[2:]: from_json(json.loads(v)) for k, v in fields if k.startswith("w_")}
-        text = words(lang)(key, **params)
+        text = words(lang, individual)(key, **params)
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
         return None
     kind = request.query_params.get("kind")

@@ -54,7 +54,10 @@
   const $ = (id) => document.getElementById(id);
   const tableOf = new WeakMap();  // a table's row -> its data in the snapshot
 
+  let individual = false;    // an individual event: its own words where they differ
+
   function t(key, vars) {
+    if (individual && `${key}_individual` in I18N[DEFAULT_LANG]) key = `${key}_individual`;
     let text = I18N[lang][key];
     if (text === undefined) text = I18N[DEFAULT_LANG][key];
     if (text === undefined) return key;
@@ -311,7 +314,12 @@
     document.body.classList.toggle('closed', closed);
     // an individual event has no net levels and no opponents' points: their columns stay
     // blank (hall.css) rather than show every player's 0
-    document.body.classList.toggle('individual', Boolean(ev && ev.format === 'individual-groups'));
+    const players = Boolean(ev && ev.format === 'individual-groups');
+    document.body.classList.toggle('individual', players);
+    if (players !== individual) {
+      individual = players;
+      applyLanguage();
+    }
     const title = $('standings-title');
     title.dataset.i18n = closed ? 'standings_final' : 'standings';
     title.textContent = t(title.dataset.i18n);

@@ -29,6 +29,7 @@
   let teams = null;      // every team, for the search
   let fold = {};         // traditional character -> simplified, for what is typed
   let eventName = null;  // the event's name, from the team list
+  let eventFormat = null;  // and its format (an individual event has its own words)
   let offset = 0;        // scorer time minus browser time, seconds
   let lastData = performance.now();
   let lastDataWall = Date.now();
@@ -41,7 +42,10 @@
 
   const $ = (id) => document.getElementById(id);
 
+  let individual = false;    // an individual event: its own words where they differ
+
   function t(key, vars) {
+    if (individual && `${key}_individual` in I18N[DEFAULT_LANG]) key = `${key}_individual`;
     let text = I18N[lang][key];
     if (text === undefined) text = I18N[DEFAULT_LANG][key];
     if (text === undefined) return key;
@@ -124,6 +128,7 @@
     teams = list.teams;
     fold = list.fold || {};
     eventName = list.event;
+    eventFormat = list.format;
     gotData();
   }
 
@@ -203,6 +208,11 @@
 
   function renderHeader() {
     const event = view && view.event;
+    const players = (event ? event.format : eventFormat) === 'individual-groups';
+    if (players !== individual) {
+      individual = players;
+      applyLanguage();
+    }
     const name = event ? event.name : (view || teams ? eventName : null);
     $('event-name').textContent = name || (view || teams ? t('no_event') : '…');
     $('round').textContent = event && event.round
