@@ -62,6 +62,15 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
     assert len(results) == 9 and {row[6] for row in results[1:] if row[1] == 2} == {5}
     assert {row[7] for row in results[1:]} == {"完赛", "未完成"}
     assert next_step(d) == ("admin.next.playing", {"round": 1, "n": 1})  # (it said 0)
+    # the standings while the round is played: the finished table's players by their totals,
+    # the others still at 0 with nothing played (they stayed empty until every table ended)
+    finished = {p: total for letter, total in d.match_state(1, 1).core.totals
+                for p in [d.seats(1)[1][letter]]}
+    standings = d.standings()
+    assert [(s.team, s.points, s.played) for s in standings[:4]] == sorted(
+        ((p, t, 1) for p, t in finished.items()), key=lambda row: -row[1])
+    assert {(s.points, s.played) for s in standings[4:]} == {(0, 0)}
+    assert {s.team for s in standings[4:]} == set(d.seats(1)[2].values())
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:
         d.stop_clock(by="裁判长")

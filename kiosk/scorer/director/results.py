@@ -195,10 +195,16 @@ class ResultsAndRulings(DirectorBase):
         event = self.event()
         if event is None:
             return []
-        if event.format == "individual-groups":
-            totals = [self.group_totals(r)
-                      for r in range(1, self.current_round() + 1)]
-            return formats.individual_standings([t for t in totals if t is not None])
+        if event.individual:
+            totals = [t for t in (self.group_totals(r)
+                                  for r in range(1, self.current_round() + 1)) if t is not None]
+            if totals or self.round_start(1) is None:
+                return formats.individual_standings(totals)
+            # the prelims under way: the tables finished so far, the others still at 0
+            done = self.finished_groups(1)
+            seated = {p for seats in self.seats(1).values() for p in seats.values()}
+            return formats.individual_standings(
+                [done], sorted(seated - {p for g in done for p in g}))
         if event.format == "groups-knockout":
             return formats.groups_knockout_standings(
                 self.teams(), self.ruleset().event.groups or 1, event.seed,

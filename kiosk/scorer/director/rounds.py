@@ -123,15 +123,21 @@ class RoundsAndPairings(DirectorBase):
     def group_totals(self, round_no: int) -> list[dict[str, int]] | None:
         """Individual events: each table's {player: big-point total} once every table of the
         round has finished, in table order; else None."""
-        from ...rules import IndividualRound
-
         if not self.seats(round_no) or self.unfinished(round_no):
             return None
+        return self.finished_groups(round_no)
+
+    def finished_groups(self, round_no: int) -> list[dict[str, int]]:
+        """Individual events: the {player: big-point total} of each table that has finished
+        `round_no`, in table order."""
+        from ...rules import IndividualRound
+
         out = []
         for table, seats in self.seats(round_no).items():
             state = self.match_state(table, round_no)
-            assert state is not None and isinstance(state.core, IndividualRound)
-            out.append({seats[letter]: total for letter, total in state.core.totals})
+            if state is not None and state.phase == "over":
+                assert isinstance(state.core, IndividualRound)
+                out.append({seats[letter]: total for letter, total in state.core.totals})
         return out
 
     def unfinished(self, round_no: int) -> list[int]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...rules import form_prize_finals
 from .core import Result, Standing, Team, draw_groups, group_table, knockout, round_robin
@@ -165,16 +165,23 @@ def individual_next(players: Sequence[str], seed: int,
     return RoundPlan(groups=finals.groups, stage="final", note=note)
 
 
-def individual_standings(rounds: Sequence[Sequence[dict[str, int]]]) -> list[Standing]:
+def individual_standings(rounds: Sequence[Sequence[dict[str, int]]],
+                         playing: Sequence[str] = ()) -> list[Standing]:
     """After the prize finals: final group by final group (1st prize first), each by its
     total. Before: everyone by prelim total. `rounds`: the totals of each round that every
-    table has finished, group by group."""
+    table has finished, group by group. While the prelims are played, `rounds` holds the
+    groups finished so far and `playing` the players whose table has not finished: they
+    count 0 and nothing played, as a Swiss team whose match goes on."""
     if not rounds:
         return []
     last = rounds[-1]
     if len(rounds) == 1:
         ranked = _ordered({p: t for g in last for p, t in g.items()})
-        return _ranks(ranked, group="", played=1)
+        if not playing:
+            return _ranks(ranked, group="", played=1)
+        done = {p for g in last for p in g}
+        return [replace(s, played=int(s.team in done))
+                for s in _ranks([*ranked, *((p, 0) for p in playing)], group="", played=1)]
     return [Standing(s.rank + 4 * index, s.team, s.points, 0, 0, 2, s.tied, prize=index + 1)
             for index, group in enumerate(last)
             for s in _ranks(_ordered(group), group="", played=2)]
