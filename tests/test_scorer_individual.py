@@ -21,6 +21,8 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sim.hall import simulate_synced
 from kiosk.sync.join import join
 
+from .helpers import cli
+
 RULESETS = Rulesets.load([])
 
 
@@ -212,6 +214,17 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     assert "导入 8 名选手" in [c.value for c in log["C"]]
     assert team_list(d)["format"] == "individual-groups"  # (the phones' words follow it)
     d.store.close()
+    # and the command line's
+    (tmp_path / "cli").mkdir()
+    d = Director(Store(tmp_path / "cli" / "scorer.sqlite"), RULESETS)
+    d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
+    d.store.close()
+    (tmp_path / "players.csv").write_text("姓名\n杨帆\n李娜\n", encoding="utf-8")
+    said = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "teams",
+               str(tmp_path / "players.csv"))
+    assert said.stdout.startswith("已导入 2 名选手："), said
+    listed = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "list-teams").stdout
+    assert listed.split()[:4] == ["编号", "姓名", "单位", "状态"]  # (no 队员)
 
 
 @pytest.mark.unit

@@ -228,11 +228,12 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
     from ..scorer.printing.templating import words
     from .main import EXIT_USAGE
 
-    t = words(args.lang)
     if not args.data:
-        print(t("admin.cli.no_data"), file=sys.stderr)
+        print(words(args.lang)("admin.cli.no_data"), file=sys.stderr)
         return EXIT_USAGE
     director = _director(args)
+    event = director.event()
+    t = words(args.lang, individual=event is not None and event.individual)  # (选手, not 队伍)
     try:
         out = run(director, args, t)
     except NeedsConfirmation as exc:
@@ -303,11 +304,11 @@ def _team_status(t: Callable[..., str], row: Any, d: Any) -> str:
 def _list_teams(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..words.textfmt import table
 
-    d.require_event()
-    return table([t("admin.col.id"), t("admin.col.name"), t("admin.col.unit"),
-                  t("admin.col.players"), t("admin.col.status")],
-                 [(r.id, r.name, r.unit, "、".join(r.players), _team_status(t, r, d))
-                  for r in d.team_rows()], indent="")
+    members = not d.require_event().individual  # (a player plays alone: no team members)
+    heads = ("id", "name", "unit", *(("players",) if members else ()), "status")
+    return table([t(f"admin.col.{h}") for h in heads],
+                 [(r.id, r.name, r.unit, *(("、".join(r.players),) if members else ()),
+                   _team_status(t, r, d)) for r in d.team_rows()], indent="")
 
 
 def _edit_team(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
