@@ -229,9 +229,9 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
 
 @pytest.mark.unit
 def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swapped(tmp_path):
-    """Two ties at two edges read as one list of four 「请裁判长裁定」, and the draft could
-    only swap whole tables (a head referee's review): each tie is said, and two players can
-    change groups."""
+    """Two ties at two edges read as one list of four 「请裁判长裁定」, the draft could only
+    swap whole tables, and publishing it asked nothing (a head referee's review): each tie
+    is said, two players can change groups, and publishing asks first."""
     from kiosk.i18n import render
     from kiosk.scorer.director.rounds import Draft
     from kiosk.scorer.tournament.formats import RoundPlan
@@ -240,7 +240,7 @@ def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swappe
     players = [r.id for r in d.team_rows()]
     plan = RoundPlan(groups=(tuple(players[:4]), tuple(players[4:])), stage="final",
                      note=f"ties:{players[3]}, {players[4]}")
-    draft = Draft(2, plan, "", False)
+    draft = Draft(2, plan, d._basis(2), False)
     said = [render(w.key, w.params, "zh-Hans") for w in d.draft_warnings(draft)]
     names = d.team_names()
     assert len(said) == 1 and said[0].startswith(f"{names[players[3]]}（")
@@ -249,6 +249,12 @@ def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swappe
     swapped = d.swap_teams(players[3], players[4], by="裁判长")
     assert swapped.plan.groups == ((*players[:3], players[4]), (players[3], *players[5:]))
     assert swapped.edited and swapped.plan.note == plan.note
+    # publishing asks first, naming the tie (it asked only of a table's warnings)
+    with pytest.raises(NeedsConfirmation) as asked:
+        d.publish(by="裁判长")
+    assert explain(asked.value, "zh-Hans") == (
+        f"第 2 轮草稿带提醒：{names[players[3]]}（{players[3]}）与{names[players[4]]}"
+        f"（{players[4]}）总分相同，分在两个决赛组的分界两侧。仍要公布吗？")
     d.store.close()
 
 

@@ -434,10 +434,14 @@ class RoundsAndPairings(DirectorBase):
         if draft is None:
             draft = self.make_draft(by)
         elif self.draft_is_stale(draft) and not confirm:
-            raise confirm_first("admin.confirm.stale_draft", round=draft.round)
-        warnings = self.draft_warnings(draft)
-        warned = sorted({w.table for w in warnings if w.table})
-        if warned and not confirm:  # (a rematch, one unit, a side twice over: seen first)
+            raise confirm_first("admin.confirm.stale_draft" + self._individual_words(),
+                                round=draft.round)
+        warnings = [w for w in self.draft_warnings(draft) if w.key not in PLAIN_NOTES]
+        warned = {w.table for w in warnings}
+        if warnings and not confirm:  # (a rematch, a second bye, a tie at a cut: seen first)
+            if 0 in warned:  # the round's own, then its tables'
+                raise confirm_first("admin.confirm.publish_warned_round", round=draft.round,
+                                    warnings=warnings_said(warnings))
             raise confirm_first("admin.confirm.publish_warned", round=draft.round,
                                 n=len(warned), tables=warnings_said(warnings))
         event = self._open_event()
@@ -750,9 +754,17 @@ def _lopsided(sides: dict[str, Counter[str]], ns: str, ew: str
     return out
 
 
+#: What a draft page says of its round that is no warning: publishing it asks nothing.
+PLAIN_NOTES = frozenset({"admin.note.playoff"})
+#: A warning said otherwise in the question before publishing (the page's points to a form).
+ASKED_AS = {"admin.note.tie_at_cut": "admin.warn.tie_at_cut"}
+
+
 def warnings_said(warnings: list[Warning_], most: int = 10) -> Any:
-    """What each warned table of a draft has, as words: 第 3 桌：甲 与 乙 同属 厦大；第 5 桌：…
-    (at most `most` tables, then how many more), for the question before publishing."""
+    """What a draft is warned of, as words, for the question before publishing: the round's
+    own warnings (a second bye, a tie at a final group's edge), then what each warned table
+    has: 第 3 桌：甲 与 乙 同属 厦大；第 5 桌：… (at most `most` tables, then how many more)."""
+    whole = [words(ASKED_AS.get(w.key, w.key), **w.params) for w in warnings if not w.table]
     tables: dict[int, list[Any]] = {}
     for w in warnings:
         if w.table:
@@ -762,7 +774,7 @@ def warnings_said(warnings: list[Warning_], most: int = 10) -> Any:
             for n, found in sorted(tables.items())[:most]]
     if len(tables) > most:
         said.append(words("admin.warn.more_tables", n=len(tables) - most))
-    return listing(said, "console.list.then")
+    return listing([*whole, *said], "console.list.then")
 
 
 def _has_play(state: Any) -> bool:
