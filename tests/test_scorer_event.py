@@ -224,6 +224,16 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     assert [s.rank for s in table][::4] == [1, 5, 9] and not any(s.group for s in table)
     first = finals[0]
     assert table[0].team in expected.groups[0] and table[0].points == max(first.values())
+    # the standings say their big points are the finals' (a fifth place above a fourth's
+    # total read as a mistake), and the finals' printed seats have no sides
+    from kiosk.scorer.printing import pages as printing
+
+    note = "大分一栏只计决赛"
+    assert note in printing.html(director, "standings", "zh-Hans")
+    assert note not in printing.html(director, "standings", "zh-Hans").split("</table>")[0]
+    seats = printing.html(director, "pairings-table", "zh-Hans", round_no=2)
+    seats = seats[seats.index("<body"):]  # (the style names 南北 in a comment)
+    assert "第 2 轮座位表（按桌号）" in seats and "本桌选手" in seats and "南北" not in seats
     with pytest.raises(AdminError, match="All 2 rounds"):
         director.start_round(0)
     with pytest.raises(AdminError, match="no match results to rule on"):

@@ -73,6 +73,15 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
         ((p, t, 1) for p, t in finished.items()), key=lambda row: -row[1])
     assert {(s.points, s.played) for s in standings[4:]} == {(0, 0)}
     assert {s.team for s in standings[4:]} == set(d.seats(1)[2].values())
+    # a player's phone lists the table finished: its seat, big points and deals played
+    from kiosk.scorer.hall.snapshot import snapshot, team_views
+
+    views = team_views(snapshot(d, "http://testserver/"), d)
+    seat, player = next(iter(d.seats(1)[1].items()))
+    assert views[player]["history"] == [{"round": 1, "table": 1, "seat": seat,
+                                         "points": finished[player],
+                                         "deals": len(d.match_state(1, 1).played)}]
+    assert views[d.seats(1)[2]["E"]]["history"] == []  # (its table plays on)
     # what the head referee is told says how an individual round ends and is mended
     with pytest.raises(NeedsConfirmation) as asked:
         d.stop_clock(by="裁判长")
@@ -206,7 +215,13 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     assert len(deals) == 2 * 16 and deals[:5] == [("1", "2", "东"), ("2", "3", "北"),
                                                   ("3", "4", "西"), ("4", "5", "南"),
                                                   ("5", "5", "东")]
-    assert "选手成绩卡" in printing.html(d, "scorecards", "zh-Hans")
+    cards = printing.html(d, "scorecards", "zh-Hans")
+    assert "选手成绩卡" in cards
+    head = cards[cards.index("<thead>"):cards.index("</thead>")]
+    assert len(re.findall(r"<th[ >]", head)) == 6  # (a seventh, blank, stood for net levels)
+    deals = sheets[sheets.index('<table class="hands">'):]
+    assert re.findall(r"<th class=\"num\">(.)</th>", deals[:deals.index("</thead>")])[-4:] == [
+        "东", "北", "西", "南"]  # the seats alone: their names break a narrow column
     book = load_workbook(io.BytesIO(exports.workbook(d, "zh-Hans")))
     standings, log = book.worksheets[0], book.worksheets[3]
     assert [c.value for c in standings[1]] == ["名次", "并列", "编号", "选手", "单位", "大分",

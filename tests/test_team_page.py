@@ -601,6 +601,11 @@ def test_an_individual_players_phone_names_the_table_not_two_sides(browser, tmp_
         for other in seats.values():
             expect(said).to_contain_text(names[other])
         assert "南北" not in said.inner_text() and "对" not in said.inner_text()
+        # the player's seat, and no net levels or opponents' points (none are kept)
+        expect(page.locator("#now-facts .seat")).to_contain_text("东")
+        expect(page.locator("#standing .points")).to_be_visible()
+        expect(page.locator("#standing .net")).to_have_count(0)
+        expect(page.locator("#now-facts .levels")).to_have_count(0)
         # a player, not a team (换队伍, 找我的队伍): in each language the page speaks
         expect(page.locator("#change")).to_have_text("换一名选手")
         assert page.title() == "我的成绩"

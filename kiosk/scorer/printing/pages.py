@@ -193,8 +193,8 @@ def file_name(director: Director, kind: str, lang: str, ext: str,
     """A download's name: the event, the round, what it is, e.g. 厦门杯-第3轮-对阵表(桌).pdf."""
     from .templating import words
 
-    t = words(lang)
     event = director.event()
+    t = words(lang, individual=event is not None and event.individual)
     parts = [event.name if event else "event"]
     if kind in ("pairings-table", "pairings-team", "sheets"):
         parts.append(t("print.file.round", round=round_no or director.current_round()))
@@ -289,7 +289,7 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
     out["total_head"] = translator(lang)("words.col.total", **words.terms(ruleset, lang))
     if out["individual"]:
         order = words.table_order(ruleset)
-        out["order"] = [words.seat_name(p, lang, players) for p in order]
+        out["order"] = [words.seat_name(p, lang) for p in order]  # (names: the table above)
         for line in lines:
             out["deals"].append({"deal": line["deal"], "level": line["level"],
                                  "dealer": words.seat_name(line["dealer"], lang),

@@ -242,8 +242,10 @@
       fact(t('rank'), !view.ranked ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
         view.ranked && s.tied ? 'rank tied' : 'rank'),
       fact(t('points'), s.points, 'points'),
-      fact(t('net'), signed(s.net), 'net'),
-      fact(t('opponents'), s.opponents, 'opponents'),
+      // an individual event keeps no net levels nor opponents' points; after its finals a
+      // player's place is within a final group, which the hall names too
+      ...(individual ? (s.prize ? [fact(t('group'), t('prize_group', { n: s.prize }), 'group')] : [])
+        : [fact(t('net'), signed(s.net), 'net'), fact(t('opponents'), s.opponents, 'opponents')]),
       fact(t('played'), s.played, 'played'),
     ] : []));
     renderNow();
@@ -278,7 +280,8 @@
     }
     const facts = [
       fact(t('hand'), table.hand || '—', 'hand'),
-      fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
+      individual ? fact(t('seat'), view.side ? named('seat', view.side) : '—', 'seat')  // (no sides)
+        : fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
       fact(t('phase'), phaseText(table, mine.toUpperCase()), 'phase'),
       fact(t('time'), '—', 'time'),
@@ -345,6 +348,10 @@
     $('history').replaceChildren(...rows.map((h) => {
       if (h.missed) {  // a late entry's round before it joined
         return el('li', 'missed', t('history_missed', { n: h.round, points: h.points }));
+      }
+      if (h.seat) {  // an individual event's table, finished: the player's big points there
+        return el('li', '', t('history_seat', { n: h.round, table: h.table, seat: named('seat', h.seat),
+          points: h.points, deals: h.deals }));
       }
       if (h.opponent === null) {
         return el('li', 'bye', t('history_bye', { n: h.round, points: h.points }));
