@@ -213,6 +213,22 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     prelims = replayed_totals(1)
     assert [s.points for s in director.standings()] == sorted(
         (t for g in prelims for t in g.values()), reverse=True)
+    # a draft of the finals moved away from the rules' groups is warned of, player by
+    # player (a swap of two tables changes who plays for which prize: group N is table N)
+    director.make_draft()
+    groups = director.current_draft().plan.groups
+
+    def moved():
+        return sorted((w.params["rule"], w.table) for w in director.draft_warnings(
+            director.current_draft()) if w.key == "admin.warn.final_group")
+
+    director.swap_teams(groups[0][1], groups[2][1])
+    assert moved() == [(1, 3), (3, 1)]
+    director.swap_teams(groups[0][1], groups[2][1])
+    director.swap_tables(1, 3)
+    assert moved() == [(1, 3)] * 4 + [(3, 1)] * 4
+    director.swap_tables(1, 3)
+    assert moved() == []
     director.start_round(0)
     expected = form_prize_finals([sorted(g.items(), key=lambda p: -p[1]) for g in prelims])
     assert [tuple(s.values()) for s in director.seats(2).values()] == list(expected.groups)

@@ -413,6 +413,7 @@ class RoundsAndPairings(DirectorBase):
             if draft.plan.bye_scores and team in had_bye:
                 out.append(Warning_(0, "admin.warn.second_bye", {
                     "team": self.label(team), "round": had_bye[team]}))
+        out += self._final_group_warnings(draft)
         note = draft.plan.note
         if note == "rematches":
             out.append(Warning_(0, "admin.warn.no_rematch_free", {}))
@@ -424,6 +425,25 @@ class RoundsAndPairings(DirectorBase):
                                                           "b": self.label(b)})
                     for a, b in zip(tied[::2], tied[1::2], strict=True)]
         return out
+
+    def _final_group_warnings(self, draft: Draft) -> list[Warning_]:
+        """An individual event's finals edited away from the groups its rules form (a
+        player moved, or two tables swapped: final group N is table N's): each player out of
+        place, but for the players of a tie at a group's edge, which the head referee
+        orders."""
+        if draft.plan.stage != "final" or not draft.edited:
+            return []
+        prelims = self.group_totals(1)
+        if prelims is None:
+            return []
+        rule = formats.individual_next([], self.require_event().seed, prelims)
+        where = {p: n for n, group in enumerate(rule.groups, 1) for p in group}
+        tied = {p.strip() for p in draft.plan.note.removeprefix("ties:").split(",")} \
+            if draft.plan.note.startswith("ties:") else set()
+        return [Warning_(table, "admin.warn.final_group", {
+                    "player": self.label(p), "rule": where[p], "now": table})
+                for table, group in enumerate(draft.plan.groups, 1) for p in group
+                if where.get(p, table) != table and p not in tied]
 
     # -- publishing and starting ------------------------------------------------------------
 
