@@ -176,6 +176,8 @@ def test_the_console_shows_an_individual_round_as_players_at_tables(tmp_path):
                 in published
     standings = client.get("/admin/standings").text
     assert "净胜级" not in standings and "对手分" not in standings
+    # the rulings tab says why it stays empty, and where a wrong deal is mended instead
+    assert "个人赛没有裁决" in client.get("/admin/rulings").text
     d.store.close()
 
 
@@ -185,7 +187,9 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     (「队伍」, 「共 12 队」, 「各队成绩卡」, 「找我的队伍」, the log's 「导入 12 支队伍」) (a head
     referee's review); and its score sheets could not be printed before the tables had
     played: the console answered 500 where it should give the sheet to fill by hand."""
+    from kiosk.cli.scorer_cmd import _round_text
     from kiosk.scorer.hall.snapshot import team_list
+    from kiosk.scorer.printing.templating import words
 
     from .test_scorer_admin import logged_in
 
@@ -223,23 +227,28 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     assert re.findall(r"<th class=\"num\">(.)</th>", deals[:deals.index("</thead>")])[-4:] == [
         "东", "北", "西", "南"]  # the seats alone: their names break a narrow column
     book = load_workbook(io.BytesIO(exports.workbook(d, "zh-Hans")))
-    standings, log = book.worksheets[0], book.worksheets[3]
+    assert book.sheetnames == ["排名", "各轮成绩", "操作日志"]  # (no 裁决: none in this format)
+    standings, log = book.worksheets[0], book.worksheets[2]
     assert [c.value for c in standings[1]] == ["名次", "并列", "编号", "选手", "单位", "大分",
                                                "已赛", "状态"]
     assert "导入 8 名选手" in [c.value for c in log["C"]]
     assert team_list(d)["format"] == "individual-groups"  # (the phones' words follow it)
+    said = _round_text(d, words("zh-Hans", individual=True), 1)  # what `start-round` prints
+    assert re.search(r"东 选手\d · 北 选手\d · 西 选手\d · 南 选手\d", said), said  # (E N W S)
     d.store.close()
     # and the command line's
     (tmp_path / "cli").mkdir()
     d = Director(Store(tmp_path / "cli" / "scorer.sqlite"), RULESETS)
     d.create_event("双升个人赛", "shuangsheng-2011", seed=3)
     d.store.close()
-    (tmp_path / "players.csv").write_text("姓名\n杨帆\n李娜\n", encoding="utf-8")
+    (tmp_path / "players.csv").write_text("姓名\n杨帆\n李娜\n王伟\n张敏\n", encoding="utf-8")
     said = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "teams",
                str(tmp_path / "players.csv"))
-    assert said.stdout.startswith("已导入 2 名选手："), said
+    assert said.stdout.startswith("已导入 4 名选手："), said
     listed = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "list-teams").stdout
     assert listed.split()[:4] == ["编号", "姓名", "单位", "状态"]  # (no 队员)
+    ranked = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "standings").stdout
+    assert ranked.split()[:5] == ["名次", "姓名", "大分", "已赛", "状态"]  # (no 净胜级 …)
 
 
 @pytest.mark.unit

@@ -291,7 +291,7 @@ def test_wrap_keeps_a_count_with_its_unit_and_leaves_no_character_alone_before_a
 @pytest.mark.unit
 @pytest.mark.parametrize(("lang", "under", "tenths"), [
     ("zh-Hans", "超时 不足 0.1 秒", "超时 0.3 秒"), ("zh-Hant", "超時 不足 0.1 秒", "超時 0.3 秒"),
-    ("en", "less than 0.1 s over", "0.3 s over")])
+    ("en", "(under 0.1 s)", "(0.3 s)")])
 def test_an_overrun_shorter_than_a_tenth_never_reads_as_zero_seconds(rulesets, lang, under,
                                                                      tenths):
     """The kiosk records an overrun in tenths of a second: a press 0.04 s late is over its

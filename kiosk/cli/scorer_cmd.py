@@ -361,7 +361,7 @@ def _round_text(d: Any, t: Callable[..., str], round_no: int) -> str:
     out += [t("admin.cli.match", table=n, ns=named(a), ew=named(b))
             for n, a, b in d.assignments(round_no)]
     out += [t("admin.cli.group", table=n, players=" · ".join(
-        f"{seat} {names[p]}" for seat, p in seats.items()))
+        f"{t('seat.' + seat)} {names[p]}" for seat, p in seats.items()))  # (东, not E)
         for n, seats in d.seats(round_no).items()]
     out += [t("admin.cli.bye", team=named(b), points=d.bye_points())
             for b in d.byes(round_no)]
@@ -431,6 +431,7 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..words.hand import signed
     from ..words.textfmt import table
 
+    teams = not d.require_event().individual  # (players keep no net levels, no opponents)
     rows = []
     for s in views.standing_rows(d):
         mark = ""
@@ -438,12 +439,14 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
             mark = t("admin.teams.withdrawn_mark")
         elif s.joined_round > 1:
             mark = t("admin.teams.late_mark", round=s.joined_round)
+        elif s.prize:
+            mark = t("admin.standings.prize_group", n=s.prize)
         rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}",
                      t("admin.with_id", name=s.name, id=s.team), s.points,
-                     signed(s.net), s.opponents, s.played, mark))  # +10, as screens
-    return table([t("admin.col.rank"), t("admin.col.name"), t("admin.col.points"),
-                  t("admin.col.net"), t("admin.col.opponents"), t("admin.col.played"),
-                  t("admin.col.status")], rows, indent="")
+                     *((signed(s.net), s.opponents) if teams else ()), s.played, mark))
+    heads = ("rank", "name", "points", *(("net", "opponents") if teams else ()), "played",
+             "status")
+    return table([t(f"admin.col.{h}") for h in heads], rows, indent="")
 
 
 def _log(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:

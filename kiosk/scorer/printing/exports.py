@@ -211,9 +211,11 @@ Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, co
 def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
     with director.reading():
+        event = director.event()
+        rulings = [] if event is not None and event.individual else [  # (none to make)
+            ("rulings", RULING_COLUMNS, ruling_rows(director, lang))]
         return [("standings", *standing_table(director, lang)),
-                ("results", *result_table(director, lang)),
-                ("rulings", RULING_COLUMNS, ruling_rows(director, lang)),
+                ("results", *result_table(director, lang)), *rulings,
                 ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
 
 
