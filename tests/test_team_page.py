@@ -611,6 +611,8 @@ def test_an_individual_players_phone_names_the_table_not_two_sides(browser, tmp_
         assert page.title() == "我的成绩"
         page.goto(f"{process.url}/team?lang=en")
         expect(page.locator("label[for=query]")).to_have_text("Find my name")
+        page.goto(f"{process.url}/team?team=t99")  # (it said 没有这支队伍)
+        expect(page.locator("#search")).to_contain_text("没有这名选手，请重新查找")
         page.context.close()
     director.store.close()
     assert errors == []

@@ -129,6 +129,7 @@
     fold = list.fold || {};
     eventName = list.event;
     eventFormat = list.format;
+    useFormat(eventFormat);  // (before a message said from the list: 没有这名选手)
     gotData();
   }
 
@@ -206,13 +207,18 @@
 
   // ---- the view ------------------------------------------------------------------------
 
-  function renderHeader() {
-    const event = view && view.event;
-    const players = (event ? event.format : eventFormat) === 'individual-groups';
+  // An individual event has words of its own: the page says them once its format is known.
+  function useFormat(format) {
+    const players = format === 'individual-groups';
     if (players !== individual) {
       individual = players;
       applyLanguage();
     }
+  }
+
+  function renderHeader() {
+    const event = view && view.event;
+    useFormat(event ? event.format : eventFormat);
     const name = event ? event.name : (view || teams ? eventName : null);
     $('event-name').textContent = name || (view || teams ? t('no_event') : '…');
     $('round').textContent = event && event.round
