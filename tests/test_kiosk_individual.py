@@ -181,6 +181,15 @@ def test_a_deal_corrected_while_the_next_awaits_its_confirmation_is_confirmed_ag
     assert [p.record["points"] for p in table.state.played] == [80, 120]
 
 
+def test_the_ready_screen_says_who_changes_chairs_before_the_bury(table):
+    """The ready screen said only 「对家：北」: that the partner moves opposite the dealer
+    first showed on the clock, once the bury had begun (a referee's review)."""
+    table.tap("setup:shuangsheng-2011", "card:7")  # E deals; a 7: N partners E, from W's chair
+    assert table.screen.name == "ready" and "请北与西换座" in table.screen.lines
+    table.tap("partner_again", "card:2")  # a 2: the one opposite, W, partners E
+    assert "对家就坐在对面：不用换座" in table.screen.lines
+
+
 def test_time_up_ends_an_individual_round_on_the_deals_played(table):
     """Time up in an individual round asked the referee to rule a result that only a team
     match has, and play went on for the rest of the 16 deals (a head referee's review)."""
@@ -190,7 +199,7 @@ def test_time_up_ends_an_individual_round_on_the_deals_played(table):
     table.tap("referee")
     table.pin()
     table.tap("r_time_up")
-    assert table.screen.lines == ("本轮到此结束：正在打的一副打完计分，不再发新的一副。",)
+    assert table.screen.lines == ("第 2 副打完计分后本轮结束，不再发新的一副。",)
     table.tap("ok")
     assert table.screen.lines == ("打完本副，本轮结束",)
     assert table.state.needs_ruling is None
@@ -203,10 +212,16 @@ def test_time_up_ends_an_individual_round_on_the_deals_played(table):
 
 
 def test_time_up_between_two_deals_ends_the_round_at_once(table):
+    """The question said 「正在打的一副打完计分」 with the next deal's card turned, and that
+    deal was not played (a referee's review): it says the round ends now, on the deals
+    played."""
     deals_played(table, 40, 45)
+    table.tap("card:7")  # the third deal's partner named: not begun
     table.tap("referee")
     table.pin()
-    table.tap("r_time_up", "ok")
+    table.tap("r_time_up")
+    assert table.screen.lines == ("本轮现在结束，共打了 2 副：没开始的一副不再打。",)
+    table.tap("ok")
     assert table.state.phase == "over" and len(table.state.played) == 2
     assert table.screen.lines == ("本轮到此结束，共打了2副",)
 

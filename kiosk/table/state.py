@@ -1262,13 +1262,16 @@ class MatchState:
     def time_up_preview(self) -> dict[str, Any] | None:
         """What time up called now would decide, for the question before it (the rules core
         decides; nothing changes): {"winner": team}, {"finish_hand": True} (levels equal, or
-        the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first)
-        or {"ruling": True} (the rules cannot decide). None when time up does not apply."""
+        the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first),
+        {"ruling": True} (the rules cannot decide), or an individual round's {"ends_round":
+        "after_deal" or "now"}. None when time up does not apply."""
         if self.phase in IDLE or self.time_up is not None:
             return None
         core = self.core
-        if not isinstance(core, TeamMatch):  # the round ends on the deals played
-            return {"ends_round": True}
+        if not isinstance(core, TeamMatch):  # the round ends on the deals played: after the
+            # deal in play or being entered, else now (a deal not yet begun is not played)
+            return {"ends_round": "after_deal" if self.phase in IN_HAND | AFTER_PLAY
+                    else "now"}
         if self.phase not in IN_HAND and self.phase != Phase.READY:
             return {"after_hand": True}
         try:

@@ -377,6 +377,12 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
     lines = []
     if view.partner:
         lines.append(t("ui.partner", seat=seat_label(view, view.partner, t)))
+        # the partner takes the chair opposite the dealer: who moves, said before the bury
+        # (the clock's 「北 王（坐西）」 came only once the bury had begun)
+        moving = sorted(view.seated)
+        lines.append(t("ui.partner_swap", a=seat_label(view, moving[0], t),
+                       b=seat_label(view, moving[1], t)) if len(moving) == 2
+                     else t("ui.partner_stays"))
     grids = []
     if view.kind == "team":
         lines.append(t("ui.q.trump_then_bury"))
@@ -580,8 +586,10 @@ def time_up_question(view: TableView, t: Any) -> str:
         return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
     if preview.get("after_hand"):
         return t("ui.confirm.time_up_after", n=view.hand)
-    if preview.get("ends_round"):
-        return t("ui.confirm.time_up_ends_round")
+    if preview.get("ends_round") == "after_deal":
+        return t("ui.confirm.time_up_ends_round", n=view.hand)
+    if preview.get("ends_round"):  # (a deal whose card is turned is not played: said so)
+        return t("ui.confirm.time_up_ends_round_now", n=len(view.history))
     if view.time_up_rule != "none":  # a rule, but no hand played to decide by
         return t("ui.confirm.time_up_no_hand")
     return t("ui.confirm.time_up.none")
