@@ -190,6 +190,23 @@ def test_the_ready_screen_says_who_changes_chairs_before_the_bury(table):
     assert "对家就坐在对面：不用换座" in table.screen.lines
 
 
+def test_a_penalty_in_big_points_says_its_cost_before_and_after_it_is_chosen(table):
+    """多牌少牌 found after the bury was offered as 「扣底后发现」 and listed as 「按大分判」:
+    its cost appeared only folded into the deal's big points (a referee's review)."""
+    table.tap("setup:shuangsheng-2011", "card:7", "start_bury")
+    table.press(table.state.clock.seat)
+    table.play_out()
+    table.tap("end_play")
+    if table.screen.name == "confirm":
+        table.tap("ok")
+    table.tap("e_points:40", "e_last:dealer", "e_add", "e_pseat:S", "e_pkind:card-count")
+    options = [b.label for g in table.screen.grids for b in g.buttons if b.action]
+    cost = "错方每人记-2大分，对方每人至少记2大分"
+    assert f"扣底后发现：{cost}" in options
+    table.tap(f"e_popt:{options.index(f'扣底后发现：{cost}')}")
+    assert [r.text for r in table.screen.rows] == [f"南 多牌少牌 扣底后发现：{cost}"]
+
+
 def test_time_up_ends_an_individual_round_on_the_deals_played(table):
     """Time up in an individual round asked the referee to rule a result that only a team
     match has, and play went on for the rest of the 16 deals (a head referee's review)."""

@@ -33,7 +33,8 @@ class PenaltyOption:
     """One way a penalty can be entered: its choice (None: the default), its name, what the
     referee must add: "" (nothing), "cards", "points" or "levels", from `values`, its effect
     (a ruleset's outcome: "warning", "dealer-steps-down"…) and, for "fix-total", the total it
-    fixes by the side at fault: (("dealer", …), ("defenders", …))."""
+    fixes by the side at fault: (("dealer", …), ("defenders", …)); for "big-points", the big
+    points of each erring player and the least of each other one."""
 
     choice: str | None
     name: Any  # a rules Text
@@ -41,6 +42,7 @@ class PenaltyOption:
     values: tuple[int, ...] = ()
     effect: str = ""
     fixes: tuple[tuple[str, int], ...] = ()
+    big_points: tuple[int, int] = (0, 0)  # "big-points": the erring's each, the others' least
 
 
 def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
@@ -65,6 +67,9 @@ def penalty_options(penalty: Any) -> tuple[PenaltyOption, ...]:
         elif effect == "fix-total":
             out.append(PenaltyOption(choice, name, effect=effect, fixes=(
                 ("dealer", outcome.if_dealer_side), ("defenders", outcome.if_defenders))))
+        elif effect == "big-points":
+            out.append(PenaltyOption(choice, name, effect=effect,
+                                     big_points=(outcome.erring, outcome.other_at_least)))
         else:
             out.append(PenaltyOption(choice, name, effect=effect))
     return tuple(out)

@@ -455,11 +455,19 @@ def has(t: Any, key: str) -> bool:
 def option_label(option: PenaltyOption, t: Any, lang: str) -> str:
     """A penalty's way on its button: the default way by what it does (超时：怎样处理？
     「警告」 or 「裁判罚分」; 底牌放错: 「庄家下台」), a choice by its own name."""
+    if option.effect == "big-points":  # what it costs, before it is chosen
+        return str(t("ui.penalty_row", what=option.name(lang), cost=_big_points(option, t)))
     if option.choice is None and option.effect != "fix-total" and \
             has(t, f"ui.cost.{option.effect}"):  # (a fixed total depends on who is at fault)
         said = str(t(f"ui.cost.{option.effect}"))
         return said[:1].upper() + said[1:]  # (English: a label's capital)
     return str(option.name(lang))
+
+
+def _big_points(option: PenaltyOption, t: Any) -> str:
+    """An individual round's penalty in big points: 错方每人记-2大分，对方每人至少记2大分."""
+    erring, other = option.big_points
+    return str(t("ui.cost.big-points", erring=erring, other=other))
 
 
 def penalty_name(view: TableView, p: dict[str, Any], lang: str) -> str:
@@ -472,8 +480,10 @@ def cost_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
     旁家得分）, 警告, 待裁判确认…"""
     effect = p.get("effect", "")
     amount = int(p.get("points") or 0)
+    option = _option(p, view)
+    if effect == "big-points" and option is not None:
+        return _big_points(option, t)
     if effect == "fix-total":  # 本副按0分计: the total it fixes, by the side at fault
-        option = _option(p, view)
         fixes = dict(option.fixes) if option is not None else {}
         if p.get("side") in fixes:
             return str(t("ui.cost.fix-total", total=fixes[p["side"]]))
