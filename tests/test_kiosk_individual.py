@@ -183,9 +183,12 @@ def test_a_deal_corrected_while_the_next_awaits_its_confirmation_is_confirmed_ag
 
 def test_the_ready_screen_says_who_changes_chairs_before_the_bury(table):
     """The ready screen said only 「对家：北」: that the partner moves opposite the dealer
-    first showed on the clock, once the bury had begun (a referee's review)."""
+    first showed on the clock, once the bury had begun; and its strip's 「第1轮」 read as a
+    trick beside the clock's 「第 2/25 轮」 (a referee's review)."""
     table.tap("setup:shuangsheng-2011", "card:7")  # E deals; a 7: N partners E, from W's chair
     assert table.screen.name == "ready" and "请北与西换座" in table.screen.lines
+    # the strip's round is the match's, not a trick's (「第 2/25 轮」 on the clock)
+    assert table.screen.strip[0].value == "第1轮比赛"
     table.tap("partner_again", "card:2")  # a 2: the one opposite, W, partners E
     assert "对家就坐在对面：不用换座" in table.screen.lines
 
