@@ -420,7 +420,7 @@ class RoundsAndPairings(DirectorBase):
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
         elif note.startswith("ties:"):  # each cut's pair: the last above it, the first below
-            tied = [p.strip() for p in note[5:].split(",")]
+            tied = _tied(note)
             out += [Warning_(0, "admin.note.tie_at_cut", {"a": self.label(a),
                                                           "b": self.label(b)})
                     for a, b in zip(tied[::2], tied[1::2], strict=True)]
@@ -438,8 +438,7 @@ class RoundsAndPairings(DirectorBase):
             return []
         rule = formats.individual_next([], self.require_event().seed, prelims)
         where = {p: n for n, group in enumerate(rule.groups, 1) for p in group}
-        tied = {p.strip() for p in draft.plan.note.removeprefix("ties:").split(",")} \
-            if draft.plan.note.startswith("ties:") else set()
+        tied = set(_tied(draft.plan.note))
         return [Warning_(table, "admin.warn.final_group", {
                     "player": self.label(p), "rule": where[p], "now": table})
                 for table, group in enumerate(draft.plan.groups, 1) for p in group
@@ -772,6 +771,12 @@ def _lopsided(sides: dict[str, Counter[str]], ns: str, ew: str
         if abs(sat["NS"] - sat["EW"]) > 2:
             out.append((team, sat))
     return out
+
+
+def _tied(note: str) -> list[str]:
+    """The players of a finals plan's ties at its groups' edges ("ties:a, b, c, d": each
+    cut's pair), none for another note."""
+    return [p.strip() for p in note[5:].split(",")] if note.startswith("ties:") else []
 
 
 #: What a draft page says of its round that is no warning: publishing it asks nothing.
