@@ -232,8 +232,7 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
         print(words(args.lang)("admin.cli.no_data"), file=sys.stderr)
         return EXIT_USAGE
     director = _director(args)
-    event = director.event()
-    t = words(args.lang, individual=event is not None and event.individual)  # (选手, not 队伍)
+    t = words(args.lang, individual=director.individual())  # (选手, not 队伍)
     try:
         out = run(director, args, t)
     except NeedsConfirmation as exc:

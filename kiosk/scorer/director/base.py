@@ -189,6 +189,11 @@ class DirectorBase:
             raise refuse("admin.error.no_event")
         return event
 
+    def individual(self) -> bool:
+        """Whether the event is an individual one (players, not teams); False before any."""
+        event = self.event()
+        return event is not None and event.individual
+
     def _individual_words(self) -> str:
         """The ending of a message's key said otherwise for an individual event (a mistake
         mended at the table rather than by a ruling; players, not teams; groups of four)."""

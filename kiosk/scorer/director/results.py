@@ -178,7 +178,7 @@ class ResultsAndRulings(DirectorBase):
 
     def _read_results(self) -> list[Result]:
         event = self.event()
-        if event is None or event.format == "individual-groups":
+        if event is None or event.individual:
             return []
         out: list[Result] = []
         bye_points = self.bye_points()
@@ -233,7 +233,7 @@ class ResultsAndRulings(DirectorBase):
         first, saying so."""
         event = self._open_event()
         round_no = round_no or self.current_round()
-        if event.format == "individual-groups":
+        if event.individual:
             raise refuse("admin.error.individual_ruling")
         if kind not in RULING_KINDS:
             raise refuse("admin.error.ruling_kind", kind=kind)

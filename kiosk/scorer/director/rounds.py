@@ -142,7 +142,7 @@ class RoundsAndPairings(DirectorBase):
 
     def unfinished(self, round_no: int) -> list[int]:
         """Tables still playing `round_no` (a ruled match counts as finished)."""
-        if self.require_event().format == "individual-groups":
+        if self.require_event().individual:
             states = {t: self.match_state(t, round_no)
                       for t in self.seats(round_no)}
             return [t for t, s in states.items() if s is None or s.phase != "over"]
@@ -197,7 +197,7 @@ class RoundsAndPairings(DirectorBase):
             pairs = self._balance_sides(pairing.pairs)
             plan = RoundPlan(pairs, (pairing.bye,) if pairing.bye else (), "swiss", note,
                              bye_scores=True)
-        elif event.format == "individual-groups":
+        elif event.individual:
             if not teams or len(teams) % 4:
                 raise refuse("admin.error.groups_of_four", players=len(teams))
             prelims = self.group_totals(1) if round_no == 2 else None

@@ -118,8 +118,7 @@ def standing_table(director: Director, lang: str) -> tuple[tuple[str, ...], list
     groups, so that 名次 sorts within a group."""
     rows = standing_rows(director, lang)
     columns: tuple[str, ...] = STANDING_COLUMNS
-    event = director.event()
-    if event is not None and event.individual:
+    if director.individual():
         columns = PLAYER_STANDING_COLUMNS
         rows = [[*row[:7], *row[9:]] for row in rows]  # (net levels, opponents' points: 0)
     if any(group for group, *_ in rows):
@@ -160,8 +159,7 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
 
 
 def audit_rows(director: Director, lang: str) -> list[list[Any]]:
-    event = director.event()
-    t = words(lang, individual=event is not None and event.individual)
+    t = words(lang, individual=director.individual())
     return [[_time(e.at), who_text(t, e.who), e.text(t)]
             for e in director.audit_log()]
 
@@ -211,8 +209,7 @@ Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, co
 def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
     with director.reading():
-        event = director.event()
-        rulings = [] if event is not None and event.individual else [  # (none to make)
+        rulings = [] if director.individual() else [  # (an individual event has none)
             ("rulings", RULING_COLUMNS, ruling_rows(director, lang))]
         return [("standings", *standing_table(director, lang)),
                 ("results", *result_table(director, lang)), *rulings,

@@ -102,7 +102,7 @@ def _gather(director: Director, kind: str, lang: str, round_no: int | None, team
                     "units": {t.id: t.unit for t in director.teams()}}
     elif kind == "pairings-team":
         context["rows"] = views.pairings_by_team(director, round_no)
-        context["individual"] = event.format == "individual-groups"
+        context["individual"] = event.individual
     elif kind == "standings":
         played = current if current and director.round_start(current) is not None \
             else max(0, current - 1)  # a published round not started yet has no results
@@ -194,7 +194,7 @@ def file_name(director: Director, kind: str, lang: str, ext: str,
     from .templating import words
 
     event = director.event()
-    t = words(lang, individual=event is not None and event.individual)
+    t = words(lang, individual=director.individual())
     parts = [event.name if event else "event"]
     if kind in ("pairings-table", "pairings-team", "sheets"):
         parts.append(t("print.file.round", round=round_no or director.current_round()))

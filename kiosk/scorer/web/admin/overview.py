@@ -68,7 +68,7 @@ def next_step(director: Director) -> Said:
         return "admin.next.close", {}
     if director.current_draft() is not None:
         return "admin.next.publish", {"round": current + 1}
-    if event.format == "individual-groups" and len(director._active(current + 1)) % 4:
+    if event.individual and len(director._active(current + 1)) % 4:
         return "admin.error.groups_of_four", {"players": len(director._active(current + 1))}
     return "admin.next.draft", {"round": current + 1}
 

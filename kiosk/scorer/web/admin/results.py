@@ -35,7 +35,7 @@ def results(director: Director, request: Request) -> dict[str, Any]:
             "byes": views.bye_rows(director, round_no) if current and not show else [],
             "kinds": RULING_KINDS, "table": table,
             "chosen": next((r for r in rows if r.table == table), None),
-            "individual": director.require_event().format == "individual-groups",
+            "individual": director.require_event().individual,
             "groups": {t: g for t, g in groups.items() if show != "unfinished" or not g.over},
             "group_count": len(groups), "groups_left": sum(not g.over for g in groups.values()),
             "names": director.team_names()}
