@@ -209,6 +209,10 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     teams = shown(pages["/admin/teams"].text)
     assert "共 8 人" in teams and "导入选手" in teams and "姓名" in teams and "队员1" not in teams
     assert "导入 8 名选手" in shown(pages["/admin/log"].text)
+    with pytest.raises(NeedsConfirmation) as asked:  # (no rulings to freeze in this format)
+        d.close_event()
+    assert "裁决" not in explain(asked.value, "zh-Hans")
+    assert "工作簿：排名、各轮、日志" in shown(pages["/admin/print"].text)  # (no 裁决 sheet)
     # each table's sheet, before it has played: its four players and its 16 deals, each
     # with its level and dealer as the rules fix them (the seeds' 计分表), to fill by hand
     names = d.team_names()
@@ -224,7 +228,7 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     head = cards[cards.index("<thead>"):cards.index("</thead>")]
     assert len(re.findall(r"<th[ >]", head)) == 6  # (a seventh, blank, stood for net levels)
     deals = sheets[sheets.index('<table class="hands">'):]
-    assert re.findall(r"<th class=\"num\">(.)</th>", deals[:deals.index("</thead>")])[-4:] == [
+    assert re.findall(r"<th class=\"num award\">(.)</th>", deals[:deals.index("</thead>")]) == [
         "东", "北", "西", "南"]  # the seats alone: their names break a narrow column
     book = load_workbook(io.BytesIO(exports.workbook(d, "zh-Hans")))
     assert book.sheetnames == ["排名", "各轮成绩", "操作日志"]  # (no 裁决: none in this format)

@@ -373,13 +373,14 @@ class ResultsAndRulings(DirectorBase):
             current = self.current_round()
             started = current and self.round_start(current) is not None
             unfinished = self.unfinished(current) if started else []
+            said = self._individual_words()  # (an individual event has no rulings to freeze)
             if unfinished:
-                raise confirm_first("admin.confirm.close_unfinished", round=current,
+                raise confirm_first("admin.confirm.close_unfinished" + said, round=current,
                                     n=len(unfinished), tables=number_list(unfinished))
             if event.rounds and current < event.rounds:  # rounds the event has not played
-                raise confirm_first("admin.confirm.close_early", played=current,
+                raise confirm_first("admin.confirm.close_early" + said, played=current,
                                     rounds=event.rounds, left=event.rounds - current)
-            raise confirm_first("admin.confirm.close", round=current, n=0, tables="")
+            raise confirm_first("admin.confirm.close" + said, round=current, n=0, tables="")
         frozen = self._freeze()
         with self.store.db.atomic():
             self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('frozen', ?)",

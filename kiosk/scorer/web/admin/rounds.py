@@ -36,7 +36,7 @@ def rounds(director: Director, request: Request) -> dict[str, Any]:
                                  "warnings": [w for w in warnings if w.table == n]})
         for n, group in enumerate(draft.plan.groups, 1):
             draft_tables.append({"table": n, "group": [names[p] for p in group],
-                                 "warnings": []})
+                                 "warnings": [w for w in warnings if w.table == n]})
         general = [w for w in warnings if w.table == 0]
     else:
         general = []

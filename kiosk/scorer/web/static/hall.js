@@ -399,6 +399,9 @@
       (s) => standingRow(s, unplayed), shapeOf('.name, .tie'));
     list.parentElement.querySelector('.empty').hidden = rows.length > 0 || !snap;
     $('standings-box').classList.toggle('ties', !unplayed && rows.some((s) => s.tied));
+    // after an individual event's finals a fifth place may have more big points than a
+    // fourth: the places are the final groups', the points the finals' alone
+    $('standings-hint').hidden = !rows.some((s) => s.prize);
     return changed;
   }
 

@@ -253,6 +253,8 @@
       ...(individual ? (s.prize ? [fact(t('group'), t('prize_group', { n: s.prize }), 'group')] : [])
         : [fact(t('net'), signed(s.net), 'net'), fact(t('opponents'), s.opponents, 'opponents')]),
       fact(t('played'), s.played, 'played'),
+      // (a fifth place may have more big points than a fourth: why, under them)
+      ...(individual && s.prize ? [fact('', t('places_by_final'), 'wide note')] : []),
     ] : []));
     renderNow();
     renderBye();
