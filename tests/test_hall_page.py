@@ -408,6 +408,21 @@ def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank
     expect(page.locator("#standings-hint")).to_have_text("名次按决赛组排列，大分只计决赛")
 
 
+def test_a_player_whose_table_plays_on_has_no_place_yet(hall):
+    """While the prelims are played, the players of the tables still playing read
+    「并列5 … 0」 beside those whose table had finished (a head referee's check)."""
+    data = snapshot()
+    data["event"]["format"] = "individual-groups"
+    data["standings"] = [{"rank": 1 if i == 0 else 2, "team": f"p{i + 1:02d}",
+                          "name": f"选手{i + 1}", "points": 85 if i == 0 else 0, "net": 0,
+                          "opponents": 0, "played": int(i == 0), "tied": i > 0, "group": "",
+                          "prize": 0} for i in range(3)]
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(page.locator('#standings [data-team="p01"] .rank')).to_have_text("1")
+    expect(page.locator('#standings [data-team="p02"] .rank')).to_have_text("—")
+
+
 def test_no_event_yet(hall):
     hall.feed.reset(snapshot(tables=0, event=None, standings=[]))
     page = hall.open(wait=False)

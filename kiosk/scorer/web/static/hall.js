@@ -416,7 +416,9 @@
       // a groups event says whose rank it is: A1, B2 … or KO for the knockout
       const place = s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${s.rank}` : `${s.rank}`;
       row.append(
-        unplayed ? el('span', 'rank', '—') : rankCell(place, s.tied),
+        // (nothing played yet, here or by anyone: no place; a table still at its first
+        // round's deals is not 并列 last with 0)
+        unplayed || !s.played ? el('span', 'rank', '—') : rankCell(place, s.tied),
         el('span', 'name', null),
         el('span', 'num points', s.points),
         el('span', 'num net', signed),

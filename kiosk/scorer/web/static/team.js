@@ -245,8 +245,8 @@
       // a shared place as the console says it (并列第 3 名); none before any match is
       // played, where every team would share the first (the hall's —); a shared place takes
       // two columns, so that its 名 is never alone on a line
-      fact(t('rank'), !view.ranked ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
-        view.ranked && s.tied ? 'rank tied' : 'rank'),
+      fact(t('rank'), !view.ranked || !s.played ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
+        view.ranked && s.played && s.tied ? 'rank tied' : 'rank'),
       fact(t('points'), s.points, 'points'),
       // an individual event keeps no net levels nor opponents' points; after its finals a
       // player's place is within a final group, which the hall names too
