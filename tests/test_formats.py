@@ -89,3 +89,21 @@ def test_an_individual_events_final_places_run_one_to_the_last_with_their_prize_
     assert [(s.rank, s.team, s.prize, s.group) for s in table] == [
         (1, "e", 1, ""), (2, "a", 1, ""), (3, "b", 1, ""), (4, "f", 1, ""),
         (5, "h", 2, ""), (6, "c", 2, ""), (7, "g", 2, ""), (8, "d", 2, "")]
+
+
+@pytest.mark.unit
+def test_a_tie_the_head_referee_orders_gives_each_player_a_place_of_their_own():
+    """rules.md §8: shuangsheng's ties are shown for the head referee to order. Three on 84
+    for second: the one placed ahead is second alone, the other two share third; then the
+    next placed ahead is third alone."""
+    from kiosk.scorer.tournament.formats import individual_standings
+
+    prelims = [{"a": 90, "b": 80, "c": 70, "d": 60}]
+    finals = [{"a": 100, "b": 84, "c": 84, "d": 84}]
+    said = {s.team: (s.rank, s.tied) for s in individual_standings([prelims, finals])}
+    assert said == {"a": (1, False), "b": (2, True), "c": (2, True), "d": (2, True)}
+    said = {s.team: (s.rank, s.tied)
+            for s in individual_standings([prelims, finals], decided=["d"])}
+    assert said == {"a": (1, False), "d": (2, False), "b": (3, True), "c": (3, True)}
+    order = [s.team for s in individual_standings([prelims, finals], decided=["d", "c"])]
+    assert order == ["a", "d", "c", "b"]

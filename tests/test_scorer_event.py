@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 
@@ -246,6 +247,30 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     assert [s.rank for s in table][::4] == [1, 5, 9] and not any(s.group for s in table)
     first = finals[0]
     assert table[0].team in expected.groups[0] and table[0].points == max(first.values())
+    # a tie in the final standings is the head referee's to order (rules.md §8): on the
+    # standings page, each tied player's 「排在同分者之前」, and a wrong one taken back
+    tied = [s.team for s in table if s.tied and s.prize == 1]
+    assert len(tied) == 2  # (this event's second place: two players on 84)
+    from kiosk.scorer.web.admin.overview import next_step
+
+    assert next_step(director) == ("admin.next.order_ties", {})  # (before closing)
+    page = admin.get("/admin/standings").text
+    assert "排在同分者之前" in page
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+    second = tied[1]
+    answer = admin.post("/admin/order-tie", data={"csrf": csrf, "player": second})
+    assert answer.status_code == 303
+    after = {s.team: s for s in director.standings()}
+    assert (after[second].rank, after[second].tied) == (2, False)
+    assert (after[tied[0]].rank, after[tied[0]].tied) == (3, False)
+    assert "裁判长裁定" in admin.get("/admin/standings").text
+    from kiosk.scorer.printing.templating import words
+
+    assert any("排在同分选手之前" in e.text(words("zh-Hans")) for e in director.audit_log())
+    admin.post("/admin/order-tie", data={"csrf": csrf, "player": second, "undo": "1"})
+    assert [s.tied for s in director.standings() if s.team in tied] == [True, True]
+    with pytest.raises(AdminError, match="shares no place"):
+        director.order_tie(table[0].team)
     # the standings say their big points are the finals' (a fifth place above a fourth's
     # total read as a mistake), and the finals' printed seats have no sides
     from kiosk.scorer.printing import pages as printing

@@ -73,6 +73,8 @@ def test_an_individual_round_ends_when_the_head_referee_calls_time(tmp_path):
         ((p, t, 1) for p, t in finished.items()), key=lambda row: -row[1])
     assert {(s.points, s.played) for s in standings[4:]} == {(0, 0)}
     assert {s.team for s in standings[4:]} == set(d.seats(1)[2].values())
+    with pytest.raises(AdminError, match="settled in the finals' draft"):
+        d.order_tie(standings[4].team)  # (a prelim tie is the draft's: 调换两名选手)
     # a player's phone lists the table finished: its seat, big points and deals played
     from kiosk.scorer.hall.snapshot import snapshot, team_views
 

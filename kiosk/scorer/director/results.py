@@ -199,12 +199,12 @@ class ResultsAndRulings(DirectorBase):
             totals = [t for t in (self.group_totals(r)
                                   for r in range(1, self.current_round() + 1)) if t is not None]
             if totals or self.round_start(1) is None:
-                return formats.individual_standings(totals)
+                return formats.individual_standings(totals, decided=self.tie_order())
             # the prelims under way: the tables finished so far, the others still at 0
             done = self.finished_groups(1)
             seated = {p for seats in self.seats(1).values() for p in seats.values()}
             return formats.individual_standings(
-                [done], sorted(seated - {p for g in done for p in g}))
+                [done], sorted(seated - {p for g in done for p in g}), self.tie_order())
         if event.format == "groups-knockout":
             return formats.groups_knockout_standings(
                 self.teams(), self.ruleset().event.groups or 1, event.seed,
@@ -215,6 +215,36 @@ class ResultsAndRulings(DirectorBase):
         if self._standings is None or self._standings[0] != key:
             self._standings = (key, standings(teams, results, tie_breaks))
         return list(self._standings[1])
+
+    def tie_order(self) -> list[str]:
+        """An individual event's players placed ahead of those they tied with, in the order
+        the head referee decided (rules.md §8: ties are the head referee's to order)."""
+        return json.loads(self.store.setting("tie_order") or "[]")  # type: ignore[no-any-return]
+
+    def order_tie(self, player: str, undo: bool = False, by: str = "") -> None:
+        """Place `player` ahead of the others who share their place (again for another of
+        them: the next place), or (`undo`) take that back: they share it again."""
+        event = self._open_event()
+        if not event.individual:
+            raise refuse("admin.error.tie_individual")
+        row = self.team(player)
+        order = self.tie_order()
+        if undo:
+            if row.id not in order:
+                raise refuse("admin.error.tie_not_ordered", player=self.label(row.id))
+            order.remove(row.id)
+        else:
+            standing = next((s for s in self.standings() if s.team == row.id), None)
+            if standing is not None and not standing.prize:  # (the finals decide the places)
+                raise refuse("admin.error.tie_before_finals")
+            if standing is None or not standing.tied:
+                raise refuse("admin.error.not_tied", player=self.label(row.id))
+            order.append(row.id)
+        with self.store.db.atomic():
+            self.store.db.execute("INSERT OR REPLACE INTO settings VALUES ('tie_order', ?)",
+                                  [json.dumps(order)])
+            self._audit(by, "tie.undo" if undo else "tie.order", player=self.label(row.id))
+        self._changed()
 
     def tie_breaks(self) -> tuple[str, ...]:
         return ("net", "opponents", "head-to-head") \

@@ -147,10 +147,12 @@ def groups_knockout_standings(teams: Sequence[Team], groups: int, seed: int,
 # -- individual groups ---------------------------------------------------------------------
 
 
-def _ordered(totals: dict[str, int]) -> list[tuple[str, int]]:
-    """A group's players by total, best first; equal totals keep the seat order (the head
-    referee orders ties: docs/rules.md §6)."""
-    return sorted(totals.items(), key=lambda p: -p[1])
+def _ordered(totals: dict[str, int], decided: Sequence[str] = ()) -> list[tuple[str, int]]:
+    """A group's players by total, best first; equal totals keep the seat order, but for
+    the players the head referee placed ahead of those they tied with (`decided`, in the
+    order decided: docs/rules.md §6)."""
+    ahead = {p: i for i, p in enumerate(decided)}
+    return sorted(totals.items(), key=lambda p: (-p[1], ahead.get(p[0], len(ahead))))
 
 
 def individual_next(players: Sequence[str], seed: int,
@@ -166,29 +168,34 @@ def individual_next(players: Sequence[str], seed: int,
 
 
 def individual_standings(rounds: Sequence[Sequence[dict[str, int]]],
-                         playing: Sequence[str] = ()) -> list[Standing]:
+                         playing: Sequence[str] = (),
+                         decided: Sequence[str] = ()) -> list[Standing]:
     """After the prize finals: final group by final group (1st prize first), each by its
     total. Before: everyone by prelim total. `rounds`: the totals of each round that every
     table has finished, group by group. While the prelims are played, `rounds` holds the
     groups finished so far and `playing` the players whose table has not finished: they
-    count 0 and nothing played, as a Swiss team whose match goes on."""
+    count 0 and nothing played, as a Swiss team whose match goes on. `decided`: the players
+    the head referee placed ahead of those they tied with, in that order."""
     if not rounds:
         return []
     last = rounds[-1]
     if len(rounds) == 1:
-        ranked = _ordered({p: t for g in last for p, t in g.items()})
+        ranked = _ordered({p: t for g in last for p, t in g.items()}, decided)
         if not playing:
-            return _ranks(ranked, group="", played=1)
+            return _ranks(ranked, "", 1, decided)
         done = {p for g in last for p in g}
         return [replace(s, played=int(s.team in done))
-                for s in _ranks([*ranked, *((p, 0) for p in playing)], group="", played=1)]
+                for s in _ranks([*ranked, *((p, 0) for p in playing)], "", 1, decided)]
     return [Standing(s.rank + 4 * index, s.team, s.points, 0, 0, 2, s.tied, prize=index + 1)
             for index, group in enumerate(last)
-            for s in _ranks(_ordered(group), group="", played=2)]
+            for s in _ranks(_ordered(group, decided), "", 2, decided)]
 
 
-def _ranks(ranked: Sequence[tuple[str, int]], group: str, played: int) -> list[Standing]:
-    """Competition ranks (1, 2, 2, 4): equal totals share a rank, marked tied."""
-    totals = [t for _, t in ranked]
-    return [Standing(totals.index(total) + 1, player, total, 0, 0, played,
-                     totals.count(total) > 1, group) for player, total in ranked]
+def _ranks(ranked: Sequence[tuple[str, int]], group: str, played: int,
+           decided: Sequence[str] = ()) -> list[Standing]:
+    """Competition ranks (1, 2, 2, 4): equal totals share a rank, marked tied, but for a
+    player the head referee placed ahead of the rest (`decided`), who has a place alone."""
+    ahead = {p: i for i, p in enumerate(decided)}
+    keys = [(total, ahead.get(player, len(ahead))) for player, total in ranked]
+    return [Standing(keys.index(key) + 1, player, total, 0, 0, played, keys.count(key) > 1,
+                     group) for (player, total), key in zip(ranked, keys, strict=True)]

@@ -65,6 +65,8 @@ def next_step(director: Director) -> Said:
             return "admin.next.playing", {"round": current, "n": left}
         return "admin.next.playing_attention", {"round": current, "n": left, "needs": needs}
     if event.rounds and current >= event.rounds:
+        if event.individual and any(s.tied and s.prize for s in director.standings()):
+            return "admin.next.order_ties", {}  # (the head referee's to order, first)
         return "admin.next.close", {}
     if director.current_draft() is not None:
         return "admin.next.publish", {"round": current + 1}
