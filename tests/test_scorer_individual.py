@@ -226,7 +226,7 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
                                                   ("3", "4", "西"), ("4", "5", "南"),
                                                   ("5", "5", "东")]
     cards = printing.html(d, "scorecards", "zh-Hans")
-    assert "选手成绩卡" in cards
+    assert "选手成绩卡" in cards and "未开始" in cards and "未完成" not in cards  # (not begun)
     head = cards[cards.index("<thead>"):cards.index("</thead>")]
     assert len(re.findall(r"<th[ >]", head)) == 6  # (a seventh, blank, stood for net levels)
     deals = sheets[sheets.index('<table class="hands">'):]
