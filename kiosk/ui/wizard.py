@@ -488,8 +488,8 @@ def cost_text(view: TableView, p: dict[str, Any], t: Any, lang: str) -> str:
         if p.get("side") in fixes:
             return str(t("ui.cost.fix-total", total=fixes[p["side"]]))
     key = ("ui.cost.points_add" if amount > 0 else "ui.cost.points_sub" if amount < 0
-           else f"ui.cost.{effect}" if has(t, f"ui.cost.{effect}") and effect != "fix-total"
-           else "ui.cost.record")
+           else f"ui.cost.{effect}" if has(t, f"ui.cost.{effect}") and
+           effect not in ("fix-total", "big-points") else "ui.cost.record")
     return str(t(key, n=abs(amount), defenders=side_terms(view, t, lang, None)["defenders"]))
 
 
