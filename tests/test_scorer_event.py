@@ -281,6 +281,8 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     seats = printing.html(director, "pairings-table", "zh-Hans", round_no=2)
     seats = seats[seats.index("<body"):]  # (the style names 南北 in a comment)
     assert "第 2 轮座位表（按桌号）" in seats and "本桌选手" in seats and "南北" not in seats
+    assert re.findall(r'<td class="no">(\d)</td><td colspan="2"><span class="mark">([^<]+)<',
+                      seats) == [(str(n), f"决赛第 {n} 组") for n in (1, 2, 3)]
     with pytest.raises(AdminError, match="All 2 rounds"):
         director.start_round(0)
     with pytest.raises(AdminError, match="no match results to rule on"):

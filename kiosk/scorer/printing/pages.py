@@ -99,7 +99,9 @@ def _gather(director: Director, kind: str, lang: str, round_no: int | None, team
         context |= {"rows": views.round_rows(director, round_no),
                     "byes": views.bye_rows(director, round_no),
                     "groups": director.seats(round_no), "names": director.team_names(),
-                    "units": {t.id: t.unit for t in director.teams()}}
+                    "units": {t.id: t.unit for t in director.teams()},
+                    # an individual event's finals: table N seats final group N
+                    "finals": director.stages()[round_no - 1] == "final"}
     elif kind == "pairings-team":
         context["rows"] = views.pairings_by_team(director, round_no)
         context["individual"] = event.individual
