@@ -208,6 +208,10 @@ def test_a_penalty_in_big_points_says_its_cost_before_and_after_it_is_chosen(tab
     assert f"扣底后发现：{cost}" in options
     table.tap(f"e_popt:{options.index(f'扣底后发现：{cost}')}")
     assert [r.text for r in table.screen.rows] == [f"南 多牌少牌 扣底后发现：{cost}"]
+    table.tap("e_finish")
+    table.press(*"NESW")
+    table.tap("history")  # and the history keeps it with the deal (it left penalties out)
+    assert f"南 多牌少牌 扣底后发现：{cost}" in "".join(table.screen.lines).replace("\n", "")
 
 
 def test_time_up_ends_an_individual_round_on_the_deals_played(table):

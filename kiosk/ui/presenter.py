@@ -784,9 +784,11 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
             if h.get("totals"):  # (the big points so far: what the players tot up)
                 said += t("ui.history.totals", totals="  ".join(
                     f"{seat_label(view, k, t) or k} {v}" for k, v in h["totals"].items()))
+            # the deal's penalties as its result said them (they were left out)
+            extra = list(wizard.priced_texts(*_penalties_of(record, h), view, t, lang))
             if view.corrected[h["deal"] - 1]:
-                said += ("; " if lang == "en" else "；") + t("ui.history.corrected")
-            notes.append(said)
+                extra.append(t("ui.history.corrected"))
+            notes.append(("; " if lang == "en" else "；").join([said, *extra]))
             continue
         dealer = t("seat." + h["dealer"]) if h.get("dealer") in SEATS else "—"
         levels = f"{h['levels']['NS']}:{h['levels']['EW']}"
@@ -806,9 +808,7 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
             extra.append(t("ui.history.kitty", n=kitty["points"],
                            times=view.multipliers.get(kitty["shape"], "")))
         # each as the entry and the result said it (an overrun with its seconds)
-        entered, applied = (tuple((str(i), p) for i, p in enumerate(ps)) for ps in (
-            record.get("penalties", ()), h.get("penalties", ())))
-        extra += wizard.priced_texts(entered, applied, view, t, lang)
+        extra += wizard.priced_texts(*_penalties_of(record, h), view, t, lang)
         if view.corrected[h["hand"] - 1]:
             extra.append(t("ui.history.corrected"))
         rows.append((str(h["hand"]), dealer, h["level"], str(record.get("points", "—")),
@@ -820,6 +820,14 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     for row, note in zip(rows, notes, strict=True):
         out.append(_row(row, widths) + (f"\n    {note}" if note else ""))
     return tuple(out)
+
+
+def _penalties_of(record: dict[str, Any], played: dict[str, Any]
+                  ) -> tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]:
+    """A played hand's penalties as entered and as applied, each under its place."""
+    entered, applied = (tuple((str(i), p) for i, p in enumerate(ps)) for ps in (
+        record.get("penalties", ()), played.get("penalties", ())))
+    return entered, applied
 
 
 def _row(cells: tuple[str, ...], widths: list[int]) -> str:
