@@ -11,7 +11,6 @@ from collections import defaultdict
 from typing import Any
 
 from ...i18n import LANGS
-from ...rules import IndividualRound
 from ...table.state import MatchState
 from ..director import Director, fleet, search, views
 
@@ -309,17 +308,12 @@ def _team_views(snap: dict[str, Any], director: Director) -> dict[str, dict[str,
                 "points": result.points.get(member, 0), "net": result.net.get(member, 0),
                 "ruling": ruled.get((result.round, sat_at)) if other and sat_at else None})
     for r in range(1, round_no + 1):  # an individual event's: each finished table's totals
-        for table, seats in director.seats(r).items():
-            state = director.match_state(table, r)
-            if state is None or state.phase != "over":
-                continue
-            assert isinstance(state.core, IndividualRound)
-            totals = dict(state.core.totals)
-            for letter, player in seats.items():
+        for table, group in views.groups_now(director, r).items():
+            for seat, player in group.seats.items() if group.over else ():
                 if player in history:
-                    history[player].append({"round": r, "table": table, "seat": letter,
-                                            "points": totals.get(letter, 0),
-                                            "deals": len(state.played)})
+                    history[player].append({"round": r, "table": table, "seat": seat,
+                                            "points": group.totals.get(seat, 0),
+                                            "deals": group.deals})
     withdrawn = {r.id: r.withdrawn_after for r in director.team_rows()}
     out = {}
     for team in teams:
