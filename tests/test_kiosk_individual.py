@@ -92,6 +92,8 @@ def test_the_sides_are_named_by_their_players_and_the_history_tots_up(table):
     assert "防守方 南、西（坐北）：请按座位键确认" in lines
     table.press("E", "S")  # one of each side
     table.tap("history")
+    # the deal's points under 得分, as on the slip: 总分 read as big points beside the totals
+    assert table.screen.lines[0].split() == ["副", "庄", "对家", "打", "得分"]
     assert table.screen.lines[1].endswith("；累计：东 6  北 6  西 4  南 4")
 
 
@@ -129,7 +131,7 @@ def test_a_confirmed_deal_is_corrected_and_its_big_points_said(table):
     assert nav == ["返回", "下一步：核对结果"]  # (no trump to ask: an individual deal has none)
     table.tap("e_finish")
     assert table.screen.lines == (
-        "总分：40 → 80", "东：本副大分 6 → 4，累计 14 → 12", "北：本副大分 6 → 4，累计 9 → 7",
+        "得分：40 → 80", "东：本副大分 6 → 4，累计 14 → 12", "北：本副大分 6 → 4，累计 9 → 7",
         "西：本副大分 4 → 6，累计 7 → 9", "南：本副大分 4 → 6，累计 12 → 14")
     table.tap("r_save_correction")
     assert table.screen.notice.text == "第1副已更正"
@@ -145,7 +147,7 @@ def test_a_correction_that_changes_no_big_points_says_so(table):
     table.tap("referee")
     table.pin()
     table.tap("r_correct", "r_correct:1", "e_points:45", "e_last:dealer", "e_finish")
-    assert table.screen.lines == ("总分：40 → 45", "大分不变")
+    assert table.screen.lines == ("得分：40 → 45", "大分不变")
 
 
 def test_the_slip_of_a_corrected_round_marks_the_deal_and_its_new_totals(table):

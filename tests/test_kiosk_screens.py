@@ -527,6 +527,22 @@ def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     assert table.state.clock.leader == "W"
 
 
+def test_undo_says_what_it_takes_back_on_the_clock_and_in_the_referee_menu(table):
+    """A bare 撤销 on the clock left the referee to guess which press it would take back."""
+    table.start()  # xiamen, dealer N: the bury's clock
+    table.press("N")  # the bury done: the lead's clock
+    assert next(b.label for b in table.screen.nav if b.action == "undo") == "撤销北的按键"
+    table.press("N", "E")
+    assert next(b.label for b in table.screen.nav if b.action == "undo") == "撤销东的按键"
+    table.tap("undo")
+    assert table.state.clock.seat == "E"  # E's press taken back: E to move again
+    assert next(b.label for b in table.screen.nav if b.action == "undo") == "撤销北的按键"
+    table.tap("referee")
+    table.pin()
+    assert next(b.label for b in table.screen.grids[0].buttons if b.action == "r_undo") \
+        == "撤销北的按键"
+
+
 # -- issue 13 on the kiosk: offences by the seats that can commit them, the referee's ----------
 # -- confirmation, one penalty per incident, redeal callers, each ruleset's own words ----------
 

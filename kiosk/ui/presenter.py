@@ -357,7 +357,7 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            lines=(t("ui.wait.at", time=at), t("ui.wait.how")))
     hand = t("ui.hand", n=view.hand)
     if view.grab_dealer:
-        undo = (Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"),) if view.undo else ()
+        undo = (Btn("undo", undo_label(view, t), "quiet"),) if view.undo else ()
         return ScreenModel("step", "ready.dealer", t("ui.q.dealer", hand=hand),
                            grids=(seat_grid("dealer", SEATS, view, t),), nav=undo)
     dealer = seat_label(view, view.dealer or "", t)
@@ -391,7 +391,7 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                                 for s in view.trumps), 5, 3, 2.0))
     nav = []
     if view.undo:
-        nav.append(Btn("undo", t("ui.undo_what." + view.undo[0]), "quiet"))
+        nav.append(Btn("undo", undo_label(view, t), "quiet"))
     if view.redeal_callers:
         nav.append(Btn("redeal", t("ui.redeal"), "quiet"))
     if view.partner:  # a card tapped wrong: chosen again until the bury begins
@@ -418,9 +418,9 @@ def _fry(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                            nav=(Btn("fry_back", t("ui.back"), "quiet"),))
     last = seat_label(view, view.last_burier or "", t)
     dealer = seat_label(view, view.dealer or "", t)
-    undo = "ui.fry.undo_bury" if view.undo and view.undo[0] == EventKind.PRESS else \
-        f"ui.undo_what.{view.undo[0]}" if view.undo else ""
-    nav = [Btn("undo", t(undo), "quiet")] if undo else []
+    undo = t("ui.fry.undo_bury") if view.undo and view.undo[0] == EventKind.PRESS else \
+        undo_label(view, t)
+    nav = [Btn("undo", undo, "quiet")] if undo else []
     nav.append(Btn("no_fry", t("ui.fry.none"), "primary"))
     return ScreenModel("step", "fry", t("ui.fry.q", seat=last),
                        lines=(t("ui.fry.how", n=seconds_), t("ui.fry.none_then", seat=dealer)),
@@ -479,11 +479,22 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
         buttons.append(Btn("end_play", t("ui.enter_hand") if view.all_played else
                            t("ui.end_play"), "primary" if view.all_played else "normal"))
     if view.undo:
-        buttons.append(Btn("undo", t("ui.undo"), "quiet"))
+        buttons.append(Btn("undo", undo_label(view, t), "quiet"))
     name = "clock.done" if view.all_played else "clock." + view.phase
     return ScreenModel("clock", name, title, seats=tuple(seats), clock=shown,
                        clock_state=state, clock_caption=caption, nav=tuple(buttons),
                        extra={"hold_hint": t("ui.hold_to_pause")})
+
+
+def undo_label(view: TableView, t: Any) -> str:
+    """What 撤销 takes back, said on its button: a press with its seat (「撤销北的按键」: on the
+    clock a bare 撤销 left the referee to guess), else the step's kind ("": nothing to undo)."""
+    if view.undo is None:
+        return ""
+    kind, seat = view.undo
+    if kind == EventKind.PRESS and seat in SEATS:
+        return t("ui.undo_press", seat=t("seat." + seat))
+    return t("ui.undo_what." + kind)
 
 
 def seconds(left: float) -> str:
@@ -768,8 +779,8 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     the total, the result, the levels after it), each hand's kitty and penalties under it."""
     columns: tuple[str, ...] = ("hand", "dealer", "level", "points", "total", "result",
                                 "levels")
-    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
-        columns = ("hand", "dealer", "partner", "level", "total")
+    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total, under 得分
+        columns = ("hand", "dealer", "partner", "level", "points")  # (总分 read as big points)
     teams = f"{team_label(view, 'NS', t)}:{team_label(view, 'EW', t)}"  # A1:东西
     headings = tuple(teams if c == "levels" else t("ui.history.col." + c) for c in columns)
     rows: list[tuple[str, ...]] = []
@@ -931,7 +942,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     if view.paused and view.pause_reason != PauseReason.HOLD:
         slots[0] = Btn("r_resume", t("ui.r.resume"), "primary")
     if view.undo:
-        slots[1] = Btn("r_undo", t("ui.r.undo", what=t("ui.undo_what." + view.undo[0])))
+        slots[1] = Btn("r_undo", t("ui.r.undo", what=undo_label(view, t)))
     if view.phase == Phase.PLAY and not view.all_played:
         slots[2] = Btn("r_leader", t("ui.r.leader"))
     elif view.phase == Phase.DISPUTED:  # the result as shown, or changed first
@@ -1010,7 +1021,9 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
                         lang: str, title: str) -> ScreenModel:
     preview = ui.correct_preview or {}
     before, after = preview["before"], preview["result"]
-    lines = [t("ui.correct.total", old="—" if before["total"] is None else before["total"],
+    # (an individual deal's 总分 read as big points beside them: its points, as on the slip)
+    total = "ui.correct.total" if view.kind == "team" else "ui.correct.points"
+    lines = [t(total, old="—" if before["total"] is None else before["total"],
                new="—" if after["total"] is None else after["total"])]
     if view.kind == "team":
         lines += _level_changes(view, preview, t)
