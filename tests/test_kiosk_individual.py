@@ -97,6 +97,15 @@ def test_the_sides_are_named_by_their_players_and_the_history_tots_up(table):
     assert table.screen.lines[1].endswith("；累计：东 6  北 6  西 4  南 4")
 
 
+def test_a_practice_match_keeps_no_team_names_in_an_individual_round(table):
+    """The setup asks for 南北/东西 team names before the ruleset is chosen: in shuangsheng the
+    partners change every deal, so a team's name typed there named nobody."""
+    assert "个人赛不用队名" in table.screen.lines[0]
+    table.ctl.ui.names = {"NS": "甲队", "EW": "乙队", "N": "王"}  # as typed on the keyboard
+    table.tap("setup:shuangsheng-2011")
+    assert table.runner.view.teams == {} and table.runner.view.players == {"N": "王"}
+
+
 def deals_played(table, *points: int) -> None:
     """A shuangsheng round's first deals, each confirmed by all four (the first: E deals and
     turns a 7, so N partners E and sits in the west chair for it)."""

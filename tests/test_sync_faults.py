@@ -131,7 +131,7 @@ def test_a_table_whose_first_code_waits_for_the_scorer_plays_on_its_own_meanwhil
         buttons = [b.action for g in screen.grids for b in g.buttons]
         assert "name:NS" in buttons and "setup:xiamen-2015" in buttons
         assert len([b for b in buttons if b.startswith("setup:")]) > 1  # any ruleset
-        assert screen.lines == ("名字可以不填；选一套规则就开始比赛",)
+        assert screen.lines == ("名字可以不填（个人赛不用队名）；选一套规则就开始比赛",)
         assert screen.strip[-1].value == "等待配对"
         journal = Journal.reader(table_path(k, 1))
         try:

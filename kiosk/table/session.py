@@ -155,6 +155,8 @@ class TableSession:
         if match in self.journal.matches():
             raise refused("round_played", f"round {match} was already played at this table",
                           round=match)
+        if chosen.kind != "team":  # partners drawn each deal: no side keeps a team's name
+            teams = {}
         minutes = chosen.time.match_minutes if match_minutes is None else match_minutes
         gather = chosen.time.gather_seconds
         data = {"table": self.table, "event": event, "round": str(round), "teams": teams,
