@@ -255,6 +255,13 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     assert listed.split()[:4] == ["编号", "姓名", "单位", "状态"]  # (no 队员)
     ranked = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "standings").stdout
     assert ranked.split()[:5] == ["名次", "姓名", "大分", "已赛", "状态"]  # (no 净胜级 …)
+    # its refusals and questions speak of players, as the console's do
+    refused = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "delete-team", "赵六")
+    assert "没有选手“赵六”。“选手”页列出所有编号和姓名。" in refused.stderr, refused
+    asked = cli("scorer", "admin", "--data", str(tmp_path / "cli"), "add-team", "杨帆")
+    assert "赛事中已有名为杨帆的选手。仍要用同一姓名添加吗？" in asked.stderr, asked
+    helped = cli("scorer", "admin", "--help").stdout  # (before any event: both words)
+    assert "列出队伍（个人赛：选手）" in helped and "对调两支队伍或两名选手" in helped
 
 
 @pytest.mark.unit

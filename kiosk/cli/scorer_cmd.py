@@ -224,7 +224,7 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
         RosterError,
         file_reason,
     )
-    from ..i18n import explain, render
+    from ..i18n import catalog, explain, render
     from ..scorer.printing.templating import words
     from .main import EXIT_USAGE
 
@@ -233,19 +233,24 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
         return EXIT_USAGE
     director = _director(args)
     t = words(args.lang, individual=director.individual())  # (选手, not 队伍)
+
+    def told(exc: Exception) -> str:  # a refusal in the event's words, as the console says it
+        key = getattr(exc, "key", None)
+        return t(key, **getattr(exc, "params", {})) if key in catalog(args.lang) \
+            else explain(exc, args.lang)
     try:
         out = run(director, args, t)
     except NeedsConfirmation as exc:
         if exc.choices:  # each answer, and the flags that give it
-            print("\n".join([explain(exc, args.lang), *(
+            print("\n".join([told(exc), *(
                 t("admin.cli.choice", choice=t(c.key, **c.params), flags=c.flags)
                 for c in exc.choices)]), file=sys.stderr)
         else:
-            print(t("admin.cli.confirm", question=explain(exc, args.lang)), file=sys.stderr)
+            print(t("admin.cli.confirm", question=told(exc)), file=sys.stderr)
         return EXIT_CONFIRM
     except (AdminError, RosterError, AccessError, JournalError) as exc:
         print(t("admin.cli.error", action=args.admin_command,
-                message=explain(_here(exc), args.lang)), file=sys.stderr)
+                message=told(_here(exc))), file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:  # a file given (teams, --journal, --to, --out) is not usable
         print(t("admin.cli.error", action=args.admin_command, message=render(
