@@ -265,12 +265,13 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
 
 
 @pytest.mark.unit
-def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swapped(tmp_path):
+def test_each_tie_at_a_final_groups_edge_is_said_with_its_players_and_can_be_swapped(tmp_path):
     """Two ties at two edges read as one list of four 「请裁判长裁定」, the draft could only
     swap whole tables, and publishing it asked nothing (a head referee's review): each tie
     is said, two players can change groups, and publishing asks first."""
     from kiosk.i18n import render
     from kiosk.scorer.director.rounds import Draft
+    from kiosk.scorer.tournament import formats
     from kiosk.scorer.tournament.formats import RoundPlan
 
     d = an_individual_event(tmp_path, 8)
@@ -292,6 +293,20 @@ def test_a_tie_at_a_final_groups_edge_is_said_a_pair_at_a_time_and_can_be_swappe
     assert explain(asked.value, "zh-Hans") == (
         f"第 2 轮草稿带提醒：{names[players[3]]}（{players[3]}）与{names[players[4]]}"
         f"（{players[4]}）总分相同，分在两个决赛组的分界两侧。仍要公布吗？")
+    # three of one total at the edge are said together (the third was left out)
+    three = RoundPlan(groups=plan.groups, stage="final",
+                      note=f"tied:{players[2]}, {players[3]}, {players[4]}")
+    said = [render(w.key, w.params, "zh-Hans")
+            for w in d.draft_warnings(Draft(2, three, d._basis(2), False))]
+    # (the draft's own note, from prelim totals with that tie)
+    prelims = [{players[0]: 90, players[1]: 80, players[2]: 75, players[3]: 60},
+               {players[4]: 90, players[5]: 75, players[6]: 75, players[7]: 60}]
+    assert formats.individual_next([], 1, prelims).note == \
+        f"tied:{players[2]}, {players[5]}, {players[6]}"
+    named = [f"{names[p]}（{p}）" for p in players[2:5]]
+    assert said == [f"{named[0]}、{named[1]}与{named[2]}总分相同，在相邻两个决赛组的分界处："
+                    "规则未定他们的先后，草稿暂按预赛组内名次、再按桌号先后分组；请裁判长裁定，"
+                    "需要时用下面的“调换两名选手”。"]
     d.store.close()
 
 

@@ -125,6 +125,16 @@ def test_prize_finals_for_other_sizes_and_ties():
     cut = form_prize_finals([[("a1", 90), ("a2", 80), ("a3", 75), ("a4", 60)],
                              [("b1", 90), ("b2", 75), ("b3", 70), ("b4", 60)]])
     assert cut.groups == (("a1", "b1", "a2", "a3"), ("b2", "b3", "a4", "b4"))
-    assert cut.ties_at_cuts == ("a3", "b2")  # equal totals across the cut: the referee decides
+    assert cut.ties_at_cuts == (("a3", "b2"),)  # equal totals across the cut: the referee decides
+    # a third middle of that total is as much in the tie (it was said as a pair of two)
+    three = form_prize_finals([[("a1", 90), ("a2", 80), ("a3", 75), ("a4", 60)],
+                               [("b1", 90), ("b2", 75), ("b3", 75), ("b4", 60)]])
+    assert three.groups == (("a1", "b1", "a2", "a3"), ("b2", "b3", "a4", "b4"))
+    assert three.ties_at_cuts == (("a3", "b2", "b3"),)
+    # a tie spanning two edges is one tie; a group's first of that total is not in it
+    wide = form_prize_finals([[("a1", 70), ("a2", 70), ("a3", 70), ("a4", 10)],
+                              [("b1", 80), ("b2", 70), ("b3", 70), ("b4", 10)],
+                              [("c1", 80), ("c2", 70), ("c3", 70), ("c4", 10)]])
+    assert wide.ties_at_cuts == (("a2", "a3", "b2", "b3", "c2", "c3"),)
     with pytest.raises(EntryError, match="do not divide"):
         form_prize_finals([[("p", 1), ("q", 2), ("r", 3)]])

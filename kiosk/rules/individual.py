@@ -161,11 +161,12 @@ class IndividualRound:
 
 @dataclass(frozen=True, slots=True)
 class PrizeFinals:
-    """The prize-final groups, best first, and the players whose place across a cut between
-    groups was decided only by input order (equal totals): the head referee should confirm."""
+    """The prize-final groups, best first, and each tie across a cut between groups: the
+    players of one block (firsts, middles, lasts) with the total at the cut, whose places
+    only input order decided (the head referee should confirm)."""
 
     groups: tuple[tuple[str, ...], ...]
-    ties_at_cuts: tuple[str, ...]
+    ties_at_cuts: tuple[tuple[str, ...], ...]
 
 
 def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4) -> PrizeFinals:
@@ -192,14 +193,14 @@ def form_prize_finals(groups: Sequence[Sequence[tuple[str, int]]], size: int = 4
         ranking.extend(sorted(block, key=lambda p: -p[1]))  # stable: input order breaks ties
     finals = tuple(tuple(name for name, _ in ranking[i:i + size])
                    for i in range(0, len(ranking), size))
-    ties: list[str] = []
+    ties: list[tuple[str, ...]] = []
     for cut in range(size, len(ranking), size):
         above, below = ranking[cut - 1], ranking[cut]
-        if above[1] == below[1] and _same_block(above, below, firsts, middles, lasts):
-            ties.extend([above[0], below[0]])
+        shared = [b for b in (firsts, middles, lasts) if above in b and below in b]
+        if above[1] == below[1] and shared:  # all of their block with that total
+            tie = tuple(name for name, total in ranking if total == above[1] and
+                        (name, total) in shared[0])
+            if tie not in ties:  # (one tie spanning two edges is said once)
+                ties.append(tie)
     return PrizeFinals(finals, tuple(ties))
-
-
-def _same_block(a: tuple[str, int], b: tuple[str, int], *blocks: list[tuple[str, int]]) -> bool:
-    return any(a in block and b in block for block in blocks)
 

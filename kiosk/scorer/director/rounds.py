@@ -419,11 +419,11 @@ class RoundsAndPairings(DirectorBase):
             out.append(Warning_(0, "admin.warn.no_rematch_free", {}))
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
-        elif note.startswith("ties:"):  # each cut's pair: the last above it, the first below
-            tied = _tied(note)
-            out += [Warning_(0, "admin.note.tie_at_cut", {"a": self.label(a),
-                                                          "b": self.label(b)})
-                    for a, b in zip(tied[::2], tied[1::2], strict=True)]
+        for tie in _tied(note):  # each edge's players of one total: 甲、乙与丙
+            a = self.label(tie[0])
+            for player in tie[1:-1]:
+                a = words("admin.list_more", first=a, more=self.label(player))
+            out.append(Warning_(0, "admin.note.tie_at_cut", {"a": a, "b": self.label(tie[-1])}))
         return out
 
     def _final_group_warnings(self, draft: Draft) -> list[Warning_]:
@@ -438,7 +438,7 @@ class RoundsAndPairings(DirectorBase):
             return []
         rule = formats.individual_next([], self.require_event().seed, prelims)
         where = {p: n for n, group in enumerate(rule.groups, 1) for p in group}
-        tied = set(_tied(draft.plan.note))
+        tied = {p for tie in _tied(draft.plan.note) for p in tie}
         return [Warning_(table, "admin.warn.final_group", {
                     "player": self.label(p), "rule": where[p], "now": table})
                 for table, group in enumerate(draft.plan.groups, 1) for p in group
@@ -773,10 +773,16 @@ def _lopsided(sides: dict[str, Counter[str]], ns: str, ew: str
     return out
 
 
-def _tied(note: str) -> list[str]:
-    """The players of a finals plan's ties at its groups' edges ("ties:a, b, c, d": each
-    cut's pair), none for another note."""
-    return [p.strip() for p in note[5:].split(",")] if note.startswith("ties:") else []
+def _tied(note: str) -> list[list[str]]:
+    """The ties at a finals plan's groups' edges ("tied:a, b, c; d, e": each edge's players
+    of one total), none for another note. A draft saved before gave a pair an edge
+    ("ties:a, b, c, d")."""
+    if note.startswith("tied:"):
+        return [tie.split(", ") for tie in note[5:].split("; ")]
+    if note.startswith("ties:"):
+        pairs = [p.strip() for p in note[5:].split(",")]
+        return [pairs[i:i + 2] for i in range(0, len(pairs), 2)]
+    return []
 
 
 #: What a draft page says of its round that is no warning: publishing it asks nothing.

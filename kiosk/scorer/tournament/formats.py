@@ -163,7 +163,8 @@ def individual_next(players: Sequence[str], seed: int,
         drawn = draw_groups(players, seed, 4)
         return RoundPlan(groups=tuple(tuple(g) for g in drawn), stage="prelim")
     finals = form_prize_finals([_ordered(g) for g in prelims])
-    note = f"ties:{', '.join(finals.ties_at_cuts)}" if finals.ties_at_cuts else ""
+    note = "tied:" + "; ".join(", ".join(tie) for tie in finals.ties_at_cuts) \
+        if finals.ties_at_cuts else ""
     return RoundPlan(groups=finals.groups, stage="final", note=note)
 
 
