@@ -33,7 +33,7 @@ def test_a_chinese_team_name_is_typed_in_pinyin_at_a_table_of_its_own(table):
     pick(table, "laonian", "老")
     pick(table, "", "年")
     pick(table, "dui", "队")
-    assert table.screen.lines[0] == "同安老年队▏"
+    assert table.screen.lines[-1] == "同安老年队▏"  # (below what to do, large)
     table.tap("key_done", "setup:xiamen-2015")
     assert table.session.export()["teams"] == {"NS": "同安老年队"}
 
@@ -68,6 +68,23 @@ def test_the_keys_keep_their_places_while_candidates_come_and_go(table):
     table.tap("key:T", "key:O")  # the start of tong, tou…: their characters are offered
     assert shape(table.screen) == before  # words change, the buttons stay where they are
     assert "同" in [b.label for b in table.screen.grids[0].buttons]
+
+
+def test_the_letters_are_where_a_keyboard_has_them(table):
+    """The keys were a to z in rows of ten (six standing up), an order nobody types on: a
+    referee looked for each letter."""
+    table.tap("name:N")
+    screen = table.screen
+    keys = screen.grids[-1]
+    rows = ["".join(b.label or " " for b in keys.buttons[i:i + 10]) for i in range(0, 40, 10)]
+    assert rows == ["1234567890", "qwertyuiop", "asdfghjkl'", " zxcvbnm  "]
+    assert keys.columns(False) == keys.columns(True) == 10
+    # what to do above the name, in the body's size; only the name is large
+    assert screen.lines == ("打拼音，再点选出现的字词", "▏") and screen.extra["input"] == 1
+    table.tap("key_mode")
+    letters = [b.label for b in table.screen.grids[-1].buttons[10:20]]
+    assert letters == list("QWERTYUIOP")  # (upper case first in Latin letters)
+    assert "'" not in [b.label for b in table.screen.grids[-1].buttons]
 
 
 @pytest.mark.parametrize("lang", ["zh-Hant", "en"])

@@ -37,7 +37,9 @@ LAYOUT = {"N": "top", "E": "right", "S": "bottom", "W": "left"}
 #: How long a notice stays (an alert stays until the next action).
 NOTICE_SECONDS = 6.0
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# The name keyboard's rows of ten, as on a phone's or a computer's keyboard (they were a–z,
+# a layout nobody types on); " " is a gap, "'" pinyin's syllable mark (a gap in Latin).
+KEY_ROWS = ("1234567890", "QWERTYUIOP", "ASDFGHJKL'", " ZXCVBNM  ")
 FORFEIT_REASONS = ("absent", "left", "conduct", "other")
 #: A history page (the screen never scrolls): at most this many hands, and this many lines
 #: under the headings, a hand's notes broken as the window breaks them at HISTORY_COLUMNS (a
@@ -324,9 +326,10 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         t("ui.name.seat", seat=t("seat." + key))
     text = ui.names.get(key, "")
     chinese = ui.keyboard_mode == "pinyin"
-    letters = LETTERS.lower() if chinese or not ui.keyboard_upper else LETTERS
-    keys = tuple(Btn(f"key:{c.upper()}", c) for c in "1234567890" + letters)
-    grids = [Grid(keys + ((Btn("key:'", "'"),) if chinese else ()), 10, 6, keyboard=True)]
+    upper = ui.keyboard_upper and not chinese
+    keys = tuple(Btn("", "") if c == " " or (c == "'" and not chinese) else
+                 Btn(f"key:{c}", c if upper else c.lower()) for c in "".join(KEY_ROWS))
+    grids = [Grid(keys, 10, 10, keyboard=True)]
     lines: tuple[str, ...] = (text + "▏",)
     if chinese:
         shown, more = shown_candidates(ui) if ui.pinyin else ((), False)
@@ -336,8 +339,10 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                       for i in range(CANDIDATES))
         grids.insert(0, Grid((*picks, Btn("more", t("ui.key.more") if more else "",
                                           "quiet")), CANDIDATES + 1, 5, 1.2))
-        lines += (t("ui.key.pinyin_typed", letters=ui.pinyin) if ui.pinyin
-                  else t("ui.key.pinyin_how"),)
+        # what to do, or the letters typed, above the name, in the body's size: the keys
+        # keep their height at 800×480 (both were as large as the name)
+        lines = (t("ui.key.pinyin_typed", letters=ui.pinyin) if ui.pinyin
+                 else t("ui.key.pinyin_how"), *lines)
     nav = (Btn("key_mode", t("ui.key.to_latin" if chinese else "ui.key.to_pinyin"), "quiet"),
            Btn("key_case", t("ui.key.case"), "selected" if ui.keyboard_upper else "quiet")
            if not chinese else Btn("", ""),
@@ -347,7 +352,7 @@ def _keyboard(view: TableView, ui: UiState, t: Any) -> ScreenModel:
                                                           "quiet"),
            Btn("key_done", t("ui.key.done"), "primary"))
     return ScreenModel("step", "keyboard", t("ui.q.name", field=label), lines=lines,
-                       grids=tuple(grids), nav=nav, extra={"input": len(lines)})
+                       grids=tuple(grids), nav=nav, extra={"input": 1})
 
 
 def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
