@@ -107,7 +107,7 @@ def test_the_end_screens_buttons_keep_their_places_whatever_the_slip_s_pages(tmp
     short.pin()
     short.tap("r_time_up", "ok", "time_up_ok")
     navs = [[b.action for b in present(t.runner.view, t.clock.now(), t.ctl.ui,
-                                       portrait=True).nav] for t in (long, short)]
+                                       portrait=False).nav] for t in (long, short)]
     assert navs[0][1] == "page:1" and navs[1][1] == ""  # two pages of slip, and one
     assert navs[0][:1] + navs[0][2:] == navs[1][:1] + navs[1][2:]
     for t in (long, short):

@@ -96,6 +96,30 @@ def test_the_end_screens_slip_fills_its_columns_from_the_left_top(table):
     assert "裁判签名" in "\n".join(pages[-1])
 
 
+def test_an_individual_rounds_slip_and_its_signatures_fit_one_page(rulesets, tmp_path):
+    """Two deals and five lines to sign took two pages at 800×480, the second holding only
+    the signatures, spaced for a pen (a referee at the real window)."""
+    from .kiosk_driver import Table
+
+    table = Table(tmp_path, rulesets)
+    table.tap("setup:shuangsheng-2011")
+    for points in (40, 120):
+        table.tap("card:7", "start_bury")
+        table.press(table.state.clock.seat)
+        table.play_out()
+        table.enter(points)
+        table.press(*"NESW")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up", "ok", "time_up_ok")
+    over = table.screen
+    assert over.name == "over" and over.nav[1].action == ""  # no pager: one page
+    _, right = over.extra["slip_columns"]
+    assert right.split("\n")[-5:] == [f"{who}签名：" + "_" * 24 for who in "东北西南"] + [
+        "裁判签名：" + "_" * 22]
+    table.session.close()
+
+
 @pytest.mark.parametrize("portrait", [False, True])
 def test_a_hands_notes_are_in_the_column_of_its_row(table, portrait):
     """A slip page began with 「  北 暴露张：罚10分」 while its hand's row ended the page before (a
@@ -266,6 +290,7 @@ def test_the_lines_to_sign_stay_together_on_the_slip():
     signed = [line for who in ("北", "东", "南", "西", "裁判") for line in (
         f"{who}签名：" + "_" * 20, "")]
     slip = ["记分表", "-" * 32, "副 庄 级", "1  北 2", "-" * 32, "胜方：南北", "", *signed]
-    columns = slip_columns(slip, 14)
-    assert columns == [slip[:7], signed]
-    assert slip_columns(slip, 8)[0] == slip[:8]  # (a block longer than a column flows on)
+    lines = signed[::2]  # on the screen, without the room to sign between them
+    assert slip_columns(slip, 10) == [slip[:7], lines]
+    assert slip_columns(slip, 12) == [slip[:7] + lines]
+    assert slip_columns(slip, 4)[-1] == lines[1:]  # (a block longer than a column flows on)

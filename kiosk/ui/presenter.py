@@ -751,11 +751,14 @@ def slip_columns(slip: list[str], rows: int) -> list[list[str]]:
     opening where a reader can start: a hand's notes (its indented lines) in the column of its
     row (a page began with 「北 暴露张：罚10分」 whose hand was on the page before), a rule with
     the two lines under it (the hands' heads and the first hand), the lines to sign together
-    (裁判签名 had a page to itself), unless a group is longer than a column; no column opening
-    on a blank line (the slip's gaps)."""
+    (裁判签名 had a page to itself), unless a group is longer than a column, and without the
+    room to sign between them (nobody signs the screen: an individual round's five took a
+    page of their own); no column opening on a blank line (the slip's gaps)."""
     groups: list[list[str]] = []
     kept = 0  # lines still to go with the group before (a rule's next two)
     for line in slip:
+        if not line.strip() and groups and groups[-1][-1].endswith(SIGN_HERE):
+            continue
         note = line.startswith("  ") and line.strip() and groups and groups[-1][-1].strip()
         signing = line.endswith(SIGN_HERE) and groups and groups[-1][0].endswith(SIGN_HERE)
         if kept or note or signing:
