@@ -473,6 +473,10 @@ def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(
     assert "撤销后成绩不变" in explain(asked.value, "zh-Hans")
     d.remove_ruling(first.id, "理由写错", confirm=True)
     assert d.round_results(1)[1] == ruled  # the table's own result: the same
+    # the signed score sheet said 「本桌裁判：判负…理由：退赛」: nobody at the table ruled it
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    assert "本场按裁判长的裁决结束：判负，东西负。该裁决已撤销（理由写错）；比赛已中止，" \
+        "成绩仍按此计。" in sheet and "本桌裁判" not in sheet
     again = d.record_ruling(1, "forfeit", "EW", "中途退赛", 1, confirm=True)
     assert again.net_at_ruling == 6 and d.round_results(1)[1] == ruled
     # the workbook's rulings say the net levels each gave (they said 0, the adjusted field)

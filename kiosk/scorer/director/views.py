@@ -39,6 +39,9 @@ class MatchRow:
     # the table referee's forfeit that decided the match (`MatchState.forfeited`), where no
     # ruling overrides it: said as a ruling of its kind is, everywhere
     forfeited: dict[str, Any] | None = None
+    # the head referee's ruling the table ended its match by, since taken back: the result
+    # stands as the table recorded it, but nobody at the table ruled it
+    revoked: Ruling | None = None
 
     @property
     def winner_side(self) -> str | None:
@@ -143,6 +146,7 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
     names = director.team_names()
     results = director.round_results(round_no)
     rulings = {(r.round, r.table): r for r in director.rulings()}
+    removed = [r for r in director.rulings(removed=True) if r.round == round_no and r.removed_at]
     started = director.round_start(round_no) is not None
     now = director.clock()
     known = (director.store.links(), director.store.paired_tables())
@@ -162,6 +166,7 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
         hand = None
         if state is not None and state.phase != "setup":
             hand = len(state.played) + (0 if state.phase == "over" else 1)
+        forfeited = state.forfeited() if state is not None and ruling is None else None
         out.append(MatchRow(
             round_no, table, ns, ew, names.get(ns, ns), names.get(ew, ew), phase, hand,
             {"NS": levels[0], "EW": levels[1]} if levels else None, results.get(table),
@@ -169,8 +174,18 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
             tuple(director.unscored(table)),
             _dispute(state, names.get(ns, ns), names.get(ew, ew))
             if phase == "disputed" and state is not None else None,
-            state.forfeited() if state is not None and ruling is None else None))
+            forfeited, _revoked_by(forfeited, table, removed)))
     return out
+
+
+def _revoked_by(forfeited: dict[str, Any] | None, table: int,
+                removed: list[Ruling]) -> Ruling | None:
+    """The ruling taken back that the table's end of its match followed (its loser and
+    reason), if the end was one."""
+    if forfeited is None:
+        return None
+    return next((r for r in reversed(removed) if r.table == table and
+                 (r.loser, r.reason) == (forfeited["forfeit"], forfeited["reason"])), None)
 
 
 def _dispute(state: MatchState, ns: str, ew: str) -> dict[str, Any]:
