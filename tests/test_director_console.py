@@ -456,6 +456,32 @@ def test_a_forfeit_the_tables_own_referee_recorded_is_said_so_everywhere(tmp_pat
     d.store.close()
 
 
+def test_a_match_won_past_the_final_level_reads_so_wherever_its_levels_show(tmp_path):
+    """A match won by moving past 10 from 10:10 read 「10 : 10 厦门大学队胜」 on the hall, the
+    results page and the score sheet (a head referee's review); the slip said 「过10」."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("双升杯", "standard-80fen", seed=11)
+    d.import_teams(roster(2))
+    codes = d.add_tables(1)
+    d.start_round(0)
+    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, 200, 6, 1e9, io.StringIO()).close()
+    state = d.match_state(1, 1)
+    assert (state.levels(), state.winner(), state.past_final()) == (("10", "3"), "NS", "NS")
+    (match,) = views.round_rows(d, 1)
+    assert match.past == "NS"
+    row = next(r for r in hall.snapshot(d, "http://x/")["tables"] if r["table"] == 1)
+    assert (row["levels"], row["past"]) == ({"NS": "10", "EW": "3"}, "NS")  # (the page: 过10)
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    assert "<td>过10</td><td>3</td>" in sheet  # 记胜负级, and the last hand's row
+    from .test_scorer_admin import logged_in
+
+    client, _ = logged_in(d)
+    assert "过10 : 3" in client.get("/admin/results").text
+    d.store.close()
+
+
 def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(tmp_path):
     """A forfeit ruled in the middle of a match keeps the net levels as they stood; the
     table's kiosk follows it and ends its match so. Taken back and ruled again (its reason

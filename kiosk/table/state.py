@@ -1356,6 +1356,12 @@ class MatchState:
     def levels(self) -> tuple[str, str] | None:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
 
+    def past_final(self) -> str | None:
+        """The team that won by moving past the final level: its level, still the final
+        one, reads 「过10」 (a match won so from 10:10 showed 10 : 10)."""
+        core = self.core
+        return core.winner if isinstance(core, TeamMatch) and core.by == "ladder" else None
+
     def export(self) -> dict[str, Any]:
         """The match as a docs/rules.md §9 record: `kiosk replay` of it reproduces every result."""
         ruleset = self.ruleset

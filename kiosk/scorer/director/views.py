@@ -42,6 +42,7 @@ class MatchRow:
     # the head referee's ruling the table ended its match by, since taken back: the result
     # stands as the table recorded it, but nobody at the table ruled it
     revoked: Ruling | None = None
+    past: str | None = None  # the side that won by moving past the final level (「过10」)
 
     @property
     def winner_side(self) -> str | None:
@@ -174,7 +175,8 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
             tuple(director.unscored(table)),
             _dispute(state, names.get(ns, ns), names.get(ew, ew))
             if phase == "disputed" and state is not None else None,
-            forfeited, _revoked_by(forfeited, table, removed)))
+            forfeited, _revoked_by(forfeited, table, removed),
+            state.past_final() if state is not None else None))
     return out
 
 

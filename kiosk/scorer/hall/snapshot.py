@@ -126,7 +126,7 @@ def _rows(director: Director) -> tuple[list[dict[str, Any]], list[Any]]:
         row: dict[str, Any] = {
             "table": table, "round": round_no if table in assigned else None,
             "ns": ns, "ew": ew, "ns_ids": ns_ids, "ew_ids": ew_ids,
-            "tells": tells_of(tells, *ns_ids, *ew_ids), "hand": None, "levels": None,
+            "tells": tells_of(tells, *ns_ids, *ew_ids), "hand": None, "levels": None, "past": None,
             "dealer": None, "phase": "idle", "time_left": None, "clock_running": False,
             "link": _link(table in paired, links.get(table), now, returning.get(table, 0.0)),
             "late": False, "result": None,
@@ -226,6 +226,7 @@ def _live(state: MatchState, now: float, offset: float = 0.0) -> dict[str, Any]:
     row: dict[str, Any] = {"phase": state.phase, "hand": len(state.played) + (
         0 if state.phase == "over" else 1),
         "levels": {"NS": levels[0], "EW": levels[1]} if levels else None,
+        "past": state.past_final(),  # (the side whose level reads 「过10」)
         "dealer": state.draft.dealer if state.draft else None}
     clock = state.match_clock
     if clock is not None:

@@ -316,7 +316,9 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                              "dealer": words.seat_name(line["dealer"], lang),
                              "level": line["level"], "total": line["total"],
                              "result": words.result_words(line, ruleset, lang),
-                             "advance": line["advance"], "levels": line["levels"],
+                             "advance": line["advance"],
+                             "levels": {team: words.level_words(line, team, lang)
+                                        for team in ("NS", "EW")},  # (「过10」: the slip's)
                              "notes": words.notes(record, line, ruleset, lang, players) + (
                                  [translator(lang)("words.corrected")]
                                  if line["hand"] in out["corrected"] else [])})
@@ -324,7 +326,7 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
         side["penalties"] = _grouped(side["penalties"])
     if lines:
         last = lines[-1]
-        out["final"] = last["levels"]
+        out["final"] = {team: words.level_words(last, team, lang) for team in ("NS", "EW")}
         out["end"] = last.get("by")
     return out
 

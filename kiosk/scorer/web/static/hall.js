@@ -543,8 +543,11 @@
       no.dataset.label = t('col_table');
       const levels = el('span', 'levels');
       if (tb.levels) {
-        levels.append(el('span', 'lv-ns', tb.levels.NS), el('span', 'lv-sep', ':'),
-          el('span', 'lv-ew', tb.levels.EW));
+        // the side that won by moving past the final level reads 「过10」, not 10 : 10
+        const level = (side) => (tb.past === side ? t('past', { level: tb.levels[side] })
+          : tb.levels[side]);
+        levels.append(el('span', 'lv-ns', level('NS')), el('span', 'lv-sep', ':'),
+          el('span', 'lv-ew', level('EW')));
       } else {
         levels.textContent = '—';
       }

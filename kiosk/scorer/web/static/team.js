@@ -289,7 +289,9 @@
     const facts = [
       fact(t('hand'), table.hand || '—', 'hand'),
       individual ? fact(t('seat'), view.side ? named('seat', view.side) : '—', 'seat')  // (no sides)
-        : fact(t('levels'), table.levels ? `${table.levels.NS} : ${table.levels.EW}` : '—', 'levels'),
+        : fact(t('levels'), table.levels ? ['NS', 'EW'].map((side) => (table.past === side
+          ? t('past', { level: table.levels[side] }) : table.levels[side])).join(' : ') : '—',
+        'levels'),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
       fact(t('phase'), phaseText(table, mine.toUpperCase()), 'phase'),
       fact(t('time'), '—', 'time'),
