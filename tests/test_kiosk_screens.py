@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from kiosk.errors import SessionError
 from kiosk.i18n import LANGS, catalog
 from kiosk.ui.presenter import NOTICE_SECONDS, seconds
 
@@ -558,6 +559,37 @@ def test_13_a_penalty_step_offers_only_what_the_seat_can_commit(table):
     table.do(lambda s: s.add_penalty("kitty-peek", "W"))  # the session refuses it too
     assert table.runner.notice.key.startswith("rules.")
     assert "西" in table.screen.notice.text and not ascii_words([table.screen.notice.text])
+
+
+def test_a_cost_the_referee_confirmed_is_not_undone_by_a_tap_at_the_table(table):
+    """撤销扣底完毕 on the fry step took back S's bury press and with it the 80 points the
+    referee had just confirmed for its overrun, with no PIN (a referee at the real window);
+    striking out a penalty is the referee's."""
+    table.tap("setup:chaodipi-2011", "dealer:N")
+    for _ in range(2):  # N's side overruns its bury twice (N, then partner S)
+        table.tap("trump:♠", "start_bury")
+        table.clock.advance(61)
+        table.press(table.state.clock.seat)
+        if table.state.draft.number == 2:
+            break
+        table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer", "e_finish")
+        table.press("N", "E")
+    assert table.screen.name == "fry" and table.runner.view.undo_referees is False
+    table.tap("referee")
+    table.pin()
+    table.tap(next(b.action for b in table.screen.grids[0].buttons
+                   if b.action.startswith("r_pconfirm")), "ok")
+    if table.screen.name == "referee":
+        table.tap("close")
+    (penalty,) = table.state.draft.penalties.values()
+    assert penalty["confirmed"] and table.runner.view.undo_referees
+    table.tap("undo")  # a player's tap: the PIN is asked, nothing is taken back
+    assert table.screen.name == "referee.pin"
+    assert list(table.state.draft.penalties.values()) == [penalty]
+    with pytest.raises(SessionError):  # (the session refuses it from anywhere else too)
+        table.session.undo()
+    table.pin()  # the referee's: taken back, the cost with it
+    assert table.state.draft.penalties == {} and table.state.clock.seat == "S"
 
 
 def test_13_a_play_overrun_reads_once_where_its_choice_names_the_offence_and_cost(table):

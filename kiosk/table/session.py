@@ -263,9 +263,9 @@ class TableSession:
         """Undo the last step of this hand: a press, a fry (or nobody's), a leader correction,
         the start of the bury, the end of play (before anything is entered), a dealer grab or a
         redeal.
-        A redeal is taken back by the referee only (behind the PIN): the table asked for it."""
-        step = self.state.undoable()
-        if step is not None and step.kind == "redeal":
+        A redeal is taken back by the referee only (behind the PIN): the table asked for it;
+        so is a step whose cost the referee confirmed (`MatchState.undo_is_referees`)."""
+        if self.state.undo_is_referees():
             self._referee()
         self._record("referee", (EventKind.UNDO, {}))
 

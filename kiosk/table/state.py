@@ -478,6 +478,16 @@ class MatchState:
             return None
         return last
 
+    def undo_is_referees(self) -> bool:
+        """Whether undoing now is the referee's (behind the PIN): a redeal (the table asked
+        for it), or a press or the end of play that brought a cost the referee has confirmed
+        since (a tap at the table struck out an 80-point overrun the referee had charged)."""
+        step, draft = self.undoable(), self.draft
+        if step is None or draft is None:
+            return False
+        return step.kind == EventKind.REDEAL or any(
+            draft.penalties.get(pid, {}).get("confirmed") for pid in step.added)
+
     def seats_for(self, code: str) -> tuple[str, ...]:
         """The seats that can commit penalty `code` in the hand in progress (the ruleset says)."""
         ruleset, draft = self.ruleset, self.draft

@@ -123,6 +123,7 @@ class TableView:
     last_burier: str | None = None  # who buried the kitty last (the dealer, or a frier)
     rebury_seconds: float = 0.0  # a frier's time to bury again
     undo: tuple[str, str | None] | None = None  # the step undo takes back: (kind, seat)
+    undo_referees: bool = False  # undo is behind the PIN (`MatchState.undo_is_referees`)
     # the move clock: time left is limit - (now - started) while running, else limit - elapsed
     clock_kind: str | None = None
     clock_seat: str | None = None
@@ -278,7 +279,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         redeal_callers=state.redeal_callers(), can_fry=ruleset.frying, fry_seats=state.fry_seats(),
         last_burier=draft.buriers[-1] if draft and draft.buriers else None,
         rebury_seconds=ruleset.time.rebury_seconds or ruleset.time.bury_seconds,
-        undo=(step.kind, step.seat) if step else None,
+        undo=(step.kind, step.seat) if step else None, undo_referees=state.undo_is_referees(),
         clock_kind=clock.kind if clock else None, clock_seat=clock.seat if clock else None,
         clock_limit=clock.limit if clock else 0.0, clock_started=clock.started if clock else 0.0,
         clock_running=bool(clock and clock.running), clock_elapsed=clock.elapsed if clock else 0,

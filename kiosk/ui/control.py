@@ -10,7 +10,7 @@ from typing import Any
 
 from ..errors import SessionError
 from ..i18n import LANGS, translator
-from ..table.kinds import AFTER_PLAY, IN_HAND, EventKind, PauseReason, Phase
+from ..table.kinds import AFTER_PLAY, IN_HAND, PauseReason, Phase
 from ..table.view import TableView
 from . import pinyin, wizard
 from .wizard import EntryValues
@@ -261,8 +261,8 @@ class Controller:
             self.send(lambda s: s.release_referee_hold(keep_time=True))
             if name == "end_play_by":
                 self.send(lambda s: s.end_play(arg or None))
-        elif name == "undo" and view.undo and view.undo[0] == EventKind.REDEAL:
-            self._with_pin("undo")  # the table asked for the redeal: the referee takes it back
+        elif name == "undo" and view.undo_referees:
+            self._with_pin("undo")  # a redeal, a confirmed cost: the referee takes it back
         elif name in ("start_bury", "undo"):
             self.send(lambda s: getattr(s, name)())
         elif name == "pause_table":
