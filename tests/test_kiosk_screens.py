@@ -487,6 +487,15 @@ def test_11_after_a_match_the_referee_opens_the_next_one(table):
     assert table.state.phase == "ready"
 
 
+def test_time_up_is_not_offered_where_the_match_has_no_time_and_no_rule_for_it(table):
+    """standard-80fen has no match time and no time-up rule: 宣布时间到 said 「请裁判裁定结果」,
+    then left nothing to rule with and the table dealing on (a referee at the real window)."""
+    table.tap("setup:standard-80fen", "dealer:S", "referee")
+    table.pin()
+    actions = [b.action for b in table.screen.grids[0].buttons]
+    assert "r_time_up" not in actions and "r_forfeit" in actions  # (xiamen offers it: above)
+
+
 def test_11_the_history_has_headings_seats_in_chinese_kitty_and_penalties(table):
     table.start()
     table.tap("end_play", "ok", "e_points:30", "e_last:defenders", "e_kitty:15",

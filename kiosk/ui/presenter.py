@@ -968,7 +968,10 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     if view.match_limit is not None and not view.match_clock_started and playing and \
             view.phase != Phase.DISPUTED:
         slots[5] = Btn("r_start_clock", t("ui.r.start_clock"))
-    if playing and view.time_up is None:
+    # (a match with no time limit under rules with no time-up rule is played to its end:
+    # time up declared there decided nothing, and left the table playing on)
+    if playing and view.time_up is None and (
+            view.time_up_rule != "none" or view.match_limit is not None):
         slots[6] = Btn("r_time_up", t("ui.r.time_up"), "danger")
     if playing and view.kind == "team":
         slots[7] = Btn("r_forfeit", t("ui.r.forfeit"), "danger")
