@@ -27,6 +27,24 @@ def correct_two_hands(table):
     table.tap("r_correct")
 
 
+def test_a_correction_says_what_it_does_to_the_hand_being_played(table):
+    """Hand 1 corrected while hand 2 was played: the summary said only 「第1副后：…」, and hand 2
+    then read 打2 with its cards dealt at the old level, its dealer no longer the one the
+    match gives (a referee at the real window)."""
+    table.start()
+    table.enter(40)  # N's side holds: 4:2, S deals hand 2 at 4
+    table.press("N", "E")
+    table.tap("trump:♠", "start_bury")
+    table.press(table.state.clock.seat)
+    table.tap("referee")
+    table.pin()
+    table.tap("r_correct", "r_correct:1", "e_points:120", "e_last:dealer", "e_finish",
+              "e_summary")
+    assert table.screen.lines[1:] == (
+        "第1副后：南北 4:2 → 2:4 东西", "正在打的第2副照已发的牌打完：仍由南坐庄，级数 4 → 2",
+        "（按更正后的结果，这一副本应由东坐庄）")
+
+
 def test_the_correction_chooser_names_each_hands_dealer_and_points(table):
     correct_two_hands(table)
     screen = table.screen

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SessionError
-from ..rules import DealResult, IndividualRound, Rulesets
+from ..rules import TEAM_OF, DealResult, IndividualRound, Rulesets, TeamMatch
 from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
@@ -391,15 +391,25 @@ class TableSession:
         """What follows the hands, before and after `correct_hand` would correct `hand`: the
         match's "winner", and the "dealer" of the hand not yet dealt (None before when the
         match was over; absent while a hand is played, which keeps its dealer, and when the
-        corrected match is won). An individual round: each player's big-point "totals"."""
+        corrected match is won); the hand being played, where the correction changes its
+        level or whom the corrected match would have deal it: "in_play" (its number, its
+        dealer, its level before and after, that dealer). An individual round: each player's
+        big-point "totals"."""
         state = self.state
         core = state.correction(hand, entry).core
         if isinstance(core, IndividualRound):
             return {"totals": (state.played[-1].result.totals, dict(core.totals))}
         out: dict[str, Any] = {"winner": (state.winner(), core.winner)}
         reopens = state.phase == Phase.OVER and state.time_up is None  # (as the state does)
+        draft = state.draft
         if (state.phase == Phase.READY or reopens) and core.winner is None:
-            out["dealer"] = (state.draft.dealer if state.draft else None, core.next_dealer)
+            out["dealer"] = (draft.dealer if draft else None, core.next_dealer)
+        elif draft is not None and draft.dealer is not None and core.winner is None and \
+                isinstance(state.core, TeamMatch):  # (its cards dealt: it is played out)
+            team = TEAM_OF[draft.dealer]
+            was, level = state.core.level_of(team), core.level_of(team)
+            if was != level or core.next_dealer != draft.dealer:
+                out["in_play"] = (draft.number, draft.dealer, was, level, core.next_dealer)
         return out
 
     def preview_correction(self, hand: int, entry: dict[str, Any]

@@ -1092,6 +1092,13 @@ def _level_changes(view: TableView, preview: dict[str, Any], t: Any) -> list[str
     elif new_dealer is not None and new_dealer != old_dealer:  # the hand not dealt yet
         lines.append(t("ui.correct.dealer", a=t("seat." + old_dealer) if old_dealer else "—",
                        b=t("seat." + new_dealer)))
+    if preview.get("in_play"):  # its cards dealt: played out as dealt, said before saving
+        hand, dealer, was, level, due = preview["in_play"]
+        lines.append(t("ui.correct.in_play", n=hand, seat=t("seat." + dealer), a=was, b=level)
+                     if was != level else
+                     t("ui.correct.in_play_level", n=hand, seat=t("seat." + dealer), a=was))
+        if due != dealer:
+            lines.append(t("ui.correct.in_play_due", seat=t("seat." + due)))
     return lines
 
 
