@@ -54,7 +54,7 @@ def kiosk(*args: str, stdin: str | None = None, env: dict | None = None
           ) -> subprocess.CompletedProcess[str]:
     """Run the real `kiosk` command line in a subprocess."""
     return subprocess.run(
-        [sys.executable, "-m", "kiosk.cli.main", *args], input=stdin, capture_output=True,
+        [sys.executable, "-m", "kiosk", *args], input=stdin, capture_output=True,
         text=True, cwd=ROOT, env=env, timeout=60)
 
 

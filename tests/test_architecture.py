@@ -30,6 +30,7 @@ LAYERS = {
     "ui": 8, "scorer": 8,
     "sim": 9,
     "cli": 10,
+    "__main__": 11,  # (`python -m kiosk`: the command line)
 }
 #: The scorer's own packages, the same way.
 SCORER_LAYERS = {
