@@ -41,7 +41,7 @@ def test_a_correction_says_what_it_does_to_the_hand_being_played(table):
     table.tap("r_correct", "r_correct:1", "e_points:120", "e_last:dealer", "e_finish",
               "e_summary")
     assert table.screen.lines[1:] == (
-        "第1副后：南北 4:2 → 2:4 东西", "正在打的第2副照已发的牌打完：仍由南坐庄，级数 4 → 2",
+        "第1副后：南北打4→打2，东西打2→打4", "正在打的第2副照已发的牌打完：仍由南坐庄，级数 4 → 2",
         "（按更正后的结果，这一副本应由东坐庄）")
 
 
@@ -93,8 +93,8 @@ def test_a_correction_of_an_early_hand_says_its_levels_and_the_last_not_every_ha
     table.tap("r_correct", "r_correct:1", "e_points:160", "e_last:dealer", "e_finish",
               "e_summary")
     lines = table.screen.lines
-    assert lines[:4] == ("总分：40 → 160", "第1副后：南北 4:2 → 2:6 东西",
-                         "第2–6副的级数随之改变", "第7副后：南北 A:2 → A:6 东西"), lines
+    assert lines[:4] == ("总分：40 → 160", "第1副后：南北打4→打2，东西打2→打6",
+                         "第2–6副的级数随之改变", "第7副后：南北打A→打A，东西打2→打6"), lines
     assert lines[4] == "更正后比赛未分胜负：继续比赛，下一副由南发牌。"
     # were hand 4 to keep its levels (a dealer changed on the way), it is not counted
     preview = table.ctl.ui.correct_preview

@@ -41,7 +41,7 @@ def test_a_match_loss_asks_the_pin_then_says_what_it_does(table):
     assert not table.runner.view.referee_open  # the menu locked again
     table.tap("e_finish")
     assert "东西赢得比赛" in table.screen.lines
-    assert "南北判负：南北 2 : 2 东西" in table.screen.lines  # (it said 「判负：南北…」)
+    assert "南北判负：南北打2，东西打2" in table.screen.lines  # (it said 「判负：南北…」)
 
 
 def test_a_match_loss_without_the_pin_or_declined_records_nothing(table):

@@ -86,7 +86,7 @@ def test_the_hand_that_wins_the_match_names_no_next_dealer(table):
     table.start()
     table.enter(85, (80, "tractor4"))
     lines = table.screen.lines
-    assert lines[1:3] == ("旁家上台，升 13 级（南北 2 : A 东西）", "东西赢得比赛")
+    assert lines[1:3] == ("旁家上台，升 13 级（南北打2，东西打A）", "东西赢得比赛")
     assert not any("下一副庄家" in line for line in lines)
 
 
@@ -186,7 +186,7 @@ def test_ruling_a_disputed_hand_that_wins_says_the_match_ends(table):
     result it confirms, which its question screen did not show (a referee's review)."""
     won_in_one_hand(table)
     ask_to_rule(table)
-    assert table.screen.lines == ("旁家上台，升 13 级（南北 2 : A 东西）\n"
+    assert table.screen.lines == ("旁家上台，升 13 级（南北打2，东西打A）\n"
                                   "本副按以上结果确认：东西赢得比赛，比赛结束。",)
     table.tap("ok")
     assert (table.state.phase, table.state.winner()) == ("over", "EW")
@@ -248,7 +248,7 @@ def test_ruling_a_disputed_hand_names_the_result_and_the_next_dealer(table):
     table.start()
     table.enter(40)
     ask_to_rule(table)
-    assert table.screen.lines == ("庄家方守庄，升 2 级（南北 4 : 2 东西）\n下一副庄家：南\n"
+    assert table.screen.lines == ("庄家方守庄，升 2 级（南北打4，东西打2）\n下一副庄家：南\n"
                                   "本副按以上结果确认，比赛继续。",)
     table.tap("ok")
     assert table.state.phase == "ready" and table.state.draft.dealer == "S"

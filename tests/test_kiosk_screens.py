@@ -144,7 +144,7 @@ def test_3_a_correction_opens_the_whole_hand_and_keeps_kitty_and_penalties(table
     screen = table.screen
     assert screen.name == "correct.summary"
     # the next dealer changes, and what the penalty costs now (issue 31)
-    assert screen.lines == ("总分：80 → 60", "第1副后：南北 2:2 → 3:2 东西",
+    assert screen.lines == ("总分：80 → 60", "第1副后：南北打2→打3，东西打2→打2",
                             "下一副庄家：东 → 南", "东 翻看上一轮的牌：罚10分（从旁家得分中扣除）")
     table.tap("r_save_correction")
     after = table.session.export()["hands"][0]
@@ -224,7 +224,7 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
     lines = table.screen.lines
     assert lines[:2] == ("得分 85 + 底牌 15×4 + 罚分 10 = 155",
                          "南 翻看上一轮的牌：罚10分（计入旁家）")
-    assert "旁家上台，升 3 级（南北 2 : 5 东西）" in lines and "下一副庄家：东" in lines
+    assert "旁家上台，升 3 级（南北打2，东西打5）" in lines and "下一副庄家：东" in lines
     table.press("N")  # NS confirm, then the table sees a typo
     table.tap("reopen")
     assert table.screen.name == "entry.points" or table.state.phase == "entry"
@@ -494,6 +494,15 @@ def test_time_up_is_not_offered_where_the_match_has_no_time_and_no_rule_for_it(t
     table.pin()
     actions = [b.action for b in table.screen.grids[0].buttons]
     assert "r_time_up" not in actions and "r_forfeit" in actions  # (xiamen offers it: above)
+
+
+def test_a_team_name_ending_in_a_digit_does_not_run_into_its_level(table):
+    """「厦门1 7 : 4 海沧」 read as 厦门17 (a referee at the real window): each level is said
+    with its team's 打."""
+    table.ctl.ui.names = {"NS": "厦门1", "EW": "海沧"}
+    table.start()
+    table.enter(40)
+    assert "庄家方守庄，升 2 级（厦门1打4，海沧打2）" in table.screen.lines
 
 
 def test_11_the_history_has_headings_seats_in_chinese_kitty_and_penalties(table):

@@ -27,7 +27,7 @@ def test_the_time_up_question_says_who_wins_now_and_the_result_follows(table):
     table.tap("r_time_up")
     screen = table.screen
     assert (screen.name, screen.title) == ("confirm", "宣布时间到？")
-    assert screen.lines == ("南北 7 : 2 东西，南北获胜，比赛结束。",)
+    assert screen.lines == ("南北打7，东西打2：南北获胜，比赛结束。",)
     assert table.state.time_up is None  # nothing happened yet
     table.tap("ok")
     screen = table.screen
@@ -76,7 +76,7 @@ def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
     table.pin()
     table.tap("r_time_up")
     assert table.screen.lines == (
-        "南北 2 : 2 东西：先打完本副，然后级数领先的一方获胜，比赛结束。",)
+        "南北打2，东西打2：先打完本副，然后级数领先的一方获胜，比赛结束。",)
     table.tap("ok")
     assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
     assert (table.screen.title, table.screen.lines) == ("本桌裁判宣布时间到",

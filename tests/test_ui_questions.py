@@ -91,7 +91,7 @@ def test_a_correction_of_an_early_hand_fits_its_summary(tmp_path, display, rules
     _, screens = play(tmp_path, display, script, size=size)
     assert screens["spill"] == []
     assert [cut for cut in cut_words(screens) if cut[0] == "correct.summary"] == []
-    assert "第7副后：南北 A:2 → A:6 东西" in screens["texts"]["correct.summary"]
+    assert "第7副后：南北打A→打A，东西打2→打6" in screens["texts"]["correct.summary"]
 
 
 def test_a_bounce_on_delete_in_a_correction_strikes_out_one_penalty(tmp_path, display,

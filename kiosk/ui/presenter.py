@@ -655,9 +655,10 @@ def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list
                                                     else "NS", t))
     outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
                                "up" if p.get("advance") else "none")
+    # (each level said with its team's 打: 「厦门1 7 : 4 海沧」 read as 厦门17)
     lines = [t(outcome, result=said, n=p.get("advance") or 0,
-               levels=f"{team_label(view, 'NS', t)} {p['levels']['NS']} : "
-                      f"{p['levels']['EW']} {team_label(view, 'EW', t)}")]
+               levels=t("ui.levels_of", ns=team_label(view, "NS", t), a=p["levels"]["NS"],
+                        ew=team_label(view, "EW", t), b=p["levels"]["EW"]))]
     if p.get("stopped_at"):  # (fewer levels than the players count from the total)
         lines.append(stopped_words(p, lang))
     if p.get("winner"):  # the match is over: no hand is dealt next
