@@ -29,12 +29,14 @@ def test_a_match_loss_asks_the_pin_then_says_what_it_does(table):
     at_the_penalties(table)
     table.tap("e_add", "e_pseat:S", "e_pkind:signalling")
     table.tap(option(table, "判负"))
-    assert (table.screen.name, table.screen.title) == ("referee.pin", "裁判密码：判负")
+    pad = table.screen  # the offence named before the PIN (「判负」 alone, a referee's review)
+    assert (pad.name, pad.title, pad.lines[0]) == ("referee.pin", "裁判密码：判负", "南 暗示、干扰")
     assert not table.state.draft.penalties  # nothing recorded yet
     table.pin()
     question = table.screen
     assert (question.name, question.title) == ("confirm", "南北判负？")
-    assert question.lines == ("记录这一罚则：双方确认本副结果后，比赛结束，南北判负。",)
+    assert question.lines == (
+        "记录罚则「南 暗示、干扰」：双方确认本副结果后，比赛结束，南北判负。",)
     assert not table.state.draft.penalties
     table.tap("ok")
     assert [r.text for r in table.screen.rows] == ["南 暗示、干扰：判负"]

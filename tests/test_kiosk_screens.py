@@ -602,7 +602,7 @@ def test_a_cost_the_referee_confirmed_is_not_undone_by_a_tap_at_the_table(table)
     (penalty,) = table.state.draft.penalties.values()
     assert penalty["confirmed"] and table.runner.view.undo_referees
     table.tap("undo")  # a player's tap: the PIN is asked, nothing is taken back
-    assert table.screen.name == "referee.pin"
+    assert (table.screen.name, table.screen.title) == ("referee.pin", "裁判密码：撤销南的按键")
     assert list(table.state.draft.penalties.values()) == [penalty]
     with pytest.raises(SessionError):  # (the session refuses it from anywhere else too)
         table.session.undo()

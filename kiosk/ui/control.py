@@ -408,9 +408,11 @@ class Controller:
             ui.new_match, ui.names, ui.overlay = True, {}, None
         elif then.startswith("e_loss:"):  # a penalty that loses the match: said first
             tap = then.removeprefix("e_loss:")
+            penalty = wizard.losing_penalty(wizard.live_values(self.view), tap, self.view)
             team = wizard.loser_by(wizard.live_values(self.view), tap, self.view)
             self._ask(Dialog(("ui.confirm.loss_title", {"team": team}),
-                             (("ui.confirm.loss", {"team": team}),), "e_lose:" + tap))
+                             (("ui.confirm.loss", {"team": team, "penalty": penalty}),),
+                             "e_lose:" + tap))
         elif then == "undo" or then.startswith("e_del:"):
             # a redeal taken back, a recorded penalty struck out: done, then the menu closes
             command = self._entry_command(then) if then.startswith("e_") else \

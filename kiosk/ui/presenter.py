@@ -996,7 +996,13 @@ def _pin_pad(view: TableView, now: float, ui: UiState, t: Any) -> ScreenModel:
     penalty = dict(view.penalties).get(what) if unlocks == "e_del" else None
     said = t("ui.pin.deletes", penalty=wizard.penalty_text(penalty, view, t, ui.lang)) \
         if penalty else ""
-    return ScreenModel("step", "referee.pin", t("ui.pin.for." + unlocks), lines=(said, shown),
+    if unlocks == "e_loss":  # the offence that loses the match, named (「判负」 alone)
+        losing = wizard.losing_penalty(wizard.live_values(view), what, view)
+        said = wizard.penalty_text(losing, view, t, ui.lang) if losing else ""
+    # (undo is the referee's for a redeal and for a cost the referee confirmed: which one)
+    title = t("ui.pin.for.undo", what=undo_label(view, t)) if unlocks == "undo" else \
+        t("ui.pin.for." + unlocks)
+    return ScreenModel("step", "referee.pin", title, lines=(said, shown),
                        grids=(Grid(keys, 3, 3),),
                        nav=(Btn("close", t("ui.close"), "quiet"),
                             Btn("pin_ok", t("ui.ok"), "primary")),
@@ -1123,6 +1129,8 @@ def _text(item: tuple[str, dict[str, Any]], view: TableView, t: Any, lang: str,
     for name in ("team", "side"):  # (a side in the ruleset's own words, as on its button)
         if shown.get(name) in ("NS", "EW", "dealer", "defenders"):
             shown[name] = _side(view, shown[name], t, lang)
+    if isinstance(shown.get("penalty"), dict):  # (the offence a match loss is for)
+        shown["penalty"] = wizard.penalty_text(shown["penalty"], view, t, lang)
     said = t(key, **shown)
     p = view.preview or {}
     if key in ("ui.confirm.rule", "ui.confirm.rule_wins") and "result" in p and \

@@ -325,6 +325,15 @@ def loser_by(values: EntryValues, action: str, view: TableView) -> str | None:
     """The team (NS or EW) a tap would make lose the match, by the penalty it adds (a
     ruleset's 判负): the referee's to decide, behind the PIN and a question. None: it adds
     no such penalty."""
+    penalty = losing_penalty(values, action, view)
+    return TEAM_OF[penalty["seat"]] if penalty else None
+
+
+def losing_penalty(values: EntryValues, action: str, view: TableView
+                   ) -> dict[str, Any] | None:
+    """The offence of the penalty a tap would add that loses the match (its code, seat and
+    details but the choice, which is the loss), to name it before the PIN and in the
+    question; None: it adds no such penalty."""
     try:
         facts = choose(values, action, view)[1]
     except (KeyError, IndexError, ValueError):  # not a tap of this step: it adds nothing
@@ -335,7 +344,8 @@ def loser_by(values: EntryValues, action: str, view: TableView) -> str | None:
             option = next(o for o in view.penalty_forms[code]
                           if o.choice == details.get("choice"))
             if option.effect == "match-loss":
-                return TEAM_OF[seat]
+                return {"code": code, "seat": seat,
+                        **{k: v for k, v in details.items() if k != "choice"}}
     return None
 
 
