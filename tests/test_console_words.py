@@ -314,3 +314,19 @@ def test_a_disputed_table_says_who_disputes_and_what_the_table_entered(director,
     total = kiosk.state.preview().total
     assert f"{director.team_names()[ns]}有异议；桌上录入：得分 85，总分 {total}" in page
     kiosk.session.close()
+
+
+def test_a_won_or_lost_only_event_is_called_swiss_on_the_overview(tmp_path):
+    """A 3-round standard-80fen event, paired round by round as any Swiss one, said 赛制
+    「单场比赛」 on the overview (a head referee's review)."""
+    from kiosk.scorer.director import Director
+    from kiosk.scorer.store.database import Store
+
+    from .test_scorer_admin import logged_in
+
+    d = Director(Store(tmp_path / "scorer.sqlite"), Rulesets.load())
+    d.create_event("双升杯", "standard-80fen", rounds=3)
+    client, _ = logged_in(d)
+    page = html.unescape(re.sub(r"<[^>]+>", " ", client.get("/admin").text))
+    assert "赛制 瑞士制（每场只分胜负）" in " ".join(page.split())
+    d.store.close()
