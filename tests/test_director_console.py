@@ -482,6 +482,24 @@ def test_a_match_won_past_the_final_level_reads_so_wherever_its_levels_show(tmp_
     d.store.close()
 
 
+def test_a_team_corrected_after_its_match_is_named_so_and_the_log_says_what_changed(tmp_path):
+    """A team renamed, a player's name mended, after round 1: the text sheets still named the
+    team and players as the table had them, and the log gave the new values alone, so which
+    player was corrected could not be told (a head referee's review)."""
+    d, _ = a_kiosk_three_hands_in(tmp_path)
+    ns = d.teams_at(1, 1)[0]
+    d.edit_team(ns, "厦门航空队", "厦门航空", ("汪洋", "范冰"), by="陈")
+    d.edit_team(ns, "厦门航空队", "厦门航空", ("汪洋", "范冰冰"), by="陈")
+    text = exports.sheets(d, "zh-Hans")
+    assert "厦门航空队" in text and "范冰冰" in text
+    said = [row[2] for row in exports.audit_rows(d, "zh-Hans")][-2:]
+    assert said[1] == f"修改厦门航空队（{ns}）：队员 汪洋、范冰 → 汪洋、范冰冰"
+    assert said[0].startswith("修改第") and "队名 第" in said[0] and "，单位 " in said[0]
+    d.edit_team(ns, "厦门航空队", "厦门航空", ("汪洋", "范冰冰"), by="陈")
+    assert exports.audit_rows(d, "zh-Hans")[-1][2] == f"修改厦门航空队（{ns}）：没有改动"
+    d.store.close()
+
+
 def test_a_forfeit_ruled_again_after_the_table_followed_it_keeps_its_net_levels(tmp_path):
     """A forfeit ruled in the middle of a match keeps the net levels as they stood; the
     table's kiosk follows it and ends its match so. Taken back and ruled again (its reason

@@ -420,10 +420,8 @@ class RoundsAndPairings(DirectorBase):
         elif note == "playoff":
             out.append(Warning_(0, "admin.note.playoff", {}))
         for tie in _tied(note):  # each edge's players of one total: 甲、乙与丙
-            a = self.label(tie[0])
-            for player in tie[1:-1]:
-                a = words("admin.list_more", first=a, more=self.label(player))
-            out.append(Warning_(0, "admin.note.tie_at_cut", {"a": a, "b": self.label(tie[-1])}))
+            out.append(Warning_(0, "admin.note.tie_at_cut", {
+                "a": listing([self.label(p) for p in tie[:-1]]), "b": self.label(tie[-1])}))
         return out
 
     def _final_group_warnings(self, draft: Draft) -> list[Warning_]:
@@ -727,6 +725,26 @@ class RoundsAndPairings(DirectorBase):
         held = clock["paused_at"] if clock["state"] == "paused" else self.clock()
         return max(0.0, clock["ends_at"] - held)
 
+    def names_at(self, round_no: int, table: int) -> tuple[dict[str, str], dict[str, str]]:
+        """The teams (NS, EW) and the players (by seat) at `table` in `round_no`, named as
+        they are now: as its kiosk was told them, or as the roster was corrected since."""
+        row = self.store.db.execute(
+            "SELECT ns, ew, seats FROM assignments WHERE round = ? AND table_number = ?",
+            [round_no, table]).fetchone()
+        return self._names(row) if row is not None else ({}, {})
+
+    def _names(self, row: tuple[str, str, str | None]
+               ) -> tuple[dict[str, str], dict[str, str]]:
+        names = self.team_names()
+        teams, players = {}, {}
+        if row[2]:  # an individual group: the players by their drawn seats
+            players = {seat: names[p] for seat, p in json.loads(row[2]).items()}
+        else:  # a team match: each team's first two players sit N and S, or E and W
+            teams = {"NS": names[row[0]], "EW": names[row[1]]}
+            for seats, team in (("NS", row[0]), ("EW", row[1])):
+                players |= dict(zip(seats, self._players(team), strict=False))
+        return teams, players
+
     def assignment(self, table: int) -> dict[str, Any] | None:
         """What `table` plays now, once its round has started: the kiosk sets its match up
         from this, follows the hall's clock (`hall_clock`) and ends its match when the head
@@ -738,15 +756,7 @@ class RoundsAndPairings(DirectorBase):
         start = self.round_start(round_no) if round_no else None
         if event is None or row is None or start is None:
             return None
-        names = self.team_names()
-        teams, players = {}, {}
-        if row[2]:  # an individual group: the players by their drawn seats
-            players = {seat: names[p] for seat, p in json.loads(row[2]).items()}
-        else:  # a team match: each team's first two players sit N and S, or E and W
-            teams = {"NS": names[row[0]], "EW": names[row[1]]}
-            for seats, team in (("NS", row[0]), ("EW", row[1])):
-                players |= dict(zip(seats, self._players(team),
-                                    strict=False))
+        teams, players = self._names(row)
         clock = self._clock(round_no)
         ruled = self.ruling_for(round_no, table)
         return {"event": event.match_name, "round": str(round_no), "teams": teams,

@@ -454,8 +454,12 @@ class EventAndTeams(DirectorBase):
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET name = ?, unit = ?, players = ? WHERE id = ?",
                                   [name, unit, json.dumps(players, ensure_ascii=False), row.id])
-            self._audit(by, "team.edit", team=with_id(row.name, row.id), name=name, unit=unit,
-                        players="、".join(players))
+            # what changed, each from → to (the log gave the new values alone: which
+            # player was corrected could not be told)
+            changed = _changed_fields(row, roster.Entrant(row.id, name, unit, players))
+            self._audit(by, "team.change", team=with_id(row.name, row.id),
+                        changes=_listing(changed, "console.list.clause") if changed
+                        else words("admin.update.same"))
             if unit != row.unit:
                 self._draft_outdated(by)
         self._changed()
@@ -630,10 +634,10 @@ def _team_text(name: str, unit: str, players: tuple[str, ...]) -> str:
     return " / ".join((name, unit or "—", "、".join(players) or "—"))
 
 
-def _listing(items: list[Any]) -> Any:
+def _listing(items: list[Any], pair: str = "console.list.pair") -> Any:
     from .triage import listing  # (triage reads the director's views: imported when used)
 
-    return listing(items)
+    return listing(items, pair)
 
 
 def words_of_withdrawal(how: str, round_no: int) -> Words:

@@ -371,6 +371,14 @@ def table_records(director: Director) -> list[tuple[int, int, dict[str, Any]]]:
     return out
 
 
+def _named_now(director: Director, round_no: int, table: int,
+               record: dict[str, Any]) -> dict[str, Any]:
+    """A match's record with its teams and players named as the roster is now (a team
+    renamed after its match kept its old name on the text sheet alone)."""
+    teams, players = director.names_at(round_no, table)
+    return {**record, "teams": teams, "players": players}
+
+
 def sheets(director: Director, lang: str) -> str:
     """Every match's text score sheet, each followed by its ruling in the same language, as
     the printed sheet says it; a table ruled without a record of play has its ruling alone."""
@@ -384,7 +392,8 @@ def sheets_of(director: Director, lang: str, texts: SheetTexts) -> Callable[[], 
     t = words(lang)
     with director.reading():
         rulings = {(r.round, r.table): r for r in director.rulings()}
-        records = [(round_no, table, record, director.rulesets.require(record["ruleset"]))
+        records = [(round_no, table, _named_now(director, round_no, table, record),
+                    director.rulesets.require(record["ruleset"]))
                    for round_no, table, record in table_records(director)]
     rulesets = director.rulesets
 
