@@ -331,7 +331,7 @@ def test_the_drafts_warned_tables_are_a_filter_that_a_swap_comes_back_to(tmp_pat
         expect(chips.locator("a").first).to_have_text(f"全部 {TABLES}")
         chips.locator("[data-show=warned]").click()
         expect(page).to_have_url(re.compile(r"/admin/rounds\?show=warned"))
-        expect(chips.locator("[data-show=warned]")).to_have_text(f"有提示的桌 {len(warned)}")
+        expect(chips.locator("[data-show=warned]")).to_have_text(f"有提醒的桌 {len(warned)}")
         assert rows_shown(page, "#draft-tables") == warned
         expect(page.locator("#draft-tables tr[data-table='1']")).to_contain_text("同属")
         made.shot("draft-warned")

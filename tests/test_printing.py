@@ -373,7 +373,7 @@ def test_the_workbook_has_standings_rounds_rulings_and_the_log(event, tmp_path):
 
 @pytest.mark.unit
 @pytest.mark.parametrize("query, status, said", [
-    ("round=xyz", 400, "“xyz”不是轮次：请在管理页的“打印”页选择轮次。"),
+    ("round=xyz", 400, "“xyz”不是轮次：请在管理页的“打印与导出”页选择轮次。"),
     ("round=0", 400, "“0”不是轮次"),
     ("round=99", 404, "第 99 轮尚未公布：已公布到第 2 轮。"),
     ("round=1&table=abc", 400, "“abc”不是桌号"),

@@ -230,7 +230,7 @@ def test_an_individual_event_forms_its_prize_finals_from_the_prelims(tmp_path):
     admin, _ = logged_in(director)  # the draft's page says it at each table (it said none)
     page = admin.get("/admin/rounds").text
     assert page.count("按规则在决赛第 1 组，草稿中在第 3 组") == 1
-    assert 'data-show="warned"' in page and "有提示的桌 <b>2</b>" in page
+    assert 'data-show="warned"' in page and "有提醒的桌 <b>2</b>" in page
     director.swap_teams(groups[0][1], groups[2][1])
     director.swap_tables(1, 3)
     assert moved() == [(1, 3)] * 4 + [(3, 1)] * 4
