@@ -512,7 +512,8 @@ def test_11_the_history_has_headings_seats_in_chinese_kitty_and_penalties(table)
     table.press("N", "E")
     table.tap("history")
     lines = table.screen.lines
-    assert lines[0].split() == ["副", "庄", "打", "得分", "总分", "结果", "南北:东西"]
+    # the total under 得分, as the slip heads it (the history's 得分 was the points in tricks)
+    assert lines[0].split() == ["副", "庄", "打", "抓分", "得分", "结果", "南北:东西"]
     assert lines[1].split("\n")[0].split() == ["1", "北", "2", "30", "80", "上台", "+0", "2:2"]
     assert lines[1].split("\n")[1].strip() == \
         "底牌 15×4；东 翻看上一轮的牌：罚10分（从旁家得分中扣除）"

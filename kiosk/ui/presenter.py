@@ -786,10 +786,11 @@ def slip_columns(slip: list[str], rows: int) -> list[list[str]]:
 def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     """The hands so far in columns under their headings (the dealer, the level, the points,
     the total, the result, the levels after it), each hand's kitty and penalties under it."""
-    columns: tuple[str, ...] = ("hand", "dealer", "level", "points", "total", "result",
+    # the points caught in tricks (抓分), then the total under 得分, as the slip heads it
+    columns: tuple[str, ...] = ("hand", "dealer", "level", "caught", "total", "result",
                                 "levels")
-    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total, under 得分
-        columns = ("hand", "dealer", "partner", "level", "points")  # (总分 read as big points)
+    if view.kind != "team":  # shuangsheng: each deal's dealer, partner and total
+        columns = ("hand", "dealer", "partner", "level", "total")
     teams = f"{team_label(view, 'NS', t)}:{team_label(view, 'EW', t)}"  # A1:东西
     headings = tuple(teams if c == "levels" else t("ui.history.col." + c) for c in columns)
     rows: list[tuple[str, ...]] = []
