@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import SessionError
 from ..i18n import LANGS, translator
+from ..rules import TEAM_OF
 from ..table.kinds import AFTER_PLAY, IN_HAND, PauseReason, Phase
 from ..table.view import TableView
 from . import pinyin, wizard
@@ -409,7 +410,7 @@ class Controller:
         elif then.startswith("e_loss:"):  # a penalty that loses the match: said first
             tap = then.removeprefix("e_loss:")
             penalty = wizard.losing_penalty(wizard.live_values(self.view), tap, self.view)
-            team = wizard.loser_by(wizard.live_values(self.view), tap, self.view)
+            team = TEAM_OF[penalty["seat"]] if penalty else None
             self._ask(Dialog(("ui.confirm.loss_title", {"team": team}),
                              (("ui.confirm.loss", {"team": team, "penalty": penalty}),),
                              "e_lose:" + tap))
