@@ -365,17 +365,17 @@ def test_rulings_on_an_earlier_round_are_listed_removed_with_a_reason_and_audite
     assert all(e.who == "陈" for e in d.audit_log() if e.action == "ruling.remove")
 
 
-def a_kiosk_three_hands_in(tmp_path):
-    """One table, its kiosk paired (over the app, in process) and three hands into round 1's
-    match: the director, and the kiosk's link to play on."""
+def a_kiosk_three_hands_in(tmp_path, ruleset: str = "xiamen-2015", hands: int = 3):
+    """One table, its kiosk paired (over the app, in process) and three hands (`hands`: at
+    most as many) into round 1's match: the director, and the kiosk's link to play on."""
     d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=11)
+    d.create_event("厦门杯", ruleset, seed=11)
     d.import_teams(roster(2))
     codes = d.add_tables(1)
     d.start_round(0)
     link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
                 TestClient(create_app(d)))
-    simulate_synced(tmp_path / "k", 1, RULESETS, link, 3, 6, 1e9, io.StringIO()).close()
+    simulate_synced(tmp_path / "k", 1, RULESETS, link, hands, 6, 1e9, io.StringIO()).close()
     return d, link
 
 
@@ -459,14 +459,7 @@ def test_a_forfeit_the_tables_own_referee_recorded_is_said_so_everywhere(tmp_pat
 def test_a_match_won_past_the_final_level_reads_so_wherever_its_levels_show(tmp_path):
     """A match won by moving past 10 from 10:10 read 「10 : 10 厦门大学队胜」 on the hall, the
     results page and the score sheet (a head referee's review); the slip said 「过10」."""
-    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("双升杯", "standard-80fen", seed=11)
-    d.import_teams(roster(2))
-    codes = d.add_tables(1)
-    d.start_round(0)
-    link = join(tmp_path / "k", 1, "http://testserver", codes[1], RULESETS,
-                TestClient(create_app(d)))
-    simulate_synced(tmp_path / "k", 1, RULESETS, link, 200, 6, 1e9, io.StringIO()).close()
+    d, _ = a_kiosk_three_hands_in(tmp_path, "standard-80fen", hands=200)  # (played out)
     state = d.match_state(1, 1)
     assert (state.levels(), state.winner(), state.past_final()) == (("10", "3"), "NS", "NS")
     (match,) = views.round_rows(d, 1)
