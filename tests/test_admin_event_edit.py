@@ -49,13 +49,39 @@ def test_every_setting_is_corrected_before_round_one_and_logged_old_to_new(direc
     assert log_lines(d, "event.edit") == [
         "陈: 更正赛事名称：厦门怀八十分团体赛 → 厦门杯八十分团体赛",
         "陈: 更正每场分钟数：90 → 60", "陈: 更正轮数：3 → 5"]
-    d.edit_event(ruleset="standard-80fen", by="陈")  # a ruleset of the same kind (Swiss)
+    # a ruleset of the same kind (Swiss), whose matches are not timed: the limit goes with it
+    d.edit_event(ruleset="standard-80fen", match_minutes=0, by="陈")
     assert d.event().ruleset == "standard-80fen" and d.ruleset().id == "standard-80fen"
     assert d.event().rounds == 5  # kept: the director set it
     assert log_lines(d, "event.edit_ruleset") == [  # the rulesets by name, not file id
         "陈: 更正规则：2015年厦门市粮食系统运动会八十分赛 → 扑克牌八十分比赛规则"]
+    assert log_lines(d, "event.edit_minutes")[-1] == "陈: 更正每场分钟数：60 → 不限时"
     assert d.edit_event("厦门杯八十分团体赛", by="陈") == ([], [])  # nothing changed: no line
-    assert len(log_lines(d, "event.edit")) == 4
+    assert len(log_lines(d, "event.edit")) == 5
+
+
+def test_a_match_time_needs_a_rule_for_time_up(tmp_path):
+    """standard-80fen says nothing of time up: an event that gave its matches 90 minutes left
+    every table at time up with nothing to decide by, able only to forfeit. The time limit is
+    refused there, saying why and what to do; an individual round ends at its time anyway."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    said = refused("admin.error.minutes_no_time_up", d.create_event, "杯", "standard-80fen",
+                   match_minutes=90)
+    assert explain(said, "zh-Hans").startswith(
+        "「扑克牌八十分比赛规则（standard-80fen）」没有规定比赛时间到时怎样判胜负，比赛不能限时")
+    assert d.event() is None
+    d.create_event("杯", "standard-80fen", by="陈")
+    assert d.event().match_minutes is None
+    refused("admin.error.minutes_no_time_up", d.edit_event, match_minutes=90)
+    d.edit_event(ruleset="xiamen-2015", match_minutes=90, by="陈")  # a rule for time up
+    refused("admin.error.minutes_no_time_up", d.edit_event, ruleset="standard-80fen")
+    assert (d.event().ruleset, d.event().match_minutes) == ("xiamen-2015", 90)
+    assert log_lines(d, "event.edit_minutes") == ["陈: 更正每场分钟数：不限时 → 90"]
+    d.store.close()
+    individual = Director(Store(tmp_path / "individual.sqlite"), RULESETS)
+    assert individual.create_event("个人赛", "shuangsheng-2011",
+                                   match_minutes=40).match_minutes == 40
+    individual.store.close()
 
 
 def test_an_event_of_0_rounds_is_refused_and_rounds_left_out_are_the_rulesets(tmp_path):
@@ -144,13 +170,15 @@ def test_another_ruleset_a_paired_kiosk_lacks_unpairs_that_table_after_asking(tm
     kept = json.loads(d.store.db.execute("SELECT rulesets FROM tables WHERE number = 2")
                       .fetchone()[0])
     assert kept == {"xiamen-2015": RULESETS["xiamen-2015"].sha256}
-    asked = refused("admin.confirm.ruleset_kiosks", d.edit_event, ruleset="standard-80fen")
+    asked = refused("admin.confirm.ruleset_kiosks", d.edit_event, ruleset="standard-80fen",
+                    match_minutes=0)
     assert isinstance(asked, NeedsConfirmation)
     said = explain(asked, "zh-Hans")
     assert "第 2 桌" in said and "新配对码" in said and "第 1 桌" not in said
     assert d.event().ruleset == "xiamen-2015"  # nothing changed while it asks
-    changed, unpaired = d.edit_event(ruleset="standard-80fen", confirm=True, by="陈")
-    assert changed == ["ruleset"] and unpaired == [2]
+    changed, unpaired = d.edit_event(ruleset="standard-80fen", match_minutes=0, confirm=True,
+                                     by="陈")
+    assert changed == ["ruleset", "minutes"] and unpaired == [2]
     assert set(d.store.paired_tables()) == {1}  # table 2 pairs again with its new code
     assert 2 in d.store.open_codes()
     unpaired = ("陈: 第 2 桌的配对作废"
@@ -170,7 +198,7 @@ def test_a_pairing_under_way_when_the_ruleset_changes_is_refused_at_its_end(tmp_
     confirm = link_module.KioskPairing.confirm
 
     def meanwhile(self, *args):  # between the pairing's two steps, the director changes it
-        d.edit_event(ruleset="standard-80fen", by="陈")
+        d.edit_event(ruleset="standard-80fen", match_minutes=0, by="陈")
         return confirm(self, *args)
     monkeypatch.setattr(link_module.KioskPairing, "confirm", meanwhile)
     only_xiamen = type(RULESETS)({"xiamen-2015": RULESETS["xiamen-2015"]})
@@ -192,8 +220,8 @@ def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
          type(RULESETS)({"xiamen-2015": RULESETS["xiamen-2015"]}), console)
     console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
     csrf = console.get("/admin").text.split('name="csrf" value="')[1].split('"')[0]
-    form = {"csrf": csrf, "name": "厦门杯", "ruleset": "standard-80fen", "minutes": "90",
-            "rounds": "5"}
+    form = {"csrf": csrf, "name": "厦门杯", "ruleset": "standard-80fen", "minutes": "",
+            "rounds": "5"}  # (the minutes emptied: standard-80fen's matches are not timed)
     asked = console.get(console.post("/admin/edit-event", data=form).headers["location"])
     # (its name for the head referee, its file's id for the technician who installs it)
     assert "第 1 桌的平板配对时没有这份规则「扑克牌八十分比赛规则（standard-80fen）」" in asked.text
@@ -202,4 +230,6 @@ def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
     shown = console.get(done.headers["location"]).text
     assert "第 1 桌的配对已作废，新配对码在“牌桌”页。" in shown
     assert d.event().ruleset == "standard-80fen" and d.store.paired_tables() == {}
+    assert d.event().match_minutes is None
+    assert "<dt>每场分钟数</dt><dd>不限时</dd>" in console.get("/admin").text
     d.store.close()

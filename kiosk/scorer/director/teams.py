@@ -83,6 +83,7 @@ class EventAndTeams(DirectorBase):
                                               0 < match_minutes <= 24 * 60):
             raise refuse("admin.error.minutes_range")
         minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
+        _timed_by_rule(chosen, minutes)
         with self.store.db.atomic():
             self.store.db.execute(
                 "INSERT INTO event (id, name, ruleset, ruleset_sha256, format, rounds, "
@@ -97,7 +98,8 @@ class EventAndTeams(DirectorBase):
     def edit_event(self, name: str | None = None, ruleset: str | None = None,
                    rounds: int | None = None, match_minutes: float | None = None,
                    confirm: bool = False, by: str = "") -> tuple[list[str], list[int]]:
-        """Correct the event's settings; None leaves one as it is. Returns the settings that
+        """Correct the event's settings; None leaves one as it is (`match_minutes` 0: no
+        time limit). Returns the settings that
         changed ("name", "ruleset", "rounds", "minutes"), each written to the audit log with
         its old and new value, and the tables that lost their pairing. The name can be
         corrected until the event is closed; the ruleset and the match minutes until round 1
@@ -121,12 +123,17 @@ class EventAndTeams(DirectorBase):
             chosen = self._another_ruleset(ruleset, published)
             fmt = chosen.event.format
             changes.append(("ruleset", {"was": self.ruleset().name, "ruleset": chosen.name}))
-        if match_minutes is not None and match_minutes != event.match_minutes:
-            if not (math.isfinite(match_minutes) and 0 < match_minutes <= 24 * 60):
+        minutes = event.match_minutes
+        if match_minutes is not None and (match_minutes or None) != minutes:
+            if not (math.isfinite(match_minutes) and 0 <= match_minutes <= 24 * 60):
                 raise refuse("admin.error.minutes_range")
             if published:
                 raise refuse("admin.error.edit_published_minutes")
-            changes.append(("minutes", {"was": event.match_minutes, "minutes": match_minutes}))
+            minutes = match_minutes or None
+            changes.append(("minutes", {"was": _minutes_said(event.match_minutes),
+                                        "minutes": _minutes_said(minutes)}))
+        if any(field in ("ruleset", "minutes") for field, _ in changes):
+            _timed_by_rule(chosen, minutes)
         new_rounds = event.rounds if _same_kind(fmt, event.format) else \
             _rounds_of(fmt, chosen.event.rounds)
         if rounds is not None and rounds != new_rounds:
@@ -163,7 +170,7 @@ class EventAndTeams(DirectorBase):
                     self.store.db.execute("DELETE FROM settings WHERE key = 'bye_points'")
             if "minutes" in fields:
                 self.store.db.execute("UPDATE event SET match_minutes = ? WHERE id = 1",
-                                      [match_minutes])
+                                      [minutes])
             if "rounds" in fields:
                 self.store.db.execute("UPDATE event SET rounds = ? WHERE id = 1", [new_rounds])
             for field, params in changes:
@@ -655,3 +662,16 @@ def _rounds_of(fmt: str, ruleset_rounds: int | None) -> int:
 def _same_kind(one: str, other: str) -> bool:
     """Two formats that pair the same teams the same way (Swiss rounds, one or more)."""
     return one == other or (one in SWISS_FORMATS and other in SWISS_FORMATS)
+
+
+def _timed_by_rule(ruleset: Ruleset, minutes: float | None) -> None:
+    """A team match against the clock needs the ruleset's word on who wins at time up
+    (rules.md §5): without one the table would reach time up with nothing to decide by and
+    could only forfeit. An individual round ends at its time whatever the rule."""
+    if minutes and ruleset.time.time_up == "none" and ruleset.event.format != "individual-groups":
+        raise refuse("admin.error.minutes_no_time_up", ruleset=ruleset_label(ruleset))
+
+
+def _minutes_said(minutes: float | None) -> float | Words:
+    """The match minutes as the log says them: 不限时 for none."""
+    return minutes if minutes else words("admin.event.untimed")

@@ -86,9 +86,11 @@ def create_event(director: Director, form: FormData, who: str) -> Said:
 
 
 def edit_event(director: Director, form: FormData, who: str) -> Said:
-    """The fields the form sent (a locked one is not sent: it stays as it is)."""
+    """The fields the form sent (a locked one is not sent: it stays as it is; the minutes
+    sent empty: no time limit)."""
     rounds = forms.whole(form, "rounds", "admin.label.rounds", default=None)
-    minutes = forms.number(form, "minutes", "admin.label.minutes", default=None)
+    minutes = forms.number(form, "minutes", "admin.label.minutes",
+                           default=0 if "minutes" in form else None)
     changed, unpaired = director.edit_event(
         forms.text(form, "name") if "name" in form else None,
         forms.text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
