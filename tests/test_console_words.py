@@ -115,7 +115,10 @@ NUMBERS_NAMED_LIKE_TEAMS = {("admin.note.swapped_tables", "first"),
                             ("admin.audit.round.swap_tables", "second"),
                             ("admin.warn.sides", "ns"), ("admin.warn.sides", "ew"),
                             ("admin.rounds.facts", "ns"), ("admin.rounds.facts", "ew"),
-                            ("admin.rounds.facts_tied", "ns"), ("admin.rounds.facts_tied", "ew")}
+                            ("admin.rounds.facts_tied", "ns"), ("admin.rounds.facts_tied", "ew"),
+                            ("admin.rounds.facts_wins", "ns"), ("admin.rounds.facts_wins", "ew"),
+                            ("admin.rounds.facts_tied_wins", "ns"),
+                            ("admin.rounds.facts_tied_wins", "ew")}
 CJK = "[\u3000-\u303f\u3400-\u9fff\uff00-\uffef“”]"
 
 

@@ -87,7 +87,8 @@ def snapshot(tables: int = 4, **over) -> dict:
         "generated": 0.0,
         "address": "http://192.168.1.10:8080/",
         "event": {"name": "厦门杯", "ruleset": "xiamen-2015", "ruleset_name": RULESET_NAMES,
-                  "format": "swiss", "round": 2, "rounds": 5, "status": "running"},
+                  "format": "swiss", "wording": "", "net_levels": True, "opponents": True,
+                  "round": 2, "rounds": 5, "status": "running"},
         "round_clock": round_clock(None),
         "muted": False,
         "standings": [{"rank": i + 1, "team": f"t{i + 1:02d}", "name": team_name(i),
@@ -382,7 +383,8 @@ def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank
     """Final places read 「F11」…「F312」 and every player showed 净胜级 0 and 对手分 0 (a head
     referee's review): a place is its number, the prize-final group is said beside the name."""
     data = snapshot()
-    data["event"]["format"] = "individual-groups"
+    data["event"].update(format="individual-groups", wording="individual", net_levels=False,
+                         opponents=False)
     data["standings"] = [{"rank": i + 1, "team": f"p{i + 1:02d}", "name": f"选手{i + 1}",
                           "points": 90 - i, "net": 0, "opponents": 0, "played": 2,
                           "tied": False, "group": "", "prize": 1 + i // 4} for i in range(8)]
@@ -408,11 +410,41 @@ def test_an_individual_events_places_are_numbers_and_its_team_columns_stay_blank
     expect(page.locator("#standings-hint")).to_have_text("名次按决赛组排列，大分只计决赛")
 
 
+def test_an_event_of_wins_shows_wins_and_no_column_of_net_levels(hall):
+    """standard-80fen gives no points, a match is won or lost: its standings showed 大分 (the
+    matches won) and a 净胜级 column of every team's 0 (a head referee's review). The points
+    are 胜场 there, and only the columns that break its ties show: 对手分, not 净胜级."""
+    data = snapshot()
+    data["event"].update(ruleset="standard-80fen", format="single", wording="wins",
+                         net_levels=False)
+    for i, standing in enumerate(data["standings"]):
+        standing.update(points=2 - i // 3, net=0)
+    hall.feed.reset(data)
+    page = hall.open()
+    head = page.locator("#standings-box .grid-head").first
+    expect(head.locator('[data-i18n="col_points"]')).to_have_text("胜场")
+    expect(head.locator('[data-i18n="col_net"]')).to_be_hidden()
+    expect(head.locator('[data-i18n="col_opponents"]')).to_have_text("对手分")
+    first = page.locator('#standings [data-team="t01"]')
+    expect(first.locator(".points")).to_have_text("2")
+    expect(first.locator(".net")).to_be_hidden()
+    expect(first.locator(".opponents")).to_be_visible()
+    data["event"].update(ruleset="chaodipi-2011", format="groups-knockout", wording="group",
+                         opponents=False)  # a group's points, 1 a win; a playoff breaks ties
+    hall.feed.reset(data)
+    page = hall.open()
+    head = page.locator("#standings-box .grid-head").first
+    expect(head.locator('[data-i18n="col_points"]')).to_have_text("积分")
+    expect(head.locator('[data-i18n="col_opponents"]')).to_be_hidden()
+    expect(page.locator('#standings [data-team="t01"] .opponents')).to_be_hidden()
+
+
 def test_a_player_whose_table_plays_on_has_no_place_yet(hall):
     """While the prelims are played, the players of the tables still playing read
     「并列5 … 0」 beside those whose table had finished (a head referee's check)."""
     data = snapshot()
-    data["event"]["format"] = "individual-groups"
+    data["event"].update(format="individual-groups", wording="individual", net_levels=False,
+                         opponents=False)
     data["standings"] = [{"rank": 1 if i == 0 else 2, "team": f"p{i + 1:02d}",
                           "name": f"选手{i + 1}", "points": 85 if i == 0 else 0, "net": 0,
                           "opponents": 0, "played": int(i == 0), "tied": i > 0, "group": "",

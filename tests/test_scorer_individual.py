@@ -238,8 +238,8 @@ def test_an_individual_event_speaks_of_players_not_teams(tmp_path):
     assert [c.value for c in standings[1]] == ["名次", "并列", "编号", "选手", "单位", "大分",
                                                "已赛", "状态"]
     assert "导入 8 名选手" in [c.value for c in log["C"]]
-    assert team_list(d)["format"] == "individual-groups"  # (the phones' words follow it)
-    said = _round_text(d, words("zh-Hans", individual=True), 1)  # what `start-round` prints
+    assert team_list(d)["wording"] == "individual"  # (the phones' words follow it)
+    said = _round_text(d, words("zh-Hans", "individual"), 1)  # what `start-round` prints
     assert re.search(r"东 选手\d · 北 选手\d · 西 选手\d · 南 选手\d", said), said  # (E N W S)
     d.store.close()
     # and the command line's

@@ -232,7 +232,7 @@ def run_admin(args: argparse.Namespace, run: Run) -> int:
         print(words(args.lang)("admin.cli.no_data"), file=sys.stderr)
         return EXIT_USAGE
     director = _director(args)
-    t = words(args.lang, individual=director.individual())  # (选手, not 队伍)
+    t = words(args.lang, director.wording())  # (选手, not 队伍; 胜场, not 大分)
 
     def told(exc: Exception) -> str:  # a refusal in the event's words, as the console says it
         key = getattr(exc, "key", None)

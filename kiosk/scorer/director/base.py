@@ -13,7 +13,7 @@ import contextlib
 import json
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from ...errors import AdminError, NeedsConfirmation, Words, words
@@ -67,11 +67,26 @@ class EventInfo:
     seed: int
     status: str  # "setup", "running" or "closed"
     match_name: str  # the name the tables' matches carry (the name until a round started)
+    # what a standing's points are: "big" (大分), "wins" (胜场: the ruleset gives no points,
+    # a match is won or lost) or "group" (积分 in a group, 1 a win)
+    tally: str = "big"
+    net_levels: bool = False  # whether net levels break ties (else no page shows them)
 
     @property
     def individual(self) -> bool:
         """Players, not teams: each plays for themself in groups of four."""
         return self.format == "individual-groups"
+
+    @property
+    def wording(self) -> str:
+        """Whose words a page says where they differ (`key_<wording>`): an individual event's
+        (选手 for 队伍), an event counting wins' (胜场 for 大分), a groups event's (积分)."""
+        return "individual" if self.individual else "" if self.tally == "big" else self.tally
+
+    @property
+    def opponents(self) -> bool:
+        """Whether the opponents' points break ties (a Swiss event's teams)."""
+        return self.format in SWISS_FORMATS
 
 
 @dataclass(frozen=True)
@@ -181,7 +196,16 @@ class DirectorBase:
             "SELECT name, ruleset, ruleset_sha256, format, rounds, match_minutes, seed, status, "
             "coalesce(match_name, name) "
             "FROM event WHERE id = 1").fetchone()
-        return EventInfo(*row) if row else None
+        if row is None:
+            return None
+        event = EventInfo(*row)
+        chosen = self.rulesets.get(event.ruleset)
+        if chosen is None:  # (its file gone: the pages that need it say so)
+            return event
+        result = chosen.result
+        tally = "group" if event.format == "groups-knockout" else \
+            "big" if result.big_points else "wins"
+        return replace(event, tally=tally, net_levels=result.tie_break == "net-levels")
 
     def require_event(self) -> EventInfo:
         event = self.event()
@@ -193,6 +217,11 @@ class DirectorBase:
         """Whether the event is an individual one (players, not teams); False before any."""
         event = self.event()
         return event is not None and event.individual
+
+    def wording(self) -> str:
+        """The event's words where they differ (`EventInfo.wording`); none before an event."""
+        event = self.event()
+        return event.wording if event else ""
 
     def _individual_words(self) -> str:
         """The ending of a message's key said otherwise for an individual event (a mistake

@@ -51,7 +51,9 @@ def _snapshot(director: Director, address: str, rows: list[dict[str, Any]]
     ruleset = director.ruleset()
     out["event"] = {"name": event.name, "ruleset": event.ruleset,
                     "ruleset_name": {lang: ruleset.name(lang) for lang in LANGS},
-                    "format": event.format,
+                    "format": event.format, "wording": event.wording,
+                    # the columns that break ties here (no column of every team's 0)
+                    "net_levels": event.net_levels, "opponents": event.opponents,
                     "round": round_no or None, "rounds": event.rounds or None,
                     "status": event.status}
     out["standings"] = standings(director)
@@ -344,5 +346,5 @@ def team_list(director: Director) -> dict[str, Any]:
               "tell": tells[r.id] if tells.get(r.id, r.unit) != r.unit else None}
              for r in director.team_rows()]
     return {"event": event.name if event else None, "teams": teams,
-            "format": event.format if event else None,
+            "wording": event.wording if event else "",
             "fold": search.traditional_of(str(t["find"]) for t in teams)}

@@ -90,7 +90,7 @@ def result_table(director: Director, lang: str) -> tuple[tuple[str, ...], list[l
     """Every round's results, as columns and rows: a team event's matches, or an individual
     event's players, each at a table, a seat, with the big points so far."""
     if not any(director.seats(n) for n in range(1, director.current_round() + 1)):
-        return RESULT_COLUMNS, result_rows(director, lang)
+        return _shown(director, RESULT_COLUMNS, result_rows(director, lang))
     t, names = words(lang), director.team_names()
     rows = [[round_no, table, t(f"seat.{seat}"), player, names.get(player, player),
              group.totals.get(seat, ""), group.deals,
@@ -117,13 +117,27 @@ def standing_table(director: Director, lang: str) -> tuple[tuple[str, ...], list
     said in a column of its own, and the group (A, B …) in one of its own where there are
     groups, so that 名次 sorts within a group."""
     rows = standing_rows(director, lang)
-    columns: tuple[str, ...] = STANDING_COLUMNS
+    columns: tuple[str, ...] = ("group", *STANDING_COLUMNS)
     if director.individual():
-        columns = PLAYER_STANDING_COLUMNS
+        columns = ("group", *PLAYER_STANDING_COLUMNS)
         rows = [[*row[:7], *row[9:]] for row in rows]  # (net levels, opponents' points: 0)
+    else:
+        columns, rows = _shown(director, columns, rows)
     if any(group for group, *_ in rows):
-        return ("group", *columns), rows
-    return columns, [row[1:] for row in rows]
+        return columns, rows
+    return columns[1:], [row[1:] for row in rows]
+
+
+def _shown(director: Director, columns: tuple[str, ...], rows: list[list[Any]]
+           ) -> tuple[tuple[str, ...], list[list[Any]]]:
+    """`columns` and `rows` without the columns that break no tie in this event (every one
+    0): its net levels, its opponents' points."""
+    event = director.require_event()
+    hidden = set() if event.net_levels else {"net", "ns_net", "ew_net"}
+    if not event.opponents:
+        hidden.add("opponents")
+    kept = [i for i, c in enumerate(columns) if c not in hidden]
+    return tuple(columns[i] for i in kept), [[row[i] for i in kept] for row in rows]
 
 
 def standing_rows(director: Director, lang: str) -> list[list[Any]]:
@@ -159,13 +173,13 @@ def ruling_rows(director: Director, lang: str) -> list[list[Any]]:
 
 
 def audit_rows(director: Director, lang: str) -> list[list[Any]]:
-    t = words(lang, individual=director.individual())
+    t = words(lang, director.wording())
     return [[_time(e.at), who_text(t, e.who), e.text(t)]
             for e in director.audit_log()]
 
 
-def headers(columns: Sequence[str], lang: str) -> list[str]:
-    t = words(lang)
+def headers(columns: Sequence[str], lang: str, wording: str = "") -> list[str]:
+    t = words(lang, wording)
     return [t(f"export.col.{c}") for c in columns]
 
 
@@ -190,7 +204,7 @@ def results_csv_of(director: Director, lang: str) -> Callable[[], str]:
     writes it, which may run in another thread."""
     with director.reading():
         columns, results = result_table(director, lang)
-        rows = [headers(columns, lang), *results]
+        rows = [headers(columns, lang, director.wording()), *results]
     return lambda: _csv(rows)
 
 
@@ -203,7 +217,8 @@ def workbook(director: Director, lang: str = "zh-Hans") -> bytes:
     return write_workbook(workbook_sheets(director, lang), lang)
 
 
-Sheets = list[tuple[str, Sequence[str], list[list[Any]]]]  # each one's name, columns, rows
+# each one's name, columns, their headers and rows
+Sheets = list[tuple[str, Sequence[str], list[str], list[list[Any]]]]
 
 
 def workbook_sheets(director: Director, lang: str) -> Sheets:
@@ -211,9 +226,12 @@ def workbook_sheets(director: Director, lang: str) -> Sheets:
     with director.reading():
         rulings = [] if director.individual() else [  # (an individual event has none)
             ("rulings", RULING_COLUMNS, ruling_rows(director, lang))]
-        return [("standings", *standing_table(director, lang)),
-                ("results", *result_table(director, lang)), *rulings,
-                ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
+        tables = [("standings", *standing_table(director, lang)),
+                  ("results", *result_table(director, lang)), *rulings,
+                  ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
+        wording = director.wording()
+        return [(name, columns, headers(columns, lang, wording), rows)
+                for name, columns, rows in tables]
 
 
 def write_workbook(sheets: Sheets, lang: str) -> bytes:
@@ -226,12 +244,12 @@ def write_workbook(sheets: Sheets, lang: str) -> bytes:
     t = words(lang)
     book = Workbook()
     first = True
-    for name, columns, rows in sheets:
+    for name, columns, heads, rows in sheets:
         sheet = book.active if first else book.create_sheet()
         first = False
         assert sheet is not None
         sheet.title = t(f"export.sheet.{name}")
-        sheet.append(headers(columns, lang))
+        sheet.append(heads)
         for c in sheet[1]:
             c.font = Font(bold=True)
         for row in rows:

@@ -196,7 +196,7 @@ def file_name(director: Director, kind: str, lang: str, ext: str,
     from .templating import words
 
     event = director.event()
-    t = words(lang, individual=director.individual())
+    t = words(lang, director.wording())
     parts = [event.name if event else "event"]
     if kind in ("pairings-table", "pairings-team", "sheets"):
         parts.append(t("print.file.round", round=round_no or director.current_round()))

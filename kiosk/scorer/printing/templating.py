@@ -35,8 +35,8 @@ def environment() -> jinja2.Environment:
 
 
 def render(template: str, lang: str, **context: Any) -> str:
-    """`template` in `lang`; in the words of an individual event when it shows one."""
-    t = words(lang, individual=getattr(context.get("event"), "individual", False))
+    """`template` in `lang`; in the event's words where they differ when it shows one."""
+    t = words(lang, getattr(context.get("event"), "wording", ""))
     return environment().get_template(template).render(
         t=t, who_text=lambda by: who_text(t, by), decided=lambda how: decided_text(t, how),
         result=lambda won, how: result_text(t, won, how), lang=lang, langs=LANGS, **context)
@@ -48,17 +48,17 @@ def lang_of(request: Request) -> str:
     return lang if lang in LANGS else DEFAULT_LANG
 
 
-def words(lang: str, individual: bool = False) -> Callable[..., str]:
+def words(lang: str, wording: str = "") -> Callable[..., str]:
     """`t(key, **params)` in `lang`; a parameter that is itself a catalog key (a field's
     label, a side) or words (`kiosk.rules.errors.Words`) is said in `lang` first.
-    `individual`: an individual event's words where they differ (`key_individual`: 选手 for
-    队伍, 人 for 队)."""
+    `wording` (`EventInfo.wording`): the event's words where they differ (`key_individual`:
+    选手 for 队伍; `key_wins`: 胜场 for 大分)."""
     lang = lang if lang in LANGS else DEFAULT_LANG
     t, messages = translator(lang), catalog(lang)
 
     def say(key: str, **params: Any) -> str:
-        if individual and f"{key}_individual" in messages:
-            key = f"{key}_individual"
+        if wording and f"{key}_{wording}" in messages:
+            key = f"{key}_{wording}"
         return render_words(key, {k: t(v) if isinstance(v, str) and v in messages else v
                             for k, v in params.items()}, lang)
     return say

@@ -94,7 +94,7 @@ def page(request: Request, template: str, status: int = 200, **context: Any) -> 
     context.setdefault("director", director_of(request))
     context.setdefault("event", context["director"].event())
     shown = context.pop("flash", None) or flash.shown(
-        request, lang, getattr(context["event"], "individual", False))
+        request, lang, getattr(context["event"], "wording", ""))
     context.setdefault("tab", "")
     context.setdefault("error_params", {})
     context.setdefault("kept", {})  # what a refused form had typed, by field name

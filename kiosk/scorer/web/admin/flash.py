@@ -68,9 +68,9 @@ def refusal(target: str, exc: Exception) -> RedirectResponse:
     return back(target, "error", getattr(exc, "key", None), getattr(exc, "params", None))
 
 
-def shown(request: Request, lang: str, individual: bool = False) -> tuple[str, str] | None:
-    """The message a redirect of this console carried: (kind, text), or None; in an
-    individual event's words (`individual`)."""
+def shown(request: Request, lang: str, wording: str = "") -> tuple[str, str] | None:
+    """The message a redirect of this console carried: (kind, text), or None; in the
+    event's words where they differ (`wording`)."""
     fields = [(k, v) for k, v in request.query_params.multi_items()
               if k in ("flash", "kind") or k.startswith(("p_", "w_"))]
     if not hmac.compare_digest(request.query_params.get("sig", ""), _signature(fields)):
@@ -81,7 +81,7 @@ def shown(request: Request, lang: str, individual: bool = False) -> tuple[str, s
     params: dict[str, Any] = {k[2:]: v for k, v in fields if k.startswith("p_")}
     try:
         params |= {k[2:]: from_json(json.loads(v)) for k, v in fields if k.startswith("w_")}
-        text = words(lang, individual)(key, **params)
+        text = words(lang, wording)(key, **params)
     except (KeyError, IndexError, ValueError, TypeError, AttributeError):
         return None
     kind = request.query_params.get("kind")

@@ -54,10 +54,12 @@
   const $ = (id) => document.getElementById(id);
   const tableOf = new WeakMap();  // a table's row -> its data in the snapshot
 
-  let individual = false;    // an individual event: its own words where they differ
+  // the event's words where they differ (`key_<wording>`): an individual event's (选手),
+  // an event counting wins' (胜场 for 大分), a groups event's (积分)
+  let wording = '';
 
   function t(key, vars) {
-    if (individual && `${key}_individual` in I18N[DEFAULT_LANG]) key = `${key}_individual`;
+    if (wording && `${key}_${wording}` in I18N[DEFAULT_LANG]) key = `${key}_${wording}`;
     let text = I18N[lang][key];
     if (text === undefined) text = I18N[DEFAULT_LANG][key];
     if (text === undefined) return key;
@@ -312,12 +314,14 @@
     // tables are history.
     const closed = Boolean(ev && ev.status === 'closed');
     document.body.classList.toggle('closed', closed);
-    // an individual event has no net levels and no opponents' points: their columns stay
-    // blank (hall.css) rather than show every player's 0
-    const players = Boolean(ev && ev.format === 'individual-groups');
-    document.body.classList.toggle('individual', players);
-    if (players !== individual) {
-      individual = players;
+    document.body.classList.toggle('individual', Boolean(ev && ev.format === 'individual-groups'));
+    // a column that breaks no tie in this event (net levels, opponents' points) stays blank
+    // (hall.css) rather than show every team's 0
+    document.body.classList.toggle('no-net', Boolean(ev && !ev.net_levels));
+    document.body.classList.toggle('no-opponents', Boolean(ev && !ev.opponents));
+    const words = (ev && ev.wording) || '';
+    if (words !== wording) {
+      wording = words;
       applyLanguage();
     }
     const title = $('standings-title');

@@ -29,7 +29,7 @@
   let teams = null;      // every team, for the search
   let fold = {};         // traditional character -> simplified, for what is typed
   let eventName = null;  // the event's name, from the team list
-  let eventFormat = null;  // and its format (an individual event has its own words)
+  let eventWording = '';  // and its words where they differ (see `wording`)
   let offset = 0;        // scorer time minus browser time, seconds
   let lastData = performance.now();
   let lastDataWall = Date.now();
@@ -42,10 +42,13 @@
 
   const $ = (id) => document.getElementById(id);
 
-  let individual = false;    // an individual event: its own words where they differ
+  // the event's words where they differ (`key_<wording>`): an individual event's (选手),
+  // an event counting wins' (胜场 for 大分), a groups event's (积分)
+  let wording = '';
+  let individual = false;
 
   function t(key, vars) {
-    if (individual && `${key}_individual` in I18N[DEFAULT_LANG]) key = `${key}_individual`;
+    if (wording && `${key}_${wording}` in I18N[DEFAULT_LANG]) key = `${key}_${wording}`;
     let text = I18N[lang][key];
     if (text === undefined) text = I18N[DEFAULT_LANG][key];
     if (text === undefined) return key;
@@ -128,8 +131,8 @@
     teams = list.teams;
     fold = list.fold || {};
     eventName = list.event;
-    eventFormat = list.format;
-    useFormat(eventFormat);  // (before a message said from the list: 没有这名选手)
+    eventWording = list.wording || '';
+    useWording(eventWording);  // (before a message said from the list: 没有这名选手)
     gotData();
   }
 
@@ -207,18 +210,18 @@
 
   // ---- the view ------------------------------------------------------------------------
 
-  // An individual event has words of its own: the page says them once its format is known.
-  function useFormat(format) {
-    const players = format === 'individual-groups';
-    if (players !== individual) {
-      individual = players;
+  // An event may have words of its own: the page says them once they are known.
+  function useWording(words) {
+    if (words !== wording) {
+      wording = words;
+      individual = words === 'individual';
       applyLanguage();
     }
   }
 
   function renderHeader() {
     const event = view && view.event;
-    useFormat(event ? event.format : eventFormat);
+    useWording(event ? event.wording || '' : eventWording);
     const name = event ? event.name : (view || teams ? eventName : null);
     $('event-name').textContent = name || (view || teams ? t('no_event') : '…');
     $('round').textContent = event && event.round
@@ -241,6 +244,7 @@
       ? t(out[0] === 'during' ? 'withdrawn_during' : 'withdrawn', { round: out[1] }) : '';
     $('final').hidden = !closed();  // the event is over: its standing is the final one
     const s = view.standing;
+    const event = view.event || {};
     $('standing').replaceChildren(...(s ? [
       // a shared place as the console says it (并列第 3 名); none before any match is
       // played, where every team would share the first (the hall's —); a shared place takes
@@ -248,10 +252,12 @@
       fact(t('rank'), !view.ranked || !s.played ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
         view.ranked && s.played && s.tied ? 'rank tied' : 'rank'),
       fact(t('points'), s.points, 'points'),
-      // an individual event keeps no net levels nor opponents' points; after its finals a
-      // player's place is within a final group, which the hall names too
-      ...(individual ? (s.prize ? [fact(t('group'), t('prize_group', { n: s.prize }), 'group')] : [])
-        : [fact(t('net'), signed(s.net), 'net'), fact(t('opponents'), s.opponents, 'opponents')]),
+      // the net levels and opponents' points where they break ties (an individual event
+      // keeps neither); after an individual event's finals a player's place is within a
+      // final group, which the hall names too
+      ...(event.net_levels ? [fact(t('net'), signed(s.net), 'net')] : []),
+      ...(event.opponents ? [fact(t('opponents'), s.opponents, 'opponents')] : []),
+      ...(individual && s.prize ? [fact(t('group'), t('prize_group', { n: s.prize }), 'group')] : []),
       fact(t('played'), s.played, 'played'),
       // (a fifth place may have more big points than a fourth: why, under them)
       ...(individual && s.prize ? [fact('', t('places_by_final'), 'wide note')] : []),
