@@ -75,12 +75,41 @@ def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):
     table.tap("referee")
     table.pin()
     table.tap("r_time_up")
-    assert table.screen.lines == (
-        "南北打2，东西打2：先打完本副，然后级数领先的一方获胜，比赛结束。",)
+    assert table.screen.lines == ("南北打2，东西打2：先打完本副，然后级数领先的一方获胜"
+                                  "（级数仍相同，本副胜方获胜），比赛结束。",)
     table.tap("ok")
     assert table.state.phase == "play" and table.screen.name == "time_up"  # the banner
     assert (table.screen.title, table.screen.lines) == ("本桌裁判宣布时间到",
                                                         ("打完本副，比赛结束",))
+    table.tap("time_up_ok")
+    table.play_out()
+    table.enter(80)  # 东西 take over, no level moves: still 2 : 2, 东西 won the last hand
+    table.press("N", "E")
+    assert table.state.phase == "over"
+    assert "胜方：东西（时间到，级数相同，赢了最后一副）" in table.screen.lines
+
+
+def test_a_win_on_equal_levels_says_what_broke_the_tie(table):
+    """A time-up win on equal levels read 「南北打7，东西打7：南北获胜」, and the result and
+    the slip 「胜方：南北（时间到）」: nothing said why (a referee's review). xiamen between
+    hands: the team that reached the level first wins, and every screen and the slip say so."""
+    table.start()
+    for points in (0, 80, 0):  # 南北 7 : 2, 东西 take over, 东西 up to 7 : 7
+        if table.state.phase == "ready":
+            table.tap("trump:♠", "start_bury")
+            table.press(table.state.clock.seat)
+        table.play_out()
+        table.enter(points)
+        table.press("N", "E")
+    assert table.runner.view.levels == ("7", "7")
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    assert table.screen.lines == ("南北打7，东西打7，级数相同：南北先打到此级，获胜，比赛结束。",)
+    table.tap("ok")
+    assert "胜方：南北（时间到，级数相同，先打到此级）" in table.screen.lines
+    slip = table.runner.slips["zh-Hans"].replace("\n", "")  # (wrapped at the paper's width)
+    assert "胜方：南北（时间到，级数相同，先打到此级）" in slip
 
 
 def test_a_new_matchs_setup_shows_nothing_of_the_match_that_ended(table):

@@ -26,8 +26,13 @@ def test_xiamen_equal_levels_between_hands_the_first_to_reach_wins(rulesets):
     assert match.shown_levels() == ("4", "5")
     match, _ = play(match, hand(75))             # NS dealer holds +1 -> 5, reached at hand 4
     assert match.shown_levels() == ("5", "5")
-    _, decision = match.time_up(hand_in_progress=False)
+    ended, decision = match.time_up(hand_in_progress=False)
     assert decision.winner == "EW"  # EW reached 5 at hand 2
+    # what broke the tie goes with the result, for the screens and the slip to say
+    assert decision.tie == "reached-first"
+    assert ended.result().to_json() == {"winner": "EW", "by": "time-up", "tie": "reached-first",
+                                        "big_points": {"NS": 0, "EW": 3},
+                                        "net_levels": {"NS": 0, "EW": 0}}
 
 
 def test_xiamen_equal_levels_mid_hand_finish_then_higher_or_hand_winner(rulesets):
@@ -36,8 +41,10 @@ def test_xiamen_equal_levels_mid_hand_finish_then_higher_or_hand_winner(rulesets
     assert (decision.winner, decision.finish_hand) == (None, True)
     done, r = pending.play(hand(60))  # NS hold +1 -> 10
     assert (r.winner, r.by, done.winner) == ("NS", "time-up", "NS")
+    assert done.tie is None and "tie" not in done.result().to_json()  # (the levels differ)
     done, r = pending.play(hand(85))  # EW take over +0: equal, the side that won the hand
     assert (r.levels, r.winner, r.by) == (("9", "9"), "EW", "time-up")
+    assert done.result().tie == "last-hand"
 
 
 def test_chaodipi_time_up_finishes_the_hand_then_leader_wins(rulesets):

@@ -81,9 +81,12 @@ class MatchResult:
     levels: tuple[str, str]
     big_points: tuple[int, int] | None  # None where the ruleset gives no points
     net_levels: tuple[int, int] | None  # only where the ruleset breaks ties by net levels
+    tie: str | None = None  # time up on equal levels: what decided (`TeamMatch.tie`)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"winner": self.winner, "by": self.by}
+        if self.tie is not None:
+            out["tie"] = self.tie
         if self.big_points is not None:
             out["big_points"] = dict(zip(TEAMS, self.big_points, strict=True))
         if self.net_levels is not None:
@@ -97,6 +100,7 @@ class TimeUpDecision:
 
     winner: str | None
     finish_hand: bool
+    tie: str | None = None  # the levels equal: what decided (`TeamMatch.tie`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +119,9 @@ class TeamMatch:
     winner: str | None = None
     by: str | None = None
     time_up_pending: bool = False  # time ran out during the hand in play: it is the last
+    # time up on equal levels: what decided, "reached-first" (the team that reached that level
+    # first) or "last-hand" (the side that won the last hand)
+    tie: str | None = None
 
     @classmethod
     def start(cls, ruleset: Ruleset, first_dealer: str | None = None) -> TeamMatch:
@@ -273,7 +280,8 @@ class TeamMatch:
         if won:
             state = state._end(mover, "ladder")
         elif self.time_up_pending:
-            state = state._end(state._time_up_winner(after_hand=True), "time-up")
+            winner, tie = state._time_up_winner(after_hand=True)
+            state = state._end(winner, "time-up", tie)
         return state, HandResult(hand, dealer, level, score.total, score.result, moved,
                                  state.shown_levels(), next_dealer, state.winner, state.by,
                                  score.penalties, stopped_at=stopped_at)
@@ -286,8 +294,8 @@ class TeamMatch:
                         by=words(f"by.{self.by}"))
         return error
 
-    def _end(self, winner: str, by: str) -> TeamMatch:
-        return replace(self, winner=winner, by=by, time_up_pending=False)
+    def _end(self, winner: str, by: str, tie: str | None = None) -> TeamMatch:
+        return replace(self, winner=winner, by=by, time_up_pending=False, tie=tie)
 
     def time_up(self, hand_in_progress: bool) -> tuple[TeamMatch, TimeUpDecision]:
         """The match time ran out (docs/rules.md §5). Returns the new state and the decision:
@@ -304,21 +312,22 @@ class TeamMatch:
         equal = self.levels[0] == self.levels[1]
         if hand_in_progress and (rule == "finish-hand-then-leader" or equal):
             return replace(self, time_up_pending=True), TimeUpDecision(None, True)
-        winner = self._time_up_winner(after_hand=False)
-        return self._end(winner, "time-up"), TimeUpDecision(winner, False)
+        winner, tie = self._time_up_winner(after_hand=False)
+        return self._end(winner, "time-up", tie), TimeUpDecision(winner, False, tie)
 
-    def _time_up_winner(self, after_hand: bool) -> str:
+    def _time_up_winner(self, after_hand: bool) -> tuple[str, str | None]:
+        """Who wins at time up, and what broke a tie of levels (None: the levels differ)."""
         ns, ew = self.levels
         if ns != ew:
-            return "NS" if ns > ew else "EW"
+            return ("NS" if ns > ew else "EW"), None
         if (not after_hand and self.ruleset.time.time_up == "higher-level-now"
                 and self.reached[0] != self.reached[1]):
-            return "NS" if self.reached[0] < self.reached[1] else "EW"
+            return ("NS" if self.reached[0] < self.reached[1] else "EW"), "reached-first"
         if self.last_hand_winner is None:
             raise EntryError("end.time_up", "no hand was played, so time up cannot pick a "
                              "winner; the referee rules (record a forfeit)").explained(
                 "rules.entry.time_up_no_hand")
-        return self.last_hand_winner
+        return self.last_hand_winner, "last-hand"
 
     def forfeit(self, loser: str) -> TeamMatch:
         """`loser` forfeits (late, disqualified, a ruling): the other team wins. Raises
@@ -342,7 +351,7 @@ class TeamMatch:
         nets = (net, -net) if w == 0 else (-net, net)
         return MatchResult(self.winner, self.by, self.shown_levels(),
                            (big[0], big[1]) if scoring.big_points else None,
-                           nets if scoring.tie_break == "net-levels" else None)
+                           nets if scoring.tie_break == "net-levels" else None, self.tie)
 
 
 def climb(ruleset: Ruleset, start: int, steps: int, first_step_free: bool

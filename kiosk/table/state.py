@@ -1271,7 +1271,8 @@ class MatchState:
 
     def time_up_preview(self) -> dict[str, Any] | None:
         """What time up called now would decide, for the question before it (the rules core
-        decides; nothing changes): {"winner": team}, {"finish_hand": True} (levels equal, or
+        decides; nothing changes): {"winner": team} (with the "tie" it broke: the levels
+        equal), {"finish_hand": True} (levels equal, or
         the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first),
         {"ruling": True} (the rules cannot decide), or an individual round's {"ends_round":
         "after_deal" or "now"}. None when time up does not apply."""
@@ -1288,7 +1289,9 @@ class MatchState:
             _, decision = core.time_up(self.phase in IN_HAND)
         except EntryError:
             return {"ruling": True}
-        return {"winner": decision.winner} if decision.winner else {"finish_hand": True}
+        if decision.winner is None:
+            return {"finish_hand": True}
+        return {"winner": decision.winner, **({"tie": decision.tie} if decision.tie else {})}
 
     def _round_ends_at_time_up(self) -> bool:
         """An individual round whose time is up ends on the deals played: the deal in play is

@@ -576,7 +576,8 @@ def time_up_by(view: TableView, t: Any) -> str:
 def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
     if view.phase == Phase.OVER and view.result and view.result.get("winner"):
-        return t("ui.time_up.over", team=team_label(view, view.result["winner"], t))
+        return t("ui.time_up.over" + _tie(view.result),
+                 team=team_label(view, view.result["winner"], t))
     if (view.time_up or {}).get("ends_round"):  # an individual round: on the deals played
         if view.phase == Phase.OVER:
             return t("ui.time_up.round_over", n=len(view.history))
@@ -589,15 +590,21 @@ def time_up_now(view: TableView, t: Any) -> str:
     return t("ui.time_up.after_hand", n=view.hand)
 
 
+def _tie(decided: dict[str, Any]) -> str:
+    """The ending of a time-up message's key that says what broke a tie of levels, if one
+    did (`TeamMatch.tie`)."""
+    return f".{decided['tie']}" if decided.get("tie") else ""
+
+
 def time_up_question(view: TableView, t: Any) -> str:
     """What time up called now decides, said before the irreversible tap: 东西 8 : 2，东西获胜，
     比赛结束 (from the session's preview: the rules core decides, nothing here)."""
     preview = view.time_up_preview or {}
     levels = view.levels or ("", "")
     ns, ew = team_label(view, "NS", t), team_label(view, "EW", t)
-    if preview.get("winner"):
-        return t("ui.confirm.time_up_wins", ns=ns, ew=ew, a=levels[0], b=levels[1],
-                 team=team_label(view, preview["winner"], t))
+    if preview.get("winner"):  # (levels equal: what broke the tie, 先打到此级)
+        return t("ui.confirm.time_up_wins" + _tie(preview), ns=ns, ew=ew, a=levels[0],
+                 b=levels[1], team=team_label(view, preview["winner"], t))
     if preview.get("finish_hand"):
         return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
     if preview.get("after_hand"):
@@ -718,7 +725,7 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
             if view.end.get("reason"):
                 lines.append(t("ui.over.reason", reason=view.end["reason"]))
         lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
-                       by=t("by." + r["by"])))
+                       by=t("by." + r["by"] + _tie(r))))
         if "big_points" in r:
             lines.append(t("ui.over.big_points", ns=team_label(view, "NS", t),
                            ew=team_label(view, "EW", t), a=r["big_points"]["NS"],

@@ -195,8 +195,9 @@ def winner_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     t = translator(lang)
     winner = last["winner"]
     loser = "EW" if winner == "NS" else "NS"
-    return t(f"words.winner.{last['by']}", team=t(f"team.{winner}"), loser=t(f"team.{loser}"),
-             final=ruleset.final if ruleset.ladder else "")
+    tie = f".{last['tie']}" if last.get("tie") else ""  # time up on equal levels: why
+    return t(f"words.winner.{last['by']}{tie}", team=t(f"team.{winner}"),
+             loser=t(f"team.{loser}"), final=ruleset.final if ruleset.ladder else "")
 
 
 def net_levels_words(net: Mapping[str, int], lang: str) -> str:
