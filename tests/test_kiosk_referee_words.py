@@ -9,7 +9,9 @@ import re
 
 import pytest
 
+from kiosk.hw.slip import slip_lines
 from kiosk.i18n import LANGS
+from kiosk.rules.record import replay
 from kiosk.words.textfmt import width
 
 pytestmark = pytest.mark.unit
@@ -190,6 +192,29 @@ def test_ruling_a_disputed_hand_that_wins_says_the_match_ends(table):
                                   "本副按以上结果确认：东西赢得比赛，比赛结束。",)
     table.tap("ok")
     assert (table.state.phase, table.state.winner()) == ("over", "EW")
+
+
+def test_a_ruled_dispute_stays_in_the_history_the_slip_and_the_record(table):
+    """Once the referee ruled a disputed hand, nothing showed it had been disputed: not the
+    history, not the slip both sides sign (a referee's review)."""
+    table.start()
+    table.enter(85)
+    ask_to_rule(table)
+    table.tap("ok")
+    record = table.session.export()
+    assert record["hands"][0]["disputed_by"] == "NS"
+    table.tap("history")
+    assert "南北有异议，本副结果由裁判裁定" in table.screen.lines[1]
+    table.tap("close")
+    slip = "\n".join(text for _, text in slip_lines(
+        record, table.state.ruleset, list(replay(record, table.rulesets)), 58, "zh-Hans"))
+    assert "南北有异议，本副结果由裁判裁定" in slip
+    # a hand both sides confirmed says nothing of the kind
+    table.tap("trump:♠", "start_bury")
+    table.press(table.state.clock.seat)
+    table.enter(40)
+    table.press("N", "E")
+    assert "disputed_by" not in table.session.export()["hands"][1]
 
 
 def test_the_referee_may_change_a_disputed_hand_before_both_sides_confirm_it(table):

@@ -26,9 +26,10 @@ _TEAM_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "first_dealer", "han
 _INDIVIDUAL_KEYS: Final = frozenset({"ruleset", "ruleset_sha256", "deals"}) | _INFO
 _HAND_KEYS: Final = frozenset(
     {"points", "kitty", "penalties", "redeal", "dealer", "as_played", "trump", "note",
-     "buried_by", "called_by"})
+     "buried_by", "called_by", "disputed_by"})
 _DEAL_KEYS: Final = frozenset(
-    {"points", "kitty", "penalties", "partner", "partner_card", "dealer", "trump", "note"})
+    {"points", "kitty", "penalties", "partner", "partner_card", "dealer", "trump", "note",
+     "disputed_by"})
 _KITTY_KEYS: Final = frozenset({"points", "shape"})
 _PENALTY_KEYS: Final = frozenset(
     {"code", "seat", "cards", "points", "levels", "choice", "late", "note", "at", "entered_by",
@@ -153,6 +154,7 @@ def _replay_individual(record: dict[str, Any], ruleset: Ruleset) -> Iterator[dic
 def parse_hand(raw: Any) -> HandEntry:
     """A hand of a record (a JSON object) as a HandEntry. Raises EntryError or RecordError."""
     _check_keys(raw, _HAND_KEYS, "", "")
+    _check_disputed(raw, ("NS", "EW"))
     for flag in ("redeal", "as_played"):
         if not isinstance(raw.get(flag, False), bool):
             raise EntryError(flag, f"{raw[flag]!r}: give true or false").explained(
@@ -174,6 +176,7 @@ def parse_deal(raw: Any) -> DealEntry:
     from .individual import DealEntry
 
     _check_keys(raw, _DEAL_KEYS, "", "")
+    _check_disputed(raw, ("dealer", "defenders"))
     return DealEntry(
         points=raw.get("points"),
         kitty=_parse_kitty(raw.get("kitty")),
@@ -182,6 +185,15 @@ def parse_deal(raw: Any) -> DealEntry:
         partner_card=raw.get("partner_card"),
         dealer=raw.get("dealer"),
     )
+
+
+def _check_disputed(raw: Any, sides: tuple[str, ...]) -> None:
+    """`disputed_by`, the side whose dispute the table's referee ruled on (words only: the
+    hand scores as entered), must name a side."""
+    if "disputed_by" in raw and raw["disputed_by"] not in sides:
+        raise EntryError("disputed_by", f"{raw['disputed_by']!r}; allowed: {', '.join(sides)}"
+                         ).explained("rules.record.one_of", value=value_words(raw["disputed_by"]),
+                                     values=", ".join(sides))
 
 
 def _parse_kitty(raw: Any) -> KittyEntry | None:

@@ -414,6 +414,8 @@ class MatchState:
             record["trump"] = dict(draft.trump)
         if self.team and self.buried_by(draft) is not None:
             record["buried_by"] = self.buried_by(draft)
+        if draft.disputed_by is not None:  # the referee ruled this result (words only)
+            record["disputed_by"] = draft.disputed_by
         return record
 
     def _commit_hand(self, event: Event) -> None:

@@ -814,6 +814,7 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
                     f"{seat_label(view, k, t) or k} {v}" for k, v in h["totals"].items()))
             # the deal's penalties as its result said them (they were left out)
             extra = list(wizard.priced_texts(*_penalties_of(record, h), view, t, lang))
+            extra += _disputed(view, record, t, lang)
             if view.corrected[h["deal"] - 1]:
                 extra.append(t("ui.history.corrected"))
             notes.append(("; " if lang == "en" else "；").join([said, *extra]))
@@ -837,6 +838,7 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
                            times=view.multipliers.get(kitty["shape"], "")))
         # each as the entry and the result said it (an overrun with its seconds)
         extra += wizard.priced_texts(*_penalties_of(record, h), view, t, lang)
+        extra += _disputed(view, record, t, lang)
         if view.corrected[h["hand"] - 1]:
             extra.append(t("ui.history.corrected"))
         rows.append((str(h["hand"]), dealer, h["level"], str(record.get("points", "—")),
@@ -848,6 +850,12 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     for row, note in zip(rows, notes, strict=True):
         out.append(_row(row, widths) + (f"\n    {note}" if note else ""))
     return tuple(out)
+
+
+def _disputed(view: TableView, record: dict[str, Any], t: Any, lang: str) -> list[str]:
+    """A hand whose result a side disputed and the referee ruled on, as the slip says it."""
+    side = record.get("disputed_by")
+    return [t("words.disputed", side=_side(view, side, t, lang))] if side else []
 
 
 def _penalties_of(record: dict[str, Any], played: dict[str, Any]

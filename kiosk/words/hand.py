@@ -265,8 +265,8 @@ def hand_entry(record: Mapping[str, Any], line: Mapping[str, Any]) -> Mapping[st
 
 def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, lang: str,
           players: Mapping[str, Any] | None = None) -> list[str]:
-    """A fry, the kitty, every penalty of one hand and a must-play level that stopped its
-    advance, one note each."""
+    """A fry, the kitty, every penalty of one hand, a must-play level that stopped its
+    advance and a dispute the table's referee ruled on, one note each."""
     out = []
     entry = hand_entry(record, line)
     fried = fry_words(entry, lang, players)
@@ -285,7 +285,17 @@ def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, 
         out.append(penalty_words(p, ruleset, lang, line.get("total"), players))
     if line.get("stopped_at"):
         out.append(stopped_words(line, lang))
+    if entry and entry.get("disputed_by"):
+        out.append(disputed_words(entry["disputed_by"], ruleset, lang))
     return out
+
+
+def disputed_words(side: str, ruleset: Vocabulary, lang: str) -> str:
+    """「东西有异议，本副结果由裁判裁定」: a hand whose result a side disputed."""
+    t = translator(lang)
+    said = terms(ruleset, lang).get("dealer_side" if side == "dealer" else "defenders") \
+        if side in ("dealer", "defenders") else t(f"team.{side}")
+    return t("words.disputed", side=said)
 
 
 def stopped_words(line: Mapping[str, Any], lang: str) -> str:
