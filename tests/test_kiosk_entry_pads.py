@@ -66,3 +66,37 @@ def test_the_referee_s_levels_are_offered_as_far_as_the_rules_allow(table):
     assert [b.label for g in screen.grids for b in g.buttons] == [str(n) for n in range(1, 13)]
     table.tap("e_pval:4")
     assert [p.get("levels") for p in table.state.draft.penalties.values()] == [4]
+
+
+def test_a_kitty_every_shape_doubles_is_not_asked_its_shape(table):
+    """standard-80fen doubles the kitty whatever won the last trick: the referee was asked the
+    shape all the same, eight keys of ×2 (a referee's review), and the record kept one nobody
+    needed. The shape is not asked there, and the record, the sum, the history and the slip
+    say the kitty without one; xiamen-2015, whose shapes differ, still asks it."""
+    from kiosk.hw.slip import slip_lines
+    from kiosk.rules import replay
+
+    table.start("standard-80fen", dealer="S")
+    table.play_out()
+    table.tap("end_play", "e_points:40", "e_last:defenders", "e_kitty:20")
+    assert table.screen.name == "entry.penalties"
+    table.tap("e_back")
+    assert table.screen.name == "entry.kitty_points"  # (back past no shape step)
+    table.tap("e_kitty:20", "e_finish")
+    assert table.state.draft.kitty == {"points": 20}
+    assert any("底牌 20×2" in line for line in table.screen.lines), table.screen.lines
+    table.press("N", "E")
+    record = table.session.export()
+    assert record["hands"][0]["kitty"] == {"points": 20}
+    table.tap("history")
+    assert "底牌 20×2" in table.screen.lines[1]
+    table.tap("close")
+    slip = "\n".join(text for _, text in slip_lines(
+        record, table.state.ruleset, list(replay(record, table.rulesets)), 58, "zh-Hans"))
+    assert "抠底：底牌20分×2＝40分" in slip
+
+
+def test_a_kitty_whose_shape_counts_is_asked_it(table):
+    to_the_kitty(table, 40)
+    table.tap("e_kitty:20")
+    assert table.screen.name == "entry.kitty_shape"

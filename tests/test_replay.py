@@ -92,6 +92,10 @@ def test_an_error_names_hand_and_field_after_printing_the_hands_before_it():
                                                                "disputed_by": "N"}]},
      "第1副，有异议的一方：“N”不可用；可选：NS, EW",
      "hand 1, the side that disputed: “N” is refused; allowed: NS, EW"),
+    ({"ruleset": "xiamen-2015", "first_dealer": "N",
+      "hands": [{"points": 60, "kitty": {"points": 10}}]},  # (standard-80fen: not asked)
+     "第1副，抠底牌型：缺少此项；本规则按赢得最后一轮的牌型加倍底分",
+     "hand 1, kitty shape: missing; this ruleset multiplies the kitty by the shape"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": "lots"},
      "比赛记录，各副记录：应为列表", "the record, hands: give a list"),
     ({"ruleset": "xiamen-2015", "first_dealer": "N", "hands": [7]},
@@ -149,6 +153,12 @@ def test_missing_file():
     chinese = kiosk("replay", "/nonexistent/record.json")
     assert chinese.stderr == ("kiosk replay：比赛记录：无法读取/nonexistent/record.json："
                               "没有这个文件或目录\n")
+
+
+def test_a_kitty_of_a_ruleset_whose_shapes_all_multiply_the_same_needs_no_shape():
+    lines = jsonl(replay({"ruleset": "standard-80fen", "first_dealer": "N", "hands": [
+        {"points": 60, "kitty": {"points": 10}}]}).stdout)
+    assert lines[0]["total"] == 80  # 60 + 10 × 2, whatever won the last trick
 
 
 def test_time_up_between_hands_marks_the_last_line():

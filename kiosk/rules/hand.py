@@ -37,10 +37,11 @@ def kitty_point_values(points: int | None) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class KittyEntry:
-    """The kitty's card points and the shape of the defenders' play that won the last trick."""
+    """The kitty's card points and the shape of the defenders' play that won the last trick
+    (None: not asked, where every shape multiplies the same)."""
 
     points: int
-    shape: str
+    shape: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

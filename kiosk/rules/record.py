@@ -200,11 +200,10 @@ def _parse_kitty(raw: Any) -> KittyEntry | None:
     if raw is None:
         return None
     _check_keys(raw, _KITTY_KEYS, "", "kitty.")
-    for key in ("points", "shape"):
-        if key not in raw:
-            raise EntryError(f"kitty.{key}", "missing; the kitty needs points and shape"
-                             ).explained("rules.record.kitty_needs")
-    return KittyEntry(raw["points"], raw["shape"])
+    if "points" not in raw:  # (its shape is the ruleset's to ask: `Kitty.multiplier`)
+        raise EntryError("kitty.points", "missing; the kitty needs its points"
+                         ).explained("rules.record.kitty_needs")
+    return KittyEntry(raw["points"], raw.get("shape"))
 
 
 def _parse_penalties(raw: Any) -> tuple[PenaltyEntry, ...]:

@@ -121,9 +121,24 @@ class Kitty:
     tractor_step: int
     tractors: Text  # what the seed counts as a tractor (it decides tractor vs two pairs)
 
-    def multiplier(self, shape: str) -> int:
-        """The multiplier for `shape`: ``single``, ``pair``, ``pairsN`` or ``tractorN`` (N >= 2).
-        Raises EntryError for any other shape."""
+    @property
+    def uniform(self) -> int | None:
+        """The one multiplier every shape gives (standard-80fen: ×2), where the shape does not
+        count; else None."""
+        same = self.single == self.pair == self.pairs == self.tractor2
+        flat = self.tractor_growth == "add" and self.tractor_step == 0
+        return self.single if same and flat else None
+
+    def multiplier(self, shape: str | None) -> int:
+        """The multiplier for `shape`: ``single``, ``pair``, ``pairsN`` or ``tractorN`` (N >= 2);
+        None (not asked) where every shape gives the same. Raises EntryError for any other
+        shape, and for None where the shape counts."""
+        if shape is None:
+            if self.uniform is None:
+                raise EntryError("kitty.shape", "missing; this ruleset multiplies the kitty "
+                                 "by the shape that won the last trick").explained(
+                    "rules.entry.shape_missing")
+            return self.uniform
         match = _SHAPE.fullmatch(shape) if isinstance(shape, str) else None
         if match is None:
             raise EntryError("kitty.shape", f"{shape!r} is not a shape; give single, pair, "

@@ -329,7 +329,8 @@ class MatchState:
         """The core entry for the hand in progress."""
         draft = draft or self.draft
         assert draft is not None
-        kitty = KittyEntry(draft.kitty["points"], draft.kitty["shape"]) if draft.kitty else None
+        kitty = KittyEntry(draft.kitty["points"], draft.kitty.get("shape")) if draft.kitty \
+            else None
         penalties = tuple(
             PenaltyEntry(p["code"], p["seat"], **{k: p[k] for k in _PENALTY_FIELDS if k in p})
             for p in draft.penalties.values())
@@ -927,12 +928,12 @@ class MatchState:
         ruleset = self.ruleset
         assert self.draft is not None and ruleset is not None
         kitty = data.get("kitty")
-        if kitty is not None and (not isinstance(kitty, dict)
-                                  or set(kitty) != {"points", "shape"}):
+        if kitty is not None and (not isinstance(kitty, dict)  # (the shape: where it counts)
+                                  or set(kitty) not in ({"points"}, {"points", "shape"})):
             raise refused("kitty_incomplete", "kitty: give its points and the shape that won "
                           "the last trick")
         try:
-            check_points(data.get("points"), KittyEntry(kitty["points"], kitty["shape"])
+            check_points(data.get("points"), KittyEntry(kitty["points"], kitty.get("shape"))
                          if kitty else None, ruleset)
         except (KeyError, TypeError):
             raise refused("refused.points", f"points {data.get('points')!r} refused") from None

@@ -168,6 +168,7 @@ class TableView:
         default_factory=dict)
     overrun: dict[str, Any] = field(default_factory=dict)  # what an overrun costs, by phase
     multipliers: dict[str, int] = field(default_factory=dict)  # kitty shape -> multiplier
+    kitty_times: int | None = None  # the one multiplier every shape gives: no shape is asked
     preview: dict[str, Any] | None = None
     confirmed: tuple[str, ...] = ()
     sides: dict[str, str] = field(default_factory=dict)  # seat -> side, in the result phase
@@ -307,7 +308,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         penalty_forms={code: penalty_options(p) for code, p in ruleset.penalties.items()},
         one_penalty_per_incident=ruleset.one_penalty_per_incident,
         penalty_seats=seats, penalty_seats_by_dealer=by_dealer, overrun=overrun,
-        multipliers=multipliers,
+        multipliers=multipliers, kitty_times=ruleset.kitty.uniform,
         preview=preview,
         confirmed=tuple(sorted(draft.confirmed)) if draft else (), sides=sides or {},
         disputed_by=draft.disputed_by if draft else None,

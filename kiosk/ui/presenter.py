@@ -635,8 +635,7 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
         parts = [t("ui.sum.points", n=view.points if view.points is not None else 0)]
         kitty = view.kitty
         if kitty:
-            parts.append(t("ui.sum.kitty", n=kitty["points"],
-                           times=view.multipliers.get(kitty["shape"], 0)))
+            parts.append(t("ui.sum.kitty", n=kitty["points"], times=_kitty_times(view, kitty)))
         fine = sum(int(x.get("points") or 0) for x in penalties)
         if any(x.get("points") for x in penalties):  # (those that cancel out too: + 罚分 0)
             parts.append(t("ui.sum.fine_add" if fine >= 0 else "ui.sum.fine_sub", n=abs(fine)))
@@ -835,7 +834,7 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
         kitty = record.get("kitty")
         if kitty:
             extra.append(t("ui.history.kitty", n=kitty["points"],
-                           times=view.multipliers.get(kitty["shape"], "")))
+                           times=_kitty_times(view, kitty)))
         # each as the entry and the result said it (an overrun with its seconds)
         extra += wizard.priced_texts(*_penalties_of(record, h), view, t, lang)
         extra += _disputed(view, record, t, lang)
@@ -850,6 +849,12 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
     for row, note in zip(rows, notes, strict=True):
         out.append(_row(row, widths) + (f"\n    {note}" if note else ""))
     return tuple(out)
+
+
+def _kitty_times(view: TableView, kitty: dict[str, Any]) -> int:
+    """What a kitty's points were multiplied by: its shape's, or every shape's (none asked)."""
+    shape = kitty.get("shape")
+    return view.multipliers.get(shape, 0) if shape else view.kitty_times or 0
 
 
 def _disputed(view: TableView, record: dict[str, Any], t: Any, lang: str) -> list[str]:

@@ -22,6 +22,8 @@ from .model import Btn, Grid, Row
 SEATS = ("N", "E", "S", "W")
 #: The shape recorded for a kitty of 0 points, whose shape changes nothing.
 NO_KITTY_SHAPE = "single"
+#: The kitty's shape where it is not asked: every shape multiplies the same (standard-80fen).
+ANY_SHAPE = ""
 #: Penalties the clock charges: each is an incident of its own, never "the same" as another.
 CLOCK_PENALTIES = ("time-overrun",)
 #: Where Back goes from each step.
@@ -50,6 +52,8 @@ class EntryValues:
     def kitty(self) -> dict[str, Any] | None:
         if self.last_trick == "defenders" and self.kitty_points is not None and \
                 self.kitty_shape is not None:
+            if self.kitty_shape == ANY_SHAPE:
+                return {"points": self.kitty_points}
             return {"points": self.kitty_points, "shape": self.kitty_shape}
         return None
 
@@ -75,7 +79,7 @@ def live_values(view: TableView) -> EntryValues:
                                       else None)
     return EntryValues(step=step.get("step", "points"), points=view.points, last_trick=last,
                        kitty_points=step.get("kitty_points", kitty.get("points")),
-                       kitty_shape=kitty.get("shape"), penalties=view.penalties,
+                       kitty_shape=_shape_of(kitty), penalties=view.penalties,
                        pending=dict(step.get("pending") or {}), trump=view.trump)
 
 
@@ -86,8 +90,13 @@ def record_values(record: dict[str, Any]) -> EntryValues:
                       for i, p in enumerate(record.get("penalties", ()), 1))
     return EntryValues(points=record.get("points"),
                        last_trick="defenders" if kitty else "dealer",
-                       kitty_points=kitty.get("points"), kitty_shape=kitty.get("shape"),
+                       kitty_points=kitty.get("points"), kitty_shape=_shape_of(kitty),
                        penalties=penalties, trump=(record.get("trump") or {}).get("suit"))
+
+
+def _shape_of(kitty: dict[str, Any]) -> str | None:
+    """A kitty's shape as the entry keeps it: ANY_SHAPE where none was asked; no kitty, None."""
+    return kitty.get("shape", ANY_SHAPE) if kitty else None
 
 
 def as_record(values: EntryValues) -> dict[str, Any]:
@@ -274,8 +283,10 @@ def choose(values: EntryValues, action: str, view: TableView) -> tuple[EntryValu
             v = replace(v, last_trick="dealer", step="penalties")
             return v, [("points", v.points, None)]
         return replace(v, last_trick="defenders", step="kitty_points"), []
-    if name == "e_kitty" and int(arg) == 0:  # nothing to multiply: the shape is not asked
-        v = replace(v, kitty_points=0, kitty_shape=NO_KITTY_SHAPE, step="penalties")
+    if name == "e_kitty" and (int(arg) == 0 or view.kitty_times is not None):
+        # nothing to multiply, or every shape multiplies the same: the shape is not asked
+        shape = ANY_SHAPE if view.kitty_times is not None else NO_KITTY_SHAPE
+        v = replace(v, kitty_points=int(arg), kitty_shape=shape, step="penalties")
         return v, [("points", v.points, v.kitty)]
     if name == "e_kitty":
         return replace(v, kitty_points=int(arg), step="kitty_shape"), []
@@ -353,7 +364,8 @@ def _back(values: EntryValues) -> str:
     if values.step == "penalties":  # back to the kitty, or to who won the last trick
         if values.last_trick != "defenders":
             return "last_trick"
-        return "kitty_points" if values.kitty_points == 0 else "kitty_shape"
+        asked = values.kitty_points != 0 and values.kitty_shape != ANY_SHAPE
+        return "kitty_shape" if asked else "kitty_points"
     if values.step == "penalty_value" and values.pending.get("code"):
         return "penalty_kind"
     return BACK.get(values.step, "points")

@@ -98,9 +98,10 @@ def kitty_words(entry: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) ->
     kitty = (entry or {}).get("kitty")
     if not kitty:
         return None
-    multiplier = ruleset.kitty.multiplier(kitty["shape"])
-    return translator(lang)("words.kitty", points=kitty["points"], multiplier=multiplier,
-                            shape=shape_words(kitty["shape"], lang),
+    shape = kitty.get("shape")  # (not asked where every shape multiplies the same)
+    multiplier = ruleset.kitty.multiplier(shape)
+    return translator(lang)("words.kitty" if shape else "words.kitty_any", points=kitty["points"],
+                            multiplier=multiplier, shape=shape_words(shape, lang) if shape else "",
                             bonus=kitty["points"] * multiplier)
 
 
