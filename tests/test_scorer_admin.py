@@ -303,6 +303,7 @@ def test_common_chinese_headers_name_the_team(header):
     ("name,unit\n甲,x\n\n乙,y,z\n", "roster.error.extra_cells",
      {"line": 4, "cells": 3, "columns": 2}),
     ('name\n"甲\n', "roster.error.csv", {"line": 2}),
+    ('name\n"甲\n乙\n丙\n', "roster.error.csv", {"line": 2}),  # (not where the file ended)
     ("name\n" + "队" * 40 + "\n" + "队" * 41 + "\n", "roster.error.long_name",
      {"line": 3, "most": 40}),  # (40 characters are a name: the first line is taken)
 ])

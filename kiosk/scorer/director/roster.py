@@ -136,13 +136,14 @@ def _parse(text: str, delimiter: str = ",", pasted: bool = False) -> Roster:
     reader = csv.reader(io.StringIO(text), strict=True, delimiter=delimiter,
                         quoting=csv.QUOTE_NONE if pasted else csv.QUOTE_MINIMAL)
     rows: list[tuple[int, list[str]]] = []
+    start = 1  # the line the row being read begins on (a quote left open reads to the end)
     try:
         for row in reader:
             if any(cell.strip() for cell in row):
-                rows.append((reader.line_num, row))
+                rows.append((start, row))
+            start = reader.line_num + 1
     except csv.Error as exc:
-        raise _refuse(f"line {reader.line_num}: {exc}", "roster.error.csv",
-                      line=reader.line_num) from None
+        raise _refuse(f"line {start}: {exc}", "roster.error.csv", line=start) from None
     if not rows:
         raise _refuse("the file is empty", "roster.error.empty")
     header_line, header_row = rows[0]
