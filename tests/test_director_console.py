@@ -245,6 +245,29 @@ def test_the_draft_is_private_until_published_and_can_be_swapped_and_undone(dire
     assert d.assignment(1)["teams"]["NS"] == d.team_names()[d.assignments(1)[0][1]]
 
 
+def test_a_draft_swapped_back_as_drafted_is_no_longer_marked_edited(director):
+    """「已手动调整」 stayed on a draft whose swap was swapped back (a head referee's review),
+    and discarding it then asked before losing swaps there were none of. A round taken back
+    that had been swapped stays marked when swapped back to its published pairs."""
+    d = director
+    d.import_teams(roster(6))
+    d.add_tables(3)
+    (_, b), (c, _) = d.make_draft(by="陈").plan.pairs[:2]
+    d.swap_teams(b, c)
+    assert d.current_draft().edited
+    d.swap_teams(b, c)
+    assert not d.current_draft().edited
+    d.discard_draft()  # nothing to lose: not asked
+    d.make_draft()
+    d.swap_sides(1)
+    d.publish()
+    d.undo_round(confirm=True)  # the swapped round taken back
+    d.swap_sides(2)
+    d.swap_sides(2)
+    assert d.current_draft().edited  # (as published: swapped by hand)
+    refused("admin.confirm.discard", d.discard_draft)
+
+
 def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(director):
     d = director
     d.import_teams(roster(6))

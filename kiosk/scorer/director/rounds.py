@@ -45,13 +45,15 @@ class Draft:
     # the pairs as drafted (or as the round taken back had them): a swap that seats teams of
     # different scores together away from them is pointed out (None: not known)
     drafted: tuple[tuple[str, str], ...] | None = None
+    drafted_edited: bool = False  # `edited` as drafted: a round taken back that had been swapped
 
     def as_json(self) -> str:
         p = self.plan
         return json.dumps({"round": self.round, "pairs": p.pairs, "byes": p.byes,
                            "stage": p.stage, "note": p.note, "bye_scores": p.bye_scores,
                            "groups": p.groups, "basis": self.basis, "edited": self.edited,
-                           "drafted": self.drafted}, ensure_ascii=False)
+                           "drafted": self.drafted, "drafted_edited": self.drafted_edited},
+                          ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> Draft:
@@ -60,7 +62,8 @@ class Draft:
                          d["note"], d["bye_scores"], tuple(tuple(g) for g in d["groups"]))
         drafted = d.get("drafted")
         return cls(d["round"], plan, d["basis"], d["edited"],
-                   None if drafted is None else tuple(tuple(p) for p in drafted))
+                   None if drafted is None else tuple(tuple(p) for p in drafted),
+                   d.get("drafted_edited", False))
 
 
 class RoundsAndPairings(DirectorBase):
@@ -368,7 +371,9 @@ class RoundsAndPairings(DirectorBase):
 
     def _edited(self, draft: Draft, plan: RoundPlan, by: str, action: str,
                 **params: Any) -> Draft:
-        new = replace(draft, plan=plan, edited=True)
+        # (swapped back to the pairs as drafted: no longer edited by hand)
+        back = bool(plan.pairs) and plan.pairs == draft.drafted
+        new = replace(draft, plan=plan, edited=draft.drafted_edited if back else True)
         with self.store.db.atomic():
             self._save_draft(new)
             self._audit(by, action, round=draft.round, **params)
@@ -521,8 +526,9 @@ class RoundsAndPairings(DirectorBase):
                 db.execute("INSERT OR REPLACE INTO settings VALUES ('withdrawn', ?)",
                            [json.dumps(withdrawn)])
             plan = RoundPlan(pairs, byes, stage, note, bool(byes) or stage == "swiss", groups)
-            self._save_draft(Draft(round_no, plan, self._basis(round_no),
-                                   self._published_edited(round_no), plan.pairs))
+            edited = self._published_edited(round_no)
+            self._save_draft(Draft(round_no, plan, self._basis(round_no), edited, plan.pairs,
+                                   edited))
             self._audit(by, "round.undo", round=round_no)
         self._changed()
         return round_no
