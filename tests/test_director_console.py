@@ -268,6 +268,20 @@ def test_a_draft_swapped_back_as_drafted_is_no_longer_marked_edited(director):
     refused("admin.confirm.discard", d.discard_draft)
 
 
+def test_a_bye_counts_once_its_round_began_not_when_it_is_published(director):
+    """A published round's bye stood in the standings at once with a win's points, while its
+    round had not begun and no other team had played (a head referee's review)."""
+    d = director
+    d.import_teams(roster(5))
+    d.add_tables(2)
+    d.make_draft()
+    d.publish()
+    bye = d.byes(1)[0]
+    assert next(s for s in d.standings() if s.team == bye).points == 0
+    d.start_round(0)
+    assert next(s for s in d.standings() if s.team == bye).points == d.bye_points() == 3
+
+
 def test_swaps_warn_of_rematches_and_units_and_a_round_played_at_a_table_stays(director):
     d = director
     d.import_teams(roster(6))

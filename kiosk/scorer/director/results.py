@@ -184,8 +184,9 @@ class ResultsAndRulings(DirectorBase):
         bye_points = self.bye_points()
         for round_no in range(1, self.current_round() + 1):
             out += [r for r in self.round_results(round_no).values() if r is not None]
-            out += [Result(round_no, team, None, team, {team: bye_points}, {team: 0})
-                    for team in self.byes(round_no)]
+            if self.round_start(round_no) is not None:  # (a bye counts once its round began)
+                out += [Result(round_no, team, None, team, {team: bye_points}, {team: 0})
+                        for team in self.byes(round_no)]
         if event.format in SWISS_FORMATS:
             out += [Result(round_no, team, None, None, {team: points}, {team: 0})
                     for round_no, team, points in self.missed_rounds()]
