@@ -93,3 +93,23 @@ def test_a_correction_of_a_fried_hand_keeps_who_fried_and_buried(table):
     table.tap("history")
     assert "东炒底，主 ♥" in table.screen.lines[1]
 
+
+
+def test_the_referees_menu_stops_the_match_clock_at_the_fry_step_too(table):
+    """At the fry step no move clock runs, and the referee's menu left the match clock
+    running while the table waited on the referee (a referee's review); in the bury and the
+    play it stops both."""
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.press("N")
+    assert table.screen.name == "fry"
+    match = table.state.match_clock
+    assert match is not None and match.running
+    table.tap("referee")
+    table.pin()
+    assert table.state.paused and not match.running
+    used = match.elapsed
+    table.clock.advance(120)  # the referee at the table
+    table.tap("close")
+    assert not table.state.paused and match.running
+    table.clock.advance(1)
+    assert table.clock.now() - match.started == pytest.approx(used + 1)

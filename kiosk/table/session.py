@@ -438,13 +438,16 @@ class TableSession:
         self._pause("table", PauseReason.TABLE)
 
     def hold_for_referee(self, screen: bool = False) -> bool:
-        """The referee's overlay opened: a running move clock pauses until it closes. Returns
-        whether it paused anything. A `screen` that only covers the clock (a question, the
-        history) records no overrun: the seat goes on with its time, over or not, when it
-        closes (`release_referee_hold(keep_time=True)`), and a press then records it."""
+        """The referee's overlay opened: a running move clock pauses until it closes, and the
+        match clock with it, as at the fry step, where no move clock runs. Returns whether it
+        paused anything. A `screen` that only covers the clock (a question, the history)
+        records no overrun: the seat goes on with its time, over or not, when it closes
+        (`release_referee_hold(keep_time=True)`), and a press then records it."""
         state = self.state
-        if state.paused or state.phase not in CLOCKED or state.clock is None or \
-                not state.clock.running:
+        move, match = state.clock, state.match_clock
+        running = (move is not None and move.running and state.phase in CLOCKED) or \
+            (match is not None and match.running and state.phase == Phase.FRY)
+        if state.paused or not running:
             return False
         if screen:
             self._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD}))
