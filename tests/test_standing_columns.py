@@ -105,3 +105,10 @@ def test_a_phone_of_an_event_of_wins_says_wins(browser, tmp_path):
         context.close()
     d.store.close()
     assert errors == []
+
+
+@pytest.mark.unit
+def test_before_an_event_the_results_file_is_its_headings(tmp_path):
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    assert exports.results_csv(d).splitlines()[0].startswith("\ufeff轮次,桌号")
+    d.store.close()

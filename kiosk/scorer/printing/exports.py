@@ -132,7 +132,9 @@ def _shown(director: Director, columns: tuple[str, ...], rows: list[list[Any]]
            ) -> tuple[tuple[str, ...], list[list[Any]]]:
     """`columns` and `rows` without the columns that break no tie in this event (every one
     0): its net levels, its opponents' points."""
-    event = director.require_event()
+    event = director.event()
+    if event is None:  # (no event yet: the columns of every event, no rows)
+        return columns, rows
     hidden = set() if event.net_levels else {"net", "ns_net", "ew_net"}
     if not event.opponents:
         hidden.add("opponents")
