@@ -124,8 +124,7 @@ KNOWN_FIELDS = frozenset({
     "points", "kitty", "kitty.points", "kitty.shape", "penalties", "redeal", "dealer",
     "as_played", "buried_by", "called_by", "disputed_by", "partner", "partner_card",
     "first_dealer", "ruleset", "ruleset_sha256", "hands", "deals", "end", "time_up", "forfeit",
-    "reason", "event", "round",
-    "table", "teams", "players", "note", "group", "groups", "entry",
+    "reason", "event", "round", "table", "teams", "players", "note", "group", "groups", "entry",
 })
 #: The fields of one penalty that have a name (`rules.field.penalty.NAME`).
 PENALTY_FIELDS = frozenset({"code", "seat", "cards", "points", "levels", "choice", "late",

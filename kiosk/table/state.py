@@ -1275,8 +1275,8 @@ class MatchState:
     def time_up_preview(self) -> dict[str, Any] | None:
         """What time up called now would decide, for the question before it (the rules core
         decides; nothing changes): {"winner": team} (with the "tie" it broke: the levels
-        equal), {"finish_hand": True} (levels equal, or
-        the ruleset finishes the hand), {"after_hand": True} (a finished hand is decided first),
+        equal), {"finish_hand": True} (levels equal, or the ruleset finishes the hand),
+        {"after_hand": True} (a finished hand is decided first),
         {"ruling": True} (the rules cannot decide), or an individual round's {"ends_round":
         "after_deal" or "now"}. None when time up does not apply."""
         if self.phase in IDLE or self.time_up is not None:

@@ -98,10 +98,10 @@ class EventAndTeams(DirectorBase):
     def edit_event(self, name: str | None = None, ruleset: str | None = None,
                    rounds: int | None = None, match_minutes: float | None = None,
                    confirm: bool = False, by: str = "") -> tuple[list[str], list[int]]:
-        """Correct the event's settings; None leaves one as it is (`match_minutes` 0: no
-        time limit). Returns the settings that
-        changed ("name", "ruleset", "rounds", "minutes"), each written to the audit log with
-        its old and new value, and the tables that lost their pairing. The name can be
+        """Correct the event's settings; None leaves one as it is (`match_minutes` 0: no time
+        limit). Returns the settings that changed ("name", "ruleset", "rounds", "minutes"),
+        each written to the audit log with its old and new value, and the tables that lost
+        their pairing. The name can be
         corrected until the event is closed; the ruleset and the match minutes until round 1
         is published (the tables play by them);
         the rounds at any time, never below the rounds published (or drafted). Another
