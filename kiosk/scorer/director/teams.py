@@ -101,13 +101,12 @@ class EventAndTeams(DirectorBase):
         """Correct the event's settings; None leaves one as it is (`match_minutes` 0: no time
         limit). Returns the settings that changed ("name", "ruleset", "rounds", "minutes"),
         each written to the audit log with its old and new value, and the tables that lost
-        their pairing. The name can be
-        corrected until the event is closed; the ruleset and the match minutes until round 1
-        is published (the tables play by them);
-        the rounds at any time, never below the rounds published (or drafted). Another
-        ruleset that a paired table's kiosk does not hold (the same copy) needs `confirm`:
-        those tables lose their pairing and get new codes, so that they cannot play by
-        another copy than the scorer scores by."""
+        their pairing. The name can be corrected until the event is closed; the ruleset and
+        the match minutes until round 1 is published (the tables play by them); the rounds at
+        any time, never below the rounds published (or drafted). Another ruleset that a
+        paired table's kiosk does not hold (the same copy) needs `confirm`: those tables lose
+        their pairing and get new codes, so that they cannot play by another copy than the
+        scorer scores by."""
         event = self.require_event()
         if event.status == "closed":
             raise refuse("admin.error.edit_closed")
