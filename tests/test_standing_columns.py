@@ -50,6 +50,8 @@ def test_an_event_of_wins_says_wins_and_shows_no_net_levels_anywhere(tmp_path):
     results = client.get("/admin/results").text
     assert "胜场" in heads(results) and "净胜级" not in results
     assert "大分" not in standings + results
+    teams = client.get("/admin/teams").text  # a late entry's missed rounds count wins too
+    assert "每个缺赛轮次计胜场数" in teams and "大分" not in text(teams)
     assert "轮空：第5队（计胜 1 场）" in pages.html(d, "pairings-table", "zh-Hans", 1)
     printed = pages.html(d, "standings", "zh-Hans")
     assert "胜场" in heads(printed) and "排名依据：胜场 → 对手胜场之和" in text(printed)
