@@ -439,6 +439,20 @@ def test_an_event_of_wins_shows_wins_and_no_column_of_net_levels(hall):
     expect(page.locator('#standings [data-team="t01"] .opponents')).to_be_hidden()
 
 
+def test_a_team_whose_only_result_is_a_bye_has_its_place(hall):
+    """A team whose one round so far was a bye showed 「—」 for its place on the hall (and the
+    phones) while the console and the printed standings placed it (a head referee's
+    review): it has scored, so it has a place."""
+    data = snapshot()
+    last = data["standings"][-1]
+    data["standings"][0].update(played=0, points=3)  # round 1's bye
+    last.update(played=1, points=0)  # a lost match: placed too
+    hall.feed.reset(data)
+    page = hall.open()
+    expect(page.locator('#standings [data-team="t01"] .rank')).to_have_text("1")
+    expect(page.locator(f'#standings [data-team="{last["team"]}"] .rank')).not_to_have_text("—")
+
+
 def test_a_player_whose_table_plays_on_has_no_place_yet(hall):
     """While the prelims are played, the players of the tables still playing read
     「并列5 … 0」 beside those whose table had finished (a head referee's check)."""

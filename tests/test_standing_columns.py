@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from kiosk.errors import AdminError
 from kiosk.scorer.director import Director
 from kiosk.scorer.hall.snapshot import snapshot
 from kiosk.scorer.printing import exports, pages
@@ -32,6 +33,12 @@ def one_round(path, ruleset: str) -> Director:
     return d
 
 
+def refused_with(call, *args, **kw) -> str:
+    with pytest.raises(AdminError) as caught:
+        call(*args, **kw)
+    return caught.value.key
+
+
 def heads(html: str, tag: str = "th") -> list[str]:
     return re.findall(f"<{tag}[^>]*>([^<]*)</{tag}>", html)
 
@@ -44,7 +51,7 @@ def text(html: str) -> str:
 @pytest.mark.unit
 def test_an_event_of_wins_says_wins_and_shows_no_net_levels_anywhere(tmp_path):
     d = one_round(tmp_path, "standard-80fen")
-    client, _ = logged_in(d)
+    client, csrf = logged_in(d)
     standings = client.get("/admin/standings").text
     assert heads(standings)[3:6] == ["胜场", "对手分", "已赛"]
     results = client.get("/admin/results").text
@@ -67,6 +74,14 @@ def test_an_event_of_wins_says_wins_and_shows_no_net_levels_anywhere(tmp_path):
     assert not any("净胜级" in head for head in sheets_by_name["results"])
     event = snapshot(d, "http://127.0.0.1/")["event"]
     assert (event["wording"], event["net_levels"], event["opponents"]) == ("wins", False, True)
+    # a ruling asks no net levels there, and a refusal says its field in the event's words
+    client.get("/admin/results?round=1&table=1")
+    page = client.get("/admin/results?round=1&table=1").text
+    assert 'name="net"' not in page and "本赛事只计胜负" in page
+    refused = client.post("/admin/bye-points", data={"csrf": csrf, "points": "0.5"})
+    assert "“轮空计胜场数”须填整数" in client.get(refused.headers["location"]).text
+    said = refused_with(d.record_ruling, 2, "adjusted", "NS", "测", 1, net=2)
+    assert said == "admin.error.net_not_counted"
     d.store.close()
 
 

@@ -283,6 +283,8 @@ class ResultsAndRulings(DirectorBase):
         if self.round_start(round_no) is None:
             raise refuse("admin.error.ruling_not_started", round=round_no)
         most = self.ruleset().most_net_levels
+        if net and not event.net_levels:
+            raise refuse("admin.error.net_not_counted")
         if not 0 <= net <= most:
             raise refuse("admin.error.net_range", most=most)
         if kind != "adjusted" and net:

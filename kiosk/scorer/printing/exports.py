@@ -227,7 +227,7 @@ def workbook_sheets(director: Director, lang: str) -> Sheets:
     """The workbook's rows, read from the director (on the event loop)."""
     with director.reading():
         rulings = [] if director.individual() else [  # (an individual event has none)
-            ("rulings", RULING_COLUMNS, ruling_rows(director, lang))]
+            ("rulings", *_shown(director, RULING_COLUMNS, ruling_rows(director, lang)))]
         tables = [("standings", *standing_table(director, lang)),
                   ("results", *result_table(director, lang)), *rulings,
                   ("audit", AUDIT_COLUMNS, audit_rows(director, lang))]
@@ -412,6 +412,7 @@ def sheets_of(director: Director, lang: str, texts: SheetTexts) -> Callable[[], 
     t = words(lang)
     with director.reading():
         rulings = {(r.round, r.table): r for r in director.rulings()}
+        net_levels = director.require_event().net_levels
         records = [(round_no, table, _named_now(director, round_no, table, record),
                     director.rulesets.require(record["ruleset"]))
                    for round_no, table, record in table_records(director)]
@@ -429,7 +430,7 @@ def sheets_of(director: Director, lang: str, texts: SheetTexts) -> Callable[[], 
             if ruling:
                 text += t("print.sheet.ruling", kind=decided_text(t, ruling.kind),
                           side=t(f"print.side.{ruling.loser}"), reason=ruling.reason)
-                if ruling.kind == "adjusted":
+                if ruling.kind == "adjusted" and net_levels:
                     text += " " + t("print.sheet.ruling_net", net=ruling.net)
                 text += "\n"
             parts.append(text)

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import datetime
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
 
-from ...i18n import DEFAULT_LANG, LANGS, catalog, translator
+from ...i18n import DEFAULT_LANG, LANGS, catalog
 from ...i18n import render as render_words
 
 if TYPE_CHECKING:
@@ -54,13 +54,19 @@ def words(lang: str, wording: str = "") -> Callable[..., str]:
     `wording` (`EventInfo.wording`): the event's words where they differ (`key_individual`:
     选手 for 队伍; `key_wins`: 胜场 for 大分)."""
     lang = lang if lang in LANGS else DEFAULT_LANG
-    t, messages = translator(lang), catalog(lang)
+    messages = catalog(lang)
+
+    def said_first(value: Any) -> Any:  # (a field's label too in the event's words: 胜场)
+        if isinstance(value, str) and value in messages:
+            return say(value)
+        key, params = getattr(value, "key", None), getattr(value, "params", None)
+        return say(key, **params) if isinstance(key, str) and isinstance(params, Mapping) \
+            else value
 
     def say(key: str, **params: Any) -> str:
         if wording and f"{key}_{wording}" in messages:
             key = f"{key}_{wording}"
-        return render_words(key, {k: t(v) if isinstance(v, str) and v in messages else v
-                            for k, v in params.items()}, lang)
+        return render_words(key, {k: said_first(v) for k, v in params.items()}, lang)
     return say
 
 

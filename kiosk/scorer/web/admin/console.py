@@ -144,7 +144,7 @@ def _refusal_shown(request: Request) -> dict[str, Any]:
     refused = kept(request).get("refusal", request.query_params.get("refused", ""))
     if refused is None or refused["page"] != request.url.path:
         return {}
-    say = words(lang_of(request))
+    say = words(lang_of(request), director_of(request).wording())
     try:
         text = say(refused["key"], **{k: flash.from_json(v)
                                       for k, v in refused["params"].items()})
@@ -328,8 +328,11 @@ async def confirm_page(request: Request) -> Response:
         return flash.back("/admin", "error", "admin.error.confirm_gone")
     if asked.answered:
         return flash.back(asked.back, "note", "admin.note.confirm_done")
-    exc = asked.question
-    return page(request, "confirm", csrf=csrf, who=who, event=director_of(request).event(),
-                tab="", message=explain(exc, lang_of(request)), action=asked.action,
+    exc, director = asked.question, director_of(request)
+    lang = lang_of(request)
+    message = words(lang, director.wording())(exc.key, **exc.params) if exc.key \
+        else explain(exc, lang)
+    return page(request, "confirm", csrf=csrf, who=who, event=director.event(),
+                tab="", message=message, action=asked.action,
                 fields=asked.fields, back=asked.back, choices=exc.choices,
                 confirm_id=request.query_params.get("id", ""))

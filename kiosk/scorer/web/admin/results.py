@@ -59,7 +59,9 @@ def sheet(director: Director, request: Request) -> dict[str, Any]:
 def ruling(director: Director, form: FormData, who: str) -> Said:
     kind = forms.text(form, "kind")
     # an adjusted result is the levels it is won by: left empty, it is asked for, never 0
-    net = forms.whole(form, "net", "admin.label.net") if kind == "adjusted" else 0
+    # (an event whose ties net levels do not break asks none: the form has no such field)
+    net = forms.whole(form, "net", "admin.label.net") \
+        if kind == "adjusted" and director.require_event().net_levels else 0
     made = director.record_ruling(
         forms.whole(form, "table", "admin.label.table"), kind, forms.text(form, "loser"),
         forms.text(form, "reason"), forms.whole(form, "round", "admin.label.round"), net,

@@ -414,15 +414,17 @@
       const row = el('div', 'srow standings-grid');
       row.setAttribute('role', 'row');
       row.dataset.team = String(s.team);
-      // The first three places by rank (ties share one), once a match has been played.
-      if (s.rank <= 3 && s.played > 0) row.classList.add('podium');
+      // A team has a place once it has played or scored (a bye); the first three places by
+      // rank (ties share one) stand out.
+      const placed = s.played > 0 || s.points > 0;
+      if (s.rank <= 3 && placed) row.classList.add('podium');
       const signed = typeof s.net === 'number' && s.net > 0 ? `+${s.net}` : s.net;
       // a groups event says whose rank it is: A1, B2 … or KO for the knockout
       const place = s.group ? `${s.group}${s.group === 'KO' ? ' ' : ''}${s.rank}` : `${s.rank}`;
       row.append(
         // (nothing played yet, here or by anyone: no place; a table still at its first
         // round's deals is not 并列 last with 0)
-        unplayed || !s.played ? el('span', 'rank', '—') : rankCell(place, s.tied),
+        unplayed || !placed ? el('span', 'rank', '—') : rankCell(place, s.tied),
         el('span', 'name', null),
         el('span', 'num points', s.points),
         el('span', 'num net', signed),

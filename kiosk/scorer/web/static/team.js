@@ -245,12 +245,14 @@
     $('final').hidden = !closed();  // the event is over: its standing is the final one
     const s = view.standing;
     const event = view.event || {};
+    const placed = Boolean(s && (s.played > 0 || s.points > 0));
     $('standing').replaceChildren(...(s ? [
       // a shared place as the console says it (并列第 3 名); none before any match is
       // played, where every team would share the first (the hall's —); a shared place takes
       // two columns, so that its 名 is never alone on a line
-      fact(t('rank'), !view.ranked || !s.played ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
-        view.ranked && s.played && s.tied ? 'rank tied' : 'rank'),
+      // (a team that has only had a bye has its place: it scored)
+      fact(t('rank'), !view.ranked || !placed ? '—' : s.tied ? t('rank_tied', { rank: s.rank }) : s.rank,
+        view.ranked && placed && s.tied ? 'rank tied' : 'rank'),
       fact(t('points'), s.points, 'points'),
       // the net levels and opponents' points where they break ties (an individual event
       // keeps neither); after an individual event's finals a player's place is within a
