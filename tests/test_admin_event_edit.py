@@ -20,6 +20,7 @@ from kiosk.scorer.web.app import create_app
 from kiosk.sync.join import join
 
 from .test_director_console import RULESETS, HallWithAKiosk, finish, refused, roster
+from .test_scorer_admin import logged_in
 
 pytestmark = pytest.mark.unit
 
@@ -233,3 +234,51 @@ def test_the_console_asks_before_a_ruleset_change_unpairs_a_table(tmp_path):
     assert d.event().match_minutes is None
     assert "<dt>每场分钟数</dt><dd>不限时</dd>" in console.get("/admin").text
     d.store.close()
+
+
+def test_the_minutes_left_empty_are_the_rulesets_and_0_is_no_limit(tmp_path):
+    """Correcting a standard-80fen event to xiamen-2015 with the minutes box empty, as it
+    stood, saved xiamen with no time limit: the box empty meant 不限时 when correcting, the
+    ruleset's when creating (a head referee's review). Empty is the ruleset's in both, and
+    0 is no limit in both."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.set_password("the-head-referee-47")
+    assert d.create_event("杯", "standard-80fen", seed=5).match_minutes is None
+    console = TestClient(create_app(d), follow_redirects=False)
+    console.post("/admin/login", data={"password": "the-head-referee-47", "who": "陈"})
+    csrf = console.get("/admin").text.split('name="csrf" value="')[1].split('"')[0]
+    form = {"csrf": csrf, "name": "杯", "ruleset": "xiamen-2015", "minutes": "", "rounds": "5"}
+    console.post("/admin/edit-event", data=form)
+    assert (d.event().ruleset, d.event().match_minutes) == ("xiamen-2015", 90)
+    console.post("/admin/edit-event", data={**form, "minutes": "0"})
+    assert d.event().match_minutes is None
+    assert log_lines(d, "event.edit_minutes") == ["陈: 更正每场分钟数：不限时 → 90",
+                                                  "陈: 更正每场分钟数：90 → 不限时"]
+    d.store.close()
+    untimed = Director(Store(tmp_path / "untimed.sqlite"), RULESETS)
+    assert untimed.create_event("杯", "xiamen-2015", match_minutes=0).match_minutes is None
+    untimed.store.close()
+
+
+def test_a_round_without_time_offers_no_time_to_add_nor_a_time_up_the_rules_cannot_decide(
+        tmp_path):
+    """A standard-80fen round, untimed, offered 加时 (「全场加时 5 分钟」, logged, shown, doing
+    nothing) and 全场时间到, which left every table with nothing to decide by (a head
+    referee's review). Neither is offered there; an untimed xiamen round can still be
+    called, its rules decide time up."""
+    for ruleset, stop in (("standard-80fen", False), ("xiamen-2015", True)):
+        d = Director(Store(tmp_path / f"{ruleset}.sqlite"), RULESETS)
+        d.create_event("杯", ruleset, match_minutes=0, seed=5)
+        d.import_teams(roster(4))
+        d.add_tables(2)
+        d.start_round(0)
+        client, _ = logged_in(d)
+        page = client.get("/admin/rounds").text
+        assert 'value="extend"' not in page and ('value="stop"' in page) == stop
+        said = refused("admin.error.extend_untimed", d.extend_clock, 5)
+        assert explain(said, "zh-Hans") == "本赛事每场不限时：没有时间可加。"
+        if not stop:
+            said = refused("admin.error.stop_no_rule", d.stop_clock, confirm=True)
+            assert "不能宣布全场时间到" in explain(said, "zh-Hans")
+        d.store.close()
+

@@ -116,6 +116,9 @@ def test_a_score_sheet_lists_the_tables_hands_and_the_seeds_form(event):
     for field in ("甲方", "乙方", "参赛选手姓名", "单位名称", "违例情况", "记胜负级", "级差（+−）",
                   "第三方签名证明人", "裁判"):
         assert field in html
+    # a penalty's points with their word, as the hands' notes say them (a bare 「5」 wrapped
+    # alone onto a line of its own)
+    assert "西 暗示、交谈（罚分） 罚5分" in html
     ruled = printing.html(d, "sheets", "en", round_no=1, table=3)
     assert "Ruling: adjusted result, North–South loses." in ruled
     assert "Net levels: 2." in ruled

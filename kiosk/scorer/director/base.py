@@ -71,6 +71,9 @@ class EventInfo:
     # a match is won or lost) or "group" (积分 in a group, 1 a win)
     tally: str = "big"
     net_levels: bool = False  # whether net levels break ties (else no page shows them)
+    # whether time up decides a match (a team ruleset's rule for it; an individual round ends
+    # at its time): else the hall's time is not called, nor extended
+    time_up: bool = True
 
     @property
     def individual(self) -> bool:
@@ -205,7 +208,8 @@ class DirectorBase:
         result = chosen.result
         tally = "group" if event.format == "groups-knockout" else \
             "big" if result.big_points else "wins"
-        return replace(event, tally=tally, net_levels=result.tie_break == "net-levels")
+        return replace(event, tally=tally, net_levels=result.tie_break == "net-levels",
+                       time_up=event.individual or chosen.time.time_up != "none")
 
     def require_event(self) -> EventInfo:
         event = self.event()

@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
-from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
+from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse, ruleset_label
 from .triage import listing, number_list
 
 MAX_EXTEND_MINUTES = 120
@@ -665,7 +665,8 @@ class RoundsAndPairings(DirectorBase):
 
     def extend_clock(self, minutes: float, by: str = "") -> None:
         """Give the whole hall `minutes` more (a delayed start, a disturbance)."""
-        self._open_event()
+        if self._open_event().match_minutes is None:
+            raise refuse("admin.error.extend_untimed")
         if not (math.isfinite(minutes) and 0 < minutes <= MAX_EXTEND_MINUTES):
             raise refuse("admin.error.extend_range", most=MAX_EXTEND_MINUTES)
         round_no = self._running_round()
@@ -677,7 +678,9 @@ class RoundsAndPairings(DirectorBase):
 
     def stop_clock(self, confirm: bool = False, by: str = "") -> None:
         """Call time for the whole hall now."""
-        self._open_event()
+        event = self._open_event()
+        if not event.time_up:  # (the tables would be left with nothing to decide by)
+            raise refuse("admin.error.stop_no_rule", ruleset=ruleset_label(self.ruleset()))
         round_no = self._running_round()
         clock = self._clock(round_no)
         if clock["stopped_at"] is not None:

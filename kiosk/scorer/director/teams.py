@@ -80,9 +80,10 @@ class EventAndTeams(DirectorBase):
         if not 0 <= rounds <= 99 or (fmt in SWISS_FORMATS and not rounds):
             raise refuse("admin.error.rounds_range")
         if match_minutes is not None and not (math.isfinite(match_minutes) and
-                                              0 < match_minutes <= 24 * 60):
+                                              0 <= match_minutes <= 24 * 60):
             raise refuse("admin.error.minutes_range")
-        minutes = match_minutes if match_minutes is not None else chosen.time.match_minutes
+        # (none given: the ruleset's; 0: no time limit)
+        minutes = chosen.time.match_minutes if match_minutes is None else match_minutes or None
         _timed_by_rule(chosen, minutes)
         with self.store.db.atomic():
             self.store.db.execute(
@@ -97,16 +98,17 @@ class EventAndTeams(DirectorBase):
 
     def edit_event(self, name: str | None = None, ruleset: str | None = None,
                    rounds: int | None = None, match_minutes: float | None = None,
-                   confirm: bool = False, by: str = "") -> tuple[list[str], list[int]]:
+                   confirm: bool = False, by: str = "", minutes_by_ruleset: bool = False
+                   ) -> tuple[list[str], list[int]]:
         """Correct the event's settings; None leaves one as it is (`match_minutes` 0: no time
-        limit). Returns the settings that changed ("name", "ruleset", "rounds", "minutes"),
-        each written to the audit log with its old and new value, and the tables that lost
-        their pairing. The name can be corrected until the event is closed; the ruleset and
-        the match minutes until round 1 is published (the tables play by them); the rounds at
-        any time, never below the rounds published (or drafted). Another ruleset that a
-        paired table's kiosk does not hold (the same copy) needs `confirm`: those tables lose
-        their pairing and get new codes, so that they cannot play by another copy than the
-        scorer scores by."""
+        limit; `minutes_by_ruleset`: the event's ruleset's own, as then chosen). Returns the
+        settings that changed ("name", "ruleset", "rounds", "minutes"), each written to the
+        audit log with its old and new value, and the tables that lost their pairing. The name
+        can be corrected until the event is closed; the ruleset and the match minutes until
+        round 1 is published (the tables play by them); the rounds at any time, never below
+        the rounds published (or drafted). Another ruleset that a paired table's kiosk does
+        not hold (the same copy) needs `confirm`: those tables lose their pairing and get new
+        codes, so that they cannot play by another copy than the scorer scores by."""
         event = self.require_event()
         if event.status == "closed":
             raise refuse("admin.error.edit_closed")
@@ -123,6 +125,8 @@ class EventAndTeams(DirectorBase):
             fmt = chosen.event.format
             changes.append(("ruleset", {"was": self.ruleset().name, "ruleset": chosen.name}))
         minutes = event.match_minutes
+        if minutes_by_ruleset:
+            match_minutes = chosen.time.match_minutes or 0
         if match_minutes is not None and (match_minutes or None) != minutes:
             if not (math.isfinite(match_minutes) and 0 <= match_minutes <= 24 * 60):
                 raise refuse("admin.error.minutes_range")

@@ -87,14 +87,14 @@ def create_event(director: Director, form: FormData, who: str) -> Said:
 
 def edit_event(director: Director, form: FormData, who: str) -> Said:
     """The fields the form sent (a locked one is not sent: it stays as it is; the minutes
-    sent empty: no time limit)."""
+    sent empty: the ruleset's, as when the event was created; 0: no time limit)."""
     rounds = forms.whole(form, "rounds", "admin.label.rounds", default=None)
-    minutes = forms.number(form, "minutes", "admin.label.minutes",
-                           default=0 if "minutes" in form else None)
+    minutes = forms.number(form, "minutes", "admin.label.minutes", default=None)
     changed, unpaired = director.edit_event(
         forms.text(form, "name") if "name" in form else None,
         forms.text(form, "ruleset") if "ruleset" in form else None, rounds, minutes,
-        confirm=forms.confirmed(form), by=who)
+        confirm=forms.confirmed(form), by=who,
+        minutes_by_ruleset="minutes" in form and minutes is None)
     if unpaired:
         return "admin.note.event_edited_codes", {"tables": triage.number_list(unpaired)}
     return ("admin.note.event_edited" if changed else "admin.note.event_unchanged"), {}
