@@ -310,5 +310,5 @@ def test_a_dispute_says_the_match_clock_runs_on_before_and_while_it_waits(table)
     assert table.screen.lines == ("本副冻结，等待裁判裁定。", "比赛计时照常进行。")
     table.tap("ok")
     assert table.screen.name == "disputed"
-    assert table.screen.lines[-2:] == ("有异议：等待裁判裁定", "比赛计时照常进行。")
+    assert table.screen.lines[-2:] == ("南北有异议：等待裁判裁定", "比赛计时照常进行。")
     assert table.state.match_clock.running

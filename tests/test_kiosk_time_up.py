@@ -105,11 +105,11 @@ def test_a_win_on_equal_levels_says_what_broke_the_tie(table):
     table.tap("referee")
     table.pin()
     table.tap("r_time_up")
-    assert table.screen.lines == ("南北打7，东西打7，级数相同：南北先打到此级，获胜，比赛结束。",)
+    assert table.screen.lines == ("南北打7，东西打7，级数相同：南北先打到7，获胜，比赛结束。",)
     table.tap("ok")
-    assert "胜方：南北（时间到，级数相同，先打到此级）" in table.screen.lines
+    assert "胜方：南北（时间到，同打7，先打到7）" in table.screen.lines
     slip = table.runner.slips["zh-Hans"].replace("\n", "")  # (wrapped at the paper's width)
-    assert "胜方：南北（时间到，级数相同，先打到此级）" in slip
+    assert "胜方：南北（时间到，同打7，先打到7）" in slip
 
 
 def test_a_new_matchs_setup_shows_nothing_of_the_match_that_ended(table):

@@ -577,7 +577,7 @@ def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
     if view.phase == Phase.OVER and view.result and view.result.get("winner"):
         return t("ui.time_up.over" + _tie(view.result),
-                 team=team_label(view, view.result["winner"], t))
+                 team=team_label(view, view.result["winner"], t), level=_level(view))
     if (view.time_up or {}).get("ends_round"):  # an individual round: on the deals played
         if view.phase == Phase.OVER:
             return t("ui.time_up.round_over", n=len(view.history))
@@ -594,6 +594,11 @@ def _tie(decided: dict[str, Any]) -> str:
     """The ending of a time-up message's key that says what broke a tie of levels, if one
     did (`TeamMatch.tie`)."""
     return f".{decided['tie']}" if decided.get("tie") else ""
+
+
+def _level(view: TableView) -> str:
+    """The level both teams are at, where a time up found them equal."""
+    return (view.levels or ("",))[0]
 
 
 def time_up_question(view: TableView, t: Any) -> str:
@@ -683,7 +688,7 @@ def _result(view: TableView, t: Any, lang: str) -> ScreenModel:
         lines.append("  ".join(f"{seat_label(view, k, t) or k} {v:+d}"
                                for k, v in p["awards"].items()))
     if view.phase == Phase.DISPUTED:
-        lines.append(t("ui.disputed"))
+        lines.append(t("ui.disputed", side=_side(view, view.disputed_by or "", t, lang)))
         if view.match_running:
             lines.append(t("ui.disputed_clock"))
         # (the result's own three buttons' slots left empty: 记录, 请裁判 where 裁判 is, the
@@ -724,7 +729,7 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
             if view.end.get("reason"):
                 lines.append(t("ui.over.reason", reason=view.end["reason"]))
         lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
-                       by=t("by." + r["by"] + _tie(r))))
+                       by=t("by." + r["by"] + _tie(r), level=_level(view))))
         if "big_points" in r:
             lines.append(t("ui.over.big_points", ns=team_label(view, "NS", t),
                            ew=team_label(view, "EW", t), a=r["big_points"]["NS"],

@@ -198,7 +198,8 @@ def winner_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     loser = "EW" if winner == "NS" else "NS"
     tie = f".{last['tie']}" if last.get("tie") else ""  # time up on equal levels: why
     return t(f"words.winner.{last['by']}{tie}", team=t(f"team.{winner}"),
-             loser=t(f"team.{loser}"), final=ruleset.final if ruleset.ladder else "")
+             loser=t(f"team.{loser}"), final=ruleset.final if ruleset.ladder else "",
+             level=(last.get("levels") or {}).get("NS", ""))
 
 
 def net_levels_words(net: Mapping[str, int], lang: str) -> str:
