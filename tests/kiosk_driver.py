@@ -8,6 +8,8 @@ from pathlib import Path
 
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
+from kiosk.hw.slip import slip_lines
+from kiosk.rules import replay
 from kiosk.table.clock import ManualClock
 from kiosk.table.session import SessionConfig, TableSession
 from kiosk.ui.control import Controller
@@ -62,6 +64,12 @@ class Table:
     @property
     def state(self):
         return self.session.state
+
+    def slip(self, lang: str = "zh-Hans") -> str:
+        """The match's slip as printed on 58 mm paper, from the record as it stands."""
+        record = self.session.export()
+        return "\n".join(text for _, text in slip_lines(
+            record, self.state.ruleset, list(replay(record, self.rulesets)), 58, lang))
 
     def texts(self) -> list[str]:
         s = self.screen

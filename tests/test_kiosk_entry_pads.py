@@ -73,9 +73,6 @@ def test_a_kitty_every_shape_doubles_is_not_asked_its_shape(table):
     shape all the same, eight keys of ×2 (a referee's review), and the record kept one nobody
     needed. The shape is not asked there, and the record, the sum, the history and the slip
     say the kitty without one; xiamen-2015, whose shapes differ, still asks it."""
-    from kiosk.hw.slip import slip_lines
-    from kiosk.rules import replay
-
     table.start("standard-80fen", dealer="S")
     table.play_out()
     table.tap("end_play", "e_points:40", "e_last:defenders", "e_kitty:20")
@@ -91,9 +88,7 @@ def test_a_kitty_every_shape_doubles_is_not_asked_its_shape(table):
     table.tap("history")
     assert "底牌 20×2" in table.screen.lines[1]
     table.tap("close")
-    slip = "\n".join(text for _, text in slip_lines(
-        record, table.state.ruleset, list(replay(record, table.rulesets)), 58, "zh-Hans"))
-    assert "抠底：底牌20分×2＝40分" in slip
+    assert "抠底：底牌20分×2＝40分" in table.slip()
 
 
 def test_a_kitty_whose_shape_counts_is_asked_it(table):

@@ -9,9 +9,7 @@ import re
 
 import pytest
 
-from kiosk.hw.slip import slip_lines
 from kiosk.i18n import LANGS
-from kiosk.rules.record import replay
 from kiosk.words.textfmt import width
 
 pytestmark = pytest.mark.unit
@@ -206,9 +204,7 @@ def test_a_ruled_dispute_stays_in_the_history_the_slip_and_the_record(table):
     table.tap("history")
     assert "南北有异议，本副结果由裁判裁定" in table.screen.lines[1]
     table.tap("close")
-    slip = "\n".join(text for _, text in slip_lines(
-        record, table.state.ruleset, list(replay(record, table.rulesets)), 58, "zh-Hans"))
-    assert "南北有异议，本副结果由裁判裁定" in slip
+    assert "南北有异议，本副结果由裁判裁定" in table.slip()
     # a hand both sides confirmed says nothing of the kind
     table.tap("trump:♠", "start_bury")
     table.press(table.state.clock.seat)
