@@ -109,7 +109,7 @@ def test_impossible_start_times_and_match_lengths_are_refused(tmp_path, scorer):
     assert director.current_round() == 0
     refused = kiosk("scorer", "admin", "--data", str(tmp_path / "x"), "event", "--name", "x",
                     "--ruleset", "xiamen-2015", "--minutes", "nan")
-    assert refused.returncode == 2 and "每场分钟数须大于 0" in refused.stderr
+    assert refused.returncode == 2 and "每场分钟数填 0（不限时）到 1440（一天）" in refused.stderr
 
 
 @pytest.mark.unit

@@ -86,12 +86,16 @@ SHOTS = ["keyboard", "setup", "ready-dealer", "ready-trump", "bury", "play", "pa
          "referee", "correct-points", "correction", "confirm-time-up", "over"]
 EXPECTED = {
     # the referee's time up goes straight to the match's result, which says it was time up
+    # (the script's time up finds both at 5: it says who reached 5 first)
     "zh-Hans": {"result": ("得分 85 + 底牌 15×4 + 罚分 20 = 165",), "paused": ("暂停",),
-                "over": ("比赛结束", "（时间到）"), "clock.play": ("西 Wang 出牌",)},
+                "over": ("比赛结束", "（时间到，同打5，先打到5）"),
+                "clock.play": ("西 Wang 出牌",)},
     "zh-Hant": {"result": ("得分 85 + 底牌 15×4 + 罰分 20 = 165",), "paused": ("暫停",),
-                "over": ("比賽結束", "（時間到）"), "clock.play": ("西 Wang 出牌",)},
+                "over": ("比賽結束", "（時間到，同打5，先打到5）"),
+                "clock.play": ("西 Wang 出牌",)},
     "en": {"result": ("Points 85 + kitty 15×4 + penalties 20 = 165",), "paused": ("PAUSED",),
-           "over": ("Match over", "(time up)"), "clock.play": ("W Wang to play",)},
+           "over": ("Match over", "(time up; both at 5, reached 5 first)"),
+           "clock.play": ("W Wang to play",)},
 }
 NAMES = ("Lions", "Wang")  # typed on the screen's keyboard
 #: (None: no --size, on a screen of the 7" display's size, where the window must be the

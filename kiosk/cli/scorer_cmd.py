@@ -435,7 +435,7 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
     from ..words.hand import signed
     from ..words.textfmt import table
 
-    teams = not d.require_event().individual  # (players keep no net levels, no opponents)
+    event = d.require_event()  # (the columns that break its ties, as on every page)
     rows = []
     for s in views.standing_rows(d):
         mark = ""
@@ -447,9 +447,10 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
             mark = t("admin.standings.prize_group", n=s.prize)
         rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}",
                      t("admin.with_id", name=s.name, id=s.team), s.points,
-                     *((signed(s.net), s.opponents) if teams else ()), s.played, mark))
-    heads = ("rank", "name", "points", *(("net", "opponents") if teams else ()), "played",
-             "status")
+                     *((signed(s.net),) if event.net_levels else ()),
+                     *((s.opponents,) if event.opponents else ()), s.played, mark))
+    heads = ("rank", "name", "points", *(("net",) if event.net_levels else ()),
+             *(("opponents",) if event.opponents else ()), "played", "status")
     return table([t(f"admin.col.{h}") for h in heads], rows, indent="")
 
 
