@@ -129,3 +129,25 @@ def test_before_an_event_the_results_file_is_its_headings(tmp_path):
     d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
     assert exports.results_csv(d).splitlines()[0].startswith("\ufeff轮次,桌号")
     d.store.close()
+
+
+@pytest.mark.unit
+def test_a_groups_event_says_its_points_and_no_tie_break_columns(tmp_path):
+    """chaodipi-2011's groups count 1 a win (积分), and a playoff breaks their ties: neither
+    net levels nor opponents' points show."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("杯", "chaodipi-2011", seed=5, by="陈")
+    d.import_teams(roster(16))  # (8 groups of 2 at least)
+    d.add_tables(8)
+    d.start_round(0)
+    finish(d, 1)
+    client, _ = logged_in(d)
+    assert heads(client.get("/admin/standings").text)[3:5] == ["积分", "已赛"]
+    said = {name: heads for name, _, heads, _ in exports.workbook_sheets(d, "zh-Hans")}
+    assert "积分" in said["standings"]
+    assert not {"大分", "净胜级", "对手分"} & set(said["standings"])
+    printed = text(pages.html(d, "standings", "zh-Hans"))
+    assert "积分" in printed and "净胜级" not in printed and "大分" not in printed
+    event = snapshot(d, "http://127.0.0.1/")["event"]
+    assert (event["wording"], event["net_levels"], event["opponents"]) == ("group", False, False)
+    d.store.close()
