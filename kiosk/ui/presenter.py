@@ -13,7 +13,7 @@ from ..i18n import render, translator
 from ..rules.errors import seat_words
 from ..table.kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from ..table.view import TableView
-from ..words.hand import fry_words, result_words, stopped_words
+from ..words.hand import fry_words, result_words, stopped_words, tie_ending
 from ..words.textfmt import fit_lines, width
 from . import wizard
 from .control import CANDIDATES, UiState, shown_candidates
@@ -576,7 +576,7 @@ def time_up_by(view: TableView, t: Any) -> str:
 def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
     if view.phase == Phase.OVER and view.result and view.result.get("winner"):
-        return t("ui.time_up.over" + _tie(view.result),
+        return t("ui.time_up.over" + tie_ending(view.result),
                  team=team_label(view, view.result["winner"], t), level=_level(view))
     if (view.time_up or {}).get("ends_round"):  # an individual round: on the deals played
         if view.phase == Phase.OVER:
@@ -590,12 +590,6 @@ def time_up_now(view: TableView, t: Any) -> str:
     return t("ui.time_up.after_hand", n=view.hand)
 
 
-def _tie(decided: dict[str, Any]) -> str:
-    """The ending of a time-up message's key that says what broke a tie of levels, if one
-    did (`TeamMatch.tie`)."""
-    return f".{decided['tie']}" if decided.get("tie") else ""
-
-
 def _level(view: TableView) -> str:
     """The level both teams are at, where a time up found them equal."""
     return (view.levels or ("",))[0]
@@ -607,8 +601,8 @@ def time_up_question(view: TableView, t: Any) -> str:
     preview = view.time_up_preview or {}
     levels = view.levels or ("", "")
     ns, ew = team_label(view, "NS", t), team_label(view, "EW", t)
-    if preview.get("winner"):  # (levels equal: what broke the tie, 先打到此级)
-        return t("ui.confirm.time_up_wins" + _tie(preview), ns=ns, ew=ew, a=levels[0],
+    if preview.get("winner"):  # (levels equal: what broke the tie, 先打到7)
+        return t("ui.confirm.time_up_wins" + tie_ending(preview), ns=ns, ew=ew, a=levels[0],
                  b=levels[1], team=team_label(view, preview["winner"], t))
     if preview.get("finish_hand"):
         return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
@@ -729,7 +723,7 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
             if view.end.get("reason"):
                 lines.append(t("ui.over.reason", reason=view.end["reason"]))
         lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
-                       by=t("by." + r["by"] + _tie(r), level=_level(view))))
+                       by=t("by." + r["by"] + tie_ending(r), level=_level(view))))
         if "big_points" in r:
             lines.append(t("ui.over.big_points", ns=team_label(view, "NS", t),
                            ew=team_label(view, "EW", t), a=r["big_points"]["NS"],

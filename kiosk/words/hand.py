@@ -190,14 +190,19 @@ def final_levels_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> 
         for team in TEAM_IDS))
 
 
+def tie_ending(decided: Mapping[str, Any]) -> str:
+    """The ending of a time-up message's key that says what broke a tie of levels, if one
+    did (a result's `tie`: ".reached-first", ".last-hand"), else ""."""
+    return f".{decided['tie']}" if decided.get("tie") else ""
+
+
 def winner_words(last: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     """Who won and how: 「胜方：东西（打过A）」, 「东西被判负，南北获胜」,
     「东西弃权，南北获胜」."""
     t = translator(lang)
     winner = last["winner"]
     loser = "EW" if winner == "NS" else "NS"
-    tie = f".{last['tie']}" if last.get("tie") else ""  # time up on equal levels: why
-    return t(f"words.winner.{last['by']}{tie}", team=t(f"team.{winner}"),
+    return t(f"words.winner.{last['by']}{tie_ending(last)}", team=t(f"team.{winner}"),
              loser=t(f"team.{loser}"), final=ruleset.final if ruleset.ladder else "",
              level=(last.get("levels") or {}).get("NS", ""))
 

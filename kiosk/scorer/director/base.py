@@ -45,6 +45,12 @@ def with_id(name: str | Text, id_: str) -> Words:
     return words("admin.with_id", name=name, id=id_)
 
 
+def decides_time_up(ruleset: Ruleset) -> bool:
+    """Whether time up decides a match under `ruleset`: a team ruleset by its rule for it (rules.md
+    §5; standard-80fen has none), an individual round by ending at its time."""
+    return ruleset.event.format == "individual-groups" or ruleset.time.time_up != "none"
+
+
 def ruleset_label(ruleset: Ruleset) -> Words:
     """A ruleset as the head referee reads it, its file's id beside it for the technician."""
     return with_id(ruleset.name, ruleset.id)
@@ -209,7 +215,7 @@ class DirectorBase:
         tally = "group" if event.format == "groups-knockout" else \
             "big" if result.big_points else "wins"
         return replace(event, tally=tally, net_levels=result.tie_break == "net-levels",
-                       time_up=event.individual or chosen.time.time_up != "none")
+                       time_up=decides_time_up(chosen))
 
     def require_event(self) -> EventInfo:
         event = self.event()

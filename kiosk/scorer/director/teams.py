@@ -23,6 +23,7 @@ from .base import (
     DirectorBase,
     EventInfo,
     confirm_first,
+    decides_time_up,
     refuse,
     ruleset_label,
     with_id,
@@ -668,10 +669,9 @@ def _same_kind(one: str, other: str) -> bool:
 
 
 def _timed_by_rule(ruleset: Ruleset, minutes: float | None) -> None:
-    """A team match against the clock needs the ruleset's word on who wins at time up
-    (rules.md §5): without one the table would reach time up with nothing to decide by and
-    could only forfeit. An individual round ends at its time whatever the rule."""
-    if minutes and ruleset.time.time_up == "none" and ruleset.event.format != "individual-groups":
+    """A match against the clock needs time up to decide it (`decides_time_up`): without it
+    the table would reach time up with nothing to decide by and could only forfeit."""
+    if minutes and not decides_time_up(ruleset):
         raise refuse("admin.error.minutes_no_time_up", ruleset=ruleset_label(ruleset))
 
 
