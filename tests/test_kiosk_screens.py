@@ -110,6 +110,18 @@ def test_2_time_up_and_forfeit_ask_first_and_say_who_loses(table):
     assert table.state.phase == "over" and table.state.end["forfeit"] == "NS"
 
 
+def test_2_a_forfeit_says_forfeit_once_on_the_screen_and_the_slip(table):
+    """The over screen said 弃权 three times: 「东西弃权判负」「原因：弃权：未到场」
+    「胜方：南北（弃权）」."""
+    table.start()
+    table.tap("referee")
+    table.pin()
+    table.tap("r_forfeit", "r_fkind:forfeit", "r_fteam:EW", "r_freason:absent", "ok")
+    screen = table.screen
+    assert screen.lines[:3] == ("东西弃权判负", "原因：未到场", "胜方：南北")
+    assert "东西弃权，南北获胜\n原因：未到场\n" in table.slip()
+
+
 def test_2_a_forfeit_during_an_entry_says_the_hand_does_not_count(table):
     table.start()
     table.tap("end_play", "ok", "e_points:85", "referee")

@@ -490,9 +490,8 @@ class Controller:
                              lines, "r_do_forfeit"))
         elif name == "r_do_forfeit":
             f = ui.forfeit
-            t = translator(ui.lang)  # the reason in the referee's words, for the slip
-            reason = t("ui.forfeit.reason_text", kind=t(f"ui.forfeit.{f['kind']}"),
-                       reason=t(f"ui.forfeit.reason.{f['reason']}"))
+            # the reason in the referee's words, for the slip (the kind is recorded apart)
+            reason = translator(ui.lang)(f"ui.forfeit.reason.{f['reason']}")
             self.send(lambda s: s.end_match(f["team"], f["kind"], reason))
             self._overlay(None)
         elif name == "r_correct" and not arg:

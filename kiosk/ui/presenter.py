@@ -722,7 +722,9 @@ def _over(view: TableView, ui: UiState, t: Any, portrait: bool) -> ScreenModel:
                            team=team_label(view, loser, t)))
             if view.end.get("reason"):
                 lines.append(t("ui.over.reason", reason=view.end["reason"]))
-        lines.append(t("ui.over.winner", team=team_label(view, r["winner"], t),
+        winner = team_label(view, r["winner"], t)
+        lines.append(t("ui.over.winner_plain", team=winner) if view.end else  # (said above)
+                     t("ui.over.winner", team=winner,
                        by=t("by." + r["by"] + tie_ending(r), level=_level(view))))
         if "big_points" in r:
             lines.append(t("ui.over.big_points", ns=team_label(view, "NS", t),
