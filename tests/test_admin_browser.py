@@ -90,7 +90,7 @@ def test_a_refused_form_keeps_what_was_typed_and_says_what_fits_it(console):
     form.locator("input[name=minutes]").fill("60")  # a ruleset that says nothing of time up
     form.locator("button").click()
     assert console.flash().startswith(
-        "「扑克牌八十分比赛规则（standard-80fen）」没有规定比赛时间到")
+        "「扑克牌八十分比赛规则」没有规定比赛时间到")
     shows(form, name="厦门杯八十分团体赛", ruleset="standard-80fen", rounds="4", minutes="60")
     assert d.event() is None
     form.locator("input[name=minutes]").fill("")

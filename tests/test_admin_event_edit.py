@@ -69,7 +69,7 @@ def test_a_match_time_needs_a_rule_for_time_up(tmp_path):
     said = refused("admin.error.minutes_no_time_up", d.create_event, "杯", "standard-80fen",
                    match_minutes=90)
     assert explain(said, "zh-Hans").startswith(
-        "「扑克牌八十分比赛规则（standard-80fen）」没有规定比赛时间到时怎样判胜负，比赛不能限时")
+        "「扑克牌八十分比赛规则」没有规定比赛时间到时怎样判胜负，比赛不能限时")
     assert d.event() is None
     d.create_event("杯", "standard-80fen", by="陈")
     assert d.event().match_minutes is None

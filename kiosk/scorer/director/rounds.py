@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import AdminError, PairingPending, words
 from ..tournament import formats
 from ..tournament.formats import RoundPlan
-from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse, ruleset_label
+from .base import SWISS_FORMATS, DirectorBase, confirm_first, refuse
 from .triage import listing, number_list
 
 MAX_EXTEND_MINUTES = 120
@@ -680,7 +680,7 @@ class RoundsAndPairings(DirectorBase):
         """Call time for the whole hall now."""
         event = self._open_event()
         if not event.time_up:  # (the tables would be left with nothing to decide by)
-            raise refuse("admin.error.stop_no_rule", ruleset=ruleset_label(self.ruleset()))
+            raise refuse("admin.error.stop_no_rule", ruleset=self.ruleset().name)
         round_no = self._running_round()
         clock = self._clock(round_no)
         if clock["stopped_at"] is not None:

@@ -672,7 +672,7 @@ def _timed_by_rule(ruleset: Ruleset, minutes: float | None) -> None:
     """A match against the clock needs time up to decide it (`decides_time_up`): without it
     the table would reach time up with nothing to decide by and could only forfeit."""
     if minutes and not decides_time_up(ruleset):
-        raise refuse("admin.error.minutes_no_time_up", ruleset=ruleset_label(ruleset))
+        raise refuse("admin.error.minutes_no_time_up", ruleset=ruleset.name)
 
 
 def _minutes_said(minutes: float | None) -> float | Words:
