@@ -122,6 +122,16 @@ def test_2_a_forfeit_says_forfeit_once_on_the_screen_and_the_slip(table):
     assert "东西弃权，南北获胜\n原因：未到场\n" in table.slip()
 
 
+def test_2_a_match_forfeited_before_its_clock_started_says_no_match_time(table):
+    """It said 「比赛时间（未开始）90:00」 above a match that was over."""
+    table.tap("setup:xiamen-2015", "dealer:N")
+    assert "比赛时间（未开始） 90:00" in table.screen.status
+    table.tap("referee")
+    table.pin()
+    table.tap("r_forfeit", "r_fkind:forfeit", "r_fteam:EW", "r_freason:absent", "ok")
+    assert table.screen.name == "over" and "比赛时间" not in table.screen.status
+
+
 def test_2_a_forfeit_during_an_entry_says_the_hand_does_not_count(table):
     table.start()
     table.tap("end_play", "ok", "e_points:85", "referee")

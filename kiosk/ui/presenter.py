@@ -209,7 +209,8 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
                           f"{view.levels[0]} : {view.levels[1]}", strong=True,
                           short=f"{t('team.NS')} : {t('team.EW')}"))
     left = view.match_left(now)
-    if left is not None:
+    if left is not None and (view.match_clock_started or view.phase != "over"):  # (a match
+        # ended before its clock started, by a forfeit, has no match time to say)
         if view.time_up:  # time up, said alone: the minutes left no longer count
             parts.append(Part(t("ui.cap.match_time"), t("ui.cap.time_up"), "alert"))
         else:
