@@ -16,8 +16,9 @@ import httpx
 
 
 def merge(snap: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
-    """The snapshot after `patch`, or None when the patch does not follow it."""
-    if patch.get("serial") != snap.get("serial", -2) + 1:
+    """The snapshot after `patch`, or None when the patch does not follow it (another
+    serial, or another start of the scorer)."""
+    if patch.get("serial") != snap.get("serial", -2) + 1 or patch.get("boot") != snap.get("boot"):
         return None
     out = {**snap, **patch["set"]}
     if "tables" not in patch["set"]:

@@ -120,7 +120,7 @@ def test_two_teams_that_change_places_get_their_new_ranks_though_the_ranks_are_t
     1, 2, 3 before and after, yet each row's rank is another. The patch says them again (a
     screen that kept the old ones showed two teams 1st and none 2nd)."""
     def snapshot(serial: int, rows: list[tuple[str, int]]) -> dict:
-        return {"serial": serial, "generated": float(serial), "tables": [],
+        return {"serial": serial, "boot": "b1", "generated": float(serial), "tables": [],
                 "standings": [{"team": team, "points": points, "rank": rank}
                               for rank, (team, points) in enumerate(rows, 1)]}
 
@@ -241,7 +241,7 @@ def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
     serial = feed.frame.serial
 
     async def first_messages(since):
-        stream = feed.stream(feed.admit("10.0.0.7"), since)
+        stream = feed.stream(feed.admit("10.0.0.7"), since, feed.boot)
         assert (await anext(stream)).startswith(b"retry: ")
         if since == serial:  # nothing to send until the next change
             tables.post(3, 120)
@@ -258,7 +258,35 @@ def test_a_screen_that_has_the_snapshot_starts_with_what_changed_since(scorer):
     assert data(asyncio.run(first_messages(serial - 5)))[0] == "snapshot"
     feed.closing = False
     kind, patch = data(asyncio.run(first_messages(serial)))
-    assert kind == "patch" and patch["serial"] == serial + 1
+    assert kind == "patch" and (patch["serial"], patch["boot"]) == (serial + 1, feed.boot)
+
+
+@pytest.mark.unit
+def test_a_screen_that_has_a_frame_of_the_scorer_before_a_restart_gets_the_whole_snapshot(
+        scorer):
+    """A restarted scorer numbers its frames from 1 again. A hall page opened at frame 1
+    reconnected asking for what changed since 1, got nothing, then took the new frames for
+    ones it had: it showed the hall of before the restart for minutes (a head referee's
+    trial)."""
+    director, tables = scorer
+    before = HallFeed(director, "http://x/")
+    before._publish(before.build())
+    tables.post(3, 80)
+    after = HallFeed(director, "http://x/")  # the scorer started again
+    after._publish(after.build())
+    assert after.frame.serial == before.frame.serial and after.boot != before.boot
+
+    async def first_message() -> bytes:
+        stream = after.stream(after.admit("10.0.0.7"), before.frame.serial, before.boot)
+        assert (await anext(stream)).startswith(b"retry: ")
+        out = await anext(stream)
+        after.close()
+        await stream.aclose()
+        return out
+
+    kind, snap = data(asyncio.run(first_message()))
+    assert kind == "snapshot" and snap["boot"] == after.boot
+    assert snap["tables"] != json.loads(before.frame.json)["tables"]  # table 3's new hands
 
 
 @pytest.mark.unit

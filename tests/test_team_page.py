@@ -41,6 +41,16 @@ def get(url: str) -> dict:
     return json.loads(fetch(url))
 
 
+def newer(url: str, serial: int) -> int:
+    """The hall's serial once it is past `serial` (the scorer sees the store change within
+    its next look)."""
+    deadline = time.monotonic() + 15
+    while (now := get(url + "/api/hall")["serial"]) <= serial and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert now > serial, "the hall did not change"
+    return now
+
+
 def shown(snap: dict) -> dict:
     """What a screen shows, without what moves with the clock alone."""
     return {"tables": [{k: v for k, v in row.items() if k != "time_left"}
@@ -138,6 +148,37 @@ def test_the_hall_page_follows_patches_to_the_same_picture(browser, scorer):
     assert page.evaluate("window.hall.snapshot.serial") > first
     assert shown(page.evaluate("window.hall.snapshot")) == shown(get(process.url + "/api/hall"))
     assert kinds[0] == "snapshot" and "patch" in kinds
+    page.close()
+    assert errors == []
+
+
+@pytest.mark.browser
+def test_a_hall_page_open_across_a_restart_of_the_scorer_shows_the_new_hands(browser, scorer):
+    """A restarted scorer numbers its frames from 1 again. A hall TV switched on as the
+    scorer started (its stream asking for what changed since frame 1) took the new scorer's
+    frames for ones it had and showed the hall of before the restart for minutes, with no
+    stale mark (a head referee's trial)."""
+    process, _, tables = scorer
+    page = browser.new_page(viewport={"width": 1920, "height": 1080}, ignore_https_errors=True)
+    errors = collect_page_errors(page)
+    page.goto(process.url + "/")
+    hand = page.locator('#tables [data-table="2"] .hand')
+    expect(hand).to_have_text(str(get(process.url + "/api/hall")["tables"][1]["hand"]))
+    serial, upto = get(process.url + "/api/hall")["serial"], 20
+    while serial < 6:  # the page's frames go on well past the new scorer's first ones
+        upto += 20
+        for table in (1, 3):
+            tables.post(table, upto)
+        serial = newer(process.url, serial)
+        page.wait_for_function(f"window.hall.snapshot.serial >= {serial}")
+    process.kill(15)
+    process.start()  # the same address: the page's stream comes back by itself
+    first = get(process.url + "/api/hall")
+    tables.post(2, 400)
+    newer(process.url, first["serial"])
+    later = get(process.url + "/api/hall")
+    assert later["serial"] < serial and later["tables"][1]["hand"] > first["tables"][1]["hand"]
+    expect(hand).to_have_text(str(later["tables"][1]["hand"]))
     page.close()
     assert errors == []
 

@@ -9,9 +9,12 @@ that changed), one that fell behind gets the whole snapshot again, and a phone f
 team gets that team's view when it changes. Streams wait on one shared event; one pinger
 sends the scorer's time every `PING_EVERY` seconds. Streams are capped in all and per address.
 
-The wire format (server-sent events; `?since=SERIAL`: the screen has that snapshot already):
-- `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial`;
-- `patch`: `{"serial", "generated", "set": {key: value}, "tables": [rows],
+The wire format (server-sent events; `?since=SERIAL&boot=BOOT`: the screen has that snapshot
+already):
+- `snapshot`: the whole snapshot (as `GET /api/hall`), with its `serial` and `boot`: the
+  scorer's start the serials count from (a restarted scorer counts from 1 again, so a serial
+  says nothing of another start's frames);
+- `patch`: `{"serial", "boot", "generated", "set": {key: value}, "tables": [rows],
   "standings": [rows], "order": [team ids], "ranks": [ranks], "sent"}` — top-level keys
   replaced, table rows replaced by number, standings rows by team, the standings' order when
   it changed, and every row's rank, in that order, when the order or a rank changed (the
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -141,8 +145,9 @@ def _patch(serial: int, snap: dict[str, Any], keys: dict[str, Any], old: Frame
            ) -> bytes | None:
     """What changed since `old`, as a `patch` event; None when nothing a screen shows did."""
     before = old.keys
-    out: dict[str, Any] = {"serial": serial, "generated": snap["generated"], "set": {
-        k: v for k, v in keys["set"].items() if before["set"].get(k, ...) != v}}
+    changed = {k: v for k, v in keys["set"].items() if before["set"].get(k, ...) != v}
+    out: dict[str, Any] = {"serial": serial, "boot": snap["boot"],
+                           "generated": snap["generated"], "set": changed}
     if list(keys["tables"]) != list(before["tables"]):
         out["set"]["tables"] = snap["tables"]
     else:
@@ -203,6 +208,7 @@ class HallFeed:
         self.max_streams, self.max_per_address = max_streams, max_per_address
         self.frame: Frame | Built | None = None
         self.first_serial = 1  # a new hall process goes on from the last serial sent
+        self.boot = secrets.token_hex(4)  # this start of the scorer (see the wire format)
         # Builds the frames in a process of its own (`hall/process.py`), or None: here.
         self.remote: Remote | None = None
         self._first = asyncio.Event()  # a first frame, or the hall process gave up before it
@@ -220,6 +226,7 @@ class HallFeed:
         director, old = self.director, self.frame
         version = director.version()
         snap, rows = hall.snapshot_and_keys(director, self.address())
+        snap["boot"] = self.boot
         keys = _keys(snap, rows)
         if not isinstance(old, Frame):
             return Frame(self.first_serial, version, snap, keys, None, director, {})
@@ -311,9 +318,12 @@ class HallFeed:
             return None
         return Slot(self.streams, address)
 
-    async def stream(self, slot: Slot, since: int | None = None) -> AsyncIterator[bytes]:
-        """The hall: the whole snapshot (unless the screen has frame `since` already, from
-        `GET /api/hall`: then what changed since), then patches."""
+    async def stream(self, slot: Slot, since: int | None = None, boot: str = ""
+                     ) -> AsyncIterator[bytes]:
+        """The hall: the whole snapshot (unless the screen has frame `since` of this start,
+        `boot`, already: then what changed since), then patches."""
+        if boot != self.boot:
+            since = None
         try:
             frame = await self.ready()
             sent, pings = frame.serial, self.pings

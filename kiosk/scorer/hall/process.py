@@ -87,7 +87,7 @@ class HallProcess(Respawned):
         process = self._process = await self.spawn(__name__)
         assert process.stdin is not None and process.stdout is not None
         store = feed.director.store
-        process.stdin.write(packed((store.path, self.rulesets, feed.address(),
+        process.stdin.write(packed((store.path, self.rulesets, feed.address(), feed.boot,
                                     feed.frame.serial + 1 if feed.frame else 1,
                                     store.links(), store.returning)))
         news = asyncio.create_task(self._tell(process.stdin))
@@ -134,7 +134,7 @@ class HallProcess(Respawned):
 def child(news: IO[bytes], out: IO[bytes]) -> None:
     """Build and send the hall's frames until the server's pipe closes."""
     try:
-        path, rulesets, address, first_serial, links, returning = receive(news)
+        path, rulesets, address, boot, first_serial, links, returning = receive(news)
     except EOFError:  # (the server stopped while this process was starting)
         return
     store = Store(Path(path))
@@ -144,7 +144,7 @@ def child(news: IO[bytes], out: IO[bytes]) -> None:
     director = Director(store, rulesets)
     here = [address]
     feed = HallFeed(director, lambda: here[0])
-    feed.first_serial = first_serial
+    feed.boot, feed.first_serial = boot, first_serial
     inbox: queue.Queue[tuple[Any, ...] | None] = queue.Queue()
     threading.Thread(target=_read_news, args=(news, inbox), daemon=True).start()
     director.pairer = sent = Sent()  # (what `pair_ahead` would ask the server's worker)

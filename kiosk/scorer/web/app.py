@@ -58,7 +58,7 @@ def create_app(director: Director, address: str | Callable[[], str] = "http://12
 
     async def snapshot(request: Request) -> Response:
         frame = await feed.ready()
-        etag = f'"{frame.serial}"'
+        etag = f'"{feed.boot}-{frame.serial}"'
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers={"ETag": etag})
         return Response(frame.json, media_type="application/json",

@@ -2,7 +2,8 @@
 // (kiosk/scorer/hall/feed.py): its patches, merged into the snapshot a page holds, and the round
 // clock and the times shown, worked out one way for both pages.
 //
-// A patch follows the snapshot of serial - 1: it replaces top-level keys ("set"), table rows
+// A patch follows the snapshot of serial - 1 of the same start of the scorer (`boot`: a restarted
+// scorer counts its serials from 1 again): it replaces top-level keys ("set"), table rows
 // by number, standings rows by team, the standings' order when it changed, and their ranks
 // (in that order, by place) when the order or one of them changed. Rows that did not change keep counting down: their time
 // left moves on by the time between the two.
@@ -18,6 +19,7 @@
   // null when one is missing (the page then asks for the whole snapshot again).
   function merge(snap, patch) {
     if (!snap || typeof patch.serial !== 'number' || typeof snap.serial !== 'number') return null;
+    if (patch.boot !== snap.boot) return null;
     if (patch.serial <= snap.serial) return snap;
     if (patch.serial !== snap.serial + 1) return null;
     const set = patch.set || {};

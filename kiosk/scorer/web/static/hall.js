@@ -862,9 +862,9 @@
     }
   }
 
-  // A snapshot older than the one on screen (both numbered by the feed).
+  // A snapshot older than the one on screen (both numbered by the feed, since the same start).
   function older(data) {
-    return Boolean(snap && data && typeof snap.serial === 'number' &&
+    return Boolean(snap && data && typeof snap.serial === 'number' && data.boot === snap.boot &&
                    typeof data.serial === 'number' && data.serial < snap.serial);
   }
 
@@ -884,8 +884,10 @@
   function connect() {
     clearTimeout(reconnectTimer);
     if (source) source.close();
-    // The stream starts from the snapshot on screen: only what changed since comes first.
-    const since = snap && typeof snap.serial === 'number' ? `?since=${snap.serial}` : '';
+    // The stream starts from the snapshot on screen: only what changed since comes first
+    // (everything, from a scorer started since: its serials count again).
+    const since = snap && typeof snap.serial === 'number'
+      ? `?since=${snap.serial}&boot=${encodeURIComponent(snap.boot)}` : '';
     const es = new EventSource(STREAM_URL + since);
     source = es;
     es.onopen = () => {
