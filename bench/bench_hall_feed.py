@@ -60,30 +60,32 @@ from bench_scorer import (
 )
 
 # When the message's bytes were made: a patch says "sent" (its last key), a ping its "now",
-# a whole snapshot only when it was generated.
-SENT = re.compile(rb'"sent": ([0-9.e+]+)\}$|"now": ([0-9.e+]+)')
-GENERATED = re.compile(rb'"generated": ([0-9.e+]+)')
-SERIAL = re.compile(rb'"serial": ([0-9]+)\}')
+# a whole snapshot only when it was generated. (The scorer's JSON is compact, the floor's is
+# not: a space after a colon or a comma is optional.)
+SENT = re.compile(rb'"sent": ?([0-9.e+]+)\}$|"now": ?([0-9.e+]+)')
+GENERATED = re.compile(rb'"generated": ?([0-9.e+]+)')
+SERIAL = re.compile(rb'"boot": ?"([0-9a-f]+)", ?"serial": ?([0-9]+)\}')
 
 
 # -- the viewers ---------------------------------------------------------------------------------
 
-async def first_paint(host: str, port: int, source: str) -> int | None:
-    """GET /api/hall as the hall page does before it opens the stream: the serial it got."""
+async def first_paint(host: str, port: int, source: str) -> str | None:
+    """GET /api/hall as the hall page does before it opens the stream: the stream's query
+    for the snapshot it got (its serial and the scorer's start)."""
     reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0))
     writer.write(f"GET /api/hall HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
                  .encode())
     body = await reader.read()
     writer.close()
-    found = SERIAL.search(body, max(0, len(body) - 40))
-    return int(found.group(1)) if found else None
+    found = SERIAL.search(body, max(0, len(body) - 80))
+    return f"?since={int(found.group(2))}&boot={found.group(1).decode()}" if found else None
 
 
 async def watch(host: str, port: int, path: str, record: Any, source: str) -> None:
     if path == "/api/hall/stream":  # the hall page: the snapshot first, then what changed
-        serial = await first_paint(host, port, source)
-        if serial is not None:
-            path += f"?since={serial}"
+        query = await first_paint(host, port, source)
+        if query is not None:
+            path += query
     reader, writer = await asyncio.open_connection(host, port, local_addr=(source, 0),
                                                    limit=2**24)  # a whole snapshot a line
     writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
