@@ -51,7 +51,13 @@ def test_pairings_late_tables_and_link_health(tmp_path):
     assert [t["link"]["state"] for t in published["tables"]] == ["never", "never"]
     assert [t["phase"] for t in published["tables"]] == ["waiting", "waiting"]
     assert published["round_clock"]["state"] == "waiting"
-    h.director.start_clock(0, confirm=True)
+    h.director.start_clock(90, confirm=True)  # the lead-in: the tables wait for the start
+    counting = hall.snapshot(h.director, "http://x/")  # (they said 未就绪, as if late)
+    assert [t["phase"] for t in counting["tables"]] == ["waiting", "waiting"]
+    assert [t["link"]["state"] for t in counting["tables"]] == ["never", "never"]
+    now[0] += 91
+    assert [t["phase"] for t in hall.snapshot(h.director, "http://x/")["tables"]] == \
+        ["idle", "idle"]  # (not set up by its kiosk: the page says 未就绪)
     link = join(tmp_path / "k1", 1, "http://testserver", h.codes[1], RULESETS, h.client)
     simulate_synced(tmp_path / "k1", 1, RULESETS, link, 1000, 1, 1e9, io.StringIO()).close()
     during = hall.snapshot(h.director, "http://x/")

@@ -195,7 +195,8 @@ def console_fields(director: Director, rows: list[dict[str, Any]]) -> dict[str, 
         points = director.bye_points()
         out["byes"] = [{"team": t, "name": names.get(t, t), "tells": tells_of(tells, t),
                         "points": points} for t in director.byes(round_no)]
-    started = bool(round_no) and director.round_start(round_no) is not None
+    start = director.round_start(round_no) if round_no else None
+    started = start is not None and start <= director.clock()  # (in the lead-in: waiting)
     rulings = {r.table: r for r in director.rulings() if r.round == round_no}
     results = director.round_results(round_no) if round_no else {}
     for row in rows:
