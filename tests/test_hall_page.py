@@ -172,7 +172,7 @@ def stand_in_scorer(feed: Feed) -> Starlette:
         return JSONResponse(feed.current())
 
     async def qr(request):
-        return Response(hall_page.qr_svg(feed.current()["address"]),
+        return Response(hall_page.qr_svg(feed.current()["address"] + "team"),  # (as the app)
                         media_type="image/svg+xml")
 
     async def stream(request):
@@ -306,7 +306,8 @@ def test_first_paint_shows_the_snapshot(hall):
     qr = page.locator("#qr img")
     expect(qr).to_have_attribute("src", "/qr.svg")
     assert page.evaluate("document.querySelector('#qr img').naturalWidth") > 0
-    expect(page.locator("#address")).to_have_text("http://192.168.1.10:8080/")
+    # what the QR code says, to type by hand: the phones' page (it said the hall's own)
+    expect(page.locator("#address")).to_have_text("http://192.168.1.10:8080/team")
 
 
 def test_a_snapshot_from_the_stream_updates_a_table(hall):
@@ -688,7 +689,7 @@ def test_the_qr_code_is_an_image_chromium_draws_and_it_reads_back_as_the_address
     assert page.evaluate("document.querySelector('#qr img').naturalWidth") > 0
     shot = Image.open(io.BytesIO(qr.screenshot()))
     found = zxingcpp.read_barcodes(shot)
-    assert [code.text for code in found] == ["http://192.168.1.10:8080/"]
+    assert [code.text for code in found] == ["http://192.168.1.10:8080/team"]
 
 
 def test_24_teams_and_12_tables_fit_one_1080p_screen_without_pages(hall):
@@ -1191,8 +1192,8 @@ def test_for_how_long_a_kiosk_has_been_offline_reads_whole(hall, size):
 
 
 def test_the_address_under_the_qr_code_breaks_only_between_its_parts(hall):
-    address = "https://192.168.100.200:18231/"  # (its parts end at 8, 23 and 30)
-    hall.feed.reset(snapshot(address=address))
+    address = "https://192.168.100.200:18231/team"  # (its parts end at 8, 23 and 34)
+    hall.feed.reset(snapshot(address=address.removesuffix("team")))
     for lang in ("en", "zh-Hans"):
         page = hall.open(f"?lang={lang}")
         expect(page.locator("#address")).to_have_text(address)
@@ -1210,4 +1211,4 @@ def test_the_address_under_the_qr_code_breaks_only_between_its_parts(hall):
           return [...lines.keys()].sort((a, b) => a - b).map((top) => lines.get(top));
         }""")
         ends = [sum(map(len, lines[:i + 1])) for i in range(len(lines))]
-        assert "".join(lines) == address and set(ends) <= {8, 23, 30}, (lang, lines)
+        assert "".join(lines) == address and set(ends) <= {8, 23, 34}, (lang, lines)

@@ -339,7 +339,8 @@
       round.textContent = '';
     }
     $('muted').hidden = !(snap && snap.muted);
-    const address = snap && snap.address ? snap.address : '';
+    // (the QR code's own address: the phones' page, /team, as /qr.svg draws it)
+    const address = snap && snap.address ? `${snap.address}team` : '';
     const addressNode = $('address');
     if (addressNode.textContent !== address) {
       const img = $('qr-img');
