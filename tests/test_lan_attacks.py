@@ -1,8 +1,9 @@
-"""Issue 30's six attacks from a laptop on the hall's LAN, each on the real scorer over real
-sockets, each a test that failed on the scorer before its fix: an anonymous client freezing
+"""Attacks from a laptop on the hall's LAN, each on the real scorer over real sockets, each a
+test that failed on the scorer before its fix. Issue 30's six: an anonymous client freezing
 every table's uploads, a login body that never ends, forwarded headers trusted from anyone,
 idle sockets filling every slot, an oversized head in one read, junk pairings using up the
-hall's ceiling."""
+hall's ceiling. A later review's two: pairing finishes whose bodies never come, holding every
+pairing's turn; hall streams asked `since` a number int() refuses, each keeping its place."""
 
 from __future__ import annotations
 
@@ -253,3 +254,55 @@ def test_junk_pairings_at_tables_with_no_code_leave_the_real_kiosks_their_turn(t
         finally:
             link.close()
     assert credential.table == 2 and credential.secret
+
+
+# 7 -----------------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_pairing_finishes_whose_bodies_never_come_leave_the_real_kiosks_their_turn(tmp_path):
+    """Twenty heads of /api/pair/finish with no body each took a pairing's turn while the
+    scorer waited for the body: every real kiosk was answered 503 sync.pairing-busy."""
+    prepared(tmp_path / "s", tables=2)
+    director = Director(Store(tmp_path / "s" / "scorer.sqlite"), RULESETS)
+    code = director.store.issue_code(2)
+    director.store.close()
+    with ScorerProcess(tmp_path / "s") as scorer:
+        held = []
+        for _ in range(20):
+            sock = raw_tls("127.0.7.1", scorer.port)
+            sock.sendall(b"POST /api/pair/finish HTTP/1.1\r\nHost: x\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+            held.append(sock)
+        time.sleep(1)  # every head read by the scorer, each waiting for its body
+        link = ScorerLink(scorer.url)
+        try:
+            credential = link.pair(code, 2, "kiosk-2", {r.id: r.sha256 for r in
+                                                         RULESETS.values()})
+        finally:
+            link.close()
+            for sock in held:
+                sock.close()
+    assert credential.table == 2 and credential.secret
+
+
+# 8 -----------------------------------------------------------------------------------------
+
+@pytest.mark.timeout(180)
+def test_hall_streams_asked_since_no_number_are_answered_and_give_their_places_back(tmp_path):
+    """`?since=²` (a digit to isdigit(), not to int()) and a since of 5,000 digits answered
+    500 and kept their place: after twenty, every screen at that address was turned away
+    (503) until the scorer restarted."""
+    prepared(tmp_path / "s")
+    with ScorerProcess(tmp_path / "s") as scorer:
+        transport = httpx.HTTPTransport(local_address="127.0.8.1", verify=insecure())
+        with httpx.Client(transport=transport, timeout=10) as client:
+            def first_words(query: str) -> tuple[int, bytes]:
+                with client.stream("GET", scorer.url + "/api/hall/stream" + query) as reply:
+                    return reply.status_code, next(reply.iter_bytes(), b"")
+
+            for query in ["?since=%C2%B2", "?since=" + "9" * 5000] * 12:
+                assert first_words(query)[0] == 200, query  # the whole snapshot, as unasked
+            deadline = time.monotonic() + 10
+            while (said := first_words(""))[0] != 200 and time.monotonic() < deadline:
+                time.sleep(0.2)  # (a closed stream gives its place back once it is noticed)
+    assert said[0] == 200 and said[1].startswith(b"retry: "), said

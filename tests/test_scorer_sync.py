@@ -380,6 +380,13 @@ def test_headers_and_paths_that_made_500s_get_4xx(hall):
     assert hall.client.post(f"/api/tables/{10**30}/events", content=body).status_code == 404
     assert hall.client.get(f"/api/tables/{10**30}/journal").status_code == 404
     assert hall.client.get("/api/export/sheets.txt?lang=xx").status_code == 400
+    huge = "9" * 5000  # (more digits than int() takes: each of these answered 500)
+    assert hall.client.post(f"/api/tables/{huge}/events", content=body).status_code == 404
+    for read in ("assignment", "journal"):
+        assert hall.client.get(f"/api/tables/{huge}/{read}").status_code == 404
+    for asked in ("round", "table"):
+        reply = hall.client.get(f"/print/sheets.html?{asked}={huge}")
+        assert reply.status_code == 400 and "9999" in reply.text, reply.text[:300]
     assert hall.store.events(7) == []
 
 

@@ -45,6 +45,9 @@ async def stream(feed: HallFeed, scope: Scope, receive: Receive, send: Send) -> 
     query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
     team = query.get("team", [""])[0]
     since, boot = query.get("since", [""])[0], query.get("boot", [""])[0]
+    # (read before a place is taken: ² is a digit to isdigit(), and 5,000 digits are too many
+    # for int(), either a 500 that kept the place)
+    serial = int(since) if since.isascii() and since.isdigit() and len(since) <= 15 else None
     client = scope.get("client")
     slot = feed.admit(client[0] if client else "")
     if slot is None:  # the page retries by itself, later
@@ -55,7 +58,7 @@ async def stream(feed: HallFeed, scope: Scope, receive: Receive, send: Send) -> 
         await send({"type": "http.response.body", "body": body})
         return
     messages = feed.team_stream(slot, team) if team else \
-        feed.stream(slot, int(since) if since.isdigit() else None, boot)
+        feed.stream(slot, serial, boot)
     this = asyncio.current_task()
 
     async def gone() -> None:  # the phone closed the page or walked out of the Wi-Fi

@@ -285,16 +285,7 @@ async def _pair_start(request: Request, here: Door, now: float) -> Response:
 
 
 async def pair_finish(request: Request) -> Response:
-    here = door(request)
-    here.pairing_now += 1  # (a started pairing is always finished: it is only counted)
-    try:
-        return await _pair_finish(request, here, here.clock())
-    finally:
-        here.pairing_now -= 1
-
-
-async def _pair_finish(request: Request, here: Door, now: float) -> Response:
-    store, director = here.store, here.director
+    here, now = door(request), door(request).clock()
     try:
         body = loads(await _read(request, MAX_PAIR_BODY, here.pairing_bodies,
                                  _source(request)))
@@ -305,6 +296,18 @@ async def _pair_finish(request: Request, here: Door, now: float) -> Response:
     entry = here.pending.pop(session, None) if isinstance(session, str) else None
     if entry is None or entry.until < now:
         return refusal(request, 403, "sync.pair-expired", now)
+    # A started pairing is always finished: only counted, and only once its body is in and
+    # its session known (bodies that never came, held open, turned every kiosk away).
+    here.pairing_now += 1
+    try:
+        return await _pair_finish(request, here, now, entry, body)
+    finally:
+        here.pairing_now -= 1
+
+
+async def _pair_finish(request: Request, here: Door, now: float, entry: Pending,
+                       body: dict[str, Any]) -> Response:
+    store, director = here.store, here.director
     if not entry.side.confirms(body.get("confirm")):
         left = await store.writer().run(lambda db: store.miss_code(entry.code, db))
         if left:
@@ -346,12 +349,20 @@ def _too_many(request: Request, now: float, wait: float,
 
 # -- signed requests ------------------------------------------------------------------------
 
+def _table(request: Request) -> int:
+    """The path's table number; 0 for what is none (Starlette's `int` path convertor let a
+    number of 5,000 digits through, which int() refuses: a 500)."""
+    said = request.path_params["table"]
+    return int(said) if said.isascii() and said.isdigit() and len(said) <= \
+        len(str(MAX_TABLE)) else 0
+
+
 async def signed(request: Request, limit: int, batch: bool = False) -> Signed | Response:
     """The request, signed by the table's kiosk, or the refusal. Everything but the body's
     hash is checked before the body is read; a `batch` is turned away (503) when the scorer
     is behind."""
     here = door(request)
-    now, table = here.clock(), request.path_params["table"]
+    now, table = here.clock(), _table(request)
     if not 1 <= table <= MAX_TABLE:
         return refusal(request, 404, "sync.no-table", now, table=MAX_TABLE)
     try:
@@ -496,9 +507,9 @@ journal = signed_read(_journal)
 
 ROUTES = [Route("/api/pair/start", pair_start, methods=["POST"]),
           Route("/api/pair/finish", pair_finish, methods=["POST"]),
-          Route("/api/tables/{table:int}/events", events, methods=["POST"]),
-          Route("/api/tables/{table:int}/assignment", assignment, methods=["GET"]),
-          Route("/api/tables/{table:int}/journal", journal, methods=["GET"])]
+          Route("/api/tables/{table}/events", events, methods=["POST"]),
+          Route("/api/tables/{table}/assignment", assignment, methods=["GET"]),
+          Route("/api/tables/{table}/journal", journal, methods=["GET"])]
 
 
 # -- reading a body -------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def _number(request: Request, name: str) -> int | None:
     value = request.query_params.get(name)
     if value is None:
         return None
-    if not value.isascii() or not value.isdigit() or int(value) < 1:
+    if not value.isascii() or not value.isdigit() or len(value) > 6 or int(value) < 1:
         raise printing.PrintError(f"print.error.bad_{name}", value=value[:20])
     return int(value)
 
