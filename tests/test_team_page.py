@@ -78,6 +78,10 @@ def test_a_player_finds_the_team_and_follows_its_table(browser, scorer):
     before = page.locator("#now-facts .hand dd").inner_text()
     tables.post(table, 250)  # the table plays on
     expect(page.locator("#now-facts .hand dd")).not_to_have_text(before)
+    levels = get(f"{process.url}/api/team/{ns}")["table"]["levels"]  # (its side: 南北)
+    expect(page.locator("#now-facts .levels dd")).to_have_text(
+        f"{levels['NS']} : {levels['EW']}")
+    expect(page.locator("#now-facts .levels dd .mine")).to_have_text(str(levels["NS"]))
     page.reload()  # the phone remembers the team
     expect(page.locator("#team-name")).to_have_text(name)
     page.locator("#langs button[data-lang=en]").click()

@@ -96,6 +96,20 @@
     return box;
   }
 
+  // The table's levels, 南北's first as the line above says them, this team's in gold (a
+  // player read 「3 : 2」 without knowing which was theirs).
+  function levelsFact(table, mine) {
+    const box = fact(t('levels'), table.levels ? '' : '—', 'levels');
+    if (table.levels) {
+      box.lastChild.append(...['NS', 'EW'].flatMap((side, i) => [
+        ...(i ? [' : '] : []),
+        el('span', side.toLowerCase() === mine ? 'mine' : '',
+          table.past === side ? t('past', { level: table.levels[side] }) : table.levels[side]),
+      ]));
+    }
+    return box;
+  }
+
   // ---- the search ----------------------------------------------------------------------
 
   function showSearch(message) {
@@ -297,9 +311,7 @@
     const facts = [
       fact(t('hand'), table.hand || '—', 'hand'),
       individual ? fact(t('seat'), view.side ? named('seat', view.side) : '—', 'seat')  // (no sides)
-        : fact(t('levels'), table.levels ? ['NS', 'EW'].map((side) => (table.past === side
-          ? t('past', { level: table.levels[side] }) : table.levels[side])).join(' : ') : '—',
-        'levels'),
+        : levelsFact(table, mine),
       fact(t('dealer'), table.dealer ? named('seat', table.dealer) : '—', 'dealer'),
       fact(t('phase'), phaseText(table, mine.toUpperCase()), 'phase'),
       fact(t('time'), '—', 'time'),
