@@ -14,7 +14,7 @@ STATIC = Path(__file__).parent / "static"
 # the hall's words the phone says too, so that the two never disagree
 FROM_HALL = ("clock_left", "clock_elapsed", "clock_none", "clock_paused", "clock_stopped",
              "clock_over", "clock_waiting", "clock_starts_in", "clock_closed", "time_up", "stale",
-             "twin", "prize_group", "places_by_final")
+             "twin", "prize_group", "places_by_final", "paused_banner")
 
 
 def words(lang: str) -> dict[str, str]:

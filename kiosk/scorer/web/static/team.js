@@ -407,6 +407,7 @@
     clock.textContent = rc.up ? t('time_up') : (rc.seconds === null ? '—' : clockText(rc.seconds));
     clock.classList.toggle('expired', rc.up);
     clock.classList.toggle('paused', rc.state === 'paused');
+    $('paused').hidden = rc.state !== 'paused';
     $('round-clock-label').textContent = t(rc.label);
     const table = view && view.table;
     const time = document.querySelector('#now-facts .time dd');
