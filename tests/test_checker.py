@@ -103,6 +103,25 @@ def test_the_child_answers_as_the_server_would_and_refuses_as_it_would():
     assert refusal(body(broken)) == ("wire.times", {"i": 20})
 
 
+def test_a_child_runs_the_servers_code_whatever_folder_the_server_was_started_in(
+        tmp_path, monkeypatch):
+    """`python -m` looks in the working directory first: a scorer started in a folder holding
+    another `kiosk` (a release unpacked there) had workers that crashed on the server's
+    words, one a second, and the hall built on the server's own loop meanwhile."""
+    decoy = tmp_path / "kiosk"
+    decoy.mkdir()
+    (decoy / "__init__.py").write_text("raise SystemExit('another kiosk')\n")
+    monkeypatch.chdir(tmp_path)
+    events = hand()
+    good = body(events)
+
+    async def scenario(checker: Checker) -> None:
+        assert await checker.check(good, 7) == check(good, 7)
+        assert checker.by_child == 1  # (checked by the child, not here)
+
+    with_child(scenario)
+
+
 def test_a_kiosk_report_nested_deep_is_no_report_and_does_not_end_the_child():
     """What a kiosk says of itself is read in the child: a report nested 600 deep (a kiosk's
     secret is all it takes) once ended the child, which could not pickle it back."""

@@ -34,6 +34,13 @@ DETAILS_ENV = "KIOSK_SCORER_DETAILS"  # the details file's path, for the workers
 log = logging.getLogger(__name__)
 
 
+def worker_command(module: str) -> list[str]:
+    """A worker process: `module` of this program, run by this interpreter. `-P`: not from the
+    working directory, which `-m` searches first (started in a folder holding another
+    `kiosk`, a release unpacked there, the workers ran other code than the server's)."""
+    return [sys.executable, "-P", "-m", module]
+
+
 class Respawned:
     """A worker process the server keeps running for its whole life, one at a time: when one
     ends (killed, crashed, its pipe broken), another starts RESTART_AFTER seconds later."""
@@ -67,7 +74,7 @@ class Respawned:
     async def spawn(self, module: str) -> asyncio.subprocess.Process:
         """`python -m module`, its standard input and output the pipes to it."""
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", module, stdin=asyncio.subprocess.PIPE,
+            *worker_command(module), stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, limit=PIPE_LIMIT)
         if self._stopping and process.stdin is not None:  # (stopped while it was starting)
             process.stdin.close()  # (it ends at once)

@@ -16,14 +16,13 @@ import logging
 import pickle
 import struct
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import IO, Any
 
 from ...errors import AdminError
-from ..pipes import as_child, receive, send
+from ..pipes import as_child, receive, send, worker_command
 from ..tournament.core import Pairing, Result, Team, swiss_pairing
 from . import Director
 
@@ -78,7 +77,7 @@ class Worker:
             process = self._process
             if process is None or process.poll() is not None:
                 process = self._process = subprocess.Popen(
-                    [sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+                    worker_command(__name__), stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE)
             return process
 

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from ..pipes import worker_command
+
 log = logging.getLogger(__name__)
 NICE = 10  # the child's priority below the scorer's
 LIMIT_SECONDS = 600.0  # a layout still running after this is stopped (no PDF takes so long)
@@ -34,7 +36,7 @@ def pdf_of(html: str, started: Callable[[subprocess.Popen[bytes]], None] = lambd
     """`html` laid out as a PDF by a child process; `started` is told of the child (the print
     queue keeps it, to stop it when the scorer stops). Raises LayoutFailed."""
     begun = time.monotonic()
-    child = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE,
+    child = subprocess.Popen(worker_command(__name__), stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     started(child)
     try:
