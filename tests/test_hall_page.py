@@ -906,16 +906,20 @@ HALL_NAMES = ["湖里工人文化宫桥牌与升级爱好者联合队", "思明�
               "ABC科技Tractor俱乐部", "集美大学教职工联队"]  # (18, 16, 15 and 9 characters)
 
 
+def with_names(data: dict, names: list[str]) -> dict:
+    """`data` with `names` the first four teams' names, tables 1 and 2 theirs (the first
+    against the second, the third against the fourth)."""
+    for i, name in enumerate(names):
+        data["standings"][i].update(name=name)
+    data = with_table(data, 1, ns=names[0], ew=names[1])
+    return with_table(data, 2, ns=names[2], ew=names[3])
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_the_longest_names_a_hall_uses_read_whole_everywhere_on_a_tv(hall, size):
     """A head referee's trial with 16 teams: 湖里工人文化宫桥牌与升级爱… on the 1080p pairing
     board, in the standings and at its table, with a quarter of the board empty below."""
-    data = snapshot(tables=8)
-    for i, name in enumerate(HALL_NAMES):
-        data["standings"][i].update(name=name)
-    data = with_table(data, 1, ns=HALL_NAMES[0], ew=HALL_NAMES[3])
-    data = with_table(data, 2, ns=HALL_NAMES[2], ew=HALL_NAMES[1])
-    hall.feed.reset(data)
+    hall.feed.reset(with_names(snapshot(tables=8), HALL_NAMES))
     page = hall.open(size=size)
     page.wait_for_timeout(300)  # the layout settles after the fonts
     for where in ("#standings .srow .name .label", "#tables .trow .ns, #tables .trow .ew"):
@@ -939,12 +943,7 @@ def test_the_longest_names_a_hall_uses_read_whole_everywhere_on_a_tv(hall, size)
 def test_long_names_that_begin_alike_read_whole_on_a_tv(hall, size):
     # A hall's names often share their first characters: cut to 思明区老… they cannot be told
     # apart, and a player cannot find their table.
-    data = snapshot(tables=4)
-    for i, name in enumerate(LONG_NAMES):
-        data["standings"][i].update(name=name)
-    data = with_table(data, 1, ns=LONG_NAMES[0], ew=LONG_NAMES[1])
-    data = with_table(data, 2, ns=LONG_NAMES[2], ew=LONG_NAMES[3])
-    hall.feed.reset(data)
+    hall.feed.reset(with_names(snapshot(tables=4), LONG_NAMES))
     page = hall.open(size=size)
     for where in ("#standings .srow .name .label", "#tables .trow .ns, #tables .trow .ew"):
         for name in page.evaluate(WHOLE, where):

@@ -23,7 +23,7 @@ from kiosk.protocol.wire import signed_headers, stamp
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
-from kiosk.sync.link import ScorerLink
+from kiosk.sync.link import Credential, ScorerLink
 
 from .helpers import ScorerProcess, fetch
 
@@ -65,6 +65,24 @@ def heartbeat(url: str, table: int, secret: str, address: str = "127.0.0.1") -> 
     transport = httpx.HTTPTransport(local_address=address, verify=insecure())
     with httpx.Client(transport=transport, timeout=10) as client:
         return client.post(url + path, content=body, headers=headers).status_code
+
+
+def coded(data: Path) -> str:
+    """A store with two tables, table 2 given a pairing code: the code."""
+    prepared(data, tables=2)
+    director = Director(Store(data / "scorer.sqlite"), RULESETS)
+    code = director.store.issue_code(2)
+    director.store.close()
+    return code
+
+
+def pair_table_2(url: str, code: str) -> Credential:
+    """Table 2's kiosk pairs with `code`, as a real one does: its credential."""
+    link = ScorerLink(url)
+    try:
+        return link.pair(code, 2, "kiosk-2", {r.id: r.sha256 for r in RULESETS.values()})
+    finally:
+        link.close()
 
 
 def answered_within(sock: ssl.SSLSocket, seconds: float) -> bytes | None:
@@ -230,10 +248,7 @@ def test_a_head_over_32_kb_is_refused_however_it_arrives(tmp_path, size):
 
 @pytest.mark.timeout(180)
 def test_junk_pairings_at_tables_with_no_code_leave_the_real_kiosks_their_turn(tmp_path):
-    prepared(tmp_path / "s", tables=2)
-    director = Director(Store(tmp_path / "s" / "scorer.sqlite"), RULESETS)
-    code = director.store.issue_code(2)
-    director.store.close()
+    code = coded(tmp_path / "s")
     with ScorerProcess(tmp_path / "s") as scorer:
         def junk(n: int) -> None:  # 64 laptops, five starts each, at tables with no code
             transport = httpx.HTTPTransport(local_address=f"127.0.6.{n + 1}", verify=insecure())
@@ -247,12 +262,7 @@ def test_junk_pairings_at_tables_with_no_code_leave_the_real_kiosks_their_turn(t
             laptop.start()
         for laptop in laptops:
             laptop.join()
-        link = ScorerLink(scorer.url)
-        try:
-            credential = link.pair(code, 2, "kiosk-2", {r.id: r.sha256 for r in
-                                                         RULESETS.values()})
-        finally:
-            link.close()
+        credential = pair_table_2(scorer.url, code)
     assert credential.table == 2 and credential.secret
 
 
@@ -262,10 +272,7 @@ def test_junk_pairings_at_tables_with_no_code_leave_the_real_kiosks_their_turn(t
 def test_pairing_finishes_whose_bodies_never_come_leave_the_real_kiosks_their_turn(tmp_path):
     """Twenty heads of /api/pair/finish with no body each took a pairing's turn while the
     scorer waited for the body: every real kiosk was answered 503 sync.pairing-busy."""
-    prepared(tmp_path / "s", tables=2)
-    director = Director(Store(tmp_path / "s" / "scorer.sqlite"), RULESETS)
-    code = director.store.issue_code(2)
-    director.store.close()
+    code = coded(tmp_path / "s")
     with ScorerProcess(tmp_path / "s") as scorer:
         held = []
         for _ in range(20):
@@ -274,12 +281,9 @@ def test_pairing_finishes_whose_bodies_never_come_leave_the_real_kiosks_their_tu
                          b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n")
             held.append(sock)
         time.sleep(1)  # every head read by the scorer, each waiting for its body
-        link = ScorerLink(scorer.url)
         try:
-            credential = link.pair(code, 2, "kiosk-2", {r.id: r.sha256 for r in
-                                                         RULESETS.values()})
+            credential = pair_table_2(scorer.url, code)
         finally:
-            link.close()
             for sock in held:
                 sock.close()
     assert credential.table == 2 and credential.secret
