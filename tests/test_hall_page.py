@@ -599,6 +599,11 @@ def test_phone_layout_is_one_scrolling_column_without_pages(hall):
     assert page.evaluate("document.documentElement.scrollHeight") > PHONE[1]  # it scrolls
     size = row(page, 1).locator(".ns").evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
     assert size >= 18
+    # a card has no column heads: each side's name under its word, the time after its own
+    # (「湖里… 6 : 2 火炬…」 and 「1:21:43」 said neither; a player's review)
+    said = {cell: row(page, 1).locator(cell).evaluate(
+        "e => getComputedStyle(e, '::before').content") for cell in (".ns", ".ew", ".time")}
+    assert said == {".ns": '"南北"', ".ew": '"东西"', ".time": '"剩余 "'}, said
     page.wait_for_timeout(1500)  # longer than a page turn: still every table shown
     assert len(visible_tables(page)) == 40
 

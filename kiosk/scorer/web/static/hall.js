@@ -541,6 +541,7 @@
       const team = (side, name) => {
         const node = el('span', `team ${side.toLowerCase()}`, name);
         node.title = name || '';
+        node.dataset.label = t(`col_${side.toLowerCase()}`);  // (said above it on a phone)
         if (dealerSide === side) node.classList.add('dealing');
         if (winner === side) node.classList.add('winner');
         return node;
