@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 import sqlite3
 import time
@@ -327,6 +328,27 @@ def test_a_garbled_signed_batch_gets_400_and_changes_nothing(hall, batch, key):
     reply = hall.send(7, secret, batch)
     assert reply.status_code == 400 and reply.json()["key"] == key
     assert hall.store.events(7) == []
+
+
+def test_a_table_sending_past_its_budget_waits_and_loses_nothing(hall, caplog):
+    """A stolen credential cannot fill the store at the writer's speed: past its budget a
+    table is asked to wait, other tables are not, and the batch sent again later is kept."""
+    hall.client.app.state.kiosks.budget = kiosks.EventBudget(burst=10, rate=2.0)
+    secret, other = hall.pair(7), hall.pair(8)
+    events = chain(*range(1, 21))
+    assert hall.send(7, secret, {"events": events[:8]}, nonce="c1" * 8).status_code == 200
+    with caplog.at_level(logging.WARNING, logger=kiosks.__name__):
+        assert hall.send(7, secret, {"events": events[8:13]}, nonce="c2" * 8).status_code == 200
+    assert [(r.msg, r.args["table"]) for r in caplog.records] == [
+        ("terminal.scorer.log.table_over_budget", 7)]
+    held = hall.send(7, secret, {"events": events[13:]}, nonce="c3" * 8)
+    assert (held.status_code, held.json()["key"]) == (503, "wire.busy")
+    assert held.headers["Retry-After"] == "2"  # (3 events over, 2 a second)
+    assert len(hall.store.events(7)) == 13
+    assert hall.send(8, other, {"events": chain(1, 2)}, nonce="c4" * 8).status_code == 200
+    hall.clock[0] += 2
+    again = hall.send(7, secret, {"events": events[13:]}, nonce="c5" * 8)
+    assert (again.status_code, again.json()["high_water"]) == (200, 20)
 
 
 def test_a_kiosk_report_no_float_holds_is_ignored_and_its_events_kept(hall):

@@ -30,6 +30,8 @@ The endpoints are module-level functions that find what they share (`Door`) in
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
 import random
 import re
 import secrets
@@ -57,6 +59,7 @@ from ..net.shield import ARRIVED, BODY_TIMEOUT
 from ..store.database import Ingested, Store
 from ..store.keys import KioskKeys
 
+log = logging.getLogger(__name__)
 PAIR_TTL = 60.0  # seconds between the two steps of a pairing
 MAX_PAIR_BODY = 8_000
 TABLE_BODIES = 16_000_000  # bytes of signed bodies being read at once, in all
@@ -71,6 +74,10 @@ PAIRINGS_A_SECOND = 40  # … spread over the time the scorer takes to pair them
 LATE = 1.0  # seconds a batch may have waited on the event loop before it is turned away
 BACKLOG = 1.0  # seconds of work the writer may have waiting before batches are turned away
 RETRY_AFTER = 2  # seconds a kiosk turned away waits at least (its outbox adds jitter)
+# Events a table may send at once: more than a whole day's journal (nine matches of about
+# 3,000), which a kiosk back after a day offline, or sending again to a restored store, sends…
+EVENT_BURST = 50_000
+EVENT_RATE = 20.0  # … and events a second after that: a table in play makes one or two
 DEVICE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
@@ -130,6 +137,32 @@ class Shares:
         self.tables.discard(table)  # type: ignore[arg-type]
 
 
+class EventBudget:
+    """Events each table may still send, refilled at `rate` a second up to `burst`. A kiosk
+    never comes near it; a stolen credential cannot fill the store at the writer's speed. A
+    table past its budget is answered 503 with the wait, so its kiosk's outbox sends the
+    batch again then and nothing is lost."""
+
+    def __init__(self, burst: int = EVENT_BURST, rate: float = EVENT_RATE) -> None:
+        self.burst, self.rate = burst, rate
+        self._left: dict[int, tuple[float, float]] = {}  # by table: (events left, as of when)
+
+    def wait(self, table: int, now: float) -> int:
+        """Seconds before `table` may send again (0: now)."""
+        left = self._left_at(table, now)
+        return 0 if left >= 0 else math.ceil(-left / self.rate)
+
+    def spend(self, table: int, events: int, now: float) -> bool:
+        """Take `events` (a batch already let in, so it may overdraw); True when it does."""
+        left = self._left_at(table, now)
+        self._left[table] = (left - events, now)
+        return left >= 0 > left - events
+
+    def _left_at(self, table: int, now: float) -> float:
+        left, when = self._left.get(table, (self.burst, now))
+        return min(self.burst, left + max(0.0, now - when) * self.rate)
+
+
 @dataclass
 class Pending:
     """A pairing between its two steps."""
@@ -166,6 +199,7 @@ class Door:
         default_factory=lambda: Shares(PAIRING_BODIES, PAIRING_SOURCE))
     old_kiosk_bodies: Shares = field(
         default_factory=lambda: Shares(OLD_KIOSK_BODIES, SOURCE_BODIES))
+    budget: EventBudget = field(default_factory=EventBudget)
     turned_away: int = 0  # batches answered 503 because the scorer was behind
     pairing_now: int = 0  # pairing steps being computed (a hall's kiosks all pair at once)
     pairing_waits: deque[float] = field(default_factory=deque)
@@ -181,11 +215,15 @@ class Door:
     def clock(self) -> float:
         return self.director.clock()
 
-    def behind(self, request: Request) -> bool:
-        """Whether the scorer is too far behind to take a batch now (see the module's words)."""
+    def turn_away(self, request: Request, table: int, now: float) -> int:
+        """Seconds a batch from `table` is asked to wait (0: taken now): when the scorer is
+        behind (see the module's words), or the table has sent more than its budget."""
         arrived = request.scope.get(ARRIVED)
         late = arrived is not None and asyncio.get_running_loop().time() - arrived > LATE
-        return late or self.store.writer().backlog() > BACKLOG
+        if late or self.store.writer().backlog() > BACKLOG:
+            self.turned_away += 1
+            return RETRY_AFTER
+        return self.budget.wait(table, now)
 
 
 def door(request: Request) -> Door:
@@ -217,10 +255,10 @@ def refusal(request: Request, status: int, key: str, now: float,
                   status, now, signer, headers)
 
 
-def busy(request: Request, now: float, signer: tuple[str, str] | None = None) -> Response:
+def busy(request: Request, now: float, signer: tuple[str, str] | None = None,
+         wait: int = RETRY_AFTER) -> Response:
     """503 with the wait before trying again: said at once, not after a queue."""
-    return refusal(request, 503, "wire.busy", now, signer,
-                   headers={"Retry-After": str(RETRY_AFTER)})
+    return refusal(request, 503, "wire.busy", now, signer, headers={"Retry-After": str(wait)})
 
 
 # -- pairing --------------------------------------------------------------------------------
@@ -388,9 +426,8 @@ async def signed(request: Request, limit: int, batch: bool = False) -> Signed | 
         problem = _time_problem(here, headers.time, now)
         if problem is not None:  # (signed: the kiosk sets its clock from this answer)
             return refusal(request, 401, "sync.stale", now, signer, s=problem)
-        if batch and here.behind(request):
-            here.turned_away += 1
-            return busy(request, now, signer)
+        if batch and (wait := here.turn_away(request, table, now)):
+            return busy(request, now, signer, wait)
         shares, owner = here.signed_bodies, table
     else:  # a kiosk of 0.1.0: only its body's signature, checked once the body is in
         shares, owner = here.old_kiosk_bodies, None
@@ -411,9 +448,8 @@ async def signed(request: Request, limit: int, batch: bool = False) -> Signed | 
         problem = _time_problem(here, headers.time, now)
         if problem is not None:
             return refusal(request, 401, "sync.stale", now, signer, s=problem)
-        if batch and here.behind(request):
-            here.turned_away += 1
-            return busy(request, now, signer)
+        if batch and (wait := here.turn_away(request, table, now)):
+            return busy(request, now, signer, wait)
     return Signed(table, now, signer, body, credential[2])
 
 
@@ -436,6 +472,9 @@ async def events(request: Request) -> Response:
         ready = await here.checker.check(raw, table)
     except WireError as exc:
         return refusal(request, 400, exc.key or "wire.not-json", now, signer, **exc.params)
+    if here.budget.spend(table, len(ready.rows), now):
+        log.warning("terminal.scorer.log.table_over_budget",
+                    {"table": table, "n": here.budget.burst, "rate": round(here.budget.rate)})
     # The kiosk's version, health and clock offset, for the admin page (director/fleet.py),
     # when worth a write: in the batch's own transaction when it has one.
     report = ready.kiosk
