@@ -962,6 +962,33 @@ def test_long_names_that_begin_alike_read_whole_on_a_tv(hall, size):
     assert not any(n["cut"] for n in shown), shown
 
 
+GROWN = """() => {
+  const root = parseFloat(getComputedStyle(document.documentElement).fontSize);
+  const cells = [...document.querySelectorAll('.srow > *, .trow > *')];
+  return {sizes: ['#standings .srow', '#tables .trow'].map(
+            (row) => parseFloat(getComputedStyle(document.querySelector(row)).fontSize) / root),
+          cut: cells.filter((c) => c.scrollWidth > c.clientWidth + 0.5).map((c) => c.textContent)};
+}"""
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
+def test_a_small_halls_lists_grow_to_fill_a_tv_and_nothing_in_them_is_cut(hall, size):
+    """A head referee's review: on a 720p TV a 16-team hall's eight tables took half the
+    panel in small type, with the rest of it empty below."""
+    hall.feed.reset(snapshot(tables=8))
+    page = hall.open(size=size)
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    grown = page.evaluate(GROWN)
+    assert min(grown["sizes"]) > 1.1 and grown["cut"] == [], grown  # (1.0: as before)
+    # New data too wide for its column at the grown size: the type is made smaller, not cut.
+    hall.feed.publish(with_table(snapshot(tables=8), 1, link={
+        "state": "behind", "behind": 12345, "last_seen": None}))
+    expect(page.locator('#tables [data-table="1"] .link')).to_contain_text("12345")
+    page.wait_for_timeout(300)
+    smaller = page.evaluate(GROWN)
+    assert smaller["cut"] == [] and smaller["sizes"][1] < grown["sizes"][1], smaller
+
+
 def test_before_round_one_is_drawn_the_tables_say_so_and_nobody_is_gold(hall):
     data = snapshot(tables=3)
     data["event"]["round"] = None

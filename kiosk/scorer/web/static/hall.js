@@ -30,6 +30,7 @@
   const DENSE_PAIRINGS = 24;  // more pairings than one 1080p page holds: the dense board
   const MIN_FIT = 0.72;  // rows shrink at most to this share of their size, then pages turn
   const FINAL_GROW = 1.8;  // a closed event's final standings: rows up to this much larger
+  const LIVE_GROW = 1.4;  // a running hall's short lists: rows up to this much larger, no gap below
   const STREAM_URL = '/api/hall/stream';
   const SNAPSHOT_URL = '/api/hall';
 
@@ -105,6 +106,13 @@
     return out;
   }
 
+  // The cells of `list` whose text is wider than the cell (cut with …): a number, a time, a
+  // state, in a column of fixed width.
+  function cutCells(list) {
+    return Array.from(list.querySelectorAll('.srow > *, .trow > *')).filter(
+      (cell) => cell.scrollWidth > cell.clientWidth + 0.5);
+  }
+
   // ---- pages that turn by themselves -------------------------------------------------
 
   // The team names of a list (a table's sides, a pairing's, a standing's name).
@@ -142,6 +150,7 @@
       // data changed, not its height) stays on its page without laying the list out again.
       this.pages = [];
       this.index = 0;
+      this.grown = false;  // whether the rows are larger than normal (fit)
     }
 
     // The rows of page `i` (the list's children from its first to its end).
@@ -219,6 +228,7 @@
     // (down to MIN_FIT of the normal size) before it is cut into pages. Returns the size
     // given (1: the normal one).
     fit() {
+      this.grown = false;
       if (!FIT) return 1;
       const avail = this.avail();
       const needed = this.list.scrollHeight;
@@ -235,12 +245,22 @@
       }
       // Grown to fill the screen, a name still reads on one line: type so large that
       // 福州榕城队 breaks as 福州榕城 / 队 is made smaller (at the normal size a long name
-      // may take two lines, as it reads whole; see `lenient`).
-      while (scale > 1 && wrappedNames(this.list).some((name) => !wrapped.has(name))) {
+      // may take two lines, as it reads whole; see `lenient`). So is type that no longer
+      // fits a column of fixed width (20:3…, +1…): grown, nothing is cut.
+      const broken = () => wrappedNames(this.list).some((name) => !wrapped.has(name)) ||
+        cutCells(this.list).length > 0;
+      while (scale > 1 && broken()) {
         scale = Math.max(1, Math.round((scale - 0.05) * 1000) / 1000);
         this.scope.style.setProperty('--fit', String(scale));
       }
+      this.grown = scale > 1;
       return scale;
+    }
+
+    // Whether new text in the rows (rebuilt in place, or a clock's or a link's) is cut at the
+    // grown size (待传 3 → 待传 1234): the list is then laid out again, its type smaller.
+    outgrown() {
+      return this.grown && cutCells(this.list).length > 0;
     }
 
     show() {
@@ -328,7 +348,7 @@
     title.dataset.i18n = closed ? 'standings_final' : 'standings';
     title.textContent = t(title.dataset.i18n);
     if (standingsPager) {
-      standingsPager.grow = closed ? FINAL_GROW : 1;
+      standingsPager.grow = closed ? FINAL_GROW : LIVE_GROW;
       standingsPager.columns = closed ? 2 : 1;
       standingsPager.lenient = closed;
     }
@@ -694,7 +714,7 @@
       [[standingsPager, standingsChanged], [tablesPager, tablesChanged], [panelPager, panelChanged]]
         .forEach(([pager, changed]) => {
           if (!pager) return;
-          if (changed) pager.layout(); else pager.reshow();
+          if (changed || pager.outgrown()) pager.layout(); else pager.reshow();
         });
     }
     tick();
@@ -754,6 +774,7 @@
     // Only the rows on screen: a hall's other pages are brought up to date as they turn.
     const rows = $('tables').children;
     const [first, end] = (tablesPager && tablesPager.pages[tablesPager.index]) || [0, rows.length];
+    let retexted = false;
     for (let i = first; i < Math.min(end, rows.length); i += 1) {
       const row = rows[i];
       const tb = tableOf.get(row);
@@ -766,7 +787,10 @@
         out = left <= 0;
         text = clockText(left);
       }
-      if (time.textContent !== text) time.textContent = text;
+      if (time.textContent !== text) {
+        time.textContent = text;
+        retexted = true;
+      }
       time.classList.toggle('expired', out);
 
       const link = row.hallLink;
@@ -785,8 +809,12 @@
       } else {
         linkText = named('link', state);
       }
-      if (link.textContent !== linkText) link.textContent = linkText;
+      if (link.textContent !== linkText) {
+        link.textContent = linkText;
+        retexted = true;
+      }
     }
+    if (retexted && tablesPager && tablesPager.outgrown()) tablesPager.layout();
     checkStale();
   }
 
@@ -982,8 +1010,8 @@
   }
 
   function start() {
-    standingsPager = new Pager($('standings'), $('standings-pager'), 1, null, $('standings-box'));
-    tablesPager = new Pager($('tables'), $('tables-pager'));
+    standingsPager = new Pager($('standings'), $('standings-pager'), LIVE_GROW, null, $('standings-box'));
+    tablesPager = new Pager($('tables'), $('tables-pager'), LIVE_GROW);
     panelPager = new Pager($('panel-list'), $('panel-pager'), 1.6, tablesOnPage);
     pagers = [standingsPager, tablesPager, panelPager];
     document.querySelectorAll('#langs button').forEach((button) => {
