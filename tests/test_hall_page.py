@@ -711,28 +711,41 @@ def test_24_teams_and_12_tables_fit_one_1080p_screen_without_pages(hall):
     assert page.evaluate("document.documentElement.scrollHeight") <= TV[1]
 
 
-def test_between_rounds_the_published_pairings_fill_the_screen(hall):
+def test_between_rounds_the_pairings_stand_beside_the_standings_while_they_fit_one_page(hall):
+    """A head referee's review: between rounds the board took the whole screen, and players
+    saw no standings after the round they had just played until the next one started."""
     pairings = [{"table": n, "ns": team_name(2 * n - 2), "ew": team_name(2 * n - 1)}
                 for n in range(1, 9)]
     hall.feed.reset(snapshot(pairings_round=3, pairings=pairings,
                              byes=[{"team": "t17", "name": "轮空队", "points": 3}]))
     page = hall.open()
     expect(page.locator("#panel")).to_be_visible()
-    expect(page.locator("#standings-box")).to_be_hidden()
     expect(page.locator("#tables-box")).to_be_hidden()
     expect(page.locator("#panel-title")).to_have_text("第 3 轮对阵")
     expect(page.locator("#panel-list [data-pairing-table]")).to_have_count(8)
     expect(page.locator("#panel-list .bye")).to_have_text("—轮空：轮空队")
     expect(page.locator("#status")).to_have_text("轮间休息")
-    box = page.locator("#panel").bounding_box()
-    assert box["width"] > 0.75 * TV[0] and box["height"] > 0.8 * TV[1]  # most of the screen
+    expect(page.locator("#standings-box")).to_be_visible()
+    expect(page.locator("#standings [data-team]")).to_have_count(8)
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    expect(page.locator("#panel-pager")).to_be_hidden()  # every table on one page
+    box, standings = (page.locator(name).bounding_box() for name in ("#panel", "#standings-box"))
+    assert standings["x"] + standings["width"] <= box["x"] and box["height"] > 0.8 * TV[1]
     # ... and the QR code beside them: players look for their table then, phone in hand
     expect(page.locator("#qr-img")).to_be_visible()
     qr = page.locator("#qr-img").bounding_box()
     assert qr["x"] >= box["x"] + box["width"] and qr["y"] < TV[1] / 2
+    # A board that would turn pages beside the standings takes their room.
+    hall.feed.publish(snapshot(pairings_round=3, pairings=[
+        {"table": n, "ns": team_name(n), "ew": team_name(n + 40)} for n in range(1, 31)]))
+    expect(page.locator("#panel-list [data-pairing-table]")).to_have_count(30)
+    expect(page.locator("#standings-box")).to_be_hidden()
+    box = page.locator("#panel").bounding_box()
+    assert box["width"] > 0.75 * TV[0] and box["height"] > 0.8 * TV[1]  # most of the screen
     hall.feed.publish(snapshot())  # the round starts: the tables are back
     expect(page.locator("#panel")).to_be_hidden()
     expect(page.locator("#tables-box")).to_be_visible()
+    expect(page.locator("#standings-box")).to_be_visible()
 
 
 def test_unused_tables_ruled_results_and_byes_read_as_such(hall):

@@ -150,7 +150,7 @@
       // data changed, not its height) stays on its page without laying the list out again.
       this.pages = [];
       this.index = 0;
-      this.grown = false;  // whether the rows are larger than normal (fit)
+      this.scale = 1;  // the rows' size against the normal one (fit)
     }
 
     // The rows of page `i` (the list's children from its first to its end).
@@ -228,7 +228,7 @@
     // (down to MIN_FIT of the normal size) before it is cut into pages. Returns the size
     // given (1: the normal one).
     fit() {
-      this.grown = false;
+      this.scale = 1;
       if (!FIT) return 1;
       const avail = this.avail();
       const needed = this.list.scrollHeight;
@@ -253,14 +253,14 @@
         scale = Math.max(1, Math.round((scale - 0.05) * 1000) / 1000);
         this.scope.style.setProperty('--fit', String(scale));
       }
-      this.grown = scale > 1;
+      this.scale = scale;
       return scale;
     }
 
     // Whether new text in the rows (rebuilt in place, or a clock's or a link's) is cut at the
     // grown size (待传 3 → 待传 1234): the list is then laid out again, its type smaller.
     outgrown() {
-      return this.grown && cutCells(this.list).length > 0;
+      return this.scale > 1 && cutCells(this.list).length > 0;
     }
 
     show() {
@@ -304,7 +304,18 @@
   let panelPager = null;
   let layouts = 0;           // pagers laid out (window.hall.layouts: what the tests count)
   let turns = 0;             // pages turned
-  function layoutPages() { pagers.forEach((p) => p.layout()); }
+  // Between rounds on a TV the standings stand beside the board while it fits one page
+  // there (a player finds their table without waiting for a page to turn; its rows, if made
+  // smaller, still larger than the tables' in play); else the board takes their room.
+  function layoutPages() {
+    const body = document.body;
+    if (body.classList.contains('between') && !PHONE.matches) {
+      body.classList.remove('board-only');
+      panelPager.layout();
+      if (panelPager.pages.length > 1) body.classList.add('board-only');
+    }
+    pagers.forEach((p) => p.layout());
+  }
 
   // ---- rendering ---------------------------------------------------------------------
 
@@ -707,9 +718,10 @@
     const panelChanged = renderPanel();
     shownGenerated = snap && typeof snap.generated === 'number' ? snap.generated : null;
     const now = frameOf();
-    if (now !== frame) {
-      frame = now;
+    // (new pairings may need the standings' room, or give it back: layoutPages)
+    if (now !== frame || (panelChanged && document.body.classList.contains('between'))) {
       layoutPages();
+      frame = frameOf();  // (with the board's room as layoutPages left it)
     } else {
       [[standingsPager, standingsChanged], [tablesPager, tablesChanged], [panelPager, panelChanged]]
         .forEach(([pager, changed]) => {
