@@ -1000,6 +1000,14 @@ def test_a_small_halls_lists_grow_to_fill_a_tv_and_nothing_in_them_is_cut(hall, 
     page.wait_for_timeout(300)
     smaller = page.evaluate(GROWN)
     assert smaller["cut"] == [] and smaller["sizes"][1] < grown["sizes"][1], smaller
+    # In English too: a late table's state goes under its badge (it was Late Buryi…).
+    hall.feed.publish(snapshot(tables=8))
+    expect(page.locator('#tables [data-table="1"] .link')).not_to_contain_text("12345")
+    page.locator('#langs [data-lang="en"]').click()
+    expect(row(page, 2).locator(".phase")).to_have_text("Late Burying")
+    page.wait_for_timeout(300)
+    english = page.evaluate(GROWN)
+    assert english["cut"] == [] and min(english["sizes"]) > 1, english
 
 
 def test_before_round_one_is_drawn_the_tables_say_so_and_nobody_is_gold(hall):

@@ -421,7 +421,7 @@
     return moved || reshaped;
   }
 
-  // What can change a row's height: the text of its names and its result.
+  // What can change a row's height: the text of its names, its result, a late table's state.
   const shapeOf = (selector) => (node) => Array.from(node.querySelectorAll(selector),
     (part) => part.textContent).join('\u0001');
 
@@ -539,7 +539,7 @@
       (item) => `${lang}\u0001${JSON.stringify(item.tb || item.bye,
         (key, value) => (key === 'time_left' ? undefined : value))}`,
       (item) => (item.tb ? tableRow(item.tb) : byeRow(item.bye)),
-      shapeOf('.team, .phase.result'));
+      shapeOf('.team, .phase.result, .late .phase'));
     // Every table's row reads its data now (a row kept as it was counts down from it).
     const children = list.children;
     rows.forEach((tb, i) => tableOf.set(children[i], tb));
@@ -603,7 +603,7 @@
       } else {
         phase.textContent = tb.phase ? named('phase', phaseOf(tb)) : '';
       }
-      if (tb.late) phase.prepend(el('span', 'late-badge', t('late')));
+      if (tb.late) phase.prepend(el('span', 'late-badge', t('late')), ' ');  // (a line may break there)
 
       const time = el('span', 'time');
       time.dataset.label = t('col_time');
