@@ -957,6 +957,24 @@ def test_the_longest_names_a_hall_uses_read_whole_everywhere_on_a_tv(hall, size)
         page.screenshot(path=f"{os.environ['HALL_SHOTS']}/long-names-board-{size[0]}.png")
 
 
+def test_a_south_north_name_cut_after_its_lines_ends_in_an_ellipsis(hall):
+    """A head referee's review: at 1080p 厦门市粮食局机关第二代表队（海沧片区联队） took four
+    lines in a box of three and lost 队） with no … (Chromium draws none at the end of a
+    right-aligned name it cuts). The 南北 side's names stand at the right of their cells, their
+    lines aligned left in a box pushed right."""
+    name = "厦门市粮食局机关第二代表队（海沧片区联队）"
+    hall.feed.reset(with_table(snapshot(tables=8), 3, ns=name))
+    page = hall.open()
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    cut = page.locator('#tables [data-table="3"] .ns')
+    assert page.evaluate(WHOLE, '#tables [data-table="3"] .ns')[0]["cut"]  # (as it was)
+    assert cut.evaluate("e => getComputedStyle(e).textAlign") == "left"
+    boxes = page.evaluate("""() => [...document.querySelectorAll('#tables .trow')].map((r) => {
+      const ns = r.querySelector('.ns').getBoundingClientRect();
+      return Math.round(r.querySelector('.levels').getBoundingClientRect().left - ns.right); })""")
+    assert len(set(boxes)) == 1, boxes  # every 南北 name, long or short, ends at the levels
+
+
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])
 def test_long_names_that_begin_alike_read_whole_on_a_tv(hall, size):
     # A hall's names often share their first characters: cut to 思明区老… they cannot be told
