@@ -542,6 +542,41 @@ def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
     d.store.close()
 
 
+@pytest.mark.unit
+def test_a_match_the_hall_stop_decided_says_time_up_wherever_its_result_shows(tmp_path):
+    """A head referee's review: table 2 ended 5:6 when the head referee called time; the
+    console, the score sheet the players sign and the workbook's 判定 said a plain win."""
+    from .test_scorer_admin import logged_in
+
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=4)
+    d.import_teams("编号,队名\nt01,甲队\nt02,乙队\n".encode())
+    codes = d.add_tables(1)
+    d.start_round(0)
+    link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
+                TestClient(create_app(d)))
+
+    def stop_after_two(session) -> None:  # as the kiosk follows the head referee's 叫停
+        if len(session.state.played) == 2:
+            session.follow_hall_stop()
+
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 10, 3, 1e9, io.StringIO(),
+                    after_hand=stop_after_two).close()
+    match = views.round_rows(d, 1)[0]
+    winner = match.ns_name if match.winner_side == "NS" else match.ew_name
+    client, _ = logged_in(d)
+    console = client.get("/admin/results?round=1").text
+    assert f"{winner}胜（时间到）" in console
+    sheet = printing.html(d, "sheets", "zh-Hans", round_no=1, table=1)
+    side = {"NS": "南北", "EW": "东西"}[match.winner_side]
+    assert f"胜方：{side}（时间到）；时间到：裁判长宣布全场时间到" in sheet
+    rows = list(csv.reader(io.StringIO(exports.results_csv(d, "zh-Hans").removeprefix("\ufeff"))))
+    assert rows[1][12] == "牌桌结果（时间到）"
+    assert "牌桌结果（时间到）" in [row[12] for row in load_workbook(
+        io.BytesIO(exports.workbook(d, "zh-Hans"))).worksheets[1].values]
+    d.store.close()
+
+
 @pytest.mark.process
 def test_the_signatures_never_start_a_page_without_the_sheet_they_certify(event, tmp_path):
     """Head referee's test M5: a table of 20 hands filled its page to the foot, and the

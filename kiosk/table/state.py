@@ -1372,6 +1372,15 @@ class MatchState:
     def levels(self) -> tuple[str, str] | None:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None
 
+    def time_up_ending(self) -> str | None:
+        """How the match time decided the match: "time-up", or with what broke a tie of
+        levels ("time-up.reached-first", "time-up.last-hand"); None where it did not."""
+        core = self.core
+        result = core.result() if isinstance(core, TeamMatch) and self.phase == "over" else None
+        if result is None or result.by != "time-up":
+            return None
+        return f"time-up.{result.tie}" if result.tie else "time-up"
+
     def past_final(self) -> str | None:
         """The team that won by moving past the final level: its level, still the final
         one, reads 「过10」 (a match won so from 10:10 showed 10 : 10)."""

@@ -225,13 +225,19 @@ def big_points_words(points: Mapping[str, int], lang: str) -> str:
         t("words.team_level", team=t(f"team.{team}"), level=points[team]) for team in TEAM_IDS))
 
 
+def called_words(end: Mapping[str, Any] | None, lang: str) -> list[str]:
+    """Who called time, as the record's `end` says (「时间到：裁判长宣布全场时间到」), if anyone
+    did."""
+    called = end.get("called_by") if end else None
+    return [translator(lang)(f"words.time_up_by.{called}")] if called else []
+
+
 def ending_words(last: Mapping[str, Any] | None, ruleset: Ruleset, lang: str,
                  end: Mapping[str, Any] | None = None) -> list[str]:
     """The end of a team match: winner, who called time (the record's `end`), reason, final
     levels, big points, net levels."""
     t = translator(lang)
-    called = [t(f"words.time_up_by.{end['called_by']}")] if end and end.get("called_by") \
-        else []
+    called = called_words(end, lang)
     if last is None or not last.get("winner"):
         return [t("sheet.no_winner"), *called]
     out = [winner_words(last, ruleset, lang), *called]

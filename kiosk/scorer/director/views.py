@@ -43,6 +43,7 @@ class MatchRow:
     # stands as the table recorded it, but nobody at the table ruled it
     revoked: Ruling | None = None
     past: str | None = None  # the side that won by moving past the final level (「过10」)
+    time_up: str | None = None  # how the match time decided it (`MatchState.time_up_ending`)
 
     @property
     def winner_side(self) -> str | None:
@@ -52,13 +53,16 @@ class MatchRow:
 
     @property
     def decided_by(self) -> str:
-        """table, forfeit, disqualification or adjusted (by a ruling, or the first two by the
-        table's own referee); "" while undecided."""
+        """table, time-up (played, the match time decided it), forfeit, disqualification or
+        adjusted (by a ruling, or the first two by the table's own referee); "" while
+        undecided."""
         if self.result is None:
             return ""
         if self.ruling:
             return self.ruling.kind
-        return self.forfeited.get("kind", "forfeit") if self.forfeited else "table"
+        if self.forfeited:
+            return str(self.forfeited.get("kind", "forfeit"))
+        return "time-up" if self.time_up else "table"
 
     @property
     def reason(self) -> str:
@@ -176,7 +180,8 @@ def round_rows(director: Director, round_no: int) -> list[MatchRow]:
             _dispute(state, names.get(ns, ns), names.get(ew, ew))
             if phase == "disputed" and state is not None else None,
             forfeited, _revoked_by(forfeited, table, removed),
-            state.past_final() if state is not None else None))
+            state.past_final() if state is not None else None,
+            state.time_up_ending() if state is not None and ruling is None else None))
     return out
 
 

@@ -243,7 +243,7 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            "ruleset_name": ruleset.name(lang), "hands": [], "deals": [],
                            "individual": ruleset.kind != "team", "ruling": None,
                            "forfeited": None, "revoked": None,
-                           "result": None, "end": None, "win_points": ruleset.result.win_points,
+                           "result": None, "ending": None, "win_points": ruleset.result.win_points,
                            "loss_points": ruleset.result.loss_points, "final": None,
                            # the hands the table's referee corrected, as its history says
                            "corrected": state.corrected() if state is not None else set(),
@@ -327,7 +327,9 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
     if lines:
         last = lines[-1]
         out["final"] = {team: words.level_words(last, team, lang) for team in ("NS", "EW")}
-        out["end"] = last.get("by")
+        if last.get("by") == "time-up":  # (the ✓ by the big points does not say it)
+            out["ending"] = [words.winner_words(last, ruleset, lang),
+                             *words.called_words(record.get("end"), lang)]
     return out
 
 
