@@ -83,14 +83,22 @@ class RoundsAndPairings(DirectorBase):
 
     def status_shown(self) -> str:
         """The event's status as the console's header says it: setup (准备中) until the first
-        round starts, as the hall says, though its publishing made the event running."""
+        round starts, as the hall says, though its publishing made the event running; paused
+        (全场暂停) while the head referee holds the hall, as the hall says too."""
         event = self.event()
         if event is None:
             return ""
         if event.status == "running" and self.current_round() == 1 \
                 and self.round_start(1) is None:
             return "setup"
+        if event.status == "running" and self.paused():
+            return "paused"
         return event.status
+
+    def paused(self) -> bool:
+        """Whether the head referee holds the hall (全场暂停) now."""
+        clock = self.round_clock()
+        return clock is not None and clock["state"] == "paused"
 
     def assignments(self, round_no: int) -> list[tuple[int, str, str]]:
         return list(self._kept(("assignments", round_no), lambda: list(self.store.db.execute(

@@ -57,6 +57,8 @@ def next_step(director: Director) -> Said:
         return "admin.next.start", {"round": current}
     if start is not None and start > director.clock() and not director.round_over(current):
         return "admin.next.starting", {"round": current, "time": clock_text(start)}
+    if current and director.paused():
+        return "admin.next.paused", {"round": current}
     if current and not director.round_over(current):
         rows = views.round_rows(director, current)
         left = len(director.unfinished(current))  # (an individual round's groups too)
