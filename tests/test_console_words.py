@@ -316,6 +316,11 @@ def test_a_disputed_table_says_who_disputes_and_what_the_table_entered(director,
     page = html.unescape(log_in(director).get("/admin/results?round=1&table=1").text)
     total = kiosk.state.preview().total
     assert f"{director.team_names()[ns]}有异议；桌上录入：得分 85，总分 {total}" in page
+    # ... who settles it and where (the console's match-wide ruling is not the way), and the
+    # score sheet says the hand waits for it (a later review: neither did).
+    assert "由本桌裁判在平板上裁定这一副：裁判菜单里选“裁定：确认本副”或“裁定：先修改本副”" in page
+    sheet = html.unescape(printing.html(director, "sheets", "zh-Hans", round_no=1, table=1))
+    assert f"第 1 副有异议，等待本桌裁判裁定（{director.team_names()[ns]}有异议；" in sheet
     kiosk.session.close()
 
 

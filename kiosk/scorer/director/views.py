@@ -196,7 +196,7 @@ def _revoked_by(forfeited: dict[str, Any] | None, table: int,
 
 
 def _dispute(state: MatchState, ns: str, ew: str) -> dict[str, Any]:
-    """Who disputes the hand, and the points and total the table entered for it."""
+    """Who disputes the hand (its number), and the points and total the table entered."""
     draft = state.draft
     side = draft.disputed_by if draft is not None else None
     try:
@@ -204,6 +204,7 @@ def _dispute(state: MatchState, ns: str, ew: str) -> dict[str, Any]:
     except SessionError:  # (an entry the rules core refuses: its total is not known)
         total = None
     return {"team": ns if side == "NS" else ew if side == "EW" else "",
+            "hand": len(state.played) + 1,
             "points": "—" if draft is None or draft.points is None else draft.points,
             "total": "—" if total is None else total}
 

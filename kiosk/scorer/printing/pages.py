@@ -242,8 +242,9 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
     out: dict[str, Any] = {"round": round_no, "table": table, "event": event,
                            "ruleset_name": ruleset.name(lang), "hands": [], "deals": [],
                            "individual": ruleset.kind != "team", "ruling": None,
-                           "forfeited": None, "revoked": None,
-                           "result": None, "ending": None, "win_points": ruleset.result.win_points,
+                           "forfeited": None, "revoked": None, "dispute": None,
+                           "result": None, "ending": None,
+                           "win_points": ruleset.result.win_points,
                            "loss_points": ruleset.result.loss_points, "final": None,
                            # the hands the table's referee corrected, as its history says
                            "corrected": state.corrected() if state is not None else set(),
@@ -271,6 +272,7 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
         if match is not None:
             out["result"], out["ruling"] = match.result, match.ruling
             out["forfeited"], out["revoked"] = match.forfeited, match.revoked
+            out["dispute"] = match.dispute
             out["winner_side"] = match.winner_side
     return Sheet(out, state.export() if state is not None and state.ruleset is not None
                  else None, ruleset)
