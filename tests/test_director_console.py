@@ -145,6 +145,8 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     table, ns, ew = d.assignments(2)[0]
     asked = refused("admin.confirm.withdraw_when", d.withdraw, ns)  # in a match: asks when
     assert [c.value for c in asked.choices] == ["next", "now"]
+    now = asked.choices[1]  # (the kiosk's match ends for good: said before, as a ruling says)
+    assert "该桌平板随即结束这场比赛，之后不能再继续" in render(now.key, now.params, "zh-Hans")
     refused("admin.confirm.withdraw", d.withdraw, ns, after_round=2)  # after this round
     asked = refused("admin.confirm.withdraw_forfeit", d.withdraw, ns, after_round=1)
     assert asked.params["table"] == table and d.label(ew) == asked.params["opponent"]
@@ -158,6 +160,10 @@ def test_withdrawing_a_team_in_an_unfinished_match_forfeits_it_and_reinstating_p
     assert ns not in {x for p in d.current_draft().plan.pairs for x in p}
     assert d.team(ns).withdrawn_after == 1
     refused("admin.error.already_withdrawn", d.withdraw, ns, confirm=True)
+    # Reinstated, it still lost the match it left: said before (a head referee's review), and
+    # where to change it.
+    asked = refused("admin.confirm.reinstate_forfeited", d.reinstate, ns)
+    assert "它退赛时判负的第 2 轮比赛仍算判负" in explain(asked, "zh-Hans")
     d.reinstate(ns, confirm=True)
     assert d.current_draft() is None  # the field changed: the draft is drafted again
     d.make_draft()

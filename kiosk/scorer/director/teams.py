@@ -601,9 +601,11 @@ class EventAndTeams(DirectorBase):
         self._open_event()
         if not row.withdrawn:
             raise refuse("admin.error.not_withdrawn", team=self.label(row.id))
-        if not confirm:
-            raise confirm_first("admin.confirm.reinstate", team=self.label(row.id),
-                                round=self._entry_round())
+        if not confirm:  # (a match it forfeited by leaving stays forfeited: said first)
+            how, left = self.withdrawal(row.id) or ("after", 0)
+            raise confirm_first("admin.confirm.reinstate" + ("_forfeited" if how == "during"
+                                                             else ""),
+                                team=self.label(row.id), round=self._entry_round(), left=left)
         with self.store.db.atomic():
             self.store.db.execute("UPDATE teams SET withdrawn_after = NULL WHERE id = ?",
                                   [row.id])
