@@ -173,3 +173,55 @@ def test_a_live_pause_between_hands_shows_the_same_banner(table):
     assert table.screen.name == "paused"
     table.do(lambda s: s.pause_key())
     assert table.screen.name.startswith("result")
+
+
+def test_no_screen_anyone_can_open_stops_the_match_clock_only_the_referees_menu(table):
+    """A referee's review: during play 记录, or the PIN pad with no PIN typed, stood the
+    match clock still, for as long as a side kept it open; they hold the move alone. The
+    referee's menu, once unlocked, holds the match too: the table waits on the referee."""
+    table.start()
+    left = table.session.match_time_left()
+    table.clock.advance(1)
+    table.tap("history")
+    table.clock.advance(20)
+    assert table.session.match_time_left() == pytest.approx(left - 21)
+    assert table.session.move_time_left() == pytest.approx(4)  # the seat's time is held
+    table.tap("history")  # closed
+    table.tap("referee")  # the PIN pad: nobody has given the PIN yet
+    table.clock.advance(10)
+    assert table.session.match_time_left() == pytest.approx(left - 31)
+    table.pin()
+    table.clock.advance(60)  # the referee at the table, the menu open
+    assert table.session.match_time_left() == pytest.approx(left - 31)
+    table.tap("close")
+    table.clock.advance(1)
+    assert table.session.match_time_left() == pytest.approx(left - 32)
+    assert not table.state.paused and table.state.match_clock.running
+
+
+def test_a_restart_under_a_screen_stops_the_match_clock_it_let_run(table):
+    table.start()
+    table.tap("history")
+    table.clock.advance(20)
+    table.restart()  # the power goes while the history is open
+    state = table.state
+    assert (state.paused, state.pause_reason) == (True, "restart")
+    assert not state.match_clock.running  # (standing, for the referee to resume)
+    left = table.session.match_time_left()
+    table.clock.advance(30)
+    assert table.session.match_time_left() == pytest.approx(left)
+
+
+def test_a_journal_from_before_folds_its_screens_holds_as_it_was_played(table):
+    """Journals written before screens let the match clock run held it under them: theirs
+    say nothing of it, and fold as they were played."""
+    from kiosk.table.kinds import EventKind, PauseReason
+
+    table.start()
+    table.session._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD}))
+    left = table.session.match_time_left()
+    table.clock.advance(30)
+    assert table.session.match_time_left() == pytest.approx(left)
+    table.session.release_referee_hold(keep_time=True)
+    table.clock.advance(1)
+    assert table.session.match_time_left() == pytest.approx(left - 1)

@@ -19,7 +19,7 @@ from ..rules import TEAM_OF, DealResult, IndividualRound, Rulesets, TeamMatch
 from ..rules.ruleset import GATHER_SECONDS
 from .clock import Clock, SystemClock
 from .journal import Event, Journal, table_path
-from .kinds import CLOCKED, IDLE, EventKind, PauseReason, Phase
+from .kinds import CLOCKED, IDLE, IN_HAND, EventKind, PauseReason, Phase
 from .state import MatchState, refused
 
 __all__ = ["SessionConfig", "SessionError", "Signal", "TableSession"]
@@ -89,7 +89,8 @@ class TableSession:
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
-        if running and not state.paused and state.phase not in IDLE:
+        held = state.paused and state.pause_reason == PauseReason.HOLD  # (its screen is gone)
+        if running and (held or not state.paused) and state.phase not in IDLE:
             # The monotonic clock starts again at a reboot: the time before the stop is taken
             # from the last event's own clock, the time since from the wall clock.
             last = state.last_mono
@@ -419,10 +420,10 @@ class TableSession:
         _, _, results, _ = self.state.correction(hand, entry)
         return results[hand - 1], _changed([p.result for p in self.state.played], results)
 
-    def _pause(self, actor: str, reason: str) -> None:
+    def _pause(self, actor: str, reason: str, **more: Any) -> None:
         # An overrun already run up is a fact: it is recorded with the pause, and the move
         # starts afresh on resume.
-        self._record(actor, *self._overrun(None), (EventKind.PAUSE, {"reason": reason}))
+        self._record(actor, *self._overrun(None), (EventKind.PAUSE, {"reason": reason, **more}))
 
     def pause(self, reason: str = PauseReason.REFEREE) -> None:
         self._referee()
@@ -438,21 +439,35 @@ class TableSession:
         self._pause("table", PauseReason.TABLE)
 
     def hold_for_referee(self, screen: bool = False) -> bool:
-        """The referee's overlay opened: a running move clock pauses until it closes, and the
-        match clock with it, as at the fry step, where no move clock runs. Returns whether it
-        paused anything. A `screen` that only covers the clock (a question, the history)
-        records no overrun: the seat goes on with its time, over or not, when it closes
+        """The referee's overlay (its PIN pad first) or a screen opened: a running move clock
+        pauses until it closes. The match clock runs on: no screen anyone can open stops the
+        match (the history and the PIN pad did: a side could stand it still); the referee's
+        menu, once unlocked, does (`hold_for_ruling`). Returns whether it paused anything. A
+        `screen` that only covers the clock (a question, the history) records no overrun: the
+        seat goes on with its time, over or not, when it closes
         (`release_referee_hold(keep_time=True)`), and a press then records it."""
         state = self.state
-        move, match = state.clock, state.match_clock
-        running = (move is not None and move.running and state.phase in CLOCKED) or \
-            (match is not None and match.running and state.phase == Phase.FRY)
-        if state.paused or not running:
+        move = state.clock
+        if state.paused or move is None or not move.running or state.phase not in CLOCKED:
             return False
         if screen:
-            self._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD}))
+            self._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD,
+                                                       "match_runs": True}))
         else:
-            self._pause("referee", PauseReason.HOLD)
+            self._pause("referee", PauseReason.HOLD, match_runs=True)
+        return True
+
+    def hold_for_ruling(self) -> bool:
+        """The referee's menu unlocked during a hand: the referee is at the table, which waits
+        on them, so the match clock stops too until the menu closes (at the fry step, where no
+        move clock runs, it alone). Returns whether it stopped."""
+        state = self.state
+        mc = state.match_clock
+        held = state.paused and state.pause_reason == PauseReason.HOLD
+        if mc is None or not mc.running or (state.paused and not held) or \
+                state.phase not in IN_HAND:
+            return False
+        self._record("referee", (EventKind.PAUSE, {"reason": PauseReason.HOLD}))
         return True
 
     def release_referee_hold(self, keep_time: bool = False) -> bool:
@@ -548,8 +563,9 @@ class TableSession:
         when the match clock runs out."""
         state, now = self.state, self.clock.now()
         mc = state.match_clock
+        # (not under a screen's hold, where nothing can happen: time up once it closes)
         if mc is not None and mc.running and mc.elapsed_at(now) >= mc.limit and \
-                state.time_up is None and state.phase not in IDLE:
+                state.time_up is None and state.phase not in IDLE and not state.paused:
             self._record("system", self._time_up())
         clock = state.clock
         if clock is None or not clock.running:

@@ -1175,25 +1175,28 @@ class MatchState:
             results.append(result)
         return deals, results
 
-    def _check_pause(self, data: dict[str, Any]) -> bool:
-        """Returns whether the pause takes over one already there: the hall's pause takes over
-        the pause of a restart (the kiosk came back while the hall was paused) or a referee's
-        screen's hold, and the hall's resume then resumes it."""
-        takeover = self.paused and self.pause_reason in (PauseReason.RESTART,
-                                                         PauseReason.HOLD) and \
-            data.get("reason") == PauseReason.HALL
+    def _check_pause(self, data: dict[str, Any]) -> None:
+        """A pause may take over one already there: the hall's pause takes over the pause of a
+        restart (the kiosk came back while the hall was paused) or a screen's hold, and the
+        hall's resume then resumes it. A screen's hold, which lets the match clock run, is
+        taken over by a restart's (the screen is gone, and the clock stops with the kiosk) and
+        by the referee's menu once unlocked (the table waits on the referee)."""
+        reason, now = data.get("reason"), self.pause_reason
+        takeover = self.paused and (
+            (now in (PauseReason.RESTART, PauseReason.HOLD) and reason == PauseReason.HALL)
+            or (now == PauseReason.HOLD and reason in (PauseReason.RESTART, PauseReason.HOLD)
+                and not data.get("match_runs")))
         if (self.paused and not takeover) or self.phase in IDLE:
             raise refused("not_running", "the clocks are not running")
-        return takeover
 
-    def _apply_pause(self, ev: Event, takeover: bool) -> None:
+    def _apply_pause(self, ev: Event, _: None) -> None:
         data = ev.data
-        if takeover:
-            self.pause_reason = PauseReason.HALL
-            return
         self.paused = True
         self.pause_reason = _pause_reason(data.get("reason"))
-        for clock in (self.clock, self.match_clock):
+        # A screen's hold (`match_runs`) holds the move alone: the match time is the hall's
+        # and runs on. (Journals from before held the match clock too: theirs say nothing.)
+        held = (self.clock,) if data.get("match_runs") else (self.clock, self.match_clock)
+        for clock in held:
             if clock is not None:
                 self._stop_clock(clock, ev.mono)
         if "move_elapsed" in data and self.clock is not None:
@@ -1218,7 +1221,7 @@ class MatchState:
                 # the pause) is not carried.
                 self._fresh(clock, ev.mono)
         mc = self.match_clock
-        if mc is not None and self.match_started and self.time_up is None:
+        if mc is not None and self.match_started and self.time_up is None and not mc.running:
             mc.started, mc.running = ev.mono - mc.elapsed, True
 
     def _check_match_clock_start(self, data: dict[str, Any]) -> None:

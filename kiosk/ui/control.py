@@ -390,6 +390,8 @@ class Controller:
                 elif then:
                     ui.after_unlock = None
                     self._after_unlock(then, session)
+                elif ui.overlay in REFEREE_OVERLAYS:  # the menu: the referee is at the table
+                    session.hold_for_ruling()
 
             self.send(unlock)
 
