@@ -76,6 +76,26 @@ def test_a_paired_table_asks_no_names_and_offers_only_the_events_ruleset(paired)
     assert "队名和规则由记分台分配" in screen.lines[0]
 
 
+def test_a_paired_tables_own_match_is_called_a_practice_and_the_rounds_by_its_round(paired):
+    """A referee's review: the paired table's one big button, 厦门 2015 规则, started a match
+    that the strip called 第1轮比赛, as the round; the round's own, set up after it, was
+    called 第1.2轮比赛 (its name in the journal)."""
+    paired.sync()
+    screen = paired.screen
+    button = screen.grids[-1].buttons[0]
+    assert button.label.startswith("练习赛（不计成绩）：")
+    assert "下面的按钮只开始练习赛（不计成绩）" in screen.lines[0]
+    paired.ctl.act(button.action)
+    paired.runner.step()
+    assert paired.session.match == "1"
+    assert paired.screen.strip[0].value == "练习赛"
+    paired.runner.door.put(lambda s: s.abandon_match())  # (no hand played: it goes)
+    paired.director.start_round(0)
+    paired.sync()
+    assert paired.session.match == "1.2"  # (the journal keeps the practice's name)
+    assert paired.screen.strip[0].value == "第1轮比赛"
+
+
 def test_the_first_hand_waits_for_the_halls_start(paired):
     paired.director.start_round(start_in=600)  # the round is out; the hall starts later
     paired.sync()

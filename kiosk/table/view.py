@@ -95,6 +95,7 @@ SHAPES = ("single", "pair", "pairs2", "tractor2", "tractor3", "tractor4", "tract
 class TableView:
     table: int
     match: str = ""
+    round: str = ""  # the hall's round of an assigned match ("" for one set up here)
     phase: Phase = Phase.SETUP
     ruleset: str | None = None
     ruleset_name: Any = None  # the ruleset's own name (a rules Text)
@@ -267,6 +268,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
     return TableView(
         table=session.table, match=session.match, phase=state.phase, ruleset=ruleset.id,
         ruleset_name=ruleset.name, terms=dict(ruleset.terms), kind=ruleset.kind,
+        round=str(state.setup.get("round") or "") if not state.standalone else "",
         standalone=state.standalone, waiting_for_hall=state.waiting_for_hall,
         hall_start=state.setup.get("start_at"),
         teams=dict(state.setup.get("teams") or {}),

@@ -185,6 +185,20 @@ def pager(page: int, pages: int, t: Any) -> Btn:
 # -- the status strip and the notice area -------------------------------------------------
 
 
+def _paired(view: TableView) -> bool:
+    return view.link is not None and not getattr(view.link, "pairing", False)
+
+
+def _which_match(view: TableView, t: Any) -> str:
+    """第3轮比赛: the hall's round of an assigned match (its journal name may be 3.2, a
+    practice having taken 3); 练习赛 for one a paired table set up itself."""
+    if not view.match:
+        return ""
+    if view.round:
+        return t("ui.round", n=view.round)
+    return t("ui.practice") if _paired(view) else t("ui.round", n=view.match)
+
+
 def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "zh-Hans",
            paused: bool = True) -> tuple[Part, ...]:
     """The parts of the status strip: where, who deals, the level played, trump, both sides'
@@ -192,8 +206,7 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
     way."""
     parts = []
     if not big:
-        parts.append(Part(t("ui.table", n=view.table),
-                          t("ui.round", n=view.match) if view.match else ""))
+        parts.append(Part(t("ui.table", n=view.table), _which_match(view, t)))
     if view.dealer and view.phase not in IDLE:
         term = view.terms.get("dealer")
         caption = term(lang) if term else t("ui.cap.dealer")
@@ -287,7 +300,7 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     fields = (("NS", t("ui.name.NS")), ("EW", t("ui.name.EW")),
               *((s, t("seat." + s)) for s in SEATS))
     # (a first boot's code still waiting for the scorer: the table plays on its own meanwhile)
-    paired = view.link is not None and not getattr(view.link, "pairing", False)
+    paired = _paired(view)
     # a paired table's names come from the scorer's roster: none are asked here
     name_buttons = () if paired else tuple(
         Btn(f"name:{key}", t("ui.setup.field", field=label, name=names.get(key) or "—"))
@@ -300,8 +313,10 @@ def _setup(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> S
     pages = max(1, -(-len(choices) // per_page))
     page = min(ui.page, pages - 1)
     shown = choices[page * per_page:(page + 1) * per_page]
-    rulesets = tuple(Btn(f"setup:{rid}", name(lang) if name else rid, "primary")
-                     for rid, name in shown)
+    # (a paired table's own match is a practice, whatever the round: its button says so)
+    rulesets = tuple(Btn(f"setup:{rid}", t("ui.setup.practice", ruleset=name(lang) if name
+                                               else rid) if paired else
+                         name(lang) if name else rid, "primary") for rid, name in shown)
     nav: list[Btn | None] = []
     if pages > 1:
         nav += [Btn(f"page:{page - 1}", t("ui.page_back"), "quiet") if page else GAP,
