@@ -87,6 +87,11 @@ def test_1_silent_events_are_confirmed_in_the_notice_area(table):
     table.press("N")
     assert table.screen.notice.text == "北家超时 3.2 秒，已记警告"
     assert table.screen.notice.level == "info"
+    table.clock.advance(0.7)
+    table.press("E")  # the next seat, at once: the notice is still there to read
+    assert table.screen.notice.text == "北家超时 3.2 秒，已记警告"
+    table.clock.advance(NOTICE_SECONDS)
+    assert table.screen.notice.text == ""
 
 
 # -- 2. one tap ends the match --------------------------------------------------------------

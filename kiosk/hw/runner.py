@@ -139,8 +139,9 @@ class TableRunner:
 
     def _call(self, command: Callable[[TableSession], Any]) -> bool:
         """Run a command on the session. A refusal goes to the notice area in the reader's
-        words; a success clears it, and says what the table did not see happen (an overrun
-        recorded with the press)."""
+        words; a success clears it (and an alert), and says what the table did not see happen
+        (an overrun recorded with the press). A silent event's notice keeps its own time: the
+        next seat's press, a second later, took 北家超时 6.6 秒，已记警告 before anyone read it."""
         last, before = self.session.journal.last_seq, self.notice
         try:
             command(self.session)
@@ -152,8 +153,8 @@ class TableRunner:
             self.notify("table.not_recorded", "error")
             return False
         if self.session.journal.last_seq != last:
-            if self.notice is before:  # the command said nothing itself: clear the old one
-                self.notice = None
+            if self.notice is before and before is not None and before.level != "info":
+                self.notice = None  # (the command said nothing itself)
             self._confirm_silent(last)
         return True
 
