@@ -103,8 +103,18 @@ def test_2_time_up_and_forfeit_ask_first_and_say_who_loses(table):
     table.tap("r_time_up")
     screen = table.screen
     assert screen.name == "confirm" and table.state.time_up is None
-    assert screen.lines == ("还没有打完一副，规则无法判定胜负：请裁判裁定结果。",)
-    table.tap("cancel", "r_forfeit", "r_fkind:forfeit", "r_fteam:NS")
+    # the way to record it said (the banner said only 请裁判裁定, and the menu has no 裁定)
+    assert screen.lines == ("还没有打完一副，规则无法判定胜负：请裁判裁定结果，在裁判菜单里用"
+                            "“弃权或取消资格…”记下。",)
+    table.tap("ok")
+    assert table.screen.lines == (
+        "规则无法判定胜负：请裁判在裁判菜单里用“弃权或取消资格…”记下结果",)
+    table.tap("referee")
+    table.pin()
+    screen = table.screen
+    menu = [b.action for b in screen.nav + tuple(b for g in screen.grids for b in g.buttons)]
+    assert "r_forfeit" in menu and "r_start_clock" not in menu  # (time is up: no clock to start)
+    table.tap("r_forfeit", "r_fkind:forfeit", "r_fteam:NS")
     assert table.screen.name == "referee.forfeit_reason"  # a forfeit needs a reason
     table.tap("r_freason:absent")
     screen = table.screen

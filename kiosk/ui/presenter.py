@@ -1005,7 +1005,7 @@ def _referee_menu(view: TableView, t: Any, lang: str) -> tuple[Btn, ...]:
     if any(h.get("result") != "redeal" for h in view.history):
         slots[4] = Btn("r_correct", t("ui.r.correct"))
     if view.match_limit is not None and not view.match_clock_started and playing and \
-            view.phase != Phase.DISPUTED:
+            view.phase != Phase.DISPUTED and view.time_up is None:  # (time up: nothing to start)
         slots[5] = Btn("r_start_clock", t("ui.r.start_clock"))
     # (a match with no time limit under rules with no time-up rule is played to its end:
     # time up declared there decided nothing, and left the table playing on)
