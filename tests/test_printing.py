@@ -731,6 +731,10 @@ def test_wall_lists_follow_pinyin_order_and_read_traditional_names_as_simplified
               "廈門大學教職工隊", "厦門糧食貿易公司", "厦门市思明区粮食局", "翔安粮库",
               "象屿粮油"]
     assert sorted(names, key=views.sort_key) == wanted
+    # 厦大 and 厦航 are Xiamen's too (they came between 粮食局 and 思明), 大厦 a building's
+    local = ["思明区队", "厦大南强", "厦航队", "粮食局队", "国贸大厦队", "象屿队"]
+    assert sorted(local, key=views.sort_key) == [
+        "国贸大厦队", "粮食局队", "思明区队", "厦大南强", "厦航队", "象屿队"]
     d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
     d.create_event("厦门杯", "xiamen-2015", seed=2)
     d.import_teams(("编号,队名\n" + "\n".join(

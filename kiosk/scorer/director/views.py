@@ -325,6 +325,10 @@ def sort_key(name: str) -> tuple[list[SortPart], str]:
             if len(spelled) != len(run):  # (a character pypinyin does not know)
                 spelled = [lazy_pinyin(c, style=Style.TONE3, neutral_tone_with_five=True)[0]
                            for c in run]
+            # 厦 in a team's name is Xiamen's xià (厦大, 厦航, 厦工), outside 大厦 (a building):
+            # pypinyin knows xià only in the phrase 厦门, and filed 厦大南强 under shà.
+            spelled = ["xia4" if c == "厦" and (k == 0 or run[k - 1] != "大") else syllable
+                       for k, (c, syllable) in enumerate(zip(run, spelled, strict=True))]
             for char, syllable in zip(run, spelled, strict=True):
                 letters = syllable.rstrip("0123456789")
                 tone = syllable[len(letters):]
