@@ -324,6 +324,18 @@ def test_a_disputed_table_says_who_disputes_and_what_the_table_entered(director,
     kiosk.session.close()
 
 
+def test_a_ruled_table_offers_no_second_ruling_but_says_where_to_take_it_back(director):
+    """A head referee's review: the ruling form was offered on a table already ruled, and
+    refused only once filled in (已有裁决：请先撤销)."""
+    round_1_started(director)
+    director.record_ruling(1, "forfeit", "EW", "未到场", confirm=True, by="陈")
+    client = log_in(director)
+    ruled = html.unescape(client.get("/admin/results?round=1&table=1").text)
+    assert 'id="ruling"' not in ruled
+    assert "第 1 轮第 1 桌已有裁决：请先撤销（“裁决”页）。" in ruled
+    assert 'id="ruling"' in client.get("/admin/results?round=1&table=2").text
+
+
 def test_a_won_or_lost_only_event_is_called_swiss_on_the_overview(tmp_path):
     """A 3-round standard-80fen event, paired round by round as any Swiss one, said 赛制
     「单场比赛」 on the overview (a head referee's review)."""
