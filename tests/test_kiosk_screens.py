@@ -118,8 +118,8 @@ def test_2_time_up_and_forfeit_ask_first_and_say_who_loses(table):
     assert table.screen.name == "referee.forfeit_reason"  # a forfeit needs a reason
     table.tap("r_freason:absent")
     screen = table.screen
-    assert (screen.name, screen.title, screen.lines) == ("confirm", "南北弃权？",
-                                                        ("南北判负，比赛结束。",))
+    assert (screen.name, screen.title, screen.lines) == ("confirm", "南北弃权？", (
+        "南北判负，比赛结束。", "原因：未到场"))  # (the reason chosen, said before it is final)
     assert table.state.phase == "ready"  # nothing happened yet
     table.tap("ok")
     assert table.state.phase == "over" and table.state.end["forfeit"] == "NS"
@@ -154,7 +154,7 @@ def test_2_a_forfeit_during_an_entry_says_the_hand_does_not_count(table):
     table.tap("r_forfeit", "r_fkind:disqualification", "r_fteam:EW", "r_freason:conduct")
     screen = table.screen
     assert screen.title == "取消东西的资格？"
-    assert screen.lines == ("东西判负，比赛结束。", "第1副还没确认，不计入。")
+    assert screen.lines == ("东西判负，比赛结束。", "原因：违反赛场纪律", "第1副还没确认，不计入。")
 
 
 # -- 3. a correction loses data -------------------------------------------------------------
@@ -372,7 +372,8 @@ def test_7_the_trick_counter_and_end_of_play_with_its_trick_count(table):
     screen = table.screen
     assert screen.clock_caption == "第 4/25 轮"
     table.tap("end_play")
-    assert table.screen.lines == ("现在是第 4 轮，共 25 轮。结束后开始录入本副；裁判可以撤销。",)
+    assert table.screen.lines == (
+        "现在是第 4 轮，共 25 轮。结束后开始录入本副；录入时按“返回出牌”可以接着出牌。",)
     table.tap("cancel")
     assert table.state.phase == "play"
     table.play_out()

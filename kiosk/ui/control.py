@@ -484,8 +484,10 @@ class Controller:
         elif name == "r_freason":
             f = {**ui.forfeit, "reason": arg}
             ui.forfeit, ui.referee_step = f, "menu"
+            why = translator(ui.lang)(f"ui.forfeit.reason.{arg}")  # (the reason chosen, again)
             lines: tuple[tuple[str, dict[str, Any]], ...] = (
-                ("ui.confirm.forfeit", {"team": f["team"]}),)
+                ("ui.confirm.forfeit", {"team": f["team"]}),
+                ("ui.confirm.forfeit_reason", {"reason": why}))
             if view.phase in IN_HAND | AFTER_PLAY:
                 lines += (("ui.confirm.forfeit_hand", {"n": view.hand}),)
             self._ask(Dialog(("ui.confirm.forfeit_title." + f["kind"], {"team": f["team"]}),
