@@ -10,6 +10,7 @@ import io
 import re
 import subprocess
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 import pytest
@@ -516,16 +517,22 @@ def test_every_teams_scorecard_has_the_same_columns(event, tmp_path):
             (header, lefts)
 
 
+def one_table_played_by_a_kiosk(tmp_path: Path) -> tuple[Director, Any]:
+    """A one-table event, round 1 started, table 1's kiosk paired: the director and its link
+    (for `simulate_synced`)."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", seed=4)
+    d.import_teams("编号,队名\nt01,甲队\nt02,乙队\n".encode())
+    codes = d.add_tables(1)
+    d.start_round(0)
+    return d, join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
+                   TestClient(create_app(d)))
+
+
 @pytest.mark.process
 def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
     """The kiosk's history said 已更正 where the scorer's 记分表 said nothing."""
-    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=4)
-    d.import_teams("编号,队名\nt01,甲\nt02,乙\n".encode())
-    codes = d.add_tables(1)
-    d.start_round(0)
-    link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
-                TestClient(create_app(d)))
+    d, link = one_table_played_by_a_kiosk(tmp_path)
 
     def correct_the_first(session) -> None:
         if len(session.state.played) == 2:
@@ -548,13 +555,7 @@ def test_a_match_the_hall_stop_decided_says_time_up_wherever_its_result_shows(tm
     console, the score sheet the players sign and the workbook's 判定 said a plain win."""
     from .test_scorer_admin import logged_in
 
-    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
-    d.create_event("厦门杯", "xiamen-2015", seed=4)
-    d.import_teams("编号,队名\nt01,甲队\nt02,乙队\n".encode())
-    codes = d.add_tables(1)
-    d.start_round(0)
-    link = join(tmp_path / "k1", 1, "http://testserver", codes[1], RULESETS,
-                TestClient(create_app(d)))
+    d, link = one_table_played_by_a_kiosk(tmp_path)
 
     def stop_after_two(session) -> None:  # as the kiosk follows the head referee's 叫停
         if len(session.state.played) == 2:
