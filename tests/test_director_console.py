@@ -632,6 +632,8 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     assert d.round_clock()["state"] == "paused" and d.assignment(1)["hall_clock"]["paused"]
     refused("admin.error.clock_paused", d.pause_clock)
     d.now[0] += 120
+    # a kiosk setting up late counts the hall's running time: the pause so far left out
+    assert d.assignment(1)["hall_clock"]["paused_seconds"] == 120
     assert clock_line() == "全场暂停中：本轮剩余 1:20:00，继续后接着计时"  # held while paused
     # The overview and every tab's header say it too (they said 第 1 轮比赛中 and 进行中).
     overview = console.get("/admin").text
@@ -640,6 +642,7 @@ def test_the_round_clock_pauses_extends_stops_and_ends_with_the_round(director):
     assert 'class="event-status status-paused">全场暂停<' in overview
     d.resume_clock()
     assert 'class="event-status status-running">进行中<' in console.get("/admin").text
+    assert d.assignment(1)["hall_clock"]["paused_seconds"] == 120  # (the pause, over)
     d.extend_clock(5)
     assert d.round_clock()["ends_at"] == start + 90 * 60 + 120 + 300
     assert clock_line().startswith("本轮剩余 1:25:00（")

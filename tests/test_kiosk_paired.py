@@ -5,11 +5,14 @@ controller and presenter; the table on an injected clock."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import SessionError
 from kiosk.hw.door import Door
-from kiosk.hw.runner import TableRunner
+from kiosk.hw.runner import RoundStart, TableRunner
 from kiosk.rules import Rulesets
 from kiosk.scorer.director import Director
 from kiosk.scorer.store.database import Store
@@ -31,7 +34,9 @@ TEAMS = "name,player1,player2\n同安老年队,陈,林\n厦门队,黄,吴\n".enc
 
 class PairedTable:
     def __init__(self, tmp_path) -> None:
-        self.director = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+        self.shift = 0.0  # the scorer's clock ahead of the wall clock (a start in the past)
+        self.director = Director(Store(tmp_path / "scorer.sqlite"), RULESETS,
+                                 clock=lambda: time.time() + self.shift)
         self.director.create_event("市赛", "xiamen-2015", seed=1)
         self.director.import_teams(TEAMS)
         codes = self.director.add_tables(1)
@@ -115,3 +120,80 @@ def test_the_first_hand_waits_for_the_halls_start(paired):
     paired.runner.door.put(lambda s: s.grab_dealer("N"))
     paired.runner.step()
     assert state.draft.dealer == "N"
+
+
+def start_practice(paired: PairedTable) -> None:
+    """The referee's 练习赛 button, then a practice hand as far as its bury."""
+    paired.sync()
+    paired.ctl.act(paired.screen.grids[-1].buttons[0].action)
+    for step in (lambda s: s.grab_dealer("N"), lambda s: s.declare_trump("♠", "N"),
+                 lambda s: s.start_bury()):
+        paired.runner.door.put(step)
+    paired.runner.step()
+    assert (paired.session.match, paired.session.state.phase) == ("1", "bury")
+
+
+def test_a_round_the_hall_started_ends_a_practice_in_progress(paired):
+    """A referee's review (High 2): a practice mid-hand kept the table from the round the
+    head referee had started; its match was set up only once the referee ended the practice,
+    and its clock counted from then. Now the practice ends at the hall's start (in the same
+    step as the round's set-up: no moment for another practice), and the round's clock
+    counts from the hall's start, like every other table's."""
+    start_practice(paired)
+    paired.shift = -40.0
+    paired.director.start_round(start_in=0)  # started 40 s ago, as the scorer's clock goes
+    paired.shift = 0.0
+    paired.sync()
+    session = paired.session
+    assert session.match == "1.2" and session.state.setup["round"] == "1"
+    screen = paired.screen
+    assert screen.strip[0].value == "第1轮比赛"
+    assert screen.notice.text == "全场第1轮已开始：练习赛到此结束（不计成绩），本桌开始第1轮比赛"
+    assert session.state.match_started
+    assert 40 - 0.5 < session.state.match_clock.elapsed_at(paired.clock.now()) < 40 + 0.5
+    practice = [(e.kind, e.actor, e.data) for e in paired.journal.events("1")]
+    assert practice[-1] == ("abandon", "scorer", {"reason": "round_started", "for_round": "1"})
+    assert [kind for kind, _, _ in practice].count("bury-start") == 1  # its hand kept as played
+    paired.sync()
+    state = paired.director.match_state(1, 1)  # the scorer takes the round's, not the practice
+    assert state is not None and state.setup["event"] and not state.abandoned
+    paired.sync()  # asked again: the round's match stays
+    assert paired.session.match == "1.2"
+
+
+def test_a_practice_plays_on_until_the_halls_start(paired):
+    start_practice(paired)
+    paired.director.start_round(start_in=600)  # published, the hall's start still ahead
+    paired.sync()
+    assert (paired.session.match, paired.session.state.phase) == ("1", "bury")
+    assert paired.screen.notice.text == "第1轮已排好：全场开始时，本场练习赛自动结束（不计成绩）"
+
+
+def test_a_rounds_match_set_up_late_counts_only_the_time_the_hall_ran(paired):
+    """A kiosk that sets the round's match up after the hall's start (behind a practice, or
+    back from a power cut) starts its match clock where the hall's stands: the time since the
+    start less the hall's pauses, paused as the hall is, if it is."""
+    paired.director.start_round(start_in=600)
+    paired.sync()
+    session, event = paired.session, paired.session.state.setup["event"]
+    paired.runner.door.put(lambda s: s.follow_hall(True))  # the hall is paused just now
+    paired.runner.door.put(RoundStart(event, "1", paired.clock.now() - 100, paused=30))
+    paired.runner.step()
+    state = session.state
+    assert state.match_started and state.paused
+    assert state.match_clock.elapsed_at(paired.clock.now()) == pytest.approx(70)
+    paired.clock.advance(20)  # still paused: nothing runs
+    paired.runner.door.put(lambda s: s.follow_hall(False))
+    paired.runner.step()
+    paired.clock.advance(5)
+    assert state.match_clock.elapsed_at(paired.clock.now()) == pytest.approx(75)
+    assert session.match_time_left() == pytest.approx(state.match_clock.limit - 75)
+
+
+def test_only_a_practice_gives_way_to_the_halls_round(paired):
+    paired.director.start_round(start_in=600)
+    paired.sync()
+    with pytest.raises(SessionError) as refused:
+        paired.session.end_practice("1")
+    assert refused.value.key == "table.abandon_round"
+    assert paired.session.match == "1"

@@ -38,11 +38,13 @@ class LinkUpdate:
 @dataclass(frozen=True)
 class RoundStart:
     """From the outbox's thread: start the match clock at `due` (this machine's monotonic
-    time), when the scorer starts the round for the whole hall."""
+    time), when the scorer starts the round for the whole hall. `paused`: seconds the hall has
+    been paused since (a clock started later counts only the time the hall's ran)."""
 
     event: str
     round: str
     due: float
+    paused: float = 0.0
 
 
 def _minutes(seconds: float) -> str:
@@ -68,6 +70,7 @@ class TableRunner:
         self.link: Any = None
         self._muted_here = False  # the referee's own mute (hold pause); the hall's is apart
         self._round_start: RoundStart | None = None
+        self._practice_warned: tuple[str, str] | None = None  # the round it was said for
         self.slips: dict[str, str] = {}  # the last match's slip, by language
         self.view: TableView = snapshot(session)  # what screens read: replaced, never changed
         self.answered = 0  # the door's items (Door.sent) whose effect `view` shows
@@ -91,6 +94,7 @@ class TableRunner:
                 self.lights.muted = self._muted_here or bool(getattr(item.state, "muted", 0))
             elif isinstance(item, RoundStart):
                 self._round_start = item
+                self._warn_practice(item)
             else:
                 self._call(item)
         now = self.session.clock.now()
@@ -127,6 +131,14 @@ class TableRunner:
         if self.notice is not None and self.notice.level == "error":
             self.notice = None
 
+    def _warn_practice(self, start: RoundStart) -> None:
+        """Say once, while a practice is played, that the hall's round will end it."""
+        state = self.session.state
+        if state.standalone and state.phase not in (Phase.SETUP, Phase.OVER) and \
+                self._practice_warned != (start.event, start.round):
+            self._practice_warned = (start.event, start.round)
+            self.notify("table.practice_ends_at_start", round=start.round)
+
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state
         if start is None or now < start.due:
@@ -135,7 +147,8 @@ class TableRunner:
         match = self.session.find_match(start.event, start.round)
         if match and self.session.match == match and state.match_clock is not None and \
                 not state.match_started and state.phase not in (Phase.SETUP, Phase.OVER):
-            self._call(lambda s: s.start_match_clock("scorer"))
+            late = max(0.0, now - start.due - start.paused)  # set up after the hall's start
+            self._call(lambda s: s.start_match_clock("scorer", late))
 
     def _call(self, command: Callable[[TableSession], Any]) -> bool:
         """Run a command on the session. A refusal goes to the notice area in the reader's
@@ -165,7 +178,9 @@ class TableRunner:
         session = self.session
         waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
-            if event.kind == EventKind.ABANDON:
+            if event.kind == EventKind.ABANDON and "for_round" in event.data:
+                self.notify("table.practice_ended", round=event.data["for_round"])
+            elif event.kind == EventKind.ABANDON:
                 self.notify("table.round_withdrawn", round=event.data.get("round") or "")
             if event.kind == EventKind.HALL_EXTEND:
                 self.notify("table.hall_extended", minutes=_minutes(event.data["gained"]))

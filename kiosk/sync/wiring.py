@@ -24,12 +24,15 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
         door.put(LinkUpdate(state))
 
     def on_assignment(assignment: dict[str, Any], link: ScorerLink) -> None:
-        door.put(lambda session: set_up(session, assignment))
+        hall = assignment.get("hall_clock")
+        due = None
         if assignment.get("start_at") is not None:
             # Scorer time to this machine's monotonic clock, through the measured offset.
             due = clock.now() + (float(assignment["start_at"]) - link.scorer_time())
-            door.put(RoundStart(assignment["event"], str(assignment["round"]), due))
-        hall = assignment.get("hall_clock")
+        door.put(lambda session: set_up(session, assignment, due))
+        if due is not None:
+            paused = float((hall or {}).get("paused_seconds") or 0)
+            door.put(RoundStart(assignment["event"], str(assignment["round"]), due, paused))
         if hall is not None:
             door.put(lambda session: follow_hall(session, assignment, hall))
         if assignment.get("ruling"):
@@ -85,14 +88,20 @@ def drop_withdrawn(session: TableSession, withdrawn: list[dict[str, Any]]) -> No
             return
 
 
-def set_up(session: TableSession, assignment: dict[str, Any]) -> None:
+def set_up(session: TableSession, assignment: dict[str, Any], due: float | None = None
+           ) -> None:
     """Set up the assigned round's match, once, when the table is free for it. A match played
     here before under the same name (a practice) keeps its name; this one gets another. A
     match set up for an earlier start of this round (taken back since, while this kiosk was
-    away) is dropped first, if no hand was played in it."""
+    away) is dropped first, if no hand was played in it. A practice in progress ends once the
+    hall has started the round (`due`, this machine's monotonic time of the start)."""
     round_no, start = str(assignment["round"]), assignment.get("start_at")
     found = session.find_match(assignment["event"], round_no)
     state = session.state
+    if found is None and due is not None and session.clock.now() >= due and \
+            state.standalone and state.phase not in ("setup", "over"):
+        session.end_practice(round_no)
+        state = session.state
     if found is not None and found == session.match and droppable(state) and \
             state.setup.get("start_at") != start:
         session.abandon_match()

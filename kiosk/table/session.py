@@ -180,8 +180,15 @@ class TableSession:
         """The scorer took the match's round back before any hand was played: the match is
         dropped (journaled, as the scorer's action) and the table waits for an assignment.
         Raises SessionError once a hand has been played."""
-        self._record("scorer", (EventKind.ABANDON, {"reason": "withdrawn",
-                                            "round": self.state.setup.get("round")}))
+        self._abandon({"reason": "withdrawn", "round": self.state.setup.get("round")})
+
+    def end_practice(self, round: str) -> None:
+        """The hall started `round` while this paired table played a practice: the practice
+        ends where it stands (journaled, as the scorer's action; nothing of it is scored)."""
+        self._abandon({"reason": "round_started", "for_round": str(round)})
+
+    def _abandon(self, data: dict[str, Any]) -> None:
+        self._record("scorer", (EventKind.ABANDON, data))
         self.match, self.state = "", MatchState(self.rulesets)
 
     def find_match(self, event: str, round: str) -> str | None:
@@ -202,8 +209,12 @@ class TableSession:
             name = f"{round}.{k}"
         return name
 
-    def start_match_clock(self, actor: str = "referee") -> None:
-        self._record(actor, (EventKind.MATCH_CLOCK_START, {}))
+    def start_match_clock(self, actor: str = "referee", late: float = 0.0) -> None:
+        """Start the match clock; `late`: seconds the hall's round has already run (a match
+        set up after the hall's start, behind a practice or a kiosk away, has that much less
+        time, as every other table of the round)."""
+        self._record(actor, (EventKind.MATCH_CLOCK_START,
+                             {"late": round(late, 3)} if late > 0 else {}))
 
     # -- before and during the hand ---------------------------------------------------------
 

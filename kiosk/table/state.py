@@ -1229,12 +1229,17 @@ class MatchState:
             raise refused("no_match_time", "this match has no match time")
         if self.match_started or self.phase == Phase.OVER:
             raise refused("match_clock_started", "the match clock has already started")
+        late = data.get("late", 0)
+        if isinstance(late, bool) or not isinstance(late, int | float) or \
+                not 0 <= late <= 24 * 3600:
+            raise refused("bad_late_start", f"late start {late!r}: give seconds, 0 to a day")
 
     def _apply_match_clock_start(self, ev: Event, _: None) -> None:
         mc = self.match_clock
         assert mc is not None
         self.match_started = True
-        mc.started, mc.running = ev.mono, not self.paused
+        late = float(ev.data.get("late", 0))  # the hall's round ran that long before
+        mc.started, mc.running, mc.elapsed = ev.mono - late, not self.paused, late
 
     def _check_hall_extend(self, data: dict[str, Any]) -> None:
         """The head referee gave the whole hall more time: `extra_seconds` is the hall's total
@@ -1336,9 +1341,14 @@ class MatchState:
 
     def _check_abandon(self, data: dict[str, Any]) -> None:
         """The match is dropped before any hand was played (the head referee took its round
-        back); its events stay in the journal, and nothing of it is scored."""
+        back), or a paired table's practice gives way to the round the hall started, however
+        far it went; its events stay in the journal, and nothing of it is scored."""
         if self.phase in IDLE:
             raise refused("no_match", "no match in progress")
+        if data.get("reason") == "round_started":
+            if not self.standalone:
+                raise refused("abandon_round", "only a practice gives way to the hall's round")
+            return
         if self.played or self.time_up is not None:
             raise refused("abandon_played", "a hand was played: the match cannot be dropped")
 

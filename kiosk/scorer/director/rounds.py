@@ -781,6 +781,10 @@ class RoundsAndPairings(DirectorBase):
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,
                 "hall_clock": {"paused": clock["paused_at"] is not None,
+                               # (a kiosk that starts its clock late counts only the time run)
+                               "paused_seconds": clock["paused_total"] + (
+                                   self.clock() - clock["paused_at"]
+                                   if clock["paused_at"] is not None else 0.0),
                                "extra_seconds": clock["extra"],
                                "stopped": clock["stopped_at"] is not None},
                 # a forfeit or disqualification the head referee ruled: the table stops there
