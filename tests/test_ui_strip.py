@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .helpers import xvfb
-from .window import play
+from .window import cut_words, play
 
 pytestmark = pytest.mark.window
 
@@ -60,3 +60,21 @@ def test_the_clock_keeps_its_room_with_long_team_names(tmp_path, display):
     assert screens["seat_boxes"]["cut"] == []
     assert "南北 : 东西" in screens["texts"]["clock.play"]
     assert "Xiamentongan : Jimeilongzhou" in screens["texts"]["ready"]
+
+
+@pytest.mark.parametrize(("size", "lang"), [("800x480", "zh-Hans"), ("800x480", "en"),
+                                            ("720x1280", "zh-Hans")])
+def test_the_clock_says_the_scorer_is_lost_in_its_notice_band(tmp_path, display, size, lang):
+    """The clock's strip has no room for the link (a referee's review: a hand played cut off
+    from the hall with nothing on the screen to say so): its notice band says it, whole, and
+    the seats and the countdown keep their places."""
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("link", "in-sync"), ("touch", "dealer:N"), ("wait", "ready"),
+              ("touch", "trump:♠"), ("touch", "start_bury"), ("wait", "clock.bury"),
+              ("rects", "bury"), ("link", "offline"), ("wait", "clock.bury"),
+              ("rects", "bury+offline"), ("shot", "bury-offline")]
+    _, screens = play(tmp_path, display, script, size=size, lang=lang)
+    said = [t for t in screens["texts"]["clock.bury"] if "记分台" in t or "scorer" in t]
+    assert said and ("连不上" in said[0] or "No scorer since" in said[0]), said
+    assert [cut for cut in cut_words(screens) if cut[1] in said] == []
+    assert screens["rects"]["bury+offline"] == screens["rects"]["bury"]

@@ -77,7 +77,7 @@ class Part:
 @dataclass(frozen=True)
 class Notice:
     text: str = ""
-    level: str = ""  # "", "error", "info" or "alert"
+    level: str = ""  # "", "error", "info", "alert" or "link" (the scorer's link lost)
 
 
 @dataclass(frozen=True)

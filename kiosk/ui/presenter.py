@@ -90,8 +90,11 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
         own = {b.action: b for b in nav if b.action}
         shared = tuple(own.get(b.action, b) for b in _global(ui, t))
         nav = (*(b for b in nav if b not in shared), *shared)
+    said = notice(view, now, t, ui.lang)
+    if not said.text and model.screen == "clock":  # (its strip has no room for the link)
+        said = link_notice(view.link, t)
     return ScreenModel(**{**model.__dict__, "strip": strip, "flags": flags,
-                          "notice": notice(view, now, t, ui.lang), "nav": nav})
+                          "notice": said, "nav": nav})
 
 
 def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any, shared: bool = True
@@ -235,8 +238,27 @@ def status(view: TableView, now: float, t: Any, big: bool = False, lang: str = "
         parts.append(Part("", t("ui.paused.short"), "alert"))  # the move clock: nothing is
         # paused)
     if view.link is not None and not big:
-        parts.append(Part(t("ui.cap.link"), _link(view.link, t)))
+        parts.append(Part(t("ui.cap.link"), _link(view.link, t),
+                          "alert" if _link_lost(view.link) else ""))
     return tuple(parts)
+
+
+def _link_lost(link: Any) -> bool:
+    """The scorer cannot be reached, or turns the table's records away (not while a first
+    boot's code waits for it: the table plays on its own meanwhile)."""
+    return link.status in ("offline", "refused") and not getattr(link, "pairing", False)
+
+
+def link_notice(link: Any, t: Any) -> Notice:
+    """The clock's notice band while the link is lost and nothing else is said there: the
+    clock's strip is all seats and time, and a referee's review found that a table could
+    play a whole hand cut off from the hall with nothing on its screen to say so."""
+    if link is None or not _link_lost(link):
+        return Notice()
+    if link.status == "refused":
+        return Notice(t("ui.link.refused_clock"), "link")
+    since = time.strftime("%H:%M", time.localtime(link.offline_since or time.time()))
+    return Notice(t("ui.link.offline_clock", time=since), "link")
 
 
 def _link(link: Any, t: Any) -> str:
