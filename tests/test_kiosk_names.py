@@ -48,6 +48,19 @@ def test_a_word_is_offered_for_all_the_letters_and_space_takes_the_first(table):
     assert table.ctl.ui.names["EW"] == "厦门" and table.ctl.ui.pinyin == ""
 
 
+@pytest.mark.parametrize(("letters", "word"), [
+    ("jimei", "集美"), ("haicang", "海沧"), ("tongan", "同安"), ("fuzhou", "福州"),
+    ("changtai", "长泰"), ("daibiaodui", "代表队"), ("xiamen", "厦门")])
+def test_the_places_and_words_of_a_teams_name_come_first(table, letters, word):
+    """A referee's review: 「jimei」 offered no 集美 (pypinyin's phrases lack most places),
+    so 集美龙舟 took a character at a time, and 完成 then kept 「mei」 as typed: 机mei."""
+    table.tap("name:EW", *(f"key:{letter.upper()}" for letter in letters))
+    first = next(b for g in table.screen.grids for b in g.buttons if b.action == "pick:0")
+    assert first.label == word
+    table.tap("key_space", "key_done")
+    assert table.ctl.ui.names["EW"] == word
+
+
 def test_latin_keys_type_what_they_show_and_digits_go_straight_in(table):
     """X, M, 1, 1 gave 「Xm」: the keyboard turned to lower case after the first letter."""
     table.tap("name:NS", "key_mode")
