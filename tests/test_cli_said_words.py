@@ -590,3 +590,15 @@ def test_the_selftest_says_mock_pins_in_words_not_a_class_name():
     assert "· GPIO 通过 模拟引脚（这台机器没有 GPIO：指示灯、蜂鸣器和按钮都是模拟的）" in \
         done.stdout.splitlines(), done.stdout
     assert "MockFactory" not in done.stdout
+
+
+@pytest.mark.unit
+def test_journal_show_names_an_overrun_by_its_phase():
+    """A bury's overrun was listed as 出牌超时, as a move's is (a referee's review)."""
+    from kiosk.cli.table_cmd import EventWords
+
+    said = EventWords("zh-Hans")
+    assert said.kind("time-overrun", {"phase": "bury", "seat": "N"}) == "扣底超时"
+    assert said.kind("time-overrun", {"phase": "play", "seat": "N"}) == "出牌超时"
+    assert said.kind("press", {"phase": "bury"}) == "按键"  # (a phase names only an overrun)
+    assert EventWords("en").kind("time-overrun", {"phase": "bury"}) == "bury over time"

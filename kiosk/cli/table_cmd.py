@@ -117,7 +117,7 @@ def run_show(args: argparse.Namespace) -> int:
     head = [t("eventlog.col.seq"), t("eventlog.col.at"), t("eventlog.col.who"),
             t("eventlog.col.what")]
     rows = [[str(event.seq), datetime.datetime.fromtimestamp(event.wall).strftime("%H:%M:%S"),
-             said.actor(event.actor), said.kind(event.kind)] for event in events]
+             said.actor(event.actor), said.kind(event.kind, event.data)] for event in events]
     widths = [max(width(row[i]) for row in [head, *rows]) for i in range(len(head))]
     # The facts (JSON, as journaled) close each line, past the aligned columns of words.
     facts = [t("eventlog.col.data"), "-" * width(t("eventlog.col.data")),
@@ -150,9 +150,13 @@ class EventWords:
 
         self.t, self.known = translator(lang), catalog(lang)
 
-    def kind(self, kind: str) -> str:
+    def kind(self, kind: str, data: dict[str, Any] | None = None) -> str:
+        """The event's kind; by its phase where that names it otherwise (a bury's overrun is
+        扣底超时, a move's 出牌超时)."""
         key = f"eventlog.kind.{kind}"
-        return self.t(key) if key in self.known else kind
+        phased = f"{key}.{(data or {}).get('phase')}"
+        return self.t(phased) if phased in self.known else self.t(key) if key in self.known \
+            else kind
 
     def actor(self, actor: str) -> str:
         who, _, seat = actor.partition(":")
