@@ -321,6 +321,23 @@ def test_5_the_result_line_speaks_the_rulesets_words(table):
     assert any(line.startswith("庄家方守庄，升 ") for line in table.screen.lines), \
         table.screen.lines
 
+
+def test_chaodipis_zero_says_straight_to_a(table):
+    """A referee's review: the defenders' 0 (大光) read 「升 3 级」 at J, where the rules say the
+    dealer side goes straight to A (三.2: 「直接升打"A"级」)."""
+    table.start("chaodipi-2011")
+    table.play_out()
+    table.enter(0)
+    lines = table.screen.lines
+    assert lines[1] == "庄家方守庄，直升 A（南北打A，东西打2）", lines
+    table.ctl.ui.lang = "en"
+    assert table.screen.lines[1].startswith("This hand: dealer side holds, straight to A ("), \
+        table.screen.lines
+    table.ctl.ui.lang = "zh-Hans"
+    table.tap("reopen")
+    table.tap("e_points:5", "e_last:dealer", "e_finish")  # 5: the band's eight levels
+    assert table.screen.lines[1].startswith("庄家方守庄，升 8 级（"), table.screen.lines
+
 def test_6_pause_is_one_long_press_and_the_move_starts_afresh_on_resume(table):
     table.start()
     table.clock.advance(3)  # N thinks for 3 s of 5

@@ -53,6 +53,9 @@ class HandResult:
     # The must-play level where the advance stopped short of what the total gave (docs/rules.md
     # §3): players who count the band's levels see why they moved fewer.
     stopped_at: str | None = None
+    # chaodipi's 0 (or less): the level the dealer side went straight to, whatever the band's
+    # advance says (a referee reads 直升A, not 升3级). Screens only: not in the record's line.
+    straight_to: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -284,7 +287,9 @@ class TeamMatch:
             state = state._end(winner, "time-up", tie)
         return state, HandResult(hand, dealer, level, score.total, score.result, moved,
                                  state.shown_levels(), next_dealer, state.winner, state.by,
-                                 score.penalties, stopped_at=stopped_at)
+                                 score.penalties, stopped_at=stopped_at,
+                                 straight_to=rules.ladder[new] if score.straight and not won
+                                 else None)
 
     # -- endings ----------------------------------------------------------------------------
 

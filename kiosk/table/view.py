@@ -219,7 +219,10 @@ def snapshot(session: TableSession, notice: Notice | None = None,
     preview = sides = None
     if state.phase in (Phase.RESULT, Phase.DISPUTED):
         try:
-            preview = state.preview().to_json()
+            line = state.preview()
+            preview = line.to_json()
+            if getattr(line, "straight_to", None):  # (a team hand's; a deal has none)
+                preview["straight_to"] = line.straight_to
             sides = {seat: state.side_of(seat) for seat in SEATS}
         except SessionError:
             preview = None

@@ -697,9 +697,10 @@ def outcome_lines(view: TableView, p: dict[str, Any], t: Any, lang: str) -> list
         said = t("ui.outcome.lost", team=team_label(view, "EW" if p["winner"] == "NS"
                                                     else "NS", t))
     outcome = "ui.outcome." + ("only" if p["result"] not in ("hold", "take-over") else
+                               "straight" if p.get("straight_to") else
                                "up" if p.get("advance") else "none")
     # (each level said with its team's 打: 「厦门1 7 : 4 海沧」 read as 厦门17)
-    lines = [t(outcome, result=said, n=p.get("advance") or 0,
+    lines = [t(outcome, result=said, n=p.get("advance") or 0, level=p.get("straight_to"),
                levels=t("ui.levels_of", ns=team_label(view, "NS", t), a=p["levels"]["NS"],
                         ew=team_label(view, "EW", t), b=p["levels"]["EW"]))]
     if p.get("stopped_at"):  # (fewer levels than the players count from the total)
