@@ -263,7 +263,14 @@ def test_5_the_result_shows_the_breakdown_and_the_table_may_go_back(table):
                          "南 翻看上一轮的牌：罚10分（计入旁家）")
     assert "旁家上台，升 3 级（南北打2，东西打5）" in lines and "下一副庄家：东" in lines
     table.press("N")  # NS confirm, then the table sees a typo
-    table.tap("reopen")
+    table.tap("reopen")  # what it drops is said first (a referee's review: it went silently)
+    screen = table.screen
+    assert (screen.name, screen.title) == ("confirm", "返回修改？")
+    assert screen.lines == ("南北已经确认了这个结果；返回修改会取消这次确认，"
+                            "改完后双方都要重新按键确认。",)
+    table.tap("cancel")
+    assert table.state.phase == "result" and table.state.draft.confirmed
+    table.tap("reopen", "ok")
     assert table.screen.name == "entry.points" or table.state.phase == "entry"
     assert not table.state.draft.confirmed
     table.tap("e_finish")

@@ -274,7 +274,11 @@ class Controller:
             ui.time_up_seen = (view.match, view.hand or 0)
             if ui.time_up_held == view.match:  # (the banner's hold: the seat's time back)
                 self.send(lambda s: s.release_referee_hold(keep_time=True))
-        elif name == "reopen":
+        elif name == "reopen" and view.confirmed:  # said before it is dropped
+            self._ask(Dialog(("ui.confirm.reopen_title", {}),
+                             (("ui.confirm.reopen", {"side": view.confirmed[0]}),),
+                             "do_reopen", ok="ui.reopen", style="primary"))
+        elif name in ("reopen", "do_reopen"):
             self.send(lambda s: s.reopen_entries())
         elif name == "dispute":
             lines = [("ui.confirm.dispute", {"side": arg})]
