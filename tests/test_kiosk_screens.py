@@ -94,6 +94,16 @@ def test_1_silent_events_are_confirmed_in_the_notice_area(table):
     assert table.screen.notice.text == ""
 
 
+def test_1_a_bury_overrun_is_named_and_its_cost_said_whole(table):
+    """A referee's review: chaodipi's bury overrun said 「北家超时 10.2 秒，已记录（前1次警告）」:
+    neither that it was the bury nor what comes after the warning."""
+    table.tap("setup:chaodipi-2011", "dealer:N", "trump:♣", "start_bury")
+    table.clock.advance(70.2)  # 60 s to bury
+    table.press("N")
+    assert table.screen.notice.text == \
+        "北家扣底超时 10.2 秒，已记录（本方前1次只警告，之后每次罚80分）"
+
+
 # -- 2. one tap ends the match --------------------------------------------------------------
 
 
@@ -683,6 +693,12 @@ def test_13_a_play_overrun_reads_once_where_its_choice_names_the_offence_and_cos
     table.press("N")
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
     assert [r.text for r in table.screen.rows] == ["北 出牌超时：警告 5.0 秒"]
+    # a referee's fine in its range: the range gives way to the points given (a referee's
+    # review: 「北 出牌超时：罚10至80分：罚20分」)
+    table.tap("e_add", "e_pseat:E", "e_pkind:time-overrun", "e_popt:1", "e_pval:20")
+    if table.screen.name == "entry.penalty_incident":
+        table.tap("e_pinc:new")
+    assert [r.text for r in table.screen.rows][-1] == "东 出牌超时：罚20分（从抓分方得分中扣除）"
 
 
 def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):

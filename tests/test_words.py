@@ -326,5 +326,8 @@ def test_a_choice_named_with_its_cost_says_it_once(rulesets):
               "effect": "warning", "points": 0, "over_seconds": 15.0}
     assert penalty_words(warned, ruleset, "zh-Hans", 40) == "西 出牌超时：警告 15.0 秒"
     charged = {**warned, "choice": "play-points", "effect": "referee-points", "points": 20}
-    assert penalty_words(charged, ruleset, "zh-Hans", 40).startswith(
-        "西 出牌超时：罚10至80分 15.0 秒：")  # (its cost this time, said after it)
+    # its range gives way to the points given (a referee's review: 「…罚10至80分：罚20分」)
+    assert penalty_words(charged, ruleset, "zh-Hans", 40) == \
+        "西 出牌超时 15.0 秒：罚20分（计入抓分方得分）"
+    assert penalty_words(charged, ruleset, "en", 40).startswith(
+        "W Time overrun – Play overrun (15.0 s): 20 points")

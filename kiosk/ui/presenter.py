@@ -303,6 +303,8 @@ def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any,
     if shown.get("seat") in SEATS:
         shown["seat"] = seat_words(shown["seat"])
     if key == "table.overrun":
+        if params.get("phase") == "bury":  # (a bury's overrun is not a move's: 扣底超时)
+            key = "table.overrun_bury"
         cost = view.overrun.get(str(params.get("phase")), {})
         effect = cost.get("effect", "record")
         shown["cost"] = t("ui.overrun_cost." + ("warnings_first" if cost.get("warnings_first")

@@ -17,6 +17,7 @@ from ..rules.hand import card_point_values, kitty_point_values
 from ..rules.seats import TEAM_OF
 from ..table.kinds import EventKind
 from ..table.view import PenaltyOption, TableView
+from ..words.hand import without_range
 from .model import Btn, Grid, Row
 
 SEATS = ("N", "E", "S", "W")
@@ -541,6 +542,10 @@ def priced_text(p: dict[str, Any], applied: dict[str, Any], view: TableView, t: 
         p = {k: v for k, v in p.items() if k != "points"}
     what, cost = penalty_text(p, view, t, lang), cost_text(view, applied, t, lang)
     choice = _choice(p, view, lang)
+    option = _option(p, view)
+    if applied.get("points") and option is not None and option.effect == "referee-points":
+        # (「出牌超时：罚20分」, not 「出牌超时：罚10至80分：罚20分」)
+        what = what.replace(choice, without_range(choice))
     if choice.endswith(cost):  # a choice that is its cost: 「暗示、干扰：判负」, said once
         if choice in what and penalty_name(view, p, lang) not in choice:
             bare = penalty_text({k: v for k, v in p.items() if k != "choice"}, view, t, lang)

@@ -139,6 +139,8 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     choice = penalty.choices.get(p["choice"]) if penalty and p.get("choice") else None
     if choice is not None:
         picked = choice.name(lang)
+        if p.get("effect") == "referee-points" and p.get("points"):
+            picked = without_range(picked)
         name = picked if name.lower() in picked.lower() else t("words.penalty_choice",
                                                                name=name, choice=picked)
     if p.get("cards"):
@@ -150,6 +152,12 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
         name = t("words.with_seconds_under", name=name) if under else \
             t("words.with_seconds", name=name, s=over)
     return name
+
+
+def without_range(choice: str) -> str:
+    """A choice named with the range of points the referee may give (出牌超时：罚10至80分),
+    once the referee gave them: its name alone, the points given being said after it."""
+    return choice.partition("：")[0].partition(": ")[0] or choice
 
 
 def cost_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | None) -> str:
