@@ -107,7 +107,7 @@ def test_a_team_file_comes_back_through_its_confirmation_page(director):
                         files={"file": ("teams.csv", twice, "text/csv")})
     window = Window(client)
     page = window.load(asked.headers["location"])
-    assert "第1队（第 2 行）" in page
+    assert "第1队（名单第 2 行，与已有的 t01 同名）" in page
     done = window.send("/admin/import")
     assert flash_of(client, done) == "已导入 2 队。"
     assert [r.name for r in director.team_rows()][-2:] == ["第1队", "新队"]

@@ -40,7 +40,7 @@ def test_a_pasted_list_of_names_is_imported_and_asks_about_a_name_already_there(
     asked = window.send("/admin/import", n=1, pasted=pasted)
     question = Window(client)
     page = question.load(asked.headers["location"])  # the duplicate's question, first
-    assert "第1队（第 5 行）" in page and len(director.team_rows()) == 8  # (line 5 of the box)
+    assert "第1队（名单第 5 行，与已有的 t01 同名）" in page and len(director.team_rows()) == 8
     done = question.send("/admin/import")
     assert flash_of(client, done) == "已导入 4 队。"
     added = [(r.name, r.unit) for r in director.team_rows()[8:]]

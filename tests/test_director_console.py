@@ -87,7 +87,12 @@ def test_duplicate_names_are_refused_unless_confirmed_and_a_second_file_gets_new
     d.import_teams(roster(4))
     twice = roster(2, ids=False).replace("第2队".encode(), "第1队".encode())
     asked = refused("admin.confirm.duplicate_names", d.import_teams, twice)
-    assert isinstance(asked, NeedsConfirmation) and "第1队（第 2 行）" in explain(asked, "zh-Hans")
+    said = explain(asked, "zh-Hans")  # which team of the event has the name, and in a list
+    # pasted as well as a file (a head referee's review: 「在文件里」 for a pasted list)
+    assert isinstance(asked, NeedsConfirmation) and said.startswith(
+        "以下队名与赛事中已有的队伍同名，或在这份名单里出现两次：")
+    assert "第1队（名单第 2 行，与已有的 t01 同名）、" \
+        "第1队（名单第 3 行，与已有的 t01 同名）" in said
     assert len(d.team_rows()) == 4  # nothing imported while it asks
     report = d.import_teams(twice, confirm=True)
     assert report.added == ("t05", "t06")  # a file without ids continues the series

@@ -325,8 +325,10 @@ class EventAndTeams(DirectorBase):
         names = Counter([r.name for r in known] + [e.name for e in entrants])
         twice = [e for e in entrants if names[e.name] > 1]
         if twice and not confirm:
+            held = {r.name: r.id for r in known}  # (which team of the event has the name)
             raise confirm_first("admin.confirm.duplicate_names", names=_listing([
-                words("admin.import.at_line", name=name, line=line)
+                words("admin.import.at_line_known", name=name, line=line, id=held[name])
+                if name in held else words("admin.import.at_line", name=name, line=line)
                 for name, line in dict.fromkeys((e.name, e.line) for e in twice)]))
         joined = self._entry_round()
         self._check_late(joined, missed_points)
