@@ -606,8 +606,10 @@ def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     table.pin()
     assert table.state.draft.number == 1 and table.state.draft.dealer == "N"
     assert table.session.state.played == []
+    assert table.screen.notice.text == "已撤销革命"  # (the button that said it is gone)
     table.tap("undo")  # the grab
     assert table.state.draft.dealer is None
+    assert table.screen.notice.text == "已撤销抢庄"
     table.tap("dealer:S", "trump:♠", "start_bury")
     table.press("S", "S", "W", "N", "E")
     table.press("W")  # W pressed first, but N led
@@ -617,6 +619,7 @@ def test_the_referee_undoes_a_redeal_a_dealer_grab_and_a_leader(table):
     assert (table.state.clock.leader, table.state.clock.seat) == ("N", "E")
     table.tap("r_undo")
     assert table.state.clock.leader == "W"
+    assert table.screen.notice.text == "已撤销领出更正"
 
 
 def test_undo_says_what_it_takes_back_on_the_clock_and_in_the_referee_menu(table):
@@ -628,6 +631,7 @@ def test_undo_says_what_it_takes_back_on_the_clock_and_in_the_referee_menu(table
     assert next(b.label for b in table.screen.nav if b.action == "undo") == "撤销东的按键"
     table.tap("undo")
     assert table.state.clock.seat == "E"  # E's press taken back: E to move again
+    assert (table.screen.notice.text, table.screen.notice.level) == ("已撤销东的按键", "info")
     assert next(b.label for b in table.screen.nav if b.action == "undo") == "撤销北的按键"
     table.tap("referee")
     table.pin()

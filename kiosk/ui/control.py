@@ -5,6 +5,7 @@ the session. Plain Python: tested without a window."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -264,8 +265,10 @@ class Controller:
                 self.send(lambda s: s.end_play(arg or None))
         elif name == "undo" and view.undo_referees:
             self._with_pin("undo")  # a redeal, a confirmed cost: the referee takes it back
-        elif name in ("start_bury", "undo"):
-            self.send(lambda s: getattr(s, name)())
+        elif name == "undo":
+            self.send(self._undo())
+        elif name == "start_bury":
+            self.send(lambda s: s.start_bury())
         elif name == "pause_table":
             self.send(lambda s: s.pause_table())
         elif name == "resume":
@@ -294,6 +297,16 @@ class Controller:
             self._reprint()
         elif name == "new_match":
             self._with_pin("new_match")
+
+    def _undo(self) -> Callable[[Any], None]:
+        """Take the last step back, and say what was taken back (the button that said it is
+        gone once it is done: a referee's review found nothing on the screen to say it worked)."""
+        kind, seat = self.view.undo or ("", None)
+
+        def undo(session: Any) -> None:
+            session.undo()
+            self.runner.notify("table.undone", kind=kind, seat=seat or "")
+        return undo
 
     def _reprint(self) -> None:
         printer = self.runner.printer
@@ -422,8 +435,7 @@ class Controller:
                              "e_lose:" + tap))
         elif then == "undo" or then.startswith("e_del:"):
             # a redeal taken back, a recorded penalty struck out: done, then the menu closes
-            command = self._entry_command(then) if then.startswith("e_") else \
-                (lambda s: s.undo())
+            command = self._entry_command(then) if then.startswith("e_") else self._undo()
             if session is not None:
                 command(session)
             else:
@@ -450,7 +462,7 @@ class Controller:
         elif name == "r_start_clock":
             self.send(lambda s: s.start_match_clock())
         elif name == "r_undo":
-            self.send(lambda s: s.undo())
+            self.send(self._undo())
         elif name == "r_leader" and not arg:
             ui.referee_step = "leader"
         elif name == "r_leader":

@@ -300,6 +300,8 @@ def notice_text(key: str, params: dict[str, Any], view: TableView, t: Any,
     if not has(t, key):
         return t("error.unexpected")
     shown = dict(params)
+    if key == "table.undone":
+        shown["what"] = undo_words(params.get("kind", ""), params.get("seat"), t)
     if shown.get("seat") in SEATS:
         shown["seat"] = seat_words(shown["seat"])
     if key == "table.overrun":
@@ -534,9 +536,11 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
 def undo_label(view: TableView, t: Any) -> str:
     """What 撤销 takes back, said on its button: a press with its seat (「撤销北的按键」: on the
     clock a bare 撤销 left the referee to guess), else the step's kind ("": nothing to undo)."""
-    if view.undo is None:
-        return ""
-    kind, seat = view.undo
+    return "" if view.undo is None else undo_words(*view.undo, t)
+
+
+def undo_words(kind: str, seat: str | None, t: Any) -> str:
+    """「撤销北的按键」, 「撤销抢庄」: an undo of `kind` (by `seat`, for a press)."""
     if kind == EventKind.PRESS and seat in SEATS:
         return t("ui.undo_press", seat=t("seat." + seat))
     return t("ui.undo_what." + kind)
