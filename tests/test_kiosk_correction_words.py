@@ -111,6 +111,30 @@ def test_a_saved_correction_says_so(table):
     assert table.screen.notice.text == "第1副已更正"
 
 
+def test_a_correction_is_left_from_any_step_in_one_tap_and_its_changes_said_first(table):
+    """Leaving a correction from its summary took 7 taps of 返回, page by page (a referee's
+    review). 放弃更正 stands in the same slot on every page: at once while nothing is changed,
+    else after a question that says what is lost."""
+    correct_two_hands(table)
+    table.tap("r_correct:1", "e_points:30", "e_last:defenders", "e_kitty:15", "e_shape:pair",
+              "e_finish", "e_summary")
+    assert table.screen.name == "correct.summary"  # the hand as it was: nothing changed
+    table.tap("e_quit")
+    assert (table.screen.name, table.ctl.ui.correct) == ("referee", None)
+    table.tap("r_correct", "r_correct:1", "e_points:45", "e_last:dealer")
+    screen = table.screen
+    assert screen.nav[5].action == "e_quit" and screen.nav[5].label == "放弃更正"
+    table.tap("e_quit")
+    screen = table.screen
+    assert (screen.name, screen.title) == ("confirm", "放弃更正第1副？")
+    assert screen.lines == ("刚才的修改都不保存，第1副保持原来记录的结果。",)
+    table.tap("cancel")
+    assert table.ctl.ui.correct.points == 45  # still there to go on with
+    table.tap("e_quit", "ok")
+    assert table.screen.name == "referee"
+    assert table.session.export()["hands"][0]["points"] == 30  # the record as it was
+
+
 def test_the_end_screens_buttons_keep_their_places_whatever_the_slip_s_pages(tmp_path,
                                                                             rulesets):
     """新比赛, 记录 and 裁判 moved a slot when the slip took a second page (a referee's

@@ -137,7 +137,7 @@ def test_a_confirmed_deal_is_corrected_and_its_big_points_said(table):
                     ("e_pseat:S", "南")]
     table.tap("e_back")
     nav = [b.label for b in table.screen.nav if b.label]
-    assert nav == ["返回", "下一步：核对结果"]  # (no trump to ask: an individual deal has none)
+    assert nav == ["返回", "下一步：核对结果", "放弃更正"]  # (an individual deal: no trump)
     table.tap("e_finish")
     assert table.screen.lines == (
         "得分：40 → 80", "东：本副大分 6 → 4，累计 14 → 12", "北：本副大分 6 → 4，累计 9 → 7",

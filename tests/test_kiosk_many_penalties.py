@@ -95,12 +95,12 @@ def test_a_corrections_bar_keeps_the_live_entrys_slots(table):
     table.tap("referee")
     table.pin()
     table.tap("r_correct", "r_correct:1")
-    assert [b.action for b in table.screen.nav] == ["e_back", "", "", "", "", ""]
+    assert [b.action for b in table.screen.nav] == ["e_back", "", "", "", "", "e_quit"]
     table.tap("e_points:85", "e_last:defenders", "e_kitty:20", "e_shape:pairs2")
     assert table.screen.name == "correct.entry.penalties"
     assert [b.action.partition(":")[0] for b in table.screen.nav][:3] == live == \
         ["e_back", "page", "e_finish"]
-    assert len(table.screen.nav) == 6  # the shared slots kept, empty: the same places
+    assert len(table.screen.nav) == 6  # the shared slots kept (but 放弃更正): the same places
 
 
 def test_a_note_wider_than_a_line_starts_a_line_of_its_own(table):

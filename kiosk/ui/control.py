@@ -617,6 +617,13 @@ class Controller:
 
         self.send(price)
 
+    def _correction_changed(self) -> bool:
+        """Whether the correction under way says anything other than the hand as recorded."""
+        ui = self.ui
+        assert ui.correct is not None and ui.correct_hand is not None
+        was = wizard.record_values(self.view.records[ui.correct_hand - 1])
+        return replace(ui.correct, step=was.step, pending={}) != replace(was, pending={})
+
     def _correct(self, action: str) -> None:
         ui, view = self.ui, self.view
         values = ui.correct
@@ -624,6 +631,16 @@ class Controller:
         if action == "e_back" and values.step == "points":
             ui.overlay, ui.correct = "referee", None
             ui.referee_step = "correct_pick"
+            return
+        if action == "e_quit" and self._correction_changed():  # its changes said lost first
+            n = {"n": ui.correct_hand}
+            self._ask(Dialog(("ui.confirm.quit_correction_title", n),
+                             (("ui.confirm.quit_correction", n),), "e_do_quit",
+                             ok="ui.correct.quit"))
+            return
+        if action in ("e_quit", "e_do_quit"):  # back to the menu, from any step at once
+            ui.overlay, ui.referee_step = "referee", "menu"
+            ui.correct = ui.correct_hand = ui.correct_preview = None
             return
         if ui.correct_preview is not None and action == "e_back":
             ui.correct_preview = None

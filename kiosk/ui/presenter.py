@@ -109,7 +109,8 @@ def slotted(nav: tuple[Btn, ...], ui: UiState, t: Any, shared: bool = True
                         *(_global(ui, t) if shared else (GAP, GAP, GAP))]
     for btn in nav:
         name = btn.action.partition(":")[0]
-        slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else 1
+        slot = 0 if name in BACK_ACTIONS else 2 if name in FORWARD_ACTIONS else \
+            5 if name == "e_quit" else 1  # (a correction's way out: the last slot, its own)
         slots[slot] = replace(btn, wide=slot == 2)
     return tuple(slots)
 
@@ -1099,7 +1100,8 @@ def _correction(view: TableView, ui: UiState, t: Any, lang: str,
                          costs=ui.correct_costs)
     rows, nav = _paged_rows(step.rows, step.nav, ui, t, portrait)
     return ScreenModel("step", "correct." + step.name, f"{title} · {step.title}",
-                       lines=step.lines, rows=rows, grids=step.grids, nav=nav)
+                       lines=step.lines, rows=rows, grids=step.grids,
+                       nav=(*nav, Btn("e_quit", t("ui.correct.quit"), "quiet")))
 
 
 def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues, t: Any,
@@ -1127,6 +1129,7 @@ def _correction_summary(view: TableView, ui: UiState, values: wizard.EntryValues
                                                     cost, view, t, lang)), lang)
     return ScreenModel("step", "correct.summary", title, lines=tuple(lines),
                        nav=(Btn("e_back", t("ui.back"), "quiet"),
+                            Btn("e_quit", t("ui.correct.quit"), "quiet"),
                             Btn("r_save_correction", t("ui.correct.save"), "primary")))
 
 
