@@ -116,6 +116,26 @@ def test_short_cells_keep_to_one_line_and_long_names_wrap(console, width):
     console.shot(f"draft-{width}")
 
 
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_teams_id_and_unit_never_break_inside(console, width):
+    """A head referee's review (L5): in the draft table 粮食局 broke as 粮食/局 and 厦航 as 厦/航,
+    after long names. Each id and unit goes to the next line whole."""
+    page, d = console.page, console.d
+    page.set_viewport_size({"width": width, "height": 900})
+    d.create_event("厦门杯", "xiamen-2015", seed=5, by="陈")
+    d.import_teams(("name,unit\n" + "".join(
+        f"{LONG[:n]}{i},{unit}\n" for i, (n, unit) in enumerate(
+            [(21, "粮食局"), (27, "厦航"), (19, "厦门大学"), (24, "湖滨街道"), (4, "海沧区"),
+             (30, "集美区"), (16, "建发集团"), (25, "人民银行")]))).encode())
+    d.add_tables(4)
+    d.make_draft(by="陈")
+    page.goto(console.url + "/admin/rounds")
+    cut = [(text, lines) for text, lines in one_line_each(page, "#draft-tables .unit, "
+                                                          "#draft-tables .id") if lines > 1]
+    assert cut == [], cut
+    console.shot(f"draft-units-{width}")
+
+
 # -- M10: 修改 opens on its form --------------------------------------------------------------
 
 
