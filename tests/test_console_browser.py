@@ -153,10 +153,22 @@ def test_editing_a_team_far_down_the_list_opens_on_its_form(console):
     console.shot("edit-t18")
     form.locator("input[name=name]").fill("第十八队")
     form.get_by_role("button", name="保存").click()
-    expect(page.locator(".flash")).to_have_text("已保存第十八队（t18）。")
+    saved = page.locator(".flash[role=status]")
+    expect(saved).to_have_text("已保存第十八队（t18）。")
     row = page.locator('tr[data-team="t18"]')
     box = row.bounding_box()  # back on the row it edited, not at the top
     assert box is not None and 0 <= box["y"] <= 900, box
+    # and what it did is in sight, on top: a standing warning of the page (two teams of one
+    # name) stuck over it at the top (a head referee's review, L4)
+    d.edit_team("t03", "第1队", "单位3", (), confirm=True, by="陈")
+    page.locator('tr[data-team="t18"]').get_by_role("link", name="修改").click()
+    page.locator("#edit-t18").get_by_role("button", name="保存").click()
+    expect(saved).to_be_visible()
+    on_top = saved.evaluate("(el) => { const r = el.getBoundingClientRect(); "
+                            "const hit = document.elementFromPoint(r.x + 5, r.y + r.height / 2);"
+                            " return r.top >= 0 && (hit === el || el.contains(hit)); }")
+    assert on_top
+    console.shot("saved-under-a-warning")
 
 
 def test_a_phone_sees_the_event_name_on_one_line_of_its_own(console, browser):
