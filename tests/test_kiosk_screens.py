@@ -11,7 +11,8 @@ import pytest
 
 from kiosk.errors import SessionError
 from kiosk.i18n import LANGS, catalog
-from kiosk.ui.presenter import NOTICE_SECONDS, seconds
+from kiosk.ui.presenter import HISTORY_COLUMNS, NOTICE_SECONDS, present, seconds
+from kiosk.words.textfmt import width
 
 from .kiosk_driver import Table
 
@@ -808,3 +809,20 @@ def test_the_hall_banners_say_who_acted(table):
     screen = table.screen
     assert (screen.name, screen.title, screen.lines) == (
         "time_up", "裁判长宣布全场时间到", ("打完本副，比赛结束",))
+
+
+def test_the_historys_heading_names_the_sides_where_the_teams_do_not_fit(table):
+    """A referee's review: in portrait 「福州榕树:海沧红狮」 broke as 「福州榕树:海沧」⏎「红狮」 in
+    the history's heading. Where the teams' names do not fit it names the sides (南北:东西), as
+    the clock's strip does; where they fit they stay."""
+    table.ctl.ui.names = {"NS": "福州榕树", "EW": "海沧红狮"}
+    table.start()
+    table.play_out()
+    table.enter(40)
+    table.press("N", "E")
+    table.tap("history")
+    portrait = present(table.runner.view, table.clock.now(), table.ctl.ui, portrait=True)
+    assert portrait.lines[0].split()[-1] == "南北:东西"
+    assert width(portrait.lines[0]) <= HISTORY_COLUMNS[True]
+    landscape = present(table.runner.view, table.clock.now(), table.ctl.ui, portrait=False)
+    assert landscape.lines[0].split()[-1] == "福州榕树:海沧红狮"

@@ -836,9 +836,12 @@ def slip_columns(slip: list[str], rows: int) -> list[list[str]]:
 # -- the hands so far ---------------------------------------------------------------------
 
 
-def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
+def history_rows(view: TableView, t: Any, lang: str, room: int | None = None
+                 ) -> tuple[str, ...]:
     """The hands so far in columns under their headings (the dealer, the level, the points,
-    the total, the result, the levels after it), each hand's kitty and penalties under it."""
+    the total, the result, the levels after it), each hand's kitty and penalties under it.
+    Headings wider than `room` name the sides, not the teams (南北:东西): 「福州榕树:海沧」⏎
+    「红狮」 broke a name in two."""
     # the points caught in tricks (抓分), then the total under 得分, as the slip heads it
     columns: tuple[str, ...] = ("hand", "dealer", "level", "caught", "total", "result",
                                 "levels")
@@ -892,6 +895,9 @@ def history_rows(view: TableView, t: Any, lang: str) -> tuple[str, ...]:
                      t("ui.history.result." + h["result"], n=h["advance"] or 0), levels))
         notes.append("；".join(extra) if lang != "en" else "; ".join(extra))
     widths = [max(width(x) for x in col) for col in zip(headings, *rows, strict=True)]
+    if room is not None and view.kind == "team" and width(_row(headings, widths)) > room:
+        headings = (*headings[:-1], f"{t('team.NS')}:{t('team.EW')}")
+        widths = [max(width(x) for x in col) for col in zip(headings, *rows, strict=True)]
     out = [_row(headings, widths)]
     for row, note in zip(rows, notes, strict=True):
         out.append(_row(row, widths) + (f"\n    {note}" if note else ""))
@@ -941,8 +947,8 @@ def history_pages(rows: list[str], hands: int, lines: int) -> list[list[str]]:
 
 
 def _history(view: TableView, ui: UiState, t: Any, lang: str, portrait: bool) -> ScreenModel:
-    heading, *rows = history_rows(view, t, lang)
     cols = HISTORY_COLUMNS[portrait]
+    heading, *rows = history_rows(view, t, lang, cols)
     paged = history_pages([fit_lines(row, cols) for row in rows], HISTORY_ROWS[portrait],
                           HISTORY_LINES[portrait])
     pages = len(paged)
