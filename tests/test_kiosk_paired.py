@@ -197,3 +197,26 @@ def test_only_a_practice_gives_way_to_the_halls_round(paired):
         paired.session.end_practice("1")
     assert refused.value.key == "table.abandon_round"
     assert paired.session.match == "1"
+
+
+def test_a_practice_after_the_rounds_match_is_neither_warned_nor_ended(paired):
+    """Once the round's match is over, a practice played while other tables finish the round
+    is the table's own: the round's polls neither end it nor say they will, after a restart
+    too (the runner that said it once is a new one then)."""
+    paired.director.start_round(start_in=0)
+    paired.sync()
+    assert paired.session.match == "1"
+    paired.runner.door.put(lambda s: s.unlock("1") and s.end_match("NS", "forfeit", "离场"))
+    paired.runner.step()
+    assert paired.session.state.phase == "over"
+    paired.runner.door.put(lambda s: s.setup_match(event="", round="2", teams={}, players={},
+                                                   ruleset="xiamen-2015"))
+    for step in (lambda s: s.grab_dealer("N"), lambda s: s.declare_trump("♠", "N")):
+        paired.runner.door.put(step)
+    paired.runner.step()
+    practice = paired.session.match
+    paired.runner = TableRunner(paired.session, Door())  # a restart's new runner
+    connect(paired.outbox, paired.runner.door, paired.clock)
+    paired.sync()
+    assert paired.session.match == practice and paired.session.state.phase == "ready"
+    assert paired.runner.notice is None

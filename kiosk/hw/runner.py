@@ -132,10 +132,12 @@ class TableRunner:
             self.notice = None
 
     def _warn_practice(self, start: RoundStart) -> None:
-        """Say once, while a practice is played, that the hall's round will end it."""
+        """Say once, while a practice is played, that the hall's round will end it (not for
+        a practice after the round's own match)."""
         state = self.session.state
         if state.standalone and state.phase not in (Phase.SETUP, Phase.OVER) and \
-                self._practice_warned != (start.event, start.round):
+                self._practice_warned != (start.event, start.round) and \
+                self.session.find_match(start.event, start.round) is None:
             self._practice_warned = (start.event, start.round)
             self.notify("table.practice_ends_at_start", round=start.round)
 
