@@ -118,7 +118,12 @@ def test_a_correction_is_left_from_any_step_in_one_tap_and_its_changes_said_firs
     correct_two_hands(table)
     table.tap("r_correct:1", "e_points:30", "e_last:defenders", "e_kitty:15", "e_shape:pair",
               "e_finish", "e_summary")
-    assert table.screen.name == "correct.summary"  # the hand as it was: nothing changed
+    summary = table.screen
+    assert summary.name == "correct.summary"  # the hand as it was: nothing changed
+    # 放弃更正 where every page of the correction has it (保存更正 stood there: a referee
+    # leaving by habit saved instead), 保存更正 where the entry's 下一步 is
+    assert [b.action for b in summary.nav] == ["e_back", "", "r_save_correction", "", "",
+                                               "e_quit"]
     table.tap("e_quit")
     assert (table.screen.name, table.ctl.ui.correct) == ("referee", None)
     table.tap("r_correct", "r_correct:1", "e_points:45", "e_last:dealer")

@@ -89,7 +89,7 @@ def test_a_paired_tables_own_match_is_called_a_practice_and_the_rounds_by_its_ro
     screen = paired.screen
     button = screen.grids[-1].buttons[0]
     assert button.label.startswith("练习赛（不计成绩）：")
-    assert "下面的按钮只开始练习赛（不计成绩）" in screen.lines[0]
+    assert "下面的按钮只开始练习赛（不计成绩）：全场开始本轮时，练习赛自动结束。" in screen.lines[0]
     paired.ctl.act(button.action)
     paired.runner.step()
     assert paired.session.match == "1"
@@ -151,6 +151,10 @@ def test_a_round_the_hall_started_ends_a_practice_in_progress(paired):
     assert screen.notice.text == "全场第1轮已开始：练习赛到此结束（不计成绩），本桌开始第1轮比赛"
     assert session.state.match_started
     assert 40 - 0.5 < session.state.match_clock.elapsed_at(paired.clock.now()) < 40 + 0.5
+    paired.clock.advance(50)  # a minute to read it (a referee's review: gone in 5 s)
+    assert paired.screen.notice.text.startswith("全场第1轮已开始")
+    paired.clock.advance(11)
+    assert paired.screen.notice.text == ""
     practice = [(e.kind, e.actor, e.data) for e in paired.journal.events("1")]
     assert practice[-1] == ("abandon", "scorer", {"reason": "round_started", "for_round": "1"})
     assert [kind for kind, _, _ in practice].count("bury-start") == 1  # its hand kept as played
@@ -166,7 +170,13 @@ def test_a_practice_plays_on_until_the_halls_start(paired):
     paired.director.start_round(start_in=600)  # published, the hall's start still ahead
     paired.sync()
     assert (paired.session.match, paired.session.state.phase) == ("1", "bury")
-    assert paired.screen.notice.text == "第1轮已排好：全场开始时，本场练习赛自动结束（不计成绩）"
+    said = paired.screen.notice.text  # when, by this kiosk's own (injected) wall clock
+    soon = {time.strftime("%H:%M", time.localtime(paired.clock.wall() + 600 + d))
+            for d in (-30, 0, 30)}
+    assert said in {f"第1轮已排好，{at} 全场开始：那时本场练习赛自动结束（不计成绩）"
+                    for at in soon}, said
+    paired.clock.advance(300)  # said until the start (a referee's review: gone in 30 s)
+    assert paired.screen.notice.text.startswith("第1轮已排好")
 
 
 def test_a_rounds_match_set_up_late_counts_only_the_time_the_hall_ran(paired):

@@ -12,6 +12,8 @@ from kiosk.table.clock import ManualClock
 from kiosk.table.journal import Journal, table_path
 from kiosk.table.session import SessionConfig, TableSession
 from kiosk.table.state import MatchState
+from kiosk.table.view import snapshot
+from kiosk.ui.presenter import present
 
 pytestmark = pytest.mark.unit
 
@@ -84,19 +86,29 @@ def test_a_power_cut_on_the_result_screen_does_not_give_the_match_time_back(tmp_
     s = open_table(tmp_path, rulesets, clock, paired=True)
     assert s.state.paused and s.state.pause_reason == "restart"
     assert s.match_time_left() == pytest.approx(left_at_result - 65)
+    banner = present(snapshot(s), clock.now(), "zh-Hans")  # what the table reads meanwhile
+    assert banner.title == "本机重新启动后暂停"
+    assert banner.lines[-1] == "比赛时间随全场照常进行：请尽快请裁判来继续。"
+    assert not any("比赛时间已停止" in line or "都已停止" in line for line in banner.lines)
     pause = list(s.journal.events())[-1]
     assert (pause.kind, pause.data["off_seconds"]) == ("pause", pytest.approx(65))
     # a fold of the journal reaches the same match time, and so does a second restart
     folded = fold(tmp_path, rulesets)
     assert folded.match_clock.limit - folded.match_clock.elapsed == pytest.approx(
         left_at_result - 65)
-    clock = power_cut(s, clock, off=30)
+    # The table waits for its referee: the hall's time runs on (a referee's review: a table
+    # restarted mid-round stood still until the referee came, and kept the minutes it gained)
+    clock.advance(20)
+    assert s.state.paused and s.match_time_left() == pytest.approx(left_at_result - 85)
+    clock = power_cut(s, clock, off=30)  # down again before the referee came
     s = open_table(tmp_path, rulesets, clock, paired=True)
-    assert s.match_time_left() == pytest.approx(left_at_result - 65)  # paused: nothing ran
+    assert s.match_time_left() == pytest.approx(left_at_result - 115)
+    assert fold(tmp_path, rulesets).match_clock.elapsed == pytest.approx(
+        s.state.match_clock.elapsed_at(clock.now()))
     s.unlock(PIN)
     s.resume()
     clock.advance(10)
-    assert s.match_time_left() == pytest.approx(left_at_result - 75)
+    assert s.match_time_left() == pytest.approx(left_at_result - 125)
 
 
 def test_a_power_cut_during_a_pause_counts_nothing(tmp_path, rulesets):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from .printer import PrintQueue, PrintResult
 from .slip import as_escpos, as_text, slip_lines
 
 log = logging.getLogger(__name__)
+PRACTICE_ENDED_SECONDS = 60.0  # 「全场第1轮已开始：练习赛到此结束…」 stays this long
 
 #: The referee's "next" button, by phase.
 NEXT = {"ready": "start_bury", "fry": "no_fry", "play": "end_play", "entry": "finish_entries"}
@@ -116,9 +118,11 @@ class TableRunner:
                                  muted=self.lights.muted, printer=self.printer is not None)
         self.answered = answered
 
-    def notify(self, key: str, level: str = "info", **params: Any) -> None:
-        """Say something in the notice area (on the session's thread)."""
-        self.notice = Notice(key, params, level, self.session.clock.now())
+    def notify(self, key: str, level: str = "info", lasts: float = 0.0,
+               **params: Any) -> None:
+        """Say something in the notice area (on the session's thread), for `lasts` seconds
+        at least (more than the screen's usual few)."""
+        self.notice = Notice(key, params, level, self.session.clock.now(), lasts)
 
     def clear_notice(self, *keys: str) -> None:
         """The notice goes if it is one of `keys` (a wrong PIN, once the PIN is typed again)."""
@@ -139,7 +143,10 @@ class TableRunner:
                 self._practice_warned != (start.event, start.round) and \
                 self.session.find_match(start.event, start.round) is None:
             self._practice_warned = (start.event, start.round)
-            self.notify("table.practice_ends_at_start", round=start.round)
+            until = start.due - self.session.clock.now()  # said until the start, and when
+            at = time.strftime("%H:%M", time.localtime(self.session.clock.wall() + until))
+            self.notify("table.practice_ends_at_start", lasts=min(until, 3600.0),
+                        round=start.round, time=at)
 
     def _start_round_clock(self, now: float) -> None:
         start, state = self._round_start, self.session.state
@@ -180,8 +187,10 @@ class TableRunner:
         session = self.session
         waiting = {pid for pid, _ in session.state.unconfirmed()}
         for event in session.journal.events_after(after, 20):
-            if event.kind == EventKind.ABANDON and "for_round" in event.data:
-                self.notify("table.practice_ended", round=event.data["for_round"])
+            if event.kind == EventKind.ABANDON and "for_round" in event.data:  # (a minute:
+                # a referee at another table comes back to read it)
+                self.notify("table.practice_ended", lasts=PRACTICE_ENDED_SECONDS,
+                            round=event.data["for_round"])
             elif event.kind == EventKind.ABANDON:
                 self.notify("table.round_withdrawn", round=event.data.get("round") or "")
             if event.kind == EventKind.HALL_EXTEND:

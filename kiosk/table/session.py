@@ -81,15 +81,19 @@ class TableSession:
         that was running when the kiosk stopped is paused, for the referee to resume. A paired
         match's clock is the hall's time, which ran on while the kiosk was off: it counts the
         wall time since the last event (`off_seconds` in the pause; the fold reads the elapsed
-        time the pause gives). A match set up at the table has its own clock: the time the
-        kiosk was down is not the match's (the clock stands from the last recorded moment, a
-        press a few seconds before during play), though the pause still says it."""
+        time the pause gives), and runs on while the table waits for its referee to resume
+        (`match_runs`): every table of the round keeps the hall's time. A match set up at the
+        table has its own clock: the time the kiosk was down is not the match's (the clock
+        stands from the last recorded moment, a press a few seconds before during play),
+        though the pause still says it."""
         session = cls(Journal(table_path(data_dir, table), device), rulesets, table, clock,
                       config)
         state = session.state
         running = (state.clock is not None and state.clock.running) or (
             state.match_clock is not None and state.match_clock.running)
-        held = state.paused and state.pause_reason == PauseReason.HOLD  # (its screen is gone)
+        # (a screen's hold: its screen is gone; a restart's pause of a paired match: its match
+        # clock ran on, and counts from this boot's clock now)
+        held = state.paused and state.pause_reason in (PauseReason.HOLD, PauseReason.RESTART)
         if running and (held or not state.paused) and state.phase not in IDLE:
             # The monotonic clock starts again at a reboot: the time before the stop is taken
             # from the last event's own clock, the time since from the wall clock.
@@ -103,6 +107,8 @@ class TableSession:
                 charged = 0.0 if state.standalone else off
                 data["match_elapsed"] = state.match_clock.elapsed_at(last) + charged
                 data["off_seconds"] = off
+                if not state.standalone:  # the hall's time runs on while the table waits
+                    data["match_runs"] = True  # for its referee
             session._record("system", (EventKind.PAUSE, data))
         return session
 

@@ -1179,12 +1179,14 @@ class MatchState:
         """A pause may take over one already there: the hall's pause takes over the pause of a
         restart (the kiosk came back while the hall was paused) or a screen's hold, and the
         hall's resume then resumes it. A screen's hold, which lets the match clock run, is
-        taken over by a restart's (the screen is gone, and the clock stops with the kiosk) and
-        by the referee's menu once unlocked (the table waits on the referee)."""
+        taken over by a restart's (the screen is gone) and by the referee's menu once unlocked
+        (the table waits on the referee); a restart's by another restart's (the kiosk went
+        down again before its referee came: a paired match's clock ran on meanwhile)."""
         reason, now = data.get("reason"), self.pause_reason
         takeover = self.paused and (
             (now in (PauseReason.RESTART, PauseReason.HOLD) and reason == PauseReason.HALL)
-            or (now == PauseReason.HOLD and reason in (PauseReason.RESTART, PauseReason.HOLD)
+            or (now in (PauseReason.RESTART, PauseReason.HOLD) and reason == PauseReason.RESTART)
+            or (now == PauseReason.HOLD and reason == PauseReason.HOLD
                 and not data.get("match_runs")))
         if (self.paused and not takeover) or self.phase in IDLE:
             raise refused("not_running", "the clocks are not running")
@@ -1202,7 +1204,10 @@ class MatchState:
         if "move_elapsed" in data and self.clock is not None:
             self.clock.elapsed = data["move_elapsed"]
         if "match_elapsed" in data and self.match_clock is not None:
-            self.match_clock.elapsed = data["match_elapsed"]
+            mc = self.match_clock
+            mc.elapsed = data["match_elapsed"]
+            if mc.running:  # a restart's pause of a paired match: it runs on from this boot
+                mc.started = ev.mono - mc.elapsed
 
     def _check_resume(self, data: dict[str, Any]) -> None:
         if not self.paused or self.phase in IDLE:

@@ -20,12 +20,14 @@ class Notice:
     """A message for the table's notice area: a catalog key and its parameters (a parameter
     named `seat` is a seat, shown in the reader's language). `level`: "error" (a refusal),
     "info" (a silent event confirmed) or "alert" (the referee is called; stays until the next
-    action). `at`: when, on the session's clock."""
+    action). `at`: when, on the session's clock; `lasts`: seconds it is shown at least (more
+    than the screen's usual few)."""
 
     key: str
     params: dict[str, Any] = field(default_factory=dict)
     level: str = "error"
     at: float = 0.0
+    lasts: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ SLIP_PAGE = {False: (2, 11), True: (1, 28)}
 SLOTTED = ("ready", "fry", "clock", "end_play", "entry")
 BACK_ACTIONS = ("undo", "e_back", "e_back_to_play", "redeal_back", "fry_back", "end_play_back",
                 "partner_back")
-FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "end_play_by", "e_finish", "e_summary")
+FORWARD_ACTIONS = ("start_bury", "no_fry", "end_play", "end_play_by", "e_finish", "e_summary",
+                   "r_save_correction")
 GAP = Btn("", "")
 #: Kivy breaks a line only at a plain space: the spaces inside a note are this one.
 NO_BREAK_SPACE = "\u00a0"
@@ -82,7 +83,7 @@ def present(view: TableView, now: float, ui: UiState | str, portrait: bool = Fal
     nav = model.nav
     if model.name.startswith(SLOTTED):
         nav = slotted(nav, ui, t)
-    elif model.name.startswith("correct.entry"):  # a correction's steps, as the entry's
+    elif model.name.startswith("correct."):  # a correction's steps, as the entry's
         nav = slotted(nav, ui, t, shared=False)
     elif model.name not in ("confirm", "keyboard", "history") and model.screen != "clock" and \
             not model.name.startswith(("referee", "correct")):
@@ -289,7 +290,7 @@ def _link(link: Any, t: Any) -> str:
 def notice(view: TableView, now: float, t: Any, lang: str) -> Notice:
     """The notice area: the last refusal or silent event, for a few seconds."""
     n = view.notice
-    if n is None or (n.level != "alert" and now - n.at > NOTICE_SECONDS):
+    if n is None or (n.level != "alert" and now - n.at > max(n.lasts, NOTICE_SECONDS)):
         return Notice()
     return Notice(notice_text(n.key, n.params, view, t, lang), n.level)
 
@@ -589,11 +590,14 @@ def _paused(view: TableView, t: Any) -> ScreenModel:
     # only the clocks that were running are said to stop: no move clock runs in the entry,
     # nor after the last trick; no match clock before it starts or after time up
     move = view.clock_kind is not None and not view.all_played
-    match = view.match_clock_started and view.match_limit is not None and not view.time_up
+    timed = view.match_clock_started and view.match_limit is not None and not view.time_up
+    match = timed and not view.match_running  # (a paired match's runs on after a restart)
     stopped = {(True, True): "ui.paused.stopped", (True, False): "ui.paused.stopped_move",
                (False, True): "ui.paused.stopped_match"}.get((move, match))
     where = where_the_hand_is(view, t)
     lines: tuple[str, ...] = ((where,) if where else ()) + ((t(stopped),) if stopped else ())
+    if timed and view.match_running:
+        lines += (t("ui.paused.match_runs"),)
     # the hall's pause ends with the hall's resume (the referee's menu can still resume it)
     nav = () if key == PauseReason.HALL else (Btn("resume", t("ui.paused.resume"), "primary"),)
     if key == PauseReason.REFEREE_KEY:
