@@ -305,7 +305,8 @@ class Controller:
 
         def undo(session: Any) -> None:
             session.undo()
-            self.runner.notify("table.undone", kind=kind, seat=seat or "")
+            if kind:  # (what the button said it takes back)
+                self.runner.notify("table.undone", kind=kind, seat=seat or "")
         return undo
 
     def _reprint(self) -> None:
