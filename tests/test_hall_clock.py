@@ -10,6 +10,7 @@ import time
 import pytest
 from starlette.testclient import TestClient
 
+from kiosk.errors import SessionError
 from kiosk.hw.door import Door
 from kiosk.hw.runner import TableRunner
 from kiosk.hw.slip import as_text, slip_lines
@@ -123,6 +124,50 @@ def test_a_kiosk_down_while_the_hall_paused_comes_back_paused_by_the_hall(tmp_pa
     assert s.state.pause_reason == "hall"
     assert s.follow_hall(False)
     assert not s.state.paused
+
+
+def test_a_hall_pause_heard_late_stops_the_match_time_where_the_hall_did(tmp_path, rulesets,
+                                                                         clock):
+    """A referee's review (Medium): a kiosk hears the hall's pause and resume at its next poll,
+    up to 5 s later, so two tables' match times differed by seconds. The scorer now says the
+    moments, and the match time is mended by the seconds between (the move clock is the
+    table's own: it stops when the table is told)."""
+    s = assigned(tmp_path, rulesets, clock)
+    s.grab_dealer("N")
+    clock.advance(600)
+    assert s.follow_hall(True, since=clock.now() - 4)  # paused 4 s before this poll
+    assert kinds(s, "pause")[-1] == ("scorer", {"reason": "hall", "late": 4.0})
+    assert s.state.match_clock.elapsed_at(clock.now()) == pytest.approx(596)
+    clock.advance(100)
+    assert s.follow_hall(False, since=clock.now() - 3)  # resumed 3 s before this poll
+    assert kinds(s, "resume")[-1] == ("scorer", {"late": 3.0})
+    assert s.state.match_clock.elapsed_at(clock.now()) == pytest.approx(599)
+    clock.advance(1)
+    s.close()
+    s = assigned(tmp_path, rulesets, clock)  # a restart folds the journal to the same time
+    assert s.state.match_clock.elapsed_at(clock.now()) == pytest.approx(600)
+
+
+def test_a_late_hall_pause_never_stops_the_match_time_before_it_started(tmp_path, rulesets,
+                                                                          clock):
+    s = assigned(tmp_path, rulesets, clock)
+    clock.advance(2)
+    assert s.follow_hall(True, since=clock.now() - 30)  # (the round's start came after it)
+    assert s.state.match_clock.elapsed_at(clock.now()) == 0
+    s.close()
+    s = assigned(tmp_path, rulesets, clock)
+    assert s.follow_hall(False, since=clock.now() + 5)  # a moment ahead: nothing mended
+    assert kinds(s, "resume")[-1] == ("scorer", {})
+
+
+@pytest.mark.parametrize("late", [-1, "4", True, 2 * 24 * 3600])
+def test_a_hall_moment_that_cannot_be_is_refused(tmp_path, rulesets, clock, late):
+    s = assigned(tmp_path, rulesets, clock)
+    before = len(list(s.journal.events(s.match)))
+    with pytest.raises(SessionError) as refused:
+        s._record("scorer", ("pause", {"reason": "hall", "late": late}))
+    assert refused.value.key == "table.bad_late"
+    assert len(list(s.journal.events(s.match))) == before
 
 
 def test_the_hall_does_not_resume_a_tables_own_pause(tmp_path, rulesets, clock):

@@ -230,3 +230,29 @@ def test_a_practice_after_the_rounds_match_is_neither_warned_nor_ended(paired):
     paired.sync()
     assert paired.session.match == practice and paired.session.state.phase == "ready"
     assert paired.runner.notice is None
+
+
+def test_the_halls_pause_and_resume_reach_the_match_time_as_the_hall_made_them(paired):
+    """The scorer says the moments of the hall's pause and resume: a kiosk hearing them at a
+    poll seconds later stops and starts its match time where the hall's did, as every other
+    table does (through the real scorer, link and door; the link's measured offset)."""
+    paired.director.start_round(start_in=0)
+    paired.sync()
+    state = paired.session.state
+    paired.clock.advance(600)
+    paired.shift = -4.0
+    paired.director.pause_clock()  # 4 s before the kiosk's next poll
+    paired.shift = 0.0
+    paired.sync()
+    assert state.paused and state.pause_reason == "hall"
+    assert state.match_clock.elapsed_at(paired.clock.now()) == pytest.approx(596, abs=0.5)
+    paired.clock.advance(100)
+    paired.shift = -3.0
+    paired.director.resume_clock()
+    paired.shift = 0.0
+    paired.sync()
+    assert not state.paused
+    assert state.match_clock.elapsed_at(paired.clock.now()) == pytest.approx(599, abs=0.5)
+    late = [e.data.get("late") for e in paired.journal.events(paired.session.match)
+            if e.kind in ("pause", "resume")]
+    assert late == [pytest.approx(4, abs=0.5), pytest.approx(3, abs=0.5)]

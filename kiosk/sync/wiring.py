@@ -24,17 +24,20 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
         door.put(LinkUpdate(state))
 
     def on_assignment(assignment: dict[str, Any], link: ScorerLink) -> None:
+        def here(at: Any) -> float | None:
+            """A moment on the scorer's clock on this machine's monotonic clock, through the
+            measured offset."""
+            return None if at is None else clock.now() + (float(at) - link.scorer_time())
+
         hall = assignment.get("hall_clock")
-        due = None
-        if assignment.get("start_at") is not None:
-            # Scorer time to this machine's monotonic clock, through the measured offset.
-            due = clock.now() + (float(assignment["start_at"]) - link.scorer_time())
+        due = here(assignment.get("start_at"))
         door.put(lambda session: set_up(session, assignment, due))
         if due is not None:
             paused = float((hall or {}).get("paused_seconds") or 0)
             door.put(RoundStart(assignment["event"], str(assignment["round"]), due, paused))
         if hall is not None:
-            door.put(lambda session: follow_hall(session, assignment, hall))
+            since = here(hall.get("paused_at" if hall.get("paused") else "resumed_at"))
+            door.put(lambda session: follow_hall(session, assignment, hall, since))
         if assignment.get("ruling"):
             door.put(lambda session: follow_ruling(session, assignment, assignment["ruling"]))
 
@@ -46,16 +49,17 @@ def connect(outbox: Outbox, door: Door, clock: Clock) -> None:
 
 
 def follow_hall(session: TableSession, assignment: dict[str, Any],
-                hall: dict[str, Any]) -> None:
+                hall: dict[str, Any], since: float | None = None) -> None:
     """The hall's round clock as the scorer says it now, asserted at every poll (so a kiosk
-    restarted meanwhile comes back to it): the session records only what changed."""
+    restarted meanwhile comes back to it): the session records only what changed. `since`:
+    the moment of the hall's last pause or resume on the session's clock, when known."""
     match = session.find_match(assignment["event"], str(assignment["round"]))
     if match is None or session.match != match:
         return
     session.follow_hall_extension(float(hall.get("extra_seconds") or 0))
     if hall.get("stopped"):
         session.follow_hall_stop()
-    session.follow_hall(bool(hall.get("paused")))
+    session.follow_hall(bool(hall.get("paused")), since)
 
 
 def follow_ruling(session: TableSession, assignment: dict[str, Any],

@@ -498,20 +498,24 @@ class TableSession:
 
     # -- the hall's round clock (the scorer's actions: actor "scorer", no PIN) --------------
 
-    def follow_hall(self, paused: bool) -> bool:
+    def follow_hall(self, paused: bool, since: float | None = None) -> bool:
         """The head referee paused or resumed the whole hall: pause (reason "hall": the banner
         says 全场暂停), or resume a pause the hall made (a table's own pause stays). A kiosk
-        that came back from a restart while the hall is paused is paused by the hall. Returns
-        whether anything changed."""
+        that came back from a restart while the hall is paused is paused by the hall. `since`,
+        when known, is the hall's moment of it on this kiosk's clock: heard at a poll, seconds
+        later, the match time is mended by the seconds between (`late`). Returns whether
+        anything changed."""
         state = self.state
         if state.phase in IDLE:
             return False
+        seconds = 0.0 if since is None else min(max(0.0, self.clock.now() - since), 24 * 3600)
+        late = {"late": round(seconds, 3)} if seconds else {}
         if paused and (not state.paused or
                        state.pause_reason in (PauseReason.RESTART, PauseReason.HOLD)):
-            self._pause("scorer", PauseReason.HALL)
+            self._pause("scorer", PauseReason.HALL, **late)
             return True
         if not paused and state.paused and state.pause_reason == PauseReason.HALL:
-            self._record("scorer", (EventKind.RESUME, {}))
+            self._record("scorer", (EventKind.RESUME, late))
             return True
         return False
 

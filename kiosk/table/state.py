@@ -94,6 +94,14 @@ def _pause_reason(value: Any) -> str:
         return text
 
 
+def _check_late(data: dict[str, Any]) -> None:
+    """`late`: how long before the kiosk heard it the hall started, paused or resumed."""
+    late = data.get("late", 0)
+    if isinstance(late, bool) or not isinstance(late, int | float) or \
+            not 0 <= late <= 24 * 3600:
+        raise refused("bad_late", f"hall moment {late!r} seconds ago: give 0 to a day")
+
+
 def tricks_per_hand(ruleset: Ruleset) -> int:
     """How many tricks a hand has: the cards of the ruleset's decks, less the kitty, by four."""
     decks = getattr(ruleset, "decks", 2)
@@ -1190,6 +1198,7 @@ class MatchState:
                 and not data.get("match_runs")))
         if (self.paused and not takeover) or self.phase in IDLE:
             raise refused("not_running", "the clocks are not running")
+        _check_late(data)
 
     def _apply_pause(self, ev: Event, _: None) -> None:
         data = ev.data
@@ -1197,10 +1206,13 @@ class MatchState:
         self.pause_reason = _pause_reason(data.get("reason"))
         # A screen's hold (`match_runs`) holds the move alone: the match time is the hall's
         # and runs on. (Journals from before held the match clock too: theirs say nothing.)
-        held = (self.clock,) if data.get("match_runs") else (self.clock, self.match_clock)
-        for clock in held:
-            if clock is not None:
-                self._stop_clock(clock, ev.mono)
+        if self.clock is not None:
+            self._stop_clock(self.clock, ev.mono)
+        mc = self.match_clock
+        if mc is not None and mc.running and not data.get("match_runs"):
+            # The hall's pause, heard at a poll: the match time stops where the hall's did
+            # (`late` seconds before), though not before it started.
+            self._stop_clock(mc, max(mc.started, ev.mono - float(data.get("late", 0))))
         if "move_elapsed" in data and self.clock is not None:
             self.clock.elapsed = data["move_elapsed"]
         if "match_elapsed" in data and self.match_clock is not None:
@@ -1212,6 +1224,7 @@ class MatchState:
     def _check_resume(self, data: dict[str, Any]) -> None:
         if not self.paused or self.phase in IDLE:
             raise refused("not_paused", "the clocks are not paused")
+        _check_late(data)
 
     def _apply_resume(self, ev: Event, _: None) -> None:
         held = self.pause_reason == PauseReason.HOLD and ev.data.get("keep_time") is True
@@ -1227,17 +1240,15 @@ class MatchState:
                 self._fresh(clock, ev.mono)
         mc = self.match_clock
         if mc is not None and self.match_started and self.time_up is None and not mc.running:
-            mc.started, mc.running = ev.mono - mc.elapsed, True
+            # (the hall's resume, heard `late`: its match time ran since)
+            mc.started, mc.running = ev.mono - mc.elapsed - float(ev.data.get("late", 0)), True
 
     def _check_match_clock_start(self, data: dict[str, Any]) -> None:
         if self.match_clock is None:
             raise refused("no_match_time", "this match has no match time")
         if self.match_started or self.phase == Phase.OVER:
             raise refused("match_clock_started", "the match clock has already started")
-        late = data.get("late", 0)
-        if isinstance(late, bool) or not isinstance(late, int | float) or \
-                not 0 <= late <= 24 * 3600:
-            raise refused("bad_late_start", f"late start {late!r}: give seconds, 0 to a day")
+        _check_late(data)
 
     def _apply_match_clock_start(self, ev: Event, _: None) -> None:
         mc = self.match_clock

@@ -630,8 +630,8 @@ class RoundsAndPairings(DirectorBase):
         row = self.store.db.execute("SELECT clock FROM rounds WHERE number = ?",
                                     [round_no]).fetchone()
         stored = json.loads(row[0]) if row and row[0] else {}
-        return {"paused_at": None, "paused_total": 0.0, "extra": 0.0, "stopped_at": None,
-                **stored}
+        return {"paused_at": None, "resumed_at": None, "paused_total": 0.0, "extra": 0.0,
+                "stopped_at": None, **stored}
 
     def _running_round(self) -> int:
         round_no = self.current_round()
@@ -667,7 +667,8 @@ class RoundsAndPairings(DirectorBase):
         clock = self._clock(round_no)
         if clock["paused_at"] is None:
             raise refuse("admin.error.clock_not_paused")
-        clock["paused_total"] += max(0.0, self.clock() - clock["paused_at"])
+        clock["resumed_at"] = self.clock()
+        clock["paused_total"] += max(0.0, clock["resumed_at"] - clock["paused_at"])
         clock["paused_at"] = None
         self._set_clock(round_no, clock, by, "clock.resume")
 
@@ -780,7 +781,10 @@ class RoundsAndPairings(DirectorBase):
                 "players": players, "ruleset": event.ruleset,
                 "ruleset_sha256": event.ruleset_sha256, "match_minutes": event.match_minutes,
                 "start_at": start,
+                # (its moments on the scorer's clock: a kiosk hears them at its next poll)
                 "hall_clock": {"paused": clock["paused_at"] is not None,
+                               "paused_at": clock["paused_at"],
+                               "resumed_at": clock["resumed_at"],
                                # (a kiosk that starts its clock late counts only the time run)
                                "paused_seconds": clock["paused_total"] + (
                                    self.clock() - clock["paused_at"]
