@@ -680,14 +680,17 @@ def breakdown(view: TableView, p: dict[str, Any], t: Any, lang: str) -> tuple[st
     elif fixed is not None:
         lines.append(t("ui.sum.fixed", total=total, name=penalty_name(view, fixed, lang)))
     else:
-        parts = [t("ui.sum.points", n=view.points if view.points is not None else 0)]
+        points = view.points if view.points is not None else 0
+        parts = [t("ui.sum.points", n=points)]
         kitty = view.kitty
         if kitty:
             parts.append(t("ui.sum.kitty", n=kitty["points"], times=_kitty_times(view, kitty)))
         fine = sum(int(x.get("points") or 0) for x in penalties)
         if any(x.get("points") for x in penalties):  # (those that cancel out too: + 罚分 0)
             parts.append(t("ui.sum.fine_add" if fine >= 0 else "ui.sum.fine_sub", n=abs(fine)))
-        lines.append(" ".join(parts) + " = " + str(total))
+        # (the points alone are their own total: 「得分 40」, not 「得分 40 = 40」)
+        lines.append(" ".join(parts) + (f" = {total}" if len(parts) > 1 or total != points
+                                         else ""))
     return (*lines, *notes_lines(
         wizard.counted_texts(view.penalties, view.penalty_costs, view, t, lang), lang))
 
