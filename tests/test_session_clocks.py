@@ -126,6 +126,24 @@ def test_a_power_cut_during_a_pause_counts_nothing(tmp_path, rulesets):
     assert s.state.pause_reason == "referee"
 
 
+def test_a_kiosk_down_when_the_hall_paused_stops_its_match_time_at_the_halls_pause(tmp_path,
+                                                                                    rulesets):
+    """Down with its clocks running, back while the hall is paused: the restart's pause lets
+    the hall's time run from the boot, and the first poll's hall pause stops it at the hall's
+    moment (`late`), not at the poll: the minutes the hall stood still are not charged."""
+    clock = ManualClock()
+    s = open_table(tmp_path, rulesets, clock, paired=True)
+    first_trick(s, clock)
+    left = s.match_time_left()
+    clock = power_cut(s, clock, off=30)  # the hall pauses 10 s into those 30
+    s = open_table(tmp_path, rulesets, clock, paired=True)
+    clock.advance(3)  # the first poll
+    assert s.follow_hall(True, since=clock.now() - 23)
+    assert s.match_time_left() == pytest.approx(left - 10)
+    assert fold(tmp_path, rulesets).match_clock.elapsed == pytest.approx(
+        s.state.match_clock.elapsed_at(clock.now()))
+
+
 def test_a_wall_clock_behind_the_journal_counts_no_negative_time(tmp_path, rulesets):
     """A kiosk that boots with its wall clock set back (no time source yet) counts nothing,
     and never gains time."""
