@@ -128,3 +128,15 @@ def test_the_referees_menu_keeps_each_entry_in_its_place(table):
     assert between["r_correct"] == (1, 1)
     assert {a: between[a] for a in ("r_time_up", "r_forfeit", "r_mute")} == \
         {a: playing[a] for a in ("r_time_up", "r_forfeit", "r_mute")}
+
+
+def test_the_bury_is_the_way_on_only_once_the_trump_is_chosen(table):
+    """A referee's review (Low): 开始扣底 stood green before a trump was chosen, and its tap
+    only said 请先选主. It is the step's way on once it can be taken."""
+    table.tap("setup:xiamen-2015", "dealer:N")
+    bury = {b.action: b.style for b in table.screen.nav}["start_bury"]
+    assert bury == "quiet"  # (grey, as the bar's other ways; a tap says why)
+    table.tap("start_bury")  # still says why
+    assert table.screen.notice.text == "请先选主，再开始扣底"
+    table.tap("trump:♥")
+    assert {b.action: b.style for b in table.screen.nav}["start_bury"] == "primary"

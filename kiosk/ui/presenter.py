@@ -445,7 +445,9 @@ def _ready(view: TableView, ui: UiState, t: Any) -> ScreenModel:
         nav.append(Btn("redeal", t("ui.redeal"), "quiet"))
     if view.partner:  # a card tapped wrong: chosen again until the bury begins
         nav.append(Btn("partner_again", t("ui.partner_again"), "quiet"))
-    nav.append(Btn("start_bury", t("ui.start_bury"), "primary"))
+    # the way on once it can be taken: before the trump, a tap only says to choose it first
+    ready = view.kind != "team" or view.trump is not None
+    nav.append(Btn("start_bury", t("ui.start_bury"), "primary" if ready else "quiet"))
     title = t("ui.dealer_level", hand=hand, dealer=dealer, level=view.level or "")
     return ScreenModel("step", "ready", title, lines=tuple(lines),
                        grids=tuple(grids), nav=tuple(nav))
