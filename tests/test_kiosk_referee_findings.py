@@ -140,3 +140,25 @@ def test_the_bury_is_the_way_on_only_once_the_trump_is_chosen(table):
     assert table.screen.notice.text == "请先选主，再开始扣底"
     table.tap("trump:♥")
     assert {b.action: b.style for b in table.screen.nav}["start_bury"] == "primary"
+
+
+def test_a_long_press_on_the_box_of_the_seat_to_move_is_its_press(table):
+    """A referee's review (Low): with a seat's button broken the table could not go on (the
+    seat boxes took no touch). The box of a seat to move takes a long press as its press;
+    the others take none."""
+    table.tap("setup:xiamen-2015", "dealer:N", "trump:♠", "start_bury")
+    actions = {s.seat: s.action for s in table.screen.seats}
+    assert actions == {"N": "press:N", "E": "", "S": "", "W": ""}  # N buries
+    table.tap("press:N")
+    assert table.state.phase == "play"
+    for seat in "NESW":  # the first trick, each in turn
+        assert [s.action for s in table.screen.seats if s.action] == [f"press:{seat}"]
+        table.clock.advance(1)
+        table.tap(f"press:{seat}")
+    table.clock.advance(3)  # the trick gathered: whoever leads next presses
+    assert {s.seat: s.action for s in table.screen.seats} == {
+        seat: f"press:{seat}" for seat in "NESW"}
+    presses = [e.data["seat"] for e in table.session.journal.events() if e.kind == "press"]
+    assert presses == ["N", "N", "E", "S", "W"]
+    table.tap("pause_table")  # the banner covers the boxes while the clocks stand
+    assert table.screen.name == "paused" and not table.screen.seats

@@ -147,3 +147,22 @@ def test_a_bounce_on_undo_takes_back_one_press(tmp_path, display, rulesets):
     table = Table(tmp_path / "data", rulesets)  # the journal the window wrote
     assert table.state.clock.seat == "S"  # west's turn taken back, not south's press too
     table.session.close()
+
+
+def test_a_long_press_on_the_box_of_the_seat_to_move_stands_in_for_its_button(tmp_path,
+                                                                              display, rulesets):
+    """A seat's button broken: the X pointer held on north's box for the long press ends the
+    bury as north's button would, and then leads the first trick; a quick tap on it presses
+    nothing."""
+    tool("xdotool")
+    script = [("wait", "setup"), ("touch", "setup:xiamen-2015"), ("wait", "ready.dealer"),
+              ("touch", "dealer:N"), ("wait", "ready"), ("touch", "trump:♠"),
+              ("touch", "start_bury"), ("wait", "clock.bury"), ("touch", "press:N"),
+              ("shot", "tapped"), ("hold", "press:N"), ("wait", "clock.play"),
+              ("hold", "press:N"), ("shot", "led")]
+    play(tmp_path, display, script, pointer=True)
+    table = Table(tmp_path / "data", rulesets)  # the journal the window wrote
+    presses = [e.data["seat"] for e in table.session.journal.events() if e.kind == "press"]
+    assert presses == ["N", "N"]  # the bury's end and the lead: the quick tap pressed nothing
+    assert table.state.clock.seat == "E"
+    table.session.close()

@@ -60,7 +60,8 @@ NOTICE = {"": (0, 0, 0, 0), "error": (0.55, 0.3, 0.02, 1), "info": (0.12, 0.3, 0
 KEYS = {"1": "N", "2": "E", "3": "S", "4": "W"}
 RED_SUITS = ("♥", "♦")
 RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and the status strip
-#: A long press on the countdown pauses the clocks.
+#: A long press: on the countdown it pauses the clocks; on the box of a seat to move it is
+#: that seat's press (a broken seat button).
 HOLD_TO_PAUSE = 0.8
 # A finger that lands on a button less than this long after the button appeared was meant for
 # what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
@@ -203,7 +204,55 @@ def wrapped(text: str, cols: int) -> str:
     return "\n".join(line for part in text.split("\n") for line in wrap(part, cols))
 
 
-class SeatBox(Label):
+class LongPress(Widget):
+    """A widget whose `action` a finger held on it for HOLD_TO_PAUSE does (none while
+    `action` is empty); `progress` (0 to 1) is drawn by the widget as the hold goes on. A
+    hold whose action changes meanwhile (the seat pressed its button) does nothing."""
+
+    action = StringProperty("")
+    progress = NumericProperty(0.0)
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._event: Any = None
+        self._down_at = 0.0
+        self._held = ""
+
+    def on_touch_down(self, touch: Any) -> bool:
+        if not self.action or not self.collide_point(*touch.pos):
+            return False
+        touch.grab(self)
+        self._down_at, self._held = Clock.get_boottime(), self.action
+        self._event = Clock.schedule_interval(self._tick, 1 / 30)
+        return True
+
+    def _tick(self, _dt: float) -> None:
+        if self.action != self._held:
+            self._stop()
+            return
+        self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / HOLD_TO_PAUSE)
+        if self.progress >= 1.0:
+            self._stop()
+            App.get_running_app().queue(self._held)
+
+    def on_touch_up(self, touch: Any) -> bool:
+        if touch.grab_current is not self:
+            return False
+        touch.ungrab(self)
+        self._stop()
+        return True
+
+    def _stop(self) -> None:
+        if self._event is not None:
+            self._event.cancel()
+            self._event = None
+        self.progress = 0.0
+
+
+class SeatBox(LongPress, Label):
+    """A seat as it sits at the table. The box of a seat to move takes a long press as the
+    seat's press (`press:N`): a broken seat button is no reason to stop the table."""
+
     seat = StringProperty("")
     fill = ListProperty(FILL["empty"])
 
@@ -219,45 +268,15 @@ class SeatBox(Label):
             self.text = f"{label}  {time}"
 
 
-class Countdown(BoxLayout):
+class Countdown(LongPress, BoxLayout):
     """The move clock's seconds; a long press on it pauses the clocks (anyone at the table can:
     one action that cannot be missed). Resuming is the referee's."""
 
     action = StringProperty("pause_table")
-    progress = NumericProperty(0.0)
 
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
-        self._event: Any = None
-        self._down_at = 0.0
         self.bind(pos=self._draw, size=self._draw, progress=self._draw)
-
-    def on_touch_down(self, touch: Any) -> bool:
-        if not self.collide_point(*touch.pos):
-            return False
-        touch.grab(self)
-        self._down_at = Clock.get_boottime()
-        self._event = Clock.schedule_interval(self._tick, 1 / 30)
-        return True
-
-    def _tick(self, _dt: float) -> None:
-        self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / HOLD_TO_PAUSE)
-        if self.progress >= 1.0:
-            self._stop()
-            App.get_running_app().queue(self.action)
-
-    def on_touch_up(self, touch: Any) -> bool:
-        if touch.grab_current is not self:
-            return False
-        touch.ungrab(self)
-        self._stop()
-        return True
-
-    def _stop(self) -> None:
-        if self._event is not None:
-            self._event.cancel()
-            self._event = None
-        self.progress = 0.0
 
     def _draw(self, *_: Any) -> None:
         self.canvas.after.clear()
@@ -545,6 +564,7 @@ class ClockScreen(Screen):
         for seat in model.seats:
             box = self.ids[f"seat_{seat.seat}"]
             box.show(seat.label, seat.time if seat.to_move else "")
+            box.action = seat.action
             box.fill = FILL[seat.state if seat.to_move else "idle"]
         key = (app.lang, app.portrait)
         if getattr(self, "_key", None) != key:

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import SessionError
 from ..i18n import LANGS, translator
-from ..rules import TEAM_OF
+from ..rules import SEATS, TEAM_OF
 from ..table.kinds import AFTER_PLAY, IN_HAND, PauseReason, Phase
 from ..table.view import TableView
 from . import pinyin, wizard
@@ -269,6 +269,8 @@ class Controller:
             self.send(self._undo())
         elif name == "start_bury":
             self.send(lambda s: s.start_bury())
+        elif name == "press" and arg in SEATS:  # a long press on the seat's box
+            self.send(lambda s: s.press(arg))
         elif name == "pause_table":
             self.send(lambda s: s.pause_table())
         elif name == "resume":

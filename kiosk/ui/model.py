@@ -87,6 +87,7 @@ class SeatModel:
     to_move: bool
     state: str  # "idle", "moving", "warn", "over", "paused" or "gather"
     time: str  # the countdown when moving
+    action: str = ""  # what a long press on the box does: the seat's press, while it moves
 
 
 @dataclass(frozen=True)

@@ -522,7 +522,8 @@ def _clock(view: TableView, now: float, t: Any) -> ScreenModel:
         moving = not view.all_played and (view.clock_seat == seat or (
             view.clock_seat is None and view.phase == Phase.PLAY))
         seats.append(SeatModel(seat, chair_label(view, seat, t), moving,
-                               state if moving else "idle", shown if moving else ""))
+                               state if moving else "idle", shown if moving else "",
+                               f"press:{seat}" if moving and view.clock_running else ""))
     title = to_move(view, t)
     caption = t("ui.trick_of", n=view.trick, of=view.tricks) if view.phase == Phase.PLAY else ""
     buttons = []
