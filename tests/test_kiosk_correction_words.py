@@ -191,3 +191,36 @@ def test_a_correction_after_the_end_makes_the_slip_to_sign_again(table):
     assert "裁判已更正" in again and "裁判已更正" not in first
     assert [line for line in again.splitlines() if line.split()[:2] == ["7", "北"]] != [
         line for line in first.splitlines() if line.split()[:2] == ["7", "北"]]
+
+
+def test_a_slip_made_again_says_it_replaces_the_one_signed_before(tmp_path, rulesets):
+    """A printed-record review (High): a correction after the match's end printed a second
+    slip that looked like the first with other numbers, and its kept copy replaced the
+    first's: a referee holding two signed slips could not tell which was the record. Each
+    printed slip now says when it was printed; one made again says it is the record and that
+    any before it is void, and the first is kept beside it. The corrected hand says its total
+    as first confirmed and the referee's reason."""
+    from kiosk.hw.printer import PrintQueue, SlipPrinter
+
+    table = Table(tmp_path / "k", rulesets)
+    slips = tmp_path / "slips"
+    table.runner.printer = PrintQueue(SlipPrinter("/dev/null-printer", timeout=0.1), slips,
+                                      table.runner.door)
+    try:
+        a_match_of_seven_hands(table)
+        table.tap("referee")
+        table.pin()
+        table.tap("r_correct", "r_correct:7", "e_points:40", "e_last:dealer", "e_finish",
+                  "e_summary", "r_save_correction")
+    finally:
+        table.runner.printer.close()
+        table.session.close()
+    kept = {path.name: path.read_bytes().decode("gb18030", errors="ignore")
+            for path in slips.glob("*.bin")}
+    assert sorted(kept) == ["table-1-round-1-2.bin", "table-1-round-1.bin"]
+    first, again = kept["table-1-round-1.bin"], kept["table-1-round-1-2.bin"]
+    assert "打印时间：20" in first and "打印时间：20" in again  # (the kiosk's wall clock)
+    assert "更正后重印" not in first and "裁判已更正" not in first
+    assert "更正后重印（第2版）：以本单为准\n此前打印的记分表作废\n" in again
+    assert "  裁判已更正：45→40分\n  （裁判更正）\n" in again  # (the driver's reason)
+    assert "更正后重印（第2版）" in table.runner.slips["zh-Hans"]

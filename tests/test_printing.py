@@ -546,6 +546,11 @@ def test_a_hand_the_referee_corrected_says_so_on_the_printed_sheet(tmp_path):
     rows = re.findall(r'<tr><td class="num">(\d+)</td>(.*?)</tr>', sheet, re.S)
     marked = [hand for hand, row in rows if "裁判已更正" in row]
     assert marked == ["1"], rows
+    # its total as first confirmed and the referee's reason, as the slip says them (a
+    # printed-record review: the sheet said only 裁判已更正)
+    first = dict(rows)["1"]
+    assert re.search(r"裁判已更正：(\d+)→(\d+)分（recount）", first), first
+    assert "打印于 20" in sheet  # (a filed sheet is dated)
     d.store.close()
 
 

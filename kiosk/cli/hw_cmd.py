@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -91,7 +92,8 @@ def run_slip(args: argparse.Namespace) -> int:
     state, _ = open_match(args)
     record = state.export()
     lines = list(replay(record, state.rulesets))
-    slip = slip_lines(record, state.ruleset, lines, args.width, args.lang, state.corrected())
+    slip = slip_lines(record, state.ruleset, lines, args.width, args.lang, state.corrected(),
+                      time.strftime("%Y-%m-%d %H:%M"), state.finishes)
     data = as_escpos(slip) if args.format == "escpos" else as_text(slip, args.width).encode()
     if args.out:
         try:

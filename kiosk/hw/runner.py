@@ -242,13 +242,19 @@ class TableRunner:
         record = state.export()
         assert state.ruleset is not None
         lines = list(replay(record, state.rulesets))
-        corrected = state.corrected()
+        corrected, edition = state.corrected(), state.finishes
         self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang,
-                                               corrected), self.paper) for lang in LANGS}
+                                               corrected, edition=edition), self.paper)
+                      for lang in LANGS}  # (the screen's: the paper says when it was printed)
         self._seen = ()  # show it
         if self.printer is not None:
-            slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang, corrected)
-            name = f"table-{self.session.table}-round-{self.session.match}"
+            printed_at = time.strftime("%Y-%m-%d %H:%M",
+                                       time.localtime(self.session.clock.wall()))
+            slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang, corrected,
+                              printed_at, edition)
+            # (each edition kept apart: the one signed before is kept beside the new one)
+            name = f"table-{self.session.table}-round-{self.session.match}" + (
+                f"-{edition}" if edition > 1 else "")
             try:
                 self.printer.submit(name, as_escpos(slip))
             except OSError as exc:  # the slip could not even be kept: say so, go on

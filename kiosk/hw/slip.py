@@ -8,7 +8,7 @@ character takes two). Chinese text goes to the printer in GB18030."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..i18n import translator
@@ -27,13 +27,18 @@ FEED_AND_CUT = b"\x1bd\x04\x1dVB\x00"
 
 
 def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-               paper: int, lang: str, corrected: Collection[int] = ()
-               ) -> list[tuple[str, str]]:
+               paper: int, lang: str,
+               corrected: Mapping[int, tuple[int | None, str]] | None = None,
+               printed_at: str = "", edition: int = 1) -> list[tuple[str, str]]:
     """The slip as (style, text) lines; style is "title", "text" or "rule". `corrected`: the
-    hands the table's referee corrected (`MatchState.corrected`), each marked as the scorer's
-    sheet marks it."""
+    hands the table's referee corrected (`MatchState.corrected`: the total first confirmed and
+    the reason), each noted as the scorer's sheet notes it. `printed_at`: when (as the slip
+    says it); `edition`: the times the match was decided (`MatchState.finishes`), more than
+    one when a correction after its end made it again: that slip says it replaces the one
+    printed before."""
     t = translator(lang)
     cols = COLUMNS[paper]
+    corrected = corrected or {}
     out: list[tuple[str, str]] = [("title", line) for title in (t("sheet.title"),
                                                                    ruleset.name(lang))
                                   for line in wrap(title, cols)]
@@ -45,6 +50,11 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
     out += [("text", line) for line in wrap("  ".join(where), cols) if line]
     out.append(("text", t("words.field", label=t("sheet.ruleset"),
                           value=ruleset.sha256[:8])))  # the name is in the title
+    if printed_at:
+        out.append(("text", t("words.field", label=t("slip.printed_at"), value=printed_at)))
+    if edition > 1:  # two signed slips of one match: which is the record is said on it
+        out += [("text", line) for part in t("slip.edition", n=edition).split("\n")
+                for line in wrap(part, cols)]
     teams, players = record.get("teams") or {}, record.get("players") or {}
     if ruleset.kind == "team":  # the team's name, then its players on a line of their own
         for team in ("NS", "EW"):
@@ -73,7 +83,8 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
 
 
 def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-           cols: int, lang: str, corrected: Collection[int]) -> list[tuple[str, str]]:
+           cols: int, lang: str, corrected: Mapping[int, tuple[int | None, str]]
+           ) -> list[tuple[str, str]]:
     t = translator(lang)
     heads = (t("slip.col.hand"), t("slip.col.dealer"), t("slip.col.level"),
              t("slip.col.total"), t("slip.col.result"), t("slip.col.advance"), t("team.NS"),
@@ -93,13 +104,15 @@ def _hands(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
             seat = words.seat_name(line["called_by"], lang, players)
             notes = [t("slip.redeal_by", seat=seat), *notes]
         if line["hand"] in corrected:
-            notes.append(t("words.corrected"))
+            was, reason = corrected[line["hand"]]
+            notes.append(words.corrected_words(was, reason, line["total"], lang))
         row_notes.append(notes)
     return _grid(heads, rows, row_notes, cols)
 
 
 def _deals(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
-           cols: int, lang: str, corrected: Collection[int]) -> list[tuple[str, str]]:
+           cols: int, lang: str, corrected: Mapping[int, tuple[int | None, str]]
+           ) -> list[tuple[str, str]]:
     t = translator(lang)
     order = words.table_order(ruleset)
     players = record.get("players") or {}
@@ -112,7 +125,8 @@ def _deals(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[
                      words.seat_name(line["partner"], lang), str(line["total"]),
                      *(str(line["awards"][p]) for p in order)))
         row_notes.append(words.notes(record, line, ruleset, lang, players) + (
-            [t("words.corrected")] if line["deal"] in corrected else []))
+            [words.corrected_words(*corrected[line["deal"]], line["total"], lang)]
+            if line["deal"] in corrected else []))
     if lines:
         totals = lines[-1]["totals"]
         rows.append((t("sheet.totals"), "", "", "", "", *(str(totals[p]) for p in order)))

@@ -173,11 +173,22 @@ class Draft:
 
 @dataclass
 class Played:
-    """A confirmed hand: the record entry, the core's result, and how it was entered."""
+    """A confirmed hand: the record entry, the core's result, and how it was entered. A hand
+    the referee corrected keeps its total as first confirmed (`was`) and the last reason."""
 
     record: dict[str, Any]
     result: Any
     corrected: bool = False
+    was: int | None = None
+    reason: str = ""
+
+
+class Correction(NamedTuple):
+    """What the slip and the sheet say of a corrected hand: its total as first confirmed, and
+    the referee's reason."""
+
+    was: int | None
+    reason: str
 
 
 class Corrected(NamedTuple):
@@ -217,6 +228,7 @@ class MatchState:
         self.time_up: dict[str, Any] | None = None
         self.needs_ruling: str | None = None  # time up could not pick a winner
         self.end: dict[str, Any] | None = None
+        self.finishes = 0  # times the match was decided: more than one after a correction
         self.abandoned = False  # dropped before any hand: the scorer took its round back
         self.pin_failures: list[float] = []
         self.last_event: Event | None = None
@@ -457,6 +469,7 @@ class MatchState:
         """The match is over: no hand, no move, nothing paused, and the match clock stops."""
         self.phase, self.draft, self.clock, self.paused = Phase.OVER, None, None, False
         self.pause_reason = None
+        self.finishes += 1
         if self.match_clock is not None:
             self._stop_clock(self.match_clock, mono)
 
@@ -1108,9 +1121,13 @@ class MatchState:
         self.needs_ruling = corrected.needs_ruling
         for i, (record, result) in enumerate(zip(corrected.records, corrected.results,
                                                  strict=True)):
-            if i >= number - 1:
-                again = i == number - 1 or self.played[i].corrected
-                self.played[i] = Played(record, result, again)
+            if i > number - 1:  # (recomputed: each keeps what it said)
+                old = self.played[i]
+                self.played[i] = Played(record, result, old.corrected, old.was, old.reason)
+            elif i == number - 1:
+                old = self.played[i]
+                was = old.was if old.corrected else getattr(old.result, "total", None)
+                self.played[i] = Played(record, result, True, was, str(ev.data["reason"]))
         self.core = core
         draft = self.draft
         if isinstance(core, IndividualRound):  # no win to give or take: the deals go on
@@ -1394,9 +1411,10 @@ class MatchState:
             return None
         return end
 
-    def corrected(self) -> set[int]:
-        """The numbers of the hands the table's referee corrected once they were confirmed."""
-        return {number for number, hand in enumerate(self.played, 1) if hand.corrected}
+    def corrected(self) -> dict[int, Correction]:
+        """The hands the table's referee corrected once they were confirmed, by number."""
+        return {number: Correction(hand.was, hand.reason)
+                for number, hand in enumerate(self.played, 1) if hand.corrected}
 
     def levels(self) -> tuple[str, str] | None:
         return self.core.shown_levels() if isinstance(self.core, TeamMatch) else None

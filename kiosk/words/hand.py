@@ -105,18 +105,25 @@ def kitty_words(entry: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) ->
                             bonus=kitty["points"] * multiplier)
 
 
+SUITS = {"♠": "spades", "♥": "hearts", "♣": "clubs", "♦": "diamonds"}
+
+
 def fry_words(entry: Mapping[str, Any] | None, lang: str,
               players: Mapping[str, Any] | None = None) -> str | None:
-    """「东炒底，主 ♥」 for a hand whose kitty another seat than the dealer buried last (chaodipi
-    frying: the frier's trump is the hand's), else None."""
+    """「东炒底，主红桃」 for a hand whose kitty another seat than the dealer buried last
+    (chaodipi frying: the frier's trump is the hand's), else None. The suit in words: a
+    thermal printer's GB2312 font has no ♠♥♣♦."""
     entry = entry or {}
     frier, trump = entry.get("buried_by"), entry.get("trump") or {}
     if frier not in ("N", "E", "S", "W") or frier == entry.get("dealer"):
         return None
     t = translator(lang)
     suit = trump.get("suit")
-    return t("words.fried", seat=seat_name(frier, lang, players),
-             trump=t("ui.trump.NT") if suit == "NT" else suit or "—")
+    seat = seat_name(frier, lang, players)
+    if suit == "NT":
+        return t("words.fried_nt", seat=seat)
+    return t("words.fried", seat=seat, trump=t("words.suit." + SUITS[suit])
+             if suit in SUITS else suit or "—")
 
 
 def penalty_words(p: Mapping[str, Any], ruleset: Ruleset, lang: str, total: int | None,
@@ -309,6 +316,17 @@ def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, 
     if entry and entry.get("disputed_by"):
         out.append(disputed_words(entry["disputed_by"], ruleset, lang))
     return out
+
+
+def corrected_words(was: int | None, reason: str, now: int | None, lang: str) -> str:
+    """「裁判已更正：30→50分（记错了底牌）」: a hand the referee corrected once it was
+    confirmed, with its total as first confirmed where it changed, and the reason."""
+    t = translator(lang)
+    if not reason:
+        return t("words.corrected")
+    if was is not None and now is not None and was != now:
+        return t("words.corrected_total", was=was, now=now, reason=reason)
+    return t("words.corrected_why", reason=reason)
 
 
 def disputed_words(side: str, ruleset: Vocabulary, lang: str) -> str:

@@ -247,7 +247,7 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            "win_points": ruleset.result.win_points,
                            "loss_points": ruleset.result.loss_points, "final": None,
                            # the hands the table's referee corrected, as its history says
-                           "corrected": state.corrected() if state is not None else set(),
+                           "corrected": state.corrected() if state is not None else {},
                            # still being played: its totals are so far, not its result
                            "unfinished": state is not None and state.phase != "over"}
     names = director.team_names()
@@ -301,8 +301,7 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                                  "total": line["total"],
                                  "awards": [line["awards"][p] for p in order],
                                  "notes": words.notes(record, line, ruleset, lang, players) + (
-                                     [translator(lang)("words.corrected")]
-                                     if line["deal"] in out["corrected"] else [])})
+                                     _corrected(out["corrected"], line["deal"], line, lang))})
         out["totals"] = [lines[-1]["totals"][p] for p in order] if lines else []
         out["played"] = len(lines)
         if not record or out["unfinished"]:
@@ -322,8 +321,7 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
                              "levels": {team: words.level_words(line, team, lang)
                                         for team in ("NS", "EW")},  # (「过10」: the slip's)
                              "notes": words.notes(record, line, ruleset, lang, players) + (
-                                 [translator(lang)("words.corrected")]
-                                 if line["hand"] in out["corrected"] else [])})
+                                 _corrected(out["corrected"], line["hand"], line, lang))})
     for side in out["sides"].values():
         side["penalties"] = _grouped(side["penalties"])
     if lines:
@@ -344,6 +342,15 @@ def _deals_to_write(ruleset: Ruleset, played: int, lang: str) -> list[dict[str, 
     return [{"deal": n + 1, "level": level, "dealer": words.seat_name(order[n % len(order)], lang),
              "partner": "", "total": "", "awards": [""] * len(order), "notes": []}
             for n, level in enumerate(ruleset.deals.levels) if n >= played]
+
+
+def _corrected(corrected: dict[int, Any], number: int, line: dict[str, Any],
+               lang: str) -> list[str]:
+    """A hand the table's referee corrected: its note, as the slip says it."""
+    if number not in corrected:
+        return []
+    was, reason = corrected[number]
+    return [words.corrected_words(was, reason, line["total"], lang)]
 
 
 def _penalties(line: dict[str, Any], ruleset: Any, lang: str) -> list[dict[str, Any]]:
