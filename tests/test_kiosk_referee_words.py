@@ -203,9 +203,9 @@ def test_a_ruled_dispute_stays_in_the_history_the_slip_and_the_record(table):
     record = table.session.export()
     assert record["hands"][0]["disputed_by"] == "NS"
     table.tap("history")
-    assert "南北有异议，本副结果由裁判裁定" in table.screen.lines[1]
+    assert "南北有异议，裁判维持原结果" in table.screen.lines[1]
     table.tap("close")
-    assert "南北有异议，本副结果由裁判裁定" in table.slip()
+    assert "南北有异议，裁判维持原结果" in table.slip()
     # a hand both sides confirmed says nothing of the kind
     table.tap("trump:♠", "start_bury")
     table.press(table.state.clock.seat)

@@ -330,7 +330,8 @@ def corrected_words(was: int | None, reason: str, now: int | None, lang: str) ->
 
 
 def disputed_words(side: str, ruleset: Vocabulary, lang: str) -> str:
-    """「东西有异议，本副结果由裁判裁定」: a hand whose result a side disputed."""
+    """「东西有异议，裁判维持原结果」: a hand whose result a side disputed, and the
+    referee upheld as entered (a result changed on a dispute is confirmed by both sides)."""
     t = translator(lang)
     said = terms(ruleset, lang).get("dealer_side" if side == "dealer" else "defenders") \
         if side in ("dealer", "defenders") else t(f"team.{side}")
