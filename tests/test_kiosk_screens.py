@@ -697,7 +697,7 @@ def test_13_a_play_overrun_reads_once_where_its_choice_names_the_offence_and_cos
     table.clock.advance(table.state.clock.limit + 5)  # N leads 5 s past the play clock
     table.press("N")
     table.tap("end_play", "ok", "e_points:40", "e_last:dealer")
-    assert [r.text for r in table.screen.rows] == ["北 出牌超时：警告 5.0 秒"]
+    assert [r.text for r in table.screen.rows] == ["北 出牌超时 5.0 秒：警告"]
     # a referee's fine in its range: the range gives way to the points given (a referee's
     # review: 「北 出牌超时：罚10至80分：罚20分」)
     table.tap("e_add", "e_pseat:E", "e_pkind:time-overrun", "e_popt:1", "e_pval:20")
@@ -724,7 +724,7 @@ def test_13_a_second_bury_overrun_calls_the_referee_who_confirms_the_80(table):
     assert table.screen.notice.text  # it stays until the referee acts
     table.tap("no_fry", "end_play", "ok", "e_points:40", "e_last:dealer")
     rows = [r.text for r in table.screen.rows]
-    assert rows == ["南 扣底超时（立即招请裁判） 1.0 秒：待裁判确认"]
+    assert rows == ["南 扣底超时 1.0 秒（立即招请裁判）：待裁判确认"]
     table.tap("e_finish")
     assert table.screen.lines[0] == "得分 40"  # (a review: 「得分 40 = 40」 said it twice)
     table.tap("referee")

@@ -320,14 +320,15 @@ def test_wrap_leaves_no_character_alone_with_a_bracket_too_long_for_its_line():
 @pytest.mark.unit
 def test_a_choice_named_with_its_cost_says_it_once(rulesets):
     """chaodipi's 「出牌超时：警告」 is a choice named with its cost: the slip said
-    「西 出牌超时：警告 15.0 秒：警告」 (a referee at the real window)."""
+    「西 出牌超时：警告 15.0 秒：警告」 (a referee at the real window). The seconds follow the
+    offence, as in 「扣底超时 5.2 秒：警告」 (a printed-record review: they came last here)."""
     ruleset = rulesets["chaodipi-2011"]
     warned = {"code": "time-overrun", "seat": "W", "choice": "play-warning",
               "effect": "warning", "points": 0, "over_seconds": 15.0}
-    assert penalty_words(warned, ruleset, "zh-Hans", 40) == "西 出牌超时：警告 15.0 秒"
+    assert penalty_words(warned, ruleset, "zh-Hans", 40) == "西 出牌超时 15.0 秒：警告"
     charged = {**warned, "choice": "play-points", "effect": "referee-points", "points": 20}
     # its range gives way to the points given (a referee's review: 「…罚10至80分：罚20分」)
     assert penalty_words(charged, ruleset, "zh-Hans", 40) == \
         "西 出牌超时 15.0 秒：罚20分（计入抓分方得分）"
     assert penalty_words(charged, ruleset, "en", 40).startswith(
-        "W Time overrun – Play overrun (15.0 s): 20 points")
+        "W Time overrun (15.0 s) – Play overrun: 20 points")

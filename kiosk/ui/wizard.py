@@ -591,14 +591,16 @@ def penalty_text(p: dict[str, Any], view: TableView, t: Any, lang: str,
     names = dict(view.penalty_names)
     name = names[p["code"]](lang) if p["code"] in names else p["code"]
     choice = _choice(p, view, lang)
-    parts = [seat_label(view, p["seat"], t), name]
+    # an overrun's seconds follow the offence, inside a choice that names it too
+    # (「出牌超时 5.0 秒：警告」, as the slip and the priced texts say it)
+    named = f"{name} {t('ui.over_seconds', s=p['over_seconds'])}" if "over_seconds" in p \
+        else name
+    parts = [seat_label(view, p["seat"], t), named]
     if choice:
-        parts[-1:] = [choice] if name in choice else [name, choice]
+        parts[-1:] = [choice.replace(name, named, 1)] if name in choice else [named, choice]
     for key in ("cards", "points", "levels"):
         if key in p:
             parts.append(t(f"ui.penalty_{key}_n", n=p[key]))
-    if "over_seconds" in p:
-        parts.append(t("ui.over_seconds", s=p["over_seconds"]))
     if p.get("confirmed"):
         parts.append(t("ui.penalty_confirmed"))
     elif pid is not None and pid in dict(view.unconfirmed):

@@ -142,22 +142,25 @@ def penalty_name(p: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str:
     """The penalty's name, its choice where one was made, and the card count."""
     t = translator(lang)
     penalty = ruleset.penalties.get(p["code"])
-    name = penalty.name(lang) if penalty else p["code"]
+    base = penalty.name(lang) if penalty else p["code"]
+    name = base
+    over = p.get("over_seconds")
+    if over is not None:  # an overrun: by how much, as the kiosk said it, after the offence
+        # The kiosk keeps tenths: a press 0.04 s late is over, and recorded as 0.0 s.
+        under = isinstance(over, int | float) and over < 0.1
+        name = t("words.with_seconds_under", name=base) if under else \
+            t("words.with_seconds", name=base, s=over)
     choice = penalty.choices.get(p["choice"]) if penalty and p.get("choice") else None
     if choice is not None:
         picked = choice.name(lang)
         if p.get("effect") == "referee-points" and p.get("points"):
             picked = without_range(picked)
-        name = picked if name.lower() in picked.lower() else t("words.penalty_choice",
-                                                               name=name, choice=picked)
+        # (a choice named with the offence, 「出牌超时：警告」: the seconds go after the
+        # offence in it, 「出牌超时 4.0 秒：警告」, as they do before any other cost)
+        name = picked.replace(base, name, 1) if base.lower() in picked.lower() else \
+            t("words.penalty_choice", name=name, choice=picked)
     if p.get("cards"):
         name = t("words.with_cards", name=name, n=p["cards"])
-    over = p.get("over_seconds")
-    if over is not None:  # an overrun: by how much, as the kiosk said it
-        # The kiosk keeps tenths: a press 0.04 s late is over, and recorded as 0.0 s.
-        under = isinstance(over, int | float) and over < 0.1
-        name = t("words.with_seconds_under", name=name) if under else \
-            t("words.with_seconds", name=name, s=over)
     return name
 
 
