@@ -82,3 +82,15 @@ def test_the_seeds_own_words_name_big_points_and_net_levels():
         said = catalog(lang)["phone.history_row"] + catalog(lang)["phone.history_bye"]
         assert "大分" in said
         assert not any(word in said for word in ("积分", "净级", "積分", "淨級"))
+
+
+def test_every_phase_of_a_table_has_its_words_on_the_hall_and_the_phone():
+    """A hall review (High): chaodipi's frying step showed as 「fry」 in the hall's and the
+    phone's 状态 (no words for it; the page showed the raw name)."""
+    from kiosk.table.kinds import Phase
+
+    for lang in LANGS:
+        messages = catalog(lang)
+        missing = [f"{page}.phase_{phase}" for phase in Phase for page in ("hall", "phone")
+                   if f"{page}.phase_{phase}" not in messages]
+        assert missing == [], lang

@@ -71,10 +71,10 @@
   }
 
   // The label for a value the server sends (a phase, a status, a seat); a value this page
-  // does not know yet is shown as it came rather than as a missing key.
+  // has no words for is a dash: its raw name (「fry」) is no word for the hall.
   function named(prefix, value) {
     const key = `${prefix}_${value}`;
-    return key in I18N[DEFAULT_LANG] ? t(key) : String(value);
+    return key in I18N[DEFAULT_LANG] ? t(key) : '—';
   }
 
   function el(tag, className, text) {

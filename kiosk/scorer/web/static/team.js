@@ -56,9 +56,10 @@
     return text;
   }
 
+  // A value the server sends in words (a phase, a status); one without words is a dash.
   function named(prefix, value) {
     const key = `${prefix}_${value}`;
-    return key in I18N[DEFAULT_LANG] ? t(key) : String(value);
+    return key in I18N[DEFAULT_LANG] ? t(key) : '—';
   }
 
   function el(tag, className, text) {
