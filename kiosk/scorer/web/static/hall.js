@@ -495,19 +495,17 @@
     return cell;
   }
 
-  // The winner's name in a result cut to RESULT_NAME columns (a Chinese character takes two):
-  // the cell is narrow and the whole name is in its side's cell, in gold (a name of nineteen
-  // characters took three lines, and pushed the last table onto a second page).
+  // The winner in a result: its name, or where the name is longer than RESULT_NAME columns
+  // (a Chinese character takes two) its side, 南北胜: the cell is narrow and the whole name is
+  // in its side's cell, in gold (a name of nineteen characters took three lines, and pushed
+  // the last table onto a second page; cut, 「厦门港务集团有限公司工会…胜」 read as a cut).
   const RESULT_NAME = 24;
-  function shortName(name) {
+  function winnerName(table, side) {
+    const name = side === 'NS' ? label(table.ns, table.ns_ids, table.tells)
+      : label(table.ew, table.ew_ids, table.tells);
     let width = 0;
-    let out = '';
-    for (const ch of name) {
-      width += ch.codePointAt(0) >= 0x2e80 ? 2 : 1;
-      if (width > RESULT_NAME) return `${out}…`;
-      out += ch;
-    }
-    return name;
+    for (const ch of name) width += ch.codePointAt(0) >= 0x2e80 ? 2 : 1;
+    return width > RESULT_NAME ? t(side === 'NS' ? 'col_ns' : 'col_ew') : name;
   }
 
   // A table's result: a ruling's bracket kept whole on one line (「…胜」⏎「（对方取消资格）」,
@@ -515,8 +513,7 @@
   function resultNodes(table) {
     const result = table.result;
     if (result.winner === 'NS' || result.winner === 'EW') {
-      const team = shortName(result.winner === 'NS' ? label(table.ns, table.ns_ids, table.tells)
-        : label(table.ew, table.ew_ids, table.tells));
+      const team = winnerName(table, result.winner);
       if (!result.ruling) return [t('won', { team })];
       const text = t('ruled_won', { team, kind: t(`kind_${result.ruling}`) });
       const bracket = Math.max(text.lastIndexOf('（'), text.lastIndexOf('('));
@@ -536,7 +533,7 @@
     const changed = reconcile(list, items,
       (item) => (item.tb ? `t${item.tb.table}` : `b${item.bye.team}`),
       // (the time left is the clock's, which tick() shows: not a change of the row)
-      (item) => `${lang}\u0001${JSON.stringify(item.tb || item.bye,
+      (item) => `${lang}\u0001${paused}\u0001${JSON.stringify(item.tb || item.bye,
         (key, value) => (key === 'time_left' ? undefined : value))}`,
       (item) => (item.tb ? tableRow(item.tb) : byeRow(item.bye)),
       shapeOf('.team, .phase.result, .late .phase'));
@@ -630,7 +627,12 @@
 
   // A table's phase as the hall shows it: a match its kiosk has not set up once the round
   // has started says so (未就绪, as the console says), not 空闲 as if the table were free.
+  // While the head referee holds the hall paused, a table in play says 暂停 (the hall's
+  // bar says why), not the step it stands at (出牌 beside a clock that stands still).
+  const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
+  let paused = false;
   function phaseOf(tb) {
+    if (paused && IN_PLAY.has(tb.phase)) return 'paused';
     return tb.phase === 'idle' && tb.round ? 'not-set-up' : tb.phase;
   }
 
@@ -831,8 +833,7 @@
   }
 
   // The hall paused by the head referee: a bar across the screen under the header, the
-  // clocks stood still (hall.css), until play resumes.
-  let paused = false;
+  // clocks stood still (hall.css), until play resumes (`paused`: above, with the rows').
   function setPaused(value) {
     const banner = $('paused');
     const text = value ? t('paused_banner') : '';
@@ -841,6 +842,7 @@
     paused = value;
     document.body.classList.toggle('paused', value);
     banner.hidden = !value;
+    renderTables();  // (their rows say 暂停 while it lasts)
     layoutPages();  // the bar takes room from the lists, or gives it back
   }
 
