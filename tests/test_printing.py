@@ -498,6 +498,12 @@ def test_numbered_team_names_sort_by_their_numbers_on_the_wall(tmp_path):
     assert re.findall(r"<h2>(第\d+队) <span", cards) == wanted
     assert sorted(["第１０队", "第9队", "海沧红狮", "第10队A", "第10队"], key=views.sort_key) == \
         ["第9队", "第10队", "第１０队", "第10队A", "海沧红狮"]  # full-width digits: numbers too
+    # numbers in Chinese that count a team too (a printed-record review: 第二 came before 第一,
+    # èr before yī); other numerals are words (十里长堤 is shí lǐ)
+    assert sorted(["粮食公司第二代表队", "粮食公司第一代表队", "思明十二队", "思明二队",
+                   "十里长堤队", "第十一队", "第九队"], key=views.sort_key) == \
+        ["第九队", "第十一队", "粮食公司第一代表队", "粮食公司第二代表队", "十里长堤队",
+         "思明二队", "思明十二队"]
     d.store.close()
 
 
@@ -683,6 +689,20 @@ def test_every_workbook_sheet_prints_across_one_page_wide_with_its_header_on_eac
         assert sheet.sheet_properties.pageSetUpPr.fitToPage
         assert int(setup.fitToWidth) == 1 and int(setup.fitToHeight) == 0  # any pages down
         assert sheet.print_title_rows == "$1:$1", sheet.title
+
+
+@pytest.mark.unit
+def test_the_workbooks_net_levels_are_signed_numbers(event):
+    """A printed-record review (Low): Excel showed +3 as 3 (the General format), unlike every
+    printed page; a number still, to sort and sum."""
+    d, _ = event
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    for sheet, head in (("排名", "净胜级"), ("各轮成绩", "南北净胜级")):
+        rows = list(book[sheet].iter_rows())
+        column = [c.value for c in rows[0]].index(head)
+        cells = [row[column] for row in rows[1:] if isinstance(row[column].value, int)]
+        assert cells and all(c.number_format == "+0;-0;0" for c in cells), sheet
+        assert any(c.value != 0 for c in cells)
 
 
 @pytest.mark.unit

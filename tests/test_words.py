@@ -16,6 +16,7 @@ from kiosk.words.hand import penalty_words, ranking_words, signed
 from kiosk.words.sheet import score_sheet
 from kiosk.words.textfmt import width
 
+from .helpers import ROOT
 from .helpers import cli as kiosk
 
 
@@ -332,3 +333,16 @@ def test_a_choice_named_with_its_cost_says_it_once(rulesets):
         "西 出牌超时 15.0 秒：罚20分（计入抓分方得分）"
     assert penalty_words(charged, ruleset, "en", 40).startswith(
         "W Time overrun (15.0 s) – Play overrun: 20 points")
+
+
+@pytest.mark.unit
+def test_the_slip_and_the_text_sheet_say_the_same_ruleset_version(rulesets):
+    """A printed-record review (Low): the slip said 规则版本：e38b755a, the text sheets
+    e38b755aa370; the console says 8 characters too."""
+    record = json.loads((ROOT / "examples" / "xiamen-2015-example.json").read_text("utf-8"))
+    ruleset = rulesets[record["ruleset"]]
+    lines = list(replay(record, rulesets))
+    said = {re.search(r"规则版本：(\w+)", text).group(1) for text in (
+        as_text(slip_lines(record, ruleset, lines, 58, "zh-Hans"), 58),
+        score_sheet(record, ruleset, lines, "zh-Hans"))}
+    assert said == {ruleset.sha256[:8]}

@@ -49,7 +49,7 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
              for key in ("round", "table") if key in record]
     out += [("text", line) for line in wrap("  ".join(where), cols) if line]
     out.append(("text", t("words.field", label=t("sheet.ruleset"),
-                          value=ruleset.sha256[:8])))  # the name is in the title
+                          value=ruleset.version)))  # the name is in the title
     if printed_at:
         out.append(("text", t("words.field", label=t("slip.printed_at"), value=printed_at)))
     if edition > 1:  # two signed slips of one match: which is the record is said on it

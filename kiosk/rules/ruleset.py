@@ -354,6 +354,12 @@ class Ruleset:
         return _sha256(self.source)
 
     @property
+    def version(self) -> str:
+        """The version as people read it (规则版本 on the slip, the sheet and the console):
+        the hash's first 8 characters, the same on every page."""
+        return self.sha256[:8]
+
+    @property
     def most_net_levels(self) -> int:
         """The most net levels a won match can give (docs/rules.md §8: the levels strictly between
         the winner's and the loser's, so from the final level down to the first)."""

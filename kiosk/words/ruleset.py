@@ -16,7 +16,7 @@ Translate = Callable[..., str]
 def list_rulesets(rulesets: Rulesets, lang: str) -> str:
     """One line a ruleset: id, name, kind, short hash, file."""
     t = translator(lang)
-    rows = [(r.id, r.name(lang), t(f"kind.{r.kind}"), r.sha256[:12], r.file)
+    rows = [(r.id, r.name(lang), t(f"kind.{r.kind}"), r.version, r.file)
             for r in rulesets.values()]
     return table([t("list.id"), t("list.name"), t("list.kind"), t("list.sha256"),
                   t("list.file")], rows, indent="")

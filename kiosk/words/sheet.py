@@ -25,7 +25,7 @@ def score_sheet(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Map
         if key in record:
             out.append(t("words.field", label=t(f"sheet.{key}"), value=record[key]))
     out.append(t("words.field", label=t("sheet.ruleset"),
-                 value=ruleset.sha256[:12]))  # the name heads the sheet
+                 value=ruleset.version))  # the name heads the sheet
     if ruleset.kind == "team":
         out += _team_sheet(record, ruleset, lines, lang, t)
     else:

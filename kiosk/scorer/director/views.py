@@ -305,6 +305,25 @@ _HAN = re.compile("([\u3400-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]+)")
 
 SortPart = tuple[int, int | str, int, str]
 
+#: A number in Chinese that counts a team (第二代表队, 二队): compared by value as 第2 and 2队
+#: are (a captain looks for 第二 after 第一, not before it, as èr before yī would put it).
+_NUMERAL = "[一二三四五六七八九十百两零〇]+"
+_ORDINALS = (re.compile(f"(?<=第)({_NUMERAL})"),
+             re.compile(f"({_NUMERAL})(?=分队|中队|小队|队|组)"))
+_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+
+
+def _chinese_number(text: str) -> int:
+    """一 … 九十九 and 一百 … as a number (十二 12, 二十 20, 一百零五 105)."""
+    total, digit = 0, 0
+    for char in text:
+        if char in _DIGITS:
+            digit = _DIGITS[char]
+        else:  # 十 or 百: the digit before it (none: one) times it
+            total += (digit or 1) * (10 if char == "十" else 100)
+            digit = 0
+    return total + digit
+
 
 def sort_key(name: str) -> tuple[list[SortPart], str]:
     """Alphabetical for a wall list: Chinese names by their pinyin, others as written, and
@@ -319,6 +338,8 @@ def sort_key(name: str) -> tuple[list[SortPart], str]:
 
     parts: list[SortPart] = []
     text = simplified(unicodedata.normalize("NFKC", name))
+    for ordinal in _ORDINALS:
+        text = ordinal.sub(lambda m: str(_chinese_number(m.group(1))), text)
     for i, run in enumerate(_HAN.split(text)):
         if i % 2:  # Chinese: one syllable a character, read in its phrase (长安, 银行)
             spelled = lazy_pinyin(run, style=Style.TONE3, neutral_tone_with_five=True)

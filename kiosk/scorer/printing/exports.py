@@ -254,13 +254,16 @@ def write_workbook(sheets: Sheets, lang: str) -> bytes:
         sheet.append(heads)
         for c in sheet[1]:
             c.font = Font(bold=True)
+        signed = [key in SIGNED for key in columns]
         for row in rows:
             sheet.append([v if isinstance(v, datetime.datetime) else cell(v) for v in row])
-            for c in sheet[sheet.max_row]:
+            for c, plus in zip(sheet[sheet.max_row], signed, strict=False):
                 if isinstance(c.value, str):
                     c.data_type = "s"  # text, never a formula
                 elif isinstance(c.value, datetime.datetime):
                     c.number_format = "yyyy-mm-dd hh:mm:ss"
+                elif plus:  # (net levels read +3 as on every printed page, and stay numbers)
+                    c.number_format = "+0;-0;0"
         sheet.freeze_panes = "A2"
         for key, column in zip(columns, sheet.columns, strict=True):
             _fit(sheet, key, column)
@@ -269,6 +272,10 @@ def write_workbook(sheets: Sheets, lang: str) -> bytes:
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
+
+
+#: The columns of net levels: a number with its sign (+3), as the printed pages say it.
+SIGNED = frozenset({"net", "ns_net", "ew_net"})
 
 
 #: How wide a column may grow before its text wraps: names 20 (ten Chinese characters);
