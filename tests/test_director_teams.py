@@ -115,6 +115,8 @@ def test_cli_standings_sign_the_net_levels_as_the_screens_do(tmp_path):
     shown = cli("scorer", "admin", "standings", "--data", str(tmp_path)).stdout
     rows = [line.split() for line in shown.splitlines()[2:]]
     assert sorted(row[3] for row in rows) == ["+10", "+10", "-10", "-10"], shown
+    # a shared place as the console says it (a printed-record review: 5= in Chinese)
+    assert sorted(row[0] for row in rows) == ["并列1", "并列1", "并列3", "并列3"], shown
 
 
 def test_cli_publish_names_the_command_that_starts_the_round(tmp_path):

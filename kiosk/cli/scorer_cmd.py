@@ -445,7 +445,8 @@ def _standings(d: Any, a: argparse.Namespace, t: Callable[..., str]) -> str:
             mark = t("admin.teams.late_mark", round=s.joined_round)
         elif s.prize:
             mark = t("admin.standings.prize_group", n=s.prize)
-        rows.append((f"{s.group}{s.rank}{'=' if s.tied else ''}",
+        rank = f"{s.group}{s.rank}"  # (shared: 并列5, as the console says it)
+        rows.append((t("admin.standings.rank_tied", rank=rank) if s.tied else rank,
                      t("admin.with_id", name=s.name, id=s.team), s.points,
                      *((signed(s.net),) if event.net_levels else ()),
                      *((s.opponents,) if event.opponents else ()), s.played, mark))
