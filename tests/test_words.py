@@ -346,3 +346,15 @@ def test_the_slip_and_the_text_sheet_say_the_same_ruleset_version(rulesets):
         as_text(slip_lines(record, ruleset, lines, 58, "zh-Hans"), 58),
         score_sheet(record, ruleset, lines, "zh-Hans"))}
     assert said == {ruleset.sha256[:8]}
+
+
+@pytest.mark.unit
+def test_wrap_keeps_a_word_of_a_teams_name_whole():
+    """A printed-record review: the 58 mm slip broke 「…第一代」⏎「表队」 and 「…职工运」⏎
+    「动会八十分赛」. The words a team's name is made of (the pinyin keyboard's own list) are
+    kept whole, as numbers and Latin words are."""
+    assert wrap("南北：厦门市粮食购销有限公司第一代表队", 32) == [
+        "南北：厦门市粮食购销有限公司第一", "代表队"]
+    assert wrap("赛事：2026年厦门市粮食系统职工运动会八十分赛", 32) == [
+        "赛事：2026年厦门市粮食系统职工", "运动会八十分赛"]
+    assert wrap("湖里区工商联合会代表队", 10) == ["湖里区工商", "联合会", "代表队"]

@@ -9,8 +9,8 @@ within a level a character ranks by how many of pypinyin's phrases use it; a cha
 usual reading is another comes after those it is the usual reading of. A phrase that spells
 all the letters typed comes before the characters of the first syllable. No Kivy here.
 A team's name is mostly places and a unit's words, which that phrase list mostly lacks (集美,
-海沧, 福州, 代表队): the kiosk's own short list of them (data/place_words.txt) comes first
-among the phrases of the same letters.
+海沧, 福州, 代表队): the kiosk's own short list of them (`kiosk.words.names`) comes first among
+the phrases of the same letters.
 
 The index is built once, on a thread of its own, when a keyboard opens (`warm`): a few
 seconds on a busy 2-core machine; a letter typed before then waits for it.
@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from importlib import resources
 
 from pypinyin.contrib.tone_convert import to_normal
+
+from ..words.names import name_words
 
 #: The longest syllable (zhuang, shuang).
 LONGEST = 6
@@ -73,17 +75,8 @@ class _Index:
         self.words = {k: sorted(v, key=lambda p: (max(level(c) for c in p),
                                                   -sum(use[c] for c in p), p))
                       for k, v in words.items()}
-        for word, said_as in reversed(_place_words()):
+        for word, said_as in reversed(name_words()):
             self.words.setdefault(said_as, []).insert(0, word)
-
-
-def _place_words() -> list[tuple[str, str]]:
-    """The kiosk's own words of a team's name: (word, its syllables run together)."""
-    text = resources.files(__package__).joinpath("data/place_words.txt").read_text(
-        encoding="utf-8")
-    rows = (line.split() for line in text.splitlines()
-            if line.strip() and not line.startswith("#"))
-    return [(word, "".join(syllables)) for word, *syllables in rows]
 
 
 _index: _Index | None = None

@@ -4,9 +4,12 @@ kiosk's buttons."""
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
+
+from .names import name_words
 
 
 def width(text: str) -> int:
@@ -42,16 +45,25 @@ _NO_LINE_START = frozenset("）」』】》〉，。、；：！？…,.;:!?)]}%
 _NO_LINE_END = frozenset("＝=×")
 _UNITS = frozenset("分张張级級秒次倍副轮輪桌局名队隊")
 _NUMERALS = frozenset("0123456789〇零一二三四五六七八九十百千两兩")  # 「八十分」 too
-_WORD = re.compile(r"[A-Za-z0-9+\-.'/_]+|.", re.S)
+_WORD = r"[A-Za-z0-9+\-.'/_]+|."
+
+
+@functools.cache
+def _tokens() -> re.Pattern[str]:
+    """A Latin word or a number, a word of a team's name (代表队, 思明: kept whole, the
+    longest first), or one character."""
+    words = sorted((word for word, _ in name_words()), key=len, reverse=True)
+    return re.compile("|".join([*map(re.escape, words), _WORD]), re.S)
 
 
 def wrap(text: str, cols: int) -> list[str]:
     """Split `text` into lines of at most `cols` columns (Chinese characters take two), never
-    inside a number or a Latin word, never before closing punctuation and never between a
+    inside a number, a Latin word or a word of a team's name (`names`: 代表队, 有限公司),
+    never before closing punctuation and never between a
     number and its unit (「80分」); a bracket that fits on a line is kept whole (「（计入旁家
     得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
     units: list[str] = []
-    for token in _WORD.findall(text):
+    for token in _tokens().findall(text):
         # 「东 」: one unit with the word after it; 「25 轮」: a number, its space and its unit
         if _lone_word(units) or (token in _UNITS and len(units) > 1 and units[-1] == " " and
                                  units[-2][-1:].isdigit()):
