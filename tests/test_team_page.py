@@ -302,6 +302,8 @@ def test_the_phone_clock_is_the_hall_clock_through_pause_extension_resume_and_st
     expect(hall_page.locator("#round-clock-label")).to_have_text("全场暂停")
     # a bar across the phone as across the hall's screens (only the clock's word said it)
     expect(page.locator("#paused")).to_have_text("全场暂停：所有比赛计时已停止，等候裁判长宣布继续")
+    phase = page.locator("#now-facts .phase dd")  # (a hall review: it said 出牌 meanwhile)
+    expect(phase).to_have_text("暂停")
     clock = get(f"{process.url}/api/team/{ns}")["round_clock"]
     held = clock["ends_at"] - clock["paused_at"]  # 100 minutes less the few seconds played
     assert 99 * 60 < held <= 100 * 60
@@ -313,6 +315,7 @@ def test_the_phone_clock_is_the_hall_clock_through_pause_extension_resume_and_st
     director.resume_clock()
     expect(page.locator("#round-clock-label")).to_have_text("本轮剩余")
     expect(page.locator("#paused")).to_be_hidden()
+    expect(phase).not_to_have_text("暂停")
     page.wait_for_timeout(1200)
     mine, hall_text = page.locator("#round-clock").inner_text(), \
         hall_page.locator("#round-clock").inner_text()

@@ -323,8 +323,13 @@
   // The table's state; once its match is decided, with what it means for this team, as the
   // history says it: 已裁决：胜（对方判负）, 比赛结束：负. (A match its kiosk has not set up:
   // 未就绪, as the hall and the console say.)
+  // While the hall is paused a table in play says 暂停, as the hall's rows do (`paused`: the
+  // round clock's reading, kept by tick(), which shows the table again when it changes).
+  const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
+  let paused = false;
   function phaseText(table, mine) {
     if (!table.phase) return '—';
+    if (paused && IN_PLAY.has(table.phase)) return named('phase', 'paused');
     const phase = named('phase', table.phase === 'idle' && table.round ? 'not-set-up' : table.phase);
     const result = table.result;
     if (!result) return phase;
@@ -409,6 +414,10 @@
     clock.classList.toggle('expired', rc.up);
     clock.classList.toggle('paused', rc.state === 'paused');
     $('paused').hidden = rc.state !== 'paused';
+    if ((rc.state === 'paused') !== paused) {
+      paused = rc.state === 'paused';
+      if (view) renderNow();
+    }
     $('round-clock-label').textContent = t(rc.label);
     const table = view && view.table;
     const time = document.querySelector('#now-facts .time dd');
