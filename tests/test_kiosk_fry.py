@@ -110,3 +110,13 @@ def test_the_referees_menu_stops_the_match_clock_at_the_fry_step_too(table):
     assert not table.state.paused and match.running
     table.clock.advance(1)
     assert table.clock.now() - match.started == pytest.approx(used + 1)
+
+
+def test_a_latin_name_stands_apart_from_the_chinese_after_it():
+    """A printed-record review (Low): 「东 Li Wei炒底」."""
+    from kiosk.words.hand import fry_words
+
+    fried = {"buried_by": "E", "dealer": "N", "trump": {"suit": "♥"}}
+    assert fry_words(fried, "zh-Hans", {"E": "Li Wei"}) == "东 Li Wei 炒底，主红桃"
+    assert fry_words(fried, "zh-Hans", {"E": "王五"}) == "东 王五炒底，主红桃"
+    assert fry_words(fried, "en", {"E": "Li Wei"}) == "E Li Wei fried the kitty, trump hearts"

@@ -120,6 +120,8 @@ def fry_words(entry: Mapping[str, Any] | None, lang: str,
     t = translator(lang)
     suit = trump.get("suit")
     seat = seat_name(frier, lang, players)
+    if lang != "en" and seat[-1:].isascii() and seat[-1:].isalnum():
+        seat += " "  # 「东 Li Wei 炒底」, not 「Li Wei炒底」 (Chinese puts no space before 炒底)
     if suit == "NT":
         return t("words.fried_nt", seat=seat)
     return t("words.fried", seat=seat, trump=t("words.suit." + SUITS[suit])
