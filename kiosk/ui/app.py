@@ -62,7 +62,7 @@ RED_SUITS = ("♥", "♦")
 RED_SUIT = (1, 0.45, 0.45, 1)  # ♥ and ♦ on the dark ground: the keys and the status strip
 #: A long press: on the countdown it pauses the clocks; on the box of a seat to move it is
 #: that seat's press (a broken seat button).
-HOLD_TO_PAUSE = 0.8
+LONG_PRESS = 0.8
 # A finger that lands on a button less than this long after the button appeared was meant for
 # what was there before: a tap that bounced (the second touch 50-150 ms after the first), or
 # one the screen's change overtook. A person reading a new question takes longer; a referee
@@ -205,7 +205,7 @@ def wrapped(text: str, cols: int) -> str:
 
 
 class LongPress(Widget):
-    """A widget whose `action` a finger held on it for HOLD_TO_PAUSE does (none while
+    """A widget whose `action` a finger held on it for LONG_PRESS does (none while
     `action` is empty); `progress` (0 to 1) is drawn by the widget as the hold goes on. A
     hold whose action changes meanwhile (the seat pressed its button) does nothing."""
 
@@ -230,7 +230,7 @@ class LongPress(Widget):
         if self.action != self._held:
             self._stop()
             return
-        self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / HOLD_TO_PAUSE)
+        self.progress = min(1.0, (Clock.get_boottime() - self._down_at) / LONG_PRESS)
         if self.progress >= 1.0:
             self._stop()
             App.get_running_app().queue(self._held)

@@ -23,7 +23,7 @@ from ..hw.runner import LinkUpdate
 from ..sync.outbox import LinkState
 from ..table.clock import ManualClock
 from ..table.kinds import Phase
-from .app import HOLD_TO_PAUSE, KioskApp, SeatBox, TapButton
+from .app import LONG_PRESS, KioskApp, SeatBox, TapButton
 
 #: ("touch", action) (`e_del:*`: the first button whose action begins so), ("hold", action) a
 #: long press, ("double", action) a tap that bounced
@@ -331,7 +331,7 @@ def _tap(app: KioskApp, finger: Finger, action: str, hold: bool = False,
         return
     yield from _until(finger(x, y, True), action)
     if hold:
-        for _ in range(int(HOLD_TO_PAUSE / STEP) + 15):
+        for _ in range(int(LONG_PRESS / STEP) + 15):
             yield
     yield from _until(finger(x, y, False), action)
     if twice:
