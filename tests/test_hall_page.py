@@ -1322,3 +1322,23 @@ def test_the_address_under_the_qr_code_breaks_only_between_its_parts(hall):
         }""")
         ends = [sum(map(len, lines[:i + 1])) for i in range(len(lines))]
         assert "".join(lines) == address and set(ends) <= {8, 23, 34}, (lang, lines)
+
+
+def test_the_state_column_gives_its_room_to_the_names_while_no_row_needs_it(hall):
+    """A hall review (Medium): long names wrapped on the TV while 状态 stood half empty
+    beside 出牌. The column is four characters wide until a row says more (a result, 超时)."""
+    playing = snapshot()
+    for tb in playing["tables"]:
+        tb.update(late=False, result=None, phase="play" if tb["phase"] == "over" else tb["phase"])
+    hall.feed.reset(playing)
+    page = hall.open()
+    box, names = page.locator("#tables-box"), page.locator("#tables-box .grid-head .ew")
+    expect(box).not_to_have_class(re.compile(r"\bwide-state\b"))
+    wide = names.bounding_box()["width"]
+    hall.feed.publish(snapshot())  # table 3 over (its result), table 2 超时
+    expect(box).to_have_class(re.compile(r"\bwide-state\b"))
+    expect(row(page, 3).locator(".phase")).to_contain_text("胜")
+    assert names.bounding_box()["width"] < wide - 20  # (its names' column gave it back)
+    cut = page.evaluate("""() => Array.from(document.querySelectorAll('#tables .phase'))
+        .filter((c) => c.scrollWidth > c.clientWidth + 0.5).length""")
+    assert cut == 0

@@ -540,6 +540,13 @@
     // Every table's row reads its data now (a row kept as it was counts down from it).
     const children = list.children;
     rows.forEach((tb, i) => tableOf.set(children[i], tb));
+    // 状态 narrow while every row's fits in it (the names take the room), else as wide as a
+    // result needs (hall.css)
+    const box = $('tables-box');
+    box.classList.remove('wide-state');
+    box.classList.toggle('wide-state', rows.some((tb) => tb.result || tb.late) ||
+      Array.from(list.querySelectorAll('.trow > .phase')).some(
+        (cell) => cell.scrollWidth > cell.clientWidth + 0.5));
     const empty = list.parentElement.querySelector('.empty');
     empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
     empty.hidden = rows.length > 0 || !snap;
