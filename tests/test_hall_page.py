@@ -1335,10 +1335,15 @@ def test_the_state_column_gives_its_room_to_the_names_while_no_row_needs_it(hall
     box, names = page.locator("#tables-box"), page.locator("#tables-box .grid-head .ew")
     expect(box).not_to_have_class(re.compile(r"\bwide-state\b"))
     wide = names.bounding_box()["width"]
+    cut = """() => Array.from(document.querySelectorAll('#tables .phase'))
+        .filter((c) => c.scrollWidth > c.clientWidth + 0.5).length"""
+    assert page.evaluate(cut) == 0  # (出牌, 扣底, 设置: whole)
+    page.locator('#langs [data-lang="en"]').click()
+    expect(row(page, 1).locator(".phase")).to_have_text("Playing")
+    assert page.evaluate(cut) == 0  # (Setup is narrow enough; Not ready widens it)
+    page.locator('#langs [data-lang="zh-Hans"]').click()
     hall.feed.publish(snapshot())  # table 3 over (its result), table 2 超时
     expect(box).to_have_class(re.compile(r"\bwide-state\b"))
     expect(row(page, 3).locator(".phase")).to_contain_text("胜")
     assert names.bounding_box()["width"] < wide - 20  # (its names' column gave it back)
-    cut = page.evaluate("""() => Array.from(document.querySelectorAll('#tables .phase'))
-        .filter((c) => c.scrollWidth > c.clientWidth + 0.5).length""")
-    assert cut == 0
+    assert page.evaluate(cut) == 0

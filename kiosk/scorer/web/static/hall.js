@@ -503,9 +503,15 @@
   function winnerName(table, side) {
     const name = side === 'NS' ? label(table.ns, table.ns_ids, table.tells)
       : label(table.ew, table.ew_ids, table.tells);
+    return columns(name) > RESULT_NAME ? t(side === 'NS' ? 'col_ns' : 'col_ew') : name;
+  }
+
+  // The columns `text` takes (a Chinese character two), and those the narrow 状态 holds.
+  const STATE_COLUMNS = 8;
+  function columns(text) {
     let width = 0;
-    for (const ch of name) width += ch.codePointAt(0) >= 0x2e80 ? 2 : 1;
-    return width > RESULT_NAME ? t(side === 'NS' ? 'col_ns' : 'col_ew') : name;
+    for (const ch of text) width += ch.codePointAt(0) >= 0x2e80 ? 2 : 1;
+    return width;
   }
 
   // A table's result: a ruling's bracket kept whole on one line (「…胜」⏎「（对方取消资格）」,
@@ -542,11 +548,8 @@
     rows.forEach((tb, i) => tableOf.set(children[i], tb));
     // 状态 narrow while every row's fits in it (the names take the room), else as wide as a
     // result needs (hall.css)
-    const box = $('tables-box');
-    box.classList.remove('wide-state');
-    box.classList.toggle('wide-state', rows.some((tb) => tb.result || tb.late) ||
-      Array.from(list.querySelectorAll('.trow > .phase')).some(
-        (cell) => cell.scrollWidth > cell.clientWidth + 0.5));
+    $('tables-box').classList.toggle('wide-state', rows.some((tb) => tb.result || tb.late ||
+      columns(named('phase', phaseOf(tb))) > STATE_COLUMNS));
     const empty = list.parentElement.querySelector('.empty');
     empty.textContent = t(undrawn ? 'empty_no_round' : 'empty_tables');
     empty.hidden = rows.length > 0 || !snap;
