@@ -320,13 +320,14 @@
     $('now-facts').replaceChildren(...facts);
   }
 
-  // The table's state; once its match is decided, with what it means for this team, as the
-  // history says it: 已裁决：胜（对方判负）, 比赛结束：负. (A match its kiosk has not set up:
-  // 未就绪, as the hall and the console say.)
   // While the hall is paused a table in play says 暂停, as the hall's rows do (`paused`: the
   // round clock's reading, kept by tick(), which shows the table again when it changes).
   const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
   let paused = false;
+
+  // The table's state; once its match is decided, with what it means for this team, as the
+  // history says it: 已裁决：胜（对方判负）, 比赛结束：负. (A match its kiosk has not set up:
+  // 未就绪, as the hall and the console say.)
   function phaseText(table, mine) {
     if (!table.phase) return '—';
     if (paused && IN_PLAY.has(table.phase)) return named('phase', 'paused');
