@@ -95,5 +95,11 @@
       .join(' · ');
   }
 
-  window.HallFeed = { merge, roundClock, clockText, wallText, label };
+  // A table's phase that a hall-wide pause stands still: both pages then say 暂停 for it.
+  const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
+  function heldByPause(phase) {
+    return IN_PLAY.has(phase);
+  }
+
+  window.HallFeed = { merge, roundClock, clockText, wallText, label, heldByPause };
 }());

@@ -91,7 +91,8 @@
     }
   };
 
-  const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
+  // (feed.js: both pages say time and a paused table alike)
+  const { clockText, wallText, heldByPause } = window.HallFeed;
   const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
 
   // The address under the QR code, to type by hand: where the column is too narrow for one
@@ -639,10 +640,9 @@
   // has started says so (未就绪, as the console says), not 空闲 as if the table were free.
   // While the head referee holds the hall paused, a table in play says 暂停 (the hall's
   // bar says why), not the step it stands at (出牌 beside a clock that stands still).
-  const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
   let paused = false;
   function phaseOf(tb) {
-    if (paused && IN_PLAY.has(tb.phase)) return 'paused';
+    if (paused && heldByPause(tb.phase)) return 'paused';
     return tb.phase === 'idle' && tb.round ? 'not-set-up' : tb.phase;
   }
 

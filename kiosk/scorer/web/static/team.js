@@ -84,7 +84,8 @@
     if (typeof s === 'number' && Number.isFinite(s)) offset = s - Date.now() / 1000;
   };
 
-  const { clockText, wallText } = window.HallFeed;  // (feed.js: both pages say time alike)
+  // (feed.js: both pages say time and a paused table alike)
+  const { clockText, wallText, heldByPause } = window.HallFeed;
   const label = (text, ids, tells) => window.HallFeed.label(t, text, ids, tells);
 
   function signed(n) {
@@ -322,7 +323,6 @@
 
   // While the hall is paused a table in play says 暂停, as the hall's rows do (`paused`: the
   // round clock's reading, kept by tick(), which shows the table again when it changes).
-  const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
   let paused = false;
 
   // The table's state; once its match is decided, with what it means for this team, as the
@@ -330,7 +330,7 @@
   // 未就绪, as the hall and the console say.)
   function phaseText(table, mine) {
     if (!table.phase) return '—';
-    if (paused && IN_PLAY.has(table.phase)) return named('phase', 'paused');
+    if (paused && heldByPause(table.phase)) return named('phase', 'paused');
     const phase = named('phase', table.phase === 'idle' && table.round ? 'not-set-up' : table.phase);
     const result = table.result;
     if (!result) return phase;
