@@ -29,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from kiosk.scorer.web import hall_page
+from kiosk.words.names import name_words
 
 from .browser import DEADLINE_MS, collect_page_errors, playwright_sync_api, serve
 
@@ -789,9 +790,21 @@ def test_the_round_clock_pauses_and_stops_with_the_hall(hall):
     expect(page.locator("#round-clock")).to_have_text("51:00")  # frozen where the pause began
     hall.feed.publish(snapshot(round_clock=round_clock(now - 600, "stopped")))
     expect(page.locator("#round-clock-label")).to_have_text("时间到（裁判长叫停）")
+    size = "e => parseFloat(getComputedStyle(e).fontSize)"
+    small = page.locator("#round-clock-label").evaluate(size)
     hall.feed.publish(snapshot(round_clock=round_clock(now - 600, "over")))
+    # It no longer counts: 本轮结束 takes the clock's place (a hall review: a gold dash stood
+    # alone under it).
     expect(page.locator("#round-clock-label")).to_have_text("本轮结束")
-    expect(page.locator("#round-clock")).to_have_text("—")  # it no longer counts
+    expect(page.locator("#round-clock")).to_be_hidden()
+    assert page.locator("#round-clock-label").evaluate(size) > 1.5 * small
+    hall.feed.publish(snapshot(round_clock=None))  # no round at all: the box says nothing
+    expect(page.locator(".clock-box")).to_have_css("visibility", "hidden")
+    hall.feed.publish(snapshot(round_clock=round_clock(now - 600)))
+    expect(page.locator("#round-clock")).to_have_text(re.compile(r"^(50:00|49:[0-5]\d)$"))
+    expect(page.locator(".clock-box")).to_have_css("visibility", "visible")
+    expect(page.locator("#round-clock-label")).to_have_text("本轮剩余")
+    assert page.locator("#round-clock-label").evaluate(size) == small
 
 
 def test_the_status_beside_the_round_clock_never_says_in_play_before_or_after_the_rounds(hall):
@@ -975,6 +988,63 @@ def test_a_south_north_name_cut_after_its_lines_ends_in_an_ellipsis(hall):
       const ns = r.querySelector('.ns').getBoundingClientRect();
       return Math.round(r.querySelector('.levels').getBoundingClientRect().left - ns.right); })""")
     assert len(set(boxes)) == 1, boxes  # every 南北 name, long or short, ends at the levels
+
+
+#: A hall's own names (a head referee's review): as a browser breaks Chinese anywhere, they
+#: read 「鼓浪屿老年八十」「分协会第一代表」「队」, 「厦门大学教职工代表」「队」, 「集美（集美大」
+#: 「学）」.
+XIAMEN_NAMES = ["厦门大学教职工代表队", "鼓浪屿老年八十分协会第一代表队", "集美（集美区）",
+                "海沧区粮食系统联队", "同安", "思明区工人文化宫八十分俱乐部精英队", "翔安", "湖里",
+                "厦门港务集团有限公司工会委员会联合代表队", "火炬高新区", "集美（集美大学）",
+                "厦门市第一医院"]
+
+#: Each name's text as the lines it is shown on, and whether its box cuts it.
+NAME_LINES = """() => [...document.querySelectorAll('#standings .name .label, #tables .team')]
+  .map((e) => {
+    const lines = new Map(), walker = document.createTreeWalker(e, 4);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < node.length; i++) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const top = Math.round(range.getBoundingClientRect().top);
+        lines.set(top, (lines.get(top) || '') + node.data[i]);
+      }
+    }
+    return {lines: [...lines.keys()].sort((a, b) => a - b).map((top) => lines.get(top)),
+            cut: e.scrollHeight > e.clientHeight + 1, loose: e.classList.contains('loose')};
+  })"""
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_a_tv_breaks_a_name_between_its_words_unless_that_would_cut_it(hall, size):
+    data = snapshot(tables=6)
+    for i, shown in enumerate(data["tables"]):
+        shown.update(ns=XIAMEN_NAMES[2 * i], ew=XIAMEN_NAMES[2 * i + 1])
+    for i, name in enumerate(XIAMEN_NAMES):
+        data["standings"][i].update(name=name)
+    hall.feed.reset(data)
+    page = hall.open(size=size)
+    page.wait_for_timeout(300)  # the layout settles after the fonts
+    words = [word for word, _ in name_words()] + ["集美大学", "集美区", "八十分", "第一"]
+    names = page.evaluate(NAME_LINES)
+    assert len(names) == 24 and all(not n["cut"] for n in names), names
+    wrapped = [n for n in names if len(n["lines"]) > 1]
+    assert len(wrapped) >= 8, names
+    for name in wrapped:
+        text = "".join(name["lines"])
+        ends = {sum(map(len, name["lines"][:i + 1])) for i in range(len(name["lines"]) - 1)}
+        assert all(len(line) > 1 for line in name["lines"]), name  # (no 「队」 alone)
+        if name["loose"]:  # four lines of words in a box of three: broken anywhere, not cut
+            assert text == "厦门港务集团有限公司工会委员会联合代表队", name
+            continue
+        inside = [(word, end) for word in words for start in _starts(text, word)
+                  for end in ends if start < end < start + len(word)]
+        assert inside == [], (name, inside)
+
+
+def _starts(text: str, word: str) -> list[int]:
+    return [i for i in range(len(text)) if text.startswith(word, i)]
 
 
 @pytest.mark.parametrize("size", [(1280, 720), (1920, 1080)])

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from ...i18n import LANGS, catalog
+from ...words.names import name_words
 
 STATIC = Path(__file__).parent / "static"
 PREFIX = "hall."
@@ -21,9 +22,12 @@ def html() -> str:
                     if k.startswith(PREFIX)} for lang in LANGS}
     # "</" cannot end the script early: JSON may escape the slash.
     data = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
+    # the words of teams' names, which a line on the TV keeps whole (feed.js, nameNodes)
+    names = json.dumps([word for word, _ in name_words()], ensure_ascii=False)
     page = (STATIC / "hall.html").read_text(encoding="utf-8")
     return page.replace("<!--WORDS-->", f'<script id="words" type="application/json">'
-                                         f"{data}</script>")
+                                         f'{data}</script>\n<script id="name-words" '
+                                         f'type="application/json">{names}</script>')
 
 
 @functools.cache

@@ -95,11 +95,57 @@
       .join(' · ');
   }
 
+  // A team's name as nodes a line breaks between, never inside (a browser breaks Chinese
+  // anywhere: 「鼓浪屿老年八十」⏎「分协会第一代表」⏎「队」). Kept whole, each in a span that does
+  // not wrap: what a short bracket holds (集美大学 in （集美大学）), a word of a team's name
+  // (kiosk/words/data/name_words.txt, the page's #name-words: 鼓浪屿, 代表队, 文化宫), a
+  // Latin word or a number, a numeral with its 第 and its unit (第一, 八十分), and the name's
+  // last character with the word before it (no line holds 队 alone). Any other character
+  // stands alone, and punctuation keeps to the browser's own rules.
+  let wordPattern = null;
+  function nameWords() {
+    if (wordPattern === null) {
+      const list = document.getElementById('name-words');
+      const words = list ? JSON.parse(list.textContent) : [];
+      const escaped = words.sort((a, b) => b.length - a.length)
+        .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+      wordPattern = new RegExp(['(?<=[（(])[^（）()]{1,6}(?=[）)])', ...escaped,
+        "[A-Za-z0-9][A-Za-z0-9'’&.\\-]*", '第?[〇零一二两三四五六七八九十百千]+[分队隊名]?', '.'].join('|'),
+      'gsu');
+    }
+    return wordPattern;
+  }
+
+  function nameNodes(text) {
+    if (text === null || text === undefined) return [];
+    const tokens = String(text).match(nameWords()) || [];
+    const last = tokens[tokens.length - 1];  // (closing punctuation: the browser's own rule)
+    if (tokens.length > 1 && [...last].length === 1 && !/[）)」』】》]/.test(last)) {
+      tokens.splice(-2, 2, tokens[tokens.length - 2] + tokens[tokens.length - 1]);
+    }
+    const nodes = [];
+    let loose = '';  // characters that stand alone, one text node between two words
+    tokens.forEach((token) => {
+      if ([...token].length === 1) {
+        loose += token;
+        return;
+      }
+      if (loose) nodes.push(document.createTextNode(loose));
+      loose = '';
+      const word = document.createElement('span');
+      word.className = 'w';
+      word.textContent = token;
+      nodes.push(word);
+    });
+    if (loose) nodes.push(document.createTextNode(loose));
+    return nodes;
+  }
+
   // A table's phase that a hall-wide pause stands still: both pages then say 暂停 for it.
   const IN_PLAY = new Set(['ready', 'bury', 'fry', 'play', 'entry', 'result']);
   function heldByPause(phase) {
     return IN_PLAY.has(phase);
   }
 
-  window.HallFeed = { merge, roundClock, clockText, wallText, label, heldByPause };
+  window.HallFeed = { merge, roundClock, clockText, wallText, label, heldByPause, nameNodes };
 }());

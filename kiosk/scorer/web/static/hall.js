@@ -114,20 +114,54 @@
       (cell) => cell.scrollWidth > cell.clientWidth + 0.5);
   }
 
+  // The rulings in `list` a line break splits (「（对方取消资」⏎「格）」): kept whole, they
+  // go to a line of their own (resultNodes), unless the type is too large for one.
+  function splitRulings(list) {
+    return Array.from(list.querySelectorAll('.ruling')).filter((ruling) =>
+      new Set(Array.from(ruling.getClientRects(), (r) => Math.round(r.top))).size > 1);
+  }
+
   // ---- pages that turn by themselves -------------------------------------------------
 
   // The team names of a list (a table's sides, a pairing's, a standing's name).
   const NAMES = '.team, .name .label';
 
-  // The names in `list` that take more than one line (their text's line boxes).
-  function wrappedNames(list) {
-    return Array.from(list.querySelectorAll(NAMES)).filter((team) => {
-      const text = team.lastChild;
-      if (!text || text.nodeType !== Node.TEXT_NODE) return false;
+  // The names in `list` with the lines each takes (its text's line boxes).
+  function nameLines(list) {
+    return Array.from(list.querySelectorAll(NAMES), (team) => {
       const range = document.createRange();
-      range.selectNodeContents(text);
-      return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size > 1;
+      range.selectNodeContents(team);
+      const side = team.querySelector('.side');  // (a pairing's 南北 above the name)
+      if (side) range.setStartAfter(side);
+      return [team, new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size];
     });
+  }
+
+  // The names in `list` that their boxes cut (more lines than the box shows).
+  function clippedNames(list) {
+    return Array.from(list.querySelectorAll(NAMES)).filter(
+      (name) => name.scrollHeight > name.clientHeight + 1);
+  }
+
+  // A name kept in words that its box cuts (four lines in a box of three: 「厦门港务集团」
+  // 「有限公司工会」「委员会联合…」) breaks anywhere instead: whole is worth more than words.
+  function loosen(list) {
+    list.querySelectorAll('.loose').forEach((name) => name.classList.remove('loose'));
+    clippedNames(list).forEach((name) => name.classList.add('loose'));
+  }
+
+  // A row rebuilt in place (its height unchanged) keeps its names' way of breaking.
+  function keepLoose(old, row) {
+    const before = old.querySelectorAll(NAMES);
+    row.querySelectorAll(NAMES).forEach((name, i) => {
+      if (before[i] && before[i].classList.contains('loose')) name.classList.add('loose');
+    });
+  }
+
+  // A team's name in `node`, broken between its words only (feed.js).
+  function putName(node, name) {
+    node.append(...window.HallFeed.nameNodes(name));
+    return node;
   }
 
   // A pager shows as many rows of a list as fit its viewport, one page at a time.
@@ -166,6 +200,7 @@
       rows.forEach((row) => { row.hidden = false; });
       this.scope.style.removeProperty('--fit');
       this.setColumns(1, rows.length);
+      loosen(this.list);
       if (PHONE.matches || rows.length === 0 || this.viewport.offsetParent === null) {
         this.pages = [[0, rows.length]];
         this.index = 0;
@@ -236,20 +271,22 @@
       if (avail <= 0 || needed <= 0) return 1;
       let scale = Math.min(this.grow, Math.max(MIN_FIT, Math.floor((avail / needed) * 1000) / 1000));
       if (scale === 1) return 1;
-      // (names that take two lines even at the normal size: growing is not what breaks them)
-      const wrapped = scale > 1 && this.lenient ? new Set(wrappedNames(this.list)) : new Set();
+      const lines = new Map(scale > 1 ? nameLines(this.list) : []);  // (at the normal size)
       for (let i = 0; i < 12; i += 1) {  // borders and columns do not scale: settle in steps
         this.scope.style.setProperty('--fit', String(scale));
         // (the room is measured again: what is sized with the rows may take some of it)
         if (this.list.scrollHeight <= this.avail() + 0.5 || scale <= MIN_FIT) break;
         scale = Math.max(MIN_FIT, scale - 0.03);
       }
-      // Grown to fill the screen, a name still reads on one line: type so large that
-      // 福州榕城队 breaks as 福州榕城 / 队 is made smaller (at the normal size a long name
-      // may take two lines, as it reads whole; see `lenient`). So is type that no longer
-      // fits a column of fixed width (20:3…, +1…): grown, nothing is cut.
-      const broken = () => wrappedNames(this.list).some((name) => !wrapped.has(name)) ||
-        cutCells(this.list).length > 0;
+      // Grown to fill the screen, no name takes more lines than at the normal size: type so
+      // large that 集美（集美区） takes two, or 思明区老年大学一队 four, is made smaller (a
+      // name may break at other words: feed.js). On the final standings (`lenient`) a name
+      // already on two lines may take more, and end in … Nor is type that no longer fits a
+      // column of fixed width (20:3…, +1…), or splits a ruling: grown, nothing is cut.
+      const longer = ([name, count]) => count > lines.get(name) &&
+        !(this.lenient && lines.get(name) > 1);
+      const broken = () => nameLines(this.list).some(longer) || cutCells(this.list).length > 0 ||
+        splitRulings(this.list).length > 0;
       while (scale > 1 && broken()) {
         scale = Math.max(1, Math.round((scale - 0.05) * 1000) / 1000);
         this.scope.style.setProperty('--fit', String(scale));
@@ -408,6 +445,7 @@
       if (old) {
         node.hidden = old.hidden;
         if (old.hallShape !== node.hallShape) reshaped = true;
+        else keepLoose(old, node);
         old.replaceWith(node);
       } else {
         moved = true;
@@ -466,7 +504,7 @@
       );
       const name = row.querySelector('.name');  // the name shortens, never its marker
       const shown = label(s.name, [s.team], s.tells);
-      name.append(el('span', 'label', shown));
+      name.append(putName(el('span', 'label'), shown));
       name.title = shown;
       if (s.withdrawn_after !== null && s.withdrawn_after !== undefined) {
         row.classList.add('withdrawn');
@@ -578,7 +616,7 @@
       const dealerSide = tb.dealer ? ('NS'.includes(tb.dealer) ? 'NS' : 'EW') : null;
       const winner = tb.result ? tb.result.winner : null;
       const team = (side, name) => {
-        const node = el('span', `team ${side.toLowerCase()}`, name);
+        const node = putName(el('span', `team ${side.toLowerCase()}`), name);
         node.title = name || '';
         node.dataset.label = t(`col_${side.toLowerCase()}`);  // (said above it on a phone)
         if (dealerSide === side) node.classList.add('dealing');
@@ -624,7 +662,8 @@
 
       // an individual event's table: its four players across the sides' and levels' columns
       const group = (tb.ns_ids || []).length > 2 && !(tb.ew_ids || []).length;
-      const middle = group ? [el('span', 'team players', label(tb.ns, tb.ns_ids, tb.tells))]
+      const middle = group
+        ? [putName(el('span', 'team players'), label(tb.ns, tb.ns_ids, tb.tells))]
         : [team('NS', label(tb.ns, tb.ns_ids, tb.tells)), levels,
           team('EW', label(tb.ew, tb.ew_ids, tb.tells))];
       row.append(no, ...middle, hand, dealer, phase, time, link);
@@ -696,7 +735,7 @@
   // A team of the next round's pairings with the side it sits: 南北 or 东西.
   function seated(side, name) {
     const team = el('span', `team ${side}`);
-    team.append(el('span', 'side', t(`col_${side}`)), document.createTextNode(name));
+    team.append(el('span', 'side', t(`col_${side}`)), ...window.HallFeed.nameNodes(name));
     return team;
   }
 
@@ -783,6 +822,14 @@
     clock.classList.toggle('paused', rc.state === 'paused');
     if (clock.textContent !== clockValue) clock.textContent = clockValue;
     if (label.textContent !== t(rc.label)) label.textContent = t(rc.label);
+    // Nothing to count: the label says it alone, in the clock's place (本轮结束, not a dash
+    // under it). With no round clock at all (or none yet: the page's first moments) the box
+    // says nothing, and keeps its size: the lists are not laid out again when it comes.
+    const none = rc.label === 'clock_none';
+    const alone = rc.seconds === null && !rc.up && !none;
+    if (clock.hidden !== alone) clock.hidden = alone;
+    label.classList.toggle('alone', alone);
+    clock.parentElement.classList.toggle('none', none);
     clock.classList.toggle('expired', rc.up);
     const status = $('status');
     const shown = statusOf(snap && snap.event, rc);
