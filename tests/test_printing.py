@@ -467,6 +467,48 @@ def test_standings_before_play_and_with_a_withdrawal_read_cleanly(tmp_path):
     assert "第 1 轮后退赛" in text
 
 
+@pytest.mark.process
+def test_the_final_standings_say_each_bye_and_have_a_line_for_the_chief_referee(tmp_path):
+    """A review of the printed records: a bye was in no team's 备注, and the final standings,
+    posted and kept, had nowhere for the chief referee to sign."""
+    d = Director(Store(tmp_path / "scorer.sqlite"), RULESETS)
+    d.create_event("厦门杯", "xiamen-2015", rounds=2, seed=3)
+    d.import_teams(("编号,队名\n" + "\n".join(
+        f"t{i:02d},{n}" for i, n in enumerate(NAMES[:5], 1))).encode())
+    d.add_tables(2)
+    byes = {}
+    for round_no in (1, 2):
+        d.start_round(0)
+        byes[round_no], = d.byes(round_no)
+        for table in (1, 2):
+            d.record_ruling(table, "forfeit", "EW", "未到场", confirm=True)
+        if round_no == 1:
+            d.publish()
+            before = printing.html(d, "standings", "zh-Hans")  # round 2 not started yet
+            assert "第 1 轮轮空" in before and "第 2 轮轮空" not in before
+            assert "裁判长签名" not in before  # not the final standings
+    d.close_event(confirm=True)
+    _, text = render(printing.pdf(d, "standings", "zh-Hans"), tmp_path, "standings")
+    lines = text.splitlines()
+    for round_no, team in byes.items():
+        name = dict(d.team_names())[team]
+        row = next(line for line in lines if name in line)
+        assert f"第 {round_no} 轮轮空" in row or "第 1、2 轮轮空" in row, (row, byes)
+    assert "最终排名" in text and any("裁判长签名" in line and "日期" in line for line in lines)
+    assert lines.index(next(line for line in lines if "裁判长签名" in line)) > \
+        max(lines.index(line) for line in lines if any(n in line for n in NAMES[:5]))
+    english = printing.html(d, "standings", "en")
+    assert "bye in round 1" in english and "Chief referee" in english
+    client = TestClient(create_app(d))
+    log_in(client, d)
+    console = html.unescape(client.get("/admin/standings").text)  # (the console says it too)
+    assert all(f"第 {r} 轮轮空" in console or "第 1、2 轮轮空" in console for r in byes), byes
+    book = load_workbook(io.BytesIO(exports.workbook(d)))
+    notes = {row[2]: row[-1] for row in list(book["排名"].values)[1:]}
+    assert all(f"第 {r} 轮轮空" in notes[t] or "第 1、2 轮轮空" in notes[t]
+               for r, t in byes.items()), (notes, byes)
+
+
 @pytest.mark.unit
 def test_the_text_sheets_list_every_ruled_table_with_its_ruled_result(event):
     """sheets.txt says what the printed sheet says: a ruled table without a record of play

@@ -96,6 +96,7 @@ class StandingRow:
     joined_round: int
     withdrawal: tuple[str, int] | None = None  # Director.withdrawal: ("during", 3) …
     prize: int = 0  # an individual event's prize-final group (Standing.prize)
+    byes: tuple[int, ...] = ()  # the rounds started in which the team had a bye
 
 
 @dataclass
@@ -217,6 +218,11 @@ def bye_rows(director: Director, round_no: int) -> list[ByeRow]:
 
 def standing_rows(director: Director) -> list[StandingRow]:
     teams = {r.id: r for r in director.team_rows()}
+    byes: dict[str, tuple[int, ...]] = {}
+    for round_no in range(1, director.current_round() + 1):
+        if director.round_start(round_no) is not None:  # (a bye counts once its round began)
+            for bye in director.byes(round_no):
+                byes[bye] = (*byes.get(bye, ()), round_no)
     out = []
     for s in director.standings():
         team = teams.get(s.team)
@@ -224,7 +230,8 @@ def standing_rows(director: Director) -> list[StandingRow]:
             s.rank, s.tied, s.team, team.name if team else s.team, team.unit if team else "",
             s.points, s.net, s.opponents, s.played, s.group,
             team.withdrawn_after if team else None, team.joined_round if team else 1,
-            director.withdrawal(s.team) if team and team.withdrawn else None, s.prize))
+            director.withdrawal(s.team) if team and team.withdrawn else None, s.prize,
+            byes.get(s.team, ())))
     return out
 
 

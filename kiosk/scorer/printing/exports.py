@@ -154,6 +154,9 @@ def standing_rows(director: Director, lang: str) -> list[list[Any]]:
                             round=round_no))
         if s.joined_round > 1:
             status.append(t("print.late", round=s.joined_round))
+        if s.byes:
+            rounds = t("print.rounds_sep").join(map(str, s.byes))
+            status.append(t("print.bye_rounds", rounds=rounds))
         group = t("admin.standings.prize_group", n=s.prize) if s.prize else s.group
         out.append([group, s.rank, t("export.tied") if s.tied else "", s.team, s.name,
                     s.unit, s.points, s.net, s.opponents, s.played, "; ".join(status)])
