@@ -501,12 +501,17 @@ def test_stale_mark_when_pings_stop_and_gone_when_they_return(hall):
     expect(banner).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
     expect(link).to_have_text("未知")
     expect(page.locator("#tables .link-ok")).to_have_count(0)
+    # The round clock and the status beside it are greyed as the lists are: the page cannot
+    # know whether the head referee paused or ended the round (a hall review: they looked live).
+    for part in ("main", ".round-box", ".clock-box"):
+        expect(page.locator(part)).to_have_css("opacity", "0.55")
     name, bar = page.locator("#event-name").bounding_box(), banner.bounding_box()
     assert bar["y"] >= name["y"] + name["height"]  # a bar of its own: the name stays readable
     hall.feed.set_pinging(True)
     expect(page.locator("body")).not_to_have_class(STALE)
     expect(banner).to_be_hidden()
     expect(link).to_have_text("在线")
+    expect(page.locator(".clock-box")).to_have_css("opacity", "1")
 
 
 def test_reconnects_and_refetches_after_the_server_ends_the_stream(hall):

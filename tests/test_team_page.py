@@ -249,6 +249,10 @@ def test_once_the_event_is_closed_the_phone_shows_the_final_standing_and_no_tabl
     page.goto(f"{process.url}/team?team={ns}")
     expect(page.locator("#now")).to_be_visible()  # the round's table, while it is on
     expect(page.locator("#final")).to_be_hidden()
+    # every match decided, the round is over: 本轮结束 stands in the clock's place (a gold
+    # dash stood alone under it: a hall review)
+    expect(page.locator("#round-clock-label")).to_have_text("本轮结束")
+    expect(page.locator("#round-clock")).to_be_hidden()
     director.close_event(confirm=True)
     expect(page.locator("#final")).to_have_text("最终排名")
     expect(page.locator("#now")).to_be_hidden()
@@ -396,8 +400,10 @@ def test_before_any_data_the_phone_says_it_is_connecting_and_later_when_data_sto
     assert "中断" not in page.locator("#stale").inner_text()  # nothing came: nothing stopped
     page.unroute("**/api/**")  # it answers again: the page finds it by itself
     expect(page.locator("#team-name")).to_have_text(name, timeout=30_000)
+    expect(page.locator(".clock-box")).to_have_css("opacity", "1")
     process.kill()  # then it stops: since when, in the hall's words and order
     expect(page.locator("#stale")).to_have_text(re.compile(r"^数据自 \d\d:\d\d:\d\d 起中断$"))
+    expect(page.locator(".clock-box")).to_have_css("opacity", "0.55")  # greyed, as the hall's
     page.context.close()
     assert errors == search_errors == []
 

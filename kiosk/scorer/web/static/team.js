@@ -412,6 +412,9 @@
     const rc = window.HallFeed.roundClock(view && view.round_clock, now);
     const clock = $('round-clock');
     clock.textContent = rc.up ? t('time_up') : (rc.seconds === null ? '—' : clockText(rc.seconds));
+    const alone = rc.seconds === null && !rc.up;  // (本轮结束 in its place: the hall's way)
+    clock.hidden = alone;
+    $('round-clock-label').classList.toggle('alone', alone);
     clock.classList.toggle('expired', rc.up);
     clock.classList.toggle('paused', rc.state === 'paused');
     $('paused').hidden = rc.state !== 'paused';
