@@ -5,6 +5,7 @@ commits would be, and the pages follow them."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -256,6 +257,12 @@ def test_once_the_event_is_closed_the_phone_shows_the_final_standing_and_no_tabl
     director.close_event(confirm=True)
     expect(page.locator("#final")).to_have_text("最终排名")
     expect(page.locator("#now")).to_be_hidden()
+    # a heading over the place, not a grey line under the unit (a hall review)
+    unit, final = (page.locator(s).bounding_box() for s in ("#team-unit", "#final"))
+    assert final["y"] - (unit["y"] + unit["height"]) >= 10, (unit, final)
+    assert page.locator("#final").evaluate("e => getComputedStyle(e).fontWeight") == "700"
+    if os.environ.get("HALL_SHOTS"):  # to look at it: HALL_SHOTS=DIR pytest -k closed_the_phone
+        page.screenshot(path=f"{os.environ['HALL_SHOTS']}/phone-closed.png")
     expect(page.locator("#standing .rank dd")).to_have_text("并列第 1 名")
     context.close()
     assert errors == []
