@@ -516,12 +516,13 @@ def test_the_phone_header_and_buttons_fit_and_seats_are_words(browser, tmp_path)
     langs = ("zh-Hans", "zh-Hant", "en")
     with ScorerProcess(tmp_path / "scorer") as process:
         page, errors = phone(browser, SMALL)
-        for lang in langs:  # before the round: the clock shows "—", its label the most room
+        for lang in langs:  # before the round: 等待开始 alone in the clock's place, large
             page.goto(f"{process.url}/team?team={team}&lang={lang}")
-            # (the page's HTML has the "—" already: the label is the script's first word)
-            expect(page.locator("#round-clock-label")).not_to_be_empty()
-            expect(page.locator("#round-clock")).to_have_text("—")
+            expect(page.locator("#round-clock-label")).to_have_class(re.compile(r"\balone\b"))
+            expect(page.locator("#round-clock")).to_be_hidden()
             assert lines(page, "#round-clock-label") == 1, lang
+            # the team's name kept in words, as on the hall (鼓浪屿队: one, never 鼓浪屿⏎队)
+            expect(page.locator("#team-name .w")).to_have_count(1)
             assert lines(page, "#change") == 1, lang
         director.start_round(0)
         table = next(t for t, ns, ew in director.assignments(1) if team in (ns, ew))

@@ -22,12 +22,15 @@ def html() -> str:
                     if k.startswith(PREFIX)} for lang in LANGS}
     # "</" cannot end the script early: JSON may escape the slash.
     data = json.dumps(words, ensure_ascii=False).replace("</", "<\\/")
-    # the words of teams' names, which a line on the TV keeps whole (feed.js, nameNodes)
-    names = json.dumps([word for word, _ in name_words()], ensure_ascii=False)
     page = (STATIC / "hall.html").read_text(encoding="utf-8")
     return page.replace("<!--WORDS-->", f'<script id="words" type="application/json">'
-                                         f'{data}</script>\n<script id="name-words" '
-                                         f'type="application/json">{names}</script>')
+                                         f"{data}</script>\n{name_words_script()}")
+
+
+def name_words_script() -> str:
+    """The words of teams' names, which the pages keep whole on a line (feed.js, nameNodes)."""
+    names = json.dumps([word for word, _ in name_words()], ensure_ascii=False)
+    return f'<script id="name-words" type="application/json">{names}</script>'
 
 
 @functools.cache

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from ...i18n import LANGS, catalog
+from . import hall_page
 
 STATIC = Path(__file__).parent / "static"
 # the hall's words the phone says too, so that the two never disagree
@@ -31,4 +32,4 @@ def html() -> str:
     data = data.replace("</", "<\\/")  # cannot end the script
     page = (STATIC / "team.html").read_text(encoding="utf-8")
     return page.replace("<!--WORDS-->", f'<script id="words" type="application/json">'
-                                         f"{data}</script>")
+                                         f"{data}</script>\n{hall_page.name_words_script()}")

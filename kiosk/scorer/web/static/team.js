@@ -68,6 +68,13 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+  // A team's name, broken between its words only (feed.js), in a span of `className`.
+  function nameEl(className, name) {
+    const node = el('span', className);
+    node.append(...window.HallFeed.nameNodes(name));
+    return node;
+  }
+
 
   function remembered() {
     try { return localStorage.getItem(REMEMBER); } catch (err) { return null; }
@@ -250,7 +257,7 @@
     renderHeader();
     if (!view) return;
     const me = view.team;
-    $('team-name').textContent = me.name;
+    $('team-name').replaceChildren(...window.HallFeed.nameNodes(me.name));
     $('team-unit').textContent = me.unit || '';
     // how it left, as the console and the printed standings say it: after round N, or
     // during round N (that match lost by forfeit)
@@ -301,8 +308,8 @@
     $('now-title').textContent = t('now', { n: table.round || '', table: table.table });
     const versus = $('now-teams');
     const mine = view.side === 'EW' ? 'ew' : 'ns';
-    const ns = el('span', mine === 'ns' ? 'mine' : '', label(table.ns, table.ns_ids, table.tells));
-    const ew = el('span', mine === 'ew' ? 'mine' : '', label(table.ew, table.ew_ids, table.tells));
+    const ns = nameEl(mine === 'ns' ? 'mine' : '', label(table.ns, table.ns_ids, table.tells));
+    const ew = nameEl(mine === 'ew' ? 'mine' : '', label(table.ew, table.ew_ids, table.tells));
     if (table.ew_ids && !table.ew_ids.length && table.ns_ids.length > 2) {
       // an individual event's table: its four players, no sides
       versus.replaceChildren(el('span', 'side', `${t('at_table')} `), ns);
