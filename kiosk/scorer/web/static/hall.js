@@ -735,8 +735,8 @@
   // A team of the next round's pairings with the side it sits: 南北 or 东西.
   function seated(side, name) {
     const team = el('span', `team ${side}`);
-    team.append(el('span', 'side', t(`col_${side}`)), ...window.HallFeed.nameNodes(name));
-    return team;
+    team.append(el('span', 'side', t(`col_${side}`)));
+    return putName(team, name);
   }
 
   // What, outside the lists, takes room from them or gives it back: the header's lines, the

@@ -68,13 +68,13 @@
     if (text !== undefined && text !== null) node.textContent = String(text);
     return node;
   }
+
   // A team's name, broken between its words only (feed.js), in a span of `className`.
   function nameEl(className, name) {
     const node = el('span', className);
     node.append(...window.HallFeed.nameNodes(name));
     return node;
   }
-
 
   function remembered() {
     try { return localStorage.getItem(REMEMBER); } catch (err) { return null; }
