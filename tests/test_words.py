@@ -166,6 +166,17 @@ def test_sheet_gives_penalties_with_their_direction_never_a_bare_number():
 
 
 @pytest.mark.unit
+def test_a_kitty_won_with_no_points_in_it_says_so_without_a_sum():
+    """A review of the printed records: 「抠底：底牌0分×8（2连对）＝0分」 is a sum that adds
+    nothing; the defenders did win the last trick, which the sheet still says."""
+    record = {**XIAMEN, "hands": [{"points": 60, "kitty": {"points": 0, "shape": "tractor2"}}]}
+    for lang, said in (("zh-Hans", "抠底：底牌无分"), ("zh-Hant", "摳底：底牌無分"),
+                       ("en", "kitty: no points")):
+        text = sheet(record, lang)
+        assert said in text and "×" not in text, (lang, text)
+
+
+@pytest.mark.unit
 def test_sheet_names_seats_in_chinese_and_signs_in_table_order():
     text = sheet(XIAMEN)
     rows = [line.split() for line in text.splitlines() if re.match(r"\s?\d+\s", line)]

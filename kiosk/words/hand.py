@@ -94,10 +94,13 @@ def shape_words(shape: str, lang: str) -> str:
 
 
 def kitty_words(entry: Mapping[str, Any] | None, ruleset: Ruleset, lang: str) -> str | None:
-    """「抠底：底牌10分×8（2连对）＝80分」 for a hand whose kitty the defenders won, else None."""
+    """「抠底：底牌10分×8（2连对）＝80分」 for a hand whose kitty the defenders won (「抠底：底牌
+    无分」 where it held none: 「0分×2＝0分」 is a sum with nothing to add), else None."""
     kitty = (entry or {}).get("kitty")
     if not kitty:
         return None
+    if not kitty["points"]:
+        return translator(lang)("words.kitty_empty")
     shape = kitty.get("shape")  # (not asked where every shape multiplies the same)
     multiplier = ruleset.kitty.multiplier(shape)
     return translator(lang)("words.kitty" if shape else "words.kitty_any", points=kitty["points"],
