@@ -232,6 +232,22 @@ def test_ranking_joins_equal_totals_with_equals():
 
 
 @pytest.mark.unit
+def test_a_straight_climb_to_the_final_level_is_said_on_the_sheet_and_the_slip(rulesets):
+    """chaodipi's 大光: the kiosk says 「庄家方守庄，直升 A」, the slip and the sheet only +12
+    (the same levels, but not the rule a player checks: a review of the printed records)."""
+    record = {"ruleset": "chaodipi-2011", "first_dealer": "N",
+              "hands": [{"points": 0}, {"points": 40}]}
+    sheet_text = sheet(record)
+    lines = list(replay(record, rulesets))
+    slip = as_text(slip_lines(record, rulesets["chaodipi-2011"], lines, 58, "zh-Hans"), 58)
+    for text in (sheet_text, slip):
+        assert text.count("庄家方直升 A") == 1, text  # hand 1's, not hand 2's hold at A
+        assert text.index("庄家方直升 A") < text.index("过A"), text
+    assert "dealer side straight to A" in sheet(record, "en")
+    assert "直升" not in sheet(XIAMEN)  # (xiamen has no such band)
+
+
+@pytest.mark.unit
 def test_slip_carries_kitty_and_penalties_under_their_hand(rulesets):
     ruleset = rulesets["xiamen-2015"]
     lines = list(replay(XIAMEN, rulesets))

@@ -302,7 +302,8 @@ def hand_entry(record: Mapping[str, Any], line: Mapping[str, Any]) -> Mapping[st
 def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, lang: str,
           players: Mapping[str, Any] | None = None) -> list[str]:
     """A fry, the kitty, every penalty of one hand, a must-play level that stopped its
-    advance and a dispute the table's referee ruled on, one note each."""
+    advance, a straight climb to the final level and a dispute the table's referee ruled on,
+    one note each."""
     out = []
     entry = hand_entry(record, line)
     fried = fry_words(entry, lang, players)
@@ -321,6 +322,9 @@ def notes(record: Mapping[str, Any], line: Mapping[str, Any], ruleset: Ruleset, 
         out.append(penalty_words(p, ruleset, lang, line.get("total"), players))
     if line.get("stopped_at"):
         out.append(stopped_words(line, lang))
+    straight = straight_words(line, ruleset, lang)
+    if straight:
+        out.append(straight)
     if entry and entry.get("disputed_by"):
         out.append(disputed_words(entry["disputed_by"], ruleset, lang))
     return out
@@ -344,6 +348,18 @@ def disputed_words(side: str, ruleset: Vocabulary, lang: str) -> str:
     said = terms(ruleset, lang).get("dealer_side" if side == "dealer" else "defenders") \
         if side in ("dealer", "defenders") else t(f"team.{side}")
     return t("words.disputed", side=said)
+
+
+def straight_words(line: Mapping[str, Any], ruleset: Ruleset, lang: str) -> str | None:
+    """「庄家方直升 A」 for a hand whose total sends the dealer side straight to the final level
+    (chaodipi's 大光, 0): its advance counts the same levels, but the rule is what the players
+    check, and the kiosk says it so. None for any other hand."""
+    total = line.get("total")
+    if ruleset.kind != "team" or line.get("result") != "hold" or line.get("winner") or \
+            not isinstance(total, int) or ruleset.band_for(total).hook != "straight-to-final":
+        return None
+    level = line["levels"]["NS" if line["dealer"] in "NS" else "EW"]
+    return translator(lang)("words.straight", level=level)
 
 
 def stopped_words(line: Mapping[str, Any], lang: str) -> str:
