@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from kiosk.i18n import translator
+from kiosk.ui.presenter import time_up_now
+
 pytestmark = pytest.mark.unit
 
 
@@ -68,6 +71,38 @@ def test_once_the_match_is_over_the_referee_menu_offers_no_continue(table):
     assert [b.label for b in screen.nav] == ["关闭"]  # not 「关闭，继续比赛」
     table.tap("close")
     assert table.screen.name == "over"
+
+
+def test_time_up_with_a_hand_in_play_says_that_hand_will_not_count_before_and_after(table):
+    """xiamen, 南北 7 : 2 and hand 2 being played: time up decides the match at once, and hand 2
+    is never finished. The question said only 「南北获胜，比赛结束」, and the slip the players
+    sign listed hand 1 with no word of the hand they were playing (a review of the records)."""
+    one_hand_to_ns(table)
+    table.start()  # hand 2 in play
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    assert table.screen.lines == ("南北打7，东西打2：南北获胜，比赛结束。"
+                                  "第2副不再打完，不计成绩。",)
+    table.tap("ok")
+    assert table.state.phase == "over" and table.state.dropped_at_time_up() == 2
+    # (the banner a hall's or the clock's time up shows says it too)
+    assert time_up_now(table.runner.view, translator("zh-Hans")) == \
+        "比赛结束：南北获胜（第2副未打完，不计）"
+    slip = table.runner.slips["zh-Hans"]  # (the slip shown and printed at the match's end)
+    assert "时间到时第2副未打完，不计" in slip
+    assert slip.index("胜方：南北（时间到）") < slip.index("时间到时第2副未打完")
+
+
+def test_time_up_between_hands_drops_nothing(table):
+    one_hand_to_ns(table)  # hand 1 confirmed, hand 2 not yet dealt
+    table.tap("referee")
+    table.pin()
+    table.tap("r_time_up")
+    assert "不计" not in table.screen.lines[0]
+    table.tap("ok")
+    assert table.state.dropped_at_time_up() is None
+    assert "未打完" not in table.runner.slips["zh-Hans"]
 
 
 def test_a_tied_match_in_play_is_said_to_finish_the_hand(table):

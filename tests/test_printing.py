@@ -632,6 +632,29 @@ def test_a_match_the_hall_stop_decided_says_time_up_wherever_its_result_shows(tm
 
 
 @pytest.mark.process
+def test_the_sheet_says_which_hand_time_up_left_unfinished(tmp_path):
+    """The hall stopped while hand 3 was being played, the levels apart: the match is decided
+    at once and hand 3 never finished. The sheet said nothing of it (the slip now does)."""
+    d, link = one_table_played_by_a_kiosk(tmp_path)
+
+    def stop_in_hand_three(session) -> None:
+        state = session.state
+        if len(state.played) == 2 and state.core.levels[0] != state.core.levels[1]:
+            if state.draft.dealer is None:
+                session.grab_dealer("N")
+            session.declare_trump("♠", "N")
+            session.start_bury()  # hand 3 in play
+            session.follow_hall_stop()
+
+    simulate_synced(tmp_path / "k1", 1, RULESETS, link, 10, 3, 1e9, io.StringIO(),
+                    after_hand=stop_in_hand_three).close()
+    assert d.match_state(1, 1).dropped_at_time_up() == 3
+    sheet = html.unescape(printing.html(d, "sheets", "zh-Hans", round_no=1, table=1))
+    assert "时间到时第3副未打完，不计" in sheet
+    d.store.close()
+
+
+@pytest.mark.process
 def test_the_signatures_never_start_a_page_without_the_sheet_they_certify(event, tmp_path):
     """Head referee's test M5: a table of 20 hands filled its page to the foot, and the
     第三方签名证明人 / 裁判 row went over alone to the next page, away from the sheet it

@@ -93,7 +93,8 @@ def run_slip(args: argparse.Namespace) -> int:
     record = state.export()
     lines = list(replay(record, state.rulesets))
     slip = slip_lines(record, state.ruleset, lines, args.width, args.lang, state.corrected(),
-                      time.strftime("%Y-%m-%d %H:%M"), state.finishes)
+                      time.strftime("%Y-%m-%d %H:%M"), state.finishes,
+                      state.dropped_at_time_up())
     data = as_escpos(slip) if args.format == "escpos" else as_text(slip, args.width).encode()
     if args.out:
         try:

@@ -243,15 +243,17 @@ class TableRunner:
         assert state.ruleset is not None
         lines = list(replay(record, state.rulesets))
         corrected, edition = state.corrected(), state.finishes
+        dropped = state.dropped_at_time_up()
         self.slips = {lang: as_text(slip_lines(record, state.ruleset, lines, self.paper, lang,
-                                               corrected, edition=edition), self.paper)
+                                               corrected, edition=edition, dropped=dropped),
+                                    self.paper)
                       for lang in LANGS}  # (the screen's: the paper says when it was printed)
         self._seen = ()  # show it
         if self.printer is not None:
             printed_at = time.strftime("%Y-%m-%d %H:%M",
                                        time.localtime(self.session.clock.wall()))
             slip = slip_lines(record, state.ruleset, lines, self.paper, self.lang, corrected,
-                              printed_at, edition)
+                              printed_at, edition, dropped)
             # (each edition kept apart: the one signed before is kept beside the new one)
             name = f"table-{self.session.table}-round-{self.session.match}" + (
                 f"-{edition}" if edition > 1 else "")

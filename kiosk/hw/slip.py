@@ -29,13 +29,15 @@ FEED_AND_CUT = b"\x1bd\x04\x1dVB\x00"
 def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapping[str, Any]],
                paper: int, lang: str,
                corrected: Mapping[int, tuple[int | None, str]] | None = None,
-               printed_at: str = "", edition: int = 1) -> list[tuple[str, str]]:
+               printed_at: str = "", edition: int = 1,
+               dropped: int | None = None) -> list[tuple[str, str]]:
     """The slip as (style, text) lines; style is "title", "text" or "rule". `corrected`: the
     hands the table's referee corrected (`MatchState.corrected`: the total first confirmed and
     the reason), each noted as the scorer's sheet notes it. `printed_at`: when (as the slip
     says it); `edition`: the times the match was decided (`MatchState.finishes`), more than
     one when a correction after its end made it again: that slip says it replaces the one
-    printed before."""
+    printed before. `dropped`: the hand in play that time up left unfinished
+    (`MatchState.dropped_at_time_up`): the slip says why the players do not find it."""
     t = translator(lang)
     cols = COLUMNS[paper]
     corrected = corrected or {}
@@ -75,6 +77,8 @@ def slip_lines(record: Mapping[str, Any], ruleset: Ruleset, lines: Sequence[Mapp
         else _deals(record, ruleset, lines, cols, lang, corrected)
     out.append(("rule", "-" * cols))
     out += [("text", x) for x in _result(record, ruleset, lines, cols, lang)]
+    if dropped:
+        out += [("text", x) for x in wrap(t("slip.dropped", n=dropped), cols)]
     out.append(("text", ""))
     for who in words.signers(ruleset, record, lang):
         label = t("slip.sign", who=who)

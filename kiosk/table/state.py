@@ -1316,10 +1316,11 @@ class MatchState:
     def time_up_preview(self) -> dict[str, Any] | None:
         """What time up called now would decide, for the question before it (the rules core
         decides; nothing changes): {"winner": team} (with the "tie" it broke: the levels
-        equal), {"finish_hand": True} (levels equal, or the ruleset finishes the hand),
-        {"after_hand": True} (a finished hand is decided first),
-        {"ruling": True} (the rules cannot decide), or an individual round's {"ends_round":
-        "after_deal" or "now"}. None when time up does not apply."""
+        equal; with "drops": the hand in play, which the decision leaves unfinished and
+        uncounted), {"finish_hand": True} (levels equal, or the ruleset finishes the hand),
+        {"after_hand": True} (a finished hand is decided first), {"ruling": True} (the rules
+        cannot decide), or an individual round's {"ends_round": "after_deal" or "now"}. None
+        when time up does not apply."""
         if self.phase in IDLE or self.time_up is not None:
             return None
         core = self.core
@@ -1335,7 +1336,20 @@ class MatchState:
             return {"ruling": True}
         if decision.winner is None:
             return {"finish_hand": True}
-        return {"winner": decision.winner, **({"tie": decision.tie} if decision.tie else {})}
+        # (a hand in play when the match is decided is not finished: it does not count)
+        drops = {"drops": len(self.played) + 1} if self.phase in IN_HAND else {}
+        return {"winner": decision.winner, **({"tie": decision.tie} if decision.tie else {}),
+                **drops}
+
+    def dropped_at_time_up(self) -> int | None:
+        """The hand that was in play when time up decided the match without it (xiamen,
+        levels unequal: the higher wins at once): its number, as the slip says it is not
+        counted. None where no hand was dropped."""
+        time_up = self.time_up
+        if not time_up or not time_up["in_hand"] or len(self.played) != time_up["at"] or \
+                self.time_up_ending() is None:
+            return None
+        return len(self.played) + 1
 
     def _round_ends_at_time_up(self) -> bool:
         """An individual round whose time is up ends on the deals played: the deal in play is

@@ -150,6 +150,7 @@ class TableView:
     time_up: dict[str, Any] | None = None
     time_up_rule: str = "none"
     time_up_preview: dict[str, Any] | None = None  # what time up called now would decide
+    dropped_at_time_up: int | None = None  # the hand in play that time up left uncounted
     needs_ruling: bool = False
     points: int | None = None
     kitty: dict[str, Any] | None = None
@@ -301,6 +302,7 @@ def snapshot(session: TableSession, notice: Notice | None = None,
         paused=state.paused, pause_reason=state.pause_reason,
         time_up=dict(state.time_up) if state.time_up else None,
         time_up_rule=ruleset.time.time_up, time_up_preview=state.time_up_preview(),
+        dropped_at_time_up=state.dropped_at_time_up(),
         needs_ruling=state.needs_ruling is not None,
         points=draft.points if draft else None,
         kitty=dict(draft.kitty) if draft and draft.kitty else None,

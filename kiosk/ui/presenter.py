@@ -628,8 +628,10 @@ def time_up_by(view: TableView, t: Any) -> str:
 def time_up_now(view: TableView, t: Any) -> str:
     """What happens now that time is up, as this ruleset and this moment decide."""
     if view.phase == Phase.OVER and view.result and view.result.get("winner"):
-        return t("ui.time_up.over" + tie_ending(view.result),
+        said = t("ui.time_up.over" + tie_ending(view.result),
                  team=team_label(view, view.result["winner"], t), level=_level(view))
+        dropped = view.dropped_at_time_up
+        return said + (t("ui.time_up.dropped", n=dropped) if dropped else "")
     if (view.time_up or {}).get("ends_round"):  # an individual round: on the deals played
         if view.phase == Phase.OVER:
             return t("ui.time_up.round_over", n=len(view.history))
@@ -654,8 +656,10 @@ def time_up_question(view: TableView, t: Any) -> str:
     levels = view.levels or ("", "")
     ns, ew = team_label(view, "NS", t), team_label(view, "EW", t)
     if preview.get("winner"):  # (levels equal: what broke the tie, 先打到7)
-        return t("ui.confirm.time_up_wins" + tie_ending(preview), ns=ns, ew=ew, a=levels[0],
+        said = t("ui.confirm.time_up_wins" + tie_ending(preview), ns=ns, ew=ew, a=levels[0],
                  b=levels[1], team=team_label(view, preview["winner"], t))
+        return said + (t("ui.confirm.time_up_drops", n=preview["drops"])
+                       if preview.get("drops") else "")
     if preview.get("finish_hand"):
         return t("ui.confirm.time_up_finish", ns=ns, ew=ew, a=levels[0], b=levels[1])
     if preview.get("after_hand"):

@@ -249,7 +249,9 @@ def gather_sheet(director: Director, round_no: int, table: int, lang: str,
                            # the hands the table's referee corrected, as its history says
                            "corrected": state.corrected() if state is not None else {},
                            # still being played: its totals are so far, not its result
-                           "unfinished": state is not None and state.phase != "over"}
+                           "unfinished": state is not None and state.phase != "over",
+                           # the hand in play that time up left uncounted, as the slip says
+                           "dropped": state.dropped_at_time_up() if state is not None else None}
     names = director.team_names()
     teams = {r.id: r for r in director.team_rows()}
     if out["individual"]:
@@ -330,6 +332,8 @@ def fill_sheet(sheet: Sheet, rulesets: Rulesets, lang: str) -> dict[str, Any]:
         if last.get("by") == "time-up":  # (the ✓ by the big points does not say it)
             out["ending"] = [words.winner_words(last, ruleset, lang),
                              *words.called_words(record.get("end"), lang)]
+            if out["dropped"]:
+                out["ending"].append(translator(lang)("slip.dropped", n=out["dropped"]))
     return out
 
 
