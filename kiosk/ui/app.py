@@ -256,16 +256,51 @@ class SeatBox(LongPress, Label):
     seat = StringProperty("")
     fill = ListProperty(FILL["empty"])
 
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._layouts: dict[tuple[Any, ...], tuple[list[str], bool, float]] = {}
+
     def show(self, label: str, time: str) -> None:
         """The seat's name (and player), with the countdown when it is to move: under the name
-        where the box has room for two lines, beside it in a short box (N and S at 800×480),
-        so the name is never pushed out of its box."""
+        where the box has room for it, beside it in a short box (N and S at 800×480), and the
+        type made smaller only where neither fits (「西 OUYANG XIAOMING」 took two lines in
+        West's box at 1280×800, and the countdown under them pushed 「西 OUYANG」 out): the
+        seat, its player and its seconds always whole in the box."""
+        key = (label, bool(time), tuple(self.text_size), self.font_name,
+               App.get_running_app().title_size)
+        if key not in self._layouts:
+            self._layouts[key] = self._layout(label, bool(time))
+        lines, beside, self.font_size = self._layouts[key]
         if not time:
-            self.text = label
-        elif self.height - dp(6) >= 2.5 * self.font_size:
-            self.text = f"{label}\n{time}"
+            self.text = "\n".join(lines)
         else:
-            self.text = f"{label}  {time}"
+            self.text = f"{lines[0]}  {time}" if beside else "\n".join([*lines, time])
+
+    def _layout(self, label: str, timed: bool) -> tuple[list[str], bool, float]:
+        """The name's lines, whether the countdown goes beside them (on one line) rather than
+        under them, and the size of type: the largest (down to half the screen's) at which
+        they fit the box, with room for the widest countdown (an overrun's, −12)."""
+        width, height = self.text_size
+        title = App.get_running_app().title_size
+        names = [[label]] + ([_halves(label)] if " " in label else [])
+        options = [(name, False) for name in names] + ([([label], True)] if timed else [])
+        for size in (title * scale for scale in (1, 0.9, 0.8, 0.7, 0.6, 0.5)):
+            measure = CoreLabel(font_name=self.font_name, font_size=size)
+            measure.resolve_font_name()
+            line_height = measure.get_extents("国")[1]
+            for lines, beside in options:
+                shown = [f"{lines[0]}  −88"] if beside else lines + ["−88"] * timed
+                if len(shown) * line_height <= height and all(
+                        measure.get_extents(line)[0] <= width for line in shown):
+                    return lines, beside, size
+        return [label], timed, title * 0.5
+
+
+def _halves(label: str) -> list[str]:
+    """`label` on two lines, broken at the space that makes the longer line shortest."""
+    cuts = [i for i, ch in enumerate(label) if ch == " "]
+    cut = min(cuts, key=lambda i: max(len(label[:i]), len(label[i + 1:])))
+    return [label[:cut], label[cut + 1:]]
 
 
 class Countdown(LongPress, BoxLayout):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from kivy.clock import Clock
+from kivy.metrics import dp
 from kivy.tests.common import UnitTestTouch
 from kivy.uix.label import Label
 from kivy.uix.scrollview import ScrollView
@@ -238,8 +239,8 @@ def _steps(app: KioskApp, factory: Any, pins: Any, out: Path, script: tuple[Step
             for char in text:
                 if char.isupper() != app.controller.ui.keyboard_upper and char.isalpha():
                     yield from _tap(app, finger, "key_case")
-                yield from _tap(app, finger, f"key:{char.upper()}" if char.isalpha() else
-                                f"key:{char}")
+                yield from _tap(app, finger, "key_space" if char == " " else
+                                f"key:{char.upper()}" if char.isalpha() else f"key:{char}")
             if field:
                 yield from _tap(app, finger, "key_done")
         elif kind == "seat":  # "*": the seat whose move it is
@@ -426,9 +427,9 @@ _MARKUP = re.compile(r"\[/?[a-z]+(=[^\]]*)?\]")
 
 
 def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
-    """On the clock: the seat boxes that show less than their text (a line left out, or a
-    line taller than the box, drawn over what is around it), and how many leads (every seat
-    to move, each box with its countdown) were looked at."""
+    """On the clock: the seat boxes that show less than their text (a line left out, or lines
+    taller or wider than the box, drawn over what is around it), and how many leads (every
+    seat to move, each box with its countdown) were looked at."""
     model = app.model
     if model is None or model.screen != "clock" or not model.seats:
         return
@@ -443,7 +444,9 @@ def _note_seat_boxes(app: KioskApp, seen: dict[str, Any]) -> None:
                             for word in line.words)
             lines = widget._label._cached_lines
             tall = len(lines) * widget._label.get_extents("国")[1] > widget.height
-            if "".join(shown.split()) != "".join(widget.text.split()) or tall:
+            # (a line over the edge of its coloured box, dp(3) in, or touching it)
+            wide = any(line.w > widget.width - dp(10) for line in lines)
+            if "".join(shown.split()) != "".join(widget.text.split()) or tall or wide:
                 cut = [model.name, widget.text, shown, round(widget.height)]
                 if cut not in boxes["cut"]:
                     boxes["cut"].append(cut)
