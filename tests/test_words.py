@@ -13,6 +13,7 @@ import pytest
 from kiosk.hw.slip import as_text, slip_lines, wrap
 from kiosk.rules import replay
 from kiosk.words.hand import penalty_words, ranking_words, signed
+from kiosk.words.names import ui_words
 from kiosk.words.sheet import score_sheet
 from kiosk.words.textfmt import width
 
@@ -229,6 +230,23 @@ def test_ranking_joins_equal_totals_with_equals():
     assert ranking_words({"E": 80, "N": 80, "W": 75, "S": 80}, ("E", "N", "W", "S"),
                          "zh-Hans") == "东 80 = 北 80 = 南 80 > 西 75"
     assert [signed(v) for v in (-2, 0, 2)] == ["-2", "0", "+2"]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("text", ["现在是第 1 轮，共 25 轮。结束后开始录入本副；裁判可以撤销。",
+                                  "南北打7，东西打2：南北获胜，比赛结束。第2副不再打完，不计成绩。"])
+def test_a_line_never_breaks_inside_a_word_of_the_kiosks_sentences(text):
+    """A review at other panels: 「结束后开」⏎「始录入本副」 in portrait, 「获胜，比赛」⏎「结束。」
+    broke 南北 and 获胜 at 800×480."""
+    for cols in range(8, 31):
+        lines = wrap(text, cols)
+        assert "".join(lines).replace(" ", "") == text.replace(" ", ""), (cols, lines)
+        ends = {sum(len(line) for line in lines[:i + 1]) for i in range(len(lines) - 1)}
+        joined = "".join(lines)
+        inside = [(word, cols) for word in ui_words() for start in range(len(joined))
+                  if joined.startswith(word, start) and
+                  any(start < end < start + len(word) for end in ends)]
+        assert inside == [], (cols, lines)
 
 
 @pytest.mark.unit

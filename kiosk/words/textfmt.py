@@ -9,7 +9,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
-from .names import name_words
+from .names import name_words, ui_words
 
 
 def width(text: str) -> int:
@@ -50,16 +50,16 @@ _WORD = r"[A-Za-z0-9+\-.'/_]+|."
 
 @functools.cache
 def _tokens() -> re.Pattern[str]:
-    """A Latin word or a number, a word of a team's name (代表队, 思明: kept whole, the
-    longest first), or one character."""
-    words = sorted((word for word, _ in name_words()), key=len, reverse=True)
+    """A Latin word or a number, a word of a team's name or of the kiosk's sentences (代表队,
+    思明, 结束: kept whole, the longest first), or one character."""
+    words = sorted({*(word for word, _ in name_words()), *ui_words()}, key=len, reverse=True)
     return re.compile("|".join([*map(re.escape, words), _WORD]), re.S)
 
 
 def wrap(text: str, cols: int) -> list[str]:
     """Split `text` into lines of at most `cols` columns (Chinese characters take two), never
-    inside a number, a Latin word or a word of a team's name (`names`: 代表队, 有限公司),
-    never before closing punctuation and never between a
+    inside a number, a Latin word, a word of a team's name (`names`: 代表队, 有限公司) or of
+    the kiosk's sentences (比赛, 结束), never before closing punctuation and never between a
     number and its unit (「80分」); a bracket that fits on a line is kept whole (「（计入旁家
     得分）」), and no line is left holding one character alone (「…八十分」/「赛」)."""
     units: list[str] = []
