@@ -607,7 +607,7 @@ class ClockScreen(Screen):
         self._bar = _nav(app, self.ids.nav, model.nav, self._bar)
 
 
-ROWS_GAP = dp(18)  # between the bottom bar's two rows in portrait (about 2.5 mm on a 7" panel)
+ROWS_GAP = dp(18)  # between the bottom bar's two rows in portrait (2–3.5 mm on a 7" panel)
 
 
 def _nav(app: KioskApp, bar: Any, buttons: tuple[Btn, ...], built: Any) -> Any:
